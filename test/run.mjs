@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+// `npm test`: find a Chromium for the browser project, then run both Vitest projects.
+// Extra arguments go to Vitest (e.g. `npm test -- --project node test/shared/jcs.test.ts`).
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+function onPath(name) {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not in this directory
+    }
+  }
+  return undefined;
+}
+
+function findChromium() {
+  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
+  for (const name of ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable']) {
+    const found = onPath(name);
+    if (found) return found;
+  }
+  for (const path of ['/usr/bin/chromium', '/snap/bin/chromium', '/opt/google/chrome/chrome']) {
+    try {
+      accessSync(path, constants.X_OK);
+      return path;
+    } catch {
+      // not installed here
+    }
+  }
+  return undefined;
+}
+
+const args = process.argv.slice(2);
+const nodeOnly = args.includes('--project') && args[args.indexOf('--project') + 1] === 'node';
+const chromium = findChromium();
+if (!chromium && !nodeOnly) {
+  console.error(
+    'npm test needs Chromium for the browser project: install it (Debian/Ubuntu: `sudo apt-get install -y chromium`) or set CHROMIUM_PATH to a Chrome/Chromium binary.',
+  );
+  process.exit(1);
+}
+const result = spawnSync('npx', ['vitest', 'run', ...args], {
+  stdio: 'inherit',
+  env: { ...process.env, ...(chromium ? { CHROMIUM_PATH: chromium } : {}) },
+});
+process.exit(result.status ?? 1);

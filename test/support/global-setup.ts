@@ -1,0 +1,20 @@
+// Runs once in Node before both projects. Servers that browser tests need (a did:web host,
+// a ledger mirror, the issuer) are started here and their URLs handed to tests via `inject`.
+import type { TestProject } from 'vitest/node';
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const teardowns: Array<() => Promise<void>> = [];
+  const { startFixtureServers } = await import('./fixture-servers.ts');
+  const servers = await startFixtureServers();
+  teardowns.push(servers.close);
+  project.provide('fixtureBaseUrl', servers.baseUrl);
+  return async () => {
+    for (const teardown of teardowns.reverse()) await teardown();
+  };
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    fixtureBaseUrl: string;
+  }
+}

@@ -1,0 +1,64 @@
+/// <reference types="vitest/config" />
+// One config for building (later: the verifier worker, the console) and for the two
+// Vitest projects. `test/shared/**` runs in BOTH projects, so every isomorphic module is
+// proven identical in Node and in real Chromium; `test/node/**` and `test/browser/**` hold
+// what only makes sense on one side (servers and files; IndexedDB and service workers).
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+import { playwright } from '@vitest/browser-playwright';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+const vectors = fileURLToPath(new URL('../shared/vectors', import.meta.url));
+
+// Flags from Debian Chromium on a closed network: without the background-networking ones,
+// Chromium keeps trying to reach Google hosts and floods the log with refused connections.
+const chromiumArgs = [
+  '--no-sandbox',
+  '--headless',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+export default defineConfig({
+  resolve: { alias: { '@vectors': vectors } },
+  server: { fs: { allow: [root, vectors] } },
+  test: {
+    globalSetup: ['test/support/global-setup.ts'],
+    reporters: ['default', './test/support/summary-reporter.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'node',
+          environment: 'node',
+          include: ['test/shared/**/*.test.ts', 'test/node/**/*.test.ts'],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['test/shared/**/*.test.ts', 'test/browser/**/*.test.ts'],
+          testTimeout: 30_000,
+          browser: {
+            enabled: true,
+            headless: true,
+            screenshotFailures: false,
+            provider: playwright({
+              launchOptions: {
+                executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+                args: chromiumArgs,
+              },
+            }),
+            instances: [{ browser: 'chromium' }],
+          },
+        },
+      },
+    ],
+  },
+});
