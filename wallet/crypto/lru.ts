@@ -1,0 +1,79 @@
+/**
+ * A bounded least-recently-used map with optional per-entry expiry. It lives in the crypto
+ * core because the core's native-key cache needs it, and every other cache in Mandate (DID
+ * documents, status lists, verified credentials, replay) builds on it rather than on its own.
+ */
+export interface LruOptions {
+  /** Maximum number of entries; the least recently used is evicted beyond it. */
+  max: number;
+  /** Default time-to-live in ms (undefined: entries never expire). */
+  ttlMs?: number;
+  /** Clock, injectable for tests of expiry. */
+  now?: () => number;
+}
+
+interface Entry<V> {
+  value: V;
+  expiresAt: number;
+}
+
+export class LruCache<K, V> {
+  readonly #map = new Map<K, Entry<V>>();
+  readonly #max: number;
+  readonly #ttlMs: number | undefined;
+  readonly #now: () => number;
+
+  constructor(options: LruOptions) {
+    if (!Number.isInteger(options.max) || options.max < 1) throw new RangeError('LruCache max must be a positive integer');
+    this.#max = options.max;
+    this.#ttlMs = options.ttlMs;
+    this.#now = options.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.#map.size;
+  }
+
+  /** The live value for `key`, refreshed as most recently used; undefined when absent or expired. */
+  get(key: K): V | undefined {
+    const entry = this.#map.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= this.#now()) {
+      this.#map.delete(key);
+      return undefined;
+    }
+    this.#map.delete(key);
+    this.#map.set(key, entry);
+    return entry.value;
+  }
+
+  /** Remaining lifetime of `key` in ms (Infinity without expiry), or undefined when absent. */
+  ttlOf(key: K): number | undefined {
+    const entry = this.#map.get(key);
+    if (!entry) return undefined;
+    const left = entry.expiresAt - this.#now();
+    return left > 0 ? left : undefined;
+  }
+
+  has(key: K): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  set(key: K, value: V, ttlMs: number | undefined = this.#ttlMs): this {
+    this.#map.delete(key);
+    this.#map.set(key, { value, expiresAt: ttlMs === undefined ? Infinity : this.#now() + ttlMs });
+    while (this.#map.size > this.#max) {
+      const oldest = this.#map.keys().next().value as K;
+      this.#map.delete(oldest);
+    }
+    return this;
+  }
+
+  delete(key: K): boolean {
+    return this.#map.delete(key);
+  }
+
+  clear(): void {
+    this.#map.clear();
+  }
+}
