@@ -1,0 +1,32 @@
+/**
+ * Errors of the status layer. Each code names one failure; where Bitstring Status List v1.0
+ * §3.5 (Processing Errors) or VC 2.0 names an error for the same failure, it is given next to
+ * the code so an HTTP layer can map ours to the spec's problem-details `type`.
+ */
+import { MandateError } from '../crypto/errors.ts';
+
+export type StatusListErrorCode =
+  /** A list credential, its subject or its encodedList is not what §2.2 requires (MALFORMED_VALUE_ERROR). */
+  | 'STATUS_LIST_MALFORMED'
+  /** A credentialStatus entry is not what §2.1 requires (MALFORMED_VALUE_ERROR). */
+  | 'STATUS_ENTRY_MALFORMED'
+  /** The encoded or the decompressed list exceeds the configured maximum (no spec code: a local limit). */
+  | 'STATUS_LIST_TOO_LARGE'
+  /** Fewer entries than minimumNumberOfEntries (§3.2 step 9, STATUS_LIST_LENGTH_ERROR). */
+  | 'STATUS_LIST_TOO_SHORT'
+  /** statusListIndex × statusSize falls outside the bitstring (§3.2 step 10, RANGE_ERROR). */
+  | 'STATUS_INDEX_OUT_OF_RANGE'
+  /** The entry's statusPurpose is not one of the list's (§3.2 step 5, STATUS_VERIFICATION_ERROR). */
+  | 'STATUS_PURPOSE_MISMATCH'
+  /** The list is not the one the entry points to: other id or statusSize (STATUS_VERIFICATION_ERROR). */
+  | 'STATUS_LIST_MISMATCH'
+  /** The list could not be fetched, verified or trusted, and no usable cached copy exists (verifier side). */
+  | 'STATUS_LIST_UNAVAILABLE'
+  /** Every index of the list is allocated (issuer side). */
+  | 'STATUS_LIST_FULL'
+  /** A caller passed an argument outside the function's contract (issuer side: size, value, date…). */
+  | 'INVALID_STATUS_ARGUMENT';
+
+export class StatusListError extends MandateError<StatusListErrorCode> {
+  override name = 'StatusListError';
+}
