@@ -26,6 +26,8 @@ const chromiumArgs = [
 export default defineConfig({
   resolve: { alias: { '@vectors': vectors } },
   server: { fs: { allow: [root, vectors] } },
+  // Pre-bundle what browser tests import lazily, so Vite does not re-optimize mid-run.
+  optimizeDeps: { include: ['@noble/hashes/scrypt.js', 'idb-keyval', 'fast-check'] },
   test: {
     globalSetup: ['test/support/global-setup.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],

@@ -1,0 +1,139 @@
+/**
+ * A KeyStore on the local file system (Node only: import it from `wallet/keystore/node.ts`,
+ * never from code that ships to browsers). One JSON record per key, `<directory>/<id>.json`
+ * (format in record.ts and docs/keystores.md).
+ *
+ * - Private by construction: the directory is created 0700, files are created 0600 (the umask
+ *   can only narrow these).
+ * - Crash-safe and no-clobber: a record is written to a temporary file in the same directory,
+ *   fsync'd, then hard-linked to its final name. link(2) is atomic like rename(2) but fails with
+ *   EEXIST instead of replacing (POSIX.1-2017 link()), so two writers racing for one id cannot
+ *   overwrite each other, and a reader never sees a half-written record. The directory is
+ *   fsync'd afterwards so the new name survives a power loss.
+ * - A record that does not parse is reported (KEY_FILE_CORRUPT) and left as it is: never
+ *   replaced, never overwritten. Only an explicit delete() removes it.
+ * - With a passphrase, new keys are encrypted (scrypt → AES-256-GCM); existing records are read
+ *   in whichever form they were written.
+ */
+import { constants } from 'node:fs';
+import { link, mkdir, open, readdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { bytesToHex, bytesToUtf8, randomBytes } from '../crypto/bytes.ts';
+import type { ScryptCost } from '../crypto/kdf.ts';
+import { createKeyStore, keyExists } from './core.ts';
+import { corrupt, type KeyRecord } from './record.ts';
+import type { KeyStore } from './types.ts';
+
+export interface FileKeyStoreOptions {
+  /** Directory of the key files; created (mode 0700, with parents) on the first write. */
+  readonly directory: string;
+  /** Encrypts new keys and decrypts encrypted ones; without it, new keys are stored unencrypted. */
+  readonly passphrase?: string | undefined;
+  /** scrypt cost for new encrypted keys (default SCRYPT_DEFAULT_COST). */
+  readonly kdfCost?: ScryptCost | undefined;
+}
+
+/** Far above any record (≈ 600 bytes); bounds what a planted file can make us read. */
+const MAX_RECORD_BYTES = 64 * 1024;
+const SUFFIX = '.json';
+
+function errorCode(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
+}
+
+/** fsync a directory so a created or removed name is durable (a no-op where unsupported). */
+async function syncDirectory(directory: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(directory, 'r');
+    await handle.sync();
+  } catch {
+    // Some platforms (Windows) cannot open or fsync a directory; the link itself is still atomic.
+  } finally {
+    await handle?.close();
+  }
+}
+
+async function readRecord(path: string, id: string): Promise<unknown> {
+  let handle;
+  try {
+    // O_NOFOLLOW: a symlink planted in place of a key file is refused, not followed.
+    handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') throw corrupt(id, 'the key file is a symbolic link');
+    throw error;
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw corrupt(id, 'not a regular file');
+    if (stat.size > MAX_RECORD_BYTES) throw corrupt(id, `larger than ${MAX_RECORD_BYTES} bytes`);
+    const bytes = await handle.readFile();
+    try {
+      return JSON.parse(bytesToUtf8(bytes)) as unknown;
+    } catch (error) {
+      throw corrupt(id, 'not valid UTF-8 JSON (torn or damaged write?)', error);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+async function writeRecordExclusive(directory: string, id: string, record: KeyRecord): Promise<void> {
+  await mkdir(directory, { recursive: true, mode: 0o700 });
+  const temporary = join(directory, `.${id}.${bytesToHex(randomBytes(8))}.tmp`);
+  const handle = await open(temporary, 'wx', 0o600);
+  try {
+    try {
+      await handle.writeFile(JSON.stringify(record, null, 2) + '\n');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await link(temporary, join(directory, id + SUFFIX));
+    } catch (error) {
+      if (errorCode(error) === 'EEXIST') throw keyExists(id);
+      throw error;
+    }
+  } finally {
+    await unlink(temporary).catch(() => undefined);
+  }
+  await syncDirectory(directory);
+}
+
+/** A KeyStore keeping one JSON file per key in `options.directory`. */
+export function createFileKeyStore(options: FileKeyStoreOptions): KeyStore {
+  const { directory, passphrase, kdfCost } = options;
+  const pathOf = (id: string): string => join(directory, id + SUFFIX);
+  return createKeyStore({
+    passphrase,
+    kdfCost,
+    protection: () => (passphrase === undefined ? 'plain' : 'passphrase'),
+    backend: {
+      read: (id) => readRecord(pathOf(id), id),
+      insert: (id, record) => writeRecordExclusive(directory, id, record),
+      async remove(id) {
+        try {
+          await unlink(pathOf(id));
+        } catch (error) {
+          if (errorCode(error) === 'ENOENT') return false;
+          throw error;
+        }
+        await syncDirectory(directory);
+        return true;
+      },
+      async ids() {
+        let names: string[];
+        try {
+          names = await readdir(directory);
+        } catch (error) {
+          if (errorCode(error) === 'ENOENT') return [];
+          throw error;
+        }
+        return names.filter((name) => name.endsWith(SUFFIX)).map((name) => name.slice(0, -SUFFIX.length));
+      },
+    },
+  });
+}
