@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import canonicalize from 'canonicalize';
+import unsigned from '@vectors/w3c-vc-di-eddsa/unsigned.json';
+import unsignedText from '@vectors/w3c-vc-di-eddsa/unsigned.json?raw';
+import canonDocJCS from '@vectors/w3c-vc-di-eddsa/eddsa-jcs-2022/canonDocJCS.txt?raw';
+import { utf8ToBytes } from '../../wallet/crypto/bytes.ts';
+import {
+  assertSafeJson,
+  canonicalBytes,
+  canonicalizeJson,
+  DEFAULT_JSON_LIMITS,
+  JsonError,
+  type JsonErrorCode,
+  parseJson,
+} from '../../wallet/crypto/jcs.ts';
+
+const code = (c: JsonErrorCode) => expect.objectContaining({ name: 'JsonError', code: c });
+
+function nested(depth: number): unknown {
+  let value: unknown = 1;
+  for (let i = 0; i < depth; i++) value = i % 2 === 0 ? [value] : { a: value };
+  return value;
+}
+
+const UNSAFE = new Set(['__proto__', 'constructor', 'prototype']);
+function hasUnsafeKey(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasUnsafeKey);
+  if (value !== null && typeof value === 'object') {
+    return Object.keys(value).some((k) => UNSAFE.has(k) || hasUnsafeKey((value as Record<string, unknown>)[k]));
+  }
+  return false;
+}
+
+describe('JCS canonicalization (RFC 8785)', () => {
+  it('reproduces the W3C eddsa-jcs-2022 canonical credential byte for byte', () => {
+    expect(canonicalizeJson(unsigned)).toBe(canonDocJCS.trimEnd());
+    expect(canonicalBytes(unsigned)).toEqual(utf8ToBytes(canonDocJCS.trimEnd()));
+    // The same bytes whether the credential comes from text or from a module import.
+    expect(canonicalizeJson(parseJson(unsignedText))).toBe(canonDocJCS.trimEnd());
+  });
+
+  it('serializes numbers as ECMAScript does (RFC 8785 §3.2.2.3, Appendix B)', () => {
+    const cases: Array<[number, string]> = [
+      [0, '0'], [-0, '0'], [1, '1'], [-1.5, '-1.5'], [1e21, '1e+21'], [1e20, '100000000000000000000'],
+      [0.000001, '0.000001'], [1e-7, '1e-7'], [333333333.3333333, '333333333.3333333'],
+      [9007199254740992, '9007199254740992'], [5e-324, '5e-324'], [1.7976931348623157e308, '1.7976931348623157e+308'],
+      [4.50, '4.5'], [2e-3, '0.002'], [0.1 + 0.2, '0.30000000000000004'],
+    ];
+    for (const [n, text] of cases) expect(canonicalizeJson(n)).toBe(text);
+  });
+
+  it('escapes strings minimally (RFC 8785 §3.2.2.2)', () => {
+    // RFC 8785 §3.2.4 example string: only ", \ and U+0000–U+001F are escaped, with lowercase hex.
+    expect(canonicalizeJson('€$\u000f\nA\'B"\\\\"/')).toBe('"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"');
+    expect(canonicalizeJson('\b\t\n\f\r\u0000\u001f')).toBe('"\\b\\t\\n\\f\\r\\u0000\\u001f"');
+    expect(canonicalizeJson('\u2028\u2029\u007f😀')).toBe('"\u2028\u2029\u007f😀"');
+  });
+
+  it('sorts members by UTF-16 code units (RFC 8785 §3.2.3)', () => {
+    const value = { '\u20ac': 'Euro Sign', '\r': 'Carriage Return', '\ufb33': 'Hebrew Letter Dalet With Dagesh', '1': 'One', '\ud83d\ude00': 'Emoji: Grinning Face', '\u0080': 'Control', '\u00f6': 'Latin Small Letter O With Diaeresis' };
+    // RFC 8785 §3.2.3 example. (Object.keys cannot show this order: it lists "1" first.)
+    expect(canonicalizeJson(value)).toBe(
+      '{"\\r":"Carriage Return","1":"One","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis",'
+      + '"\u20ac":"Euro Sign","\ud83d\ude00":"Emoji: Grinning Face","\ufb33":"Hebrew Letter Dalet With Dagesh"}',
+    );
+    // Nested objects sort too, arrays keep their order, literals are exact.
+    expect(canonicalizeJson({ b: [3, { z: null, a: true }], a: false })).toBe('{"a":false,"b":[3,{"a":true,"z":null}]}');
+  });
+
+  it('matches the canonicalize package on arbitrary JSON, and is idempotent', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6, stringUnit: 'grapheme' }), (value) => {
+        if (hasUnsafeKey(value)) {
+          expect(() => canonicalizeJson(value)).toThrow(code('JSON_UNSAFE_KEY'));
+          return;
+        }
+        const text = canonicalizeJson(value);
+        expect(text).toBe(canonicalize(value));
+        expect(canonicalizeJson(parseJson(text, { maxBytes: Number.MAX_SAFE_INTEGER }))).toBe(text);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('accepts null-prototype objects (what safe parsers build)', () => {
+    const value = Object.assign(Object.create(null) as object, { b: 1, a: 2 });
+    expect(canonicalizeJson(value)).toBe('{"a":2,"b":1}');
+  });
+});
+
+describe('JSON boundary errors', () => {
+  it('JSON_SYNTAX: unparsable text, without echoing it', () => {
+    for (const text of ['{', '', 'undefined', "{'a':1}", '[1,]', '{"a":1}x', 'NaN']) {
+      expect(() => parseJson(text)).toThrow(code('JSON_SYNTAX'));
+    }
+    expect(() => parseJson('{"secret-token-123":')).toThrow(expect.not.objectContaining({ message: expect.stringContaining('secret') }));
+    expect(() => parseJson(42 as unknown as string)).toThrow(code('JSON_SYNTAX'));
+  });
+
+  it('JSON_UNSAFE_KEY: __proto__, constructor, prototype at any depth, parsed or in memory', () => {
+    for (const text of ['{"__proto__":{"admin":true}}', '{"a":[{"constructor":{}}]}', '{"x":{"y":{"prototype":1}}}']) {
+      expect(() => parseJson(text)).toThrow(code('JSON_UNSAFE_KEY'));
+      // JSON.parse makes "__proto__" an own property; the walk must still see it.
+      expect(() => canonicalizeJson(JSON.parse(text))).toThrow(code('JSON_UNSAFE_KEY'));
+    }
+    expect(({} as Record<string, unknown>).admin).toBeUndefined();
+  });
+
+  it('JSON_NON_FINITE: NaN and ±Infinity, including 1e400 from text', () => {
+    expect(() => parseJson('[1e400]')).toThrow(code('JSON_NON_FINITE'));
+    expect(() => parseJson('{"a":-1e999}')).toThrow(code('JSON_NON_FINITE'));
+    for (const n of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+      expect(() => canonicalizeJson({ a: [n] })).toThrow(code('JSON_NON_FINITE'));
+    }
+  });
+
+  it('JSON_UNSUPPORTED_VALUE: values JSON cannot hold are refused, not dropped', () => {
+    class Claim {
+      a = 1;
+    }
+    const sparse: unknown[] = [1];
+    sparse[2] = 3;
+    const bad: unknown[] = [undefined, () => 1, 10n, Symbol('s'), new Date(0), new Map(), new Claim(), new Uint8Array(2), sparse, { a: undefined }, [undefined]];
+    for (const value of bad) {
+      expect(() => canonicalizeJson(value)).toThrow(code('JSON_UNSUPPORTED_VALUE'));
+      expect(() => canonicalizeJson({ nested: [value] })).toThrow(code('JSON_UNSUPPORTED_VALUE'));
+    }
+  });
+
+  it('JSON_LONE_SURROGATE: in strings and keys, parsed or in memory', () => {
+    expect(() => parseJson('"\\ud800"')).toThrow(code('JSON_LONE_SURROGATE'));
+    expect(() => parseJson('{"\\udc00":1}')).toThrow(code('JSON_LONE_SURROGATE'));
+    expect(() => canonicalizeJson(['ok', 'a\ud83d'])).toThrow(code('JSON_LONE_SURROGATE'));
+    expect(() => canonicalizeJson({ ['\ude00x']: 1 })).toThrow(code('JSON_LONE_SURROGATE'));
+    expect(parseJson('"\\ud83d\\ude00"')).toBe('😀');
+    fc.assert(
+      fc.property(fc.string(), fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff'), fc.string(), (a, half, b) => {
+        expect(() => canonicalizeJson({ v: a + half + b })).toThrow(JsonError);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('JSON_TOO_DEEP: nesting beyond 32 by default, configurable', () => {
+    expect(DEFAULT_JSON_LIMITS.maxDepth).toBe(32);
+    expect(() => canonicalizeJson(nested(32))).not.toThrow();
+    expect(() => canonicalizeJson(nested(33))).toThrow(code('JSON_TOO_DEEP'));
+    expect(() => parseJson(`${'['.repeat(32)}${']'.repeat(32)}`)).not.toThrow();
+    expect(() => parseJson(`${'['.repeat(33)}${']'.repeat(33)}`)).toThrow(code('JSON_TOO_DEEP'));
+    expect(() => parseJson('[[1]]', { maxDepth: 1 })).toThrow(code('JSON_TOO_DEEP'));
+    // Deep hostile input fails fast instead of overflowing the stack.
+    expect(() => parseJson('['.repeat(20_000) + ']'.repeat(20_000))).toThrow(code('JSON_TOO_DEEP'));
+  });
+
+  it('JSON_TOO_LARGE: on the UTF-8 size of the text, or of the canonical form of a value', () => {
+    expect(DEFAULT_JSON_LIMITS.maxBytes).toBe(65_536);
+    const fits = JSON.stringify({ a: 'x'.repeat(65_536 - 8) });
+    expect(utf8ToBytes(fits).length).toBe(65_536);
+    expect(() => parseJson(fits)).not.toThrow();
+    expect(() => parseJson(`${fits} `)).toThrow(code('JSON_TOO_LARGE'));
+    // Counted in UTF-8 bytes, not UTF-16 units: 30 × 'é' is 30 units but 60 bytes.
+    const accents = `"${'é'.repeat(30)}"`;
+    expect(() => parseJson(accents, { maxBytes: 62 })).not.toThrow();
+    expect(() => parseJson(accents, { maxBytes: 61 })).toThrow(code('JSON_TOO_LARGE'));
+    expect(() => canonicalizeJson('é'.repeat(30), { maxBytes: 61 })).toThrow(code('JSON_TOO_LARGE'));
+    expect(() => canonicalBytes('é'.repeat(30), { maxBytes: 61 })).toThrow(code('JSON_TOO_LARGE'));
+    expect(canonicalBytes('é'.repeat(30), { maxBytes: 62 }).length).toBe(62);
+    // Whitespace in the text does not count against a value: the canonical form is measured.
+    expect(() => canonicalizeJson({ a: 'x'.repeat(100_000) })).toThrow(code('JSON_TOO_LARGE'));
+    expect(() => assertSafeJson(['x'.repeat(100)], { maxBytes: 50 })).toThrow(code('JSON_TOO_LARGE'));
+  });
+
+  it('assertSafeJson narrows safe values and refuses unsafe ones', () => {
+    const value: unknown = JSON.parse('{"a":[1,"b",null,true]}');
+    assertSafeJson(value);
+    expect(value).toEqual({ a: [1, 'b', null, true] });
+    expect(() => assertSafeJson({ a: Number.NaN })).toThrow(code('JSON_NON_FINITE'));
+  });
+
+  it('rejects nonsensical limits', () => {
+    expect(() => canonicalizeJson(1, { maxDepth: -1 })).toThrow(RangeError);
+    expect(() => parseJson('1', { maxBytes: 1.5 })).toThrow(RangeError);
+  });
+});

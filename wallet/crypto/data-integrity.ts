@@ -1,0 +1,386 @@
+/**
+ * Data Integrity proofs with the `eddsa-jcs-2022` cryptosuite: creating them (Data Integrity
+ * EdDSA Cryptosuites v1.0 §3.3.1, VC Data Integrity 1.0 §4.2 Add Proof and §4.3 Add Proof
+ * Set/Chain) and verifying them (EdDSA §3.3.2, VC-DI §4.4 Verify Proof and §4.5 Verify Proof
+ * Sets and Chains).
+ *
+ * Choices the specifications leave open, made here on the safe side:
+ * - Every proof of a proof set must verify and match the expected purpose (VC-DI §4.5
+ *   verifies each proof; one bad proof fails the document).
+ * - Each proof signs the document WITHOUT any `proof` member, as deployed JCS implementations
+ *   (Digital Bazaar's jsonld-signatures) do. A `previousProof` must name a proof of the set
+ *   (VC-DI §4.5 step 3.2) and that proof is verified too, but the chain order is not itself
+ *   signed by this suite: see docs/crypto.md.
+ * - `created` in the future (beyond the clock skew) and `expires` in the past fail; times
+ *   without a timezone are refused. An `authentication` proof requires an expected challenge
+ *   (replay protection, VC-DI §2.1 `challenge`).
+ * - Cheap local checks run before the key is resolved, so junk input never triggers a DID
+ *   lookup; the key resolver's own errors propagate unchanged.
+ */
+import { assertBytes } from './bytes.ts';
+import { verify, type Signer } from './ed25519.ts';
+import { assertSafeJson, canonicalizeJson, type JsonLimits, type JsonObject } from './jcs.ts';
+import { decodeBase58btc, encodeBase58btc } from './multikey.ts';
+import {
+  DATA_INTEGRITY_PROOF,
+  type DataIntegrityProof,
+  EDDSA_JCS_2022,
+  formatDateTimeStamp,
+  hashData,
+  type JsonLdContext,
+  parseDateTimeStamp,
+  proofConfiguration,
+  ProofError,
+  type ProofOptions,
+  transformJcs,
+} from './proof-config.ts';
+
+// The hashing internals and the proof model, for one-stop imports.
+export * from './proof-config.ts';
+
+/**
+ * Maps a proof's verification method to its 32-byte Ed25519 public key, checking that the
+ * method is authorized for `proofPurpose`. Supplied by the DID layer; its errors (resolution
+ * failed, key not authorized) propagate out of verifyProof unchanged.
+ */
+export type KeyResolver = (verificationMethod: string, proofPurpose: string) => Promise<Uint8Array>;
+
+export interface CreateProofOptions {
+  signer: Signer;
+  verificationMethod: string;
+  proofPurpose: string;
+  /** Defaults to now. */
+  created?: Date | string;
+  expires?: Date | string;
+  challenge?: string;
+  domain?: string | string[];
+  nonce?: string;
+}
+
+export interface VerifyProofOptions {
+  resolveKey: KeyResolver;
+  /** Every proof must have this `proofPurpose` (VC-DI §4.4 step 5). */
+  expectedProofPurpose: string;
+  /** Required when the purpose is `authentication`; proofs must carry exactly this challenge. */
+  expectedChallenge?: string;
+  /** Proofs must carry exactly this set of domains (a string is a set of one; VC-DI §4.4 step 6). */
+  expectedDomain?: string | string[];
+  now?: Date;
+  /** Tolerance for `created` in the future and `expires` in the past. Default 60 000 ms. */
+  clockSkewMs?: number;
+  /** Limits for the document and each proof configuration (defaults: jcs.ts). */
+  limits?: JsonLimits;
+}
+
+export interface VerifiedProof {
+  proof: DataIntegrityProof;
+  /** The key the resolver returned for `proof.verificationMethod`. */
+  publicKey: Uint8Array;
+  created?: Date;
+  expires?: Date;
+}
+
+/** A document with its proof (one) or proof set (several). */
+export type SecuredDocument<T> = Omit<T, 'proof'> & { proof: DataIntegrityProof | DataIntegrityProof[] };
+
+const DEFAULT_CLOCK_SKEW_MS = 60_000;
+const AUTHENTICATION = 'authentication';
+// RFC 3986 §3.1 scheme followed by ':' — enough to tell a URL (did:…, https:…, urn:…) from a bare name.
+const ABSOLUTE_URL = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function isNonEmptyString(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0;
+}
+
+function isStringOrStringList(value: unknown): value is string | string[] {
+  if (isNonEmptyString(value)) return true;
+  return Array.isArray(value) && value.length > 0 && value.every(isNonEmptyString);
+}
+
+function asList<V>(value: V | V[]): V[] {
+  return Array.isArray(value) ? value : [value];
+}
+
+/** Quotes a value taken from the document for an error message, bounded in length. */
+function quote(value: string): string {
+  return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
+}
+
+function optionsError(message: string): ProofError {
+  return new ProofError('PROOF_OPTIONS_INVALID', message);
+}
+
+function malformed(message: string, cause?: unknown): ProofError {
+  return new ProofError('PROOF_MALFORMED', message, cause === undefined ? undefined : { cause });
+}
+
+function toDateTimeStamp(value: Date | string, name: string): string {
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw optionsError(`${name} is an invalid Date`);
+    return formatDateTimeStamp(value);
+  }
+  if (parseDateTimeStamp(value) === undefined) throw optionsError(`${name} must be an XML Schema dateTimeStamp`);
+  return value;
+}
+
+/** The document's existing proofs (VC-DI §4.3 step 1), which must be proof-shaped JSON objects. */
+function existingProofs(document: Record<string, unknown>): JsonObject[] {
+  if (!Object.hasOwn(document, 'proof')) return [];
+  const proofs = asList(document.proof);
+  for (const proof of proofs) {
+    if (!isRecord(proof)) throw optionsError('document.proof must be a proof object or an array of proof objects');
+  }
+  assertSafeJson(proofs);
+  return proofs as JsonObject[];
+}
+
+function withoutProof(document: Record<string, unknown>): Record<string, unknown> {
+  const { proof: _proof, ...unsecured } = document;
+  return unsecured;
+}
+
+/**
+ * Adds an `eddsa-jcs-2022` proof to `document` (EdDSA §3.3.1; VC-DI §4.2, and §4.3 when the
+ * document already has proofs: the new proof is appended to the proof set). The input is not
+ * modified; the result is a deep copy taken before signing.
+ */
+export async function createProof<T extends object>(document: T, options: CreateProofOptions): Promise<SecuredDocument<T>> {
+  if (!isRecord(document)) throw optionsError('document must be a JSON object');
+  const { signer, verificationMethod, proofPurpose, challenge, domain, nonce } = options;
+  if (typeof signer?.sign !== 'function') throw optionsError('signer must implement sign()');
+  // VC-DI §4.2 step 2: type, verificationMethod and proofPurpose must be set.
+  if (!isNonEmptyString(verificationMethod) || !ABSOLUTE_URL.test(verificationMethod)) {
+    throw optionsError('verificationMethod must be a URL');
+  }
+  if (!isNonEmptyString(proofPurpose)) throw optionsError('proofPurpose must be a non-empty string');
+  if (challenge !== undefined && typeof challenge !== 'string') throw optionsError('challenge must be a string');
+  if (nonce !== undefined && typeof nonce !== 'string') throw optionsError('nonce must be a string');
+  if (domain !== undefined && !isStringOrStringList(domain)) throw optionsError('domain must be a string or a list of strings');
+
+  // EdDSA §3.3.1 step 1: the proof starts as a copy of the options (in the member order of the
+  // W3C examples; JCS sorts members anyway).
+  const proof: ProofOptions = {
+    type: DATA_INTEGRITY_PROOF,
+    cryptosuite: EDDSA_JCS_2022,
+    // Default: now, to the second (the precision of the W3C examples).
+    created: toDateTimeStamp(options.created ?? new Date(Math.floor(Date.now() / 1000) * 1000), 'created'),
+    ...(options.expires !== undefined && { expires: toDateTimeStamp(options.expires, 'expires') }),
+    verificationMethod,
+    proofPurpose,
+    ...(challenge !== undefined && { challenge }),
+    ...(domain !== undefined && { domain: Array.isArray(domain) ? [...domain] : domain }),
+    ...(nonce !== undefined && { nonce }),
+  };
+  // Step 2: the proof carries the document's @context, so it verifies inside a proof set.
+  if (Object.hasOwn(document, '@context')) proof['@context'] = document['@context'] as JsonLdContext;
+
+  // VC-DI §4.3 steps 1–2: existing proofs stay as they are; the new one signs the document
+  // without them.
+  const previous = existingProofs(document);
+  const unsecured = withoutProof(document);
+  // Steps 3–5: proof configuration, transformation, hashing. Copy the document before the
+  // first await, so a caller mutating it while we sign cannot make the output differ from
+  // what was signed.
+  const canonicalProofConfig = proofConfiguration(proof);
+  const data = hashData(transformJcs(unsecured), canonicalProofConfig);
+  const output = structuredClone(unsecured);
+  const proofs = structuredClone(previous);
+  const proofCopy = structuredClone(proof);
+
+  // Step 6: §3.3.6 Proof Serialization — Ed25519 over the 64-byte hash data.
+  const signature = assertBytes(await signer.sign(data), 64, 'signature');
+  // Step 7: proofValue is the base58btc multibase of the signature.
+  const signed: DataIntegrityProof = { ...proofCopy, proofValue: encodeBase58btc(signature) };
+  output.proof = previous.length === 0 ? signed : [...proofs, signed];
+  return output as SecuredDocument<T>;
+}
+
+/** A proof read from a secured document: validated shape, decoded signature and times. */
+interface ParsedProof {
+  proof: DataIntegrityProof;
+  proofBytes: Uint8Array;
+  created?: number;
+  expires?: number;
+}
+
+/** Checks one proof's members (VC-DI §2.1, §4.4 step 4; EdDSA §3.3.2 step 3). */
+function parseProof(value: unknown): ParsedProof {
+  if (!isRecord(value)) throw malformed('each proof must be a JSON object');
+  const { type, cryptosuite, verificationMethod, proofPurpose, proofValue } = value;
+  if (typeof type !== 'string' || typeof cryptosuite !== 'string') throw malformed('proof "type" and "cryptosuite" must be strings');
+  if (type !== DATA_INTEGRITY_PROOF || cryptosuite !== EDDSA_JCS_2022) {
+    throw new ProofError('CRYPTOSUITE_UNSUPPORTED', `unsupported proof ${quote(type)}/${quote(cryptosuite)}; expected ${DATA_INTEGRITY_PROOF}/${EDDSA_JCS_2022}`);
+  }
+  if (!isNonEmptyString(verificationMethod) || !ABSOLUTE_URL.test(verificationMethod)) {
+    throw malformed('proof "verificationMethod" must be a URL');
+  }
+  if (!isNonEmptyString(proofPurpose)) throw malformed('proof "proofPurpose" must be a non-empty string');
+  for (const name of ['challenge', 'nonce'] as const) {
+    if (value[name] !== undefined && typeof value[name] !== 'string') throw malformed(`proof "${name}" must be a string`);
+  }
+  if (value.id !== undefined && !(isNonEmptyString(value.id) && ABSOLUTE_URL.test(value.id))) throw malformed('proof "id" must be a URL');
+  for (const name of ['domain', 'previousProof'] as const) {
+    if (value[name] !== undefined && !isStringOrStringList(value[name])) {
+      throw malformed(`proof "${name}" must be a string or a non-empty list of strings`);
+    }
+  }
+  const times: { created?: number; expires?: number } = {};
+  for (const name of ['created', 'expires'] as const) {
+    if (value[name] === undefined) continue;
+    const time = parseDateTimeStamp(value[name]);
+    if (time === undefined) throw malformed(`proof "${name}" must be an XML Schema dateTimeStamp`);
+    times[name] = time;
+  }
+  let proofBytes: Uint8Array;
+  try {
+    proofBytes = decodeBase58btc(proofValue as string, 'proofValue');
+  } catch (error) {
+    throw malformed('proof "proofValue" must be a base58btc multibase string', error);
+  }
+  // §3.3.6: an Ed25519 signature is exactly 64 bytes.
+  if (proofBytes.length !== 64) throw malformed(`proof "proofValue" must encode 64 bytes, got ${proofBytes.length}`);
+  return { proof: value as unknown as DataIntegrityProof, proofBytes, ...times };
+}
+
+function sameStringSet(a: readonly string[], b: readonly string[]): boolean {
+  const left = new Set(a);
+  const right = new Set(b);
+  return left.size === right.size && [...left].every((s) => right.has(s));
+}
+
+function sameContextEntry(a: unknown, b: unknown): boolean {
+  if (typeof a === 'string' || typeof b === 'string') return a === b;
+  try {
+    return canonicalizeJson(a) === canonicalizeJson(b);
+  } catch {
+    return false;
+  }
+}
+
+/** EdDSA §3.3.2 step 4.1: the document's @context starts with the proof's, in order. */
+function contextStartsWith(documentContext: unknown, proofContext: unknown): boolean {
+  if (documentContext === undefined) return false;
+  const doc = asList(documentContext);
+  const prefix = asList(proofContext);
+  return prefix.length <= doc.length && prefix.every((entry, i) => sameContextEntry(doc[i], entry));
+}
+
+function checkVerifyOptions(options: VerifyProofOptions): { now: number; skew: number } {
+  if (typeof options?.resolveKey !== 'function') throw optionsError('resolveKey must be a function');
+  if (!isNonEmptyString(options.expectedProofPurpose)) throw optionsError('expectedProofPurpose must be a non-empty string');
+  if (options.expectedChallenge !== undefined && typeof options.expectedChallenge !== 'string') {
+    throw optionsError('expectedChallenge must be a string');
+  }
+  // VC-DI §2.1 `challenge`: authentication proofs are replayable without one.
+  if (options.expectedProofPurpose === AUTHENTICATION && options.expectedChallenge === undefined) {
+    throw optionsError('verifying an authentication proof requires expectedChallenge');
+  }
+  if (options.expectedDomain !== undefined && !isStringOrStringList(options.expectedDomain)) {
+    throw optionsError('expectedDomain must be a string or a list of strings');
+  }
+  const now = options.now === undefined ? Date.now() : options.now instanceof Date ? options.now.getTime() : Number.NaN;
+  if (Number.isNaN(now)) throw optionsError('now must be a valid Date');
+  const skew = options.clockSkewMs ?? DEFAULT_CLOCK_SKEW_MS;
+  if (!Number.isFinite(skew) || skew < 0) throw optionsError('clockSkewMs must be a non-negative number');
+  return { now, skew };
+}
+
+/** VC-DI §4.4 steps 5–7 and the validity window: checks that need neither keys nor hashing. */
+function checkProofClaims(parsed: ParsedProof, options: VerifyProofOptions, now: number, skew: number): void {
+  const { proof } = parsed;
+  if (proof.proofPurpose !== options.expectedProofPurpose) {
+    throw new ProofError('PROOF_PURPOSE_MISMATCH', `proof purpose ${quote(proof.proofPurpose)} is not the expected ${quote(options.expectedProofPurpose)}`);
+  }
+  if (options.expectedChallenge !== undefined && proof.challenge !== options.expectedChallenge) {
+    throw new ProofError('CHALLENGE_MISMATCH', 'proof challenge does not match the expected challenge');
+  }
+  if (options.expectedDomain !== undefined && (proof.domain === undefined || !sameStringSet(asList(proof.domain), asList(options.expectedDomain)))) {
+    throw new ProofError('DOMAIN_MISMATCH', 'proof domain does not match the expected domain');
+  }
+  if (parsed.created !== undefined && parsed.created > now + skew) {
+    throw new ProofError('PROOF_NOT_YET_VALID', `proof was created in the future (${proof.created})`);
+  }
+  if (parsed.expires !== undefined && now > parsed.expires + skew) {
+    throw new ProofError('PROOF_EXPIRED', `proof expired at ${proof.expires}`);
+  }
+}
+
+/**
+ * Verifies every proof on `securedDocument` (EdDSA §3.3.2; VC-DI §4.4, §4.5). Resolves with
+ * the verified proofs in document order; throws on the first proof that fails: ProofError
+ * with a reason code, JsonError when the document is not safe JSON, or whatever `resolveKey`
+ * throws.
+ */
+export async function verifyProof(securedDocument: unknown, options: VerifyProofOptions): Promise<{ proofs: VerifiedProof[] }> {
+  const { now, skew } = checkVerifyOptions(options);
+  if (!isRecord(securedDocument) || !Object.hasOwn(securedDocument, 'proof')) {
+    throw new ProofError('PROOF_MISSING', 'document has no proof');
+  }
+  const allProofs = asList(securedDocument.proof);
+  if (allProofs.length === 0) throw new ProofError('PROOF_MISSING', 'document has an empty proof set');
+
+  // All local checks of all proofs first: a document with one bad proof costs no key lookups.
+  const parsedProofs = allProofs.map(parseProof);
+  const ids = new Set(parsedProofs.map((p) => p.proof.id).filter((id) => id !== undefined));
+  for (const parsed of parsedProofs) {
+    checkProofClaims(parsed, options, now, skew);
+    // VC-DI §4.5 step 3.2: every previousProof names a proof of this set.
+    const previous = parsed.proof.previousProof;
+    if (previous !== undefined && !asList(previous).every((id) => ids.has(id))) {
+      throw malformed('proof "previousProof" names a proof that is not in the proof set');
+    }
+  }
+
+  // EdDSA §3.3.2 step 1: the unsecured document (shallow copy without `proof`).
+  const unsecured = withoutProof(securedDocument);
+  let transformedDocument: string | undefined; // shared by proofs whose @context is the document's
+  const toVerify = parsedProofs.map(({ proof, proofBytes }) => {
+    // Step 2: proof options = the proof without proofValue.
+    const { proofValue: _proofValue, ...proofOptions } = proof;
+    const proofContext = proof['@context'];
+    const documentContext = unsecured['@context'];
+    let transformed: string;
+    if (proofContext === undefined) {
+      transformed = transformedDocument ??= transformJcs(unsecured, options.limits);
+    } else {
+      // Step 4.1: the document's @context must start with the proof's, in order.
+      if (!contextStartsWith(documentContext, proofContext)) {
+        throw new ProofError('PROOF_CONTEXT_MISMATCH', 'document @context does not start with the proof @context');
+      }
+      // Step 4.2: the proof signed the document under its own @context. When that equals the
+      // document's (same shape and length, entries already compared) the shared form serves.
+      const sameContext = Array.isArray(proofContext) === Array.isArray(documentContext)
+        && asList(proofContext).length === asList(documentContext).length;
+      transformed = sameContext
+        ? (transformedDocument ??= transformJcs(unsecured, options.limits))
+        : transformJcs({ ...unsecured, '@context': proofContext }, options.limits);
+    }
+    // Steps 5–7: transformation, proof configuration, hashing.
+    const data = hashData(transformed, proofConfiguration(proofOptions as ProofOptions, options.limits));
+    return { proof, proofBytes, data };
+  });
+
+  const verified: VerifiedProof[] = [];
+  for (const [i, { proof, proofBytes, data }] of toVerify.entries()) {
+    // §3.3.7 step 1: the key comes from the verification method, authorized for the purpose.
+    const publicKey = assertBytes(await options.resolveKey(proof.verificationMethod, proof.proofPurpose), 32, 'resolved public key');
+    // §3.3.7 step 2.
+    if (!(await verify(proofBytes, data, publicKey))) {
+      throw new ProofError('PROOF_SIGNATURE_INVALID', `proof ${i + 1} of ${toVerify.length}: signature does not verify`);
+    }
+    const { created, expires } = parsedProofs[i] as ParsedProof;
+    verified.push({
+      proof,
+      publicKey,
+      ...(created !== undefined && { created: new Date(created) }),
+      ...(expires !== undefined && { expires: new Date(expires) }),
+    });
+  }
+  return { proofs: verified };
+}
