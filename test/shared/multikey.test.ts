@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import keyPair from '@vectors/w3c-vc-di-eddsa/keyPair.json';
+import { base58btc } from 'multiformats/bases/base58';
+import { randomBytes } from '../../wallet/crypto/bytes.ts';
+import { getPublicKey } from '../../wallet/crypto/ed25519.ts';
+import {
+  decodeBase58btc,
+  decodeBase64url,
+  decodePrivateKeyMultibase,
+  decodePublicKeyMultibase,
+  encodeBase58btc,
+  encodeBase64url,
+  encodePrivateKeyMultibase,
+  encodePublicKeyMultibase,
+} from '../../wallet/crypto/multikey.ts';
+
+const code = (c: string) => expect.objectContaining({ code: c });
+
+describe('Multikey', () => {
+  it('decodes the W3C vector key pair, and the public key matches the private key', () => {
+    const seed = decodePrivateKeyMultibase(keyPair.privateKeyMultibase);
+    const publicKey = decodePublicKeyMultibase(keyPair.publicKeyMultibase);
+    expect(seed).toHaveLength(32);
+    expect(getPublicKey(seed)).toEqual(publicKey);
+    expect(encodePublicKeyMultibase(publicKey)).toBe(keyPair.publicKeyMultibase);
+    expect(encodePrivateKeyMultibase(seed)).toBe(keyPair.privateKeyMultibase);
+    expect(keyPair.publicKeyMultibase.startsWith('z6Mk')).toBe(true);
+    expect(keyPair.privateKeyMultibase.startsWith('z3u2')).toBe(true);
+  });
+
+  it('MULTICODEC_MISMATCH: a private key where a public key belongs, and the reverse', () => {
+    expect(() => decodePublicKeyMultibase(keyPair.privateKeyMultibase)).toThrow(code('MULTICODEC_MISMATCH'));
+    expect(() => decodePrivateKeyMultibase(keyPair.publicKeyMultibase)).toThrow(code('MULTICODEC_MISMATCH'));
+    // An X25519 key (multicodec 0xec) is not an Ed25519 Multikey.
+    expect(() => decodePublicKeyMultibase(encodeBase58btc(Uint8Array.of(0xec, 0x01, ...randomBytes(32))))).toThrow(code('MULTICODEC_MISMATCH'));
+  });
+
+  it('KEY_LENGTH_INVALID: too short or too long, when decoding and encoding', () => {
+    expect(() => decodePublicKeyMultibase(encodeBase58btc(Uint8Array.of(0xed, 0x01, ...randomBytes(31))))).toThrow(code('KEY_LENGTH_INVALID'));
+    expect(() => decodePublicKeyMultibase(encodeBase58btc(Uint8Array.of(0xed, 0x01, ...randomBytes(33))))).toThrow(code('KEY_LENGTH_INVALID'));
+    expect(() => encodePublicKeyMultibase(randomBytes(31))).toThrow(code('KEY_LENGTH_INVALID'));
+    expect(() => encodePrivateKeyMultibase(randomBytes(64))).toThrow(code('KEY_LENGTH_INVALID'));
+  });
+
+  it('MULTIBASE_INVALID: wrong prefix, characters outside the alphabet', () => {
+    expect(() => decodePublicKeyMultibase(`m${keyPair.publicKeyMultibase.slice(1)}`)).toThrow(code('MULTIBASE_INVALID'));
+    expect(() => decodePublicKeyMultibase('z6Mk0OIl')).toThrow(code('MULTIBASE_INVALID')); // 0 O I l are not base58
+    expect(() => decodeBase58btc('zé')).toThrow(code('MULTIBASE_INVALID'));
+    expect(() => decodeBase64url('zAAAA')).toThrow(code('MULTIBASE_INVALID'));
+    expect(() => decodeBase64url('uAA+/')).toThrow(code('MULTIBASE_INVALID'));
+    expect(() => decodePublicKeyMultibase(42 as unknown as string)).toThrow(code('MULTIBASE_INVALID'));
+  });
+
+  it('decodes base58btc exactly like the reference codec, leading zeros included', () => {
+    for (let n = 0; n < 500; n++) {
+      const bytes = randomBytes(n % 70);
+      if (n % 5 === 0 && bytes.length > 3) bytes.fill(0, 0, 3);
+      if (n % 9 === 0) bytes.fill(0);
+      const text = base58btc.encode(bytes);
+      expect(encodeBase58btc(bytes)).toBe(text);
+      expect(decodeBase58btc(text)).toEqual(bytes);
+    }
+  });
+
+  it('round-trips base64url multibase without padding', () => {
+    const bytes = randomBytes(33);
+    const text = encodeBase64url(bytes);
+    expect(text[0]).toBe('u');
+    expect(text).not.toContain('=');
+    expect(decodeBase64url(text)).toEqual(bytes);
+  });
+});
