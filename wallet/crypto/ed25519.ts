@@ -1,14 +1,32 @@
 /**
- * Ed25519 (RFC 8032) for Mandate: key generation, signing, verification.
+ * Ed25519 (RFC 8032) for Mandate: key generation, signing and strict verification, run by the
+ * fastest implementation the runtime has.
  *
- * PROVISIONAL: this first version is noble-only; the native backends (node:crypto,
- * WebCrypto), the strict pre-checks and the key cache are being added behind this same API.
+ * Backends (`Ed25519Backend`):
+ * - `node`: node:crypto / OpenSSL, synchronous. Reached with `process.getBuiltinModule`, never
+ *   an import statement, so browser bundles do not pull in `node:crypto`. Default in Node.
+ * - `webcrypto`: `crypto.subtle` 'Ed25519'. Default where node:crypto is absent (browsers and
+ *   service workers); in Node it runs on the libuv pool, which can win with many verifications
+ *   in flight. Probed once; absent or broken → `noble`.
+ * - `noble`: @noble/curves, pure JS, everywhere.
+ * The process-wide default is chosen with `setEd25519Backend`; `{ backend }` overrides one call.
+ *
+ * Verdicts are identical on every backend because the strict rules are applied here, before any
+ * backend runs, and noble's equation is made cofactorless like OpenSSL's and BoringSSL's:
+ * 1. S < L and R a canonical point encoding (RFC 8032 §5.1.7 step 1, §5.1.3);
+ * 2. A canonical, not small-order, torsion-free (checked once per key, then cached);
+ * 3. [S]B − [k]A encodes to exactly the R bytes (cofactorless §5.1.7 step 3; see ed25519-noble.ts).
+ * docs/crypto.md §Ed25519 lists each rejected case and why.
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { assertBytes, randomBytes } from './bytes.ts';
+import { assertBytes, bytesToHex, equalBytes, hexToBytes, randomBytes } from './bytes.ts';
 import { MandateError } from './errors.ts';
+import { LruCache } from './lru.ts';
+import { decodePublicKey, nobleVerify, type EdwardsPoint } from './ed25519-noble.ts';
+import { getNodeCrypto, nodeGetPublicKey, nodePrivateKey, nodePublicKey, nodeSign, nodeVerify, type NodeKeyObject } from './ed25519-node.ts';
+import { getWebCryptoEd25519, isEd25519SigningKey, webGenerateKey, webPrivateKey, webPublicKey, webSign, webVerify } from './ed25519-webcrypto.ts';
 
-export type Ed25519ErrorCode = 'INVALID_PUBLIC_KEY' | 'INVALID_PRIVATE_KEY';
+export type Ed25519ErrorCode = 'INVALID_PUBLIC_KEY' | 'INVALID_PRIVATE_KEY' | 'NATIVE_UNAVAILABLE';
 
 export class Ed25519Error extends MandateError<Ed25519ErrorCode> {
   override name = 'Ed25519Error';
@@ -22,41 +40,301 @@ export interface Signer {
   sign(message: Uint8Array): Promise<Uint8Array>;
 }
 
+/** Which implementation computes: OpenSSL via node:crypto, WebCrypto, or pure-JS noble. */
+export type Ed25519Backend = 'node' | 'webcrypto' | 'noble';
+
+export interface Ed25519Options {
+  /** Overrides the process-wide backend for this call (NATIVE_UNAVAILABLE when absent here). */
+  readonly backend?: Ed25519Backend;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Backend choice
+
+const BACKENDS: readonly Ed25519Backend[] = Object.freeze(['node', 'webcrypto', 'noble']);
+
+let chosenBackend: Ed25519Backend | undefined;
+let detectedBackend: Ed25519Backend | undefined;
+
+type Runner =
+  | { readonly kind: 'node'; readonly c: NonNullable<ReturnType<typeof getNodeCrypto>> }
+  | { readonly kind: 'webcrypto'; readonly subtle: SubtleCrypto }
+  | { readonly kind: 'noble' };
+
+const NOBLE: Runner = Object.freeze({ kind: 'noble' });
+
+function unavailable(backend: string): Ed25519Error {
+  return new Ed25519Error('NATIVE_UNAVAILABLE', `Ed25519 backend "${String(backend)}" is not available in this runtime`);
+}
+
+/**
+ * Sets the process-wide backend; 'auto' restores the default (fastest single-stream native path:
+ * `node` in Node, else `webcrypto` when it works, else `noble`). Throws NATIVE_UNAVAILABLE for an
+ * unknown name or for `node` outside Node; `webcrypto` is probed asynchronously, so its absence
+ * surfaces on the first sign/verify.
+ */
+export function setEd25519Backend(backend: Ed25519Backend | 'auto'): void {
+  if (backend === 'auto') {
+    chosenBackend = undefined;
+    return;
+  }
+  if (!BACKENDS.includes(backend) || (backend === 'node' && !getNodeCrypto())) throw unavailable(backend);
+  chosenBackend = backend;
+}
+
+/** The backend sign/verify use when no `{ backend }` is passed. */
+export async function getEd25519Backend(): Promise<Ed25519Backend> {
+  if (chosenBackend) return chosenBackend;
+  detectedBackend ??= getNodeCrypto() ? 'node' : (await getWebCryptoEd25519()) ? 'webcrypto' : 'noble';
+  return detectedBackend;
+}
+
+/** Every backend that works in this runtime, fastest single-stream first; always ends with 'noble'. */
+export async function availableEd25519Backends(): Promise<Ed25519Backend[]> {
+  const available: Ed25519Backend[] = [];
+  if (getNodeCrypto()) available.push('node');
+  if (await getWebCryptoEd25519()) available.push('webcrypto');
+  available.push('noble');
+  return available;
+}
+
+async function runnerFor(options: Ed25519Options | undefined): Promise<Runner> {
+  const backend = options?.backend ?? chosenBackend ?? detectedBackend ?? (await getEd25519Backend());
+  if (backend === 'noble') return NOBLE;
+  if (backend === 'node') {
+    const c = getNodeCrypto();
+    if (c) return { kind: 'node', c };
+  } else if (backend === 'webcrypto') {
+    const subtle = await getWebCryptoEd25519();
+    if (subtle) return { kind: 'webcrypto', subtle };
+  }
+  throw unavailable(backend);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encodings (RFC 8032 §5.1.2–5.1.3, little-endian)
+
+/** L = 2^252 + 27742317777372353535851937790883648493, the prime order of B. */
+const L_LE = /* @__PURE__ */ hexToBytes('edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010');
+/** p = 2^255 − 19. */
+const P_LE = /* @__PURE__ */ hexToBytes('edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f');
+const ONE_LE = /* @__PURE__ */ hexToBytes('0100000000000000000000000000000000000000000000000000000000000000');
+const P_MINUS_ONE_LE = /* @__PURE__ */ hexToBytes('ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f');
+
+function isBytes(value: unknown, length?: number): value is Uint8Array {
+  return value instanceof Uint8Array && (length === undefined || value.length === length);
+}
+
+/** a < b for equal-length little-endian integers (public data: no constant time needed). */
+function lessThanLE(a: Uint8Array, b: Uint8Array): boolean {
+  for (let i = a.length - 1; i >= 0; i--) {
+    const x = a[i] as number;
+    const y = b[i] as number;
+    if (x !== y) return x < y;
+  }
+  return false;
+}
+
+/** RFC 8032 §5.1.7 step 1: "in the range 0 <= s < L" — rejects the malleable S + L. */
+function isCanonicalScalar(s: Uint8Array): boolean {
+  return lessThanLE(s, L_LE);
+}
+
+/**
+ * RFC 8032 §5.1.3 decoding rules that can be read off the bytes: y < p (step 1) and no sign bit
+ * on x = 0 (step 4; x = 0 exactly when y = ±1). Whether y is on the curve at all is left to the
+ * cofactorless comparison, which only ever matches a canonical encoding of a curve point.
+ */
+function isCanonicalPointEncoding(encoded: Uint8Array): boolean {
+  const y = encoded.slice();
+  y[31] = (encoded[31] as number) & 0x7f;
+  if (!lessThanLE(y, P_LE)) return false;
+  const signBit = ((encoded[31] as number) & 0x80) !== 0;
+  return !(signBit && (equalBytes(y, ONE_LE) || equalBytes(y, P_MINUS_ONE_LE)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public keys: validated once, cached with their imported native key objects
+
+interface CachedPublicKey {
+  readonly bytes: Uint8Array;
+  readonly point: EdwardsPoint;
+  node?: NodeKeyObject;
+  web?: Promise<CryptoKey>;
+}
+
+/**
+ * Validation (one scalar multiplication) and native import (halves the verify rate when done per
+ * call) are paid once per key. Only VALID keys are cached: caching rejections would let anyone
+ * with a stream of bad keys evict the good ones.
+ */
+const publicKeys = new LruCache<string, CachedPublicKey>({ max: 1024 });
+
+/** The cache entry for a 32-byte key, or the reason it is rejected. */
+function lookupPublicKey(publicKey: Uint8Array): CachedPublicKey | string {
+  const id = bytesToHex(publicKey);
+  const hit = publicKeys.get(id);
+  if (hit) return hit;
+  const bytes = publicKey.slice();
+  const point = decodePublicKey(bytes);
+  if (typeof point === 'string') return point;
+  const entry: CachedPublicKey = { bytes, point };
+  publicKeys.set(id, entry);
+  return entry;
+}
+
+/**
+ * Throws INVALID_PUBLIC_KEY unless `publicKey` is 32 bytes encoding a point Mandate verifies
+ * against: canonical (RFC 8032 §5.1.3), not of small order, without a torsion component. For
+ * layers that accept keys from outside (did:key, DID documents) and must reject them early.
+ */
+export function assertValidPublicKey(publicKey: unknown): asserts publicKey is Uint8Array {
+  if (!isBytes(publicKey, 32)) throw new Ed25519Error('INVALID_PUBLIC_KEY', 'Ed25519 public key must be a 32-byte Uint8Array');
+  const entry = lookupPublicKey(publicKey);
+  if (typeof entry === 'string') throw new Ed25519Error('INVALID_PUBLIC_KEY', `Ed25519 ${entry}`);
+}
+
+function webKeyOf(subtle: SubtleCrypto, entry: CachedPublicKey): Promise<CryptoKey> {
+  entry.web ??= webPublicKey(subtle, entry.bytes).catch((error: unknown) => {
+    entry.web = undefined; // a failed import is retried, not remembered
+    throw error;
+  });
+  return entry.web;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keys, signing, verification
+
 /** A fresh 32-byte private key (RFC 8032 §5.1.5 "seed"). */
 export function generateSeed(): Uint8Array {
   return randomBytes(32);
 }
 
-/** The 32-byte public key for a 32-byte seed. */
+/** The 32-byte public key for a 32-byte seed (node:crypto when present, else noble). */
 export function getPublicKey(seed: Uint8Array): Uint8Array {
   assertBytes(seed, 32, 'seed');
-  return ed25519.getPublicKey(seed);
-}
-
-/** Signs `message` with a 32-byte seed. */
-export async function sign(message: Uint8Array, seed: Uint8Array): Promise<Uint8Array> {
-  assertBytes(message, undefined, 'message');
-  assertBytes(seed, 32, 'seed');
-  return ed25519.sign(message, seed);
+  const c = getNodeCrypto();
+  return c ? nodeGetPublicKey(c, nodePrivateKey(c, seed)) : ed25519.getPublicKey(seed);
 }
 
 /**
- * Verifies an Ed25519 signature. Returns false (never throws) for any signature, message or
- * key that does not verify, including malformed lengths: these are attacker-controlled.
+ * Signs `message` with a 32-byte seed (RFC 8032 §5.1.6; deterministic, so every backend returns
+ * the same bytes). Imports the seed for this one call; use `seedSigner` to sign repeatedly.
  */
-export async function verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): Promise<boolean> {
-  if (!(signature instanceof Uint8Array) || !(message instanceof Uint8Array) || !(publicKey instanceof Uint8Array)) return false;
-  if (signature.length !== 64 || publicKey.length !== 32) return false;
+export async function sign(message: Uint8Array, seed: Uint8Array, options?: Ed25519Options): Promise<Uint8Array> {
+  assertBytes(message, undefined, 'message');
+  assertBytes(seed, 32, 'seed');
+  // Copies before the first await, so a writable alias cannot swap the message or the key.
+  const msg = message.slice();
+  const secret = seed.slice();
   try {
-    return ed25519.verify(signature, message, publicKey, { zip215: false });
+    const runner = await runnerFor(options);
+    if (runner.kind === 'node') return nodeSign(runner.c, msg, nodePrivateKey(runner.c, secret));
+    if (runner.kind === 'webcrypto') return await webSign(runner.subtle, msg, await webPrivateKey(runner.subtle, secret));
+    return ed25519.sign(msg, secret);
+  } finally {
+    secret.fill(0);
+  }
+}
+
+/**
+ * Verifies an Ed25519 signature under the strict rules in the module note. Resolves false (never
+ * rejects) for anything that does not verify, including wrong types and lengths: signature,
+ * message and key are attacker-controlled. It rejects only with NATIVE_UNAVAILABLE, a caller
+ * error: the requested backend does not exist in this runtime.
+ */
+export async function verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array, options?: Ed25519Options): Promise<boolean> {
+  if (!isBytes(signature, 64) || !isBytes(message) || !isBytes(publicKey, 32)) return false;
+  // Copies (and the key lookup, which copies the key) before the first await.
+  const sig = signature.slice();
+  const msg = message.slice();
+  const key = lookupPublicKey(publicKey);
+  const runner = await runnerFor(options);
+  if (typeof key === 'string') return false;
+  if (!isCanonicalScalar(sig.subarray(32)) || !isCanonicalPointEncoding(sig.subarray(0, 32))) return false;
+  try {
+    if (runner.kind === 'node') return nodeVerify(runner.c, sig, msg, (key.node ??= nodePublicKey(runner.c, key.bytes)));
+    if (runner.kind === 'webcrypto') return await webVerify(runner.subtle, sig, msg, await webKeyOf(runner.subtle, key));
+    return nobleVerify(sig, msg, key.bytes, key.point);
   } catch {
     return false;
   }
 }
 
-/** A Signer over an in-memory seed (the seed is copied, so later writes to it change nothing). */
-export function seedSigner(seed: Uint8Array): Signer {
+/**
+ * A Signer over an in-memory seed. The seed is copied (later writes to it change nothing) and
+ * imported into a native backend at most once per signer.
+ */
+export function seedSigner(seed: Uint8Array, options?: Ed25519Options): Signer {
   const secret = Uint8Array.from(assertBytes(seed, 32, 'seed'));
   const publicKey = getPublicKey(secret);
-  return { publicKey, sign: (message) => sign(message, secret) };
+  let nodeKey: NodeKeyObject | undefined;
+  let webKey: Promise<CryptoKey> | undefined;
+  return Object.freeze({
+    publicKey,
+    async sign(message: Uint8Array): Promise<Uint8Array> {
+      assertBytes(message, undefined, 'message');
+      const msg = message.slice();
+      const runner = await runnerFor(options);
+      if (runner.kind === 'node') return nodeSign(runner.c, msg, (nodeKey ??= nodePrivateKey(runner.c, secret)));
+      if (runner.kind === 'webcrypto') return webSign(runner.subtle, msg, await (webKey ??= webPrivateKey(runner.subtle, secret)));
+      return ed25519.sign(msg, secret);
+    },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Non-extractable WebCrypto keys (the browser key store keeps these in IndexedDB)
+
+async function requireWebCrypto(): Promise<SubtleCrypto> {
+  const subtle = await getWebCryptoEd25519();
+  if (!subtle) throw unavailable('webcrypto');
+  return subtle;
+}
+
+/** A fresh key pair whose private half can sign but never be exported (WebCrypto only). */
+export async function generateNonExtractableKey(): Promise<{ privateKey: CryptoKey; publicKey: Uint8Array }> {
+  return webGenerateKey(await requireWebCrypto());
+}
+
+/** Imports a 32-byte seed as a non-extractable WebCrypto signing key, with its public key. */
+export async function importNonExtractableSeed(seed: Uint8Array): Promise<{ privateKey: CryptoKey; publicKey: Uint8Array }> {
+  assertBytes(seed, 32, 'seed');
+  const secret = seed.slice();
+  try {
+    const publicKey = getPublicKey(secret);
+    const privateKey = await webPrivateKey(await requireWebCrypto(), secret);
+    return { privateKey, publicKey };
+  } finally {
+    secret.fill(0);
+  }
+}
+
+/**
+ * A Signer over a WebCrypto Ed25519 private key. INVALID_PRIVATE_KEY when `privateKey` is not an
+ * Ed25519 signing key, or (checked on the first signature, which is verified) when it does not
+ * belong to `publicKey` — a mismatched pair would otherwise produce signatures nobody accepts.
+ */
+export function cryptoKeySigner(privateKey: CryptoKey, publicKey: Uint8Array): Signer {
+  if (!isEd25519SigningKey(privateKey)) {
+    throw new Ed25519Error('INVALID_PRIVATE_KEY', 'privateKey must be a WebCrypto Ed25519 private key with the "sign" usage');
+  }
+  assertValidPublicKey(publicKey);
+  const ownPublicKey = publicKey.slice();
+  let pairChecked = false;
+  return Object.freeze({
+    publicKey: ownPublicKey,
+    async sign(message: Uint8Array): Promise<Uint8Array> {
+      assertBytes(message, undefined, 'message');
+      const msg = message.slice();
+      const signature = await webSign(await requireWebCrypto(), msg, privateKey);
+      if (!pairChecked) {
+        if (!(await verify(signature, msg, ownPublicKey))) {
+          throw new Ed25519Error('INVALID_PRIVATE_KEY', 'privateKey does not belong to the given publicKey');
+        }
+        pairChecked = true;
+      }
+      return signature;
+    },
+  });
 }
