@@ -1,0 +1,153 @@
+import { describe, expect, inject, it } from 'vitest';
+import {
+  createCachedResolver,
+  createResolver,
+  createWebResolver,
+  DID_CACHE_DEFAULTS,
+  type DidResolutionResult,
+  type Resolvable,
+} from '../../wallet/did/index.ts';
+
+const base = inject('fixtureBaseUrl');
+const hostId = encodeURIComponent(new URL(base).host);
+const run = `c${Math.random().toString(36).slice(2, 10)}`;
+
+/** An inner resolver that counts calls and answers from a table (absent → notFound). */
+function countingResolver(table: Record<string, Partial<DidResolutionResult>>): Resolvable & { calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    async resolve(did) {
+      calls.push(did);
+      const entry = table[did];
+      if (!entry) return { didDocument: null, didDocumentMetadata: {}, didResolutionMetadata: { error: 'notFound' } };
+      return { didDocument: { id: did }, didDocumentMetadata: {}, didResolutionMetadata: {}, ...entry };
+    },
+  };
+}
+
+function clock(start = Date.UTC(2025, 0, 1)): { now: () => number; advance: (ms: number) => void } {
+  let t = start;
+  return { now: () => t, advance: (ms) => (t += ms) };
+}
+
+describe('createCachedResolver', () => {
+  it('coalesces 100 concurrent resolutions of one did:web into one fetch', async () => {
+    const did = `did:web:${hostId}:${run}:popular`;
+    await fetch(`${base}/host/${run}/popular/did.json`, { method: 'PUT', body: JSON.stringify({ id: did }), headers: { 'content-type': 'application/json' } });
+    const cached = createCachedResolver(createResolver({ methods: { web: createWebResolver({ allowHttpLoopback: true }) } }));
+    const results = await Promise.all(Array.from({ length: 100 }, () => cached.resolve(did)));
+    expect(results.every((r) => r.didDocument?.id === did)).toBe(true);
+    const again = await cached.resolve(did);
+    expect(again.didResolutionMetadata.cached).toBe(true);
+    const { hits } = (await (await fetch(`${base}/hits?path=${encodeURIComponent(`/${run}/popular/did.json`)}`)).json()) as { hits: number };
+    expect(hits).toBe(1);
+  });
+
+  it('serves from cache until the TTL passes, and reports when the document was retrieved and its age', async () => {
+    const c = clock();
+    const inner = countingResolver({ 'did:ex:a': {} });
+    const cached = createCachedResolver(inner, { ttlMs: 1000, now: c.now });
+    const first = await cached.resolve('did:ex:a');
+    expect(first.didResolutionMetadata).toMatchObject({ cached: false, ageMs: 0, retrieved: new Date(c.now()).toISOString() });
+    c.advance(999);
+    const second = await cached.resolve('did:ex:a#key-1'); // DID URLs share their DID's entry
+    expect(second.didResolutionMetadata).toMatchObject({ cached: true, ageMs: 999, retrieved: first.didResolutionMetadata.retrieved });
+    expect(inner.calls).toEqual(['did:ex:a']);
+    c.advance(1);
+    const third = await cached.resolve('did:ex:a');
+    expect(third.didResolutionMetadata).toMatchObject({ cached: false, ageMs: 0 });
+    expect(inner.calls).toEqual(['did:ex:a', 'did:ex:a']);
+  });
+
+  it('caches failures only for negativeTtlMs', async () => {
+    const c = clock();
+    const inner = countingResolver({});
+    const cached = createCachedResolver(inner, { ttlMs: 60_000, negativeTtlMs: 100, now: c.now });
+    expect((await cached.resolve('did:ex:gone')).didResolutionMetadata.error).toBe('notFound');
+    c.advance(99);
+    expect((await cached.resolve('did:ex:gone')).didResolutionMetadata).toMatchObject({ error: 'notFound', cached: true });
+    c.advance(1);
+    await cached.resolve('did:ex:gone');
+    expect(inner.calls).toHaveLength(2);
+
+    const uncachedFailures = createCachedResolver(inner, { negativeTtlMs: 0, now: c.now });
+    await uncachedFailures.resolve('did:ex:gone');
+    await uncachedFailures.resolve('did:ex:gone');
+    expect(inner.calls).toHaveLength(4);
+  });
+
+  it('evicts the least recently used DID beyond max', async () => {
+    const inner = countingResolver({ 'did:ex:1': {}, 'did:ex:2': {}, 'did:ex:3': {} });
+    const cached = createCachedResolver(inner, { max: 2 });
+    await cached.resolve('did:ex:1');
+    await cached.resolve('did:ex:2');
+    await cached.resolve('did:ex:1'); // 1 is now the most recent
+    await cached.resolve('did:ex:3'); // evicts 2
+    expect(cached.size).toBe(2);
+    expect((await cached.resolve('did:ex:1')).didResolutionMetadata.cached).toBe(true);
+    expect((await cached.resolve('did:ex:2')).didResolutionMetadata.cached).toBe(false);
+    expect(inner.calls).toEqual(['did:ex:1', 'did:ex:2', 'did:ex:3', 'did:ex:2']);
+  });
+
+  it('keeps reporting a deactivated DID as deactivated from the cache', async () => {
+    const inner = countingResolver({ 'did:ex:old': { didDocumentMetadata: { deactivated: true, updated: '2025-01-01T00:00:00Z' } } });
+    const cached = createCachedResolver(inner);
+    await cached.resolve('did:ex:old');
+    const hit = await cached.resolve('did:ex:old');
+    expect(hit.didDocumentMetadata).toEqual({ deactivated: true, updated: '2025-01-01T00:00:00Z' });
+    expect(hit.didResolutionMetadata.cached).toBe(true);
+    expect(inner.calls).toHaveLength(1);
+  });
+
+  it('bypasses the cache read with noCache and refreshes the entry', async () => {
+    const inner = countingResolver({ 'did:ex:a': {} });
+    const cached = createCachedResolver(inner);
+    await cached.resolve('did:ex:a');
+    expect((await cached.resolve('did:ex:a', { noCache: true })).didResolutionMetadata.cached).toBe(false);
+    expect(inner.calls).toHaveLength(2);
+    cached.invalidate('did:ex:a');
+    await cached.resolve('did:ex:a');
+    cached.invalidate();
+    expect(cached.size).toBe(0);
+    expect(inner.calls).toHaveLength(3);
+  });
+
+  it('hands out frozen documents, so one caller cannot change what the next is told', async () => {
+    const inner = countingResolver({ 'did:ex:a': { didDocument: { id: 'did:ex:a', alsoKnownAs: ['https://a.example'] } } });
+    const cached = createCachedResolver(inner);
+    const first = await cached.resolve('did:ex:a');
+    expect(() => first.didDocument?.alsoKnownAs?.push('https://evil.example')).toThrow(TypeError);
+    first.didResolutionMetadata.cached = 'tampered' as never; // outer objects are per caller
+    const second = await cached.resolve('did:ex:a');
+    expect(second.didDocument?.alsoKnownAs).toEqual(['https://a.example']);
+    expect(second.didResolutionMetadata.cached).toBe(true);
+  });
+
+  it('turns an inner resolver that throws or returns junk into internalError', async () => {
+    const throwing = createCachedResolver({
+      resolve: () => {
+        throw new Error('boom');
+      },
+    });
+    expect((await throwing.resolve('did:ex:a')).didResolutionMetadata.error).toBe('internalError');
+    const junk = createCachedResolver({ resolve: async () => null as unknown as DidResolutionResult });
+    expect((await junk.resolve('did:ex:a')).didResolutionMetadata.error).toBe('internalError');
+  });
+
+  it('answers invalid DIDs without calling the inner resolver or using a slot', async () => {
+    const inner = countingResolver({});
+    const cached = createCachedResolver(inner);
+    expect((await cached.resolve('not a did')).didResolutionMetadata.error).toBe('invalidDid');
+    expect(inner.calls).toHaveLength(0);
+    expect(cached.size).toBe(0);
+  });
+
+  it('has the documented defaults and throws INVALID_OPTIONS for nonsense', () => {
+    expect(DID_CACHE_DEFAULTS).toEqual({ ttlMs: 300_000, max: 1000, negativeTtlMs: 30_000 });
+    const inner = countingResolver({});
+    for (const options of [{ ttlMs: 0 }, { max: 0 }, { negativeTtlMs: -1 }, { ttlMs: Number.NaN }, { max: 1.5 }]) {
+      expect(() => createCachedResolver(inner, options), JSON.stringify(options)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+    }
+  });
+});

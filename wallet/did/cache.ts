@@ -1,0 +1,123 @@
+/**
+ * A caching, coalescing front for any resolver (DID Resolution §4 leaves caching to the
+ * client; `noCache` in the options skips the read, as DID Resolution's option of that name).
+ *
+ * - TTL + LRU on `LruCache`: documents for `ttlMs` (default 5 min), at most `max` DIDs.
+ * - Negative caching: results with an error (notFound, timeouts, …) live `negativeTtlMs`
+ *   (default 30 s), so a dead or slow host costs one fetch per 30 s, not one per credential.
+ * - Coalescing: concurrent resolutions of one DID share one in-flight call to the inner
+ *   resolver (100 verifications arriving together fetch a did:web document once).
+ * - Age: every returned result says when its document was retrieved and how old it is:
+ *   `didResolutionMetadata.retrieved` (ISO 8601), `.ageMs` (at return time) and `.cached`.
+ *   A verifier that must report "the age of every DID document it relied on" reads these.
+ * - Deactivated documents (`didDocumentMetadata.deactivated`) are cached like any other
+ *   result, and stay reported as deactivated.
+ *
+ * Cached documents are deep-frozen: a caller that mutates what it got cannot change what the
+ * next caller is told.
+ */
+import { LruCache } from '../crypto/lru.ts';
+import { deepFreeze } from './document.ts';
+import { DidError } from './errors.ts';
+import { didOf } from './parse.ts';
+import { resolutionError, type DidResolutionOptions, type DidResolutionResult, type Resolvable } from './types.ts';
+
+export interface CacheOptions {
+  /** Lifetime of a successful result (default 300 000 ms). */
+  ttlMs?: number;
+  /** Most DIDs held (default 1000), least recently used evicted first. */
+  max?: number;
+  /** Lifetime of an error result (default 30 000 ms; 0 disables negative caching). */
+  negativeTtlMs?: number;
+  /** Clock in ms since the epoch, injectable for tests. */
+  now?: () => number;
+}
+
+export interface CachedResolver extends Resolvable {
+  resolve(didUrl: string, options?: DidResolutionOptions): Promise<DidResolutionResult>;
+  /** Drops one DID (or everything) from the cache. */
+  invalidate(did?: string): void;
+  /** Number of DIDs currently cached. */
+  readonly size: number;
+}
+
+export const DID_CACHE_DEFAULTS = Object.freeze({ ttlMs: 5 * 60_000, max: 1000, negativeTtlMs: 30_000 });
+
+interface Entry {
+  result: DidResolutionResult;
+  retrievedAt: number;
+}
+
+function assertDuration(value: number, name: string, allowZero: boolean): void {
+  if (!Number.isFinite(value) || !Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
+    throw new DidError('INVALID_OPTIONS', `${name} must be a ${allowZero ? 'non-negative' : 'positive'} integer`);
+  }
+}
+
+export function createCachedResolver(inner: Resolvable, options: CacheOptions = {}): CachedResolver {
+  const ttlMs = options.ttlMs ?? DID_CACHE_DEFAULTS.ttlMs;
+  const negativeTtlMs = options.negativeTtlMs ?? DID_CACHE_DEFAULTS.negativeTtlMs;
+  const max = options.max ?? DID_CACHE_DEFAULTS.max;
+  assertDuration(ttlMs, 'ttlMs', false);
+  assertDuration(negativeTtlMs, 'negativeTtlMs', true);
+  assertDuration(max, 'max', false);
+  const now = options.now ?? Date.now;
+  const cache = new LruCache<string, Entry>({ max, now });
+  const inFlight = new Map<string, Promise<Entry>>();
+
+  function present(entry: Entry, cached: boolean): DidResolutionResult {
+    // Fresh outer objects per caller; the frozen document is shared.
+    return {
+      ...entry.result,
+      didDocumentMetadata: { ...entry.result.didDocumentMetadata },
+      didResolutionMetadata: {
+        ...entry.result.didResolutionMetadata,
+        retrieved: new Date(entry.retrievedAt).toISOString(),
+        ageMs: Math.max(0, now() - entry.retrievedAt),
+        cached,
+      },
+    };
+  }
+
+  function fetchEntry(key: string, resolveOptions: DidResolutionOptions): Promise<Entry> {
+    const pending = inFlight.get(key);
+    if (pending) return pending;
+    const started = Promise.resolve()
+      .then(() => inner.resolve(key, resolveOptions))
+      .catch(() => resolutionError('internalError', 'resolver failed unexpectedly'))
+      .then((resolved) => {
+        // Only a well-formed result is kept; anything else from a foreign resolver fails closed.
+        const result = typeof resolved?.didResolutionMetadata === 'object' && resolved.didResolutionMetadata !== null
+          ? resolved
+          : resolutionError('internalError', 'resolver returned a malformed result');
+        const entry: Entry = { result: deepFreeze(result), retrievedAt: now() };
+        const failed = result.didResolutionMetadata.error !== undefined;
+        if (!failed) cache.set(key, entry, ttlMs);
+        else if (negativeTtlMs > 0) cache.set(key, entry, negativeTtlMs);
+        else cache.delete(key);
+        return entry;
+      })
+      .finally(() => inFlight.delete(key));
+    inFlight.set(key, started);
+    return started;
+  }
+
+  return {
+    get size() {
+      return cache.size;
+    },
+    invalidate(did?: string) {
+      if (did === undefined) cache.clear();
+      else cache.delete(didOf(did) ?? did);
+    },
+    async resolve(didUrl: string, resolveOptions: DidResolutionOptions = {}): Promise<DidResolutionResult> {
+      const key = didOf(didUrl); // DID URLs of one DID share its entry
+      if (key === undefined) return resolutionError('invalidDid', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
+      if (resolveOptions.noCache !== true) {
+        const hit = cache.get(key);
+        if (hit) return present(hit, true);
+      }
+      return present(await fetchEntry(key, resolveOptions), false);
+    },
+  };
+}

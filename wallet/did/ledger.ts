@@ -1,0 +1,358 @@
+/**
+ * did:ledger — an example DID method plugin, anchored on a public ledger's message topic and
+ * read through a mirror node's REST API. Modelled on Hedera's did:hedera method and Hedera
+ * mirror node `GET /api/v1/topics/{topicId}/messages` (order=asc, paginated by `links.next`).
+ *
+ *   did:ledger:<network>:<root key "z6Mk…">_<topicId>      e.g. did:ledger:testnet:z6Mk…_0.0.1234
+ *
+ * Each topic message is base64(JSON) of
+ *   {operation: 'create'|'update'|'deactivate', did, document?, timestamp, signature}
+ * where `signature` is 'z' + base58btc of an Ed25519 signature over the JCS (RFC 8785) of the
+ * message without `signature`, made by the root key in the DID or by a key in the current
+ * document's `capabilityInvocation`.
+ *
+ * Anyone can write to a public topic, so the resolver replays the history and ignores (and
+ * counts, in `didResolutionMetadata.ledger`) every message that is malformed, names another
+ * DID, has a bad signature, or is out of order: an update or deactivate before the create, a
+ * second create, anything after a deactivate, or a `timestamp` not later than the last applied
+ * one (so an old, validly signed update cannot be replayed to roll the document back). The
+ * last valid state wins. History that does not fit the page/message limits fails closed
+ * (`internalError`) rather than returning a state that may miss a later deactivation.
+ */
+import { bytesToUtf8, utf8ToBytes } from '../crypto/bytes.ts';
+import type { Signer } from '../crypto/ed25519.ts';
+import { verify } from '../crypto/ed25519.ts';
+import { canonicalBytes, canonicalizeJson, parseJson, type JsonValue } from '../crypto/jcs.ts';
+import { decodeBase58btc, encodeBase58btc, encodePublicKeyMultibase } from '../crypto/multikey.ts';
+import { assertDidDocument } from './document.ts';
+import { DidError } from './errors.ts';
+import { assertHttpLimits, fetchForResolution, type FetchLike } from './http.ts';
+import { tryParseDid } from './parse.ts';
+import { assertEd25519PublicKey, ed25519KeyFromMultibase } from './public-key.ts';
+import { resolutionError, type DidDocument, type DidResolutionResult, type MethodResolver } from './types.ts';
+import { absoluteDidUrl, findVerificationMethod, publicKeyOf } from './verification-method.ts';
+
+export type LedgerOperation = 'create' | 'update' | 'deactivate';
+
+export interface UnsignedLedgerMessage {
+  operation: LedgerOperation;
+  did: string;
+  /** Required for create and update, absent for deactivate. */
+  document?: DidDocument;
+  /** ISO 8601, chosen by the signer; must increase from one applied message to the next. */
+  timestamp: string;
+}
+
+export interface LedgerMessage extends UnsignedLedgerMessage {
+  /** 'z' + base58btc Ed25519 signature over JCS(message without signature). */
+  signature: string;
+}
+
+export interface LedgerResolverOptions {
+  /** Mirror node base URL, e.g. https://testnet.mirrornode.hedera.com (operator-configured, trusted to serve the topic). */
+  mirrorBaseUrl: string;
+  /** The only network this resolver answers for (default 'mainnet'); other networks → methodNotSupported. */
+  network?: string;
+  fetch?: FetchLike;
+  /** Deadline for the whole history read, all pages (default 5000 ms). */
+  timeoutMs?: number;
+  /** Largest page body (default 256 KiB). */
+  maxBytes?: number;
+  /** Most pages followed (default 20). */
+  maxPages?: number;
+  /** Most messages replayed (default 1000). */
+  maxMessages?: number;
+  /** Messages requested per page (default 100). */
+  pageSize?: number;
+}
+
+export const DID_LEDGER_DEFAULTS = Object.freeze({ network: 'mainnet', timeoutMs: 5000, maxBytes: 256 * 1024, maxPages: 20, maxMessages: 1000, pageSize: 100 });
+
+/** Counts reported in `didResolutionMetadata.ledger`. */
+export interface LedgerReplayStats {
+  pages: number;
+  messages: number;
+  applied: number;
+  ignored: { malformed: number; wrongDid: number; badSignature: number; outOfOrder: number };
+}
+
+const DID_CONTEXT = 'https://www.w3.org/ns/did/v1';
+const NETWORK = /^[a-z0-9]{1,32}$/;
+const TOPIC_ID = /^\d{1,10}\.\d{1,10}\.\d{1,10}$/; // shard.realm.num
+const CONSENSUS_TIMESTAMP = /^(\d{1,12})\.(\d{1,9})$/; // seconds.nanoseconds
+/** Keys tried per message: the root key plus at most this many capabilityInvocation keys. */
+const MAX_CONTROLLER_KEYS = 8;
+const MIRROR_MEDIA_TYPES: ReadonlySet<string> = new Set(['application/json']);
+const OPERATIONS: ReadonlySet<string> = new Set(['create', 'update', 'deactivate']);
+
+interface LedgerDid {
+  network: string;
+  rootKey: Uint8Array;
+  topicId: string;
+}
+
+function parseLedgerDid(did: string): LedgerDid {
+  const parsed = tryParseDid(did, { method: 'ledger', bare: true });
+  if ('error' in parsed) throw new DidError('INVALID_DID', parsed.message);
+  const match = /^([a-z0-9]+):(z[1-9A-HJ-NP-Za-km-z]+)_(\d+\.\d+\.\d+)$/.exec(parsed.id);
+  if (!match || !NETWORK.test(match[1] as string) || !TOPIC_ID.test(match[3] as string)) {
+    throw new DidError('INVALID_DID', 'did:ledger must be did:ledger:<network>:<z6Mk… root key>_<shard.realm.num topic>');
+  }
+  let rootKey: Uint8Array;
+  try {
+    rootKey = ed25519KeyFromMultibase(match[2] as string);
+  } catch {
+    throw new DidError('INVALID_DID', 'did:ledger root key is not a valid Ed25519 Multikey');
+  }
+  return { network: match[1] as string, rootKey, topicId: match[3] as string };
+}
+
+/** The did:ledger of a root public key anchored on `topicId`. */
+export function didLedgerFromPublicKey(publicKey: Uint8Array, topicId: string, network: string = DID_LEDGER_DEFAULTS.network): string {
+  assertEd25519PublicKey(publicKey);
+  if (!NETWORK.test(network) || !TOPIC_ID.test(topicId)) throw new DidError('INVALID_DID', 'network must be [a-z0-9]+ and topicId shard.realm.num');
+  return `did:ledger:${network}:${encodePublicKeyMultibase(publicKey)}_${topicId}`;
+}
+
+// Signer timestamps must strictly increase; two messages made within one millisecond get
+// consecutive milliseconds instead of the same one.
+let lastTimestamp = 0;
+function nextTimestamp(): string {
+  lastTimestamp = Math.max(Date.now(), lastTimestamp + 1);
+  return new Date(lastTimestamp).toISOString();
+}
+
+/** Builds and signs a did:ledger message for publishing on the DID's topic. */
+export async function createLedgerMessage(input: {
+  operation: LedgerOperation;
+  did: string;
+  document?: DidDocument;
+  timestamp?: string;
+  signer: Signer;
+}): Promise<LedgerMessage> {
+  parseLedgerDid(input.did);
+  if (!OPERATIONS.has(input.operation)) throw new DidError('INVALID_DID_DOCUMENT', 'operation must be create, update or deactivate');
+  const unsigned: UnsignedLedgerMessage = { operation: input.operation, did: input.did, timestamp: input.timestamp ?? nextTimestamp() };
+  if (Number.isNaN(Date.parse(unsigned.timestamp))) throw new DidError('INVALID_DID_DOCUMENT', 'timestamp must be an ISO 8601 dateTime');
+  if (input.operation === 'deactivate') {
+    if (input.document !== undefined) throw new DidError('INVALID_DID_DOCUMENT', 'a deactivate message carries no document');
+  } else {
+    unsigned.document = assertDidDocument(input.document, input.did);
+  }
+  const signature = await input.signer.sign(canonicalBytes(unsigned));
+  return { ...unsigned, signature: encodeBase58btc(signature) };
+}
+
+/** base64 (RFC 4648 §4) of the message's canonical JSON: the payload a mirror node serves. */
+export function encodeLedgerMessage(message: LedgerMessage): string {
+  const bytes = utf8ToBytes(canonicalizeJson(message));
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+function decodeBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+function isObject(value: unknown): value is Record<string, JsonValue> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function consensusTimeToIso(value: string): string {
+  const [, seconds = '0', nanos = '0'] = CONSENSUS_TIMESTAMP.exec(value) ?? [];
+  return new Date(Number(seconds) * 1000 + Math.floor(Number(nanos.padEnd(9, '0')) / 1e6)).toISOString();
+}
+
+interface State {
+  document: DidDocument;
+  deactivated: boolean;
+  created: string;
+  updated: string;
+  versionId: string;
+  timestampMs: number;
+}
+
+// The keys that may sign the next message: the root key, then the Ed25519 Multikeys the current
+// document lists under capabilityInvocation (controlled by the DID itself).
+function controllerKeys(root: Uint8Array, state: State | undefined): Uint8Array[] {
+  const keys = [root];
+  const doc = state?.document;
+  for (const entry of doc?.capabilityInvocation ?? []) {
+    if (!doc || keys.length > MAX_CONTROLLER_KEYS) break;
+    const id = absoluteDidUrl(typeof entry === 'string' ? entry : entry.id, doc.id);
+    try {
+      keys.push(publicKeyOf(findVerificationMethod(doc, id, 'capabilityInvocation')));
+    } catch {
+      // a key the document cannot authorize cannot sign; skip it
+    }
+  }
+  return keys;
+}
+
+async function signedByAny(message: Record<string, JsonValue>, keys: Uint8Array[], maxBytes: number): Promise<boolean> {
+  const { signature, ...unsigned } = message;
+  let signatureBytes: Uint8Array;
+  let payload: Uint8Array;
+  try {
+    signatureBytes = decodeBase58btc(signature as string, 'signature');
+    payload = canonicalBytes(unsigned, { maxBytes });
+  } catch {
+    return false;
+  }
+  for (const key of keys) if (await verify(signatureBytes, payload, key).catch(() => false)) return true;
+  return false;
+}
+
+type Replay = { state: State | undefined; stats: LedgerReplayStats; lastSequence: number };
+
+// Applies one mirror entry to the replay (DID Core §7.1.3 metadata comes from consensus times).
+async function applyEntry(replay: Replay, entry: JsonValue, did: string, rootKey: Uint8Array, maxBytes: number): Promise<void> {
+  const { stats } = replay;
+  stats.messages++;
+  if (!isObject(entry) || typeof entry.message !== 'string' || typeof entry.consensus_timestamp !== 'string' || !CONSENSUS_TIMESTAMP.test(entry.consensus_timestamp)) {
+    stats.ignored.malformed++;
+    return;
+  }
+  const sequence = entry.sequence_number;
+  if (typeof sequence !== 'number' || !Number.isSafeInteger(sequence) || sequence <= replay.lastSequence) {
+    stats.ignored.outOfOrder++;
+    return;
+  }
+  replay.lastSequence = sequence;
+  let message: JsonValue;
+  try {
+    message = parseJson(bytesToUtf8(decodeBase64(entry.message)), { maxBytes });
+  } catch {
+    stats.ignored.malformed++;
+    return;
+  }
+  if (!isObject(message) || typeof message.operation !== 'string' || !OPERATIONS.has(message.operation) || typeof message.signature !== 'string' || typeof message.timestamp !== 'string') {
+    stats.ignored.malformed++;
+    return;
+  }
+  if (message.did !== did) {
+    stats.ignored.wrongDid++;
+    return;
+  }
+  const timestampMs = Date.parse(message.timestamp);
+  let document: DidDocument | undefined;
+  try {
+    if (Number.isNaN(timestampMs)) throw new DidError('INVALID_DID_DOCUMENT', 'bad timestamp');
+    if (message.operation === 'deactivate') {
+      if (message.document !== undefined) throw new DidError('INVALID_DID_DOCUMENT', 'deactivate carries no document');
+    } else {
+      document = assertDidDocument(message.document, did);
+    }
+  } catch {
+    stats.ignored.malformed++;
+    return;
+  }
+  const state = replay.state;
+  const inOrder =
+    message.operation === 'create' ? state === undefined : state !== undefined && !state.deactivated && timestampMs > state.timestampMs;
+  if (!inOrder) {
+    stats.ignored.outOfOrder++;
+    return;
+  }
+  if (!(await signedByAny(message, controllerKeys(rootKey, state), maxBytes))) {
+    stats.ignored.badSignature++;
+    return;
+  }
+  const at = consensusTimeToIso(entry.consensus_timestamp);
+  stats.applied++;
+  replay.state = {
+    document: document ?? (state as State).document,
+    deactivated: message.operation === 'deactivate',
+    created: state?.created ?? at,
+    updated: at,
+    versionId: String(sequence),
+    timestampMs,
+  };
+}
+
+// Hedera's links.next is origin-relative; it must stay on the mirror and under its base path.
+function sameOriginUnder(next: URL, base: URL, basePath: string): boolean {
+  return next.origin === base.origin && (basePath === '' || next.pathname === basePath || next.pathname.startsWith(`${basePath}/`));
+}
+
+/** A did:ledger method resolver reading one network's topics from a mirror node. */
+export function createLedgerResolver(options: LedgerResolverOptions): MethodResolver {
+  const d = DID_LEDGER_DEFAULTS;
+  const network = options.network ?? d.network;
+  const timeoutMs = options.timeoutMs ?? d.timeoutMs;
+  const maxBytes = options.maxBytes ?? d.maxBytes;
+  const maxPages = options.maxPages ?? d.maxPages;
+  const maxMessages = options.maxMessages ?? d.maxMessages;
+  const pageSize = options.pageSize ?? d.pageSize;
+  assertHttpLimits({ timeoutMs, maxBytes });
+  for (const [name, value] of [['maxPages', maxPages], ['maxMessages', maxMessages], ['pageSize', pageSize]] as const) {
+    if (!Number.isInteger(value) || value < 1 || value > 100_000) throw new DidError('INVALID_OPTIONS', `${name} must be a positive integer`);
+  }
+  if (!NETWORK.test(network)) throw new DidError('INVALID_OPTIONS', 'network must match [a-z0-9]{1,32}');
+  let base: URL;
+  try {
+    base = new URL(options.mirrorBaseUrl);
+  } catch {
+    throw new DidError('INVALID_OPTIONS', 'mirrorBaseUrl must be an absolute URL');
+  }
+  if ((base.protocol !== 'https:' && base.protocol !== 'http:') || base.username || base.password || base.search || base.hash) {
+    throw new DidError('INVALID_OPTIONS', 'mirrorBaseUrl must be an http(s) URL without credentials, query or fragment');
+  }
+  const basePath = base.pathname.replace(/\/+$/, '');
+
+  return async (did): Promise<DidResolutionResult> => {
+    let ledgerDid: LedgerDid;
+    try {
+      ledgerDid = parseLedgerDid(did);
+    } catch (error) {
+      return resolutionError('invalidDid', error instanceof DidError ? error.message : 'not a did:ledger');
+    }
+    if (ledgerDid.network !== network) return resolutionError('methodNotSupported', `this resolver serves did:ledger:${network}, not ${ledgerDid.network}`);
+
+    const replay: Replay = { state: undefined, lastSequence: -1, stats: { pages: 0, messages: 0, applied: 0, ignored: { malformed: 0, wrongDid: 0, badSignature: 0, outOfOrder: 0 } } };
+    const fail = (error: 'notFound' | 'internalError', message: string): DidResolutionResult => {
+      const result = resolutionError(error, message);
+      result.didResolutionMetadata.ledger = replay.stats;
+      return result;
+    };
+    const deadline = Date.now() + timeoutMs;
+    let url: URL | undefined = new URL(`${basePath}/api/v1/topics/${ledgerDid.topicId}/messages?limit=${pageSize}&order=asc`, base);
+    const seen = new Set<string>();
+    while (url) {
+      if (replay.stats.pages >= maxPages || seen.has(url.href)) return fail('internalError', `topic history exceeds ${maxPages} pages or loops; refusing a partial history`);
+      seen.add(url.href);
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return fail('internalError', `timed out after ${timeoutMs} ms`);
+      const page = await fetchForResolution(url.href, { limits: { timeoutMs: remaining, maxBytes }, fetch: options.fetch, accept: 'application/json', mediaTypes: MIRROR_MEDIA_TYPES });
+      replay.stats.pages++;
+      if (!page.ok) {
+        if (page.error === 'notFound') return fail('notFound', 'topic not found on the mirror node');
+        return fail('internalError', `mirror node: ${page.message}`);
+      }
+      const body = page.json;
+      if (!isObject(body) || !Array.isArray(body.messages) || (body.links !== undefined && !isObject(body.links))) {
+        return fail('internalError', 'mirror node returned a malformed page');
+      }
+      if (replay.stats.messages + body.messages.length > maxMessages) return fail('internalError', `topic history exceeds ${maxMessages} messages; refusing a partial history`);
+      for (const entry of body.messages) await applyEntry(replay, entry, did, ledgerDid.rootKey, maxBytes);
+      const next = isObject(body.links) ? body.links.next : null;
+      if (next === null || next === undefined) url = undefined;
+      else {
+        url = typeof next === 'string' && URL.canParse(next, base) ? new URL(next, base) : undefined;
+        if (!url || !sameOriginUnder(url, base, basePath)) return fail('internalError', 'mirror node pagination link leaves the mirror; refused');
+      }
+    }
+
+    const state = replay.state;
+    if (!state) return fail('notFound', 'no valid create message on the topic');
+    const didDocumentMetadata = { created: state.created, updated: state.updated, versionId: state.versionId, ...(state.deactivated ? { deactivated: true } : {}) };
+    // DID Core §7.1.3: a deactivated DID still resolves, flagged; its keys are withheld so a
+    // consumer that overlooks the flag still finds nothing to verify with.
+    const didDocument: DidDocument = state.deactivated ? { '@context': [DID_CONTEXT], id: did } : state.document;
+    return { didDocument, didDocumentMetadata, didResolutionMetadata: { contentType: 'application/did+json', ledger: replay.stats } };
+  };
+}

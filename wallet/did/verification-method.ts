@@ -1,0 +1,120 @@
+/**
+ * From a proof's `verificationMethod` and `proofPurpose` to the Ed25519 key that must have
+ * signed it — the bridge between Data Integrity (`verifyProof` takes a `KeyResolver`) and
+ * DID resolution.
+ *
+ * A key is returned only when all of these hold, each failure with its own stable code (the
+ * verifier's reason codes):
+ * 1. the DID of the method resolves (DID_RESOLUTION_FAILED names the resolution error),
+ * 2. the DID is not deactivated (DID_DEACTIVATED, DID Core §7.1.3),
+ * 3. the method is referenced or embedded in the relationship the proof purpose names, its
+ *    controller is the DID, and it is neither revoked nor expired (KEY_NOT_AUTHORIZED;
+ *    DID Core §5.3, Controlled Identifiers §2.2 `expires`/`revoked`, VC Data Integrity §4.2
+ *    "proof purpose"),
+ * 4. it is an Ed25519 `Multikey` with a valid key (INVALID_PUBLIC_KEY).
+ */
+import type { KeyResolver } from '../crypto/data-integrity.ts';
+import { ed25519KeyFromMultibase } from './public-key.ts';
+import { DidError } from './errors.ts';
+import { parseDid } from './parse.ts';
+import type { DidDocument, ParsedDid, Resolvable, VerificationMethod, VerificationRelationship } from './types.ts';
+
+/**
+ * Resolves a proof's verification method to a 32-byte Ed25519 public key, throwing when the
+ * method may not be used for `proofPurpose` — the type Data Integrity's `verifyProof` takes.
+ */
+export type { KeyResolver };
+
+export interface KeyResolverOptions {
+  /** Clock in ms since the epoch for `expires` / `revoked` checks (default Date.now). */
+  now?: () => number;
+}
+
+/** Proof purposes a key can serve; keyAgreement is for encryption and never signs proofs. */
+const PROOF_PURPOSES: ReadonlySet<string> = new Set(['assertionMethod', 'authentication', 'capabilityInvocation', 'capabilityDelegation']);
+
+function notAuthorized(message: string): never {
+  throw new DidError('KEY_NOT_AUTHORIZED', message);
+}
+
+/** DID Core §3.2.2: a reference starting with "#" is relative to the document's DID. */
+export function absoluteDidUrl(reference: string, did: string): string {
+  return reference.startsWith('#') ? did + reference : reference;
+}
+
+/**
+ * The verification method `vmId` of `doc` if it may act for `relationship` (DID Core §5.3):
+ * referenced from (or embedded in) that relationship, declared exactly once, and controlled
+ * by the document's DID. Throws DidError KEY_NOT_AUTHORIZED otherwise.
+ */
+export function findVerificationMethod(doc: DidDocument, vmId: string, relationship: VerificationRelationship): VerificationMethod {
+  const did = doc.id;
+  const declared = (doc.verificationMethod ?? []).filter((vm) => absoluteDidUrl(vm.id, did) === vmId);
+  const entries = doc[relationship] ?? [];
+  const referenced = entries.some((entry) => typeof entry === 'string' && absoluteDidUrl(entry, did) === vmId);
+  const embedded = entries.filter((entry): entry is VerificationMethod => typeof entry !== 'string' && absoluteDidUrl(entry.id, did) === vmId);
+  const candidates = [...(referenced ? declared : []), ...embedded];
+  if (candidates.length === 0) {
+    if (declared.length > 0) notAuthorized(`verification method is not authorized for ${relationship}`);
+    notAuthorized('verification method not found in the DID document');
+  }
+  // Two methods with one id make "which key" a choice an attacker could steer: refuse.
+  if (candidates.length > 1 || declared.length > 1) notAuthorized('verification method id is declared more than once');
+  const vm = candidates[0] as VerificationMethod;
+  if (vm.controller !== did) notAuthorized('verification method controller is not the DID');
+  return vm;
+}
+
+// Controlled Identifiers §2.2: `revoked` and `expires` are dateTimeStamps; unreadable fails closed.
+function assertUsableAt(vm: VerificationMethod, nowMs: number): void {
+  for (const [field, label] of [['revoked', 'was revoked'], ['expires', 'expired']] as const) {
+    const value = vm[field];
+    if (value === undefined) continue;
+    const at = Date.parse(value);
+    if (Number.isNaN(at)) notAuthorized(`verification method ${field} is not a valid dateTime`);
+    if (at <= nowMs) notAuthorized(`verification method ${label} at ${new Date(at).toISOString()}`);
+  }
+}
+
+/** The Ed25519 key of a Multikey verification method (Controlled Identifiers §2.2.2). */
+export function publicKeyOf(vm: VerificationMethod): Uint8Array {
+  if (vm.type !== 'Multikey' || typeof vm.publicKeyMultibase !== 'string') {
+    throw new DidError('INVALID_PUBLIC_KEY', `verification method must be an Ed25519 Multikey with publicKeyMultibase (got type "${String(vm.type).slice(0, 64)}")`);
+  }
+  return ed25519KeyFromMultibase(vm.publicKeyMultibase);
+}
+
+/**
+ * A KeyResolver over `resolver` (typically a cached one). It does not cache on its own; to
+ * record which documents a verification relied on, wrap `resolver.resolve`.
+ */
+export function createKeyResolver(resolver: Resolvable, options: KeyResolverOptions = {}): KeyResolver {
+  const now = options.now ?? Date.now;
+  return async (verificationMethodId, proofPurpose) => {
+    if (!PROOF_PURPOSES.has(proofPurpose)) notAuthorized(`"${String(proofPurpose).slice(0, 64)}" is not a proof purpose a key can serve`);
+    const relationship = proofPurpose as VerificationRelationship;
+    let parsed: ParsedDid;
+    try {
+      parsed = parseDid(verificationMethodId);
+    } catch {
+      throw new DidError('DID_RESOLUTION_FAILED', 'DID resolution failed: invalidDid (verification method is not a DID URL)');
+    }
+    let result;
+    try {
+      result = await resolver.resolve(parsed.did);
+    } catch {
+      throw new DidError('DID_RESOLUTION_FAILED', 'DID resolution failed: internalError');
+    }
+    const { error, message } = result.didResolutionMetadata;
+    if (error !== undefined) {
+      throw new DidError('DID_RESOLUTION_FAILED', `DID resolution failed: ${String(error)}${message ? ` (${String(message).slice(0, 200)})` : ''}`);
+    }
+    if (result.didDocumentMetadata.deactivated === true) throw new DidError('DID_DEACTIVATED', 'the DID has been deactivated');
+    const doc = result.didDocument;
+    if (!doc) throw new DidError('DID_RESOLUTION_FAILED', 'DID resolution failed: notFound (no document)');
+    if (doc.id !== parsed.did) throw new DidError('DID_RESOLUTION_FAILED', 'DID resolution failed: invalidDidDocument (id does not match)');
+    const vm = findVerificationMethod(doc, verificationMethodId, relationship);
+    assertUsableAt(vm, now());
+    return publicKeyOf(vm);
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * Bounded HTTP reads of JSON documents that someone else chose the URL of (did:web documents,
+ * ledger mirrors, status lists). Every read is:
+ * - time-boxed (one AbortSignal covering headers AND body),
+ * - size-capped while streaming (Content-Length is the sender's claim, not a limit),
+ * - redirect-free (`redirect: 'manual'`: a 3xx, or a browser's opaque redirect, is refused, so
+ *   a host cannot bounce the reader to another host or into its own network),
+ * - cookie- and referrer-free in browsers,
+ * - parsed with the crypto core's strict JSON (no `__proto__`, bounded depth and size).
+ * Failures come back as values, never as throws: callers translate them into their own
+ * vocabulary (DID resolution metadata, STATUS_UNAVAILABLE).
+ */
+import { bytesToUtf8 } from '../crypto/bytes.ts';
+import { parseJson, type JsonValue } from '../crypto/jcs.ts';
+
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+export interface HttpLimits {
+  /** Whole-request deadline in ms (headers and body). */
+  timeoutMs: number;
+  /** Largest body accepted, in bytes. */
+  maxBytes: number;
+}
+
+export type HttpFailure = 'redirect' | 'not-found' | 'status' | 'content-type' | 'too-large' | 'json' | 'timeout' | 'network';
+
+export type HttpJsonResult =
+  | { ok: true; status: number; contentType: string; headers: Headers; json: JsonValue }
+  | { ok: false; failure: HttpFailure; message: string; status?: number };
+
+/** The global fetch, resolved at call time so polyfills installed later are seen. */
+export const globalFetch: FetchLike = (input, init) => fetch(input, init);
+
+/**
+ * Reads a byte stream to its end, or stops (cancelling the stream) as soon as more than
+ * `maxBytes` arrived: returns undefined then, having buffered at most `maxBytes`.
+ */
+export async function readBounded(stream: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array | undefined> {
+  if (!stream) return new Uint8Array(0);
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.length;
+      if (total > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        return undefined;
+      }
+      chunks.push(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}
+
+export interface FetchJsonOptions {
+  limits: HttpLimits;
+  fetch?: FetchLike;
+  accept: string;
+  /** Media types accepted for the body (lower case, without parameters). */
+  mediaTypes: ReadonlySet<string>;
+}
+
+async function discard(response: Response): Promise<void> {
+  await response.body?.cancel().catch(() => undefined);
+}
+
+/** GETs `url` and parses its body as JSON within `limits`; every failure is a value. */
+export async function fetchJson(url: string, options: FetchJsonOptions): Promise<HttpJsonResult> {
+  const { limits } = options;
+  const timeout = AbortSignal.timeout(limits.timeoutMs);
+  try {
+    const response = await (options.fetch ?? globalFetch)(url, {
+      method: 'GET',
+      headers: { accept: options.accept },
+      redirect: 'manual',
+      credentials: 'omit',
+      referrerPolicy: 'no-referrer',
+      signal: timeout,
+    });
+    if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
+      await discard(response);
+      return { ok: false, failure: 'redirect', message: 'redirect refused', status: response.status };
+    }
+    if (response.status === 404 || response.status === 410) {
+      await discard(response);
+      return { ok: false, failure: 'not-found', message: `HTTP ${response.status}`, status: response.status };
+    }
+    if (response.status < 200 || response.status >= 300) {
+      await discard(response);
+      return { ok: false, failure: 'status', message: `HTTP ${response.status} from the host`, status: response.status };
+    }
+    const contentType = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    if (!options.mediaTypes.has(contentType)) {
+      await discard(response);
+      return { ok: false, failure: 'content-type', message: `content type "${contentType.slice(0, 64)}" is not accepted` };
+    }
+    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+    const body = declared > limits.maxBytes ? (await discard(response), undefined) : await readBounded(response.body, limits.maxBytes);
+    if (!body) return { ok: false, failure: 'too-large', message: `response too large (limit ${limits.maxBytes} bytes)` };
+    let json: JsonValue;
+    try {
+      json = parseJson(bytesToUtf8(body), { maxBytes: limits.maxBytes });
+    } catch {
+      return { ok: false, failure: 'json', message: 'response body is not safe JSON (syntax, depth, size or a forbidden key)' };
+    }
+    return { ok: true, status: response.status, contentType, headers: response.headers, json };
+  } catch {
+    if (timeout.aborted) return { ok: false, failure: 'timeout', message: `timed out after ${limits.timeoutMs} ms` };
+    return { ok: false, failure: 'network', message: 'network error while fetching' };
+  }
+}
