@@ -10,6 +10,7 @@
  *   bomb is refused after inflating at most `maxBytes` plus one chunk's worth, never in full.
  */
 import { StatusListError } from './errors.ts';
+import { readBounded as readStreamBounded } from '../net/http.ts';
 
 // 1 KiB of deflate input inflates to at most ~1 MiB (RFC 1951 caps a match at 258 bytes per
 // ~2 bits); typical compressed lists are a few hundred bytes to a few KiB, so few chunks.
@@ -40,30 +41,8 @@ function chunked(bytes: Uint8Array): ReadableStream<BufferSource> {
  * cancels the stream and throws STATUS_LIST_TOO_LARGE: the rest is never produced.
  */
 export async function readBounded(stream: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.length;
-      if (total > maxBytes) {
-        const error = new StatusListError('STATUS_LIST_TOO_LARGE', `the status list exceeds ${maxBytes} bytes`);
-        await reader.cancel(error).catch(() => {});
-        throw error;
-      }
-      chunks.push(value);
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
+  const out = await readStreamBounded(stream, maxBytes);
+  if (!out) throw new StatusListError('STATUS_LIST_TOO_LARGE', `the status list exceeds ${maxBytes} bytes`);
   return out;
 }
 
