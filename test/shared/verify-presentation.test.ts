@@ -1,0 +1,301 @@
+// verifyPresentation end to end, in Node and in Chromium: the happy paths (root, delegation
+// chain, grants), then every reason code provoked by crafted input. Status-list reasons live in
+// verify-status.test.ts.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { issueAgentCredential } from '../../wallet/vc/agent-credential.ts';
+import { createVerifiedCredentialCache } from '../../wallet/vc/credential-cache.ts';
+import { credentialDigest, delegate } from '../../wallet/vc/delegation.ts';
+import { createConsent, issueGrant } from '../../wallet/vc/grant.ts';
+import type { SigningIdentity } from '../../wallet/vc/identity.ts';
+import { MANDATE_CONTEXTS } from '../../wallet/vc/context.ts';
+import { signPresentation } from '../../wallet/vc/presentation.ts';
+import { createReplayCache } from '../../wallet/vc/replay-cache.ts';
+import type { AgentCredential, DelegatedAgentCredential, MandateCredential } from '../../wallet/vc/types.ts';
+import { verifyPresentation, type VerificationResult, type VerifyPresentationOptions } from '../../wallet/vc/verify.ts';
+import { newIdentity, signRaw, testIdentity, testResolver, type TestResolver } from '../support/agents.ts';
+
+const TARGET = 'files.example.com';
+const HOUR = 3600_000;
+
+let platform: SigningIdentity;
+let agent: SigningIdentity;
+let subAgent: SigningIdentity;
+let resolver: TestResolver;
+let root: AgentCredential;
+
+function options(extra: Partial<VerifyPresentationOptions> = {}): VerifyPresentationOptions {
+  return { trustedIssuers: [platform.did], expectedDomain: TARGET, expectedChallenge: 'nonce-1', resolver, ...extra };
+}
+
+function present(holder: SigningIdentity, credentials: MandateCredential[], extra: { challenge?: string; domain?: string; created?: Date } = {}) {
+  return signPresentation({ holder, credentials, challenge: extra.challenge ?? 'nonce-1', domain: extra.domain ?? TARGET, created: extra.created });
+}
+
+function expectRefused(result: VerificationResult, reason: string, failedCheck?: string): void {
+  if (result.valid) throw new Error(`expected ${reason}, but the presentation was accepted`);
+  expect(result.reason).toBe(reason);
+  if (failedCheck) expect(result.failedCheck).toBe(failedCheck);
+  expect(result.message.length).toBeGreaterThan(0);
+}
+
+beforeAll(async () => {
+  platform = newIdentity();
+  agent = newIdentity();
+  subAgent = newIdentity();
+  resolver = testResolver();
+  root = await issueAgentCredential({
+    issuer: platform,
+    agentDid: agent.did,
+    privilegeScopes: ['files', 'calendar:read'],
+    delegationDepth: 2,
+    domains: [TARGET, 'calendar.example.com'],
+    validUntil: new Date(Date.now() + 24 * HOUR),
+  });
+});
+
+describe('verifyPresentation — accepted', () => {
+  it('accepts an agent presenting its issuer-backed credential', async () => {
+    const vp = await present(agent, [root]);
+    const result = await verifyPresentation(vp, options({ requiredScopes: ['files:read'] }));
+    expect(result).toMatchObject({ valid: true, agentDid: agent.did, vpId: vp.id, effectiveScopes: ['files', 'calendar:read'] });
+    if (!result.valid) return;
+    expect(result.checks.map((c) => c.check)).toEqual(['presentation', 'dids', 'credentials', 'chain', 'scopes', 'status']);
+    expect(result.chain).toEqual([expect.objectContaining({ id: root.id, type: 'AgentCredential', issuer: platform.did, subject: agent.did })]);
+    expect(result.sources.dids.map((d) => d.id).sort()).toEqual([agent.did, platform.did].sort());
+  });
+
+  it('accepts a presentation passed as JSON text', async () => {
+    const vp = await present(agent, [root]);
+    expect((await verifyPresentation(JSON.stringify(vp), options())).valid).toBe(true);
+  });
+
+  it('accepts a delegated chain and reports the leaf scopes', async () => {
+    const child = await delegate(root, { delegator: agent, delegateeDid: subAgent.did, scopes: ['files:read'], domains: [TARGET] });
+    const vp = await present(subAgent, [child, root]);
+    const result = await verifyPresentation(vp, options({ requiredScopes: ['files:read:public'] }));
+    expect(result).toMatchObject({ valid: true, agentDid: subAgent.did, privilegeScopes: ['files:read'], effectiveScopes: ['files:read'] });
+  });
+
+  it('narrows effective scopes by a grant carrying the user consent', async () => {
+    const provider = newIdentity();
+    const user = newIdentity();
+    const consent = await createConsent({ user, agentDid: agent.did, providerDid: provider.did, privilegeScopes: ['files:read'], challenge: 'c-1' });
+    const grant = await issueGrant({ provider, agentDid: agent.did, privilegeScopes: ['files:read'], consent, ceiling: root.credentialSubject.privilegeScopes });
+    const vp = await present(agent, [root, grant]);
+    const result = await verifyPresentation(vp, options({ trustedGrantIssuers: [provider.did] }));
+    expect(result).toMatchObject({ valid: true, privilegeScopes: ['files', 'calendar:read'], effectiveScopes: ['files:read'] });
+  });
+
+  it('skips re-verifying a cached credential signature but still checks the rest', async () => {
+    const cache = createVerifiedCredentialCache();
+    const first = await verifyPresentation(await present(agent, [root]), options({ credentialCache: cache }));
+    const second = await verifyPresentation(await present(agent, [root]), options({ credentialCache: cache }));
+    expect(first.valid && first.chain[0]?.cached).toBe(false);
+    expect(second.valid && second.chain[0]?.cached).toBe(true);
+    // The cache never lets an expired credential through: validity is checked every time.
+    const later = await verifyPresentation(await present(agent, [root], { created: new Date(Date.now() + 48 * HOUR) }), options({ credentialCache: cache, now: new Date(Date.now() + 48 * HOUR) }));
+    expectRefused(later, 'CREDENTIAL_EXPIRED', 'credentials');
+  });
+
+  it('accepts a self-signed root only with allowSelfSigned', async () => {
+    const self = await issueAgentCredential({ issuer: agent, agentDid: agent.did, privilegeScopes: ['dev'], delegationDepth: 0 });
+    const vp = await present(agent, [self]);
+    expect((await verifyPresentation(vp, options({ trustedIssuers: [], allowSelfSigned: true }))).valid).toBe(true);
+    expectRefused(await verifyPresentation(vp, options({ trustedIssuers: [] })), 'UNTRUSTED_ISSUER', 'chain');
+  });
+});
+
+describe('verifyPresentation — refused', () => {
+  it('MALFORMED: not an object, unsafe keys, oversized, bad scopes, missing proof', async () => {
+    expectRefused(await verifyPresentation(42, options()), 'MALFORMED', 'presentation');
+    expectRefused(await verifyPresentation('{"not json', options()), 'MALFORMED');
+    const vp = await present(agent, [root]);
+    expectRefused(await verifyPresentation(JSON.parse(JSON.stringify(vp).replace('"holder"', '"__proto__":{},"holder"')), options()), 'MALFORMED');
+    expectRefused(await verifyPresentation(vp, options({ maxPresentationBytes: 512 })), 'MALFORMED');
+    const { proof: _proof, ...unsigned } = vp;
+    expectRefused(await verifyPresentation(unsigned, options()), 'MALFORMED');
+    const { proof: _rootProof, ...rootUnsigned } = root;
+    const badScope = await signRaw({ ...rootUnsigned, credentialSubject: { ...root.credentialSubject, privilegeScopes: ['Files'] } }, platform);
+    expectRefused(await verifyPresentation(await present(agent, [badScope]), options()), 'MALFORMED');
+  });
+
+  it('MALFORMED: a chain longer than maxChainLength', async () => {
+    const child = await delegate(root, { delegator: agent, delegateeDid: subAgent.did, scopes: ['files:read'], domains: [TARGET] });
+    expectRefused(await verifyPresentation(await present(subAgent, [child, root]), options({ maxChainLength: 1 })), 'MALFORMED');
+  });
+
+  it('VP_SIGNATURE_INVALID: the presentation was changed after signing', async () => {
+    const vp = await present(agent, [root]);
+    expectRefused(await verifyPresentation({ ...vp, id: 'urn:uuid:00000000-0000-4000-8000-000000000000' }, options()), 'VP_SIGNATURE_INVALID', 'presentation');
+  });
+
+  it('VP_EXPIRED: past expires, and created in the future', async () => {
+    const vp = await present(agent, [root], { created: new Date(Date.now() - 10 * 60_000) });
+    expectRefused(await verifyPresentation(vp, options()), 'VP_EXPIRED', 'presentation');
+    const future = await present(agent, [root], { created: new Date(Date.now() + 10 * 60_000) });
+    expectRefused(await verifyPresentation(future, options()), 'VP_EXPIRED');
+  });
+
+  it('CHALLENGE_MISMATCH and TARGET_MISMATCH', async () => {
+    expectRefused(await verifyPresentation(await present(agent, [root], { challenge: 'other' }), options()), 'CHALLENGE_MISMATCH', 'presentation');
+    expectRefused(await verifyPresentation(await present(agent, [root], { domain: 'evil.example.com' }), options()), 'TARGET_MISMATCH', 'presentation');
+  });
+
+  it('TARGET_MISMATCH: the verifier is not one of the credential domains', async () => {
+    const vp = await present(agent, [root], { domain: 'mail.example.com' });
+    expectRefused(await verifyPresentation(vp, options({ expectedDomain: 'mail.example.com' })), 'TARGET_MISMATCH', 'scopes');
+  });
+
+  it('REPLAYED: the same presentation, or the same challenge, twice', async () => {
+    const replayCache = createReplayCache();
+    const vp = await present(agent, [root]);
+    expect((await verifyPresentation(vp, options({ replayCache }))).valid).toBe(true);
+    expectRefused(await verifyPresentation(vp, options({ replayCache })), 'REPLAYED', 'replay');
+    expectRefused(await verifyPresentation(await present(agent, [root]), options({ replayCache })), 'REPLAYED', 'replay');
+  });
+
+  it('DID_RESOLUTION_FAILED: an issuer DID that does not resolve', async () => {
+    const ghost = testIdentity('ghost'); // never published
+    const credential = await issueAgentCredential({ issuer: ghost, agentDid: agent.did, privilegeScopes: ['files'], delegationDepth: 0 });
+    expectRefused(await verifyPresentation(await present(agent, [credential]), options({ trustedIssuers: [ghost.did] })), 'DID_RESOLUTION_FAILED', 'dids');
+  });
+
+  it('DID_DEACTIVATED: a deactivated issuer DID', async () => {
+    const retired = testIdentity('retired');
+    resolver.documents.set(retired.did, { document: retired.document, deactivated: true });
+    const credential = await issueAgentCredential({ issuer: retired, agentDid: agent.did, privilegeScopes: ['files'], delegationDepth: 0 });
+    expectRefused(await verifyPresentation(await present(agent, [credential]), options({ trustedIssuers: [retired.did] })), 'DID_DEACTIVATED', 'dids');
+  });
+
+  it('KEY_NOT_AUTHORIZED: a key outside assertionMethod, or another DID\'s key', async () => {
+    const authOnly = testIdentity('auth-only');
+    resolver.documents.set(authOnly.did, { document: { ...authOnly.document, assertionMethod: [] } });
+    const credential = await issueAgentCredential({ issuer: authOnly, agentDid: agent.did, privilegeScopes: ['files'], delegationDepth: 0 });
+    expectRefused(await verifyPresentation(await present(agent, [credential]), options({ trustedIssuers: [authOnly.did] })), 'KEY_NOT_AUTHORIZED', 'credentials');
+    // The holder signs with a key that belongs to someone else.
+    const vp = await signPresentation({ holder: { ...subAgent, did: agent.did }, credentials: [root], challenge: 'nonce-1', domain: TARGET });
+    expectRefused(await verifyPresentation(vp, options()), 'KEY_NOT_AUTHORIZED', 'presentation');
+  });
+
+  it('CREDENTIAL_SIGNATURE_INVALID: a credential changed after its issuer signed it', async () => {
+    const forged = { ...root, credentialSubject: { ...root.credentialSubject, privilegeScopes: ['files', 'admin'] } };
+    expectRefused(await verifyPresentation(await present(agent, [forged]), options()), 'CREDENTIAL_SIGNATURE_INVALID', 'credentials');
+  });
+
+  it('CREDENTIAL_SIGNATURE_INVALID: a grant whose consent was not signed by the user', async () => {
+    const provider = newIdentity();
+    const user = newIdentity();
+    const consent = await createConsent({ user, agentDid: agent.did, providerDid: provider.did, privilegeScopes: ['files:read'], challenge: 'c-2' });
+    const grant = await issueGrant({ provider, agentDid: agent.did, privilegeScopes: ['files:read'], consent: { ...consent, privilegeScopes: ['files'] }, ceiling: ['files'] });
+    expectRefused(await verifyPresentation(await present(agent, [root, grant]), options({ trustedGrantIssuers: [provider.did] })), 'CREDENTIAL_SIGNATURE_INVALID', 'credentials');
+  });
+
+  it('CREDENTIAL_EXPIRED and CREDENTIAL_NOT_YET_VALID', async () => {
+    const expired = await issueAgentCredential({ issuer: platform, agentDid: agent.did, privilegeScopes: ['files'], delegationDepth: 0, validFrom: new Date(Date.now() - 2 * HOUR), validUntil: new Date(Date.now() - HOUR) });
+    expectRefused(await verifyPresentation(await present(agent, [expired]), options()), 'CREDENTIAL_EXPIRED', 'credentials');
+    const early = await issueAgentCredential({ issuer: platform, agentDid: agent.did, privilegeScopes: ['files'], delegationDepth: 0, validFrom: new Date(Date.now() + HOUR) });
+    expectRefused(await verifyPresentation(await present(agent, [early]), options()), 'CREDENTIAL_NOT_YET_VALID', 'credentials');
+  });
+
+  it('UNTRUSTED_ISSUER: a root from an issuer the verifier does not trust, and an untrusted grant', async () => {
+    const rogue = newIdentity();
+    const credential = await issueAgentCredential({ issuer: rogue, agentDid: agent.did, privilegeScopes: ['files'], delegationDepth: 0 });
+    expectRefused(await verifyPresentation(await present(agent, [credential]), options()), 'UNTRUSTED_ISSUER', 'chain');
+    const provider = newIdentity();
+    const user = newIdentity();
+    const consent = await createConsent({ user, agentDid: agent.did, providerDid: provider.did, privilegeScopes: ['files:read'], challenge: 'c-3' });
+    const grant = await issueGrant({ provider, agentDid: agent.did, privilegeScopes: ['files:read'], consent, ceiling: ['files'] });
+    expectRefused(await verifyPresentation(await present(agent, [root, grant]), options()), 'UNTRUSTED_ISSUER', 'chain');
+  });
+
+  function childOf(parent: AgentCredential | DelegatedAgentCredential, overrides: { subject?: Partial<DelegatedAgentCredential['credentialSubject']>; parentCredential?: DelegatedAgentCredential['parentCredential']; validUntil?: string } = {}) {
+    return {
+      '@context': [...MANDATE_CONTEXTS],
+      id: `urn:uuid:${crypto.randomUUID()}`,
+      type: ['VerifiableCredential', 'DelegatedAgentCredential'],
+      issuer: parent.credentialSubject.id,
+      validFrom: new Date(Date.now() - 60_000).toISOString(),
+      validUntil: overrides.validUntil ?? parent.validUntil,
+      credentialSubject: { id: subAgent.did, privilegeScopes: ['files:read'], delegationDepth: 0, domains: [TARGET], ...overrides.subject },
+      parentCredential: overrides.parentCredential ?? { id: parent.id, digestMultibase: credentialDigest(parent) },
+    };
+  }
+
+  it('CHAIN_BROKEN: wrong parent digest, wrong delegator, missing parent, outliving the parent', async () => {
+    const wrongDigest = await signRaw(childOf(root, { parentCredential: { id: root.id, digestMultibase: credentialDigest({ ...root, validFrom: '2020-01-01T00:00:00Z' }) } }), agent);
+    expectRefused(await verifyPresentation(await present(subAgent, [wrongDigest as never, root]), options()), 'CHAIN_BROKEN', 'chain');
+    const stranger = newIdentity();
+    const wrongDelegator = await signRaw({ ...childOf(root), issuer: stranger.did }, stranger);
+    expectRefused(await verifyPresentation(await present(subAgent, [wrongDelegator as never, root]), options()), 'CHAIN_BROKEN', 'chain');
+    const orphan = await signRaw(childOf(root), agent);
+    expectRefused(await verifyPresentation(await present(subAgent, [orphan as never]), options()), 'CHAIN_BROKEN', 'chain');
+    const outliving = await signRaw(childOf(root, { validUntil: new Date(Date.now() + 48 * HOUR).toISOString() }), agent);
+    expectRefused(await verifyPresentation(await present(subAgent, [outliving as never, root]), options()), 'CHAIN_BROKEN', 'chain');
+  });
+
+  it('SCOPE_ESCALATION: a child wider than its parent (and delegate refuses to sign it)', async () => {
+    const wider = await signRaw(childOf(root, { subject: { privilegeScopes: ['files', 'admin'] } }), agent);
+    expectRefused(await verifyPresentation(await present(subAgent, [wider as never, root]), options()), 'SCOPE_ESCALATION', 'chain');
+    // String-prefix tricks are not coverage: "filesystem" is not under "files".
+    const prefixTrick = await signRaw(childOf(root, { subject: { privilegeScopes: ['filesystem:read'] } }), agent);
+    expectRefused(await verifyPresentation(await present(subAgent, [prefixTrick as never, root]), options()), 'SCOPE_ESCALATION', 'chain');
+    await expect(delegate(root, { delegator: agent, delegateeDid: subAgent.did, scopes: ['admin'] })).rejects.toMatchObject({ code: 'SCOPE_ESCALATION' });
+  });
+
+  it('DEPTH_EXCEEDED: a child as deep as its parent (and delegate refuses)', async () => {
+    const deep = await signRaw(childOf(root, { subject: { delegationDepth: 2 } }), agent);
+    expectRefused(await verifyPresentation(await present(subAgent, [deep as never, root]), options()), 'DEPTH_EXCEEDED', 'chain');
+    const leafOnly = await issueAgentCredential({ issuer: platform, agentDid: agent.did, privilegeScopes: ['files'], delegationDepth: 0 });
+    await expect(delegate(leafOnly, { delegator: agent, delegateeDid: subAgent.did, scopes: ['files'] })).rejects.toMatchObject({ code: 'DEPTH_EXCEEDED' });
+  });
+
+  it('DOMAIN_ESCALATION: a child with a domain its parent lacks, or none at all', async () => {
+    const extra = await signRaw(childOf(root, { subject: { domains: [TARGET, 'bank.example.com'] } }), agent);
+    expectRefused(await verifyPresentation(await present(subAgent, [extra as never, root]), options()), 'DOMAIN_ESCALATION', 'chain');
+    const unbounded = childOf(root);
+    delete (unbounded.credentialSubject as { domains?: string[] }).domains;
+    const signed = await signRaw(unbounded, agent);
+    expectRefused(await verifyPresentation(await present(subAgent, [signed as never, root]), options()), 'DOMAIN_ESCALATION', 'chain');
+    await expect(delegate(root, { delegator: agent, delegateeDid: subAgent.did, scopes: ['files'], domains: ['bank.example.com'] })).rejects.toMatchObject({ code: 'DOMAIN_ESCALATION' });
+  });
+
+  it('HOLDER_MISMATCH: presenting another agent\'s credential, or a grant for an outsider', async () => {
+    expectRefused(await verifyPresentation(await present(subAgent, [root]), options()), 'HOLDER_MISMATCH', 'chain');
+    const provider = newIdentity();
+    const user = newIdentity();
+    const outsider = newIdentity();
+    const consent = await createConsent({ user, agentDid: outsider.did, providerDid: provider.did, privilegeScopes: ['files:read'], challenge: 'c-4' });
+    const grant = await issueGrant({ provider, agentDid: outsider.did, privilegeScopes: ['files:read'], consent, ceiling: ['files'] });
+    expectRefused(await verifyPresentation(await present(agent, [root, grant]), options({ trustedGrantIssuers: [provider.did] })), 'HOLDER_MISMATCH', 'chain');
+  });
+
+  it('SCOPE_ESCALATION: a grant beyond the agent\'s ceiling', async () => {
+    const provider = newIdentity();
+    const user = newIdentity();
+    const consent = await createConsent({ user, agentDid: agent.did, providerDid: provider.did, privilegeScopes: ['mail'], challenge: 'c-5' });
+    const grant = await signRaw(
+      {
+        '@context': [...MANDATE_CONTEXTS],
+        id: `urn:uuid:${crypto.randomUUID()}`,
+        type: ['VerifiableCredential', 'DelegationGrantCredential'],
+        issuer: provider.did,
+        validFrom: new Date(Date.now() - 60_000).toISOString(),
+        credentialSubject: { id: agent.did, privilegeScopes: ['mail'], onBehalfOf: user.did, consent },
+      },
+      provider,
+    );
+    expectRefused(await verifyPresentation(await present(agent, [root, grant as never]), options({ trustedGrantIssuers: [provider.did] })), 'SCOPE_ESCALATION', 'chain');
+    await expect(issueGrant({ provider, agentDid: agent.did, privilegeScopes: ['mail'], consent, ceiling: ['files'] })).rejects.toMatchObject({ code: 'SCOPE_ESCALATION' });
+  });
+
+  it('INSUFFICIENT_SCOPE: a required scope outside the effective scopes', async () => {
+    expectRefused(await verifyPresentation(await present(agent, [root]), options({ requiredScopes: ['calendar:write'] })), 'INSUFFICIENT_SCOPE', 'scopes');
+  });
+
+  it('stops at the first failure and records the checks that ran', async () => {
+    const vp = await present(subAgent, [root], { challenge: 'other' });
+    const result = await verifyPresentation(vp, options());
+    expectRefused(result, 'CHALLENGE_MISMATCH');
+    expect(result.checks).toEqual([expect.objectContaining({ check: 'presentation', ok: false, reason: 'CHALLENGE_MISMATCH' })]);
+  });
+});

@@ -1,0 +1,167 @@
+// Revocation and suspension through real status lists served over HTTP by the fixture server,
+// checked by verifyPresentation in Node and in Chromium.
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { createKeyResolver } from '../../wallet/did/verification-method.ts';
+import { allocateIndex } from '../../wallet/status/allocate.ts';
+import { createStatusList, setStatus, type StatusBitstring } from '../../wallet/status/bitstring.ts';
+import { createStatusListClient, type StatusListClientOptions } from '../../wallet/status/client.ts';
+import { buildStatusListCredential, buildStatusListEntry } from '../../wallet/status/credential.ts';
+import { encodeStatusList } from '../../wallet/status/encoded-list.ts';
+import { issueAgentCredential } from '../../wallet/vc/agent-credential.ts';
+import type { SigningIdentity } from '../../wallet/vc/identity.ts';
+import { signPresentation } from '../../wallet/vc/presentation.ts';
+import type { AgentCredential } from '../../wallet/vc/types.ts';
+import { verifyPresentation, type VerificationResult } from '../../wallet/vc/verify.ts';
+import { newIdentity, signRaw, testResolver, type TestResolver } from '../support/agents.ts';
+
+const TARGET = 'files.example.com';
+const base = inject('fixtureBaseUrl');
+
+let platform: SigningIdentity;
+let agent: SigningIdentity;
+let resolver: TestResolver;
+
+interface PublishedList {
+  url: string;
+  list: StatusBitstring;
+  purpose: string;
+  publish(signer?: SigningIdentity): Promise<void>;
+}
+
+async function publishedList(purpose: string, ttl = 60_000): Promise<PublishedList> {
+  const url = `${base}/lists/${crypto.randomUUID()}`;
+  const list = createStatusList();
+  const published: PublishedList = {
+    url,
+    list,
+    purpose,
+    async publish(signer = platform) {
+      const unsigned = buildStatusListCredential({ id: url, issuer: signer.did, validFrom: new Date(), statusPurpose: purpose, encodedList: await encodeStatusList(list), ttl });
+      const signed = await signRaw(unsigned, signer);
+      const response = await fetch(`${base}/host${new URL(url).pathname}`, { method: 'PUT', body: JSON.stringify(signed), headers: { 'content-type': 'application/json' } });
+      expect(response.status).toBe(204);
+    },
+  };
+  await published.publish();
+  return published;
+}
+
+async function credentialOn(...lists: PublishedList[]): Promise<{ credential: AgentCredential; indexes: number[] }> {
+  const indexes = lists.map((l) => allocateIndex(l.list.length, new Set<number>()));
+  const credential = await issueAgentCredential({
+    issuer: platform,
+    agentDid: agent.did,
+    privilegeScopes: ['files'],
+    delegationDepth: 0,
+    credentialStatus: lists.map((l, i) => buildStatusListEntry({ statusListCredential: l.url, statusListIndex: indexes[i] as number, statusPurpose: l.purpose })) as never,
+  });
+  return { credential, indexes };
+}
+
+function client(extra: Partial<StatusListClientOptions> = {}) {
+  return createStatusListClient({ resolveKey: createKeyResolver(resolver), allowHttpLoopback: true, ...extra });
+}
+
+async function verify(credential: AgentCredential, statusLists = client(), now = new Date()): Promise<VerificationResult> {
+  const vp = await signPresentation({ holder: agent, credentials: [credential], challenge: 'n', domain: TARGET, created: now });
+  return verifyPresentation(vp, { trustedIssuers: [platform.did], expectedDomain: TARGET, resolver, statusLists, now });
+}
+
+function expectReason(result: VerificationResult, reason: string): void {
+  expect(result.valid ? 'accepted' : result.reason).toBe(reason);
+  if (!result.valid) expect(result.failedCheck).toBe('status');
+}
+
+beforeAll(() => {
+  platform = newIdentity();
+  agent = newIdentity();
+  resolver = testResolver();
+});
+
+describe('status lists in verifyPresentation', () => {
+  it('accepts a credential whose bits are clear and reports the list age', async () => {
+    const revocation = await publishedList('revocation');
+    const suspension = await publishedList('suspension');
+    const { credential } = await credentialOn(revocation, suspension);
+    const result = await verify(credential);
+    expect(result.valid).toBe(true);
+    if (result.valid) expect(result.sources.statusLists.map((s) => s.id)).toEqual([revocation.url, suspension.url]);
+  });
+
+  it('CREDENTIAL_REVOKED once the issuer sets the revocation bit', async () => {
+    const revocation = await publishedList('revocation');
+    const { credential, indexes } = await credentialOn(revocation);
+    setStatus(revocation.list, indexes[0] as number, 1);
+    await revocation.publish();
+    expectReason(await verify(credential), 'CREDENTIAL_REVOKED');
+  });
+
+  it('CREDENTIAL_SUSPENDED when the suspension bit is set', async () => {
+    const revocation = await publishedList('revocation');
+    const suspension = await publishedList('suspension');
+    const { credential, indexes } = await credentialOn(revocation, suspension);
+    setStatus(suspension.list, indexes[1] as number, 1);
+    await suspension.publish();
+    expectReason(await verify(credential), 'CREDENTIAL_SUSPENDED');
+  });
+
+  it('a revocation takes effect within one ttl of a cached list', async () => {
+    const revocation = await publishedList('revocation', 60_000);
+    const { credential, indexes } = await credentialOn(revocation);
+    const statusLists = client();
+    const t0 = new Date();
+    expect((await verify(credential, statusLists, t0)).valid).toBe(true);
+    setStatus(revocation.list, indexes[0] as number, 1);
+    await revocation.publish();
+    // Still inside the ttl: the cached list is used, as the issuer's ttl allows.
+    expect((await verify(credential, statusLists, new Date(t0.getTime() + 30_000))).valid).toBe(true);
+    expectReason(await verify(credential, statusLists, new Date(t0.getTime() + 61_000)), 'CREDENTIAL_REVOKED');
+  });
+
+  it('STATUS_UNAVAILABLE: no list at the URL, no client, a foreign signer, a tampered list', async () => {
+    const missing = await publishedList('revocation');
+    const { credential } = await credentialOn(missing);
+    await fetch(`${base}/host${new URL(missing.url).pathname}`, { method: 'DELETE' });
+    expectReason(await verify(credential), 'STATUS_UNAVAILABLE');
+
+    const fine = await publishedList('revocation');
+    const { credential: onFine } = await credentialOn(fine);
+    const vp = await signPresentation({ holder: agent, credentials: [onFine], challenge: 'n', domain: TARGET });
+    expectReason(await verifyPresentation(vp, { trustedIssuers: [platform.did], expectedDomain: TARGET, resolver }), 'STATUS_UNAVAILABLE');
+
+    const foreign = await publishedList('revocation');
+    const { credential: onForeign } = await credentialOn(foreign);
+    await foreign.publish(newIdentity());
+    expectReason(await verify(onForeign), 'STATUS_UNAVAILABLE');
+
+    const tampered = await publishedList('revocation');
+    const { credential: onTampered, indexes } = await credentialOn(tampered);
+    const signedText = await (await fetch(tampered.url)).text();
+    setStatus(tampered.list, indexes[0] as number, 1);
+    const forged = { ...JSON.parse(signedText), credentialSubject: { ...JSON.parse(signedText).credentialSubject, encodedList: await encodeStatusList(tampered.list) } };
+    await fetch(`${base}/host${new URL(tampered.url).pathname}`, { method: 'PUT', body: JSON.stringify(forged), headers: { 'content-type': 'application/json' } });
+    expectReason(await verify(onTampered), 'STATUS_UNAVAILABLE');
+  });
+
+  it('STATUS_UNAVAILABLE: plain http to a non-loopback host is refused before any fetch', async () => {
+    const revocation = await publishedList('revocation');
+    const { credential } = await credentialOn(revocation);
+    expectReason(await verify(credential, client({ allowHttpLoopback: false })), 'STATUS_UNAVAILABLE');
+  });
+
+  it('a grace period keeps a cached list usable when a refresh fails, and reports its age', async () => {
+    const revocation = await publishedList('revocation', 1_000);
+    const { credential } = await credentialOn(revocation);
+    const strict = client();
+    const lenient = client({ graceMs: 60_000 });
+    const t0 = new Date();
+    expect((await verify(credential, strict, t0)).valid).toBe(true);
+    expect((await verify(credential, lenient, t0)).valid).toBe(true);
+    await fetch(`${base}/host${new URL(revocation.url).pathname}`, { method: 'DELETE' });
+    const later = new Date(t0.getTime() + 10_000);
+    expectReason(await verify(credential, strict, later), 'STATUS_UNAVAILABLE');
+    const result = await verify(credential, lenient, later);
+    expect(result.valid).toBe(true);
+    if (result.valid) expect(result.sources.statusLists[0]?.ageMs).toBe(10_000);
+  });
+});

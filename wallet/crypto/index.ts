@@ -1,0 +1,47 @@
+/**
+ * The crypto core: the only code in Mandate that touches cryptography. See docs/crypto.md.
+ */
+export { MandateError, isMandateError } from './errors.ts';
+export { BytesError, bytesToHex, hexToBytes, utf8ToBytes, bytesToUtf8, randomBytes, equalBytes, concatBytes } from './bytes.ts';
+export { LruCache, type LruOptions } from './lru.ts';
+export {
+  Ed25519Error,
+  type Ed25519Backend,
+  type Signer,
+  generateSeed,
+  getPublicKey,
+  sign,
+  verify,
+  seedSigner,
+  assertValidPublicKey,
+  setEd25519Backend,
+  getEd25519Backend,
+  generateNonExtractableKey,
+  importNonExtractableSeed,
+  cryptoKeySigner,
+} from './ed25519.ts';
+export {
+  MultibaseError,
+  encodePublicKeyMultibase,
+  decodePublicKeyMultibase,
+  encodePrivateKeyMultibase,
+  decodePrivateKeyMultibase,
+  encodeBase58btc,
+  decodeBase58btc,
+  encodeBase64url,
+  decodeBase64url,
+} from './multikey.ts';
+export { JsonError, type JsonErrorCode, type JsonLimits, type JsonValue, type JsonObject, parseJson, assertSafeJson, canonicalizeJson, canonicalBytes } from './jcs.ts';
+export { sha256, digestMultibase, verifyDigestMultibase } from './hash.ts';
+export {
+  createProof,
+  verifyProof,
+  ProofError,
+  type ProofErrorCode,
+  type DataIntegrityProof,
+  type KeyResolver,
+  parseDateTimeStamp,
+  formatDateTimeStamp,
+} from './data-integrity.ts';
+export { AeadError, encrypt, decrypt, type AeadEnvelope } from './aead.ts';
+export { KdfError, createPassphraseKey, derivePassphraseKey } from './kdf.ts';

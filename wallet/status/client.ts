@@ -1,0 +1,160 @@
+/**
+ * The verifier side of Bitstring Status List v1.0 (§3.2 Validate Algorithm): fetch the list
+ * credential an entry points to, verify its proof and issuer, cache it for its `ttl`, and read
+ * the entry's status. Everything fails closed: a list that cannot be fetched, verified or
+ * decoded is STATUS_LIST_UNAVAILABLE, unless the caller allows a grace period, in which case a
+ * list cached earlier is used up to that long past its ttl (and its age is reported).
+ */
+import { parseDateTimeStamp, verifyProof, type KeyResolver } from '../crypto/data-integrity.ts';
+import { isMandateError } from '../crypto/errors.ts';
+import { LruCache } from '../crypto/lru.ts';
+import { fetchJson, type FetchLike } from '../net/http.ts';
+import { checkUrlPolicy, type UrlPolicy } from '../net/url-policy.ts';
+import type { StatusBitstring } from './bitstring.ts';
+import {
+  assertEntryMatchesList,
+  parseStatusListCredential,
+  parseStatusListEntry,
+  readEntryStatus,
+  type BitstringStatusListCredential,
+} from './credential.ts';
+import { decodeStatusList } from './encoded-list.ts';
+import { StatusListError } from './errors.ts';
+
+export interface StatusListClientOptions extends UrlPolicy {
+  /** Maps a list credential's verificationMethod to its key (the DID layer's createKeyResolver). */
+  resolveKey: KeyResolver;
+  fetch?: FetchLike;
+  /** Per-fetch deadline (default 3 s). */
+  timeoutMs?: number;
+  /** Largest list credential accepted, in bytes (default 256 KiB). */
+  maxBytes?: number;
+  /** Largest decompressed bitstring accepted, in bytes (default 1 MiB = 8,388,608 one-bit entries). */
+  maxListBytes?: number;
+  /** Cache lifetime when the list states no `ttl` (default 5 minutes). */
+  defaultTtlMs?: number;
+  /** How long past its ttl a cached list may still be used when a refresh fails (default 0: fail closed). */
+  graceMs?: number;
+  /** Most lists cached (default 256). */
+  max?: number;
+  now?: () => number;
+}
+
+export interface StatusCheckResult {
+  /** The entry's value; 0 means not revoked / not suspended. */
+  status: number;
+  purpose: string;
+  message?: string;
+  /** URL of the list relied on. */
+  listUrl: string;
+  /** How old that list was, in ms. */
+  ageMs: number;
+}
+
+export interface StatusListClient {
+  /**
+   * The status of `entry` of a credential issued by `credentialIssuer`; the list must be signed
+   * by that same issuer. Throws StatusListError (STATUS_LIST_UNAVAILABLE and the list's own
+   * codes) when no trustworthy answer can be given.
+   */
+  check(entry: unknown, credentialIssuer: string, now?: number): Promise<StatusCheckResult>;
+}
+
+interface CachedList {
+  credential: BitstringStatusListCredential;
+  issuer: string;
+  fetchedAt: number;
+  freshUntil: number;
+  /** Decoded bitstrings by statusSize: decoding is the expensive part, done once per list. */
+  decoded: Map<number, Promise<StatusBitstring>>;
+}
+
+const MEDIA_TYPES = new Set(['application/vc', 'application/vc+ld+json', 'application/ld+json', 'application/json']);
+
+function unavailable(message: string, cause?: unknown): StatusListError {
+  return new StatusListError('STATUS_LIST_UNAVAILABLE', message, { cause });
+}
+
+function issuerOf(credential: BitstringStatusListCredential): string {
+  return typeof credential.issuer === 'string' ? credential.issuer : credential.issuer.id;
+}
+
+export function createStatusListClient(options: StatusListClientOptions): StatusListClient {
+  const clock = options.now ?? Date.now;
+  const limits = { timeoutMs: options.timeoutMs ?? 3000, maxBytes: options.maxBytes ?? 256 * 1024 };
+  const maxListBytes = options.maxListBytes ?? 1024 * 1024;
+  const defaultTtlMs = options.defaultTtlMs ?? 5 * 60_000;
+  const graceMs = options.graceMs ?? 0;
+  // Entries outlive their ttl by the grace period, so a failed refresh can fall back to them.
+  const cache = new LruCache<string, CachedList>({ max: options.max ?? 256, now: clock });
+  const inFlight = new Map<string, Promise<CachedList>>();
+
+  async function download(url: string, now: number): Promise<CachedList> {
+    const result = await fetchJson(url, { limits, fetch: options.fetch, accept: 'application/vc, application/json', mediaTypes: MEDIA_TYPES });
+    if (!result.ok) throw unavailable(`status list ${url}: ${result.message}`);
+    const credential = parseStatusListCredential(result.json);
+    if (credential.id !== undefined && credential.id !== url) throw unavailable(`status list ${url} names itself ${credential.id}`);
+    // §3.2 step 4: the list credential's own proof, by a key of its issuer.
+    const issuer = issuerOf(credential);
+    try {
+      await verifyProof(result.json, {
+        resolveKey: (vm, purpose) =>
+          vm.split('#')[0] === issuer ? options.resolveKey(vm, purpose) : Promise.reject(unavailable(`status list ${url} is signed by a key outside its issuer`)),
+        expectedProofPurpose: 'assertionMethod',
+        now: new Date(now),
+      });
+    } catch (error) {
+      throw unavailable(`status list ${url} does not verify: ${isMandateError(error) ? error.code : 'error'}`, error);
+    }
+    const ttl = credential.credentialSubject.ttl ?? defaultTtlMs;
+    return { credential, issuer, fetchedAt: now, freshUntil: now + ttl, decoded: new Map() };
+  }
+
+  async function listFor(url: string, now: number): Promise<CachedList> {
+    const cached = cache.get(url);
+    if (cached && now < cached.freshUntil) return cached;
+    let pending = inFlight.get(url);
+    if (!pending) {
+      pending = download(url, now).finally(() => inFlight.delete(url));
+      inFlight.set(url, pending);
+    }
+    try {
+      const fresh = await pending;
+      cache.set(url, fresh, fresh.freshUntil - now + graceMs);
+      return fresh;
+    } catch (error) {
+      if (cached && now <= cached.freshUntil + graceMs) return cached;
+      throw error instanceof StatusListError ? error : unavailable(`status list ${url} is unavailable`, error);
+    }
+  }
+
+  return {
+    async check(entry, credentialIssuer, at) {
+      const now = at ?? clock();
+      const parsed = parseStatusListEntry(entry);
+      checkUrlPolicy(parsed.statusListCredential, options, (message) => unavailable(`status list URL refused: ${message}`));
+      const list = await listFor(parsed.statusListCredential, now);
+      if (list.issuer !== credentialIssuer) {
+        throw unavailable(`status list ${parsed.statusListCredential} is issued by ${list.issuer}, not by the credential's issuer`);
+      }
+      const validUntil = list.credential.validUntil;
+      if (validUntil !== undefined && (parseDateTimeStamp(validUntil) ?? -Infinity) < now) throw unavailable(`status list ${parsed.statusListCredential} has expired`);
+      assertEntryMatchesList(parsed, list.credential);
+      const statusSize = parsed.statusSize ?? 1;
+      let decoded = list.decoded.get(statusSize);
+      if (!decoded) {
+        decoded = decodeStatusList(list.credential.credentialSubject.encodedList, { statusSize, maxBytes: maxListBytes });
+        list.decoded.set(statusSize, decoded);
+        decoded.catch(() => list.decoded.delete(statusSize));
+      }
+      const result = readEntryStatus(parsed, await decoded, list.credential.credentialSubject.statusMessage);
+      return {
+        status: result.status,
+        purpose: result.purpose,
+        ...(result.message === undefined ? {} : { message: result.message }),
+        listUrl: parsed.statusListCredential,
+        ageMs: Math.max(0, now - list.fetchedAt),
+      };
+    },
+  };
+}

@@ -1,0 +1,191 @@
+/**
+ * Structural validation of Mandate credentials and presentations (docs/protocol.md). It runs
+ * before any signature is checked, so everything later can trust the shapes; any deviation is
+ * `MALFORMED`. Scope strings are validated here too (docs/scopes.md grammar).
+ */
+import { parseDateTimeStamp } from '../crypto/data-integrity.ts';
+import { VC_V2_CONTEXT } from './context.ts';
+import { VerificationError } from './reasons.ts';
+import { parseScopes } from './scopes.ts';
+import type {
+  AgentCredential,
+  ChainCredential,
+  DelegatedAgentCredential,
+  DelegationGrantCredential,
+  MandateCredential,
+  StatusEntry,
+  VerifiablePresentation,
+} from './types.ts';
+
+export const CREDENTIAL_TYPES = ['AgentCredential', 'DelegatedAgentCredential', 'DelegationGrantCredential'] as const;
+export type CredentialKind = (typeof CREDENTIAL_TYPES)[number];
+
+const URN_UUID = /^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DID = /^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$/;
+
+function malformed(message: string): never {
+  throw new VerificationError('MALFORMED', message);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function requireString(value: unknown, what: string): string {
+  if (typeof value !== 'string' || value.length === 0) malformed(`${what} must be a non-empty string`);
+  return value;
+}
+
+function requireDid(value: unknown, what: string): string {
+  if (typeof value !== 'string' || !DID.test(value)) malformed(`${what} must be a DID`);
+  return value;
+}
+
+function requireStringArray(value: unknown, what: string): string[] {
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string' || v.length === 0)) {
+    malformed(`${what} must be an array of non-empty strings`);
+  }
+  return value as string[];
+}
+
+function requireScopes(value: unknown, what: string): string[] {
+  const scopes = requireStringArray(value, what);
+  try {
+    parseScopes(scopes);
+  } catch (error) {
+    malformed(`${what}: ${(error as Error).message}`);
+  }
+  return scopes;
+}
+
+function requireDateTime(value: unknown, what: string): number {
+  const ms = parseDateTimeStamp(value);
+  if (ms === undefined) malformed(`${what} must be an XML Schema dateTime with a time zone`);
+  return ms;
+}
+
+/** VC DM 2.0 §4.2 contexts: the v2 context comes first. */
+function checkContext(value: unknown, what: string): void {
+  const contexts = requireStringArray(value, `${what} @context`);
+  if (contexts[0] !== VC_V2_CONTEXT) malformed(`${what} @context must start with ${VC_V2_CONTEXT}`);
+}
+
+/** The issuer's id: VC DM 2.0 §4.7 allows a URL or an object with `id`. */
+export function issuerId(credential: { issuer: unknown }): string {
+  const issuer = credential.issuer;
+  return isObject(issuer) ? requireDid(issuer.id, 'issuer.id') : requireDid(issuer, 'issuer');
+}
+
+export function statusEntries(credential: { credentialStatus?: StatusEntry | StatusEntry[] }): StatusEntry[] {
+  const status = credential.credentialStatus;
+  if (status === undefined) return [];
+  return Array.isArray(status) ? status : [status];
+}
+
+function checkStatus(value: unknown, what: string): void {
+  if (value === undefined) return;
+  const entries = Array.isArray(value) ? value : [value];
+  if (entries.length === 0 || entries.length > 4) malformed(`${what} must hold one to four entries`);
+  for (const entry of entries) {
+    if (!isObject(entry) || entry.type !== 'BitstringStatusListEntry') malformed(`${what} entries must be BitstringStatusListEntry objects`);
+    requireString(entry.statusPurpose, `${what}.statusPurpose`);
+    if (typeof entry.statusListIndex !== 'string' || !/^(0|[1-9][0-9]{0,9})$/.test(entry.statusListIndex)) {
+      malformed(`${what}.statusListIndex must be a decimal string`);
+    }
+    requireString(entry.statusListCredential, `${what}.statusListCredential`);
+  }
+}
+
+/** Which Mandate credential this is, from its `type`; MALFORMED when none or several. */
+export function credentialKind(credential: { type: unknown }): CredentialKind {
+  const types = requireStringArray(credential.type, 'credential type');
+  if (!types.includes('VerifiableCredential')) malformed('credential type must include VerifiableCredential');
+  const kinds = CREDENTIAL_TYPES.filter((t) => types.includes(t));
+  if (kinds.length !== 1) malformed(`credential type must include exactly one of ${CREDENTIAL_TYPES.join(', ')}`);
+  return kinds[0] as CredentialKind;
+}
+
+/** Validates one Mandate credential's structure (VC DM 2.0 §4 + docs/protocol.md). */
+export function parseCredential(value: unknown): MandateCredential {
+  if (!isObject(value)) malformed('credential must be a JSON object');
+  checkContext(value['@context'], 'credential');
+  if (typeof value.id !== 'string' || !URN_UUID.test(value.id)) malformed('credential id must be a urn:uuid');
+  const kind = credentialKind(value as { type: unknown });
+  issuerId(value as { issuer: unknown });
+  const validFrom = requireDateTime(value.validFrom, 'validFrom');
+  if (value.validUntil !== undefined && requireDateTime(value.validUntil, 'validUntil') < validFrom) {
+    malformed('validUntil is before validFrom');
+  }
+  checkStatus(value.credentialStatus, 'credentialStatus');
+  if (value.proof === undefined) malformed('credential has no proof');
+  const subject = value.credentialSubject;
+  if (!isObject(subject)) malformed('credentialSubject must be an object');
+  requireDid(subject.id, 'credentialSubject.id');
+  requireScopes(subject.privilegeScopes, 'credentialSubject.privilegeScopes');
+
+  if (kind === 'DelegationGrantCredential') {
+    requireDid(subject.onBehalfOf, 'credentialSubject.onBehalfOf');
+    const consent = subject.consent;
+    if (!isObject(consent) || consent.type !== 'UserConsent') malformed('credentialSubject.consent must be a UserConsent object');
+    requireDid(consent.user, 'consent.user');
+    requireDid(consent.agent, 'consent.agent');
+    requireDid(consent.provider, 'consent.provider');
+    requireScopes(consent.privilegeScopes, 'consent.privilegeScopes');
+    if (!isObject(consent.proof)) malformed('consent must carry the user\'s proof');
+    return value as unknown as DelegationGrantCredential;
+  }
+
+  const depth = subject.delegationDepth;
+  if (typeof depth !== 'number' || !Number.isSafeInteger(depth) || depth < 0) {
+    malformed('credentialSubject.delegationDepth must be an integer ≥ 0');
+  }
+  if (subject.domains !== undefined) requireStringArray(subject.domains, 'credentialSubject.domains');
+  if (kind === 'DelegatedAgentCredential') {
+    const parent = value.parentCredential;
+    if (!isObject(parent)) malformed('parentCredential must be an object');
+    if (typeof parent.id !== 'string' || !URN_UUID.test(parent.id)) malformed('parentCredential.id must be a urn:uuid');
+    requireString(parent.digestMultibase, 'parentCredential.digestMultibase');
+    return value as unknown as DelegatedAgentCredential;
+  }
+  if (value.parentCredential !== undefined) malformed('an AgentCredential has no parentCredential');
+  return value as unknown as AgentCredential;
+}
+
+export interface ParsedPresentation {
+  presentation: VerifiablePresentation;
+  /** Leaf first, root last. */
+  chain: ChainCredential[];
+  grants: DelegationGrantCredential[];
+}
+
+/**
+ * Validates a presentation's structure and splits its credentials into the chain (leaf first,
+ * then each parent, ending in the root AgentCredential) and the grants that follow it.
+ */
+export function parsePresentation(value: unknown, maxChainLength: number): ParsedPresentation {
+  if (!isObject(value)) malformed('presentation must be a JSON object');
+  checkContext(value['@context'], 'presentation');
+  if (typeof value.id !== 'string' || !URN_UUID.test(value.id)) malformed('presentation id must be a urn:uuid');
+  const types = requireStringArray(value.type, 'presentation type');
+  if (!types.includes('VerifiablePresentation')) malformed('presentation type must include VerifiablePresentation');
+  requireDid(value.holder, 'holder');
+  if (value.proof === undefined) malformed('presentation has no proof');
+  const list = value.verifiableCredential;
+  if (!Array.isArray(list) || list.length === 0) malformed('verifiableCredential must be a non-empty array');
+
+  const chain: ChainCredential[] = [];
+  const grants: DelegationGrantCredential[] = [];
+  for (const item of list) {
+    const credential = parseCredential(item);
+    if (credentialKind(credential) === 'DelegationGrantCredential') {
+      grants.push(credential as DelegationGrantCredential);
+      continue;
+    }
+    if (grants.length > 0) malformed('grants must follow the delegation chain');
+    chain.push(credential as ChainCredential);
+  }
+  if (chain.length === 0) malformed('presentation holds no agent credential');
+  if (chain.length > maxChainLength) malformed(`delegation chain is longer than ${maxChainLength}`);
+  if (grants.length > maxChainLength) malformed(`more than ${maxChainLength} grants`);
+  return { presentation: value as unknown as VerifiablePresentation, chain, grants };
+}

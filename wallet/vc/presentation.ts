@@ -1,0 +1,46 @@
+/**
+ * Signing a presentation (docs/protocol.md §Presentation): the holder agent proves possession
+ * of its DID's authentication key over the chain it presents, bound to one verifier's
+ * challenge and target service, for a short time.
+ */
+import { createProof, formatDateTimeStamp } from '../crypto/data-integrity.ts';
+import { MANDATE_CONTEXTS } from './context.ts';
+import { newUrnUuid, type SigningIdentity } from './identity.ts';
+import type { MandateCredential, VerifiablePresentation } from './types.ts';
+
+export const DEFAULT_PRESENTATION_LIFETIME_MS = 5 * 60_000;
+
+export interface PresentationOptions {
+  holder: SigningIdentity;
+  /** The chain, leaf first, then parents, then grants. */
+  credentials: MandateCredential[];
+  /** The verifier's nonce. */
+  challenge: string;
+  /** The target service (its name or DID), checked as the verifier's expectedDomain. */
+  domain: string;
+  created?: Date;
+  /** Lifetime after `created`; default 5 minutes. */
+  lifetimeMs?: number;
+  id?: string;
+}
+
+export async function signPresentation(options: PresentationOptions): Promise<VerifiablePresentation> {
+  const created = options.created ?? new Date();
+  const expires = new Date(created.getTime() + (options.lifetimeMs ?? DEFAULT_PRESENTATION_LIFETIME_MS));
+  const unsigned = {
+    '@context': [...MANDATE_CONTEXTS],
+    id: options.id ?? newUrnUuid(),
+    type: ['VerifiablePresentation'],
+    holder: options.holder.did,
+    verifiableCredential: options.credentials,
+  };
+  return (await createProof(unsigned as never, {
+    signer: options.holder.signer,
+    verificationMethod: options.holder.verificationMethod,
+    proofPurpose: 'authentication',
+    challenge: options.challenge,
+    domain: options.domain,
+    created: formatDateTimeStamp(created),
+    expires: formatDateTimeStamp(expires),
+  })) as unknown as VerifiablePresentation;
+}

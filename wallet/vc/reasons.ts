@@ -1,0 +1,42 @@
+/**
+ * The verifier's reason codes: the stable vocabulary every refusal is reported in, by the
+ * in-process verifier, the issuer's /v1/vp/verify, the middleware and the service worker.
+ * docs/protocol.md §Reason codes lists when each is raised; each is raised in one place.
+ */
+import { MandateError } from '../crypto/errors.ts';
+
+export const REASON_CODES = [
+  'MALFORMED',
+  'VP_SIGNATURE_INVALID',
+  'VP_EXPIRED',
+  'CHALLENGE_MISMATCH',
+  'TARGET_MISMATCH',
+  'REPLAYED',
+  'DID_RESOLUTION_FAILED',
+  'DID_DEACTIVATED',
+  'KEY_NOT_AUTHORIZED',
+  'CREDENTIAL_SIGNATURE_INVALID',
+  'CREDENTIAL_EXPIRED',
+  'CREDENTIAL_NOT_YET_VALID',
+  'UNTRUSTED_ISSUER',
+  'CHAIN_BROKEN',
+  'SCOPE_ESCALATION',
+  'DEPTH_EXCEEDED',
+  'DOMAIN_ESCALATION',
+  'HOLDER_MISMATCH',
+  'INSUFFICIENT_SCOPE',
+  'CREDENTIAL_REVOKED',
+  'CREDENTIAL_SUSPENDED',
+  'STATUS_UNAVAILABLE',
+] as const;
+
+export type ReasonCode = (typeof REASON_CODES)[number];
+
+/** A refusal with its reason code; thrown by the builders (issuance-time checks) and by checks. */
+export class VerificationError extends MandateError<ReasonCode> {
+  override name = 'VerificationError';
+}
+
+export function isReasonCode(code: unknown): code is ReasonCode {
+  return typeof code === 'string' && (REASON_CODES as readonly string[]).includes(code);
+}

@@ -1,0 +1,410 @@
+/**
+ * `verifyPresentation`: decides, in the verifier's own process and without asking the issuer,
+ * whether the agent presenting `vp` may act at `expectedDomain` (docs/protocol.md §Verification).
+ *
+ * The checks run in a fixed order and stop at the first failure, so a refusal always names the
+ * first thing wrong: 1 presentation proof (then replay), 2 DID resolution, 3 credential proofs
+ * and validity, 4 delegation chain and grants, 5 scopes, 6 status lists. Independent I/O and
+ * signature work is started early and in parallel, but results are judged in that order.
+ */
+import { parseDateTimeStamp, verifyProof, type KeyResolver, type VerifiedProof } from '../crypto/data-integrity.ts';
+import { isMandateError } from '../crypto/errors.ts';
+import { digestMultibase } from '../crypto/hash.ts';
+import { assertSafeJson, canonicalBytes, parseJson, type JsonLimits } from '../crypto/jcs.ts';
+import type { DidResolutionResult, Resolvable } from '../did/types.ts';
+import { createKeyResolver } from '../did/verification-method.ts';
+import type { StatusListClient } from '../status/client.ts';
+import type { VerifiedCredentialCache } from './credential-cache.ts';
+import { checkDelegationLink, validUntilOf } from './delegation.ts';
+import { checkGrant } from './grant.ts';
+import { issuerId, parsePresentation, statusEntries } from './parse.ts';
+import { DEFAULT_PRESENTATION_LIFETIME_MS } from './presentation.ts';
+import { VerificationError, type ReasonCode } from './reasons.ts';
+import type { ReplayCache } from './replay-cache.ts';
+import { narrow, uncovered } from './scopes.ts';
+import type { ChainCredential, DelegatedAgentCredential, DelegationGrantCredential, MandateCredential } from './types.ts';
+
+export interface VerifyPresentationOptions {
+  /** DIDs whose AgentCredentials are accepted as chain roots. */
+  trustedIssuers: readonly string[];
+  /** DIDs of service providers whose DelegationGrantCredentials are accepted. */
+  trustedGrantIssuers?: readonly string[];
+  /** This verifier's service name: the presentation's proof `domain` must equal it. */
+  expectedDomain: string;
+  /** The nonce this verifier handed out; when set, the proof's `challenge` must equal it. */
+  expectedChallenge?: string;
+  /** Scopes the request needs; each must be covered by the effective scopes. */
+  requiredScopes?: readonly string[];
+  /** A DID resolver, ideally cached (`createCachedResolver`): every DID involved is resolved through it. */
+  resolver: Resolvable;
+  /** Needed as soon as a credential carries credentialStatus; without it such credentials fail closed. */
+  statusLists?: StatusListClient;
+  replayCache?: ReplayCache;
+  credentialCache?: VerifiedCredentialCache;
+  now?: Date;
+  /** Tolerance for clocks, both ways (default 60 s). */
+  clockSkewMs?: number;
+  /** Most credentials in the delegation chain (default 8). */
+  maxChainLength?: number;
+  /** Largest accepted presentation, canonical UTF-8 bytes (default 64 KiB). */
+  maxPresentationBytes?: number;
+  /** Accept a self-issued root (issuer = subject). Development only. */
+  allowSelfSigned?: boolean;
+}
+
+export type CheckName = 'presentation' | 'replay' | 'dids' | 'credentials' | 'chain' | 'scopes' | 'status';
+
+export interface CheckOutcome {
+  check: CheckName;
+  ok: boolean;
+  reason?: ReasonCode;
+  message?: string;
+}
+
+export interface ChainLink {
+  id: string;
+  type: 'AgentCredential' | 'DelegatedAgentCredential' | 'DelegationGrantCredential';
+  issuer: string;
+  subject: string;
+  privilegeScopes: string[];
+  /** True when the signature check was skipped thanks to the verified-credential cache. */
+  cached: boolean;
+}
+
+export interface SourceAge {
+  /** A DID or a status list URL. */
+  id: string;
+  /** How old the data relied on was, in ms (0 = fetched for this verification). */
+  ageMs: number;
+}
+
+export interface VerificationSuccess {
+  valid: true;
+  agentDid: string;
+  /** The leaf credential's scopes. */
+  privilegeScopes: string[];
+  /** What the agent may do here: the leaf's scopes narrowed by any grants. */
+  effectiveScopes: string[];
+  vpId: string;
+  chain: ChainLink[];
+  checks: CheckOutcome[];
+  sources: { dids: SourceAge[]; statusLists: SourceAge[] };
+}
+
+export interface VerificationFailure {
+  valid: false;
+  reason: ReasonCode;
+  message: string;
+  failedCheck: CheckName;
+  checks: CheckOutcome[];
+}
+
+export type VerificationResult = VerificationSuccess | VerificationFailure;
+
+/** Translation of lower layers' error codes into the verifier's reason codes, per check. */
+const PROOF_REASONS: Record<string, ReasonCode> = {
+  DID_RESOLUTION_FAILED: 'DID_RESOLUTION_FAILED',
+  DID_DEACTIVATED: 'DID_DEACTIVATED',
+  KEY_NOT_AUTHORIZED: 'KEY_NOT_AUTHORIZED',
+  INVALID_PUBLIC_KEY: 'KEY_NOT_AUTHORIZED',
+  PROOF_MALFORMED: 'MALFORMED',
+  PROOF_MISSING: 'MALFORMED',
+  JSON_UNSAFE_KEY: 'MALFORMED',
+  JSON_NON_FINITE: 'MALFORMED',
+  JSON_UNSUPPORTED_VALUE: 'MALFORMED',
+  JSON_LONE_SURROGATE: 'MALFORMED',
+  JSON_TOO_DEEP: 'MALFORMED',
+  JSON_TOO_LARGE: 'MALFORMED',
+  JSON_SYNTAX: 'MALFORMED',
+};
+
+function reasonFor(error: unknown, fallback: ReasonCode, overrides: Record<string, ReasonCode> = {}): VerificationError {
+  if (error instanceof VerificationError) return error;
+  if (isMandateError(error)) {
+    const reason = overrides[error.code] ?? PROOF_REASONS[error.code] ?? fallback;
+    return new VerificationError(reason, error.message, { cause: error });
+  }
+  // Unknown failures (bugs, platform errors) fail closed without leaking their text.
+  return new VerificationError(fallback, 'verification failed unexpectedly', { cause: error });
+}
+
+/** Settles a promise into a value-or-error pair so parallel work never leaves a rejection unhandled. */
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+}
+
+/** A key resolver that also insists the key belongs to `controller` (the holder or the issuer). */
+function keyOf(resolveKey: KeyResolver, controller: string): KeyResolver {
+  return (verificationMethod, purpose) => {
+    const did = verificationMethod.split('#')[0];
+    if (did !== controller) {
+      return Promise.reject(new VerificationError('KEY_NOT_AUTHORIZED', `${verificationMethod} is not a key of ${controller}`));
+    }
+    return resolveKey(verificationMethod, purpose);
+  };
+}
+
+function credentialType(credential: MandateCredential): ChainLink['type'] {
+  if (credential.type.includes('DelegationGrantCredential')) return 'DelegationGrantCredential';
+  return credential.type.includes('DelegatedAgentCredential') ? 'DelegatedAgentCredential' : 'AgentCredential';
+}
+
+export async function verifyPresentation(vp: unknown, options: VerifyPresentationOptions): Promise<VerificationResult> {
+  const checks: CheckOutcome[] = [];
+  let current: CheckName = 'presentation';
+  const pass = (check: CheckName): void => {
+    checks.push({ check, ok: true });
+  };
+  try {
+    return await run(vp, options, checks, pass, (c) => (current = c));
+  } catch (error) {
+    const refusal = reasonFor(error, 'MALFORMED');
+    checks.push({ check: current, ok: false, reason: refusal.code, message: refusal.message });
+    return { valid: false, reason: refusal.code, message: refusal.message, failedCheck: current, checks };
+  }
+}
+
+async function run(
+  input: unknown,
+  options: VerifyPresentationOptions,
+  checks: CheckOutcome[],
+  pass: (check: CheckName) => void,
+  enter: (check: CheckName) => void,
+): Promise<VerificationSuccess> {
+  const now = options.now?.getTime() ?? Date.now();
+  const skew = options.clockSkewMs ?? 60_000;
+  const limits: JsonLimits = { maxBytes: options.maxPresentationBytes ?? 64 * 1024 };
+
+  // 0. Shape — anything structurally wrong is MALFORMED before any crypto or I/O.
+  enter('presentation');
+  // Text is checked by parseJson (same rules and limits); only objects need the walk here.
+  const value = typeof input === 'string' ? parseJson(input, limits) : input;
+  if (typeof input !== 'string') {
+    try {
+      assertSafeJson(value, limits);
+    } catch (error) {
+      throw reasonFor(error, 'MALFORMED');
+    }
+  }
+  const { presentation, chain, grants } = parsePresentation(value, options.maxChainLength ?? 8);
+  const credentials: MandateCredential[] = [...chain, ...grants];
+  const holder = presentation.holder;
+
+  // Start every DID resolution now (the resolver caches and coalesces); judge them in step 2.
+  const dids = new Set<string>([holder, ...credentials.map(issuerId), ...grants.map((g) => g.credentialSubject.onBehalfOf)]);
+  const pendingResolutions = new Map([...dids].map((did) => [did, options.resolver.resolve(did)]));
+  const resolutions = new Map([...pendingResolutions].map(([did, pending]) => [did, settle(pending)]));
+  // Keys come from the very resolutions judged in step 2: one resolution per DID per
+  // verification, and no second cache read that could see a different document.
+  const resolveKey = createKeyResolver({ resolve: (did) => pendingResolutions.get(did) ?? options.resolver.resolve(did) });
+
+  // 1. The presentation's own proof: holder's authentication key, time window, challenge, target.
+  const proof = Array.isArray(presentation.proof) ? presentation.proof[0] : presentation.proof;
+  let verifiedProof: VerifiedProof | undefined;
+  try {
+    ({ proofs: [verifiedProof] } = await verifyProof(presentation, {
+      resolveKey: keyOf(resolveKey, holder),
+      expectedProofPurpose: 'authentication',
+      // Without an expected nonce any challenge is accepted (a replay cache then makes each
+      // one single-use); Data Integrity insists on naming one for authentication proofs.
+      expectedChallenge: options.expectedChallenge ?? challengeOf(proof),
+      expectedDomain: options.expectedDomain,
+      now: new Date(now),
+      clockSkewMs: skew,
+      limits,
+    }));
+  } catch (error) {
+    throw reasonFor(error, 'VP_SIGNATURE_INVALID', {
+      PROOF_SIGNATURE_INVALID: 'VP_SIGNATURE_INVALID',
+      CRYPTOSUITE_UNSUPPORTED: 'VP_SIGNATURE_INVALID',
+      PROOF_PURPOSE_MISMATCH: 'VP_SIGNATURE_INVALID',
+      PROOF_CONTEXT_MISMATCH: 'VP_SIGNATURE_INVALID',
+      PROOF_EXPIRED: 'VP_EXPIRED',
+      PROOF_NOT_YET_VALID: 'VP_EXPIRED',
+      CHALLENGE_MISMATCH: 'CHALLENGE_MISMATCH',
+      DOMAIN_MISMATCH: 'TARGET_MISMATCH',
+    });
+  }
+  // A presentation without `expires` lives the default lifetime after `created`.
+  const created = verifiedProof?.created?.getTime() ?? NaN;
+  const expiresAt = verifiedProof?.expires?.getTime() ?? created + DEFAULT_PRESENTATION_LIFETIME_MS;
+  if (!Number.isFinite(expiresAt) || now > expiresAt + skew) {
+    throw new VerificationError('VP_EXPIRED', 'the presentation has no valid created/expires time or has expired');
+  }
+  pass('presentation');
+
+  if (options.replayCache) {
+    enter('replay');
+    const until = expiresAt + skew;
+    if (!options.replayCache.remember(`vp:${presentation.id}`, until)) {
+      throw new VerificationError('REPLAYED', `presentation ${presentation.id} was already presented`);
+    }
+    if (proof?.challenge !== undefined && !options.replayCache.remember(`challenge:${proof.challenge}`, until)) {
+      throw new VerificationError('REPLAYED', 'this challenge was already answered');
+    }
+    pass('replay');
+  }
+
+  // 2. Every DID involved resolves, and none is deactivated.
+  enter('dids');
+  const didAges: SourceAge[] = [];
+  for (const [did, pending] of resolutions) {
+    const settled = await pending;
+    const result = settled.ok ? settled.value : undefined;
+    if (!result || !result.didDocument || result.didResolutionMetadata.error) {
+      const why = result?.didResolutionMetadata.error ?? 'resolver failed';
+      throw new VerificationError('DID_RESOLUTION_FAILED', `${did} could not be resolved (${why})`);
+    }
+    if (result.didDocumentMetadata.deactivated === true) throw new VerificationError('DID_DEACTIVATED', `${did} is deactivated`);
+    didAges.push({ id: did, ageMs: ageOf(result) });
+  }
+  pass('dids');
+
+  // 3. Each credential's proof (issuer's assertionMethod key) and validity window. Digests are
+  //    computed once: they key the verified-credential cache and are checked by chain links.
+  enter('credentials');
+  //    Only parents (named by their child's digest) and, with a cache, every credential need one.
+  const digests = credentials.map((c, i) =>
+    options.credentialCache !== undefined || (i > 0 && i < chain.length) ? digestMultibase(canonicalBytes(c)) : undefined,
+  );
+  const cached = digests.map((d) => d !== undefined && options.credentialCache?.has(d) === true);
+  const proofs = credentials.map((credential, i) =>
+    cached[i] ? Promise.resolve({ ok: true as const, value: undefined }) : settle(verifyCredentialProofs(credential, resolveKey, now, skew)),
+  );
+  for (const [i, credential] of credentials.entries()) {
+    const settled = await proofs[i];
+    if (settled && !settled.ok) {
+      throw reasonFor(settled.error, 'CREDENTIAL_SIGNATURE_INVALID', {
+        PROOF_EXPIRED: 'CREDENTIAL_EXPIRED',
+        PROOF_NOT_YET_VALID: 'CREDENTIAL_NOT_YET_VALID',
+      });
+    }
+    const validFrom = parseDateTimeStamp(credential.validFrom) ?? Infinity;
+    const validUntil = validUntilOf(credential);
+    if (validFrom > now + skew) throw new VerificationError('CREDENTIAL_NOT_YET_VALID', `${credential.id} is valid from ${credential.validFrom}`);
+    if (validUntil < now - skew) throw new VerificationError('CREDENTIAL_EXPIRED', `${credential.id} expired at ${credential.validUntil}`);
+    const digest = digests[i];
+    if (!cached[i] && digest !== undefined) options.credentialCache?.add(digest, validUntil);
+  }
+  pass('credentials');
+
+  // 4. The chain: each link narrows its parent; the root is trusted; the leaf is the holder.
+  enter('chain');
+  for (let i = 0; i < chain.length; i++) {
+    const child = chain[i] as ChainCredential;
+    const parent = chain[i + 1];
+    const isDelegated = 'parentCredential' in child;
+    if (parent === undefined) {
+      if (isDelegated) throw new VerificationError('CHAIN_BROKEN', `${child.id} names a parent that was not presented`);
+      break;
+    }
+    if (!isDelegated) throw new VerificationError('CHAIN_BROKEN', `${child.id} is a root credential but more credentials follow it`);
+    checkDelegationLink(parent, child as DelegatedAgentCredential, digests[i + 1]);
+  }
+  const root = chain[chain.length - 1] as ChainCredential;
+  const leaf = chain[0] as ChainCredential;
+  const rootIssuer = issuerId(root);
+  const selfSigned = rootIssuer === root.credentialSubject.id;
+  if (!options.trustedIssuers.includes(rootIssuer) && !(selfSigned && options.allowSelfSigned === true)) {
+    throw new VerificationError('UNTRUSTED_ISSUER', `${rootIssuer} is not a trusted issuer${selfSigned ? ' (self-signed root)' : ''}`);
+  }
+  if (leaf.credentialSubject.id !== holder) {
+    throw new VerificationError('HOLDER_MISMATCH', `the presentation is signed by ${holder}, but the credential is for ${leaf.credentialSubject.id}`);
+  }
+  const chainSubjects = new Set(chain.map((c) => c.credentialSubject.id));
+  for (const grant of grants) {
+    const provider = issuerId(grant);
+    if (!(options.trustedGrantIssuers ?? []).includes(provider)) {
+      throw new VerificationError('UNTRUSTED_ISSUER', `${provider} is not a trusted grant issuer`);
+    }
+    if (!chainSubjects.has(grant.credentialSubject.id)) {
+      throw new VerificationError('HOLDER_MISMATCH', `${grant.id} is for ${grant.credentialSubject.id}, who is not in the presented chain`);
+    }
+    checkGrant(grant, root.credentialSubject.privilegeScopes);
+  }
+  pass('chain');
+
+  // 5. Scopes: the leaf's, narrowed by grants; the target must be one of the leaf's domains.
+  enter('scopes');
+  const leafDomains = leaf.credentialSubject.domains;
+  if (leafDomains !== undefined && !leafDomains.includes(options.expectedDomain)) {
+    throw new VerificationError('TARGET_MISMATCH', `this authority is limited to ${leafDomains.join(', ')}, not ${options.expectedDomain}`);
+  }
+  let effectiveScopes = leaf.credentialSubject.privilegeScopes;
+  if (grants.length > 0) effectiveScopes = narrow(effectiveScopes, grants.flatMap((g) => g.credentialSubject.privilegeScopes));
+  const missing = uncovered(options.requiredScopes ?? [], effectiveScopes);
+  if (missing.length > 0) throw new VerificationError('INSUFFICIENT_SCOPE', `not covered by the effective scopes: ${missing.join(', ')}`);
+  pass('scopes');
+
+  // 6. Status: revocation and suspension of every credential, through its issuer's status list.
+  enter('status');
+  const statusAges: SourceAge[] = [];
+  const lookups = credentials.flatMap((credential) =>
+    statusEntries(credential).map((entry) => ({
+      credential,
+      entry,
+      pending: options.statusLists
+        ? settle(options.statusLists.check(entry, issuerId(credential), now))
+        : Promise.resolve({ ok: false as const, error: new VerificationError('STATUS_UNAVAILABLE', 'no status list client is configured') }),
+    })),
+  );
+  for (const { credential, entry, pending } of lookups) {
+    const settled = await pending;
+    if (!settled.ok) throw reasonFor(settled.error, 'STATUS_UNAVAILABLE', { DID_RESOLUTION_FAILED: 'STATUS_UNAVAILABLE' });
+    const { status, ageMs } = settled.value;
+    statusAges.push({ id: entry.statusListCredential, ageMs });
+    if (status !== 0 && entry.statusPurpose === 'revocation') throw new VerificationError('CREDENTIAL_REVOKED', `${credential.id} is revoked`);
+    if (status !== 0 && entry.statusPurpose === 'suspension') throw new VerificationError('CREDENTIAL_SUSPENDED', `${credential.id} is suspended`);
+  }
+  pass('status');
+
+  return {
+    valid: true,
+    agentDid: holder,
+    privilegeScopes: [...leaf.credentialSubject.privilegeScopes],
+    effectiveScopes: [...effectiveScopes],
+    vpId: presentation.id,
+    chain: credentials.map((c, i) => ({
+      id: c.id,
+      type: credentialType(c),
+      issuer: issuerId(c),
+      subject: c.credentialSubject.id,
+      privilegeScopes: [...c.credentialSubject.privilegeScopes],
+      cached: cached[i] === true,
+    })),
+    checks,
+    sources: { dids: didAges, statusLists: statusAges },
+  };
+}
+
+/** A credential's proofs with its issuer's assertionMethod keys; a grant's consent with the user's authentication key. */
+async function verifyCredentialProofs(credential: MandateCredential, resolveKey: KeyResolver, now: number, skew: number): Promise<void> {
+  const at = new Date(now);
+  await verifyProof(credential, { resolveKey: keyOf(resolveKey, issuerId(credential)), expectedProofPurpose: 'assertionMethod', now: at, clockSkewMs: skew });
+  if (credential.type.includes('DelegationGrantCredential')) {
+    const consent = (credential as DelegationGrantCredential).credentialSubject.consent;
+    await verifyProof(consent, {
+      resolveKey: keyOf(resolveKey, consent.user),
+      expectedProofPurpose: 'authentication',
+      // The provider checked its single-use challenge when the user signed; we check the signature.
+      expectedChallenge: challengeOf(consent.proof),
+      expectedDomain: consent.provider,
+      now: at,
+      clockSkewMs: skew,
+    });
+  }
+}
+
+function challengeOf(proof: { challenge?: unknown } | undefined): string {
+  return typeof proof?.challenge === 'string' ? proof.challenge : '';
+}
+
+/** The cache reports how old a resolution result is; an uncached result is fresh. */
+function ageOf(result: DidResolutionResult): number {
+  const age = result.didResolutionMetadata.ageMs;
+  return typeof age === 'number' && age > 0 ? age : 0;
+}
