@@ -18,6 +18,8 @@ export interface AgentCredentialOptions {
   validUntil?: Date;
   credentialStatus?: StatusEntry[];
   id?: string;
+  /** The proof's `created` time (default: now). */
+  created?: Date;
 }
 
 export async function issueAgentCredential(options: AgentCredentialOptions): Promise<AgentCredential> {
@@ -41,5 +43,6 @@ export async function issueAgentCredential(options: AgentCredentialOptions): Pro
     signer: options.issuer.signer,
     verificationMethod: options.issuer.verificationMethod,
     proofPurpose: 'assertionMethod',
+    ...(options.created ? { created: options.created } : {}),
   })) as unknown as AgentCredential;
 }

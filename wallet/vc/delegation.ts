@@ -77,6 +77,8 @@ export interface DelegateOptions {
   /** Default: the parent's validUntil; never later than it. */
   validUntil?: Date;
   id?: string;
+  /** The proof's `created` time (default: now). */
+  created?: Date;
 }
 
 /**
@@ -110,5 +112,6 @@ export async function delegate(parent: ChainCredential, options: DelegateOptions
     signer: options.delegator.signer,
     verificationMethod: options.delegator.verificationMethod,
     proofPurpose: 'assertionMethod',
+    ...(options.created ? { created: options.created } : {}),
   })) as unknown as DelegatedAgentCredential;
 }

@@ -19,6 +19,8 @@ export interface ConsentOptions {
   privilegeScopes: string[];
   /** The provider's single-use challenge (issuer API: POST /v1/challenges). */
   challenge: string;
+  /** The proof's `created` time (default: now). */
+  created?: Date;
 }
 
 /** The user signs what they approve (proofPurpose authentication, domain = the provider). */
@@ -36,6 +38,7 @@ export async function createConsent(options: ConsentOptions): Promise<UserConsen
     proofPurpose: 'authentication',
     challenge: options.challenge,
     domain: options.providerDid,
+    ...(options.created ? { created: options.created } : {}),
   })) as unknown as UserConsent;
 }
 
@@ -71,6 +74,8 @@ export interface GrantOptions {
   validFrom?: Date;
   validUntil?: Date;
   id?: string;
+  /** The proof's `created` time (default: now). */
+  created?: Date;
 }
 
 export async function issueGrant(options: GrantOptions): Promise<DelegationGrantCredential> {
@@ -95,5 +100,6 @@ export async function issueGrant(options: GrantOptions): Promise<DelegationGrant
     signer: options.provider.signer,
     verificationMethod: options.provider.verificationMethod,
     proofPurpose: 'assertionMethod',
+    ...(options.created ? { created: options.created } : {}),
   })) as unknown as DelegationGrantCredential;
 }
