@@ -6,33 +6,25 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 function onPath(name) {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this directory
-    }
+  return (process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, name)).find(executable);
+}
+
+function executable(path) {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
   }
-  return undefined;
 }
 
 function findChromium() {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
+  if (process.env.CHROMIUM_PATH) return executable(process.env.CHROMIUM_PATH) ? process.env.CHROMIUM_PATH : undefined;
   for (const name of ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable']) {
     const found = onPath(name);
     if (found) return found;
   }
-  for (const path of ['/usr/bin/chromium', '/snap/bin/chromium', '/opt/google/chrome/chrome']) {
-    try {
-      accessSync(path, constants.X_OK);
-      return path;
-    } catch {
-      // not installed here
-    }
-  }
-  return undefined;
+  return ['/usr/bin/chromium', '/snap/bin/chromium', '/opt/google/chrome/chrome'].find(executable);
 }
 
 const args = process.argv.slice(2);
@@ -40,7 +32,7 @@ const nodeOnly = args.includes('--project') && args[args.indexOf('--project') + 
 const chromium = findChromium();
 if (!chromium && !nodeOnly) {
   console.error(
-    'npm test needs Chromium for the browser project: install it (Debian/Ubuntu: `sudo apt-get install -y chromium`) or set CHROMIUM_PATH to a Chrome/Chromium binary.',
+    `npm test needs Chromium for the browser project${process.env.CHROMIUM_PATH ? ` (CHROMIUM_PATH=${process.env.CHROMIUM_PATH} is not executable)` : ''}: install it (Debian/Ubuntu: \`sudo apt-get install -y chromium\`) or set CHROMIUM_PATH to a Chrome/Chromium binary.`,
   );
   process.exit(1);
 }
