@@ -1,0 +1,291 @@
+// In-process verifier throughput: Mandate's `verifyPresentation` against the raw cost of its
+// Ed25519 signatures and against Digital Bazaar's `vc.verify` on an equivalent presentation.
+//
+// Cases (each ~DURATION_MS bounded by performance.now(), after a warm-up; one verification at a
+// time, awaited, unless noted):
+//   raw                  node:crypto Ed25519 verify with one reused KeyObject — the ceiling
+//   mandateVp1           VP + 1 AgentCredential (2 signatures), did:key, cached did:key resolver,
+//                        no status list, no replay cache, verified-credential cache OFF
+//   digitalBazaarVp1     the same shape through Digital Bazaar (bench/digitalbazaar.ts)
+//   mandateRootChild     VP + root + 1 delegation (3 signatures), credential cache OFF and ON
+//   chainLength          VP + chains of 1…8 credentials (root depth 8), cache OFF, with a linear fit
+//   mandateVp1Concurrent 64 verifications in flight (Promise.all batches): does it use >1 core?
+//                        (default backend, then the WebCrypto backend, which runs off the main thread)
+// Every verification's result is checked: a bench that measured refusals would be worthless.
+//
+//   npm run bench -- verify          (through bench/run.ts)
+//   npx tsx bench/verify.ts          (alone; prints the same JSON)
+import { createPublicKey, verify as nodeVerify } from 'node:crypto';
+import { loadavg } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { availableEd25519Backends, getEd25519Backend, seedSigner, setEd25519Backend } from '../wallet/crypto/ed25519.ts';
+import { createCachedResolver } from '../wallet/did/cache.ts';
+import { resolveDidKey } from '../wallet/did/key.ts';
+import { createResolver } from '../wallet/did/registry.ts';
+import { issueAgentCredential } from '../wallet/vc/agent-credential.ts';
+import { createVerifiedCredentialCache } from '../wallet/vc/credential-cache.ts';
+import { delegate } from '../wallet/vc/delegation.ts';
+import { didKeyIdentity, type SigningIdentity } from '../wallet/vc/identity.ts';
+import { signPresentation } from '../wallet/vc/presentation.ts';
+import type { ChainCredential, VerifiablePresentation } from '../wallet/vc/types.ts';
+import { verifyPresentation, type VerifyPresentationOptions } from '../wallet/vc/verify.ts';
+import { benchDigitalBazaarVp } from './digitalbazaar.ts';
+
+const DURATION_MS = 2000;
+const WARMUP_MS = 200;
+/** Before the first Mandate case: long enough for V8 to finish optimizing the verify path. */
+const GLOBAL_WARMUP_MS = 1500;
+const IN_FLIGHT = 64;
+const MAX_CHAIN = 8;
+const TARGET = 'files.example.com';
+const CHALLENGE = 'bench-challenge-7f3a9c';
+const HOUR = 3_600_000;
+/** The targets: Mandate should reach 70% of the raw signature rate divided by its signatures. */
+const TARGET_EFFICIENCY = 0.7;
+
+interface Measure {
+  opsPerSec: number;
+  msPerOp: number;
+  /**
+   * CPU time of this process (user + system, all threads) over wall time: ~1 = one core busy;
+   * well above 1 = GC / JIT threads working too; below 1 = the process waited (I/O, or other
+   * processes on a shared machine took the core).
+   */
+  coresUsed: number;
+  /** Verifications per CPU-second of this process: roughly the rate on an otherwise idle machine. */
+  opsPerCpuSec: number;
+}
+
+const round = (x: number, digits = 2): number => Math.round(x * 10 ** digits) / 10 ** digits;
+
+function measured(ops: number, wallMs: number, cpuMs: number): Measure {
+  return {
+    opsPerSec: Math.round((ops * 1000) / wallMs),
+    msPerOp: round(wallMs / ops, 4),
+    coresUsed: round(cpuMs / wallMs),
+    opsPerCpuSec: Math.round((ops * 1000) / cpuMs),
+  };
+}
+
+function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
+function syncBench(op: () => void, durationMs = DURATION_MS): Measure {
+  for (let until = performance.now() + WARMUP_MS; performance.now() < until; ) op();
+  let ops = 0;
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  const end = start + durationMs;
+  let now = start;
+  while (now < end) {
+    op();
+    ops++;
+    now = performance.now();
+  }
+  return measured(ops, now - start, cpuMsSince(cpu));
+}
+
+/** Sequential when batch = 1; otherwise `batch` operations in flight, awaited together. */
+async function asyncBench(op: () => Promise<void>, batch = 1, durationMs = DURATION_MS): Promise<Measure> {
+  const step = batch === 1 ? op : () => Promise.all(Array.from({ length: batch }, op)).then(() => undefined);
+  for (let until = performance.now() + WARMUP_MS; performance.now() < until; ) await step();
+  let ops = 0;
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  const end = start + durationMs;
+  let now = start;
+  while (now < end) {
+    await step();
+    ops += batch;
+    now = performance.now();
+  }
+  return measured(ops, now - start, cpuMsSince(cpu));
+}
+
+/** Fixed seeds, so runs are comparable; did:key identities as in the interop tests. */
+function identity(fill: number): SigningIdentity {
+  return didKeyIdentity(seedSigner(new Uint8Array(32).fill(fill)));
+}
+
+/** root (issued by `platform` to agents[0], depth MAX_CHAIN) followed by delegations down agents[1…]. */
+async function buildChain(platform: SigningIdentity, agents: SigningIdentity[]): Promise<ChainCredential[]> {
+  const root = await issueAgentCredential({
+    issuer: platform,
+    agentDid: (agents[0] as SigningIdentity).did,
+    privilegeScopes: ['files', 'calendar:read', 'mail:send'],
+    delegationDepth: MAX_CHAIN,
+    domains: [TARGET, 'calendar.example.com'],
+    validUntil: new Date(Date.now() + 24 * HOUR),
+  });
+  const chain: ChainCredential[] = [root];
+  for (let i = 1; i < agents.length; i++) {
+    const parent = chain[chain.length - 1] as ChainCredential;
+    chain.push(
+      await delegate(parent, {
+        delegator: agents[i - 1] as SigningIdentity,
+        delegateeDid: (agents[i] as SigningIdentity).did,
+        scopes: ['files:read'],
+        domains: [TARGET],
+      }),
+    );
+  }
+  return chain; // root first
+}
+
+/** A VP by the holder of `chain`'s last credential, leaf first; valid for an hour so the run stays inside it. */
+function present(holder: SigningIdentity, rootFirst: ChainCredential[]): Promise<VerifiablePresentation> {
+  return signPresentation({ holder, credentials: [...rootFirst].reverse(), challenge: CHALLENGE, domain: TARGET, lifetimeMs: HOUR });
+}
+
+/** Least-squares fit y = a + b·x, with r². */
+function linearFit(xs: number[], ys: number[]): { intercept: number; slope: number; r2: number } {
+  const n = xs.length;
+  const mx = xs.reduce((s, x) => s + x, 0) / n;
+  const my = ys.reduce((s, y) => s + y, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (let i = 0; i < n; i++) {
+    const dx = (xs[i] as number) - mx;
+    const dy = (ys[i] as number) - my;
+    sxy += dx * dy;
+    sxx += dx * dx;
+    syy += dy * dy;
+  }
+  const slope = sxy / sxx;
+  return { intercept: my - slope * mx, slope, r2: syy === 0 ? 1 : (sxy * sxy) / (sxx * syy) };
+}
+
+export async function run(): Promise<Record<string, unknown>> {
+  const backend = await getEd25519Backend();
+  const platform = identity(0x11);
+  const agents = Array.from({ length: MAX_CHAIN }, (_, i) => identity(0x21 + i));
+  const fullChain = await buildChain(platform, agents);
+  const resolver = createCachedResolver(createResolver({ methods: { key: resolveDidKey } }));
+  const options: VerifyPresentationOptions = { trustedIssuers: [platform.did], expectedDomain: TARGET, expectedChallenge: CHALLENGE, resolver };
+
+  const verifier = (vp: VerifiablePresentation, extra: Partial<VerifyPresentationOptions> = {}) => {
+    const opts = { ...options, ...extra };
+    return async (): Promise<void> => {
+      const result = await verifyPresentation(vp, opts);
+      if (!result.valid) throw new Error(`bench VP refused: ${result.reason} (${result.message})`);
+    };
+  };
+
+  // raw: what one Ed25519 verification costs on this machine, key already imported.
+  const rawSigner = seedSigner(new Uint8Array(32).fill(0x5a));
+  const message = new Uint8Array(64).fill(0x42); // eddsa-jcs-2022 signs 64 bytes (VC-DI-EdDSA §3.3.4)
+  const signature = await rawSigner.sign(message);
+  const keyObject = createPublicKey({
+    key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), rawSigner.publicKey]),
+    format: 'der',
+    type: 'spki',
+  });
+  const rawOp = (): void => {
+    if (!nodeVerify(null, message, keyObject, signature)) throw new Error('raw signature did not verify');
+  };
+  const loadBefore = loadavg();
+  const raw = syncBench(rawOp);
+
+  const vp1 = await present(agents[0] as SigningIdentity, fullChain.slice(0, 1));
+  const vpFull = await present(agents[MAX_CHAIN - 1] as SigningIdentity, fullChain);
+  const warmups = [verifier(vp1), verifier(vpFull), verifier(vp1, { credentialCache: createVerifiedCredentialCache() })];
+  for (let until = performance.now() + GLOBAL_WARMUP_MS; performance.now() < until; ) {
+    for (const warm of warmups) await warm();
+  }
+  const mandateVp1 = await asyncBench(verifier(vp1));
+  const dbCpu = process.cpuUsage();
+  const dbStart = performance.now();
+  const digitalBazaarVp1 = await benchDigitalBazaarVp(DURATION_MS);
+  const dbCores = cpuMsSince(dbCpu) / (performance.now() - dbStart); // includes DB's own warm-up
+
+  const vp2 = await present(agents[1] as SigningIdentity, fullChain.slice(0, 2));
+  const rootChildUncached = await asyncBench(verifier(vp2));
+  const rootChildCached = await asyncBench(verifier(vp2, { credentialCache: createVerifiedCredentialCache() }));
+
+  const chainLength: Record<string, { msPerVerification: number; cpuMsPerVerification: number; verificationsPerSec: number; signatures: number }> = {};
+  const lengths: number[] = [];
+  const costs: number[] = [];
+  const cpuCosts: number[] = [];
+  for (let n = 1; n <= MAX_CHAIN; n++) {
+    const vp = await present(agents[n - 1] as SigningIdentity, fullChain.slice(0, n));
+    const m = await asyncBench(verifier(vp));
+    const cpuMs = round(1000 / m.opsPerCpuSec, 4);
+    chainLength[String(n)] = { msPerVerification: m.msPerOp, cpuMsPerVerification: cpuMs, verificationsPerSec: m.opsPerSec, signatures: n + 1 };
+    lengths.push(n);
+    costs.push(m.msPerOp);
+    cpuCosts.push(cpuMs);
+  }
+  // Pure signature cost would grow as the signature count, 2 → 9; the fit shows what else grows.
+  const fitOf = (ys: number[]) => {
+    const { slope, intercept, r2 } = linearFit(lengths, ys);
+    const last = ys[MAX_CHAIN - 1] as number;
+    const first = ys[0] as number;
+    return { msPerExtraCredential: round(slope, 4), interceptMs: round(intercept, 4), r2: round(r2, 4), cost8_over_cost1: round(last / first) };
+  };
+
+  const mandateVp1Concurrent = await asyncBench(verifier(vp1), IN_FLIGHT);
+  // node:crypto verifies synchronously on the main thread; WebCrypto in Node runs on the libuv
+  // pool, so with many verifications in flight it is the backend that can use a second core.
+  let webcrypto: { sequential: Measure; concurrent: Measure } | undefined;
+  if (backend !== 'webcrypto' && (await availableEd25519Backends()).includes('webcrypto')) {
+    setEd25519Backend('webcrypto');
+    try {
+      webcrypto = { sequential: await asyncBench(verifier(vp1)), concurrent: await asyncBench(verifier(vp1), IN_FLIGHT) };
+    } finally {
+      setEd25519Backend('auto');
+    }
+  }
+  const rawEnd = syncBench(rawOp); // again at the end: drift shows a busy (shared) machine
+  const loadAfter = loadavg();
+
+  const cases: Record<string, Measure> = {
+    raw,
+    rawAtEnd: rawEnd,
+    mandateVp1,
+    mandateRootChild_cacheOff: rootChildUncached,
+    mandateRootChild_cacheOn: rootChildCached,
+    [`mandateVp1Concurrent${IN_FLIGHT}`]: mandateVp1Concurrent,
+    ...(webcrypto && { mandateVp1_webcrypto: webcrypto.sequential, [`mandateVp1Concurrent${IN_FLIGHT}_webcrypto`]: webcrypto.concurrent }),
+  };
+  const each = (pick: (m: Measure) => number) => Object.fromEntries(Object.entries(cases).map(([name, m]) => [name, pick(m)]));
+  /** The targets, from wall-clock rates or from CPU-time rates. */
+  const ratios = (rate: (m: Measure) => number, digitalBazaarRate: number) => ({
+    vp1_vs_target: round(rate(mandateVp1) / ((TARGET_EFFICIENCY * rate(raw)) / 2)),
+    vp1_vs_digitalBazaar: round(rate(mandateVp1) / digitalBazaarRate),
+    rootChild_uncached_vs_target: round(rate(rootChildUncached) / ((TARGET_EFFICIENCY * rate(raw)) / 3)),
+    rootChild_cached_vs_target: round(rate(rootChildCached) / (TARGET_EFFICIENCY * rate(raw))),
+    [`concurrent${IN_FLIGHT}_vs_sequential`]: round(rate(mandateVp1Concurrent) / rate(mandateVp1)),
+  });
+  const rawMsPerSig = 1000 / raw.opsPerSec;
+  return {
+    durationMsPerCase: DURATION_MS,
+    ed25519Backend: backend,
+    loadAverage1m: { before: round(loadBefore[0] ?? 0), after: round(loadAfter[0] ?? 0) },
+    opsPerSec: { ...each((m) => m.opsPerSec), digitalBazaarVp1: Math.round(digitalBazaarVp1.opsPerSec) },
+    msPerVerification: each((m) => m.msPerOp),
+    // Time not spent in Ed25519: each verification minus its signatures at the raw rate.
+    overheadMsPerVerification: {
+      mandateVp1: round(mandateVp1.msPerOp - 2 * rawMsPerSig, 4),
+      mandateRootChild_cacheOff: round(rootChildUncached.msPerOp - 3 * rawMsPerSig, 4),
+      mandateRootChild_cacheOn: round(rootChildCached.msPerOp - rawMsPerSig, 4),
+    },
+    coresUsed: each((m) => m.coresUsed),
+    chainLength: {
+      byLength: chainLength,
+      fit: { ...fitOf(costs), signatures9_over_2: 4.5, rawSignatureMs: round(rawMsPerSig, 4) },
+      fitCpuTime: { ...fitOf(cpuCosts), rawSignatureCpuMs: round(1000 / raw.opsPerCpuSec, 4) },
+    },
+    ratios: ratios((m) => m.opsPerSec, digitalBazaarVp1.opsPerSec),
+    // The same from CPU time: on a shared machine other processes take the core at random
+    // moments; CPU time counts only what our verifications used (DB's includes its warm-up).
+    ratiosByCpuTime: ratios((m) => m.opsPerCpuSec, digitalBazaarVp1.opsPerSec / dbCores),
+  };
+}
+
+// Run alone: `npx tsx bench/verify.ts`.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.stdout.write(`${JSON.stringify(await run(), null, 2)}\n`);
+}
