@@ -16,13 +16,15 @@ export interface AgentCredentialOptions {
   domains?: string[];
   validFrom?: Date;
   validUntil?: Date;
-  credentialStatus?: StatusEntry[];
+  /** One entry or several (e.g. revocation and suspension). */
+  credentialStatus?: StatusEntry | StatusEntry[];
   id?: string;
   /** The proof's `created` time (default: now). */
   created?: Date;
 }
 
 export async function issueAgentCredential(options: AgentCredentialOptions): Promise<AgentCredential> {
+  const statusList = options.credentialStatus === undefined ? [] : ([] as StatusEntry[]).concat(options.credentialStatus);
   const unsigned = {
     '@context': [...MANDATE_CONTEXTS],
     id: options.id ?? newUrnUuid(),
@@ -36,7 +38,7 @@ export async function issueAgentCredential(options: AgentCredentialOptions): Pro
       delegationDepth: options.delegationDepth,
       ...(options.domains ? { domains: [...options.domains] } : {}),
     },
-    ...(options.credentialStatus?.length ? { credentialStatus: options.credentialStatus } : {}),
+    ...(statusList.length > 0 ? { credentialStatus: statusList } : {}),
   };
   parseCredential({ ...unsigned, proof: {} }); // refuse to sign what a verifier would call MALFORMED
   return (await createProof(unsigned, {

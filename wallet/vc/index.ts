@@ -20,3 +20,11 @@ export {
   type CheckName,
   type CheckOutcome,
 } from './verify.ts';
+export {
+  PRESENTATION_SCHEME,
+  DEFAULT_MAX_PRESENTATION_BYTES,
+  PresentationHeaderError,
+  encodePresentationHeader,
+  decodePresentationHeader,
+  type PresentationHeaderErrorCode,
+} from './transport.ts';

@@ -1,0 +1,207 @@
+// The Node `http` adapter of mandate/verifier on real servers listening on 127.0.0.1: a
+// createServer handler and a Connect/Express-style middleware, with the verifier's defaults
+// (cached did:key + did:web resolver, status lists) resolving an issuer hosted as did:web on the
+// fixture server. Also toWebRequest's translation and the handler's crash-proofing.
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
+import { encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
+import { issueAgentCredential } from '../../wallet/vc/agent-credential.ts';
+import type { SigningIdentity } from '../../wallet/vc/identity.ts';
+import { signPresentation } from '../../wallet/vc/presentation.ts';
+import type { AgentCredential } from '../../wallet/vc/types.ts';
+import { nodeHandler, nodeMiddleware, toWebRequest, type AgentRequest, type NodeVerifierOptions } from '../../verifier-worker/node-http.ts';
+import { DEFAULT_CHALLENGE_PATH, encodePresentationHeader } from '../../verifier-worker/request.ts';
+import { newIdentity } from '../support/agents.ts';
+
+const TARGET = 'files.example.com';
+const base = inject('fixtureBaseUrl');
+
+let issuer: SigningIdentity;
+let agent: SigningIdentity;
+let credential: AgentCredential;
+const servers: Array<() => Promise<void>> = [];
+
+/** A did:web identity whose document is hosted on the fixture server (did:web §3.2, port percent-encoded). */
+async function hostedWebIdentity(): Promise<SigningIdentity> {
+  const signer = seedSigner(generateSeed());
+  const { host } = new URL(base);
+  const path = ['issuers', crypto.randomUUID()];
+  const did = `did:web:${encodeURIComponent(host)}:${path.join(':')}`;
+  const verificationMethod = `${did}#key-1`;
+  const document = {
+    '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'],
+    id: did,
+    verificationMethod: [{ id: verificationMethod, type: 'Multikey', controller: did, publicKeyMultibase: encodePublicKeyMultibase(signer.publicKey) }],
+    authentication: [verificationMethod],
+    assertionMethod: [verificationMethod],
+  };
+  const response = await fetch(`${base}/host/${path.join('/')}/did.json`, { method: 'PUT', body: JSON.stringify(document), headers: { 'content-type': 'application/did+json' } });
+  expect(response.status).toBe(204);
+  return { did, verificationMethod, signer };
+}
+
+beforeAll(async () => {
+  issuer = await hostedWebIdentity();
+  agent = newIdentity();
+  credential = await issueAgentCredential({ issuer, agentDid: agent.did, privilegeScopes: ['files:read'], delegationDepth: 0 });
+});
+
+afterEach(async () => {
+  while (servers.length > 0) await servers.pop()?.();
+});
+
+async function serve(listener: RequestListener): Promise<string> {
+  const server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  servers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** The verifier's defaults, with plain http allowed to loopback only because the fixture server is there. */
+function options(extra: Partial<NodeVerifierOptions> = {}): NodeVerifierOptions {
+  return { trustedIssuers: [issuer.did], target: TARGET, requiredScopes: ['files:read'], urlPolicy: { allowHttpLoopback: true }, ...extra };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (text += chunk));
+    req.on('end', () => resolve(text));
+    req.on('error', reject);
+  });
+}
+
+/** The application behind the verifier: echoes what it was handed, body included. */
+async function echo(req: AgentRequest, res: ServerResponse): Promise<void> {
+  const body = await readBody(req);
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ agent: req.agent, headers: req.headers, rawHeaders: req.rawHeaders, body }));
+}
+
+async function challengeFrom(url: string): Promise<string> {
+  const response = await fetch(url + DEFAULT_CHALLENGE_PATH);
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { challenge: string }).challenge;
+}
+
+async function authorization(challenge: string): Promise<string> {
+  return encodePresentationHeader(await signPresentation({ holder: agent, credentials: [credential], challenge, domain: TARGET }));
+}
+
+describe('nodeHandler on a real http server', () => {
+  it('verifies with the default resolver (did:web issuer), forwards claims, strips spoofs, leaves the body to the app', async () => {
+    const url = await serve(nodeHandler(options(), echo));
+    const response = await fetch(url + '/files/1', {
+      method: 'POST',
+      body: 'file contents',
+      headers: { authorization: await authorization(await challengeFrom(url)), 'x-mandate-agent-did': 'did:key:z6MkForged', 'X-Mandate-Admin': 'yes' },
+    });
+    expect(response.status).toBe(200);
+    const seen = (await response.json()) as { agent: AgentRequest['agent']; headers: Record<string, string>; rawHeaders: string[]; body: string };
+    expect(seen.agent).toMatchObject({ agentDid: agent.did, effectiveScopes: ['files:read'] });
+    expect(seen.agent.chain[0]?.issuer).toBe(issuer.did);
+    expect(seen.headers).toMatchObject({ 'x-mandate-agent-did': agent.did, 'x-mandate-scopes': 'files:read', 'x-mandate-vp-id': seen.agent.vpId });
+    expect(seen.headers).not.toHaveProperty('authorization');
+    expect(seen.headers).not.toHaveProperty('x-mandate-admin');
+    const rawNames = seen.rawHeaders.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase());
+    expect(rawNames).not.toContain('authorization');
+    expect(rawNames.filter((n) => n === 'x-mandate-agent-did')).toHaveLength(1);
+    expect(seen.body).toBe('file contents');
+  });
+
+  it('answers refusals itself: 401 with WWW-Authenticate, a reused nonce, an untrusted issuer', async () => {
+    const url = await serve(nodeHandler(options(), echo));
+    const missing = await fetch(url + '/files/1');
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toBe(`VP realm="${TARGET}", challenge-endpoint="${url}${DEFAULT_CHALLENGE_PATH}", error="MALFORMED"`);
+    expect(await missing.json()).toMatchObject({ valid: false, reason: 'MALFORMED' });
+
+    const challenge = await challengeFrom(url);
+    expect((await fetch(url + '/files/1', { headers: { authorization: await authorization(challenge) } })).status).toBe(200);
+    const reused = await fetch(url + '/files/1', { headers: { authorization: await authorization(challenge) } });
+    expect([reused.status, ((await reused.json()) as { reason: string }).reason]).toEqual([401, 'CHALLENGE_MISMATCH']);
+
+    const strict = await serve(nodeHandler(options({ trustedIssuers: [newIdentity().did] }), echo));
+    const untrusted = await fetch(strict + '/files/1', { headers: { authorization: await authorization(await challengeFrom(strict)) } });
+    expect([untrusted.status, ((await untrusted.json()) as { reason: string }).reason]).toEqual([403, 'UNTRUSTED_ISSUER']);
+  });
+
+  it('an exception becomes a 500 without details, and the server keeps serving', async () => {
+    let explode = true;
+    const requiredScopes = () => {
+      if (explode) throw new Error('secret detail from the scope lookup');
+      return ['files:read'];
+    };
+    const url = await serve(nodeHandler(options({ requiredScopes }), echo));
+    const authorizationHeader = await authorization(await challengeFrom(url));
+    const failed = await fetch(url + '/files/1', { headers: { authorization: authorizationHeader } });
+    expect(failed.status).toBe(500);
+    expect(await failed.text()).not.toContain('secret');
+    explode = false;
+    expect((await fetch(url + '/files/1', { headers: { authorization: await authorization(await challengeFrom(url)) } })).status).toBe(200);
+  });
+});
+
+describe('nodeMiddleware (Connect/Express style)', () => {
+  /** A minimal Connect: runs `(req, res, next)` middleware in order, errors to a final 500 handler. */
+  function connect(...stack: Array<(req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => unknown>): RequestListener {
+    return (req, res) => {
+      const run = (i: number, error?: unknown): void => {
+        if (error !== undefined) return void res.writeHead(500).end(`error handler: ${(error as Error).message}`);
+        const layer = stack[i];
+        if (layer) void layer(req, res, (e?: unknown) => run(i + 1, e));
+      };
+      run(0);
+    };
+  }
+
+  it('refuses, continues with req.agent, or passes errors to next(error)', async () => {
+    let calls = 0;
+    const app = (req: IncomingMessage, res: ServerResponse) => {
+      calls++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify((req as AgentRequest).agent));
+    };
+    const url = await serve(connect(nodeMiddleware(options()), app));
+    const refused = await fetch(url + '/files/1', { headers: { authorization: 'Bearer nope' } });
+    expect(refused.status).toBe(401);
+    expect(calls).toBe(0);
+    const allowed = await fetch(url + '/files/1', { headers: { authorization: await authorization(await challengeFrom(url)) } });
+    expect(((await allowed.json()) as { agentDid: string }).agentDid).toBe(agent.did);
+    expect(calls).toBe(1);
+
+    const failing = await serve(connect(nodeMiddleware(options({ requiredScopes: () => Promise.reject(new Error('lookup failed')) })), app));
+    const error = await fetch(failing + '/files/1', { headers: { authorization: await authorization(await challengeFrom(failing)) } });
+    expect([error.status, await error.text()]).toEqual([500, 'error handler: lookup failed']);
+  });
+
+  it('forwardHeaders: false sets req.agent and leaves the headers as sent', async () => {
+    const url = await serve(connect(nodeMiddleware(options({ forwardHeaders: false })), (req, res) => void echo(req as AgentRequest, res)));
+    const response = await fetch(url + '/files/1', { headers: { authorization: await authorization(await challengeFrom(url)) } });
+    const seen = (await response.json()) as { agent: { agentDid: string }; headers: Record<string, string> };
+    expect(seen.agent.agentDid).toBe(agent.did);
+    expect(seen.headers.authorization).toMatch(/^VP /);
+    expect(seen.headers).not.toHaveProperty('x-mandate-agent-did');
+  });
+});
+
+describe('toWebRequest', () => {
+  function incoming(init: { url?: string; method?: string; headers: IncomingMessage['headers'] }): IncomingMessage {
+    return { url: init.url ?? '/a?b=1', method: init.method ?? 'GET', headers: init.headers, rawHeaders: [] } as unknown as IncomingMessage;
+  }
+
+  it('carries method, path and headers; joins repeated headers; skips HTTP/2 pseudo-headers', () => {
+    const request = toWebRequest(incoming({ method: 'DELETE', headers: { host: 'api.example.com:8443', accept: 'a/b', 'x-list': ['1', '2'], ':authority': 'api.example.com' } }));
+    expect(request.method).toBe('DELETE');
+    expect(request.url).toBe('http://api.example.com:8443/a?b=1');
+    expect(request.headers.get('x-list')).toBe('1, 2');
+    expect(request.body).toBeNull();
+  });
+
+  it('resolves against baseUrl when given, and falls back to localhost for an unusable Host', () => {
+    expect(toWebRequest(incoming({ headers: { host: 'evil.example' } }), { baseUrl: 'https://api.example.com' }).url).toBe('https://api.example.com/a?b=1');
+    expect(toWebRequest(incoming({ headers: { host: 'bad host/"' } })).url).toBe('http://localhost/a?b=1');
+    expect(toWebRequest(incoming({ headers: {} })).url).toBe('http://localhost/a?b=1');
+  });
+});

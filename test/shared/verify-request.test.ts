@@ -1,0 +1,344 @@
+// verifyRequest, the framework-neutral core of mandate/verifier, in Node and in Chromium (the
+// service worker runs the same code): the Authorization wire format, the three challenge modes,
+// per-path scopes, the status of every refusal, forwarding claims, and configuration errors.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { issueAgentCredential } from '../../wallet/vc/agent-credential.ts';
+import type { SigningIdentity } from '../../wallet/vc/identity.ts';
+import { signPresentation } from '../../wallet/vc/presentation.ts';
+import { createReplayCache } from '../../wallet/vc/replay-cache.ts';
+import type { AgentCredential, VerifiablePresentation } from '../../wallet/vc/types.ts';
+import {
+  CHALLENGE_HEADER,
+  DEFAULT_CHALLENGE_PATH,
+  createChallengeStore,
+  decodePresentationHeader,
+  denialResponse,
+  denialStatus,
+  encodePresentationHeader,
+  forwardClaims,
+  handleChallengeRequest,
+  issueChallenge,
+  matchesPathPattern,
+  pathSegments,
+  prepareVerifier,
+  verifyRequest,
+  type AgentClaims,
+  type RequestVerdict,
+  type VerifyRequestOptions,
+} from '../../verifier-worker/request.ts';
+import { newIdentity, testResolver, type TestResolver } from '../support/agents.ts';
+
+const TARGET = 'files.example.com';
+const API = 'https://api.example.com';
+
+let platform: SigningIdentity;
+let agent: SigningIdentity;
+let resolver: TestResolver;
+let credential: AgentCredential;
+
+beforeAll(async () => {
+  platform = newIdentity();
+  agent = newIdentity();
+  resolver = testResolver();
+  credential = await issueAgentCredential({
+    issuer: platform,
+    agentDid: agent.did,
+    privilegeScopes: ['files:read', 'files:write:drafts'],
+    delegationDepth: 0,
+    domains: [TARGET],
+  });
+});
+
+function verifier(extra: Partial<VerifyRequestOptions> = {}): VerifyRequestOptions {
+  return { trustedIssuers: [platform.did], target: TARGET, resolver, ...extra };
+}
+
+function present(challenge: string, extra: { domain?: string; holder?: SigningIdentity } = {}): Promise<VerifiablePresentation> {
+  return signPresentation({ holder: extra.holder ?? agent, credentials: [credential], challenge, domain: extra.domain ?? TARGET });
+}
+
+function requestWith(authorization: string | undefined, init: { path?: string; method?: string; headers?: Record<string, string> } = {}): Request {
+  const headers = new Headers(init.headers);
+  if (authorization !== undefined) headers.set('authorization', authorization);
+  return new Request(API + (init.path ?? '/files/1'), { method: init.method ?? 'GET', headers });
+}
+
+async function presentedRequest(options: VerifyRequestOptions, init: Parameters<typeof requestWith>[1] = {}): Promise<Request> {
+  const { challenge } = await issueChallenge(options);
+  return requestWith(encodePresentationHeader(await present(challenge)), init);
+}
+
+function expectDenied(verdict: RequestVerdict, status: number, reason: string): asserts verdict is Extract<RequestVerdict, { allowed: false }> {
+  if (verdict.allowed) throw new Error(`expected ${status} ${reason}, but the request was allowed`);
+  expect({ status: verdict.status, reason: verdict.body.reason }).toEqual({ status, reason });
+  expect(verdict.body.valid).toBe(false);
+  expect(verdict.body.message.length).toBeGreaterThan(0);
+}
+
+describe('the Authorization header', () => {
+  it('round-trips a presentation as VP <base64url JSON> without padding', async () => {
+    const vp = await present('c');
+    const header = encodePresentationHeader(vp);
+    expect(header).toMatch(/^VP [A-Za-z0-9_-]+$/);
+    expect(decodePresentationHeader(header)).toEqual(vp);
+    // RFC 9110 §11.1: the scheme is case-insensitive.
+    expect(decodePresentationHeader(header.replace(/^VP/, 'vp'))).toEqual(vp);
+  });
+
+  it('names each way a header can be unusable with its own code', () => {
+    const json = (text: string) => `VP ${btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`;
+    const cases: Array<[string | null, string]> = [
+      [null, 'AUTHORIZATION_MISSING'],
+      ['  ', 'AUTHORIZATION_MISSING'],
+      ['Bearer abc', 'AUTHORIZATION_SCHEME'],
+      ['VPX abc', 'AUTHORIZATION_SCHEME'],
+      ['VP', 'AUTHORIZATION_ENCODING'],
+      ['VP abc+def', 'AUTHORIZATION_ENCODING'],
+      ['VP eyJhIjoxfQ==', 'AUTHORIZATION_ENCODING'], // padding is not base64url-without-padding
+      ['VP eB', 'AUTHORIZATION_ENCODING'], // non-canonical: stray bits
+      [json('{"a":"' + 'x'.repeat(200) + '"}'), 'PRESENTATION_TOO_LARGE'],
+      [json('{"a":'), 'PRESENTATION_NOT_JSON'],
+      ['VP _w', 'PRESENTATION_NOT_JSON'], // 0xFF is not UTF-8
+    ];
+    for (const [value, code] of cases) {
+      expect(() => decodePresentationHeader(value, 128), String(value)).toThrow(expect.objectContaining({ code }));
+    }
+    // The length bound applies before decoding: a huge token is refused without being decoded.
+    expect(() => decodePresentationHeader(`VP ${'A'.repeat(1_000_000)}`, 128)).toThrow(expect.objectContaining({ code: 'PRESENTATION_TOO_LARGE' }));
+  });
+});
+
+describe('verifyRequest — challenge endpoint mode (default)', () => {
+  it('allows a presentation answering an issued nonce and returns the claims', async () => {
+    const options = verifier({ requiredScopes: ['files:read'] });
+    const verdict = await verifyRequest(await presentedRequest(options), options);
+    if (!verdict.allowed) throw new Error(verdict.body.message);
+    expect(verdict.claims).toMatchObject({ agentDid: agent.did, effectiveScopes: ['files:read', 'files:write:drafts'], privilegeScopes: ['files:read', 'files:write:drafts'] });
+    expect(verdict.claims.vpId).toMatch(/^urn:uuid:/);
+    expect(verdict.claims.chain).toEqual([expect.objectContaining({ id: credential.id, issuer: platform.did })]);
+    expect(verdict.checks.every((c) => c.ok)).toBe(true);
+  });
+
+  it('uses the options as they were at first use: later edits of the object change nothing', async () => {
+    const trustedIssuers = [platform.did];
+    const options = verifier({ trustedIssuers });
+    prepareVerifier(options);
+    trustedIssuers.length = 0;
+    expect((await verifyRequest(await presentedRequest(options), options)).allowed).toBe(true);
+  });
+
+  it('401 MALFORMED with WWW-Authenticate pointing at the challenge endpoint when nothing is presented', async () => {
+    const verdict = await verifyRequest(requestWith(undefined), verifier());
+    expectDenied(verdict, 401, 'MALFORMED');
+    expect(verdict.headers['WWW-Authenticate']).toBe(`VP realm="${TARGET}", challenge-endpoint="${API}${DEFAULT_CHALLENGE_PATH}", error="MALFORMED"`);
+    expectDenied(await verifyRequest(requestWith('Bearer abc'), verifier()), 401, 'MALFORMED');
+    expectDenied(await verifyRequest(requestWith('VP $$$'), verifier()), 401, 'MALFORMED');
+  });
+
+  it('400 MALFORMED when the presentation is too large or not JSON', async () => {
+    const options = verifier({ maxPresentationBytes: 1024 });
+    const big = await verifyRequest(await presentedRequest(options), options);
+    expectDenied(big, 400, 'MALFORMED');
+    expect(big.headers).toEqual({});
+    expectDenied(await verifyRequest(requestWith('VP e2E6'), verifier()), 400, 'MALFORMED'); // "{a:"
+  });
+
+  it('a nonce is single-use: the second presentation answering it is 401 CHALLENGE_MISMATCH', async () => {
+    const options = verifier();
+    const { challenge } = await issueChallenge(options);
+    expect((await verifyRequest(requestWith(encodePresentationHeader(await present(challenge))), options)).allowed).toBe(true);
+    expectDenied(await verifyRequest(requestWith(encodePresentationHeader(await present(challenge))), options), 401, 'CHALLENGE_MISMATCH');
+  });
+
+  it('401 CHALLENGE_MISMATCH for a nonce never issued, issued by another verifier, or expired', async () => {
+    expectDenied(await verifyRequest(requestWith(encodePresentationHeader(await present('made-up'))), verifier()), 401, 'CHALLENGE_MISMATCH');
+    const other = verifier();
+    const { challenge } = await issueChallenge(other);
+    expectDenied(await verifyRequest(requestWith(encodePresentationHeader(await present(challenge))), verifier()), 401, 'CHALLENGE_MISMATCH');
+
+    let clock = Date.now();
+    const now = () => clock;
+    const options = verifier({ now, challenges: createChallengeStore({ ttlMs: 60_000, now }) });
+    const late = await issueChallenge(options);
+    expect(Date.parse(late.expiresAt)).toBe(clock + 60_000);
+    clock += 61_000;
+    expectDenied(await verifyRequest(requestWith(encodePresentationHeader(await present(late.challenge))), options), 401, 'CHALLENGE_MISMATCH');
+  });
+
+  it('the challenge endpoint answers GET with a 128-bit nonce, refuses other methods, ignores other paths', async () => {
+    const options = verifier();
+    const response = await handleChallengeRequest(new Request(API + DEFAULT_CHALLENGE_PATH), options);
+    expect(response?.status).toBe(200);
+    expect(response?.headers.get('cache-control')).toBe('no-store');
+    const body = (await response?.json()) as { challenge: string; expiresAt: string };
+    expect(body.challenge).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(Date.parse(body.expiresAt)).toBeGreaterThan(Date.now());
+    expect((await handleChallengeRequest(new Request(API + DEFAULT_CHALLENGE_PATH, { method: 'POST' }), options))?.status).toBe(405);
+    expect(await handleChallengeRequest(new Request(API + '/files'), options)).toBeUndefined();
+    const custom = verifier({ challengePath: '/auth/nonce' });
+    expect((await handleChallengeRequest(new Request(API + '/auth/nonce'), custom))?.status).toBe(200);
+    expect(await handleChallengeRequest(new Request(API + '/auth/nonce'), verifier({ challenge: 'none', replayCache: createReplayCache() }))).toBeUndefined();
+  });
+});
+
+describe('verifyRequest — request and none modes', () => {
+  it("'request': the challenge is the X-Mandate-Challenge header, made single-use by the replay cache", async () => {
+    const options = verifier({ challenge: 'request', replayCache: createReplayCache() });
+    const vp = await present('client-chosen-1');
+    const header = encodePresentationHeader(vp);
+    expect((await verifyRequest(requestWith(header, { headers: { [CHALLENGE_HEADER]: 'client-chosen-1' } }), options)).allowed).toBe(true);
+    expectDenied(await verifyRequest(requestWith(header, { headers: { [CHALLENGE_HEADER]: 'client-chosen-1' } }), options), 401, 'REPLAYED');
+    const other = encodePresentationHeader(await present('client-chosen-2'));
+    expectDenied(await verifyRequest(requestWith(other, { headers: { [CHALLENGE_HEADER]: 'something-else' } }), options), 401, 'CHALLENGE_MISMATCH');
+    const missing = await verifyRequest(requestWith(other), options);
+    expectDenied(missing, 401, 'CHALLENGE_MISMATCH');
+    expect(missing.headers['WWW-Authenticate']).toBe(`VP realm="${TARGET}", challenge-header="${CHALLENGE_HEADER}", error="CHALLENGE_MISMATCH"`);
+  });
+
+  it("'none': any challenge, each presentation once", async () => {
+    const options = verifier({ challenge: 'none', replayCache: createReplayCache() });
+    const header = encodePresentationHeader(await present('whatever'));
+    expect((await verifyRequest(requestWith(header), options)).allowed).toBe(true);
+    const replay = await verifyRequest(requestWith(header), options);
+    expectDenied(replay, 401, 'REPLAYED');
+    expect(replay.headers['WWW-Authenticate']).toBe(`VP realm="${TARGET}", error="REPLAYED"`);
+    // Decodes as JSON but is no presentation: the verifier's own MALFORMED, 400.
+    expectDenied(await verifyRequest(requestWith(encodePresentationHeader({ type: 'nope' })), options), 400, 'MALFORMED');
+  });
+});
+
+describe('verifyRequest — status of refusals', () => {
+  it('401 when the presentation itself fails, 403 when its authority does', async () => {
+    const options = () => verifier({ challenge: 'none', replayCache: createReplayCache() });
+    // The proof names another service: present again, for this one.
+    expectDenied(await verifyRequest(requestWith(encodePresentationHeader(await present('a', { domain: 'evil.example.com' }))), options()), 401, 'TARGET_MISMATCH');
+    // This service is not among the credential's domains: no presentation of it will do.
+    const elsewhere = await signPresentation({ holder: agent, credentials: [credential], challenge: 'b', domain: 'mail.example.com' });
+    expectDenied(await verifyRequest(requestWith(encodePresentationHeader(elsewhere)), { ...options(), target: 'mail.example.com' }), 403, 'TARGET_MISMATCH');
+    expectDenied(await verifyRequest(requestWith(encodePresentationHeader(await present('c'))), { ...options(), trustedIssuers: [] }), 403, 'UNTRUSTED_ISSUER');
+    expect([denialStatus('MALFORMED', 'chain'), denialStatus('VP_EXPIRED', 'presentation'), denialStatus('REPLAYED', 'replay'), denialStatus('DID_RESOLUTION_FAILED', 'dids')]).toEqual([400, 401, 401, 403]);
+  });
+
+  it('denialResponse carries the JSON body, no-store and WWW-Authenticate — never the presentation', async () => {
+    const vp = await present('never-issued');
+    const header = encodePresentationHeader(vp);
+    const verdict = await verifyRequest(requestWith(header), verifier());
+    expectDenied(verdict, 401, 'CHALLENGE_MISMATCH');
+    const response = denialResponse(verdict);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.headers.get('www-authenticate')).toContain('error="CHALLENGE_MISMATCH"');
+    const text = await response.text();
+    expect(JSON.parse(text)).toEqual(verdict.body);
+    const proofValue = (vp.proof as { proofValue: string }).proofValue;
+    for (const secret of [header.slice(3), proofValue, 'never-issued']) expect(text + JSON.stringify(verdict)).not.toContain(secret);
+  });
+});
+
+describe('verifyRequest — required scopes', () => {
+  const table = [
+    { method: 'GET', path: '/files/:id', scopes: ['files:read'] },
+    { method: ['PUT', 'DELETE'], path: '/files/:id', scopes: ['files:write'] },
+    { path: '/drafts/*', scopes: ['files:write:drafts'] },
+    { path: '/health', scopes: [] },
+  ];
+
+  async function judge(path: string, method = 'GET', extra: Partial<VerifyRequestOptions> = {}): Promise<RequestVerdict> {
+    const options = verifier({ challenge: 'none', replayCache: createReplayCache(), requiredScopes: table, ...extra });
+    return verifyRequest(requestWith(encodePresentationHeader(await present(crypto.randomUUID())), { path, method }), options);
+  }
+
+  it('the first rule matching method and path applies', async () => {
+    expect((await judge('/files/42')).allowed).toBe(true);
+    expect((await judge('/files/42', 'HEAD')).allowed).toBe(true); // a GET rule covers HEAD
+    expectDenied(await judge('/files/42', 'DELETE'), 403, 'INSUFFICIENT_SCOPE');
+    expect((await judge('/drafts')).allowed).toBe(true);
+    expect((await judge('/drafts/a/b', 'POST')).allowed).toBe(true);
+    expect((await judge('/health')).allowed).toBe(true);
+  });
+
+  it('a path no rule matches is refused, however it is spelled', async () => {
+    const unmatched = await judge('/admin');
+    expectDenied(unmatched, 403, 'INSUFFICIENT_SCOPE');
+    expect(unmatched.body.message).toContain('GET /admin');
+    // Case, doubled slashes, trailing slash and percent-encoding do not dodge the DELETE rule.
+    for (const path of ['/FILES/42', '//files//42/', '/%66iles/42']) {
+      expect((await judge(path)).allowed, path).toBe(true);
+      const denied = await judge(path, 'DELETE');
+      expectDenied(denied, 403, 'INSUFFICIENT_SCOPE');
+      expect(denied.body.message).toContain('files:write'); // the DELETE rule's scope, not "no rule"
+    }
+    expectDenied(await judge('/files/%E0%A4%A'), 403, 'INSUFFICIENT_SCOPE');
+  });
+
+  it('pathSegments and matchesPathPattern expose the table\'s reading of paths to other code', () => {
+    expect(pathSegments('/API//Files/%66oo/')).toEqual(['api', 'files', 'foo']);
+    expect(pathSegments('/a/%E0%A4%A')).toBeUndefined();
+    const at = (path: string) => pathSegments(path) ?? [];
+    expect(matchesPathPattern('/files/:id', at('/FILES/42'))).toBe(true);
+    expect(matchesPathPattern('/files/*', at('/files'))).toBe(true);
+    expect(matchesPathPattern('/files/*', at('/filesystem/x'))).toBe(false);
+    expect(matchesPathPattern('files', at('/files'))).toBe(false); // an invalid pattern matches nothing
+  });
+
+  it('a function of the request decides the scopes', async () => {
+    const requiredScopes = (request: Request) => (request.method === 'GET' ? ['files:read'] : ['files:write']);
+    expect((await judge('/x', 'GET', { requiredScopes })).allowed).toBe(true);
+    expectDenied(await judge('/x', 'POST', { requiredScopes }), 403, 'INSUFFICIENT_SCOPE');
+    await expect(judge('/x', 'GET', { requiredScopes: () => ['Files'] })).rejects.toMatchObject({ code: 'INVALID_VERIFIER_OPTIONS' });
+  });
+});
+
+describe('forwardClaims', () => {
+  const claims: AgentClaims = { agentDid: 'did:key:z6MkAgent', effectiveScopes: ['files:read', 'files:write'], privilegeScopes: ['files'], vpId: 'urn:uuid:1', chain: [] };
+
+  it('drops the presentation and every client-sent X-Mandate-* header, then sets the claims', async () => {
+    const incoming = new Request(API + '/files', {
+      method: 'POST',
+      body: 'payload',
+      headers: { authorization: 'VP abc', 'x-mandate-agent-did': 'did:key:z6MkForged', 'X-Mandate-Admin': 'yes', 'content-type': 'text/plain' },
+    });
+    const forwarded = forwardClaims(incoming, claims);
+    expect(Object.fromEntries(forwarded.headers)).toEqual({
+      'content-type': 'text/plain',
+      'x-mandate-agent-did': 'did:key:z6MkAgent',
+      'x-mandate-scopes': 'files:read files:write',
+      'x-mandate-vp-id': 'urn:uuid:1',
+    });
+    expect(forwarded.method).toBe('POST');
+    expect(forwarded.url).toBe(API + '/files');
+    expect(await forwarded.text()).toBe('payload');
+  });
+});
+
+describe('configuration errors (INVALID_VERIFIER_OPTIONS)', () => {
+  it('refuses what cannot be safe or cannot work, at setup', async () => {
+    const bad: Array<Partial<VerifyRequestOptions> | Record<string, unknown>> = [
+      { challenge: 'request' }, // no replay cache: nothing would make the challenge single-use
+      { challenge: 'none' },
+      { challenge: 'sometimes' },
+      { target: '' },
+      { target: 'files"example' },
+      { trustedIssuers: ['https://issuer.example.com'] },
+      { trustedGrantIssuers: 'did:key:z6Mk' },
+      { requiredScopes: ['Files:Read'] },
+      { requiredScopes: [{ path: 'files', scopes: [] }] },
+      { requiredScopes: [{ path: '/a/*/b', scopes: [] }] },
+      { requiredScopes: [{ path: '/a/%zz', scopes: [] }] },
+      { requiredScopes: [{ method: 'GET POST', path: '/a', scopes: [] }] },
+      { requiredScopes: [{ path: '/a', scopes: ['a b'] }] },
+      { requiredScopes: 'files:read' },
+      { maxPresentationBytes: 0 },
+      { challengePath: 'nonce' },
+      { challengePath: '/nonce"x' },
+    ];
+    for (const extra of bad) {
+      expect(() => prepareVerifier({ ...verifier(), ...extra } as VerifyRequestOptions), JSON.stringify(extra)).toThrow(expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }));
+    }
+    await expect(verifyRequest(requestWith(undefined), { ...verifier(), target: '' })).rejects.toMatchObject({ code: 'INVALID_VERIFIER_OPTIONS' });
+    await expect(issueChallenge(verifier({ challenge: 'none', replayCache: createReplayCache() }))).rejects.toMatchObject({ code: 'INVALID_VERIFIER_OPTIONS' });
+    expect(() => createChallengeStore({ ttlMs: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }));
+    expect(() => createChallengeStore({ max: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }));
+  });
+});

@@ -1,0 +1,18 @@
+/**
+ * `mandate/verifier`: protect an API with agent presentations (docs/verifier.md). The core is
+ * framework-neutral and isomorphic (`verifyRequest`, Web `Request` in, verdict out); `agentAuth`
+ * is its Hono middleware and `nodeHandler` / `nodeMiddleware` / `toWebRequest` adapt Node `http`
+ * (and so Express, Fastify, Connect).
+ */
+export * from './request.ts';
+export { agentAuth, challengeHandler, type AgentAuthEnv, type AgentAuthOptions, type AgentVariables } from './hono.ts';
+export {
+  applyNodeClaims,
+  nodeHandler,
+  nodeMiddleware,
+  sendResponse,
+  toWebRequest,
+  type AgentRequest,
+  type NodeVerifierOptions,
+  type ToWebRequestOptions,
+} from './node-http.ts';
