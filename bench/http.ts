@@ -1,0 +1,376 @@
+// The issuer over HTTP, under concurrent load (autocannon, 32 connections):
+//   ceiling        a plain Hono app (GET /health, no middleware) in the issuer's process, and
+//                  GET /v1/health through the issuer's whole middleware stack — no crypto, no DB
+//   vpVerify       POST /v1/vp/verify with a fresh presentation per request (VP + AgentCredential,
+//                  in-process status lists, replay and verified-credential caches on)
+//   onboarding     server-custody onboardings/s (POST /v1/onboard + /v1/onboard/verify, tokens
+//                  minted in advance): key generation, AES-GCM, a signed credential, status
+//                  allocation and two SQLite transactions each
+// vpVerify and onboarding run against TWO issuers at once, one per Ed25519 backend
+// (SERVICE_ED25519_BACKEND=node | webcrypto): the issue asks for the path that wins under
+// concurrent load, by measurement. The machine is shared, so the backends are measured in
+// alternating rounds, and each issuer's CPU time (all threads, over IPC) is reported beside its
+// wall-clock rate: requests per CPU-second does not move with the neighbours' load, coresUsed
+// shows whether the thread pool put a second core to work.
+//
+// Each issuer runs in a CHILD process (the load generator must not share its event loop); this
+// file is that child when MANDATE_BENCH_HTTP_SERVE=1. Every response is checked: non-2xx counts
+// are reported.
+//
+//   npm run bench -- http        (through bench/run.ts)
+//   npx tsx bench/http.ts        (alone; prints the same JSON)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import autocannon from 'autocannon';
+import { createProof } from '../wallet/crypto/data-integrity.ts';
+import { generateSeed, seedSigner } from '../wallet/crypto/ed25519.ts';
+import { didKeyIdentity, type SigningIdentity } from '../wallet/vc/identity.ts';
+import { signPresentation } from '../wallet/vc/presentation.ts';
+import type { AgentCredential } from '../wallet/vc/types.ts';
+
+const CONNECTIONS = 32;
+/** Measured seconds per backend, split over ROUNDS alternating rounds. */
+const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 12);
+const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 4);
+const WARMUP_SECONDS = 2;
+/** Presentations signed in advance per vpVerify run: more than the run can consume. */
+const PRESENTATIONS = Number(process.env.BENCH_HTTP_PRESENTATIONS ?? 30_000);
+const ONBOARDINGS = Number(process.env.BENCH_HTTP_ONBOARDINGS ?? 1500);
+const TARGET = 'files.example.com';
+const ADMIN_KEY = 'bench-admin-key-0123456789abcdefghijklmnopqrstuvwxyz';
+const BACKENDS = ['node', 'webcrypto'] as const;
+
+type Backend = (typeof BACKENDS)[number];
+
+interface Run {
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+  requests: number;
+  statusCodes: Record<string, number>;
+}
+
+const round = (x: number, digits = 1): number => Math.round(x * 10 ** digits) / 10 ** digits;
+
+// ---------------------------------------------------------------------------------------------
+// Child: the issuer
+
+async function serve(): Promise<void> {
+  const { startIssuer } = await import('../issuer/server.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'mandate-bench-http-'));
+  const issuer = await startIssuer({
+    env: {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      SERVICE_SQLITE_PATH: join(dir, 'issuer.db'),
+      SERVICE_ADMIN_API_KEY: ADMIN_KEY,
+      SERVICE_RATE_LIMIT_PER_IP: '10000000',
+      SERVICE_RATE_LIMIT_PER_TOKEN: '10000000',
+      SERVICE_ED25519_BACKEND: process.env.SERVICE_ED25519_BACKEND ?? 'webcrypto',
+    },
+    port: 0,
+  });
+  // The ceiling: a plain Hono app (no middleware) answering a constant JSON body, same process.
+  const { Hono } = await import('hono');
+  const { serve: listen } = await import('@hono/node-server');
+  const bare = new Hono().get('/health', (c) => c.json({ ok: true }));
+  const bareServer = await new Promise<import('@hono/node-server').ServerType>((resolve) => {
+    const server = listen({ fetch: bare.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(server));
+  });
+  const barePort = (bareServer.address() as import('node:net').AddressInfo).port;
+  process.stdout.write(`${JSON.stringify({ url: issuer.url, bareUrl: `http://127.0.0.1:${barePort}`, backend: issuer.ctx.config.ed25519Backend })}\n`);
+  const stop = () => {
+    bareServer.close();
+    void issuer.close().finally(() => {
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(0);
+    });
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  // The parent asks for this process's CPU time (all threads) around each measured round.
+  process.on('message', (message) => {
+    if (message === 'cpu') process.send?.({ cpu: process.cpuUsage() });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parent: load
+
+interface Child {
+  url: string;
+  bareUrl: string;
+  process: ChildProcess;
+}
+
+function startChild(backend: Backend): Promise<Child> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
+    env: { ...process.env, MANDATE_BENCH_HTTP_SERVE: '1', SERVICE_ED25519_BACKEND: backend },
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const line = buffered.split('\n')[0];
+      if (buffered.includes('\n') && line) resolve({ ...(JSON.parse(line) as { url: string; bareUrl: string }), process: child });
+    });
+    child.once('exit', (code) => reject(new Error(`bench issuer exited with ${code}`)));
+  });
+}
+
+function stopChild(child: Child): Promise<void> {
+  return new Promise((resolve) => {
+    child.process.removeAllListeners('exit');
+    child.process.once('exit', () => resolve());
+    child.process.kill('SIGTERM');
+  });
+}
+
+async function api(base: string, path: string, body?: unknown, admin = false): Promise<{ status: number; json: Record<string, unknown> }> {
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (admin) headers.authorization = `Bearer ${ADMIN_KEY}`;
+  const res = await fetch(base + path, { method: body === undefined ? 'GET' : 'POST', headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+async function mintTokens(base: string, count: number): Promise<string[]> {
+  const tokens: string[] = [];
+  for (let i = 0; i < count; i += 64) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(64, count - i) }, () =>
+        api(base, '/v1/enrollment-tokens', { requestedScopes: ['files:read'], maxDelegationDepth: 1, requestedDomains: [TARGET], ttlSeconds: 3600 }, true),
+      ),
+    );
+    for (const res of batch) {
+      if (res.status !== 201) throw new Error(`mint failed: ${res.status}`);
+      tokens.push(res.json.token as string);
+    }
+  }
+  return tokens;
+}
+
+/** A self-custody agent enrolled over HTTP, and its credential. */
+async function enrollAgent(base: string): Promise<{ agent: SigningIdentity; credential: AgentCredential }> {
+  const agent = didKeyIdentity(seedSigner(generateSeed()));
+  const [token] = await mintTokens(base, 1);
+  const start = await api(base, '/v1/onboard', { token, custody: 'self', did: agent.did });
+  const proof = await createProof(
+    { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiablePresentation'], holder: agent.did },
+    { signer: agent.signer, verificationMethod: agent.verificationMethod, proofPurpose: 'authentication', challenge: start.json.challenge as string, domain: start.json.domain as string },
+  );
+  const done = await api(base, '/v1/onboard/verify', { challengeId: start.json.challengeId, proof });
+  if (done.status !== 201) throw new Error(`enrollment failed: ${done.status} ${JSON.stringify(done.json)}`);
+  return { agent, credential: done.json.verifiableCredential as unknown as AgentCredential };
+}
+
+async function presentations(agent: SigningIdentity, credential: AgentCredential, count: number): Promise<string[]> {
+  const bodies: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const vp = await signPresentation({ holder: agent, credentials: [credential], challenge: `bench-${i}`, domain: TARGET, lifetimeMs: 30 * 60_000 });
+    bodies.push(JSON.stringify({ presentation: vp, expectedTarget: TARGET }));
+  }
+  return bodies;
+}
+
+function summarize(result: autocannon.Result): Run {
+  return {
+    requestsPerSec: round(result.requests.average),
+    p50Ms: round(result.latency.p50, 2),
+    p99Ms: round(result.latency.p99, 2),
+    non2xx: result.non2xx,
+    errors: result.errors,
+    requests: result.requests.total,
+    statusCodes: statusCodes(result),
+  };
+}
+
+function statusCodes(result: autocannon.Result): Record<string, number> {
+  return Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count ?? 0]));
+}
+
+function load(options: autocannon.Options): Promise<autocannon.Result> {
+  return autocannon({ connections: CONNECTIONS, pipelining: 1, ...options });
+}
+
+async function benchGet(url: string): Promise<Run> {
+  await load({ url, duration: WARMUP_SECONDS });
+  return summarize(await load({ url, duration: SECONDS }));
+}
+
+async function benchVpVerify(base: string, stock: { bodies: string[]; next: number }, seconds: number): Promise<Run> {
+  const request = (): autocannon.Request => ({ method: 'POST', path: '/v1/vp/verify', headers: { 'content-type': 'application/json' }, body: stock.bodies[stock.next++] ?? '' });
+  const result = await load({ url: base, duration: seconds, requests: [{ setupRequest: (req) => ({ ...req, ...request() }) }] });
+  if (stock.next > stock.bodies.length) throw new Error(`vpVerify ran out of presentations (${stock.bodies.length}); raise BENCH_HTTP_PRESENTATIONS`);
+  return summarize(result);
+}
+
+interface OnboardingRun {
+  onboardingsPerSec: number;
+  /** Latency of each of the two requests (p50/p99 over both). */
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  onboardings: number;
+  seconds: number;
+  statusCodes: Record<string, number>;
+}
+
+async function benchOnboarding(base: string, count: number): Promise<OnboardingRun> {
+  // autocannon prepares requests ahead of sending them: spare tokens so none is sent without one.
+  const tokens = await mintTokens(base, count + 4 * CONNECTIONS);
+  let next = 0;
+  const result = await load({
+    url: base,
+    amount: count * 2,
+    requests: [
+      {
+        method: 'POST',
+        path: '/v1/onboard',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => ({ ...req, body: JSON.stringify({ token: tokens[next++], custody: 'server' }) }),
+        onResponse: (_status, body, context) => {
+          Object.assign(context, { started: JSON.parse(body) as { challengeId: string; challenge: string } });
+        },
+      },
+      {
+        method: 'POST',
+        path: '/v1/onboard/verify',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req, context) => {
+          const started = (context as { started?: { challengeId: string; challenge: string } }).started;
+          return { ...req, body: JSON.stringify({ challengeId: started?.challengeId, challenge: started?.challenge }) };
+        },
+      },
+    ],
+  });
+  return {
+    onboardingsPerSec: round(result.requests.total / 2 / result.duration),
+    p50Ms: round(result.latency.p50, 2),
+    p99Ms: round(result.latency.p99, 2),
+    non2xx: result.non2xx,
+    onboardings: Math.floor(result['2xx'] / 2),
+    seconds: result.duration,
+    statusCodes: statusCodes(result),
+  };
+}
+
+interface BackendSummary {
+  /** Total 2xx-or-not requests over total measured time, all rounds. */
+  requestsPerSec: number;
+  /** Median over rounds. */
+  p50Ms: number;
+  p99Ms: number;
+  /** Requests per CPU-second of the issuer process (all its threads): efficiency, robust to a busy machine. */
+  requestsPerCpuSec: number;
+  /** CPU-seconds per wall-second of the issuer process: how many cores it kept busy. */
+  coresUsed: number;
+  perRound: number[];
+  non2xx: number;
+  errors: number;
+}
+
+const median = (xs: number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+};
+
+function childCpuSeconds(child: Child): Promise<number> {
+  return new Promise((resolve) => {
+    child.process.once('message', (message) => {
+      const { user, system } = (message as { cpu: NodeJS.CpuUsage }).cpu;
+      resolve((user + system) / 1e6);
+    });
+    child.process.send?.('cpu');
+  });
+}
+
+/**
+ * Runs `measure` on each backend in ROUNDS alternating rounds (node, webcrypto, webcrypto, node,
+ * …): the machine this runs on is shared, and interleaving spreads load changes over both.
+ */
+async function interleaved<T extends { requestsPerSec: number; p50Ms: number; p99Ms: number; non2xx: number; requests: number; errors?: number }>(
+  children: Record<Backend, Child>,
+  measure: (backend: Backend, round: number) => Promise<T & { seconds: number }>,
+): Promise<Record<Backend, BackendSummary>> {
+  const rounds: Record<Backend, Array<T & { seconds: number; cpu: number }>> = { node: [], webcrypto: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? BACKENDS : [...BACKENDS].reverse();
+    for (const backend of order) {
+      const cpuBefore = await childCpuSeconds(children[backend]);
+      const result = await measure(backend, round);
+      rounds[backend].push({ ...result, cpu: (await childCpuSeconds(children[backend])) - cpuBefore });
+    }
+  }
+  const summary = {} as Record<Backend, BackendSummary>;
+  for (const backend of BACKENDS) {
+    const runs = rounds[backend];
+    const requests = runs.reduce((n, r) => n + r.requests, 0);
+    const seconds = runs.reduce((n, r) => n + r.seconds, 0);
+    const cpu = runs.reduce((n, r) => n + r.cpu, 0);
+    summary[backend] = {
+      requestsPerSec: round(requests / seconds),
+      p50Ms: median(runs.map((r) => r.p50Ms)),
+      p99Ms: median(runs.map((r) => r.p99Ms)),
+      requestsPerCpuSec: round(requests / cpu),
+      coresUsed: round(cpu / seconds, 2),
+      perRound: runs.map((r) => r.requestsPerSec),
+      non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+      errors: runs.reduce((n, r) => n + (r.errors ?? 0), 0),
+    };
+  }
+  return summary;
+}
+
+export async function run(): Promise<Record<string, unknown>> {
+  const children = {} as Record<Backend, Child>;
+  try {
+    for (const backend of BACKENDS) {
+      children[backend] = await startChild(backend);
+      process.stderr.write(`  http: backend ${backend} at ${children[backend].url}\n`);
+    }
+    const first = children[BACKENDS[0]];
+    const ceiling = { bareHono: await benchGet(`${first.bareUrl}/health`), health: await benchGet(`${first.url}/v1/health`) };
+
+    // One agent and a stock of fresh presentations per issuer (each is accepted once: replay cache).
+    const stock = {} as Record<Backend, { bodies: string[]; next: number }>;
+    for (const backend of BACKENDS) {
+      const { agent, credential } = await enrollAgent(children[backend].url);
+      stock[backend] = { bodies: await presentations(agent, credential, PRESENTATIONS), next: 0 };
+      await benchVpVerify(children[backend].url, stock[backend], WARMUP_SECONDS);
+    }
+    const vpVerify = await interleaved(children, async (backend) => ({ ...(await benchVpVerify(children[backend].url, stock[backend], SECONDS / ROUNDS)), seconds: SECONDS / ROUNDS }));
+    const onboarding = await interleaved(children, async (backend) => {
+      const result = await benchOnboarding(children[backend].url, Math.ceil(ONBOARDINGS / ROUNDS));
+      return { ...result, requestsPerSec: result.onboardingsPerSec, requests: result.onboardings, seconds: result.seconds };
+    });
+    const winner = BACKENDS.reduce((best, b) => (vpVerify[b].requestsPerSec > vpVerify[best].requestsPerSec ? b : best));
+    return {
+      connections: CONNECTIONS,
+      rounds: ROUNDS,
+      secondsPerBackend: SECONDS,
+      loadavg1: round(loadavg()[0] ?? 0, 2),
+      ceiling: {
+        bareHono: { endpoint: 'GET /health on a plain Hono app (no middleware), in the issuer process', ...ceiling.bareHono },
+        health: { endpoint: 'GET /v1/health through the issuer middleware (request id, log, secure headers, rate limit, body limit, etag)', ...ceiling.health },
+      },
+      vpVerify: { endpoint: 'POST /v1/vp/verify (VP + AgentCredential, replay and credential caches on)', ...vpVerify },
+      onboarding: { flow: 'server custody: POST /v1/onboard + POST /v1/onboard/verify (onboardings/s)', ...onboarding },
+      fastestVpVerifyBackend: winner,
+    };
+  } finally {
+    for (const child of Object.values(children)) await stopChild(child);
+  }
+}
+
+if (process.env.MANDATE_BENCH_HTTP_SERVE === '1') {
+  await serve();
+} else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  process.stdout.write(`${JSON.stringify(await run(), null, 2)}\n`);
+}

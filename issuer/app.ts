@@ -1,0 +1,108 @@
+/**
+ * The issuer's HTTP application: middleware, then the route table. Handlers live in
+ * routes/*.ts (parse → service → shape); this file only composes.
+ *
+ * Middleware, outermost first:
+ * 1. requestId (X-Request-Id in and out), 2. JSON request log, 3. secure headers,
+ * 4. `actor` = anonymous (admin auth upgrades it), 5. rate limits (429 + Retry-After),
+ * 6. body limit (413, default 64 KiB), 7. JSON-only bodies (415),
+ * 8. on public documents only (DID documents, status lists, the context, JWKS): CORS for any
+ *    origin (GET), `Cross-Origin-Resource-Policy: cross-origin` and etag (304 on If-None-Match),
+ *    because verifiers in browser pages and service workers of other origins must fetch them.
+ * Errors anywhere become `{error: {code, message, details?}}` (http/errors.ts).
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { etag } from 'hono/etag';
+import { requestId } from 'hono/request-id';
+import { secureHeaders } from 'hono/secure-headers';
+import type { IssuerContext } from './context.ts';
+import type { IssuerEnv } from './http/env.ts';
+import { apiError, createErrorHandler, notFoundHandler, validationHook } from './http/errors.ts';
+import { requestLogger } from './http/logger.ts';
+import { rateLimit } from './http/rate-limit.ts';
+import { agentRoutes } from './routes/agents.ts';
+import { credentialRoutes } from './routes/credentials.ts';
+import { enrollmentRoutes } from './routes/enrollment.ts';
+import { statusListRoutes } from './routes/status-lists.ts';
+import { wellKnownRoutes } from './routes/well-known.ts';
+// EXTRAS routes
+import { registerApiDocs } from './routes/api-docs.ts';
+import { auditRoutes } from './routes/audit.ts';
+import { challengeRoutes } from './routes/challenges.ts';
+import { didRoutes } from './routes/dids.ts';
+import { vcApiRoutes } from './routes/vc-api.ts';
+import { vpVerifyRoutes } from './routes/vp-verify.ts';
+
+const JSON_MEDIA_TYPE = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;.*)?$/i;
+
+/** 415 for a request that carries a body that is not JSON (every issuer endpoint takes JSON). */
+function requireJsonBodies(): MiddlewareHandler<IssuerEnv> {
+  return async (c, next) => {
+    const length = c.req.header('content-length');
+    const hasBody = c.req.raw.body !== null && (c.req.header('transfer-encoding') !== undefined || (length !== undefined && length !== '0'));
+    if (hasBody && !JSON_MEDIA_TYPE.test(c.req.header('content-type') ?? '')) {
+      throw apiError('UNSUPPORTED_MEDIA_TYPE', 'request bodies must be application/json');
+    }
+    return next();
+  };
+}
+
+/** Documents any verifier, in any origin, must be able to read. */
+const PUBLIC_DOCUMENTS = ['/.well-known/did.json', '/.well-known/jwks.json', '/agents/*', '/dids/*', '/contexts/*', '/v1/status-list/*', '/v1/sessions/public-key'];
+
+/** Readable cross-origin (Fetch §3.7 CORP); set before secureHeaders, which does not overwrite it. */
+const crossOriginReadable: MiddlewareHandler<IssuerEnv> = async (c, next) => {
+  await next();
+  c.header('Cross-Origin-Resource-Policy', 'cross-origin');
+};
+
+export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
+  const app = new OpenAPIHono<IssuerEnv>({ defaultHook: validationHook });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'adminBearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'SERVICE_ADMIN_API_KEY',
+  });
+
+  app.use('*', requestId());
+  app.use('*', requestLogger(ctx.log));
+  app.use('*', secureHeaders({ overwrite: false }));
+  app.use('*', async (c, next) => {
+    c.set('actor', 'anonymous');
+    await next();
+  });
+  app.use('*', rateLimit(ctx.rateLimits));
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: ctx.config.bodyLimitBytes,
+      onError: () => {
+        throw apiError('PAYLOAD_TOO_LARGE', `request bodies are limited to ${ctx.config.bodyLimitBytes} bytes`);
+      },
+    }),
+  );
+  app.use('*', requireJsonBodies());
+  const publicCors = cors({ origin: '*', allowMethods: ['GET', 'HEAD'], exposeHeaders: ['ETag', 'Cache-Control'], maxAge: 86_400 });
+  for (const path of PUBLIC_DOCUMENTS) app.use(path, publicCors, crossOriginReadable, etag());
+  app.onError(createErrorHandler({ audit: ctx.audit, log: ctx.log }));
+  app.notFound(notFoundHandler);
+
+  // Route table.
+  app.route('/', wellKnownRoutes(ctx));
+  app.route('/', enrollmentRoutes(ctx));
+  app.route('/', agentRoutes(ctx));
+  app.route('/', credentialRoutes(ctx));
+  app.route('/', statusListRoutes(ctx));
+  // EXTRAS routes below (append only: app.route('/', xyzRoutes(ctx));)
+  app.route('/', vpVerifyRoutes(ctx));
+  app.route('/', challengeRoutes(ctx));
+  app.route('/', didRoutes(ctx));
+  app.route('/', auditRoutes(ctx));
+  app.route('/', vcApiRoutes(ctx));
+  registerApiDocs(app, ctx);
+
+  return app;
+}

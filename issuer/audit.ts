@@ -1,0 +1,166 @@
+/**
+ * The issuer's audit log: append-only and hash-chained. Each record carries the hash of the
+ * previous one, and its own hash is SHA-256 over the JCS (RFC 8785) form of the record with
+ * that `prevHash`, so removing, reordering or editing any record breaks every hash after it.
+ * The first record chains to a fixed genesis value.
+ *
+ * `record` is synchronous and runs inside the caller's transaction when there is one, so a
+ * state change and its audit record commit or roll back together. Every refusal is recorded
+ * too (the HTTP error handler calls `record` for each 4xx it sends).
+ *
+ * Limit of a chain with no outside anchor: truncating the newest records leaves a shorter
+ * chain that still verifies. `verifyChain` reports the count and head hash; an operator who
+ * copies them elsewhere (logs, backups) detects truncation by comparing.
+ */
+import { bytesToHex } from '../wallet/crypto/bytes.ts';
+import { sha256Utf8 } from '../wallet/crypto/hash.ts';
+import { canonicalizeJson, type JsonObject } from '../wallet/crypto/jcs.ts';
+import type { AuditRow, AuditStore } from './storage/audit-store.ts';
+import type { IssuerDb } from './storage/db.ts';
+
+/** prev_hash of the first record: hex SHA-256 of "mandate:issuer:audit:genesis:v1". */
+export const AUDIT_GENESIS_HASH = bytesToHex(sha256Utf8('mandate:issuer:audit:genesis:v1'));
+
+export interface AuditInput {
+  /** UPPER_SNAKE event name, e.g. AGENT_ENROLLED, CREDENTIAL_REVOKED, REQUEST_REFUSED. */
+  event: string;
+  agentDid?: string;
+  /** Who acted: `admin`, `anonymous`, `system`, `agent:<did>`, `provider:<did>`. */
+  actor: string;
+  /** A reason code (refusals) or an operator's reason (revocations). */
+  reason?: string;
+  vpId?: string;
+  /** Small JSON details; never secrets (no tokens, keys or request bodies). */
+  data?: JsonObject;
+}
+
+export interface AuditRecord {
+  seq: number;
+  id: string;
+  /** ISO 8601. */
+  at: string;
+  event: string;
+  agentDid?: string;
+  actor: string;
+  reason?: string;
+  vpId?: string;
+  data?: JsonObject;
+  prevHash: string;
+  hash: string;
+}
+
+export interface AuditQuery {
+  agentDid?: string;
+  event?: string;
+  /** Inclusive, epoch ms. */
+  from?: number;
+  /** Inclusive, epoch ms. */
+  to?: number;
+  /** From a previous page's nextCursor. */
+  cursor?: string;
+  /** 1..500, default 100. */
+  limit?: number;
+}
+
+export interface AuditPage {
+  records: AuditRecord[];
+  /** Pass as `cursor` for the next page; absent on the last page. */
+  nextCursor?: string;
+}
+
+export type ChainVerdict = { intact: true; count: number; headHash: string } | { intact: false; brokenAt: number; count: number };
+
+export interface AuditLog {
+  record(input: AuditInput): AuditRecord;
+  list(query?: AuditQuery): AuditPage;
+  verifyChain(): ChainVerdict;
+}
+
+/** The hash of a record: hex SHA-256 of the JCS of every field but `hash`. */
+export function auditRecordHash(row: Omit<AuditRow, 'hash'>): string {
+  const preimage = {
+    seq: row.seq,
+    id: row.id,
+    at: row.at,
+    event: row.event,
+    agentDid: row.agentDid,
+    actor: row.actor,
+    reason: row.reason,
+    vpId: row.vpId,
+    data: row.data,
+    prevHash: row.prevHash,
+  };
+  return bytesToHex(sha256Utf8(canonicalizeJson(preimage)));
+}
+
+function toRecord(row: AuditRow): AuditRecord {
+  return {
+    seq: row.seq,
+    id: row.id,
+    at: new Date(row.at).toISOString(),
+    event: row.event,
+    ...(row.agentDid === null ? {} : { agentDid: row.agentDid }),
+    actor: row.actor,
+    ...(row.reason === null ? {} : { reason: row.reason }),
+    ...(row.vpId === null ? {} : { vpId: row.vpId }),
+    ...(row.data === null ? {} : { data: JSON.parse(row.data) as JsonObject }),
+    prevHash: row.prevHash,
+    hash: row.hash,
+  };
+}
+
+const MAX_TEXT = 512;
+const clip = (value: string | undefined): string | null => (value === undefined ? null : value.slice(0, MAX_TEXT));
+
+export function createAuditLog(db: IssuerDb, store: AuditStore, now: () => number = Date.now): AuditLog {
+  return {
+    record(input) {
+      return db.transaction(() => {
+        const last = store.last();
+        const partial: Omit<AuditRow, 'hash'> = {
+          seq: (last?.seq ?? 0) + 1,
+          id: crypto.randomUUID(),
+          at: now(),
+          event: input.event,
+          agentDid: clip(input.agentDid),
+          actor: clip(input.actor) ?? 'unknown',
+          reason: clip(input.reason),
+          vpId: clip(input.vpId),
+          data: input.data === undefined ? null : canonicalizeJson(input.data),
+          prevHash: last?.hash ?? AUDIT_GENESIS_HASH,
+        };
+        const row: AuditRow = { ...partial, hash: auditRecordHash(partial) };
+        store.append(row);
+        return toRecord(row);
+      });
+    },
+    list(query = {}) {
+      const limit = Math.min(Math.max(Math.trunc(query.limit ?? 100), 1), 500);
+      const afterSeq = query.cursor === undefined ? 0 : Number.parseInt(query.cursor, 10);
+      const rows = store.list({
+        ...(query.agentDid === undefined ? {} : { agentDid: query.agentDid }),
+        ...(query.event === undefined ? {} : { event: query.event }),
+        ...(query.from === undefined ? {} : { from: query.from }),
+        ...(query.to === undefined ? {} : { to: query.to }),
+        afterSeq: Number.isSafeInteger(afterSeq) && afterSeq > 0 ? afterSeq : 0,
+        limit: limit + 1,
+      });
+      const page = rows.slice(0, limit).map(toRecord);
+      const last = page[page.length - 1];
+      return rows.length > limit && last ? { records: page, nextCursor: String(last.seq) } : { records: page };
+    },
+    verifyChain() {
+      let prevHash = AUDIT_GENESIS_HASH;
+      let count = 0;
+      let brokenAt: number | undefined;
+      for (const row of store.iterate()) {
+        count++;
+        if (brokenAt !== undefined) continue; // keep counting: the verdict reports the whole log's size
+        const { hash, ...rest } = row;
+        if (row.seq !== count || row.prevHash !== prevHash || auditRecordHash(rest) !== hash) brokenAt = row.seq;
+        else prevHash = hash;
+      }
+      return brokenAt === undefined ? { intact: true, count, headHash: prevHash } : { intact: false, brokenAt, count };
+    },
+  };
+}

@@ -1,0 +1,325 @@
+/**
+ * The issuer's configuration: every environment variable of the issue, validated once at
+ * start-up (zod), so a bad value stops the process with ONE clear line (`ConfigError`) instead
+ * of failing on the first request that needs it.
+ *
+ * Secrets (`SERVICE_ADMIN_API_KEY`, `SERVICE_SIGNING_KEY`, `SERVICE_KEY_ENCRYPTION_KEY`):
+ * - production: required, refused when missing or malformed;
+ * - development/test: a missing one is generated ONCE and kept in `issuer-secrets.json` beside
+ *   the database (mode 0600), re-read on later starts so a restart keeps the same issuer key,
+ *   and announced as a warning that names the file — never the secret itself.
+ *
+ * URLs: `API_BASE_URL` defaults (development only) to `http://HOST:PORT`, and `DID_DOMAIN` to
+ * the host and port of `API_BASE_URL` with the port's ":" percent-encoded (did:web §3.1:
+ * `did:web:127.0.0.1%3A8787`). `startIssuer` re-derives both after binding an ephemeral port.
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { bytesToHex, hexToBytes, randomBytes } from '../wallet/crypto/bytes.ts';
+import { bytesToBase64url } from '../wallet/crypto/aead.ts';
+import { MandateError } from '../wallet/crypto/errors.ts';
+import { classifyHost } from '../wallet/net/url-policy.ts';
+
+export type ConfigErrorCode = 'CONFIG_INVALID' | 'CONFIG_MISSING' | 'SECRETS_FILE_INVALID';
+
+export class ConfigError extends MandateError<ConfigErrorCode> {
+  override name = 'ConfigError';
+}
+
+export type NodeEnv = 'development' | 'production' | 'test';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+export type Ed25519BackendChoice = 'node' | 'webcrypto' | 'noble' | 'auto';
+
+export interface RateLimitConfig {
+  /** Requests per window from one client IP (all endpoints). */
+  perIp: number;
+  /** Requests per window per credential: an Authorization header or an enrollment token. */
+  perToken: number;
+  windowMs: number;
+}
+
+export interface IssuerConfig {
+  nodeEnv: NodeEnv;
+  host: string;
+  port: number;
+  /** Public base URL, no trailing slash: status list and DID document URLs are built on it. */
+  apiBaseUrl: string;
+  /** True when API_BASE_URL was not set and derives from HOST/PORT (re-derived after an ephemeral bind). */
+  apiBaseUrlDerived: boolean;
+  storageAdapter: 'sqlite';
+  /** Path of the SQLite file (or ':memory:'). */
+  sqlitePath: string;
+  cacheAdapter: 'memory';
+  didMethod: 'web' | 'key';
+  /** did:web method-specific host part (port percent-encoded); undefined with DID_METHOD=key. */
+  didDomain: string | undefined;
+  /** True when DID_DOMAIN was not set and derives from API_BASE_URL. */
+  didDomainDerived: boolean;
+  adminApiKey: string;
+  /** 32-byte Ed25519 seed of the issuer's signing key. */
+  signingKey: Uint8Array;
+  /** 32-byte AES-256-GCM key that encrypts server-custody keys. */
+  keyEncryptionKey: Uint8Array;
+  /** Minting enrollment tokens without the admin key (development only). */
+  openEnrollment: boolean;
+  logLevel: LogLevel;
+  bodyLimitBytes: number;
+  rateLimit: RateLimitConfig;
+  /** Default lifetime of an enrollment token (the issue: 15 minutes). */
+  enrollmentTokenTtlSeconds: number;
+  /** Lifetime of an onboarding challenge (step 1 → step 2). */
+  onboardingTtlSeconds: number;
+  /** Default validity of issued AgentCredentials. */
+  credentialTtlSeconds: number;
+  /** `ttl` of published status lists (Bitstring Status List §2.2), also their Cache-Control max-age. */
+  statusListTtlMs: number;
+  /** Process-wide Ed25519 backend (wallet/crypto/ed25519.ts setEd25519Backend). */
+  ed25519Backend: Ed25519BackendChoice;
+  /** Where generated development secrets live (undefined when none were needed or for ':memory:'). */
+  secretsFile: string | undefined;
+  /** Names of the secrets generated on this start (first start of a development issuer). */
+  generatedSecrets: string[];
+  /** Start-up warnings (generated secrets, open enrollment), printed by main.ts. */
+  warnings: string[];
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+const SECRETS_FILE = 'issuer-secrets.json';
+const HEX32 = /^[0-9a-fA-F]{64}$/;
+const MIN_ADMIN_KEY_LENGTH = 32;
+
+const blankToUndefined = (value: unknown): unknown => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+const optionalString = z.preprocess(blankToUndefined, z.string().optional());
+const boolean = (fallback: boolean) =>
+  z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).optional()).transform((v) => (v === undefined ? fallback : v === 'true' || v === '1'));
+const integer = (fallback: number, min: number, max: number) =>
+  z.preprocess(blankToUndefined, z.coerce.number().int().min(min).max(max).optional()).transform((v) => v ?? fallback);
+
+const envSchema = z.object({
+  NODE_ENV: z.preprocess(blankToUndefined, z.enum(['development', 'production', 'test']).default('development')),
+  HOST: z.preprocess(blankToUndefined, z.string().default('127.0.0.1')),
+  PORT: integer(8787, 0, 65535),
+  API_BASE_URL: optionalString,
+  SERVICE_STORAGE_ADAPTER: z.preprocess(blankToUndefined, z.literal('sqlite', { error: 'must be "sqlite" (a Postgres adapter will follow)' }).default('sqlite')),
+  SERVICE_SQLITE_PATH: z.preprocess(blankToUndefined, z.string().default('./data/issuer.db')),
+  SERVICE_CACHE_ADAPTER: z.preprocess(blankToUndefined, z.literal('memory', { error: 'must be "memory"' }).default('memory')),
+  DID_METHOD: z.preprocess(
+    blankToUndefined,
+    z.enum(['web', 'key'], { error: 'must be "web" or "key": anchored (ledger) DIDs are resolvable, not issuable' }).default('web'),
+  ),
+  DID_DOMAIN: optionalString,
+  SERVICE_ADMIN_API_KEY: optionalString,
+  SERVICE_SIGNING_KEY: optionalString,
+  SERVICE_KEY_ENCRYPTION_KEY: optionalString,
+  SERVICE_OPEN_ENROLLMENT: boolean(false),
+  LOG_LEVEL: z.preprocess(blankToUndefined, z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info')),
+  SERVICE_BODY_LIMIT_BYTES: integer(64 * 1024, 1024, 16 * 1024 * 1024),
+  SERVICE_RATE_LIMIT_PER_IP: integer(3000, 1, 10_000_000),
+  SERVICE_RATE_LIMIT_PER_TOKEN: integer(600, 1, 10_000_000),
+  SERVICE_RATE_LIMIT_WINDOW_SECONDS: integer(60, 1, 86_400),
+  SERVICE_ENROLLMENT_TOKEN_TTL_SECONDS: integer(15 * 60, 10, 7 * 86_400),
+  SERVICE_ONBOARDING_TTL_SECONDS: integer(5 * 60, 10, 86_400),
+  SERVICE_CREDENTIAL_TTL_SECONDS: integer(90 * 86_400, 60, 10 * 365 * 86_400),
+  SERVICE_STATUS_LIST_TTL_SECONDS: integer(300, 1, 86_400),
+  // Measured in the issue: WebCrypto verifies run on libuv's pool and win under concurrent load.
+  SERVICE_ED25519_BACKEND: z.preprocess(blankToUndefined, z.enum(['node', 'webcrypto', 'noble', 'auto']).default('webcrypto')),
+});
+
+type ParsedEnv = z.infer<typeof envSchema>;
+
+function invalid(message: string): never {
+  throw new ConfigError('CONFIG_INVALID', message);
+}
+
+/** One line for a zod failure: the first issue, named by its variable. */
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  const name = issue?.path.join('.') || 'environment';
+  return `${name}: ${issue?.message ?? 'invalid value'}`;
+}
+
+function isLoopbackUrl(url: string): boolean {
+  try {
+    return classifyHost(new URL(url).hostname) === 'loopback';
+  } catch {
+    return false;
+  }
+}
+
+/** `http://HOST:PORT` with IPv6 literals bracketed. */
+export function baseUrlFor(host: string, port: number): string {
+  const h = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  return `http://${h}:${port}`;
+}
+
+/** did:web §3.1: the host of `apiBaseUrl`, with the ":" before a port percent-encoded. */
+export function didDomainFor(apiBaseUrl: string): string {
+  const url = new URL(apiBaseUrl);
+  const host = url.hostname;
+  return url.port === '' ? host : `${host}%3A${url.port}`;
+}
+
+function normalizeBaseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    invalid(`API_BASE_URL: must be an absolute http(s) URL (got "${value.slice(0, 80)}")`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') invalid('API_BASE_URL: must use http or https');
+  if (url.username || url.password || url.search || url.hash) invalid('API_BASE_URL: must not carry credentials, a query or a fragment');
+  return url.href.replace(/\/+$/, '');
+}
+
+// did:web §3.1: a domain name or IP with an optional percent-encoded port, then optional ":"-separated path.
+const DID_DOMAIN_SYNTAX = /^[A-Za-z0-9.-]+(?:%3A\d{1,5})?(?::[A-Za-z0-9._~-]+)*$/;
+
+interface StoredSecrets {
+  adminApiKey?: string;
+  signingKey?: string;
+  keyEncryptionKey?: string;
+}
+
+function readSecretsFile(path: string): StoredSecrets {
+  if (!existsSync(path)) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    throw new ConfigError('SECRETS_FILE_INVALID', `${path} is not valid JSON; fix or delete it (a new one is generated)`);
+  }
+  const schema = z.object({ adminApiKey: z.string().optional(), signingKey: z.string().optional(), keyEncryptionKey: z.string().optional() });
+  const result = schema.safeParse(parsed);
+  if (!result.success) throw new ConfigError('SECRETS_FILE_INVALID', `${path}: ${firstIssue(result.error)}`);
+  return result.data;
+}
+
+function writeSecretsFile(path: string, secrets: StoredSecrets): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(path, 0o600); // writeFileSync's mode applies only when the file is created
+}
+
+function parseKey(value: string, name: string, source: string): Uint8Array {
+  if (!HEX32.test(value)) invalid(`${name}: must be 32 bytes as 64 hexadecimal characters (${source})`);
+  return hexToBytes(value, 32, name);
+}
+
+/**
+ * Validates `env` and returns the issuer's configuration. In development and test, missing
+ * secrets are read from (or generated into) `issuer-secrets.json` beside the database.
+ * Throws ConfigError (one line) for anything invalid.
+ */
+export function loadConfig(env: Env = process.env): IssuerConfig {
+  const result = envSchema.safeParse(env);
+  if (!result.success) invalid(firstIssue(result.error));
+  const e: ParsedEnv = result.data;
+  const production = e.NODE_ENV === 'production';
+  const warnings: string[] = [];
+
+  const apiBaseUrlDerived = e.API_BASE_URL === undefined;
+  if (apiBaseUrlDerived && production) throw new ConfigError('CONFIG_MISSING', 'API_BASE_URL: required in production (the public URL of this issuer)');
+  const apiBaseUrl = apiBaseUrlDerived ? baseUrlFor(e.HOST, e.PORT) : normalizeBaseUrl(e.API_BASE_URL as string);
+  if (production && new URL(apiBaseUrl).protocol !== 'https:' && !isLoopbackUrl(apiBaseUrl)) invalid('API_BASE_URL: must be https in production');
+
+  let didDomain: string | undefined;
+  const didDomainDerived = e.DID_METHOD === 'web' && e.DID_DOMAIN === undefined;
+  if (e.DID_METHOD === 'web') {
+    if (e.DID_DOMAIN === undefined && production) throw new ConfigError('CONFIG_MISSING', 'DID_DOMAIN: required with DID_METHOD=web in production');
+    didDomain = e.DID_DOMAIN ?? didDomainFor(apiBaseUrl);
+    if (!DID_DOMAIN_SYNTAX.test(didDomain)) invalid(`DID_DOMAIN: must be a host with an optional %3A-encoded port, e.g. issuer.example.com or 127.0.0.1%3A8787`);
+  } else if (e.DID_DOMAIN !== undefined) {
+    warnings.push('DID_DOMAIN is ignored with DID_METHOD=key');
+  }
+
+  if (e.SERVICE_OPEN_ENROLLMENT) {
+    if (production) invalid('SERVICE_OPEN_ENROLLMENT: must not be true in production (anyone could mint their own authority)');
+    warnings.push('SERVICE_OPEN_ENROLLMENT=true: anyone can mint enrollment tokens (development only)');
+  }
+
+  // Secrets: from the environment; in production, nothing else.
+  const missing = (['SERVICE_ADMIN_API_KEY', 'SERVICE_SIGNING_KEY', 'SERVICE_KEY_ENCRYPTION_KEY'] as const).filter((name) => e[name] === undefined);
+  if (production && missing.length > 0) {
+    throw new ConfigError('CONFIG_MISSING', `${missing.join(', ')}: required in production (generate with: node -e "console.log(require('crypto').randomBytes(32).toString('hex'))")`);
+  }
+  let secretsFile: string | undefined;
+  const generatedSecrets: string[] = [];
+  let stored: StoredSecrets = {};
+  const inMemory = e.SERVICE_SQLITE_PATH === ':memory:';
+  if (missing.length > 0 && !inMemory) {
+    secretsFile = join(dirname(resolve(e.SERVICE_SQLITE_PATH)), SECRETS_FILE);
+    stored = readSecretsFile(secretsFile);
+  }
+  const fill = (key: keyof StoredSecrets, envName: string, make: () => string): string => {
+    const fromEnv = e[envName as keyof ParsedEnv] as string | undefined;
+    if (fromEnv !== undefined) return fromEnv;
+    const existing = stored[key];
+    if (existing !== undefined) return existing;
+    generatedSecrets.push(envName);
+    stored = { ...stored, [key]: make() };
+    return stored[key] as string;
+  };
+  const adminApiKey = fill('adminApiKey', 'SERVICE_ADMIN_API_KEY', () => bytesToBase64url(randomBytes(32)));
+  const signingHex = fill('signingKey', 'SERVICE_SIGNING_KEY', () => bytesToHex(randomBytes(32)));
+  const kekHex = fill('keyEncryptionKey', 'SERVICE_KEY_ENCRYPTION_KEY', () => bytesToHex(randomBytes(32)));
+  const source = (envName: string) => (e[envName as keyof ParsedEnv] !== undefined ? 'environment' : (secretsFile ?? 'generated'));
+  if (adminApiKey.length < MIN_ADMIN_KEY_LENGTH) invalid(`SERVICE_ADMIN_API_KEY: must be at least ${MIN_ADMIN_KEY_LENGTH} characters (${source('SERVICE_ADMIN_API_KEY')})`);
+  const signingKey = parseKey(signingHex, 'SERVICE_SIGNING_KEY', source('SERVICE_SIGNING_KEY'));
+  const keyEncryptionKey = parseKey(kekHex, 'SERVICE_KEY_ENCRYPTION_KEY', source('SERVICE_KEY_ENCRYPTION_KEY'));
+  if (generatedSecrets.length > 0 && secretsFile !== undefined) writeSecretsFile(secretsFile, stored);
+  if (generatedSecrets.length > 0) {
+    warnings.push(
+      secretsFile === undefined
+        ? `development secrets generated in memory (${generatedSecrets.join(', ')}); they are lost on exit`
+        : `development secrets generated (${generatedSecrets.join(', ')}) and stored in ${secretsFile}; set them in the environment for production`,
+    );
+  } else if (secretsFile !== undefined && missing.length > 0) {
+    warnings.push(`development secrets (${missing.join(', ')}) read from ${secretsFile}`);
+  }
+
+  return {
+    nodeEnv: e.NODE_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    apiBaseUrl,
+    apiBaseUrlDerived,
+    storageAdapter: e.SERVICE_STORAGE_ADAPTER,
+    sqlitePath: e.SERVICE_SQLITE_PATH,
+    cacheAdapter: e.SERVICE_CACHE_ADAPTER,
+    didMethod: e.DID_METHOD,
+    didDomain,
+    didDomainDerived,
+    adminApiKey,
+    signingKey,
+    keyEncryptionKey,
+    openEnrollment: e.SERVICE_OPEN_ENROLLMENT,
+    logLevel: e.LOG_LEVEL,
+    bodyLimitBytes: e.SERVICE_BODY_LIMIT_BYTES,
+    rateLimit: { perIp: e.SERVICE_RATE_LIMIT_PER_IP, perToken: e.SERVICE_RATE_LIMIT_PER_TOKEN, windowMs: e.SERVICE_RATE_LIMIT_WINDOW_SECONDS * 1000 },
+    enrollmentTokenTtlSeconds: e.SERVICE_ENROLLMENT_TOKEN_TTL_SECONDS,
+    onboardingTtlSeconds: e.SERVICE_ONBOARDING_TTL_SECONDS,
+    credentialTtlSeconds: e.SERVICE_CREDENTIAL_TTL_SECONDS,
+    statusListTtlMs: e.SERVICE_STATUS_LIST_TTL_SECONDS * 1000,
+    ed25519Backend: e.SERVICE_ED25519_BACKEND,
+    secretsFile: generatedSecrets.length > 0 || missing.length > 0 ? secretsFile : undefined,
+    generatedSecrets,
+    warnings,
+  };
+}
+
+/**
+ * The configuration once the real port is known: with `port: 0` the OS picks one, and the
+ * derived API_BASE_URL / DID_DOMAIN must name it (status list URLs and the did:web are built on them).
+ */
+export function withBoundPort(config: IssuerConfig, port: number): IssuerConfig {
+  const apiBaseUrl = config.apiBaseUrlDerived ? baseUrlFor(config.host, port) : config.apiBaseUrl;
+  const didDomain = config.didMethod === 'web' && config.didDomainDerived ? didDomainFor(apiBaseUrl) : config.didDomain;
+  return { ...config, port, apiBaseUrl, didDomain };
+}
+
+/** True when the issuer's own URLs are loopback (then did:web and status fetches may use plain http to loopback). */
+export function isLoopbackDeployment(config: Pick<IssuerConfig, 'apiBaseUrl'>): boolean {
+  return isLoopbackUrl(config.apiBaseUrl);
+}

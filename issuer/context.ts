@@ -1,0 +1,90 @@
+/**
+ * `IssuerContext`: everything a service or route needs, built once at start-up and passed
+ * explicitly (no module-level state): configuration, the database and its stores, the
+ * issuer's signing identity, the key-encryption key, a DID resolver, a status-list client,
+ * the replay cache, the audit log, rate limiters, a clock and a logger.
+ *
+ * Resolution and status checks of this issuer's OWN DIDs and lists never go over HTTP:
+ * hosted DID documents are read from the database (so a deactivation is seen at once), and
+ * this issuer's status lists are served to the wallet's status-list client in-process.
+ */
+import { setEd25519Backend } from '../wallet/crypto/ed25519.ts';
+import { createReplayCache, type ReplayCache } from '../wallet/vc/replay-cache.ts';
+import type { SigningIdentity } from '../wallet/vc/identity.ts';
+import type { StatusListClient } from '../wallet/status/client.ts';
+import { createAuditLog, type AuditLog } from './audit.ts';
+import type { IssuerConfig } from './config.ts';
+import { createLogger, type Logger } from './http/logger.ts';
+import { createRateLimiter, type RateLimits } from './http/rate-limit.ts';
+import { ensureIssuerDocument, issuerIdentity } from './services/issuer-identity.ts';
+import { createIssuerResolver, type IssuerResolver } from './services/resolver.ts';
+import { createIssuerStatusClient, ensureDefaultStatusLists } from './services/status-lists.ts';
+import { openDatabase, type IssuerDb } from './storage/db.ts';
+import { createSqliteStores, type IssuerStores } from './storage/stores.ts';
+
+export interface IssuerContext {
+  readonly config: IssuerConfig;
+  readonly db: IssuerDb;
+  readonly stores: IssuerStores;
+  /** did:web:<DID_DOMAIN> with `#key-1`, or the did:key of the signing key (DID_METHOD). */
+  readonly issuer: SigningIdentity;
+  /** 32-byte AES-256-GCM key for server-custody seeds. */
+  readonly keyEncryptionKey: Uint8Array;
+  /** Cached did:key + did:web (HTTP) resolver; DIDs hosted here are read from the database, uncached. */
+  readonly resolver: IssuerResolver;
+  /** This issuer's lists in-process (always current); other issuers' lists over HTTP, cached for their ttl. */
+  readonly statusLists: StatusListClient;
+  readonly replayCache: ReplayCache;
+  readonly audit: AuditLog;
+  readonly rateLimits: RateLimits;
+  now(): number;
+  readonly log: Logger;
+  /** Closes the database (the server closes first). */
+  close(): void;
+}
+
+export interface IssuerContextOptions {
+  /** Clock in epoch ms (default Date.now); tests move time with it. */
+  now?: () => number;
+  log?: Logger;
+}
+
+export async function createIssuerContext(config: IssuerConfig, options: IssuerContextOptions = {}): Promise<IssuerContext> {
+  const now = options.now ?? Date.now;
+  const log = options.log ?? createLogger({ level: config.logLevel, now });
+  setEd25519Backend(config.ed25519Backend);
+  const db = openDatabase(config.sqlitePath);
+  try {
+    const stores = createSqliteStores(db);
+    const audit = createAuditLog(db, stores.audit, now);
+    const issuer = issuerIdentity(config);
+    const resolver = createIssuerResolver({ config, dids: stores.dids });
+    const window = config.rateLimit.windowMs;
+    const ctx: IssuerContext = {
+      config,
+      db,
+      stores,
+      issuer,
+      keyEncryptionKey: config.keyEncryptionKey,
+      resolver,
+      // Replaced below: the client serves this issuer's lists through services that take the context.
+      statusLists: undefined as unknown as StatusListClient,
+      replayCache: createReplayCache({ now }),
+      audit,
+      rateLimits: {
+        perIp: createRateLimiter({ limit: config.rateLimit.perIp, windowMs: window, now }),
+        perToken: createRateLimiter({ limit: config.rateLimit.perToken, windowMs: window, now }),
+      },
+      now,
+      log,
+      close: () => db.close(),
+    };
+    (ctx as { statusLists: StatusListClient }).statusLists = createIssuerStatusClient(ctx);
+    ensureIssuerDocument(ctx);
+    ensureDefaultStatusLists(ctx);
+    return ctx;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

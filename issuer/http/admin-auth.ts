@@ -1,0 +1,51 @@
+/**
+ * Operator authentication: `Authorization: Bearer <SERVICE_ADMIN_API_KEY>`, compared in
+ * constant time (both sides are hashed first, so neither content nor length leaks through
+ * timing). Failure is 401 with `WWW-Authenticate: Bearer` (RFC 6750 §3).
+ */
+import type { MiddlewareHandler } from 'hono';
+import { equalBytes } from '../../wallet/crypto/bytes.ts';
+import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
+import type { IssuerEnv } from './env.ts';
+import { apiError } from './errors.ts';
+
+const REALM = 'mandate-issuer';
+
+export interface AdminAuthOptions {
+  adminApiKey: string;
+  /** When it returns true the request passes without a key (SERVICE_OPEN_ENROLLMENT for token minting). */
+  openWhen?: () => boolean;
+}
+
+/** RFC 6750 §2.1: `Bearer` (case-insensitive scheme), one space, then the token. */
+function bearerToken(header: string | undefined): string | undefined {
+  const match = header === undefined ? null : /^Bearer +([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+/** True when `presented` is the admin key (constant time). */
+export function isAdminKey(presented: string | undefined, adminApiKey: string): boolean {
+  if (presented === undefined) return false;
+  return equalBytes(sha256Utf8(presented), sha256Utf8(adminApiKey));
+}
+
+/**
+ * Requires the admin key; sets the `actor` variable to `admin`.
+ *
+ * @example app.openapi(createRoute({ ..., middleware: [adminAuth({ adminApiKey })] }), handler)
+ */
+export function adminAuth(options: AdminAuthOptions): MiddlewareHandler<IssuerEnv> {
+  return async (c, next) => {
+    const header = c.req.header('authorization');
+    const token = bearerToken(header);
+    if (isAdminKey(token, options.adminApiKey)) {
+      c.set('actor', 'admin');
+      return next();
+    }
+    if (options.openWhen?.() === true && header === undefined) return next();
+    const error = header === undefined ? 'invalid_request' : 'invalid_token';
+    throw apiError('UNAUTHORIZED', header === undefined ? 'this endpoint requires the admin API key (Authorization: Bearer …)' : 'the admin API key is not valid', {
+      headers: { 'WWW-Authenticate': `Bearer realm="${REALM}", error="${error}"` },
+    });
+  };
+}

@@ -1,0 +1,185 @@
+/**
+ * One error shape for every response: `{error: {code, message, details?}}` with the right
+ * status, never a stack trace. Services throw `ApiError` (a MandateError with an HTTP status);
+ * Hono's own HTTPExceptions (malformed JSON, 415 from the OpenAPI media-type gate) and zod
+ * validation failures are translated into the same shape here, and anything unexpected becomes
+ * a 500 INTERNAL_ERROR whose details go to the log only.
+ *
+ * Every refusal (4xx) is written to the audit log as REQUEST_REFUSED with its code, method,
+ * path and request id — except unknown routes (404 from notFound) and repeated 429s within one
+ * rate-limit window (the first is recorded), so a flood cannot grow the log without bound.
+ */
+import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { ZodError } from 'zod';
+import { MandateError } from '../../wallet/crypto/errors.ts';
+import type { JsonObject, JsonValue } from '../../wallet/crypto/jcs.ts';
+import type { AuditLog } from '../audit.ts';
+import type { IssuerEnv } from './env.ts';
+import type { Logger } from './logger.ts';
+
+/** CORE's error codes and their statuses (EXTRAS adds its own codes; ApiError takes any UPPER_SNAKE code). */
+export const ISSUER_ERRORS = {
+  VALIDATION_FAILED: 400,
+  MALFORMED_JSON: 400,
+  UNAUTHORIZED: 401,
+  TOKEN_INVALID: 403,
+  TOKEN_EXPIRED: 403,
+  CHALLENGE_EXPIRED: 403,
+  CHALLENGE_MISMATCH: 403,
+  PROOF_INVALID: 403,
+  CUSTODY_MISMATCH: 403,
+  NOT_FOUND: 404,
+  AGENT_NOT_FOUND: 404,
+  CHALLENGE_NOT_FOUND: 404,
+  CREDENTIAL_NOT_FOUND: 404,
+  STATUS_LIST_NOT_FOUND: 404,
+  DID_NOT_FOUND: 404,
+  TOKEN_USED: 409,
+  CHALLENGE_USED: 409,
+  AGENT_EXISTS: 409,
+  CREDENTIAL_ALREADY_REVOKED: 409,
+  CREDENTIAL_REVOKED: 409,
+  CREDENTIAL_SUPERSEDED: 409,
+  CREDENTIAL_SUSPENDED: 409,
+  CREDENTIAL_NOT_SUSPENDED: 409,
+  NO_CURRENT_CREDENTIAL: 409,
+  STATUS_LIST_EXISTS: 409,
+  DID_DEACTIVATED: 410,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  DID_METHOD_UNSUPPORTED: 422,
+  NOT_REVOCABLE: 422,
+  SCOPE_ESCALATION: 422,
+  DEPTH_EXCEEDED: 422,
+  DOMAIN_ESCALATION: 422,
+  CHAIN_BROKEN: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const satisfies Record<string, ContentfulStatusCode>;
+
+export type IssuerErrorCode = keyof typeof ISSUER_ERRORS;
+
+export interface ApiErrorOptions {
+  details?: JsonValue;
+  /** Extra response headers (WWW-Authenticate, Retry-After). */
+  headers?: Record<string, string>;
+  /** The agent concerned, for the audit record of the refusal. */
+  agentDid?: string;
+  /** false: do not audit this refusal (repeated 429s). */
+  audit?: boolean;
+  cause?: unknown;
+}
+
+export class ApiError<C extends string = string> extends MandateError<C> {
+  override name = 'ApiError';
+  readonly status: ContentfulStatusCode;
+  readonly details: JsonValue | undefined;
+  readonly headers: Record<string, string>;
+  readonly agentDid: string | undefined;
+  readonly audit: boolean;
+
+  constructor(status: ContentfulStatusCode, code: C, message: string, options: ApiErrorOptions = {}) {
+    super(code, message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.status = status;
+    this.details = options.details;
+    this.headers = options.headers ?? {};
+    this.agentDid = options.agentDid;
+    this.audit = options.audit ?? true;
+  }
+}
+
+/** An ApiError for one of CORE's codes, with the status the table gives it. */
+export function apiError(code: IssuerErrorCode, message: string, options?: ApiErrorOptions): ApiError<IssuerErrorCode> {
+  return new ApiError(ISSUER_ERRORS[code], code, message, options);
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; details?: JsonValue };
+}
+
+export function errorBody(code: string, message: string, details?: JsonValue): ErrorBody {
+  return { error: { code, message, ...(details === undefined ? {} : { details }) } };
+}
+
+/** Hono's own refusals in our shape; any other HTTPException is treated as unexpected (500). */
+function fromHttpException(error: HTTPException): ApiError | undefined {
+  switch (error.status) {
+    case 400:
+      // The JSON validator's "Malformed JSON in request body".
+      return /json/i.test(error.message) ? apiError('MALFORMED_JSON', 'the request body is not valid JSON') : apiError('VALIDATION_FAILED', 'the request is malformed');
+    case 415:
+      // The OpenAPI media-type gate.
+      return apiError('UNSUPPORTED_MEDIA_TYPE', 'the request body must be application/json');
+    default:
+      return undefined;
+  }
+}
+
+/** The zod issues as `details`: `[{path: "json.requestedScopes.0", message}]`. */
+export function validationDetails(target: string, error: ZodError): JsonValue {
+  return error.issues.slice(0, 20).map((issue) => ({ path: [target, ...issue.path.map(String)].join('.'), message: issue.message }));
+}
+
+/** The OpenAPIHono defaultHook: a failed validation becomes 400 VALIDATION_FAILED with the zod issues. */
+export function validationHook(result: { success: boolean; target: string; error?: ZodError }): void {
+  if (!result.success && result.error) {
+    throw apiError('VALIDATION_FAILED', `invalid ${result.target === 'json' ? 'request body' : result.target}`, {
+      details: validationDetails(result.target, result.error),
+    });
+  }
+}
+
+/** A router for one group of routes: OpenAPI-described, validated with `validationHook`. */
+export function createRouter(): OpenAPIHono<IssuerEnv> {
+  return new OpenAPIHono<IssuerEnv>({ defaultHook: validationHook });
+}
+
+export interface ErrorHandlerDeps {
+  audit: AuditLog;
+  log: Logger;
+}
+
+function send(c: Context<IssuerEnv>, error: ApiError): Response {
+  for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+  return c.json(errorBody(error.code, error.message, error.details), error.status);
+}
+
+/** app.onError: every thrown error becomes the standard shape; refusals are audited. */
+export function createErrorHandler(deps: ErrorHandlerDeps): ErrorHandler<IssuerEnv> {
+  return (thrown, c) => {
+    const error = thrown instanceof ApiError ? thrown : thrown instanceof HTTPException ? fromHttpException(thrown) : undefined;
+    const requestId = c.get('requestId');
+    if (!error) {
+      // Unexpected: the name and code (if any) go to the log; the client learns nothing more.
+      deps.log.error('unhandled error', {
+        requestId,
+        method: c.req.method,
+        path: c.req.path,
+        error: thrown instanceof Error ? thrown.name : typeof thrown,
+        code: thrown instanceof MandateError ? thrown.code : undefined,
+        message: thrown instanceof MandateError ? thrown.message : undefined,
+      });
+      safeAudit(deps, c, 'REQUEST_FAILED', apiError('INTERNAL_ERROR', 'internal error'));
+      return send(c, apiError('INTERNAL_ERROR', 'internal error'));
+    }
+    if (error.audit) safeAudit(deps, c, error.status >= 500 ? 'REQUEST_FAILED' : 'REQUEST_REFUSED', error);
+    return send(c, error);
+  };
+}
+
+function safeAudit(deps: ErrorHandlerDeps, c: Context<IssuerEnv>, event: string, error: ApiError): void {
+  const data: JsonObject = { method: c.req.method, path: c.req.path.slice(0, 256), status: error.status, requestId: c.get('requestId') ?? null };
+  try {
+    deps.audit.record({ event, actor: c.get('actor') ?? 'anonymous', reason: error.code, ...(error.agentDid ? { agentDid: error.agentDid } : {}), data });
+  } catch {
+    deps.log.error('audit record failed', { requestId: c.get('requestId'), event });
+  }
+}
+
+/** app.notFound: unknown routes in the standard shape (not audited: nothing was refused). */
+export const notFoundHandler: NotFoundHandler<IssuerEnv> = (c) =>
+  c.json(errorBody('NOT_FOUND', `no route for ${c.req.method} ${c.req.path.slice(0, 200)}`), 404);

@@ -1,0 +1,78 @@
+/**
+ * zod schemas shared by the routes: they validate requests AND generate the OpenAPI document
+ * (GET /v1/openapi.json), so the published contract is exactly what is enforced.
+ */
+import { z } from '@hono/zod-openapi';
+import { MAX_SCOPE_LENGTH, MAX_SCOPES } from '../../wallet/vc/scopes.ts';
+
+// docs/scopes.md grammar (wallet/vc/scopes.ts SCOPE_RE): segment(:segment)*, segments [a-z0-9._-]+.
+export const ScopeSchema = z
+  .string()
+  .max(MAX_SCOPE_LENGTH)
+  .regex(/^[a-z0-9._-]+(?::[a-z0-9._-]+)*$/, 'a scope is segment(:segment)* with segments [a-z0-9._-]+')
+  .openapi({ example: 'files:read' });
+
+export const ScopesSchema = z.array(ScopeSchema).min(1).max(MAX_SCOPES);
+
+// DID Core §3.1 syntax, bounded (wallet/did/parse.ts MAX_DID_URL_LENGTH is for DID URLs; DIDs here are shorter).
+export const DidSchema = z
+  .string()
+  .max(2048)
+  .regex(/^did:[a-z0-9]+:[A-Za-z0-9._:%-]*[A-Za-z0-9._%-]$/, 'must be a DID (did:<method>:<id>)')
+  .openapi({ example: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK' });
+
+/** A target service name as presentations and credentials carry it (`domain`). */
+export const DomainSchema = z.string().min(1).max(253).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces').openapi({ example: 'files.example.com' });
+
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: 'VALIDATION_FAILED' }),
+      message: z.string(),
+      details: z.unknown().optional(),
+    }),
+  })
+  .openapi('Error');
+
+/** Every route's error responses, described once. */
+export function errorResponses(...statuses: number[]): Record<number, { description: string; content: { 'application/json': { schema: typeof ErrorSchema } } }> {
+  const descriptions: Record<number, string> = {
+    400: 'Malformed request (VALIDATION_FAILED, MALFORMED_JSON)',
+    401: 'Missing or wrong admin API key (UNAUTHORIZED)',
+    403: 'Refused',
+    404: 'Not found',
+    409: 'Conflicts with the current state',
+    410: 'Gone (deactivated)',
+    413: 'Body too large (PAYLOAD_TOO_LARGE)',
+    415: 'Body is not JSON (UNSUPPORTED_MEDIA_TYPE)',
+    422: 'Semantically invalid',
+    429: 'Rate limited (RATE_LIMITED), see Retry-After',
+  };
+  return Object.fromEntries(
+    statuses.map((status) => [status, { description: descriptions[status] ?? 'Error', content: { 'application/json': { schema: ErrorSchema } } }]),
+  );
+}
+
+/** `{ json: schema }` request body, required. */
+export function jsonBody<T extends z.ZodType>(schema: T, description?: string) {
+  return { required: true, content: { 'application/json': { schema } }, ...(description ? { description } : {}) };
+}
+
+/** `{ json: schema }` request body that may be omitted (then validated as `{}`). */
+export function optionalJsonBody<T extends z.ZodType>(schema: T) {
+  return { required: false, content: { 'application/json': { schema } } };
+}
+
+export function jsonResponse<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+export const ADMIN_SECURITY = [{ adminBearer: [] }];
+
+/** Any JSON object (credentials, presentations, DID documents): validated further by the wallet. */
+export const JsonObjectSchema = z.record(z.string(), z.unknown());
+
+export const PageQuerySchema = z.object({
+  cursor: z.string().max(512).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});

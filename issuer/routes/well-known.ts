@@ -1,0 +1,73 @@
+/**
+ * Public documents: the issuer's did:web document (/.well-known/did.json, did:web §3.2), hosted
+ * agents' documents (/agents/:id/did.json, path form `did:web:<domain>:agents:<id>`), the
+ * Mandate JSON-LD context, and a health probe.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { MANDATE_CONTEXT } from '../../wallet/vc/context.ts';
+import type { IssuerContext } from '../context.ts';
+import type { IssuerEnv } from '../http/env.ts';
+import { apiError, createRouter } from '../http/errors.ts';
+import { agentWebDid } from '../services/did-documents.ts';
+import { errorResponses, JsonObjectSchema, jsonResponse } from './schemas.ts';
+
+const DID_JSON = 'application/did+json';
+
+const issuerDocument = createRoute({
+  method: 'get',
+  path: '/.well-known/did.json',
+  tags: ['DIDs'],
+  summary: "The issuer's DID document (did:web). Public.",
+  responses: { 200: { description: 'DID document', content: { [DID_JSON]: { schema: JsonObjectSchema } } }, ...errorResponses(404) },
+});
+
+const agentDocument = createRoute({
+  method: 'get',
+  path: '/agents/{id}/did.json',
+  tags: ['DIDs'],
+  summary: "A hosted agent's DID document (did:web path form). Public.",
+  request: { params: z.object({ id: z.string().regex(/^[A-Za-z0-9._~-]{1,128}$/) }) },
+  responses: { 200: { description: 'DID document', content: { [DID_JSON]: { schema: JsonObjectSchema } } }, ...errorResponses(404, 410) },
+});
+
+const mandateContext = createRoute({
+  method: 'get',
+  path: '/contexts/mandate/v1',
+  tags: ['Documents'],
+  summary: 'The Mandate JSON-LD context (https://mandate.dev/contexts/v1). Public.',
+  responses: { 200: { description: 'JSON-LD context', content: { 'application/ld+json': { schema: JsonObjectSchema } } } },
+});
+
+const health = createRoute({
+  method: 'get',
+  path: '/v1/health',
+  tags: ['Operations'],
+  summary: 'Liveness and the issuer DID. Public.',
+  responses: { 200: jsonResponse(z.object({ ok: z.literal(true), issuer: z.string() }), 'Alive') },
+});
+
+export function wellKnownRoutes(ctx: IssuerContext) {
+  const app = createRouter();
+  const serveHosted = (c: Context<IssuerEnv>, did: string) => {
+    const record = ctx.stores.dids.get(did);
+    if (!record) throw apiError('DID_NOT_FOUND', `${did} is not hosted here`);
+    // did:web §3.4 Deactivate: the document is no longer served.
+    if (record.deactivated) throw apiError('DID_DEACTIVATED', `${did} is deactivated`);
+    return c.json(record.document as unknown as Record<string, never>, 200, { 'content-type': DID_JSON, 'cache-control': 'no-cache' });
+  };
+
+  app.openapi(issuerDocument, (c) => {
+    if (ctx.config.didMethod !== 'web') throw apiError('DID_NOT_FOUND', `this issuer is ${ctx.issuer.did} (DID_METHOD=key): there is no did:web document`);
+    return serveHosted(c, ctx.issuer.did);
+  });
+  app.openapi(agentDocument, (c) => {
+    if (ctx.config.didMethod !== 'web') throw apiError('DID_NOT_FOUND', 'DID_METHOD=key: agents have did:key identifiers, no hosted documents');
+    return serveHosted(c, agentWebDid(ctx.config.didDomain ?? '', c.req.valid('param').id));
+  });
+  app.openapi(mandateContext, (c) =>
+    c.json(MANDATE_CONTEXT as unknown as Record<string, never>, 200, { 'content-type': 'application/ld+json', 'cache-control': 'public, max-age=86400' }),
+  );
+  app.openapi(health, (c) => c.json({ ok: true as const, issuer: ctx.issuer.did }, 200));
+  return app;
+}

@@ -1,0 +1,193 @@
+/**
+ * Enrolled agents: operator views, and what the issuer signs on behalf of SERVER-custody
+ * agents — presentations (holder = the agent) and delegations (issuer = the agent). A
+ * self-custody agent holds its own key, so both are refused for it (CUSTODY_MISMATCH).
+ */
+import { isMandateError } from '../../wallet/crypto/errors.ts';
+import { bytesToBase64url } from '../../wallet/crypto/aead.ts';
+import { randomBytes } from '../../wallet/crypto/bytes.ts';
+import { parseDid } from '../../wallet/did/parse.ts';
+import { delegate } from '../../wallet/vc/delegation.ts';
+import { signPresentation } from '../../wallet/vc/presentation.ts';
+import { VerificationError } from '../../wallet/vc/reasons.ts';
+import type { ChainCredential, VerifiablePresentation } from '../../wallet/vc/types.ts';
+import { parseDateTimeStamp } from '../../wallet/crypto/data-integrity.ts';
+import type { IssuerContext } from '../context.ts';
+import { apiError } from '../http/errors.ts';
+import type { AgentRecord } from '../storage/agents-store.ts';
+import type { CredentialRecord } from '../storage/credentials-store.ts';
+import { serverSigningIdentity } from './custody.ts';
+import { credentialState, credentialView, type CredentialState, type CredentialView } from './credentials.ts';
+
+export interface AgentView {
+  did: string;
+  id: string;
+  custody: 'server' | 'self';
+  privilegeScopes: string[];
+  delegationDepth: number;
+  domains?: string[];
+  currentCredentialId?: string;
+  createdAt: string;
+  /** Hosted did:web document URL (server custody, DID_METHOD=web). */
+  didDocumentUrl?: string;
+  deactivated?: boolean;
+}
+
+export function agentView(ctx: IssuerContext, agent: AgentRecord): AgentView {
+  const hosted = ctx.stores.dids.get(agent.did);
+  const webPrefix = `did:web:${ctx.config.didDomain ?? ''}:agents:`;
+  return {
+    did: agent.did,
+    id: agent.id,
+    custody: agent.custody,
+    privilegeScopes: agent.privilegeScopes,
+    delegationDepth: agent.delegationDepth,
+    ...(agent.domains === null ? {} : { domains: agent.domains }),
+    ...(agent.currentCredentialId === null ? {} : { currentCredentialId: agent.currentCredentialId }),
+    createdAt: new Date(agent.createdAt).toISOString(),
+    ...(hosted && agent.did.startsWith(webPrefix) ? { didDocumentUrl: `${ctx.config.apiBaseUrl}/agents/${encodeURIComponent(agent.id)}/did.json` } : {}),
+    ...(hosted?.deactivated ? { deactivated: true } : {}),
+  };
+}
+
+export function requireAgent(ctx: IssuerContext, did: string): AgentRecord {
+  const agent = ctx.stores.agents.get(did);
+  if (!agent) throw apiError('AGENT_NOT_FOUND', `no agent ${did.slice(0, 200)} is enrolled here`);
+  return agent;
+}
+
+export function listAgents(ctx: IssuerContext, page: { cursor?: string; limit: number }): { agents: AgentView[]; nextCursor?: string } {
+  const rows = ctx.stores.agents.list({ ...(page.cursor === undefined ? {} : { cursor: page.cursor }), limit: page.limit + 1 });
+  const agents = rows.slice(0, page.limit).map((a) => agentView(ctx, a));
+  const last = agents[agents.length - 1];
+  return rows.length > page.limit && last ? { agents, nextCursor: last.did } : { agents };
+}
+
+export interface AgentDetail extends AgentView {
+  currentCredential?: CredentialView;
+  credentials: { vcId: string; type: CredentialRecord['type']; state: CredentialState; issuedAt: string }[];
+}
+
+export function getAgentDetail(ctx: IssuerContext, did: string): AgentDetail {
+  const agent = requireAgent(ctx, did);
+  const current = agent.currentCredentialId === null ? undefined : ctx.stores.credentials.get(agent.currentCredentialId);
+  const now = ctx.now();
+  return {
+    ...agentView(ctx, agent),
+    ...(current ? { currentCredential: credentialView(ctx, current) } : {}),
+    credentials: ctx.stores.credentials.listBySubject(did, 100).map((c) => ({ vcId: c.id, type: c.type, state: credentialState(c, now), issuedAt: new Date(c.issuedAt).toISOString() })),
+  };
+}
+
+/** The chain to present for `credentialId` (leaf first, parents by parentId, ending at the root). */
+function chainOf(ctx: IssuerContext, leaf: CredentialRecord): ChainCredential[] {
+  const chain: ChainCredential[] = [leaf.credential as unknown as ChainCredential];
+  let current = leaf;
+  while (current.parentId !== null) {
+    const parent = ctx.stores.credentials.get(current.parentId);
+    if (!parent || chain.length >= 8) throw apiError('NO_CURRENT_CREDENTIAL', `the chain of ${leaf.id} is not held here in full`);
+    chain.push(parent.credential as unknown as ChainCredential);
+    current = parent;
+  }
+  return chain;
+}
+
+function requireServerCustody(agent: AgentRecord, what: string): void {
+  if (agent.custody !== 'server') {
+    throw apiError('CUSTODY_MISMATCH', `${agent.did} is a self-custody agent: it signs its own ${what}`, { agentDid: agent.did });
+  }
+}
+
+export interface PresentationInput {
+  targetService: string;
+  challenge?: string;
+  /** Which of the agent's credentials to present (default: its current AgentCredential). */
+  credentialId?: string;
+  lifetimeSeconds?: number;
+}
+
+/** A presentation signed by the server for a server-custody agent (docs/protocol.md §Presentation). */
+export async function presentFor(ctx: IssuerContext, did: string, input: PresentationInput, actor: string): Promise<VerifiablePresentation> {
+  const agent = requireAgent(ctx, did);
+  requireServerCustody(agent, 'presentations');
+  const credentialId = input.credentialId ?? agent.currentCredentialId;
+  const leaf = credentialId === null ? undefined : ctx.stores.credentials.get(credentialId);
+  if (!leaf) throw apiError('NO_CURRENT_CREDENTIAL', `${did} has no credential${input.credentialId ? ` ${input.credentialId.slice(0, 80)}` : ''} to present`, { agentDid: did });
+  if (leaf.subjectDid !== did) throw apiError('CREDENTIAL_NOT_FOUND', `${leaf.id} is not a credential of ${did}`, { agentDid: did });
+  const holder = await serverSigningIdentity(ctx, did);
+  const vp = await signPresentation({
+    holder,
+    credentials: chainOf(ctx, leaf),
+    challenge: input.challenge ?? bytesToBase64url(randomBytes(16)),
+    domain: input.targetService,
+    created: new Date(ctx.now()),
+    ...(input.lifetimeSeconds === undefined ? {} : { lifetimeMs: input.lifetimeSeconds * 1000 }),
+  });
+  ctx.audit.record({ event: 'PRESENTATION_SIGNED', actor, agentDid: did, vpId: vp.id, data: { targetService: input.targetService, vcId: leaf.id } });
+  return vp;
+}
+
+export interface DelegationInput {
+  delegateeDid: string;
+  scopes: string[];
+  lifetimeSeconds: number;
+  domains?: string[];
+  delegationDepth?: number;
+}
+
+/**
+ * A DelegatedAgentCredential signed by the server for a server-custody delegator, from its
+ * current credential. Narrowing is enforced before signing by the wallet's `delegate` (the
+ * verifier's own rules): wider scopes, depth or domains, or a lifetime beyond the parent's,
+ * are refused with the verifier's reason code (422).
+ */
+export async function delegateFor(ctx: IssuerContext, did: string, input: DelegationInput, actor: string): Promise<CredentialView> {
+  const agent = requireAgent(ctx, did);
+  requireServerCustody(agent, 'delegations');
+  try {
+    if (parseDid(input.delegateeDid).did !== input.delegateeDid) throw new Error('DID URL');
+  } catch {
+    throw apiError('VALIDATION_FAILED', 'delegateeDid must be a DID', { details: [{ path: 'json.delegateeDid', message: 'not a DID' }] });
+  }
+  const parentRecord = agent.currentCredentialId === null ? undefined : ctx.stores.credentials.get(agent.currentCredentialId);
+  if (!parentRecord) throw apiError('NO_CURRENT_CREDENTIAL', `${did} has no current credential to delegate from`, { agentDid: did });
+  if (parentRecord.revokedAt !== null) throw apiError('CREDENTIAL_REVOKED', `${did}'s credential ${parentRecord.id} is revoked`, { agentDid: did });
+  const delegator = await serverSigningIdentity(ctx, did);
+  const now = ctx.now();
+  let child;
+  try {
+    child = await delegate(parentRecord.credential as unknown as ChainCredential, {
+      delegator,
+      delegateeDid: input.delegateeDid,
+      scopes: input.scopes,
+      ...(input.domains === undefined ? {} : { domains: input.domains }),
+      ...(input.delegationDepth === undefined ? {} : { delegationDepth: input.delegationDepth }),
+      validFrom: new Date(now),
+      validUntil: new Date(now + input.lifetimeSeconds * 1000),
+    });
+  } catch (error) {
+    if (error instanceof VerificationError && ['SCOPE_ESCALATION', 'DEPTH_EXCEEDED', 'DOMAIN_ESCALATION', 'CHAIN_BROKEN'].includes(error.code)) {
+      throw apiError(error.code as 'SCOPE_ESCALATION', error.message, { agentDid: did });
+    }
+    if (isMandateError(error, 'MALFORMED')) throw apiError('VALIDATION_FAILED', `the delegation would be malformed: ${error.message}`, { agentDid: did });
+    throw error;
+  }
+  const record = {
+    id: child.id,
+    type: 'DelegatedAgentCredential' as const,
+    subjectDid: input.delegateeDid,
+    issuerDid: did,
+    credential: child as unknown as Record<string, unknown>,
+    parentId: parentRecord.id,
+    revocation: null,
+    suspension: null,
+    validFrom: parseDateTimeStamp(child.validFrom) ?? now,
+    validUntil: child.validUntil === undefined ? null : (parseDateTimeStamp(child.validUntil) ?? null),
+    issuedAt: now,
+  };
+  ctx.db.transaction(() => {
+    ctx.stores.credentials.insert(record);
+    ctx.audit.record({ event: 'DELEGATION_ISSUED', actor, agentDid: did, data: { vcId: child.id, delegateeDid: input.delegateeDid, parentId: parentRecord.id, scopes: input.scopes } });
+  });
+  return credentialView(ctx, ctx.stores.credentials.get(child.id) as CredentialRecord);
+}

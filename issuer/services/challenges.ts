@@ -1,0 +1,257 @@
+/**
+ * User challenges (`/v1/challenges`): a service provider asks for a single-use nonce, the user
+ * signs it, the issuer checks the signature against the user DID's `authentication` keys and
+ * keeps what was signed as consent evidence (docs/protocol.md §Consent evidence).
+ *
+ * Answer forms:
+ * - `signature`: Ed25519 over the UTF-8 bytes of the challenge, base58btc multibase ("z…") or
+ *   hex, by a key in the user DID's `authentication` relationship (DID Core §5.3.1); the key
+ *   may be named with `verificationMethod`, otherwise each authentication key is tried.
+ * - `proof`: a Data Integrity object signed by the user with proofPurpose `authentication` and
+ *   this challenge: a `UserConsent` (its `user` = the user DID; what the user approved is then
+ *   part of the evidence) or a DID-Auth `VerifiablePresentation` (its `holder` = the user DID).
+ *
+ * Single use: any attempt that reaches a signature check consumes the challenge, whatever the
+ * outcome (one guess per challenge); malformed requests do not. The consuming UPDATE is
+ * conditional, so of two concurrent answers exactly one is judged.
+ */
+import { bytesToBase64url } from '../../wallet/crypto/aead.ts';
+import { hexToBytes, randomBytes, utf8ToBytes } from '../../wallet/crypto/bytes.ts';
+import { verifyProof } from '../../wallet/crypto/data-integrity.ts';
+import { verify } from '../../wallet/crypto/ed25519.ts';
+import { isMandateError } from '../../wallet/crypto/errors.ts';
+import { assertSafeJson, type JsonObject } from '../../wallet/crypto/jcs.ts';
+import { decodeBase58btc } from '../../wallet/crypto/multikey.ts';
+import { absoluteDidUrl } from '../../wallet/did/verification-method.ts';
+import { parseScopes } from '../../wallet/vc/scopes.ts';
+import type { IssuerContext } from '../context.ts';
+import { apiError } from '../http/errors.ts';
+import { extrasError } from '../http/extras-errors.ts';
+import { createChallengesStore, type ChallengesStore } from '../storage/challenges-store.ts';
+import { controllerKeyResolver } from './controller-keys.ts';
+import { requireDid } from './dids.ts';
+
+export const CHALLENGE_TTL_MS = 5 * 60_000;
+/** A user DID with more authentication keys than this is not tried key by key. */
+const MAX_KEYS_TRIED = 8;
+
+export type ChallengeRefusal = 'SIGNATURE_INVALID' | 'KEY_NOT_AUTHORIZED' | 'DID_RESOLUTION_FAILED' | 'DID_DEACTIVATED' | 'CHALLENGE_MISMATCH' | 'USER_MISMATCH' | 'PROOF_INVALID';
+
+export interface IssuedChallenge {
+  challengeId: string;
+  challenge: string;
+  userDid: string;
+  expiresAt: Date;
+}
+
+export interface ChallengeAnswer {
+  signature?: string;
+  verificationMethod?: string;
+  proof?: Record<string, unknown>;
+}
+
+export type ChallengeVerdict =
+  | { verified: true; userDid: string; challengeId: string; evidence: 'signature' | 'UserConsent' | 'VerifiablePresentation'; verificationMethod: string; consent?: JsonObject }
+  | { verified: false; userDid: string; challengeId: string; reason: ChallengeRefusal; message: string };
+
+class Refusal extends Error {
+  constructor(
+    readonly reason: ChallengeRefusal,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** POST /v1/challenges */
+function issueChallenge(ctx: IssuerContext, store: ChallengesStore, userDid: string, actor: string): IssuedChallenge {
+  const did = requireDid(userDid);
+  const createdAt = ctx.now();
+  const issued = { challengeId: crypto.randomUUID(), challenge: bytesToBase64url(randomBytes(32)), userDid: did, expiresAt: new Date(createdAt + CHALLENGE_TTL_MS) };
+  ctx.db.transaction(() => {
+    store.insert({ id: issued.challengeId, userDid: did, challenge: issued.challenge, createdAt, expiresAt: createdAt + CHALLENGE_TTL_MS });
+    ctx.audit.record({ event: 'USER_CHALLENGE_ISSUED', actor, data: { challengeId: issued.challengeId, userDid: did } });
+  });
+  return issued;
+}
+
+/** The 64 signature bytes from base58btc multibase ("z…") or hex; 400 otherwise. */
+export function decodeSignature(signature: string): Uint8Array {
+  let bytes: Uint8Array | undefined;
+  try {
+    if (signature.startsWith('z')) bytes = decodeBase58btc(signature, 'signature');
+    else if (/^[0-9a-fA-F]+$/.test(signature)) bytes = hexToBytes(signature, undefined, 'signature');
+  } catch {
+    bytes = undefined;
+  }
+  if (bytes?.length !== 64) {
+    throw extrasError('SIGNATURE_ENCODING_INVALID', 'signature must be 64 bytes as base58btc multibase ("z…") or hexadecimal');
+  }
+  return bytes;
+}
+
+function notKeyOf(userDid: string): (verificationMethod: string) => Refusal {
+  return (vm) => new Refusal('KEY_NOT_AUTHORIZED', `${vm} is not a key of ${userDid}`);
+}
+
+function refusalOf(error: unknown): Refusal {
+  if (error instanceof Refusal) return error;
+  if (isMandateError(error)) {
+    switch (error.code) {
+      case 'DID_DEACTIVATED':
+      case 'DID_RESOLUTION_FAILED':
+      case 'KEY_NOT_AUTHORIZED':
+        return new Refusal(error.code, error.message);
+      case 'INVALID_PUBLIC_KEY':
+        return new Refusal('KEY_NOT_AUTHORIZED', error.message);
+      case 'CHALLENGE_MISMATCH':
+        return new Refusal('CHALLENGE_MISMATCH', 'the proof does not answer this challenge');
+      case 'PROOF_SIGNATURE_INVALID':
+        return new Refusal('SIGNATURE_INVALID', 'the proof signature does not verify');
+      default:
+        return new Refusal('PROOF_INVALID', error.message);
+    }
+  }
+  return new Refusal('PROOF_INVALID', 'the proof could not be verified');
+}
+
+/** The user DID's authentication methods (ids), for a signature that does not name one. */
+async function authenticationMethods(ctx: IssuerContext, userDid: string): Promise<string[]> {
+  const result = await ctx.resolver.resolve(userDid);
+  const error = result.didResolutionMetadata.error;
+  if (error !== undefined || !result.didDocument) throw new Refusal('DID_RESOLUTION_FAILED', `${userDid} could not be resolved (${String(error ?? 'no document')})`);
+  if (result.didDocumentMetadata.deactivated === true) throw new Refusal('DID_DEACTIVATED', `${userDid} is deactivated`);
+  const ids = (result.didDocument.authentication ?? []).map((entry) => absoluteDidUrl(typeof entry === 'string' ? entry : entry.id, userDid));
+  if (ids.length === 0) throw new Refusal('KEY_NOT_AUTHORIZED', `${userDid} has no authentication key`);
+  return ids.slice(0, MAX_KEYS_TRIED);
+}
+
+async function checkSignature(ctx: IssuerContext, userDid: string, challenge: string, signature: Uint8Array, named?: string): Promise<string> {
+  const resolveKey = controllerKeyResolver(ctx, userDid, notKeyOf(userDid));
+  const candidates = named === undefined ? await authenticationMethods(ctx, userDid) : [named];
+  const message = utf8ToBytes(challenge);
+  let lastError: unknown = new Refusal('SIGNATURE_INVALID', 'the signature does not verify with any authentication key of the user');
+  for (const vm of candidates) {
+    try {
+      const publicKey = await resolveKey(vm, 'authentication');
+      if (await verify(signature, message, publicKey)) return vm;
+      lastError = new Refusal('SIGNATURE_INVALID', 'the signature does not verify with any authentication key of the user');
+    } catch (error) {
+      lastError = error; // a method of another type (not Ed25519) is skipped; the last reason is reported
+    }
+  }
+  throw refusalOf(lastError);
+}
+
+interface ProofEvidence {
+  kind: 'UserConsent' | 'VerifiablePresentation';
+  consent?: JsonObject;
+}
+
+/** What the signed object claims to be; 400 when it is neither a UserConsent nor a presentation. */
+function proofKind(proof: Record<string, unknown>): ProofEvidence['kind'] {
+  if (proof.type === 'UserConsent') return 'UserConsent';
+  if (Array.isArray(proof.type) && proof.type.includes('VerifiablePresentation')) return 'VerifiablePresentation';
+  throw apiError('VALIDATION_FAILED', 'proof must be a signed UserConsent or a DID-Auth VerifiablePresentation');
+}
+
+async function checkProof(ctx: IssuerContext, userDid: string, challenge: string, signed: Record<string, unknown>, kind: ProofEvidence['kind']): Promise<{ vm: string; consent?: JsonObject }> {
+  const signer = kind === 'UserConsent' ? signed.user : signed.holder;
+  if (signer !== userDid) throw new Refusal('USER_MISMATCH', `the signed ${kind} is by ${String(signer).slice(0, 200)}, not ${userDid}`);
+  const { proofs } = await verifyProof(signed, {
+    resolveKey: controllerKeyResolver(ctx, userDid, notKeyOf(userDid)),
+    expectedProofPurpose: 'authentication',
+    expectedChallenge: challenge,
+    now: new Date(ctx.now()),
+  });
+  const vm = proofs[0]?.proof.verificationMethod ?? '';
+  if (kind !== 'UserConsent') return { vm };
+  // docs/protocol.md §Consent evidence: what the user approved, recorded with the verdict.
+  const scopes = (() => {
+    try {
+      return parseScopes(signed.privilegeScopes);
+    } catch {
+      throw new Refusal('PROOF_INVALID', 'the UserConsent privilegeScopes are not valid scopes');
+    }
+  })();
+  const consent: JsonObject = {
+    user: userDid,
+    ...(typeof signed.agent === 'string' ? { agent: signed.agent.slice(0, 512) } : {}),
+    ...(typeof signed.provider === 'string' ? { provider: signed.provider.slice(0, 512) } : {}),
+    privilegeScopes: scopes,
+  };
+  return { vm, consent };
+}
+
+/** POST /v1/challenges/:challengeId/verify */
+async function verifyChallenge(ctx: IssuerContext, store: ChallengesStore, challengeId: string, answer: ChallengeAnswer, actor: string): Promise<ChallengeVerdict> {
+  const record = store.get(challengeId);
+  if (!record) throw apiError('CHALLENGE_NOT_FOUND', 'no such challenge');
+  if (record.usedAt !== undefined) throw apiError('CHALLENGE_USED', 'this challenge was already answered');
+  if (ctx.now() > record.expiresAt) throw apiError('CHALLENGE_EXPIRED', 'this challenge has expired; ask for a new one');
+  if ((answer.signature === undefined) === (answer.proof === undefined)) {
+    throw apiError('VALIDATION_FAILED', 'send exactly one of "signature" or "proof"');
+  }
+  // Input problems are 400s that leave the challenge usable: decode and classify first.
+  const signature = answer.signature === undefined ? undefined : decodeSignature(answer.signature);
+  const kind = answer.proof === undefined ? undefined : proofKind(answer.proof);
+  if (answer.proof !== undefined) {
+    try {
+      assertSafeJson(answer.proof, { maxBytes: 16 * 1024 });
+    } catch (error) {
+      throw apiError('VALIDATION_FAILED', `proof: ${(error as Error).message}`);
+    }
+  }
+
+  const { userDid, challenge } = record;
+  let verdict: ChallengeVerdict;
+  let evidence: JsonObject;
+  try {
+    if (signature !== undefined) {
+      const vm = await checkSignature(ctx, userDid, challenge, signature, answer.verificationMethod);
+      verdict = { verified: true, userDid, challengeId, evidence: 'signature', verificationMethod: vm };
+      evidence = { form: 'signature', verificationMethod: vm, signature: answer.signature ?? '' };
+    } else {
+      const proofKindValue = kind as ProofEvidence['kind'];
+      const { vm, consent } = await checkProof(ctx, userDid, challenge, answer.proof as Record<string, unknown>, proofKindValue);
+      verdict = { verified: true, userDid, challengeId, evidence: proofKindValue, verificationMethod: vm, ...(consent ? { consent } : {}) };
+      evidence = { form: proofKindValue, verificationMethod: vm, signed: answer.proof as JsonObject };
+    }
+  } catch (error) {
+    const refusal = refusalOf(error);
+    verdict = { verified: false, userDid, challengeId, reason: refusal.reason, message: refusal.message };
+    evidence = { form: signature !== undefined ? 'signature' : (kind ?? 'proof'), reason: refusal.reason };
+  }
+
+  const consumed = ctx.db.transaction(() => {
+    if (!store.consume(challengeId, ctx.now(), { verified: verdict.verified, evidence: JSON.stringify(evidence) })) return false;
+    ctx.audit.record({
+      event: verdict.verified ? 'CONSENT_VERIFIED' : 'CONSENT_REJECTED',
+      actor,
+      ...(verdict.verified ? {} : { reason: verdict.reason }),
+      ...(verdict.verified && typeof verdict.consent?.agent === 'string' ? { agentDid: verdict.consent.agent } : {}),
+      data: {
+        challengeId,
+        userDid,
+        form: String(evidence.form),
+        ...(verdict.verified ? { verificationMethod: verdict.verificationMethod } : {}),
+        ...(verdict.verified && verdict.consent ? { consent: verdict.consent } : {}),
+      },
+    });
+    return true;
+  });
+  if (!consumed) throw apiError('CHALLENGE_USED', 'this challenge was already answered');
+  return verdict;
+}
+
+export interface ChallengeService {
+  issue(userDid: string, actor: string): IssuedChallenge;
+  verify(challengeId: string, answer: ChallengeAnswer, actor: string): Promise<ChallengeVerdict>;
+}
+
+export function createChallengeService(ctx: IssuerContext, store: ChallengesStore = createChallengesStore(ctx.db)): ChallengeService {
+  return {
+    issue: (userDid, actor) => issueChallenge(ctx, store, userDid, actor),
+    verify: (challengeId, answer, actor) => verifyChallenge(ctx, store, challengeId, answer, actor),
+  };
+}

@@ -1,0 +1,282 @@
+/**
+ * Issuing and managing AgentCredentials (docs/protocol.md §Agent credential): every one gets a
+ * `revocation` and a `suspension` BitstringStatusListEntry at random indexes of the issuer's
+ * default lists, and its whole lifecycle — issue, revoke, suspend, reinstate, renew — is one
+ * transaction per step, audited.
+ *
+ * Renewal issues a NEW credential with the same subject, scopes, depth and domains and a new
+ * validity; the old one is marked superseded (and the agent's current credential becomes the
+ * new one) but is NOT revoked: it stays valid until its own validUntil, so an agent that renews
+ * early is not cut off mid-flight. Revoke it explicitly to end it at once.
+ */
+import { parseDateTimeStamp } from '../../wallet/crypto/data-integrity.ts';
+import type { JsonObject } from '../../wallet/crypto/jcs.ts';
+import { issueAgentCredential } from '../../wallet/vc/agent-credential.ts';
+import { newUrnUuid } from '../../wallet/vc/identity.ts';
+import { VerificationError } from '../../wallet/vc/reasons.ts';
+import type { AgentCredential } from '../../wallet/vc/types.ts';
+import type { IssuerContext } from '../context.ts';
+import { apiError } from '../http/errors.ts';
+import type { CredentialRecord, NewCredential } from '../storage/credentials-store.ts';
+import { commitReservation, IndexTaken, ISSUED_PURPOSES, reserveIndex, setListStatus, statusListUrl, type IndexReservation } from './status-lists.ts';
+
+export interface AgentCredentialTerms {
+  subjectDid: string;
+  privilegeScopes: string[];
+  delegationDepth: number;
+  /** null: usable at any target service. */
+  domains: string[] | null;
+  validitySeconds: number;
+}
+
+export interface PreparedCredential {
+  credential: AgentCredential;
+  record: NewCredential;
+  reservations: IndexReservation[];
+}
+
+const MAX_ATTEMPTS = 5;
+
+/** Signs a credential on freshly reserved status indexes; nothing is stored yet. */
+export async function prepareAgentCredential(ctx: IssuerContext, terms: AgentCredentialTerms): Promise<PreparedCredential> {
+  const reservations = ISSUED_PURPOSES.map((purpose) => reserveIndex(ctx, purpose));
+  const issuedAt = ctx.now();
+  const validFrom = new Date(issuedAt);
+  const validUntil = new Date(issuedAt + terms.validitySeconds * 1000);
+  let credential: AgentCredential;
+  try {
+    credential = await issueAgentCredential({
+      issuer: ctx.issuer,
+      id: newUrnUuid(),
+      agentDid: terms.subjectDid,
+      privilegeScopes: terms.privilegeScopes,
+      delegationDepth: terms.delegationDepth,
+      ...(terms.domains === null ? {} : { domains: terms.domains }),
+      validFrom,
+      validUntil,
+      credentialStatus: reservations.map((r) => r.entry),
+    });
+  } catch (error) {
+    if (error instanceof VerificationError) throw apiError('VALIDATION_FAILED', `the credential would be malformed: ${error.message}`);
+    throw error;
+  }
+  const position = (purpose: string) => {
+    const r = reservations.find((x) => x.purpose === purpose);
+    return r ? { listId: r.listId, index: r.index } : null;
+  };
+  return {
+    credential,
+    reservations,
+    record: {
+      id: credential.id,
+      type: 'AgentCredential',
+      subjectDid: terms.subjectDid,
+      issuerDid: ctx.issuer.did,
+      credential: credential as unknown as Record<string, unknown>,
+      parentId: null,
+      revocation: position('revocation'),
+      suspension: position('suspension'),
+      // Stored from the signed text, so the record and the credential can never disagree.
+      validFrom: parseDateTimeStamp(credential.validFrom) ?? issuedAt,
+      validUntil: credential.validUntil === undefined ? null : (parseDateTimeStamp(credential.validUntil) ?? null),
+      issuedAt,
+    },
+  };
+}
+
+/**
+ * Prepares (signs) a credential, then in ONE transaction runs `before` (e.g. consuming an
+ * enrollment token — it throws to abort), records the status indexes and the credential, and
+ * runs `after`. A status index taken by a concurrent issuance meanwhile restarts the whole
+ * thing with new indexes; any other throw rolls everything back.
+ */
+export async function issueAtomically<T>(
+  ctx: IssuerContext,
+  terms: AgentCredentialTerms,
+  steps: { before?: (prepared: PreparedCredential) => void; after: (prepared: PreparedCredential) => T },
+): Promise<{ prepared: PreparedCredential; result: T }> {
+  for (let attempt = 1; ; attempt++) {
+    const prepared = await prepareAgentCredential(ctx, terms);
+    try {
+      const result = ctx.db.transaction(() => {
+        steps.before?.(prepared);
+        for (const reservation of prepared.reservations) commitReservation(ctx, reservation);
+        ctx.stores.credentials.insert(prepared.record);
+        return steps.after(prepared);
+      });
+      return { prepared, result };
+    } catch (error) {
+      if (!(error instanceof IndexTaken) || attempt >= MAX_ATTEMPTS) throw error;
+    }
+  }
+}
+
+export type CredentialState = 'active' | 'revoked' | 'suspended' | 'superseded' | 'expired';
+
+export interface CredentialView {
+  vcId: string;
+  type: CredentialRecord['type'];
+  subjectDid: string;
+  issuerDid: string;
+  state: CredentialState;
+  issuedAt: string;
+  validFrom: string;
+  validUntil?: string;
+  revokedAt?: string;
+  suspendedAt?: string;
+  supersededBy?: string;
+  parentId?: string;
+  statusLists: { purpose: string; listId: string; index: number; url: string }[];
+  verifiableCredential: Record<string, unknown>;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+export function credentialState(record: CredentialRecord, now: number): CredentialState {
+  if (record.revokedAt !== null) return 'revoked';
+  if (record.suspendedAt !== null) return 'suspended';
+  if (record.supersededBy !== null) return 'superseded';
+  if (record.validUntil !== null && record.validUntil < now) return 'expired';
+  return 'active';
+}
+
+export function credentialView(ctx: IssuerContext, record: CredentialRecord): CredentialView {
+  const lists = [
+    ...(record.revocation ? [{ purpose: 'revocation', ...record.revocation }] : []),
+    ...(record.suspension ? [{ purpose: 'suspension', ...record.suspension }] : []),
+  ];
+  return {
+    vcId: record.id,
+    type: record.type,
+    subjectDid: record.subjectDid,
+    issuerDid: record.issuerDid,
+    state: credentialState(record, ctx.now()),
+    issuedAt: iso(record.issuedAt),
+    validFrom: iso(record.validFrom),
+    ...(record.validUntil === null ? {} : { validUntil: iso(record.validUntil) }),
+    ...(record.revokedAt === null ? {} : { revokedAt: iso(record.revokedAt) }),
+    ...(record.suspendedAt === null ? {} : { suspendedAt: iso(record.suspendedAt) }),
+    ...(record.supersededBy === null ? {} : { supersededBy: record.supersededBy }),
+    ...(record.parentId === null ? {} : { parentId: record.parentId }),
+    statusLists: lists.map((l) => ({ ...l, url: statusListUrl(ctx, l.listId) })),
+    verifiableCredential: record.credential,
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A path's vcId: the full `urn:uuid:…`, or just the UUID. */
+export function normalizeVcId(value: string): string {
+  return UUID.test(value) ? `urn:uuid:${value.toLowerCase()}` : value;
+}
+
+export function getCredential(ctx: IssuerContext, vcId: string): CredentialRecord {
+  const record = ctx.stores.credentials.get(normalizeVcId(vcId));
+  if (!record) throw apiError('CREDENTIAL_NOT_FOUND', `no credential ${vcId.slice(0, 80)} was issued here`);
+  return record;
+}
+
+export interface DirectIssueInput {
+  subjectDid: string;
+  privilegeScopes: string[];
+  delegationDepth: number;
+  domains?: string[];
+  validitySeconds?: number;
+}
+
+/** POST /v1/vcs: an operator issues directly; an enrolled subject's current credential becomes this one. */
+export async function issueDirect(ctx: IssuerContext, input: DirectIssueInput, actor: string): Promise<CredentialView> {
+  const terms: AgentCredentialTerms = {
+    subjectDid: input.subjectDid,
+    privilegeScopes: input.privilegeScopes,
+    delegationDepth: input.delegationDepth,
+    domains: input.domains ?? null,
+    validitySeconds: input.validitySeconds ?? ctx.config.credentialTtlSeconds,
+  };
+  const { prepared } = await issueAtomically(ctx, terms, {
+    after: (p) => {
+      if (ctx.stores.agents.get(input.subjectDid)) ctx.stores.agents.setCurrentCredential(input.subjectDid, p.credential.id);
+      ctx.audit.record({ event: 'CREDENTIAL_ISSUED', actor, agentDid: input.subjectDid, data: { vcId: p.credential.id, via: 'direct' } });
+    },
+  });
+  return credentialView(ctx, ctx.stores.credentials.get(prepared.credential.id) as CredentialRecord);
+}
+
+function requireStatusPosition(record: CredentialRecord, purpose: 'revocation' | 'suspension') {
+  const position = record[purpose];
+  if (record.type !== 'AgentCredential' || position === null) {
+    throw apiError('NOT_REVOCABLE', `${record.id} has no ${purpose} entry on this issuer's lists (a delegated credential ends when its parent is revoked)`, {
+      agentDid: record.subjectDid,
+    });
+  }
+  return position;
+}
+
+/** Sets the revocation bit: visible in the next fetch of the list. Revocation is final. */
+export function revokeCredential(ctx: IssuerContext, vcId: string, reason: string | undefined, actor: string): CredentialView {
+  const record = getCredential(ctx, vcId);
+  const position = requireStatusPosition(record, 'revocation');
+  ctx.db.transaction(() => {
+    if (!ctx.stores.credentials.markRevoked(record.id, ctx.now())) {
+      throw apiError('CREDENTIAL_ALREADY_REVOKED', `${record.id} is already revoked`, { agentDid: record.subjectDid });
+    }
+    setListStatus(ctx, position.listId, position.index, 1);
+    ctx.audit.record({ event: 'CREDENTIAL_REVOKED', actor, agentDid: record.subjectDid, ...(reason ? { reason } : {}), data: { vcId: record.id } });
+  });
+  return credentialView(ctx, getCredential(ctx, record.id));
+}
+
+/** Suspends (on = true) or reinstates (on = false) through the suspension list. */
+export function setSuspension(ctx: IssuerContext, vcId: string, on: boolean, reason: string | undefined, actor: string): CredentialView {
+  const record = getCredential(ctx, vcId);
+  const position = requireStatusPosition(record, 'suspension');
+  ctx.db.transaction(() => {
+    if (on && record.revokedAt !== null) throw apiError('CREDENTIAL_REVOKED', `${record.id} is revoked`, { agentDid: record.subjectDid });
+    if (!ctx.stores.credentials.setSuspended(record.id, on ? ctx.now() : null)) {
+      throw on
+        ? apiError('CREDENTIAL_SUSPENDED', `${record.id} is already suspended`, { agentDid: record.subjectDid })
+        : apiError('CREDENTIAL_NOT_SUSPENDED', `${record.id} is not suspended`, { agentDid: record.subjectDid });
+    }
+    setListStatus(ctx, position.listId, position.index, on ? 1 : 0);
+    const data: JsonObject = { vcId: record.id };
+    ctx.audit.record({ event: on ? 'CREDENTIAL_SUSPENDED' : 'CREDENTIAL_REINSTATED', actor, agentDid: record.subjectDid, ...(reason ? { reason } : {}), data });
+  });
+  return credentialView(ctx, getCredential(ctx, record.id));
+}
+
+/** A new credential with the same terms and a new validity; the old one is superseded (not revoked). */
+export async function renewCredential(ctx: IssuerContext, vcId: string, validitySeconds: number | undefined, actor: string): Promise<CredentialView & { previousVcId: string }> {
+  const old = getCredential(ctx, vcId);
+  const refuse = (problem: string | null) => {
+    if (problem === 'revoked') throw apiError('CREDENTIAL_REVOKED', `${old.id} is revoked and cannot be renewed`, { agentDid: old.subjectDid });
+    if (problem === 'superseded') throw apiError('CREDENTIAL_SUPERSEDED', `${old.id} was already renewed; renew the newest credential`, { agentDid: old.subjectDid });
+    if (problem === 'suspended') throw apiError('CREDENTIAL_SUSPENDED', `${old.id} is suspended; reinstate it first`, { agentDid: old.subjectDid });
+  };
+  const problemOf = (r: CredentialRecord) => (r.revokedAt !== null ? 'revoked' : r.supersededBy !== null ? 'superseded' : r.suspendedAt !== null ? 'suspended' : null);
+  if (old.type !== 'AgentCredential') throw apiError('NOT_REVOCABLE', `${old.id} is a delegated credential; ask its delegator for a new one`, { agentDid: old.subjectDid });
+  refuse(problemOf(old));
+  const subject = (old.credential as unknown as AgentCredential).credentialSubject;
+  const originalSeconds = old.validUntil === null ? ctx.config.credentialTtlSeconds : Math.max(60, Math.round((old.validUntil - old.validFrom) / 1000));
+  const { prepared } = await issueAtomically(
+    ctx,
+    {
+      subjectDid: subject.id,
+      privilegeScopes: subject.privilegeScopes,
+      delegationDepth: subject.delegationDepth,
+      domains: subject.domains ?? null,
+      validitySeconds: validitySeconds ?? originalSeconds,
+    },
+    {
+      before: (p) => {
+        // Re-checked inside the transaction: a concurrent renewal or revocation wins.
+        refuse(problemOf(getCredential(ctx, old.id)));
+        ctx.stores.credentials.markSuperseded(old.id, p.credential.id);
+      },
+      after: (p) => {
+        if (ctx.stores.agents.get(subject.id)) ctx.stores.agents.setCurrentCredential(subject.id, p.credential.id);
+        ctx.audit.record({ event: 'CREDENTIAL_RENEWED', actor, agentDid: subject.id, data: { vcId: p.credential.id, previousVcId: old.id } });
+      },
+    },
+  );
+  return { ...credentialView(ctx, getCredential(ctx, prepared.credential.id)), previousVcId: old.id };
+}

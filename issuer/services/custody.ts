@@ -1,0 +1,64 @@
+/**
+ * Server custody of Ed25519 keys: the issuer generates the seed, stores it only as an
+ * AES-256-GCM envelope under the key-encryption key (wallet/crypto/aead.ts) with the DID as
+ * additional authenticated data — so an envelope copied onto another DID's row does not
+ * decrypt — and decrypts it for each signature it makes on the DID's behalf.
+ */
+import { decrypt, encrypt } from '../../wallet/crypto/aead.ts';
+import { utf8ToBytes } from '../../wallet/crypto/bytes.ts';
+import { generateSeed, getPublicKey, seedSigner } from '../../wallet/crypto/ed25519.ts';
+import { encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
+import { didKeyFromPublicKey } from '../../wallet/did/key.ts';
+import type { DidDocument } from '../../wallet/did/types.ts';
+import type { SigningIdentity } from '../../wallet/vc/identity.ts';
+import type { IssuerContext } from '../context.ts';
+import { apiError } from '../http/errors.ts';
+import type { ServerKeyRecord } from '../storage/agents-store.ts';
+import { agentWebDid, multikeyDidDocument } from './did-documents.ts';
+
+export interface NewServerKey {
+  did: string;
+  verificationMethod: string;
+  publicKey: Uint8Array;
+  document: DidDocument;
+  /** To insert (agents store `insertKey`) in the same transaction as whatever owns the DID. */
+  record: ServerKeyRecord;
+}
+
+/**
+ * A fresh key and its DID: `did:web:<DID_DOMAIN>:agents:<pathId>` with `#key-1` under
+ * DID_METHOD=web, the key's did:key under DID_METHOD=key. Nothing is stored yet.
+ */
+export async function createServerKey(ctx: IssuerContext, pathId: string): Promise<NewServerKey> {
+  const seed = generateSeed();
+  try {
+    const publicKey = getPublicKey(seed);
+    let did: string;
+    let verificationMethod: string;
+    if (ctx.config.didMethod === 'web') {
+      did = agentWebDid(ctx.config.didDomain ?? '', pathId);
+      verificationMethod = `${did}#key-1`;
+    } else {
+      did = didKeyFromPublicKey(publicKey);
+      verificationMethod = `${did}#${did.slice('did:key:'.length)}`;
+    }
+    const envelope = await encrypt(ctx.keyEncryptionKey, seed, utf8ToBytes(did));
+    return {
+      did,
+      verificationMethod,
+      publicKey,
+      document: multikeyDidDocument(did, verificationMethod, publicKey),
+      record: { did, verificationMethod, publicKeyMultibase: encodePublicKeyMultibase(publicKey), envelope, createdAt: ctx.now() },
+    };
+  } finally {
+    seed.fill(0);
+  }
+}
+
+/** The signing identity of a server-held DID (its seed decrypted for this use). CUSTODY_MISMATCH when the key is not held here. */
+export async function serverSigningIdentity(ctx: IssuerContext, did: string): Promise<SigningIdentity> {
+  const key = ctx.stores.agents.getKey(did);
+  if (!key) throw apiError('CUSTODY_MISMATCH', `the issuer does not hold a key for ${did} (self-custody agents sign their own documents)`, { agentDid: did });
+  const seed = await decrypt(ctx.keyEncryptionKey, key.envelope, utf8ToBytes(did));
+  return { did, verificationMethod: key.verificationMethod, signer: seedSigner(seed) };
+}

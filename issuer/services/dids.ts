@@ -1,0 +1,298 @@
+/**
+ * DID management (`/v1/dids`): DIDs this issuer creates, hosts and retires.
+ *
+ * - Create: a new Ed25519 key held by the server (seed encrypted under the key-encryption key,
+ *   AAD = the DID, in `agent_keys`), as `did:web:<DID_DOMAIN>:dids:<id>` (served at
+ *   `/dids/<id>/did.json`, did:web §3.2) or as the key's did:key. With `publicKeyMultibase` the
+ *   caller keeps its key and the issuer only hosts the did:web document.
+ * - Register: an existing did:key (its document is derived from the DID, did:key §3.1.2), so
+ *   this issuer can track and deactivate it in its own resolver.
+ * - Services (DID Core §5.4) are added and removed on hosted did:web documents only: a did:key
+ *   document is a pure function of the key and cannot carry them.
+ * - Deactivate (DID Core §7.1.3): resolution keeps the document and says `deactivated: true`;
+ *   every verification through this issuer then refuses with DID_DEACTIVATED.
+ *
+ * Every change is one transaction with its audit record.
+ */
+import { bytesToBase64url, encrypt } from '../../wallet/crypto/aead.ts';
+import { utf8ToBytes } from '../../wallet/crypto/bytes.ts';
+import { generateSeed, getPublicKey } from '../../wallet/crypto/ed25519.ts';
+import { randomBytes } from '../../wallet/crypto/bytes.ts';
+import { encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
+import type { JsonObject } from '../../wallet/crypto/jcs.ts';
+import { didKeyDocument, didKeyFromPublicKey, publicKeyFromDidKey } from '../../wallet/did/key.ts';
+import { parseDid } from '../../wallet/did/parse.ts';
+import { ed25519KeyFromMultibase } from '../../wallet/did/public-key.ts';
+import type { DidDocument, DidResolutionResult, Service, ServiceEndpoint } from '../../wallet/did/types.ts';
+import type { IssuerContext } from '../context.ts';
+import { apiError } from '../http/errors.ts';
+import { extrasError } from '../http/extras-errors.ts';
+import type { HostedDidKind, HostedDidRecord } from '../storage/dids-store.ts';
+import { multikeyDidDocument } from './did-documents.ts';
+import { hostedResolution } from './resolver.ts';
+
+/** DID Resolution §7.1 result context. */
+export const DID_RESOLUTION_CONTEXT = 'https://w3id.org/did-resolution/v1';
+/** A real document has a handful of services; the cap keeps documents well under the body limit. */
+export const MAX_SERVICES = 32;
+/** did:web path segment of managed DIDs: `did:web:<domain>:dids:<id>` ↔ `/dids/<id>/did.json`. */
+export const MANAGED_DID_SEGMENT = 'dids';
+
+export interface CreateDidInput {
+  /** Default: DID_METHOD. `web` needs DID_METHOD=web (a domain to host on). */
+  method?: 'web' | 'key';
+  /** did:web only: the last path segment (default: a random id). */
+  name?: string;
+  /** Host a document for this caller-held key instead of generating one. */
+  publicKeyMultibase?: string;
+  /** Register an existing did:key instead of creating one. */
+  did?: string;
+  services?: ServiceInput[];
+}
+
+export interface ServiceInput {
+  /** A fragment ("files", "#files") or a full DID URL of this DID; default a random fragment. */
+  id?: string;
+  type: string;
+  serviceEndpoint: ServiceEndpoint | ServiceEndpoint[];
+}
+
+export interface DidView {
+  did: string;
+  kind: HostedDidKind;
+  /** True when the issuer holds the private key (server custody). */
+  serverHeldKey: boolean;
+  deactivated: boolean;
+  didDocument: DidDocument;
+  created: string;
+  updated: string;
+}
+
+const NAME = /^[A-Za-z0-9._~-]{1,64}$/;
+const FRAGMENT = /^[A-Za-z0-9._~-]{1,64}$/;
+
+function view(ctx: IssuerContext, record: HostedDidRecord): DidView {
+  return {
+    did: record.did,
+    kind: record.kind,
+    serverHeldKey: ctx.stores.agents.getKey(record.did) !== undefined,
+    deactivated: record.deactivated,
+    didDocument: record.document,
+    created: new Date(record.createdAt).toISOString(),
+    updated: new Date(record.updatedAt).toISOString(),
+  };
+}
+
+/** Parses a DID (not a DID URL) from a path or body; 400 INVALID_DID otherwise. */
+export function requireDid(value: string): string {
+  let parsed;
+  try {
+    parsed = parseDid(value);
+  } catch {
+    throw extrasError('INVALID_DID', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
+  }
+  if (parsed.did !== value) throw extrasError('INVALID_DID', 'expected a DID without path, query or fragment');
+  return parsed.did;
+}
+
+function hostedOrThrow(ctx: IssuerContext, did: string): HostedDidRecord {
+  const record = ctx.stores.dids.get(requireDid(did));
+  if (!record) throw apiError('DID_NOT_FOUND', `${did} is not hosted by this issuer`);
+  return record;
+}
+
+function serviceId(did: string, id: string | undefined): string {
+  if (id === undefined) return `${did}#service-${bytesToBase64url(randomBytes(6))}`;
+  const fragment = id.startsWith(`${did}#`) ? id.slice(did.length + 1) : id.startsWith('#') ? id.slice(1) : id;
+  if (!FRAGMENT.test(fragment)) throw apiError('VALIDATION_FAILED', 'service id must be a fragment of letters, digits and . _ ~ - (at most 64)');
+  return `${did}#${fragment}`;
+}
+
+function withServices(did: string, document: DidDocument, inputs: readonly ServiceInput[]): DidDocument {
+  const services: Service[] = [...(document.service ?? [])];
+  for (const input of inputs) {
+    const id = serviceId(did, input.id);
+    if (services.some((s) => s.id === id || `${did}${s.id}` === id)) throw extrasError('SERVICE_EXISTS', `the DID document already has a service ${id}`);
+    services.push({ id, type: input.type, serviceEndpoint: input.serviceEndpoint as Service['serviceEndpoint'] });
+  }
+  if (services.length > MAX_SERVICES) throw apiError('VALIDATION_FAILED', `a DID document holds at most ${MAX_SERVICES} services`);
+  return { ...document, service: services };
+}
+
+function servicesRefusedOnDidKey(did: string): void {
+  if (did.startsWith('did:key:')) {
+    throw extrasError(
+      'DID_KEY_SERVICES_UNSUPPORTED',
+      'a did:key document is derived from the key alone (did:key §3.1.2) and cannot express services; use a did:web',
+    );
+  }
+}
+
+/** Only documents this issuer serves can change: its own did:web tree (did:key has none to change). */
+function assertMutable(ctx: IssuerContext, record: HostedDidRecord): void {
+  servicesRefusedOnDidKey(record.did);
+  if (record.kind === 'issuer') {
+    // Start-up rewrites the issuer's document from its signing key (issuer-identity.ts), which would drop edits.
+    throw extrasError('ISSUER_DID_PROTECTED', "the issuer's own DID document is managed by its configuration");
+  }
+  if (record.deactivated) throw apiError('DID_DEACTIVATED', `${record.did} is deactivated`);
+  if (ctx.config.didMethod !== 'web' || !record.did.startsWith(`did:web:${ctx.config.didDomain ?? ''}:`)) {
+    throw extrasError('DID_NOT_HOSTED', `${record.did} is not served by this issuer`);
+  }
+}
+
+async function serverKey(ctx: IssuerContext, did: string, verificationMethod: string, seed: Uint8Array): Promise<Parameters<IssuerContext['stores']['agents']['insertKey']>[0]> {
+  return {
+    did,
+    verificationMethod,
+    publicKeyMultibase: encodePublicKeyMultibase(getPublicKey(seed)),
+    envelope: await encrypt(ctx.keyEncryptionKey, seed, utf8ToBytes(did)),
+    createdAt: ctx.now(),
+  };
+}
+
+function insertHosted(ctx: IssuerContext, record: HostedDidRecord, actor: string, event: string, data: JsonObject, key?: Parameters<IssuerContext['stores']['agents']['insertKey']>[0]): DidView {
+  return ctx.db.transaction(() => {
+    if (ctx.stores.dids.get(record.did)) throw extrasError('DID_EXISTS', `${record.did} already exists on this issuer`);
+    ctx.stores.dids.insert(record);
+    if (key) ctx.stores.agents.insertKey(key);
+    ctx.audit.record({ event, actor, data: { did: record.did, ...data } });
+    return view(ctx, record);
+  });
+}
+
+/** POST /v1/dids: create (server-held or caller-held key) or register an existing did:key. */
+export async function createDid(ctx: IssuerContext, input: CreateDidInput, actor: string): Promise<DidView> {
+  const at = ctx.now();
+  const services = input.services ?? [];
+  if (input.did !== undefined) {
+    if (input.publicKeyMultibase !== undefined || input.name !== undefined) {
+      throw apiError('VALIDATION_FAILED', '"did" registers an existing DID and cannot be combined with "publicKeyMultibase" or "name"');
+    }
+    const did = requireDid(input.did);
+    if (!did.startsWith('did:key:')) {
+      throw apiError('DID_METHOD_UNSUPPORTED', 'only a did:key can be registered; a did:web is hosted where its domain points');
+    }
+    if (services.length > 0) servicesRefusedOnDidKey(did);
+    let document: DidDocument;
+    try {
+      document = didKeyDocument(did);
+    } catch (error) {
+      throw extrasError('INVALID_DID', `not a usable Ed25519 did:key: ${(error as Error).message}`);
+    }
+    return insertHosted(ctx, { did, document, kind: 'registered', deactivated: false, createdAt: at, updatedAt: at }, actor, 'DID_REGISTERED', { method: 'key' });
+  }
+
+  const method = input.method ?? ctx.config.didMethod;
+  if (method === 'web' && (ctx.config.didMethod !== 'web' || ctx.config.didDomain === undefined)) {
+    throw apiError('DID_METHOD_UNSUPPORTED', 'did:web DIDs need DID_METHOD=web (a domain to host them on)');
+  }
+  if (method === 'key' && input.name !== undefined) throw apiError('VALIDATION_FAILED', '"name" applies to did:web only');
+  if (input.name !== undefined && !NAME.test(input.name)) {
+    throw apiError('VALIDATION_FAILED', 'name must be 1–64 letters, digits or . _ ~ - (a did:web path segment)');
+  }
+
+  let publicKey: Uint8Array;
+  let seed: Uint8Array | undefined;
+  if (input.publicKeyMultibase !== undefined) {
+    try {
+      publicKey = ed25519KeyFromMultibase(input.publicKeyMultibase);
+    } catch (error) {
+      throw apiError('VALIDATION_FAILED', `publicKeyMultibase: ${(error as Error).message}`);
+    }
+  } else {
+    seed = generateSeed();
+    publicKey = getPublicKey(seed);
+  }
+  try {
+    const did = method === 'key' ? didKeyFromPublicKey(publicKey) : `did:web:${ctx.config.didDomain}:${MANAGED_DID_SEGMENT}:${input.name ?? crypto.randomUUID()}`;
+    if (method === 'key' && services.length > 0) servicesRefusedOnDidKey(did);
+    const verificationMethod = method === 'key' ? `${did}#${did.slice('did:key:'.length)}` : `${did}#key-1`;
+    const document = withServices(did, multikeyDidDocument(did, verificationMethod, publicKey), services);
+    const kind: HostedDidKind = seed === undefined ? 'registered' : 'managed';
+    const key = seed === undefined ? undefined : await serverKey(ctx, did, verificationMethod, seed);
+    return insertHosted(ctx, { did, document, kind, deactivated: false, createdAt: at, updatedAt: at }, actor, 'DID_CREATED', { method, kind }, key);
+  } finally {
+    seed?.fill(0);
+  }
+}
+
+/** GET /v1/dids/:did — a DID Resolution result (DID Core §7.1) for a hosted DID or any did:key. */
+export function resolveHostedDid(ctx: IssuerContext, did: string): DidResolutionResult {
+  const checked = requireDid(did);
+  const record = ctx.stores.dids.get(checked);
+  if (record) return { '@context': DID_RESOLUTION_CONTEXT, ...hostedResolution(record) };
+  if (checked.startsWith('did:key:')) {
+    try {
+      publicKeyFromDidKey(checked);
+      return { '@context': DID_RESOLUTION_CONTEXT, didDocument: didKeyDocument(checked), didDocumentMetadata: {}, didResolutionMetadata: { contentType: 'application/did+json' } };
+    } catch (error) {
+      throw extrasError('INVALID_DID', `not a usable Ed25519 did:key: ${(error as Error).message}`);
+    }
+  }
+  // Not an open resolver: resolving arbitrary did:web hosts on request would make this a fetch proxy.
+  throw apiError('DID_NOT_FOUND', `${checked} is not hosted by this issuer`, { details: { didResolutionMetadata: { error: 'notFound' } } });
+}
+
+/** The hosted document of a managed did:web, by its path id (`/dids/<id>/did.json`). */
+export function managedWebDocument(ctx: IssuerContext, id: string): DidDocument {
+  if (ctx.config.didMethod !== 'web' || !NAME.test(id)) throw apiError('DID_NOT_FOUND', 'no such DID document');
+  const record = ctx.stores.dids.get(`did:web:${ctx.config.didDomain}:${MANAGED_DID_SEGMENT}:${id}`);
+  if (!record) throw apiError('DID_NOT_FOUND', 'no such DID document');
+  // did:web §3.2.4 Deactivate: the document is no longer served.
+  if (record.deactivated) throw apiError('DID_DEACTIVATED', 'this DID has been deactivated');
+  return record.document;
+}
+
+/** GET /v1/dids (admin): hosted DIDs, oldest first. */
+export function listDids(ctx: IssuerContext, page: { kind?: HostedDidKind; cursor?: string; limit: number }): { dids: DidView[]; nextCursor?: string } {
+  const records = ctx.stores.dids.list({ ...page, limit: page.limit + 1 });
+  const dids = records.slice(0, page.limit).map((record) => view(ctx, record));
+  const last = dids[dids.length - 1];
+  return records.length > page.limit && last ? { dids, nextCursor: last.did } : { dids };
+}
+
+/** POST /v1/dids/:did/services */
+export function addService(ctx: IssuerContext, did: string, input: ServiceInput, actor: string): DidView {
+  return ctx.db.transaction(() => {
+    const record = hostedOrThrow(ctx, did);
+    assertMutable(ctx, record);
+    const document = withServices(record.did, record.document, [input]);
+    const at = ctx.now();
+    ctx.stores.dids.updateDocument(record.did, document, at);
+    const added = document.service?.[document.service.length - 1]?.id ?? '';
+    ctx.audit.record({ event: 'DID_SERVICE_ADDED', actor, data: { did: record.did, serviceId: added } });
+    return view(ctx, { ...record, document, updatedAt: at });
+  });
+}
+
+/** DELETE /v1/dids/:did/services/:endpointId */
+export function removeService(ctx: IssuerContext, did: string, endpointId: string, actor: string): DidView {
+  return ctx.db.transaction(() => {
+    const record = hostedOrThrow(ctx, did);
+    assertMutable(ctx, record);
+    const id = serviceId(record.did, endpointId);
+    const services = record.document.service ?? [];
+    const kept = services.filter((s) => s.id !== id && `${record.did}${s.id}` !== id);
+    if (kept.length === services.length) throw extrasError('SERVICE_NOT_FOUND', `the DID document has no service ${id}`);
+    const { service: _service, ...rest } = record.document;
+    const document: DidDocument = kept.length > 0 ? { ...rest, service: kept } : rest;
+    const at = ctx.now();
+    ctx.stores.dids.updateDocument(record.did, document, at);
+    ctx.audit.record({ event: 'DID_SERVICE_REMOVED', actor, data: { did: record.did, serviceId: id } });
+    return view(ctx, { ...record, document, updatedAt: at });
+  });
+}
+
+/** POST /v1/dids/:did/deactivate */
+export function deactivateDid(ctx: IssuerContext, did: string, actor: string, reason?: string): DidView {
+  return ctx.db.transaction(() => {
+    const record = hostedOrThrow(ctx, did);
+    if (record.kind === 'issuer') throw extrasError('ISSUER_DID_PROTECTED', "the issuer's own DID cannot be deactivated through the API");
+    const at = ctx.now();
+    if (!ctx.stores.dids.deactivate(record.did, at)) throw apiError('DID_DEACTIVATED', `${record.did} is already deactivated`);
+    ctx.audit.record({ event: 'DID_DEACTIVATED', actor, ...(record.kind === 'agent' ? { agentDid: record.did } : {}), ...(reason ? { reason } : {}), data: { did: record.did, kind: record.kind } });
+    ctx.resolver.invalidate(record.did);
+    return view(ctx, { ...record, deactivated: true, updatedAt: at });
+  });
+}

@@ -1,0 +1,296 @@
+/**
+ * Enrollment: an operator mints a single-use token carrying the authority an agent will get
+ * (scopes, delegation depth, domains); the agent onboards with it in two steps:
+ *
+ * 1. `startOnboarding` {token, custody, did?} → a challenge. The token is checked, NOT consumed.
+ * 2. `completeOnboarding` {challengeId, proof | challenge} → the agent and its AgentCredential.
+ *    Self custody: `proof` is a DID-Auth presentation signed by the agent's DID (below).
+ *    Server custody: the issuer generates the key; echoing the challenge completes it.
+ *    The token is consumed atomically with everything this step creates: a conditional
+ *    `UPDATE … WHERE used_at IS NULL` inside the one transaction that also inserts the agent,
+ *    its key, its DID document and its credential, so of any number of concurrent completions
+ *    exactly one succeeds and the others create nothing (409 TOKEN_USED).
+ *
+ * The token itself (256 random bits, base64url) is returned once and stored only as its
+ * SHA-256; the challenge is 256 random bits too.
+ *
+ * DID-Auth proof (self custody): `{"@context": ["https://www.w3.org/ns/credentials/v2"],
+ * "type": ["VerifiablePresentation"], "holder": <did>, "proof": <DataIntegrityProof
+ * eddsa-jcs-2022, proofPurpose "authentication", challenge: <challenge>, domain: <issuer DID>>}`,
+ * the key being in the holder DID's `authentication` relationship.
+ */
+import { bytesToBase64url } from '../../wallet/crypto/aead.ts';
+import { bytesToHex, equalBytes, randomBytes } from '../../wallet/crypto/bytes.ts';
+import { verifyProof } from '../../wallet/crypto/data-integrity.ts';
+import { isMandateError } from '../../wallet/crypto/errors.ts';
+import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
+import { parseDid } from '../../wallet/did/parse.ts';
+import { createKeyResolver } from '../../wallet/did/verification-method.ts';
+import type { IssuerContext } from '../context.ts';
+import { apiError } from '../http/errors.ts';
+import { credentialKey, enforce } from '../http/rate-limit.ts';
+import type { EnrollmentTokenRecord, OnboardingSessionRecord } from '../storage/tokens-store.ts';
+import { tokenCursor } from '../storage/tokens-store.ts';
+import { createServerKey, type NewServerKey } from './custody.ts';
+import { issueAtomically } from './credentials.ts';
+
+export function hashToken(token: string): string {
+  return bytesToHex(sha256Utf8(token));
+}
+
+const newSecret = (): string => bytesToBase64url(randomBytes(32));
+
+export interface MintInput {
+  requestedScopes: string[];
+  maxDelegationDepth: number;
+  requestedDomains: string[];
+  ttlSeconds?: number;
+  credentialValiditySeconds?: number;
+}
+
+export interface MintedToken {
+  tokenId: string;
+  token: string;
+  expiresAt: string;
+}
+
+export function mintEnrollmentToken(ctx: IssuerContext, input: MintInput, actor: string): MintedToken {
+  const token = newSecret();
+  const now = ctx.now();
+  const record = {
+    id: crypto.randomUUID(),
+    tokenHash: hashToken(token),
+    requestedScopes: [...new Set(input.requestedScopes)],
+    maxDelegationDepth: input.maxDelegationDepth,
+    requestedDomains: [...new Set(input.requestedDomains)],
+    credentialTtlSeconds: input.credentialValiditySeconds ?? ctx.config.credentialTtlSeconds,
+    createdAt: now,
+    expiresAt: now + (input.ttlSeconds ?? ctx.config.enrollmentTokenTtlSeconds) * 1000,
+    createdBy: actor,
+  };
+  ctx.db.transaction(() => {
+    ctx.stores.tokens.insert(record);
+    ctx.audit.record({
+      event: 'ENROLLMENT_TOKEN_MINTED',
+      actor,
+      data: { tokenId: record.id, requestedScopes: record.requestedScopes, maxDelegationDepth: record.maxDelegationDepth, requestedDomains: record.requestedDomains },
+    });
+  });
+  return { tokenId: record.id, token, expiresAt: new Date(record.expiresAt).toISOString() };
+}
+
+export type TokenState = 'outstanding' | 'used' | 'expired';
+
+export interface TokenView {
+  tokenId: string;
+  state: TokenState;
+  requestedScopes: string[];
+  maxDelegationDepth: number;
+  requestedDomains: string[];
+  createdAt: string;
+  expiresAt: string;
+  usedAt?: string;
+  agentDid?: string;
+}
+
+function tokenState(token: EnrollmentTokenRecord, now: number): TokenState {
+  if (token.usedAt !== null) return 'used';
+  return token.expiresAt <= now ? 'expired' : 'outstanding';
+}
+
+function tokenView(row: EnrollmentTokenRecord, state: TokenState): TokenView {
+  return {
+    tokenId: row.id,
+    state,
+    requestedScopes: row.requestedScopes,
+    maxDelegationDepth: row.maxDelegationDepth,
+    requestedDomains: row.requestedDomains,
+    createdAt: new Date(row.createdAt).toISOString(),
+    expiresAt: new Date(row.expiresAt).toISOString(),
+    ...(row.usedAt === null ? {} : { usedAt: new Date(row.usedAt).toISOString() }),
+    ...(row.agentDid === null ? {} : { agentDid: row.agentDid }),
+  };
+}
+
+/** Admin listing, newest first: never the token values (they are not stored). */
+export function listEnrollmentTokens(ctx: IssuerContext, page: { cursor?: string; limit: number; state?: TokenState }): { tokens: TokenView[]; nextCursor?: string } {
+  const now = ctx.now();
+  const views: TokenView[] = [];
+  let cursor = page.cursor;
+  // The state is derived (expiry depends on now), so it is filtered after reading: keep reading
+  // until the page is full, the table ends, or a bounded number of reads was spent.
+  for (let round = 0; round < 50; round++) {
+    const rows = ctx.stores.tokens.list({ ...(cursor === undefined ? {} : { cursor }), limit: page.limit + 1 });
+    for (const row of rows) {
+      if (views.length === page.limit) return { tokens: views, ...(cursor === undefined ? {} : { nextCursor: cursor }) };
+      cursor = tokenCursor(row);
+      const state = tokenState(row, now);
+      if (page.state === undefined || state === page.state) views.push(tokenView(row, state));
+    }
+    if (rows.length <= page.limit) return { tokens: views };
+  }
+  return { tokens: views, ...(cursor === undefined ? {} : { nextCursor: cursor }) };
+}
+
+/** Checks a token is known, unused and unexpired (the same codes everywhere). */
+function assertTokenUsable(token: EnrollmentTokenRecord | undefined, now: number): EnrollmentTokenRecord {
+  if (!token) throw apiError('TOKEN_INVALID', 'the enrollment token is not valid');
+  if (token.usedAt !== null) throw apiError('TOKEN_USED', 'the enrollment token was already used');
+  if (token.expiresAt <= now) throw apiError('TOKEN_EXPIRED', 'the enrollment token has expired; ask the operator for a new one');
+  return token;
+}
+
+export interface StartInput {
+  token: string;
+  custody: 'server' | 'self';
+  did?: string;
+}
+
+export interface StartedOnboarding {
+  challengeId: string;
+  challenge: string;
+  expiresAt: string;
+  /** The `domain` a self-custody DID-Auth proof must name: this issuer's DID. */
+  domain: string;
+}
+
+export function startOnboarding(ctx: IssuerContext, input: StartInput): StartedOnboarding {
+  const tokenHash = hashToken(input.token);
+  enforce(ctx.rateLimits.perToken.hit(credentialKey('enroll', tokenHash)), 'with this enrollment token');
+  const now = ctx.now();
+  const token = assertTokenUsable(ctx.stores.tokens.findByHash(tokenHash), now);
+  let did: string | null = null;
+  if (input.custody === 'self') {
+    if (input.did === undefined) throw apiError('VALIDATION_FAILED', 'self custody needs the agent\'s did', { details: [{ path: 'json.did', message: 'required when custody is "self"' }] });
+    let method: string;
+    try {
+      const parsed = parseDid(input.did);
+      if (parsed.did !== input.did) throw new Error('not a bare DID');
+      method = parsed.method;
+    } catch {
+      throw apiError('VALIDATION_FAILED', 'did must be a DID without path, query or fragment', { details: [{ path: 'json.did', message: 'not a DID' }] });
+    }
+    if (method !== 'key' && method !== 'web') throw apiError('DID_METHOD_UNSUPPORTED', `did:${method} cannot be enrolled here (did:key and did:web can)`);
+    if (ctx.stores.agents.get(input.did)) throw apiError('AGENT_EXISTS', `${input.did} is already enrolled`, { agentDid: input.did });
+    did = input.did;
+  } else if (input.did !== undefined) {
+    throw apiError('VALIDATION_FAILED', 'server custody generates the DID; do not send one', { details: [{ path: 'json.did', message: 'must be absent when custody is "server"' }] });
+  }
+  const session: Omit<OnboardingSessionRecord, 'completedAt'> = {
+    id: crypto.randomUUID(),
+    tokenId: token.id,
+    custody: input.custody,
+    did,
+    challenge: newSecret(),
+    createdAt: now,
+    expiresAt: Math.min(now + ctx.config.onboardingTtlSeconds * 1000, token.expiresAt),
+  };
+  ctx.db.transaction(() => {
+    ctx.stores.tokens.insertSession(session);
+    ctx.audit.record({ event: 'ONBOARDING_STARTED', actor: 'anonymous', ...(did ? { agentDid: did } : {}), data: { tokenId: token.id, custody: input.custody, challengeId: session.id } });
+  });
+  return { challengeId: session.id, challenge: session.challenge, expiresAt: new Date(session.expiresAt).toISOString(), domain: ctx.issuer.did };
+}
+
+export interface CompleteInput {
+  challengeId: string;
+  /** Self custody: the DID-Auth presentation. */
+  proof?: unknown;
+  /** Server custody: the challenge from step 1. */
+  challenge?: string;
+}
+
+export interface CompletedOnboarding {
+  agentDid: string;
+  vcId: string;
+  custody: 'server' | 'self';
+  verifiableCredential: Record<string, unknown>;
+}
+
+/** Self custody: the DID-Auth presentation proves possession of the holder DID's authentication key. */
+async function verifyDidAuth(ctx: IssuerContext, session: OnboardingSessionRecord, proof: unknown): Promise<void> {
+  const did = session.did as string;
+  const holder = typeof proof === 'object' && proof !== null ? (proof as { holder?: unknown }).holder : undefined;
+  if (holder !== did) throw apiError('PROOF_INVALID', `the proof must be a presentation whose holder is ${did}`, { agentDid: did });
+  const resolveKey = createKeyResolver(ctx.resolver);
+  try {
+    await verifyProof(proof, {
+      // The key must be the holder's own (a valid proof by some other DID proves nothing).
+      resolveKey: (vm, purpose) => (vm.split('#')[0] === did ? resolveKey(vm, purpose) : Promise.reject(apiError('PROOF_INVALID', 'the proof is signed by a key of another DID'))),
+      expectedProofPurpose: 'authentication',
+      expectedChallenge: session.challenge,
+      expectedDomain: ctx.issuer.did,
+      now: new Date(ctx.now()),
+    });
+  } catch (error) {
+    const code = isMandateError(error) ? error.code : 'ERROR';
+    throw apiError('PROOF_INVALID', `the DID-Auth proof does not verify (${code})`, { agentDid: did, details: { cause: code } });
+  }
+}
+
+export async function completeOnboarding(ctx: IssuerContext, input: CompleteInput): Promise<CompletedOnboarding> {
+  const session = ctx.stores.tokens.findSession(input.challengeId);
+  if (!session) throw apiError('CHALLENGE_NOT_FOUND', 'no onboarding challenge has this id');
+  const now = ctx.now();
+  if (session.completedAt !== null) throw apiError('CHALLENGE_USED', 'this onboarding challenge was already completed');
+  if (session.expiresAt <= now) throw apiError('CHALLENGE_EXPIRED', 'the onboarding challenge has expired; start again');
+  const token = assertTokenUsable(ctx.stores.tokens.findById(session.tokenId), now);
+
+  let serverKey: NewServerKey | undefined;
+  let agentDid: string;
+  const agentId = crypto.randomUUID();
+  if (session.custody === 'self') {
+    if (input.proof === undefined) throw apiError('VALIDATION_FAILED', 'self custody completes with a DID-Auth proof', { details: [{ path: 'json.proof', message: 'required' }] });
+    await verifyDidAuth(ctx, session, input.proof);
+    agentDid = session.did as string;
+  } else {
+    if (input.challenge === undefined) throw apiError('VALIDATION_FAILED', 'server custody completes with the challenge', { details: [{ path: 'json.challenge', message: 'required' }] });
+    if (!equalBytes(sha256Utf8(input.challenge), sha256Utf8(session.challenge))) throw apiError('CHALLENGE_MISMATCH', 'the challenge does not match this onboarding');
+    serverKey = await createServerKey(ctx, agentId);
+    agentDid = serverKey.did;
+  }
+
+  const { prepared } = await issueAtomically(
+    ctx,
+    {
+      subjectDid: agentDid,
+      privilegeScopes: token.requestedScopes,
+      delegationDepth: token.maxDelegationDepth,
+      domains: token.requestedDomains.length > 0 ? token.requestedDomains : null,
+      validitySeconds: token.credentialTtlSeconds,
+    },
+    {
+      // The single-use gates, first in the transaction: losers throw and nothing is written.
+      before: () => {
+        const at = ctx.now();
+        if (!ctx.stores.tokens.completeSession(session.id, at)) throw apiError('CHALLENGE_USED', 'this onboarding challenge was already completed');
+        if (!ctx.stores.tokens.claim(token.id, at, agentDid)) {
+          const current = ctx.stores.tokens.findById(token.id);
+          throw current?.usedAt !== null ? apiError('TOKEN_USED', 'the enrollment token was already used') : apiError('TOKEN_EXPIRED', 'the enrollment token has expired');
+        }
+        if (ctx.stores.agents.get(agentDid)) throw apiError('AGENT_EXISTS', `${agentDid} is already enrolled`, { agentDid });
+      },
+      after: (p) => {
+        const at = ctx.now();
+        if (serverKey) {
+          ctx.stores.dids.insert({ did: serverKey.did, document: serverKey.document, kind: 'agent', deactivated: false, createdAt: at, updatedAt: at });
+          ctx.stores.agents.insertKey(serverKey.record);
+        }
+        ctx.stores.agents.insert({
+          did: agentDid,
+          id: agentId,
+          custody: session.custody,
+          tokenId: token.id,
+          privilegeScopes: token.requestedScopes,
+          delegationDepth: token.maxDelegationDepth,
+          domains: token.requestedDomains.length > 0 ? token.requestedDomains : null,
+          currentCredentialId: p.credential.id,
+          createdAt: at,
+        });
+        ctx.audit.record({ event: 'AGENT_ENROLLED', actor: 'anonymous', agentDid, data: { tokenId: token.id, custody: session.custody, challengeId: session.id } });
+        ctx.audit.record({ event: 'CREDENTIAL_ISSUED', actor: 'system', agentDid, data: { vcId: p.credential.id, via: 'onboarding' } });
+      },
+    },
+  );
+  return { agentDid, vcId: prepared.credential.id, custody: session.custody, verifiableCredential: prepared.record.credential };
+}

@@ -1,0 +1,67 @@
+/**
+ * The issuer's DID resolver. DIDs hosted here (the issuer, server-custody agents, /v1/dids)
+ * are answered from the database on every call — no HTTP, no cache — so a deactivation or a
+ * service change is visible to the very next verification. Every other DID goes through the
+ * wallet's cached resolver: did:key (pure) and did:web over HTTPS, with plain-http loopback
+ * allowed only when this issuer itself runs on loopback (development, tests).
+ */
+import { createCachedResolver } from '../../wallet/did/cache.ts';
+import { resolveDidKey } from '../../wallet/did/key.ts';
+import { didOf } from '../../wallet/did/parse.ts';
+import { createResolver } from '../../wallet/did/registry.ts';
+import { resolutionError, type DidResolutionOptions, type DidResolutionResult, type Resolvable } from '../../wallet/did/types.ts';
+import { createWebResolver } from '../../wallet/did/web.ts';
+import { isLoopbackDeployment, type IssuerConfig } from '../config.ts';
+import type { DidStore, HostedDidRecord } from '../storage/dids-store.ts';
+
+export interface IssuerResolver extends Resolvable {
+  resolve(didUrl: string, options?: DidResolutionOptions): Promise<DidResolutionResult>;
+  /** Forgets cached resolutions of foreign DIDs (one, or all). */
+  invalidate(did?: string): void;
+}
+
+export interface IssuerResolverOptions {
+  config: Pick<IssuerConfig, 'apiBaseUrl' | 'didMethod' | 'didDomain'>;
+  dids: DidStore;
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+}
+
+/** DID Core §7.1.3 metadata of a hosted DID, with the document kept when deactivated (so verifiers can say DID_DEACTIVATED). */
+export function hostedResolution(record: HostedDidRecord): DidResolutionResult {
+  return {
+    didDocument: record.document,
+    didDocumentMetadata: {
+      created: new Date(record.createdAt).toISOString(),
+      updated: new Date(record.updatedAt).toISOString(),
+      ...(record.deactivated ? { deactivated: true } : {}),
+    },
+    didResolutionMetadata: { contentType: 'application/did+json' },
+  };
+}
+
+export function createIssuerResolver(options: IssuerResolverOptions): IssuerResolver {
+  const loopback = isLoopbackDeployment(options.config);
+  const remote = createCachedResolver(
+    createResolver({
+      methods: {
+        key: resolveDidKey,
+        web: createWebResolver({ allowHttpLoopback: loopback, ...(options.fetch ? { fetch: options.fetch } : {}) }),
+      },
+    }),
+  );
+  const ownWebPrefix = options.config.didMethod === 'web' ? `did:web:${options.config.didDomain ?? ''}` : undefined;
+  const isOwnWeb = (did: string): boolean => ownWebPrefix !== undefined && (did === ownWebPrefix || did.startsWith(`${ownWebPrefix}:`));
+
+  return {
+    invalidate: (did) => remote.invalidate(did),
+    async resolve(didUrl, resolveOptions) {
+      const did = didOf(didUrl);
+      if (did === undefined) return resolutionError('invalidDid', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
+      const hosted = options.dids.get(did);
+      if (hosted) return hostedResolution(hosted);
+      // A did:web under our own domain that we do not host does not exist: never ask ourselves over HTTP.
+      if (isOwnWeb(did)) return resolutionError('notFound', `${did} is not hosted by this issuer`);
+      return remote.resolve(didUrl, resolveOptions);
+    },
+  };
+}

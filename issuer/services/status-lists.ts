@@ -1,0 +1,227 @@
+/**
+ * The issuer side of Bitstring Status List v1.0: lists as database rows, random index
+ * allocation (§2.1 statusListIndex: indexes SHOULD be assigned randomly; wallet/status/allocate.ts),
+ * status changes, and the signed BitstringStatusListCredential (§2.2) published at
+ * `<API_BASE_URL>/v1/status-list/<listId>`.
+ *
+ * The signed credential is cached per list version (bumped by every status change), so the
+ * first fetch after a revocation re-signs and every later one is served from the cache: a
+ * revocation is visible in the next fetch.
+ *
+ * Allocation is two-phase so that issuance needs no lock across its awaits: `reserveIndex`
+ * picks a free index from a snapshot, the credential is signed with it, and
+ * `commitReservation` (inside the issuing transaction) re-checks the index is still free; a
+ * lost race throws IndexTaken and the issuance retries with a fresh snapshot.
+ */
+import { bytesToHex } from '../../wallet/crypto/bytes.ts';
+import { createProof } from '../../wallet/crypto/data-integrity.ts';
+import { isMandateError } from '../../wallet/crypto/errors.ts';
+import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
+import { createKeyResolver } from '../../wallet/did/verification-method.ts';
+import { allocateIndex } from '../../wallet/status/allocate.ts';
+import { createStatusList, getStatus, setStatus } from '../../wallet/status/bitstring.ts';
+import { createStatusListClient, type StatusListClient } from '../../wallet/status/client.ts';
+import { buildStatusListCredential, buildStatusListEntry, type BitstringStatusListEntry } from '../../wallet/status/credential.ts';
+import { encodeStatusList } from '../../wallet/status/encoded-list.ts';
+import { isLoopbackDeployment } from '../config.ts';
+import type { IssuerContext } from '../context.ts';
+import { apiError } from '../http/errors.ts';
+import type { StatusListRecord } from '../storage/status-lists-store.ts';
+
+/** Purposes every issued AgentCredential carries an entry for (docs/protocol.md §Agent credential). */
+export const ISSUED_PURPOSES = ['revocation', 'suspension'] as const;
+export type IssuedPurpose = (typeof ISSUED_PURPOSES)[number];
+
+const DEFAULT_LIST_SETTING = (purpose: string) => `status_list.default.${purpose}`;
+const LIST_PATH = '/v1/status-list/';
+
+/** Thrown inside an issuing transaction when a reserved index was taken meanwhile; the caller retries. */
+export class IndexTaken extends Error {
+  override name = 'IndexTaken';
+}
+
+export function statusListUrl(ctx: Pick<IssuerContext, 'config'>, listId: string): string {
+  return `${ctx.config.apiBaseUrl}${LIST_PATH}${encodeURIComponent(listId)}`;
+}
+
+function bitmapHas(bitmap: Uint8Array, index: number): boolean {
+  return (((bitmap[index >> 3] as number) >> (7 - (index & 7))) & 1) === 1;
+}
+
+function bitmapSet(bitmap: Uint8Array, index: number): void {
+  bitmap[index >> 3] = (bitmap[index >> 3] as number) | (0x80 >> (index & 7));
+}
+
+export interface CreateListInput {
+  purpose: string;
+  /** Default `<purpose>-<n>`. */
+  id?: string;
+  /** Make it the list new credentials get entries on (default true). */
+  makeDefault?: boolean;
+}
+
+/** Creates an empty list (131,072 entries, the §6.1 herd-privacy minimum); must run in a transaction. */
+export function createStatusListRecord(ctx: IssuerContext, input: CreateListInput): StatusListRecord {
+  const existing = ctx.stores.statusLists.list();
+  let id = input.id;
+  if (id === undefined) {
+    let n = existing.filter((l) => l.purpose === input.purpose).length + 1;
+    while (existing.some((l) => l.id === `${input.purpose}-${n}`)) n++;
+    id = `${input.purpose}-${n}`;
+  } else if (existing.some((l) => l.id === id)) {
+    throw apiError('STATUS_LIST_EXISTS', `status list ${id} already exists`);
+  }
+  const list = createStatusList();
+  const at = ctx.now();
+  ctx.stores.statusLists.insert({ id, purpose: input.purpose, length: list.length, bitstring: list.bytes, allocated: new Uint8Array(list.bytes.length), createdAt: at });
+  if (input.makeDefault ?? true) ctx.stores.settings.set(DEFAULT_LIST_SETTING(input.purpose), id);
+  return ctx.stores.statusLists.get(id) as StatusListRecord;
+}
+
+/** First start: one revocation and one suspension list. */
+export function ensureDefaultStatusLists(ctx: IssuerContext): void {
+  ctx.db.transaction(() => {
+    for (const purpose of ISSUED_PURPOSES) {
+      const id = ctx.stores.settings.get(DEFAULT_LIST_SETTING(purpose));
+      if (id === undefined || !ctx.stores.statusLists.get(id)) {
+        const list = createStatusListRecord(ctx, { purpose });
+        ctx.audit.record({ event: 'STATUS_LIST_CREATED', actor: 'system', data: { listId: list.id, purpose } });
+      }
+    }
+  });
+}
+
+export interface IndexReservation {
+  purpose: string;
+  listId: string;
+  index: number;
+  entry: BitstringStatusListEntry;
+}
+
+/** Picks a free random index on the default list of `purpose` (not yet recorded: see commitReservation). */
+export function reserveIndex(ctx: IssuerContext, purpose: string): IndexReservation {
+  return ctx.db.transaction(() => {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const listId = ctx.stores.settings.get(DEFAULT_LIST_SETTING(purpose));
+      const list = listId === undefined ? undefined : ctx.stores.statusLists.get(listId);
+      if (list) {
+        try {
+          const index = allocateIndex(list.length, list.allocated);
+          const entry = buildStatusListEntry({ statusListCredential: statusListUrl(ctx, list.id), statusListIndex: index, statusPurpose: purpose });
+          return { purpose, listId: list.id, index, entry };
+        } catch (error) {
+          if (!isMandateError(error, 'STATUS_LIST_FULL')) throw error;
+        }
+      }
+      // Full (or missing): open the next list for this purpose and allocate there.
+      const next = createStatusListRecord(ctx, { purpose });
+      ctx.audit.record({ event: 'STATUS_LIST_CREATED', actor: 'system', data: { listId: next.id, purpose } });
+    }
+    throw new Error(`could not open a status list for ${purpose}`);
+  });
+}
+
+/** Records a reservation; run inside the issuing transaction. Throws IndexTaken when the index went meanwhile. */
+export function commitReservation(ctx: IssuerContext, reservation: IndexReservation): void {
+  const list = ctx.stores.statusLists.get(reservation.listId);
+  if (!list || bitmapHas(list.allocated, reservation.index)) throw new IndexTaken(reservation.listId);
+  bitmapSet(list.allocated, reservation.index);
+  ctx.stores.statusLists.saveAllocated(list.id, list.allocated, list.issued + 1, ctx.now());
+}
+
+/** Sets entry `index` of `listId` to `value` (1 = revoked / suspended, 0 = clear); run inside a transaction. */
+export function setListStatus(ctx: IssuerContext, listId: string, index: number, value: number): void {
+  const list = ctx.stores.statusLists.get(listId);
+  if (!list) throw apiError('STATUS_LIST_NOT_FOUND', `status list ${listId} does not exist`);
+  const bits = { bytes: list.bitstring, statusSize: 1, length: list.length };
+  if (getStatus(bits, index) === value) return;
+  setStatus(bits, index, value);
+  ctx.stores.statusLists.saveBitstring(list.id, bits.bytes, ctx.now());
+}
+
+export interface PublishedList {
+  json: string;
+  etag: string;
+  ttlMs: number;
+}
+
+const signing = new WeakMap<IssuerContext, Map<string, Promise<PublishedList>>>();
+
+/**
+ * The signed list credential of `listId` at its current version: from the cache, or signed
+ * now (concurrent requests for one version share one signature). STATUS_LIST_NOT_FOUND when absent.
+ */
+export async function publishedStatusList(ctx: IssuerContext, listId: string): Promise<PublishedList> {
+  const list = ctx.stores.statusLists.get(listId);
+  if (!list) throw apiError('STATUS_LIST_NOT_FOUND', `status list ${listId} does not exist`);
+  const ttlMs = ctx.config.statusListTtlMs;
+  if (list.signedVersion === list.version && list.signedJson !== null && list.etag !== null) return { json: list.signedJson, etag: list.etag, ttlMs };
+  let inFlight = signing.get(ctx);
+  if (!inFlight) signing.set(ctx, (inFlight = new Map()));
+  const key = `${list.id}@${list.version}`;
+  let pending = inFlight.get(key);
+  if (!pending) {
+    pending = signList(ctx, list).finally(() => inFlight.delete(key));
+    inFlight.set(key, pending);
+  }
+  return pending;
+}
+
+async function signList(ctx: IssuerContext, list: StatusListRecord): Promise<PublishedList> {
+  const encodedList = await encodeStatusList({ bytes: list.bitstring, statusSize: 1, length: list.length });
+  const unsigned = buildStatusListCredential({
+    id: statusListUrl(ctx, list.id),
+    issuer: ctx.issuer.did,
+    validFrom: new Date(ctx.now()),
+    statusPurpose: list.purpose,
+    encodedList,
+    ttl: ctx.config.statusListTtlMs,
+  });
+  const signed = await createProof(unsigned, { signer: ctx.issuer.signer, verificationMethod: ctx.issuer.verificationMethod, proofPurpose: 'assertionMethod' });
+  const json = JSON.stringify(signed);
+  const etag = `"${list.id}-${list.version}-${bytesToHex(sha256Utf8(json)).slice(0, 16)}"`;
+  ctx.stores.statusLists.saveSigned(list.id, list.version, json, etag);
+  return { json, etag, ttlMs: ctx.config.statusListTtlMs };
+}
+
+/**
+ * The issuer's StatusListClient. This issuer's own lists are served to the wallet's client
+ * in-process (same proof, issuer and §3.2 checks as any verifier runs), with one client per
+ * list version: a status change makes the next check fetch the new version. Other issuers'
+ * lists are fetched over HTTP and cached for their ttl.
+ */
+export function createIssuerStatusClient(ctx: IssuerContext): StatusListClient {
+  const resolveKey = createKeyResolver(ctx.resolver);
+  const loopback = isLoopbackDeployment(ctx.config);
+  const remote = createStatusListClient({ resolveKey, allowHttpLoopback: loopback, now: () => ctx.now() });
+  const prefix = `${ctx.config.apiBaseUrl}${LIST_PATH}`;
+  const local = new Map<string, { version: number; client: StatusListClient }>();
+
+  const inProcessFetch = async (url: string): Promise<Response> => {
+    const listId = decodeURIComponent(url.slice(prefix.length));
+    try {
+      const published = await publishedStatusList(ctx, listId);
+      return new Response(published.json, { status: 200, headers: { 'content-type': 'application/vc' } });
+    } catch {
+      return new Response(null, { status: 404 });
+    }
+  };
+
+  return {
+    check(entry, credentialIssuer, at) {
+      const url = typeof entry === 'object' && entry !== null ? (entry as { statusListCredential?: unknown }).statusListCredential : undefined;
+      if (typeof url !== 'string' || !url.startsWith(prefix)) return remote.check(entry, credentialIssuer, at);
+      const listId = decodeURIComponent(url.slice(prefix.length));
+      const version = ctx.stores.statusLists.version(listId) ?? -1;
+      let cached = local.get(listId);
+      if (!cached || cached.version !== version) {
+        // The fetch never leaves the process, so the network policy may allow any host here.
+        const client = createStatusListClient({ resolveKey, fetch: inProcessFetch, allowHttpLoopback: true, allowPrivateNetwork: true, now: () => ctx.now() });
+        cached = { version, client };
+        if (local.size > 1000) local.clear();
+        local.set(listId, cached);
+      }
+      return cached.client.check(entry, credentialIssuer, at);
+    },
+  };
+}

@@ -1,0 +1,203 @@
+/**
+ * W3C VC-API (CCG "Verifiable Credentials API" v0.3) beside our own paths, so standard test
+ * suites and wallets can talk to this issuer:
+ *
+ * - `POST /credentials/issue` (admin): signs the given credential with the issuer's key,
+ *   `eddsa-jcs-2022`, proofPurpose `assertionMethod`. Mandate's authority types are refused
+ *   here (they are issued only through enrollment and /v1/vcs, which give them status entries).
+ * - `POST /credentials/verify`: the credential's proof (a key of its issuer, in
+ *   `assertionMethod`), its validity window, and every `credentialStatus` entry.
+ * - `POST /presentations/verify`: the presentation's proof (a key of its holder, in
+ *   `authentication`, with the expected challenge and domain) and every credential in it.
+ *
+ * Verification results follow VC-API: `{verified, checks, warnings, errors}`; callers decide on
+ * trust (which issuers they accept) themselves — this is a proof and status check, not policy.
+ */
+import { createProof, formatDateTimeStamp, parseDateTimeStamp, verifyProof } from '../../wallet/crypto/data-integrity.ts';
+import { isMandateError } from '../../wallet/crypto/errors.ts';
+import { assertSafeJson } from '../../wallet/crypto/jcs.ts';
+import { VC_V2_CONTEXT } from '../../wallet/vc/context.ts';
+import { newUrnUuid } from '../../wallet/vc/identity.ts';
+import { CREDENTIAL_TYPES, statusEntries } from '../../wallet/vc/parse.ts';
+import type { StatusEntry } from '../../wallet/vc/types.ts';
+import type { IssuerContext } from '../context.ts';
+import { extrasError } from '../http/extras-errors.ts';
+import { controllerKeyResolver } from './controller-keys.ts';
+
+export interface VcApiProblem {
+  check: string;
+  code: string;
+  message: string;
+}
+
+export interface CredentialVerification {
+  verified: boolean;
+  checks: string[];
+  warnings: VcApiProblem[];
+  errors: VcApiProblem[];
+}
+
+export interface PresentationVerification extends CredentialVerification {
+  presentationResult: { verified: boolean };
+  credentialResults: CredentialVerification[];
+}
+
+export interface PresentationVerifyOptions {
+  challenge?: string;
+  domain?: string;
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function didOfIssuer(issuer: unknown): string | undefined {
+  const id = isObject(issuer) ? issuer.id : issuer;
+  return typeof id === 'string' && id.startsWith('did:') ? id : undefined;
+}
+
+function problem(check: string, error: unknown): VcApiProblem {
+  if (isMandateError(error)) return { check, code: error.code, message: error.message };
+  return { check, code: 'ERROR', message: 'verification failed' };
+}
+
+/** VC DM 2.0 §4 basics every VC-API credential must have; `what` names it in messages. */
+function shapeErrors(value: unknown, what: 'credential' | 'presentation'): string | undefined {
+  if (!isObject(value)) return `${what} must be a JSON object`;
+  const context = value['@context'];
+  if (!Array.isArray(context) || context[0] !== VC_V2_CONTEXT) return `${what} @context must start with ${VC_V2_CONTEXT}`;
+  const types = value.type;
+  const required = what === 'credential' ? 'VerifiableCredential' : 'VerifiablePresentation';
+  if (!(types === required || (Array.isArray(types) && types.includes(required)))) return `${what} type must include ${required}`;
+  if (what === 'credential' && !isObject(value.credentialSubject) && !Array.isArray(value.credentialSubject)) return 'credentialSubject is required';
+  return undefined;
+}
+
+export interface VcApi {
+  issue(credential: unknown, actor: string): Promise<Json>;
+  verifyCredential(credential: unknown): Promise<CredentialVerification>;
+  verifyPresentation(presentation: unknown, options: PresentationVerifyOptions): Promise<PresentationVerification>;
+}
+
+export function createVcApi(ctx: IssuerContext): VcApi {
+  const keyOf = (did: string) => controllerKeyResolver(ctx, did, (vm) => extrasError('KEY_NOT_AUTHORIZED', `${vm} is not a key of ${did}`));
+
+  async function verifyCredential(credential: unknown): Promise<CredentialVerification> {
+    const checks = ['proof', 'validity'];
+    const errors: VcApiProblem[] = [];
+    const shape = shapeErrors(credential, 'credential');
+    if (shape !== undefined) return { verified: false, checks, warnings: [], errors: [{ check: 'shape', code: 'MALFORMED', message: shape }] };
+    const vc = credential as Json;
+    const issuer = didOfIssuer(vc.issuer);
+    if (issuer === undefined) return { verified: false, checks, warnings: [], errors: [{ check: 'shape', code: 'MALFORMED', message: 'issuer must be a DID' }] };
+    const now = ctx.now();
+    try {
+      await verifyProof(vc, { resolveKey: keyOf(issuer), expectedProofPurpose: 'assertionMethod', now: new Date(now) });
+    } catch (error) {
+      errors.push(problem('proof', error));
+    }
+    // VC DM 2.0 §4.9: validFrom / validUntil (both optional).
+    for (const [field, fails] of [
+      ['validFrom', (t: number) => t > now + 60_000],
+      ['validUntil', (t: number) => t < now - 60_000],
+    ] as const) {
+      if (vc[field] === undefined) continue;
+      const at = parseDateTimeStamp(vc[field]);
+      if (at === undefined) errors.push({ check: 'validity', code: 'MALFORMED', message: `${field} is not an XML Schema dateTimeStamp` });
+      else if (fails(at)) errors.push({ check: 'validity', code: field === 'validFrom' ? 'CREDENTIAL_NOT_YET_VALID' : 'CREDENTIAL_EXPIRED', message: `the credential ${field} is ${String(vc[field])}` });
+    }
+    let entries: StatusEntry[] = [];
+    try {
+      entries = statusEntries(vc as { credentialStatus?: StatusEntry | StatusEntry[] });
+    } catch {
+      entries = [];
+    }
+    if (entries.length > 0) {
+      checks.push('status');
+      for (const entry of entries) {
+        try {
+          const { status, purpose } = await ctx.statusLists.check(entry, issuer, now);
+          if (status !== 0) {
+            const code = purpose === 'revocation' ? 'CREDENTIAL_REVOKED' : purpose === 'suspension' ? 'CREDENTIAL_SUSPENDED' : 'STATUS_SET';
+            errors.push({ check: 'status', code, message: `the credential's ${purpose} status is set` });
+          }
+        } catch (error) {
+          errors.push({ ...problem('status', error), code: 'STATUS_UNAVAILABLE' });
+        }
+      }
+    }
+    return { verified: errors.length === 0, checks, warnings: [], errors };
+  }
+
+  return {
+    async issue(credential, actor) {
+      const shape = shapeErrors(credential, 'credential');
+      if (shape !== undefined) throw extrasError('CREDENTIAL_INVALID', shape);
+      const vc = { ...(credential as Json) };
+      try {
+        assertSafeJson(vc);
+      } catch (error) {
+        throw extrasError('CREDENTIAL_INVALID', (error as Error).message);
+      }
+      const types = Array.isArray(vc.type) ? vc.type : [vc.type];
+      const reserved = CREDENTIAL_TYPES.filter((t) => types.includes(t));
+      if (reserved.length > 0) {
+        throw extrasError('CREDENTIAL_TYPE_RESERVED', `${reserved.join(', ')} credentials are issued through enrollment and POST /v1/vcs, which give them status entries`);
+      }
+      if (vc.proof !== undefined) throw extrasError('CREDENTIAL_INVALID', 'the credential to issue must not already carry a proof');
+      if (vc.issuer === undefined) vc.issuer = ctx.issuer.did;
+      if (didOfIssuer(vc.issuer) !== ctx.issuer.did) throw extrasError('ISSUER_MISMATCH', `this service issues as ${ctx.issuer.did}`);
+      vc.id ??= newUrnUuid();
+      vc.validFrom ??= formatDateTimeStamp(new Date(ctx.now()));
+      const signed = await createProof(vc, {
+        signer: ctx.issuer.signer,
+        verificationMethod: ctx.issuer.verificationMethod,
+        proofPurpose: 'assertionMethod',
+        created: new Date(Math.floor(ctx.now() / 1000) * 1000),
+      });
+      ctx.audit.record({ event: 'VC_API_ISSUED', actor, data: { id: String(vc.id).slice(0, 256), type: types.filter((t) => typeof t === 'string').slice(0, 8) as string[] } });
+      return signed as Json;
+    },
+
+    verifyCredential,
+
+    async verifyPresentation(presentation, options) {
+      const checks = ['proof'];
+      const errors: VcApiProblem[] = [];
+      const shape = shapeErrors(presentation, 'presentation');
+      if (shape !== undefined) {
+        const failed = { verified: false, checks, warnings: [], errors: [{ check: 'shape', code: 'MALFORMED', message: shape }] };
+        return { ...failed, presentationResult: { verified: false }, credentialResults: [] };
+      }
+      const vp = presentation as Json;
+      const proof = Array.isArray(vp.proof) ? vp.proof[0] : vp.proof;
+      const vm = isObject(proof) && typeof proof.verificationMethod === 'string' ? proof.verificationMethod : '';
+      // VC DM 2.0 §4.13: the holder, when named, is who must have signed.
+      const holder = typeof vp.holder === 'string' ? vp.holder : isObject(vp.holder) && typeof vp.holder.id === 'string' ? vp.holder.id : vm.split('#')[0] ?? '';
+      try {
+        await verifyProof(vp, {
+          resolveKey: keyOf(holder),
+          expectedProofPurpose: 'authentication',
+          // Without a challenge from the caller, the proof's own (authentication proofs must carry one).
+          expectedChallenge: options.challenge ?? (isObject(proof) && typeof proof.challenge === 'string' ? proof.challenge : ''),
+          ...(options.domain === undefined ? {} : { expectedDomain: options.domain }),
+          now: new Date(ctx.now()),
+        });
+      } catch (error) {
+        errors.push(problem('proof', error));
+      }
+      const listed = vp.verifiableCredential;
+      const credentials = listed === undefined ? [] : Array.isArray(listed) ? listed : [listed];
+      if (credentials.length > 16) errors.push({ check: 'credentials', code: 'MALFORMED', message: 'more than 16 credentials' });
+      const credentialResults = await Promise.all(credentials.slice(0, 16).map((vc) => verifyCredential(vc)));
+      if (credentialResults.length > 0) checks.push('credentials');
+      const presentationVerified = errors.length === 0;
+      credentialResults.forEach((result, i) => {
+        if (!result.verified) errors.push({ check: 'credentials', code: result.errors[0]?.code ?? 'ERROR', message: `credential ${i}: ${result.errors[0]?.message ?? 'not verified'}` });
+      });
+      return { verified: errors.length === 0, checks, warnings: [], errors, presentationResult: { verified: presentationVerified }, credentialResults };
+    },
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * `POST /v1/vp/verify`: the issuer as a verifier for services that would rather ask than embed
+ * the wallet. It runs the wallet's `verifyPresentation` (docs/protocol.md §Verification) with
+ * this issuer as the one trusted issuer, its resolver (hosted DIDs read live from the database),
+ * its status lists (in-process, so a revocation counts at once) and its replay cache, and
+ * optionally hands back a session token (session-tokens.ts).
+ *
+ * Target: `expectedTarget` is the calling service's own name and should always be sent. When
+ * it is absent the presentation's proof `domain` is used, which binds nothing — the answer then
+ * says which target it was judged for, and the session token's `aud` is that target.
+ *
+ * Every decision is audited: VP_VERIFIED, or VP_REJECTED with the reason code; both carry the
+ * vpId (when the presentation has one).
+ *
+ * The verified-credential cache is on: an agent presents the same credentials again and again,
+ * and their signatures need checking once per 5 minutes. A signing-key rotation therefore takes
+ * up to 5 minutes to reach credentials already seen (deactivation and status never wait).
+ */
+import type { JsonObject } from '../../wallet/crypto/jcs.ts';
+import { createVerifiedCredentialCache } from '../../wallet/vc/credential-cache.ts';
+import type { ReasonCode } from '../../wallet/vc/reasons.ts';
+import { verifyPresentation, type CheckName } from '../../wallet/vc/verify.ts';
+import type { IssuerContext } from '../context.ts';
+import { extrasError } from '../http/extras-errors.ts';
+import type { SessionTokenIssuer } from './session-tokens.ts';
+
+export interface VpVerifyInput {
+  presentation: unknown;
+  expectedTarget?: string;
+  challenge?: string;
+  requiredScopes?: string[];
+  session?: boolean;
+}
+
+export interface VpAccepted {
+  valid: true;
+  agentDid: string;
+  privilegeScopes: string[];
+  effectiveScopes: string[];
+  vpId: string;
+  target: string;
+  sessionToken?: string;
+  sessionExpiresAt?: string;
+}
+
+export interface VpDenied {
+  valid: false;
+  reason: ReasonCode;
+  message: string;
+  failedCheck: CheckName;
+  vpId?: string;
+}
+
+export type VpVerdict = VpAccepted | VpDenied;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The presentation's own id, when it has a plausible one (for the audit record of a refusal). */
+function vpIdOf(presentation: unknown): string | undefined {
+  return isObject(presentation) && typeof presentation.id === 'string' ? presentation.id.slice(0, 256) : undefined;
+}
+
+/** The proof's `domain` when it is one string: the fallback target. */
+function proofDomainOf(presentation: unknown): string | undefined {
+  if (!isObject(presentation)) return undefined;
+  const proof = Array.isArray(presentation.proof) ? presentation.proof[0] : presentation.proof;
+  return isObject(proof) && typeof proof.domain === 'string' && proof.domain.length > 0 ? proof.domain : undefined;
+}
+
+export interface VpVerifier {
+  verify(input: VpVerifyInput, actor: string): Promise<VpVerdict>;
+}
+
+export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssuer): VpVerifier {
+  // A credential presented again (same bytes) skips its signature check for 5 minutes
+  // (docs/protocol.md §Caches); validity, chain, DIDs and status are still checked every time.
+  const credentialCache = createVerifiedCredentialCache({ ttlMs: 5 * 60_000, now: () => ctx.now() });
+  const record = (verdict: VpVerdict, target: string | undefined, actor: string): void => {
+    const data: JsonObject = { target: target ?? null, ...(verdict.valid ? { effectiveScopes: verdict.effectiveScopes, session: verdict.sessionToken !== undefined } : { failedCheck: verdict.failedCheck }) };
+    ctx.audit.record({
+      event: verdict.valid ? 'VP_VERIFIED' : 'VP_REJECTED',
+      actor,
+      reason: verdict.valid ? 'VALID' : verdict.reason,
+      ...(verdict.valid ? { agentDid: verdict.agentDid } : {}),
+      ...(verdict.vpId === undefined ? {} : { vpId: verdict.vpId }),
+      data,
+    });
+  };
+
+  return {
+    async verify(input, actor) {
+      const target = input.expectedTarget ?? proofDomainOf(input.presentation);
+      const vpId = vpIdOf(input.presentation);
+      if (target === undefined) {
+        const denied: VpDenied = { valid: false, reason: 'MALFORMED', message: 'no expectedTarget and the presentation proof names no domain', failedCheck: 'presentation', ...(vpId ? { vpId } : {}) };
+        record(denied, undefined, actor);
+        throw extrasError('MALFORMED', denied.message, { audit: false });
+      }
+      const result = await verifyPresentation(input.presentation, {
+        trustedIssuers: [ctx.issuer.did],
+        expectedDomain: target,
+        ...(input.challenge === undefined ? {} : { expectedChallenge: input.challenge }),
+        ...(input.requiredScopes === undefined ? {} : { requiredScopes: input.requiredScopes }),
+        resolver: ctx.resolver,
+        statusLists: ctx.statusLists,
+        replayCache: ctx.replayCache,
+        credentialCache,
+        now: new Date(ctx.now()),
+      });
+      if (!result.valid) {
+        const denied: VpDenied = { valid: false, reason: result.reason, message: result.message, failedCheck: result.failedCheck, ...(vpId ? { vpId } : {}) };
+        record(denied, target, actor);
+        // Unreadable input is a bad request, not a decision about an agent (the refusal is already audited).
+        if (result.reason === 'MALFORMED') throw extrasError('MALFORMED', result.message, { audit: false, details: { failedCheck: result.failedCheck } });
+        return denied;
+      }
+      const accepted: VpAccepted = {
+        valid: true,
+        agentDid: result.agentDid,
+        privilegeScopes: result.privilegeScopes,
+        effectiveScopes: result.effectiveScopes,
+        vpId: result.vpId,
+        target,
+      };
+      if (input.session === true) {
+        const session = await sessions.issue({ agentDid: result.agentDid, target, scopes: result.effectiveScopes, vpId: result.vpId, chain: result.chain });
+        accepted.sessionToken = session.token;
+        accepted.sessionExpiresAt = session.expiresAt.toISOString();
+      }
+      record(accepted, target, actor);
+      return accepted;
+    },
+  };
+}

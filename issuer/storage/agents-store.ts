@@ -1,0 +1,116 @@
+/**
+ * Enrolled agents, and the server-held keys of server-custody DIDs (`agent_keys`: the seed as
+ * an AES-256-GCM envelope under the key-encryption key, never in clear).
+ */
+import type { IssuerDb } from './db.ts';
+
+export type Custody = 'server' | 'self';
+
+export interface AgentRecord {
+  did: string;
+  /** Short id: the path segment of a hosted did:web (`did:web:<domain>:agents:<id>`). */
+  id: string;
+  custody: Custody;
+  tokenId: string | null;
+  privilegeScopes: string[];
+  delegationDepth: number;
+  domains: string[] | null;
+  currentCredentialId: string | null;
+  createdAt: number;
+}
+
+export interface ServerKeyRecord {
+  did: string;
+  verificationMethod: string;
+  publicKeyMultibase: string;
+  /** The AeadEnvelope (wallet/crypto/aead.ts) of the 32-byte seed, AAD = the DID. */
+  envelope: unknown;
+  createdAt: number;
+}
+
+export interface AgentStore {
+  insert(agent: AgentRecord): void;
+  get(did: string): AgentRecord | undefined;
+  /** Oldest first, after `cursor` (a DID's creation order). */
+  list(page: { cursor?: string; limit: number }): AgentRecord[];
+  setCurrentCredential(did: string, credentialId: string): void;
+  insertKey(key: ServerKeyRecord): void;
+  getKey(did: string): ServerKeyRecord | undefined;
+}
+
+interface AgentRow {
+  did: string;
+  id: string;
+  custody: Custody;
+  token_id: string | null;
+  privilege_scopes: string;
+  delegation_depth: number;
+  domains: string | null;
+  current_credential_id: string | null;
+  created_at: number;
+  rowid: number;
+}
+
+interface KeyRow {
+  did: string;
+  verification_method: string;
+  public_key_multibase: string;
+  envelope: string;
+  created_at: number;
+}
+
+function toAgent(row: AgentRow | undefined): AgentRecord | undefined {
+  if (!row) return undefined;
+  return {
+    did: row.did,
+    id: row.id,
+    custody: row.custody,
+    tokenId: row.token_id,
+    privilegeScopes: JSON.parse(row.privilege_scopes) as string[],
+    delegationDepth: row.delegation_depth,
+    domains: row.domains === null ? null : (JSON.parse(row.domains) as string[]),
+    currentCredentialId: row.current_credential_id,
+    createdAt: row.created_at,
+  };
+}
+
+export function createSqliteAgentStore(db: IssuerDb): AgentStore {
+  const s = db.sqlite;
+  const insert = s.prepare(`INSERT INTO agents (did, id, custody, token_id, privilege_scopes, delegation_depth, domains, current_credential_id, created_at)
+    VALUES (@did, @id, @custody, @tokenId, @privilegeScopes, @delegationDepth, @domains, @currentCredentialId, @createdAt)`);
+  const get = s.prepare<[string], AgentRow>('SELECT rowid, * FROM agents WHERE did = ?');
+  const rowidOf = s.prepare<[string], { rowid: number }>('SELECT rowid FROM agents WHERE did = ?');
+  const list = s.prepare<[number, number], AgentRow>('SELECT rowid, * FROM agents WHERE rowid > ? ORDER BY rowid LIMIT ?');
+  const setCurrent = s.prepare('UPDATE agents SET current_credential_id = ? WHERE did = ?');
+  const insertKey = s.prepare(`INSERT INTO agent_keys (did, verification_method, public_key_multibase, envelope, created_at)
+    VALUES (@did, @verificationMethod, @publicKeyMultibase, @envelope, @createdAt)`);
+  const getKey = s.prepare<[string], KeyRow>('SELECT * FROM agent_keys WHERE did = ?');
+
+  return {
+    insert(agent) {
+      insert.run({
+        ...agent,
+        privilegeScopes: JSON.stringify(agent.privilegeScopes),
+        domains: agent.domains === null ? null : JSON.stringify(agent.domains),
+      });
+    },
+    get: (did) => toAgent(get.get(did)),
+    list({ cursor, limit }) {
+      const after = cursor === undefined ? 0 : (rowidOf.get(cursor)?.rowid ?? Number.MAX_SAFE_INTEGER);
+      return list.all(after, limit).map((row) => toAgent(row) as AgentRecord);
+    },
+    setCurrentCredential: (did, credentialId) => void setCurrent.run(credentialId, did),
+    insertKey: (key) => void insertKey.run({ ...key, envelope: JSON.stringify(key.envelope) }),
+    getKey(did) {
+      const row = getKey.get(did);
+      if (!row) return undefined;
+      return {
+        did: row.did,
+        verificationMethod: row.verification_method,
+        publicKeyMultibase: row.public_key_multibase,
+        envelope: JSON.parse(row.envelope) as unknown,
+        createdAt: row.created_at,
+      };
+    },
+  };
+}

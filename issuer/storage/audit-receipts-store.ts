@@ -1,0 +1,20 @@
+/**
+ * Receipts of provider-signed audit events (POST /v1/audit/events): the event id is the
+ * primary key, so a signed event posted twice is recorded once. `claim` and the audit append
+ * run in the caller's transaction, so a receipt never exists without its audit record.
+ */
+import type { IssuerDb } from './db.ts';
+
+export interface AuditReceiptsStore {
+  /** Records the receipt; false when an event with this id was already received. */
+  claim(eventId: string, provider: string, auditId: string, at: number): boolean;
+}
+
+export function createAuditReceiptsStore(db: IssuerDb): AuditReceiptsStore {
+  const insert = db.sqlite.prepare('INSERT OR IGNORE INTO audit_event_receipts (event_id, provider, audit_id, received_at) VALUES (?, ?, ?, ?)');
+  return {
+    claim(eventId, provider, auditId, at) {
+      return insert.run(eventId, provider, auditId, at).changes === 1;
+    },
+  };
+}

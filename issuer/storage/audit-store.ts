@@ -1,0 +1,99 @@
+/**
+ * The audit table: append and read, nothing else. There is deliberately no update or delete
+ * here or anywhere else in the issuer; the hash chain (issuer/audit.ts) makes any change made
+ * behind the issuer's back detectable.
+ */
+import type { IssuerDb } from './db.ts';
+
+export interface AuditRow {
+  seq: number;
+  id: string;
+  at: number;
+  event: string;
+  agentDid: string | null;
+  actor: string;
+  reason: string | null;
+  vpId: string | null;
+  /** JSON text of the record's data, or null. */
+  data: string | null;
+  prevHash: string;
+  hash: string;
+}
+
+export interface AuditFilter {
+  agentDid?: string;
+  event?: string;
+  /** Inclusive lower bound, epoch ms. */
+  from?: number;
+  /** Inclusive upper bound, epoch ms. */
+  to?: number;
+  /** Only records with seq greater than this. */
+  afterSeq?: number;
+  limit: number;
+}
+
+export interface AuditStore {
+  /** The last record's seq and hash (undefined for an empty log). */
+  last(): { seq: number; hash: string } | undefined;
+  append(row: AuditRow): void;
+  /** In seq order. */
+  list(filter: AuditFilter): AuditRow[];
+  /** Every record in seq order, streamed. */
+  iterate(): IterableIterator<AuditRow>;
+}
+
+interface Row {
+  seq: number;
+  id: string;
+  at: number;
+  event: string;
+  agent_did: string | null;
+  actor: string;
+  reason: string | null;
+  vp_id: string | null;
+  data: string | null;
+  prev_hash: string;
+  hash: string;
+}
+
+function toAuditRow(row: Row): AuditRow {
+  return {
+    seq: row.seq,
+    id: row.id,
+    at: row.at,
+    event: row.event,
+    agentDid: row.agent_did,
+    actor: row.actor,
+    reason: row.reason,
+    vpId: row.vp_id,
+    data: row.data,
+    prevHash: row.prev_hash,
+    hash: row.hash,
+  };
+}
+
+export function createSqliteAuditStore(db: IssuerDb): AuditStore {
+  const s = db.sqlite;
+  const last = s.prepare<[], { seq: number; hash: string }>('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1');
+  const append = s.prepare(`INSERT INTO audit (seq, id, at, event, agent_did, actor, reason, vp_id, data, prev_hash, hash)
+    VALUES (@seq, @id, @at, @event, @agentDid, @actor, @reason, @vpId, @data, @prevHash, @hash)`);
+  const all = s.prepare<[], Row>('SELECT * FROM audit ORDER BY seq');
+
+  return {
+    last: () => last.get(),
+    append: (row) => void append.run(row),
+    list(filter) {
+      const where: string[] = ['seq > @afterSeq'];
+      if (filter.agentDid !== undefined) where.push('agent_did = @agentDid');
+      if (filter.event !== undefined) where.push('event = @event');
+      if (filter.from !== undefined) where.push('at >= @from');
+      if (filter.to !== undefined) where.push('at <= @to');
+      // Built only from the fixed fragments above; values are bound parameters.
+      const statement = s.prepare<[Record<string, unknown>], Row>(`SELECT * FROM audit WHERE ${where.join(' AND ')} ORDER BY seq LIMIT @limit`);
+      return statement.all({ ...filter, afterSeq: filter.afterSeq ?? 0 }).map(toAuditRow);
+    },
+    *iterate() {
+      for (const row of all.iterate()) yield toAuditRow(row);
+    },
+  };
+}

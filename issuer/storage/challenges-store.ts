@@ -1,0 +1,69 @@
+/**
+ * User challenges (POST /v1/challenges): the adapter seam between the challenge service and
+ * SQLite. Consumption is one conditional UPDATE (`… WHERE used_at IS NULL`): better-sqlite3 runs
+ * it to completion before any other request's statement, so two concurrent answers to one
+ * challenge cannot both succeed.
+ */
+import type { IssuerDb } from './db.ts';
+
+export interface UserChallengeRecord {
+  id: string;
+  userDid: string;
+  challenge: string;
+  createdAt: number;
+  expiresAt: number;
+  usedAt: number | undefined;
+  verified: boolean | undefined;
+}
+
+export interface ChallengeOutcome {
+  verified: boolean;
+  /** JSON of what answered the challenge (signature, or signed UserConsent / presentation). */
+  evidence: string;
+}
+
+export interface ChallengesStore {
+  insert(record: Omit<UserChallengeRecord, 'usedAt' | 'verified'>): void;
+  get(id: string): UserChallengeRecord | undefined;
+  /** Marks the challenge used with its outcome; false when it was already used. */
+  consume(id: string, at: number, outcome: ChallengeOutcome): boolean;
+}
+
+interface Row {
+  id: string;
+  user_did: string;
+  challenge: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  verified: number | null;
+}
+
+export function createChallengesStore(db: IssuerDb): ChallengesStore {
+  const insert = db.sqlite.prepare(
+    'INSERT INTO user_challenges (id, user_did, challenge, created_at, expires_at) VALUES (@id, @userDid, @challenge, @createdAt, @expiresAt)',
+  );
+  const select = db.sqlite.prepare<[string], Row>('SELECT id, user_did, challenge, created_at, expires_at, used_at, verified FROM user_challenges WHERE id = ?');
+  const consume = db.sqlite.prepare('UPDATE user_challenges SET used_at = ?, verified = ?, evidence = ? WHERE id = ? AND used_at IS NULL');
+  return {
+    insert(record) {
+      db.transaction(() => insert.run(record));
+    },
+    get(id) {
+      const row = select.get(id);
+      if (!row) return undefined;
+      return {
+        id: row.id,
+        userDid: row.user_did,
+        challenge: row.challenge,
+        createdAt: row.created_at,
+        expiresAt: row.expires_at,
+        usedAt: row.used_at ?? undefined,
+        verified: row.verified === null ? undefined : row.verified === 1,
+      };
+    },
+    consume(id, at, outcome) {
+      return db.transaction(() => consume.run(at, outcome.verified ? 1 : 0, outcome.evidence, id).changes === 1);
+    },
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * Every credential this issuer signed (and delegated credentials it signed for server-custody
+ * delegators), with their lifecycle: status list positions, revocation, suspension, and
+ * supersession by a renewal.
+ */
+import type { IssuerDb } from './db.ts';
+
+export interface StatusPosition {
+  listId: string;
+  index: number;
+}
+
+export interface CredentialRecord {
+  id: string;
+  type: 'AgentCredential' | 'DelegatedAgentCredential';
+  subjectDid: string;
+  issuerDid: string;
+  /** The signed credential as issued. */
+  credential: Record<string, unknown>;
+  parentId: string | null;
+  revocation: StatusPosition | null;
+  suspension: StatusPosition | null;
+  validFrom: number;
+  validUntil: number | null;
+  issuedAt: number;
+  supersededBy: string | null;
+  revokedAt: number | null;
+  suspendedAt: number | null;
+}
+
+export type NewCredential = Omit<CredentialRecord, 'supersededBy' | 'revokedAt' | 'suspendedAt'>;
+
+export interface CredentialStore {
+  insert(record: NewCredential): void;
+  get(id: string): CredentialRecord | undefined;
+  /** Newest first. */
+  listBySubject(subjectDid: string, limit: number): CredentialRecord[];
+  /** True when the credential was not superseded before. */
+  markSuperseded(id: string, by: string): boolean;
+  /** True when the credential was not revoked before. */
+  markRevoked(id: string, at: number): boolean;
+  /** Sets (a time) or clears (null) the suspension mark; true when it changed. */
+  setSuspended(id: string, at: number | null): boolean;
+}
+
+interface CredentialRow {
+  id: string;
+  type: CredentialRecord['type'];
+  subject_did: string;
+  issuer_did: string;
+  json: string;
+  parent_id: string | null;
+  revocation_list: string | null;
+  revocation_index: number | null;
+  suspension_list: string | null;
+  suspension_index: number | null;
+  valid_from: number;
+  valid_until: number | null;
+  issued_at: number;
+  superseded_by: string | null;
+  revoked_at: number | null;
+  suspended_at: number | null;
+}
+
+function position(listId: string | null, index: number | null): StatusPosition | null {
+  return listId === null || index === null ? null : { listId, index };
+}
+
+function toRecord(row: CredentialRow | undefined): CredentialRecord | undefined {
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    type: row.type,
+    subjectDid: row.subject_did,
+    issuerDid: row.issuer_did,
+    credential: JSON.parse(row.json) as Record<string, unknown>,
+    parentId: row.parent_id,
+    revocation: position(row.revocation_list, row.revocation_index),
+    suspension: position(row.suspension_list, row.suspension_index),
+    validFrom: row.valid_from,
+    validUntil: row.valid_until,
+    issuedAt: row.issued_at,
+    supersededBy: row.superseded_by,
+    revokedAt: row.revoked_at,
+    suspendedAt: row.suspended_at,
+  };
+}
+
+export function createSqliteCredentialStore(db: IssuerDb): CredentialStore {
+  const s = db.sqlite;
+  const insert = s.prepare(`INSERT INTO credentials
+    (id, type, subject_did, issuer_did, json, parent_id, revocation_list, revocation_index, suspension_list, suspension_index, valid_from, valid_until, issued_at)
+    VALUES (@id, @type, @subjectDid, @issuerDid, @json, @parentId, @revocationList, @revocationIndex, @suspensionList, @suspensionIndex, @validFrom, @validUntil, @issuedAt)`);
+  const get = s.prepare<[string], CredentialRow>('SELECT * FROM credentials WHERE id = ?');
+  const bySubject = s.prepare<[string, number], CredentialRow>('SELECT * FROM credentials WHERE subject_did = ? ORDER BY issued_at DESC, rowid DESC LIMIT ?');
+  const supersede = s.prepare('UPDATE credentials SET superseded_by = ? WHERE id = ? AND superseded_by IS NULL');
+  const revoke = s.prepare('UPDATE credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+  const suspend = s.prepare('UPDATE credentials SET suspended_at = ? WHERE id = ? AND suspended_at IS NULL');
+  const reinstate = s.prepare('UPDATE credentials SET suspended_at = NULL WHERE id = ? AND suspended_at IS NOT NULL');
+
+  return {
+    insert(record) {
+      insert.run({
+        id: record.id,
+        type: record.type,
+        subjectDid: record.subjectDid,
+        issuerDid: record.issuerDid,
+        json: JSON.stringify(record.credential),
+        parentId: record.parentId,
+        revocationList: record.revocation?.listId ?? null,
+        revocationIndex: record.revocation?.index ?? null,
+        suspensionList: record.suspension?.listId ?? null,
+        suspensionIndex: record.suspension?.index ?? null,
+        validFrom: record.validFrom,
+        validUntil: record.validUntil,
+        issuedAt: record.issuedAt,
+      });
+    },
+    get: (id) => toRecord(get.get(id)),
+    listBySubject: (subjectDid, limit) => bySubject.all(subjectDid, limit).map((row) => toRecord(row) as CredentialRecord),
+    markSuperseded: (id, by) => supersede.run(by, id).changes === 1,
+    markRevoked: (id, at) => revoke.run(at, id).changes === 1,
+    setSuspended: (id, at) => (at === null ? reinstate.run(id) : suspend.run(at, id)).changes === 1,
+  };
+}

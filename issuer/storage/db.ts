@@ -1,0 +1,43 @@
+/**
+ * The SQLite connection of the issuer (better-sqlite3: synchronous, so a transaction runs to
+ * its end without another request interleaving — which is what makes a conditional
+ * `UPDATE … WHERE used_at IS NULL` a race-free single-use check).
+ *
+ * - WAL journal (readers never block the writer; `sqlite3 .backup` / `VACUUM INTO` work live),
+ * - `foreign_keys = ON` (off by default in SQLite),
+ * - `synchronous = NORMAL` (durable at WAL checkpoints; safe with WAL, much faster than FULL),
+ * - `busy_timeout` so a second process (a backup) waits instead of failing,
+ * - every schema statement of schema.ts run on open.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { SCHEMA } from './schema.ts';
+
+export type SqliteDatabase = Database.Database;
+
+export interface IssuerDb {
+  readonly sqlite: SqliteDatabase;
+  /** Runs `fn` in one transaction (nested calls become savepoints); a throw rolls everything back. */
+  transaction<T>(fn: () => T): T;
+  close(): void;
+}
+
+export function openDatabase(path: string): IssuerDb {
+  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  const sqlite = new Database(path);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.transaction(() => {
+    for (const statement of SCHEMA) sqlite.exec(statement);
+  })();
+  return {
+    sqlite,
+    transaction: <T>(fn: () => T): T => sqlite.transaction(fn)(),
+    close: () => {
+      if (sqlite.open) sqlite.close();
+    },
+  };
+}

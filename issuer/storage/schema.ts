@@ -1,0 +1,140 @@
+/**
+ * The issuer's SQLite schema: one `CREATE TABLE IF NOT EXISTS` per statement, run in order on
+ * every start (so a new file is initialised and an existing one is left as it is).
+ *
+ * Conventions: times are epoch milliseconds (INTEGER); JSON documents are TEXT written by
+ * JSON.stringify of values the wallet built or validated; secrets are never stored in clear
+ * (enrollment tokens as SHA-256 hashes, server-held seeds as AES-256-GCM envelopes).
+ *
+ * CORE's tables come first. EXTRAS appends its own tables at the end of SCHEMA — append only.
+ */
+export const SCHEMA: readonly string[] = [
+  // Enrollment tokens (issue: 256-bit random, stored only as a hash, single use, short TTL).
+  `CREATE TABLE IF NOT EXISTS enrollment_tokens (
+    id TEXT PRIMARY KEY,
+    token_hash TEXT NOT NULL UNIQUE,
+    requested_scopes TEXT NOT NULL,
+    max_delegation_depth INTEGER NOT NULL,
+    requested_domains TEXT NOT NULL,
+    credential_ttl_seconds INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    created_by TEXT NOT NULL,
+    used_at INTEGER,
+    agent_did TEXT
+  )`,
+  // Step 1 of onboarding: a challenge bound to a token; step 2 completes it (once).
+  `CREATE TABLE IF NOT EXISTS onboarding_sessions (
+    id TEXT PRIMARY KEY,
+    token_id TEXT NOT NULL REFERENCES enrollment_tokens(id),
+    custody TEXT NOT NULL CHECK (custody IN ('server', 'self')),
+    did TEXT,
+    challenge TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    completed_at INTEGER
+  )`,
+  `CREATE INDEX IF NOT EXISTS onboarding_sessions_token ON onboarding_sessions(token_id)`,
+  // Documents of DIDs this issuer hosts (its own did:web, server-custody agents, EXTRAS' /v1/dids).
+  `CREATE TABLE IF NOT EXISTS hosted_dids (
+    did TEXT PRIMARY KEY,
+    document TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    deactivated INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  )`,
+  `CREATE TABLE IF NOT EXISTS agents (
+    did TEXT PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    custody TEXT NOT NULL CHECK (custody IN ('server', 'self')),
+    token_id TEXT REFERENCES enrollment_tokens(id),
+    privilege_scopes TEXT NOT NULL,
+    delegation_depth INTEGER NOT NULL,
+    domains TEXT,
+    current_credential_id TEXT,
+    created_at INTEGER NOT NULL
+  )`,
+  // Server custody: the seed as an AES-256-GCM envelope under the KEK, AAD = the DID (wallet/crypto/aead.ts).
+  `CREATE TABLE IF NOT EXISTS agent_keys (
+    did TEXT PRIMARY KEY,
+    verification_method TEXT NOT NULL,
+    public_key_multibase TEXT NOT NULL,
+    envelope TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  )`,
+  `CREATE TABLE IF NOT EXISTS status_lists (
+    id TEXT PRIMARY KEY,
+    purpose TEXT NOT NULL,
+    length INTEGER NOT NULL,
+    bitstring BLOB NOT NULL,
+    allocated BLOB NOT NULL,
+    issued INTEGER NOT NULL DEFAULT 0,
+    version INTEGER NOT NULL DEFAULT 0,
+    signed_version INTEGER,
+    signed_json TEXT,
+    etag TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  )`,
+  `CREATE TABLE IF NOT EXISTS credentials (
+    id TEXT PRIMARY KEY,
+    type TEXT NOT NULL,
+    subject_did TEXT NOT NULL,
+    issuer_did TEXT NOT NULL,
+    json TEXT NOT NULL,
+    parent_id TEXT,
+    revocation_list TEXT REFERENCES status_lists(id),
+    revocation_index INTEGER,
+    suspension_list TEXT REFERENCES status_lists(id),
+    suspension_index INTEGER,
+    valid_from INTEGER NOT NULL,
+    valid_until INTEGER,
+    issued_at INTEGER NOT NULL,
+    superseded_by TEXT,
+    revoked_at INTEGER,
+    suspended_at INTEGER
+  )`,
+  `CREATE INDEX IF NOT EXISTS credentials_subject ON credentials(subject_did, issued_at)`,
+  // Hash-chained, append-only: no statement anywhere updates or deletes a row (issuer/audit.ts).
+  `CREATE TABLE IF NOT EXISTS audit (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    at INTEGER NOT NULL,
+    event TEXT NOT NULL,
+    agent_did TEXT,
+    actor TEXT NOT NULL,
+    reason TEXT,
+    vp_id TEXT,
+    data TEXT,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL
+  )`,
+  `CREATE INDEX IF NOT EXISTS audit_agent ON audit(agent_did, seq)`,
+  `CREATE INDEX IF NOT EXISTS audit_event ON audit(event, seq)`,
+  `CREATE TABLE IF NOT EXISTS settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  )`,
+  // EXTRAS tables below (append only).
+  // User challenges (POST /v1/challenges): single use, expiring; `evidence` keeps what answered
+  // it (the signature or the signed UserConsent / presentation) as consent evidence.
+  `CREATE TABLE IF NOT EXISTS user_challenges (
+    id TEXT PRIMARY KEY,
+    user_did TEXT NOT NULL,
+    challenge TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    used_at INTEGER,
+    verified INTEGER,
+    evidence TEXT
+  )`,
+  // Provider-signed audit events (POST /v1/audit/events): one receipt per event id, so a signed
+  // event replayed later is refused instead of recorded twice.
+  `CREATE TABLE IF NOT EXISTS audit_event_receipts (
+    event_id TEXT PRIMARY KEY,
+    provider TEXT NOT NULL,
+    audit_id TEXT NOT NULL,
+    received_at INTEGER NOT NULL
+  )`,
+];

@@ -1,0 +1,16 @@
+/** Small key/value settings of the issuer (its DID, default status lists, EXTRAS' session key). */
+import type { IssuerDb } from './db.ts';
+
+export interface SettingsStore {
+  get(key: string): string | undefined;
+  set(key: string, value: string): void;
+}
+
+export function createSqliteSettingsStore(db: IssuerDb): SettingsStore {
+  const get = db.sqlite.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?');
+  const set = db.sqlite.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+  return {
+    get: (key) => get.get(key)?.value,
+    set: (key, value) => void set.run(key, value),
+  };
+}

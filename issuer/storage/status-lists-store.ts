@@ -1,0 +1,94 @@
+/**
+ * Bitstring Status Lists as rows: the status bitstring itself, a second bitmap of allocated
+ * indexes (so an index is handed out once), a version bumped on every status change, and a
+ * cache of the signed list credential for the version it was signed at.
+ */
+import type { IssuerDb } from './db.ts';
+
+export interface StatusListRecord {
+  id: string;
+  purpose: string;
+  /** Number of 1-bit entries. */
+  length: number;
+  bitstring: Uint8Array;
+  allocated: Uint8Array;
+  issued: number;
+  version: number;
+  signedVersion: number | null;
+  signedJson: string | null;
+  etag: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface StatusListStore {
+  insert(record: Pick<StatusListRecord, 'id' | 'purpose' | 'length' | 'bitstring' | 'allocated' | 'createdAt'>): void;
+  get(id: string): StatusListRecord | undefined;
+  /** The version only: cheap, for cache validation. */
+  version(id: string): number | undefined;
+  list(): StatusListRecord[];
+  saveAllocated(id: string, allocated: Uint8Array, issued: number, at: number): void;
+  /** Writes a changed bitstring and bumps the version. */
+  saveBitstring(id: string, bitstring: Uint8Array, at: number): void;
+  /** Caches the signed credential if `version` is still current; false when a change raced ahead. */
+  saveSigned(id: string, version: number, json: string, etag: string): boolean;
+}
+
+interface ListRow {
+  id: string;
+  purpose: string;
+  length: number;
+  bitstring: Buffer;
+  allocated: Buffer;
+  issued: number;
+  version: number;
+  signed_version: number | null;
+  signed_json: string | null;
+  etag: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+function bytes(buffer: Buffer): Uint8Array {
+  return new Uint8Array(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength));
+}
+
+function toRecord(row: ListRow | undefined): StatusListRecord | undefined {
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    purpose: row.purpose,
+    length: row.length,
+    bitstring: bytes(row.bitstring),
+    allocated: bytes(row.allocated),
+    issued: row.issued,
+    version: row.version,
+    signedVersion: row.signed_version,
+    signedJson: row.signed_json,
+    etag: row.etag,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function createSqliteStatusListStore(db: IssuerDb): StatusListStore {
+  const s = db.sqlite;
+  const insert = s.prepare(`INSERT INTO status_lists (id, purpose, length, bitstring, allocated, created_at, updated_at)
+    VALUES (@id, @purpose, @length, @bitstring, @allocated, @createdAt, @createdAt)`);
+  const get = s.prepare<[string], ListRow>('SELECT * FROM status_lists WHERE id = ?');
+  const version = s.prepare<[string], { version: number }>('SELECT version FROM status_lists WHERE id = ?');
+  const list = s.prepare<[], ListRow>('SELECT * FROM status_lists ORDER BY created_at, id');
+  const saveAllocated = s.prepare('UPDATE status_lists SET allocated = ?, issued = ?, updated_at = ? WHERE id = ?');
+  const saveBitstring = s.prepare('UPDATE status_lists SET bitstring = ?, version = version + 1, updated_at = ? WHERE id = ?');
+  const saveSigned = s.prepare('UPDATE status_lists SET signed_version = ?, signed_json = ?, etag = ? WHERE id = ? AND version = ?');
+
+  return {
+    insert: (record) => void insert.run({ ...record, bitstring: Buffer.from(record.bitstring), allocated: Buffer.from(record.allocated) }),
+    get: (id) => toRecord(get.get(id)),
+    version: (id) => version.get(id)?.version,
+    list: () => list.all().map((row) => toRecord(row) as StatusListRecord),
+    saveAllocated: (id, allocated, issued, at) => void saveAllocated.run(Buffer.from(allocated), issued, at, id),
+    saveBitstring: (id, bitstring, at) => void saveBitstring.run(Buffer.from(bitstring), at, id),
+    saveSigned: (id, v, json, etag) => saveSigned.run(v, json, etag, id, v).changes === 1,
+  };
+}

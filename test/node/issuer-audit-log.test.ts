@@ -1,0 +1,84 @@
+// The audit log as a unit: hash chaining from the genesis value, filters and cursor pages, and
+// verifyChain finding an edited, deleted or reordered record.
+import { describe, expect, it } from 'vitest';
+import { bytesToHex } from '../../wallet/crypto/bytes.ts';
+import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
+import { canonicalizeJson } from '../../wallet/crypto/jcs.ts';
+import { AUDIT_GENESIS_HASH, createAuditLog } from '../../issuer/audit.ts';
+import { openDatabase } from '../../issuer/storage/db.ts';
+import { createSqliteAuditStore } from '../../issuer/storage/audit-store.ts';
+
+function freshLog(start = Date.parse('2026-11-22T10:00:00Z')) {
+  let clock = start;
+  const db = openDatabase(':memory:');
+  const log = createAuditLog(db, createSqliteAuditStore(db), () => clock);
+  return { db, log, tick: (ms: number) => (clock += ms) };
+}
+
+describe('audit log', () => {
+  it('chains each record to the previous one, the first to the genesis hash', () => {
+    const { log } = freshLog();
+    const first = log.record({ event: 'AGENT_ENROLLED', actor: 'anonymous', agentDid: 'did:key:z6Mk1', data: { custody: 'server' } });
+    const second = log.record({ event: 'CREDENTIAL_REVOKED', actor: 'admin', agentDid: 'did:key:z6Mk1', reason: 'lost laptop' });
+    expect(first.seq).toBe(1);
+    expect(first.prevHash).toBe(AUDIT_GENESIS_HASH);
+    expect(AUDIT_GENESIS_HASH).toBe(bytesToHex(sha256Utf8('mandate:issuer:audit:genesis:v1')));
+    expect(second.prevHash).toBe(first.hash);
+    // The hash is SHA-256 over the JCS of the record (time as epoch ms, absent fields null).
+    const preimage = { seq: 1, id: first.id, at: Date.parse(first.at), event: 'AGENT_ENROLLED', agentDid: 'did:key:z6Mk1', actor: 'anonymous', reason: null, vpId: null, data: canonicalizeJson({ custody: 'server' }), prevHash: AUDIT_GENESIS_HASH };
+    expect(first.hash).toBe(bytesToHex(sha256Utf8(canonicalizeJson(preimage))));
+    expect(log.verifyChain()).toEqual({ intact: true, count: 2, headHash: second.hash });
+  });
+
+  it('rolls back with the surrounding transaction', () => {
+    const { db, log } = freshLog();
+    log.record({ event: 'A', actor: 'system' });
+    expect(() =>
+      db.transaction(() => {
+        log.record({ event: 'B', actor: 'system' });
+        throw new Error('abort');
+      }),
+    ).toThrow('abort');
+    expect(log.list().records.map((r) => r.event)).toEqual(['A']);
+    expect(log.record({ event: 'C', actor: 'system' }).seq).toBe(2);
+    expect(log.verifyChain().intact).toBe(true);
+  });
+
+  it('filters by agent, event and time, and pages with a cursor', () => {
+    const { log, tick } = freshLog();
+    for (let i = 0; i < 7; i++) {
+      log.record({ event: i % 2 === 0 ? 'VP_VERIFIED' : 'VP_REJECTED', actor: 'anonymous', agentDid: i < 4 ? 'did:key:a' : 'did:key:b', vpId: `urn:uuid:${i}` });
+      tick(1000);
+    }
+    expect(log.list({ agentDid: 'did:key:a' }).records).toHaveLength(4);
+    expect(log.list({ event: 'VP_REJECTED' }).records.map((r) => r.vpId)).toEqual(['urn:uuid:1', 'urn:uuid:3', 'urn:uuid:5']);
+    const from = Date.parse('2026-11-22T10:00:02Z');
+    const to = Date.parse('2026-11-22T10:00:04Z');
+    expect(log.list({ from, to }).records.map((r) => r.seq)).toEqual([3, 4, 5]);
+    const pages: number[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = log.list({ limit: 3, ...(cursor === undefined ? {} : { cursor }) });
+      pages.push(page.records.map((r) => r.seq));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(pages).toEqual([[1, 2, 3], [4, 5, 6], [7]]);
+    expect(log.list({ limit: 10_000 }).records).toHaveLength(7); // clamped to 500, not refused
+  });
+
+  it('finds an edited, a deleted and a reordered record', () => {
+    const tamper = (sql: string) => {
+      const { db, log } = freshLog();
+      for (let i = 0; i < 5; i++) log.record({ event: 'E', actor: 'system', data: { i } });
+      db.sqlite.exec(sql);
+      return log.verifyChain();
+    };
+    expect(tamper(`UPDATE audit SET reason = 'edited' WHERE seq = 3`)).toEqual({ intact: false, brokenAt: 3, count: 5 });
+    expect(tamper(`UPDATE audit SET data = '{"i":9}' WHERE seq = 2`)).toEqual({ intact: false, brokenAt: 2, count: 5 });
+    expect(tamper(`DELETE FROM audit WHERE seq = 2`)).toEqual({ intact: false, brokenAt: 3, count: 4 });
+    // Swapping two records' contents (keeping seq) breaks at the first of them.
+    expect(
+      tamper(`UPDATE audit SET seq = -1 WHERE seq = 2; UPDATE audit SET seq = 2 WHERE seq = 4; UPDATE audit SET seq = 4 WHERE seq = -1;`),
+    ).toEqual({ intact: false, brokenAt: 2, count: 5 });
+  });
+});

@@ -1,0 +1,186 @@
+// Start-up configuration: every variable validated, a bad value stops start-up with one clear
+// line, production refuses missing keys, development generates them once beside the database.
+import { execFile } from 'node:child_process';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, withBoundPort } from '../../issuer/config.ts';
+import { tempDir } from '../support/issuer.ts';
+
+const run = promisify(execFile);
+const dirs: string[] = [];
+function dbIn(): string {
+  const dir = tempDir('mandate-config-');
+  dirs.push(dir);
+  return join(dir, 'issuer.db');
+}
+const KEY = 'a'.repeat(64);
+const production = {
+  NODE_ENV: 'production',
+  API_BASE_URL: 'https://issuer.example.com',
+  DID_DOMAIN: 'issuer.example.com',
+  SERVICE_ADMIN_API_KEY: 'x'.repeat(40),
+  SERVICE_SIGNING_KEY: KEY,
+  SERVICE_KEY_ENCRYPTION_KEY: 'b'.repeat(64),
+};
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+afterAll(async () => {
+  const { rmSync } = await import('node:fs');
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('issuer configuration', () => {
+  it('defaults to a development issuer on 127.0.0.1:8787 whose did:web names host and port', () => {
+    const config = loadConfig({ SERVICE_SQLITE_PATH: dbIn() });
+    expect(config.nodeEnv).toBe('development');
+    expect(config.apiBaseUrl).toBe('http://127.0.0.1:8787');
+    expect(config.didMethod).toBe('web');
+    expect(config.didDomain).toBe('127.0.0.1%3A8787');
+    expect(config.storageAdapter).toBe('sqlite');
+    expect(config.cacheAdapter).toBe('memory');
+    expect(config.bodyLimitBytes).toBe(64 * 1024);
+    expect(config.enrollmentTokenTtlSeconds).toBe(900);
+    // An ephemeral bind re-derives both from the real port.
+    const bound = withBoundPort(config, 40123);
+    expect(bound.apiBaseUrl).toBe('http://127.0.0.1:40123');
+    expect(bound.didDomain).toBe('127.0.0.1%3A40123');
+  });
+
+  it('keeps explicit API_BASE_URL and DID_DOMAIN when the port is bound', () => {
+    const config = loadConfig({ SERVICE_SQLITE_PATH: dbIn(), API_BASE_URL: 'https://issuer.example.com/', DID_DOMAIN: 'issuer.example.com' });
+    expect(config.apiBaseUrl).toBe('https://issuer.example.com');
+    const bound = withBoundPort(config, 40123);
+    expect(bound.apiBaseUrl).toBe('https://issuer.example.com');
+    expect(bound.didDomain).toBe('issuer.example.com');
+  });
+
+  it('refuses any DID method other than web and key, naming why', () => {
+    for (const method of ['ledger', 'ion', 'WEB']) {
+      const error = configError({ SERVICE_SQLITE_PATH: dbIn(), DID_METHOD: method });
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.message).toMatch(/^DID_METHOD: must be "web" or "key": anchored \(ledger\) DIDs are resolvable, not issuable$/);
+    }
+    expect(loadConfig({ SERVICE_SQLITE_PATH: dbIn(), DID_METHOD: 'key' }).didDomain).toBeUndefined();
+  });
+
+  it('names the variable of every bad value in one line', () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ PORT: '70000' }, /^PORT: /],
+      [{ PORT: 'eighty' }, /^PORT: /],
+      [{ NODE_ENV: 'staging' }, /^NODE_ENV: /],
+      [{ SERVICE_STORAGE_ADAPTER: 'postgres' }, /^SERVICE_STORAGE_ADAPTER: must be "sqlite"/],
+      [{ SERVICE_CACHE_ADAPTER: 'redis' }, /^SERVICE_CACHE_ADAPTER: must be "memory"/],
+      [{ API_BASE_URL: 'not a url' }, /^API_BASE_URL: must be an absolute/],
+      [{ API_BASE_URL: 'ftp://example.com' }, /^API_BASE_URL: must use http or https/],
+      [{ DID_DOMAIN: 'bad domain/with/slashes' }, /^DID_DOMAIN: /],
+      [{ SERVICE_SIGNING_KEY: 'abcd' }, /^SERVICE_SIGNING_KEY: must be 32 bytes/],
+      [{ SERVICE_KEY_ENCRYPTION_KEY: 'z'.repeat(64) }, /^SERVICE_KEY_ENCRYPTION_KEY: must be 32 bytes/],
+      [{ SERVICE_ADMIN_API_KEY: 'short' }, /^SERVICE_ADMIN_API_KEY: must be at least 32 characters/],
+      [{ SERVICE_OPEN_ENROLLMENT: 'yes' }, /^SERVICE_OPEN_ENROLLMENT: /],
+      [{ LOG_LEVEL: 'verbose' }, /^LOG_LEVEL: /],
+      [{ SERVICE_ED25519_BACKEND: 'openssl' }, /^SERVICE_ED25519_BACKEND: /],
+    ];
+    for (const [env, message] of cases) {
+      const error = configError({ SERVICE_SQLITE_PATH: dbIn(), ...env });
+      expect(error.code, JSON.stringify(env)).toBe('CONFIG_INVALID');
+      expect(error.message, JSON.stringify(env)).toMatch(message);
+      expect(error.message).not.toContain('\n');
+    }
+  });
+
+  it('requires the keys, API_BASE_URL and DID_DOMAIN in production and never generates them', () => {
+    const dbPath = dbIn();
+    for (const name of ['SERVICE_ADMIN_API_KEY', 'SERVICE_SIGNING_KEY', 'SERVICE_KEY_ENCRYPTION_KEY'] as const) {
+      const env: Record<string, string> = { ...production, SERVICE_SQLITE_PATH: dbPath };
+      delete env[name];
+      const error = configError(env);
+      expect(error.code).toBe('CONFIG_MISSING');
+      expect(error.message).toMatch(new RegExp(`^${name}: required in production`));
+    }
+    const { API_BASE_URL: _a, ...noBase } = production;
+    expect(configError({ ...noBase, SERVICE_SQLITE_PATH: dbPath }).message).toMatch(/^API_BASE_URL: required in production/);
+    const { DID_DOMAIN: _d, ...noDomain } = production;
+    expect(configError({ ...noDomain, SERVICE_SQLITE_PATH: dbPath }).message).toMatch(/^DID_DOMAIN: required with DID_METHOD=web in production/);
+    expect(configError({ ...production, SERVICE_SQLITE_PATH: dbPath, API_BASE_URL: 'http://issuer.example.com' }).message).toMatch(/must be https in production/);
+    expect(configError({ ...production, SERVICE_SQLITE_PATH: dbPath, SERVICE_OPEN_ENROLLMENT: 'true' }).message).toMatch(/^SERVICE_OPEN_ENROLLMENT: must not be true in production/);
+    const config = loadConfig({ ...production, SERVICE_SQLITE_PATH: dbPath });
+    expect(config.generatedSecrets).toEqual([]);
+    expect(config.secretsFile).toBeUndefined();
+    expect(() => statSync(join(dbPath, '..', 'issuer-secrets.json'))).toThrow();
+  });
+
+  it('generates missing development keys once, beside the database, mode 0600, and re-reads them', () => {
+    const dbPath = dbIn();
+    const first = loadConfig({ SERVICE_SQLITE_PATH: dbPath });
+    const file = join(dbPath, '..', 'issuer-secrets.json');
+    expect(first.secretsFile).toBe(file);
+    expect(first.generatedSecrets).toEqual(['SERVICE_ADMIN_API_KEY', 'SERVICE_SIGNING_KEY', 'SERVICE_KEY_ENCRYPTION_KEY']);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // The warning names the file, never the admin key itself.
+    expect(first.warnings.join(' ')).toContain(file);
+    expect(first.warnings.join(' ')).not.toContain(first.adminApiKey);
+    const second = loadConfig({ SERVICE_SQLITE_PATH: dbPath });
+    expect(second.generatedSecrets).toEqual([]);
+    expect(second.adminApiKey).toBe(first.adminApiKey);
+    expect(second.signingKey).toEqual(first.signingKey);
+    expect(second.keyEncryptionKey).toEqual(first.keyEncryptionKey);
+    // A key given in the environment wins over the file.
+    expect(loadConfig({ SERVICE_SQLITE_PATH: dbPath, SERVICE_SIGNING_KEY: KEY }).signingKey).toEqual(new Uint8Array(32).fill(0xaa));
+  });
+
+  it('refuses a corrupt secrets file with one line naming it', () => {
+    const dbPath = dbIn();
+    const file = join(dbPath, '..', 'issuer-secrets.json');
+    writeFileSync(file, '{not json');
+    const error = configError({ SERVICE_SQLITE_PATH: dbPath });
+    expect(error.code).toBe('SECRETS_FILE_INVALID');
+    expect(error.message).toContain(file);
+    writeFileSync(file, JSON.stringify({ signingKey: 42 }));
+    expect(configError({ SERVICE_SQLITE_PATH: dbPath }).code).toBe('SECRETS_FILE_INVALID');
+    writeFileSync(file, JSON.stringify({ signingKey: 'nothex' }));
+    expect(configError({ SERVICE_SQLITE_PATH: dbPath }).message).toMatch(new RegExp(`^SERVICE_SIGNING_KEY: must be 32 bytes .*\\(${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\)$`));
+    expect(readFileSync(file, 'utf8')).toContain('nothex');
+  });
+
+  it('warns when enrollment is open (development only)', () => {
+    const config = loadConfig({ SERVICE_SQLITE_PATH: dbIn(), SERVICE_OPEN_ENROLLMENT: 'true' });
+    expect(config.openEnrollment).toBe(true);
+    expect(config.warnings.some((w) => w.startsWith('SERVICE_OPEN_ENROLLMENT=true'))).toBe(true);
+  });
+
+  it('npm start stops with exactly one line on stderr and exit code 1 for a bad value', async () => {
+    const env = { ...process.env, SERVICE_SQLITE_PATH: dbIn(), DID_METHOD: 'ledger', LOG_LEVEL: 'silent' };
+    const error = await run(process.execPath, ['--import', 'tsx', 'issuer/main.ts'], { env, cwd: process.cwd() }).then(
+      () => undefined,
+      (e: { code: number; stderr: string; stdout: string }) => e,
+    );
+    expect(error?.code).toBe(1);
+    expect(error?.stdout).toBe('');
+    const lines = (error?.stderr ?? '').trimEnd().split('\n');
+    expect(lines).toEqual(['mandate-issuer: configuration error: DID_METHOD: must be "web" or "key": anchored (ledger) DIDs are resolvable, not issuable']);
+  });
+
+  it('npm start in production without keys stops with one line', async () => {
+    const env: Record<string, string | undefined> = { ...process.env, ...production, SERVICE_SQLITE_PATH: dbIn(), SERVICE_SIGNING_KEY: undefined };
+    delete env.SERVICE_SIGNING_KEY;
+    const error = await run(process.execPath, ['--import', 'tsx', 'issuer/main.ts'], { env, cwd: process.cwd() }).then(
+      () => undefined,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(error?.code).toBe(1);
+    const lines = (error?.stderr ?? '').trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^mandate-issuer: configuration error: SERVICE_SIGNING_KEY: required in production/);
+  });
+});

@@ -1,0 +1,178 @@
+// Credential management: direct issuance, reading, revocation, suspension and renewal, and the
+// status list each change is published through.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeStatusList } from '../../wallet/status/encoded-list.ts';
+import { getStatus } from '../../wallet/status/bitstring.ts';
+import { newIdentity } from '../support/agents.ts';
+import { onboardServerAgent, startTestIssuer, verifyAtIssuer, type TestIssuer } from '../support/issuer.ts';
+
+const TARGET = 'files.example.com';
+let issuer: TestIssuer;
+beforeAll(async () => {
+  issuer = await startTestIssuer();
+});
+afterAll(() => issuer.dispose());
+
+const vcPath = (vcId: string, action = '') => `/v1/vcs/${encodeURIComponent(vcId)}${action ? `/${action}` : ''}`;
+
+async function present(agentDid: string, challenge = crypto.randomUUID(), credentialId?: string) {
+  const res = await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}/vp`, {
+    admin: true,
+    body: { targetService: TARGET, challenge, ...(credentialId ? { credentialId } : {}) },
+  });
+  expect(res.status).toBe(200);
+  return verifyAtIssuer(issuer, res.json, TARGET, challenge);
+}
+
+describe('POST /v1/vcs (direct issuance)', () => {
+  it('issues an AgentCredential with revocation and suspension entries at random indexes', async () => {
+    const subject = newIdentity().did;
+    const res = await issuer.call('/v1/vcs', {
+      admin: true,
+      body: { subjectDid: subject, privilegeScopes: ['calendar:read'], delegationDepth: 0, domains: ['calendar.example.com'], validitySeconds: 3600 },
+    });
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({ type: 'AgentCredential', subjectDid: subject, state: 'active' });
+    expect(Date.parse(res.json.validUntil) - Date.parse(res.json.validFrom)).toBe(3_600_000);
+    const vc = res.json.verifiableCredential;
+    expect(vc.credentialSubject).toEqual({ id: subject, privilegeScopes: ['calendar:read'], delegationDepth: 0, domains: ['calendar.example.com'] });
+    expect(vc.credentialStatus).toHaveLength(2);
+    for (const entry of vc.credentialStatus) {
+      expect(entry.statusListCredential).toBe(`${issuer.url}/v1/status-list/${entry.statusPurpose}-1`);
+      expect(entry.id).toBe(`${entry.statusListCredential}#${entry.statusListIndex}`);
+    }
+    // Random, not sequential: two issuances do not take neighbouring indexes (2^-16 chance of a false alarm).
+    const again = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: subject, privilegeScopes: ['calendar:read'], delegationDepth: 0 } });
+    const a = Number(vc.credentialStatus[0].statusListIndex);
+    const b = Number(again.json.verifiableCredential.credentialStatus[0].statusListIndex);
+    expect(Math.abs(a - b)).toBeGreaterThan(1);
+    expect(again.json.verifiableCredential.credentialSubject.domains).toBeUndefined();
+  });
+
+  it('makes the new credential the current one of an enrolled agent', async () => {
+    const { agentDid, vcId } = await onboardServerAgent(issuer);
+    const res = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: agentDid, privilegeScopes: ['files:read'], delegationDepth: 0, domains: [TARGET] } });
+    const agent = await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}`, { admin: true });
+    expect(agent.json.currentCredentialId).toBe(res.json.vcId);
+    expect(agent.json.credentials.map((c: { vcId: string }) => c.vcId)).toEqual([res.json.vcId, vcId]);
+    expect((await present(agentDid)).json.effectiveScopes).toEqual(['files:read']);
+  });
+
+  it('refuses bad input (400), missing admin key (401)', async () => {
+    const bad = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: 'not-a-did', privilegeScopes: ['files'], delegationDepth: 0 } });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.details[0].path).toBe('json.subjectDid');
+    const noScopes = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: newIdentity().did, privilegeScopes: [], delegationDepth: 0 } });
+    expect(noScopes.status).toBe(400);
+    expect((await issuer.call('/v1/vcs', { body: { subjectDid: newIdentity().did, privilegeScopes: ['files'], delegationDepth: 0 } })).status).toBe(401);
+  });
+});
+
+describe('GET /v1/vcs/:vcId', () => {
+  it('is public, accepts the urn:uuid or the bare UUID, and 404s unknown ids', async () => {
+    const { vcId, verifiableCredential } = await onboardServerAgent(issuer);
+    const full = await issuer.call(vcPath(vcId));
+    expect(full.status).toBe(200);
+    expect(full.json.verifiableCredential).toEqual(verifiableCredential);
+    expect(full.json.statusLists.map((l: { purpose: string }) => l.purpose)).toEqual(['revocation', 'suspension']);
+    const bare = await issuer.call(`/v1/vcs/${vcId.slice('urn:uuid:'.length)}`);
+    expect(bare.json.vcId).toBe(vcId);
+    const unknown = await issuer.call(vcPath(`urn:uuid:${crypto.randomUUID()}`));
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.error.code).toBe('CREDENTIAL_NOT_FOUND');
+  });
+});
+
+describe('revocation', () => {
+  it('is final: a second revocation is 409, unknown ids 404, no key 401', async () => {
+    const { vcId } = await onboardServerAgent(issuer);
+    expect((await issuer.call(vcPath(vcId, 'revoke'), { method: 'POST' })).status).toBe(401);
+    expect((await issuer.call(vcPath(vcId, 'revoke'), { admin: true, method: 'POST' })).status).toBe(200); // no body at all
+    const twice = await issuer.call(vcPath(vcId, 'revoke'), { admin: true, body: {} });
+    expect(twice.status).toBe(409);
+    expect(twice.json.error.code).toBe('CREDENTIAL_ALREADY_REVOKED');
+    const unknown = await issuer.call(vcPath(`urn:uuid:${crypto.randomUUID()}`, 'revoke'), { admin: true, body: {} });
+    expect(unknown.status).toBe(404);
+    const badBody = await issuer.call(vcPath(vcId, 'revoke'), { admin: true, body: { reason: 42 } });
+    expect(badBody.status).toBe(400);
+  });
+
+  it('is visible in the very next fetch of the status list (new ETag, bit set)', async () => {
+    const { vcId, verifiableCredential } = await onboardServerAgent(issuer);
+    const entry = verifiableCredential.credentialStatus as { statusListCredential: string; statusListIndex: string }[];
+    const revocation = entry[0] as { statusListCredential: string; statusListIndex: string };
+    const before = await fetch(revocation.statusListCredential);
+    const etagBefore = before.headers.get('etag');
+    await issuer.call(vcPath(vcId, 'revoke'), { admin: true, body: {} });
+    const after = await fetch(revocation.statusListCredential);
+    expect(after.headers.get('etag')).not.toBe(etagBefore);
+    const list = (await after.json()) as { credentialSubject: { encodedList: string } };
+    const bits = await decodeStatusList(list.credentialSubject.encodedList);
+    expect(getStatus(bits, Number(revocation.statusListIndex))).toBe(1);
+  });
+});
+
+describe('suspension', () => {
+  it('suspends (CREDENTIAL_SUSPENDED at verification), reinstates, and refuses repeats', async () => {
+    const { agentDid, vcId } = await onboardServerAgent(issuer);
+    const suspended = await issuer.call(vcPath(vcId, 'suspend'), { admin: true, body: { reason: 'investigation' } });
+    expect(suspended.json.state).toBe('suspended');
+    const denied = await present(agentDid);
+    expect(denied.status).toBe(403);
+    expect(denied.json.reason).toBe('CREDENTIAL_SUSPENDED');
+    const twice = await issuer.call(vcPath(vcId, 'suspend'), { admin: true, body: {} });
+    expect(twice.status).toBe(409);
+    expect(twice.json.error.code).toBe('CREDENTIAL_SUSPENDED');
+    expect((await issuer.call(vcPath(vcId, 'reinstate'), { admin: true, body: {} })).json.state).toBe('active');
+    expect((await present(agentDid)).json.valid).toBe(true);
+    const notSuspended = await issuer.call(vcPath(vcId, 'reinstate'), { admin: true, body: {} });
+    expect(notSuspended.status).toBe(409);
+    expect(notSuspended.json.error.code).toBe('CREDENTIAL_NOT_SUSPENDED');
+    await issuer.call(vcPath(vcId, 'revoke'), { admin: true, body: {} });
+    const revoked = await issuer.call(vcPath(vcId, 'suspend'), { admin: true, body: {} });
+    expect(revoked.status).toBe(409);
+    expect(revoked.json.error.code).toBe('CREDENTIAL_REVOKED');
+  });
+});
+
+describe('renewal', () => {
+  it('issues a new credential with the same subject and limits; the old one is superseded, not revoked', async () => {
+    const { agentDid, vcId } = await onboardServerAgent(issuer);
+    const renewed = await issuer.call(vcPath(vcId, 'renew'), { admin: true, body: { validitySeconds: 7200 } });
+    expect(renewed.status).toBe(201);
+    expect(renewed.json.previousVcId).toBe(vcId);
+    expect(renewed.json.vcId).not.toBe(vcId);
+    const oldCredential = (await issuer.call(vcPath(vcId))).json;
+    expect(oldCredential.state).toBe('superseded');
+    expect(oldCredential.supersededBy).toBe(renewed.json.vcId);
+    expect(renewed.json.verifiableCredential.credentialSubject).toEqual(oldCredential.verifiableCredential.credentialSubject);
+    expect(Date.parse(renewed.json.validUntil) - Date.parse(renewed.json.validFrom)).toBe(7_200_000);
+    // The agent's current credential is the newest; the superseded one still verifies until it expires.
+    const agent = await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}`, { admin: true });
+    expect(agent.json.currentCredentialId).toBe(renewed.json.vcId);
+    const fresh = await present(agentDid);
+    expect(fresh.json.valid).toBe(true);
+    expect((await present(agentDid, undefined, vcId)).json.valid).toBe(true);
+    // Renewing the superseded one again is refused.
+    const stale = await issuer.call(vcPath(vcId, 'renew'), { admin: true, body: {} });
+    expect(stale.status).toBe(409);
+    expect(stale.json.error.code).toBe('CREDENTIAL_SUPERSEDED');
+    // Without validitySeconds the renewal keeps the original validity period.
+    const again = await issuer.call(vcPath(renewed.json.vcId, 'renew'), { admin: true, method: 'POST' });
+    expect(Date.parse(again.json.validUntil) - Date.parse(again.json.validFrom)).toBe(7_200_000);
+  });
+
+  it('refuses revoked (409 CREDENTIAL_REVOKED) and suspended (409 CREDENTIAL_SUSPENDED) credentials', async () => {
+    const a = await onboardServerAgent(issuer);
+    await issuer.call(vcPath(a.vcId, 'revoke'), { admin: true, body: {} });
+    const revoked = await issuer.call(vcPath(a.vcId, 'renew'), { admin: true, body: {} });
+    expect(revoked.status).toBe(409);
+    expect(revoked.json.error.code).toBe('CREDENTIAL_REVOKED');
+    const b = await onboardServerAgent(issuer);
+    await issuer.call(vcPath(b.vcId, 'suspend'), { admin: true, body: {} });
+    const suspended = await issuer.call(vcPath(b.vcId, 'renew'), { admin: true, body: {} });
+    expect(suspended.json.error.code).toBe('CREDENTIAL_SUSPENDED');
+    const tooShort = await issuer.call(vcPath(b.vcId, 'renew'), { admin: true, body: { validitySeconds: 1 } });
+    expect(tooShort.status).toBe(400);
+  });
+});

@@ -1,0 +1,147 @@
+// W3C VC-API endpoints against a real issuer: issue → verify round trip, tampering and
+// revocation seen by /credentials/verify, and presentations with challenge and domain.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProof } from '../../wallet/crypto/data-integrity.ts';
+import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
+import { didKeyIdentity } from '../../wallet/vc/identity.ts';
+import { onboardServerAgent, startTestIssuer, type TestIssuer } from '../support/issuer.ts';
+
+let issuer: TestIssuer;
+const holder = didKeyIdentity(seedSigner(generateSeed()));
+
+function unsignedCredential(extra: Record<string, unknown> = {}) {
+  return {
+    '@context': ['https://www.w3.org/ns/credentials/v2', { '@vocab': 'https://example.com/vocab#' }],
+    type: ['VerifiableCredential', 'EmployeeCredential'],
+    credentialSubject: { id: holder.did, role: 'auditor' },
+    ...extra,
+  };
+}
+
+async function issue(credential: unknown, admin = true) {
+  return issuer.call('/credentials/issue', { admin, body: { credential } });
+}
+
+async function presentationOf(credentials: unknown[], challenge: string, domain: string) {
+  return createProof(
+    { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiablePresentation'], holder: holder.did, verifiableCredential: credentials },
+    { signer: holder.signer, verificationMethod: holder.verificationMethod, proofPurpose: 'authentication', challenge, domain },
+  );
+}
+
+beforeAll(async () => {
+  issuer = await startTestIssuer();
+});
+afterAll(() => issuer.dispose());
+
+describe('POST /credentials/issue', () => {
+  it('signs as this issuer (eddsa-jcs-2022, assertionMethod), filling issuer, id and validFrom', async () => {
+    const res = await issue(unsignedCredential());
+    expect(res.status).toBe(201);
+    const vc = res.json.verifiableCredential;
+    expect(vc.issuer).toBe(issuer.running.ctx.issuer.did);
+    expect(vc.id).toMatch(/^urn:uuid:/);
+    expect(typeof vc.validFrom).toBe('string');
+    expect(vc.proof).toMatchObject({ type: 'DataIntegrityProof', cryptosuite: 'eddsa-jcs-2022', proofPurpose: 'assertionMethod', verificationMethod: issuer.running.ctx.issuer.verificationMethod });
+  });
+
+  it('refuses other issuers (422 ISSUER_MISMATCH), Mandate authority types (422 CREDENTIAL_TYPE_RESERVED) and non-credentials (400)', async () => {
+    const foreign = await issue(unsignedCredential({ issuer: 'did:web:someone-else.example' }));
+    expect(foreign.status).toBe(422);
+    expect(foreign.json.error.code).toBe('ISSUER_MISMATCH');
+    const reserved = await issue(unsignedCredential({ type: ['VerifiableCredential', 'AgentCredential'] }));
+    expect(reserved.status).toBe(422);
+    expect(reserved.json.error.code).toBe('CREDENTIAL_TYPE_RESERVED');
+    const notVc = await issue({ '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiableCredential'], credentialSubject: {} });
+    expect(notVc.status).toBe(400);
+    expect(notVc.json.error.code).toBe('CREDENTIAL_INVALID');
+    const signedAlready = await issue(unsignedCredential({ proof: { type: 'DataIntegrityProof' } }));
+    expect(signedAlready.json.error.code).toBe('CREDENTIAL_INVALID');
+    let deep: Record<string, unknown> = { id: holder.did };
+    for (let i = 0; i < 40; i++) deep = { nested: deep };
+    const tooDeep = await issue(unsignedCredential({ credentialSubject: deep }));
+    expect(tooDeep.status).toBe(400);
+    expect(tooDeep.json.error.code).toBe('CREDENTIAL_INVALID');
+  });
+
+  it('is an operator act (401 without the admin key)', async () => {
+    const res = await issue(unsignedCredential(), false);
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('POST /credentials/verify', () => {
+  it('round trip: an issued credential verifies; a tampered one does not (400 with VC-API and standard error members)', async () => {
+    const vc = (await issue(unsignedCredential())).json.verifiableCredential;
+    const ok = await issuer.call('/credentials/verify', { body: { verifiableCredential: vc } });
+    expect(ok.status).toBe(200);
+    expect(ok.json).toEqual({ verified: true, checks: ['proof', 'validity'], warnings: [], errors: [] });
+    const tampered = await issuer.call('/credentials/verify', { body: { verifiableCredential: { ...vc, credentialSubject: { id: holder.did, role: 'admin' } } } });
+    expect(tampered.status).toBe(400);
+    expect(tampered.json.verified).toBe(false);
+    expect(tampered.json.errors[0]).toMatchObject({ check: 'proof', code: 'PROOF_SIGNATURE_INVALID' });
+    expect(tampered.json.error.code).toBe('NOT_VERIFIED');
+  });
+
+  it('reports expiry and a malformed credential', async () => {
+    const expired = (await issue(unsignedCredential({ validFrom: '2020-01-01T00:00:00Z', validUntil: '2021-01-01T00:00:00Z' }))).json.verifiableCredential;
+    const res = await issuer.call('/credentials/verify', { body: { verifiableCredential: expired } });
+    expect(res.status).toBe(400);
+    expect(res.json.errors).toEqual([expect.objectContaining({ check: 'validity', code: 'CREDENTIAL_EXPIRED' })]);
+    const malformed = await issuer.call('/credentials/verify', { body: { verifiableCredential: { type: 'nothing' } } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.json.errors[0].code).toBe('MALFORMED');
+    expect((await issuer.call('/credentials/verify', { body: {} })).json.error.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('checks status lists: a Mandate credential verifies until it is revoked', async () => {
+    const { vcId, verifiableCredential } = await onboardServerAgent(issuer);
+    const before = await issuer.call('/credentials/verify', { body: { verifiableCredential } });
+    expect(before.status).toBe(200);
+    expect(before.json.checks).toEqual(['proof', 'validity', 'status']);
+    await issuer.call(`/v1/vcs/${encodeURIComponent(vcId)}/revoke`, { admin: true, body: {} });
+    const after = await issuer.call('/credentials/verify', { body: { verifiableCredential } });
+    expect(after.status).toBe(400);
+    expect(after.json.errors).toEqual([expect.objectContaining({ check: 'status', code: 'CREDENTIAL_REVOKED' })]);
+  });
+
+  it("refuses a credential signed with a key that is not its issuer's", async () => {
+    const stranger = didKeyIdentity(seedSigner(generateSeed()));
+    const forged = await createProof(
+      { ...unsignedCredential(), issuer: issuer.running.ctx.issuer.did, validFrom: '2026-01-01T00:00:00Z' },
+      { signer: stranger.signer, verificationMethod: stranger.verificationMethod, proofPurpose: 'assertionMethod' },
+    );
+    const res = await issuer.call('/credentials/verify', { body: { verifiableCredential: forged } });
+    expect(res.status).toBe(400);
+    expect(res.json.errors[0].code).toBe('KEY_NOT_AUTHORIZED');
+  });
+});
+
+describe('POST /presentations/verify', () => {
+  it('verifies the holder proof with challenge and domain, and every credential inside', async () => {
+    const vc = (await issue(unsignedCredential())).json.verifiableCredential;
+    const vp = await presentationOf([vc], 'nonce-42', 'verifier.example');
+    const res = await issuer.call('/presentations/verify', { body: { verifiablePresentation: vp, options: { challenge: 'nonce-42', domain: 'verifier.example' } } });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ verified: true, presentationResult: { verified: true }, checks: ['proof', 'credentials'] });
+    expect(res.json.credentialResults).toHaveLength(1);
+  });
+
+  it('refuses a wrong challenge or domain, and reports a bad credential inside', async () => {
+    const vc = (await issue(unsignedCredential())).json.verifiableCredential;
+    const vp = await presentationOf([vc], 'nonce-42', 'verifier.example');
+    const challenge = await issuer.call('/presentations/verify', { body: { verifiablePresentation: vp, options: { challenge: 'other' } } });
+    expect(challenge.status).toBe(400);
+    expect(challenge.json.errors[0]).toMatchObject({ check: 'proof', code: 'CHALLENGE_MISMATCH' });
+    const domain = await issuer.call('/presentations/verify', { body: { verifiablePresentation: vp, options: { domain: 'elsewhere.example' } } });
+    expect(domain.json.errors[0].code).toBe('DOMAIN_MISMATCH');
+    const withBad = await presentationOf([{ ...vc, credentialSubject: { id: holder.did, role: 'admin' } }], 'n', 'verifier.example');
+    const bad = await issuer.call('/presentations/verify', { body: { verifiablePresentation: withBad, options: { challenge: 'n' } } });
+    expect(bad.status).toBe(400);
+    expect(bad.json.presentationResult.verified).toBe(true);
+    expect(bad.json.credentialResults[0].verified).toBe(false);
+    const notVp = await issuer.call('/presentations/verify', { body: { verifiablePresentation: { type: 'x' } } });
+    expect(notVp.status).toBe(400);
+    expect(notVp.json.errors[0].code).toBe('MALFORMED');
+  });
+});

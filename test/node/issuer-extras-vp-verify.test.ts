@@ -1,0 +1,258 @@
+// POST /v1/vp/verify and session tokens, against a real issuer: what a service provider relies
+// on when it asks the issuer instead of embedding the wallet — the verdict, its reason code, the
+// audit record, and a session JWT it can check offline with the published key.
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
+import { delegate } from '../../wallet/vc/delegation.ts';
+import { didKeyIdentity, type SigningIdentity } from '../../wallet/vc/identity.ts';
+import { signPresentation } from '../../wallet/vc/presentation.ts';
+import type { AgentCredential, MandateCredential } from '../../wallet/vc/types.ts';
+import { actorClaimOf, createSessionTokenIssuer, SessionTokenError } from '../../issuer/services/session-tokens.ts';
+import { encrypt } from '../../wallet/crypto/aead.ts';
+import { mintToken, onboardSelfAgent, onboardServerAgent, startTestIssuer, type TestIssuer } from '../support/issuer.ts';
+
+const TARGET = 'files.example.com';
+let issuer: TestIssuer;
+
+function newAgent(): SigningIdentity {
+  return didKeyIdentity(seedSigner(generateSeed()));
+}
+
+async function present(holder: SigningIdentity, credentials: MandateCredential[], options: { challenge?: string; domain?: string } = {}) {
+  return signPresentation({ holder, credentials, challenge: options.challenge ?? crypto.randomUUID(), domain: options.domain ?? TARGET });
+}
+
+async function selfAgent(): Promise<{ agent: SigningIdentity; credential: AgentCredential; vcId: string }> {
+  const agent = newAgent();
+  const enrolled = await onboardSelfAgent(issuer, agent);
+  return { agent, credential: enrolled.verifiableCredential as unknown as AgentCredential, vcId: enrolled.vcId };
+}
+
+async function auditOf(event: string, vpId: string) {
+  const res = await issuer.call(`/v1/audit?event=${event}&limit=500`, { admin: true });
+  return (res.json.records as Array<{ vpId?: string; reason?: string; agentDid?: string; data?: Record<string, unknown> }>).find((r) => r.vpId === vpId);
+}
+
+beforeAll(async () => {
+  issuer = await startTestIssuer();
+});
+afterAll(() => issuer.dispose());
+
+describe('POST /v1/vp/verify', () => {
+  it('accepts a self-custody agent, reports its scopes and audits VP_VERIFIED with the vpId', async () => {
+    const { agent, credential } = await selfAgent();
+    const vp = await present(agent, [credential], { challenge: 'nonce-1' });
+    const res = await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET, challenge: 'nonce-1' } });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({
+      valid: true,
+      agentDid: agent.did,
+      privilegeScopes: ['files:read', 'files:write'],
+      effectiveScopes: ['files:read', 'files:write'],
+      vpId: vp.id,
+      target: TARGET,
+    });
+    const record = await auditOf('VP_VERIFIED', vp.id);
+    expect(record).toMatchObject({ agentDid: agent.did, reason: 'VALID', vpId: vp.id });
+  });
+
+  it('denies a replayed presentation with 403 REPLAYED and audits VP_REJECTED with reason and vpId', async () => {
+    const { agent, credential } = await selfAgent();
+    const vp = await present(agent, [credential]);
+    expect((await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET } })).status).toBe(200);
+    const again = await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET } });
+    expect(again.status).toBe(403);
+    expect(again.json).toMatchObject({ valid: false, reason: 'REPLAYED', failedCheck: 'replay', vpId: vp.id });
+    expect(await auditOf('VP_REJECTED', vp.id)).toMatchObject({ reason: 'REPLAYED', vpId: vp.id });
+  });
+
+  it('denies a presentation made for another service (TARGET_MISMATCH) and one with the wrong challenge', async () => {
+    const { agent, credential } = await selfAgent();
+    const elsewhere = await present(agent, [credential], { domain: 'other.example.com' });
+    const wrongTarget = await issuer.call('/v1/vp/verify', { body: { presentation: elsewhere, expectedTarget: TARGET } });
+    expect(wrongTarget.status).toBe(403);
+    expect(wrongTarget.json.reason).toBe('TARGET_MISMATCH');
+    const vp = await present(agent, [credential], { challenge: 'issued-nonce' });
+    const wrongChallenge = await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET, challenge: 'another-nonce' } });
+    expect(wrongChallenge.status).toBe(403);
+    expect(wrongChallenge.json.reason).toBe('CHALLENGE_MISMATCH');
+  });
+
+  it('without expectedTarget judges against the proof domain and says so', async () => {
+    const { agent, credential } = await selfAgent();
+    const vp = await present(agent, [credential]);
+    const res = await issuer.call('/v1/vp/verify', { body: { presentation: vp } });
+    expect(res.status).toBe(200);
+    expect(res.json.target).toBe(TARGET);
+  });
+
+  it('enforces requiredScopes (INSUFFICIENT_SCOPE)', async () => {
+    const { agent, credential } = await selfAgent();
+    const vp = await present(agent, [credential]);
+    const res = await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET, requiredScopes: ['calendar:read'] } });
+    expect(res.status).toBe(403);
+    expect(res.json.reason).toBe('INSUFFICIENT_SCOPE');
+  });
+
+  it('answers 400 MALFORMED in the standard error shape for an unreadable presentation, and audits it', async () => {
+    const vpId = `urn:uuid:${crypto.randomUUID()}`;
+    const res = await issuer.call('/v1/vp/verify', { body: { presentation: { id: vpId, type: ['VerifiablePresentation'] }, expectedTarget: TARGET } });
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('MALFORMED');
+    expect(await auditOf('VP_REJECTED', vpId)).toMatchObject({ reason: 'MALFORMED' });
+  });
+
+  it('answers 400 MALFORMED when neither expectedTarget nor a proof domain names the target', async () => {
+    const res = await issuer.call('/v1/vp/verify', { body: { presentation: { id: 'urn:uuid:x', proof: {} } } });
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('MALFORMED');
+  });
+
+  it('refuses a body without a presentation (400 VALIDATION_FAILED)', async () => {
+    const res = await issuer.call('/v1/vp/verify', { body: { expectedTarget: TARGET } });
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('full lifecycle, self custody: mint → onboard → present → verify → revoke → CREDENTIAL_REVOKED', async () => {
+    const { agent, credential, vcId } = await selfAgent();
+    expect((await issuer.call('/v1/vp/verify', { body: { presentation: await present(agent, [credential]), expectedTarget: TARGET } })).json.valid).toBe(true);
+    expect((await issuer.call(`/v1/vcs/${encodeURIComponent(vcId)}/revoke`, { admin: true, body: { reason: 'test' } })).status).toBe(200);
+    const res = await issuer.call('/v1/vp/verify', { body: { presentation: await present(agent, [credential]), expectedTarget: TARGET } });
+    expect(res.status).toBe(403);
+    expect(res.json).toMatchObject({ valid: false, reason: 'CREDENTIAL_REVOKED', failedCheck: 'status' });
+  });
+
+  it('full lifecycle, server custody: the server-signed presentation verifies, then CREDENTIAL_REVOKED', async () => {
+    const { agentDid, vcId } = await onboardServerAgent(issuer);
+    const presentFor = async () => (await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}/vp`, { admin: true, body: { targetService: TARGET } })).json;
+    const ok = await issuer.call('/v1/vp/verify', { body: { presentation: await presentFor(), expectedTarget: TARGET } });
+    expect(ok.status).toBe(200);
+    expect(ok.json.agentDid).toBe(agentDid);
+    expect((await issuer.call(`/v1/vcs/${encodeURIComponent(vcId)}/revoke`, { admin: true, body: {} })).status).toBe(200);
+    const denied = await issuer.call('/v1/vp/verify', { body: { presentation: await presentFor(), expectedTarget: TARGET } });
+    expect(denied.status).toBe(403);
+    expect(denied.json.reason).toBe('CREDENTIAL_REVOKED');
+  });
+
+  it('refuses a deactivated agent DID with DID_DEACTIVATED', async () => {
+    const { agentDid } = await onboardServerAgent(issuer);
+    const vp = (await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}/vp`, { admin: true, body: { targetService: TARGET } })).json;
+    expect((await issuer.call(`/v1/dids/${encodeURIComponent(agentDid)}/deactivate`, { admin: true, body: {} })).status).toBe(200);
+    const res = await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET } });
+    expect(res.status).toBe(403);
+    expect(res.json.reason).toBe('DID_DEACTIVATED');
+  });
+});
+
+describe('session tokens', () => {
+  it('issues an EdDSA JWT that verifies with jose against the published JWKS, with the documented claims', async () => {
+    const { agent, credential } = await selfAgent();
+    const vp = await present(agent, [credential]);
+    const res = await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET, session: true } });
+    expect(res.status).toBe(200);
+    const token = res.json.sessionToken as string;
+    const issuerDid = issuer.running.ctx.issuer.did;
+    const jwks = createRemoteJWKSet(new URL(`${issuer.url}/.well-known/jwks.json`));
+    const { payload, protectedHeader } = await jwtVerify(token, jwks, { issuer: issuerDid, audience: TARGET, algorithms: ['EdDSA'] });
+    expect(protectedHeader.alg).toBe('EdDSA');
+    expect(payload).toMatchObject({ iss: issuerDid, sub: agent.did, aud: TARGET, scope: 'files:read files:write', vpId: vp.id });
+    expect(typeof payload.jti).toBe('string');
+    expect((payload.exp as number) - (payload.iat as number)).toBe(300);
+    expect(payload.act).toBeUndefined(); // a root credential: nobody delegated
+    expect(new Date(res.json.sessionExpiresAt).getTime()).toBe((payload.exp as number) * 1000);
+    // The single-key endpoint publishes the same key.
+    const single = await issuer.call('/v1/sessions/public-key');
+    expect(single.json.kid).toBe(decodeProtectedHeader(token).kid);
+    expect(single.json).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' });
+    expect(single.json.d).toBeUndefined();
+  });
+
+  it('carries the delegation path as nested RFC 8693 act claims', async () => {
+    const { agent: root, credential } = await selfAgent();
+    const middle = newAgent();
+    const leaf = newAgent();
+    const toMiddle = await delegate(credential, { delegator: root, delegateeDid: middle.did, scopes: ['files:read', 'files:write'] });
+    const toLeaf = await delegate(toMiddle, { delegator: middle, delegateeDid: leaf.did, scopes: ['files:read'] });
+    const vp = await present(leaf, [toLeaf, toMiddle, credential]);
+    const res = await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET, session: true } });
+    expect(res.status).toBe(200);
+    expect(res.json.effectiveScopes).toEqual(['files:read']);
+    const jwks = createRemoteJWKSet(new URL(`${issuer.url}/.well-known/jwks.json`));
+    const { payload } = await jwtVerify(res.json.sessionToken, jwks, { audience: TARGET });
+    expect(payload.sub).toBe(leaf.did);
+    expect(payload.scope).toBe('files:read');
+    expect(payload.act).toEqual({ sub: middle.did, act: { sub: root.did } });
+  });
+
+  it('no token without session: true, and none for a denied presentation', async () => {
+    const { agent, credential } = await selfAgent();
+    const plain = await issuer.call('/v1/vp/verify', { body: { presentation: await present(agent, [credential]), expectedTarget: TARGET } });
+    expect(plain.json.sessionToken).toBeUndefined();
+    const denied = await issuer.call('/v1/vp/verify', { body: { presentation: await present(agent, [credential], { domain: 'x.example' }), expectedTarget: TARGET, session: true } });
+    expect(denied.status).toBe(403);
+    expect(denied.json.sessionToken).toBeUndefined();
+  });
+
+  it('keeps the same session key across a restart (encrypted in settings, not the signing key)', async () => {
+    const own = await startTestIssuer();
+    try {
+      const before = (await own.call('/v1/sessions/public-key')).json;
+      const row = own.running.ctx.db.sqlite.prepare("SELECT value FROM settings WHERE key = 'sessions.signing_key'").get() as { value: string };
+      expect(JSON.parse(row.value).envelope).toMatchObject({ v: 1, alg: 'A256GCM' });
+      expect(Object.keys(JSON.parse(row.value)).sort()).toEqual(['envelope', 'v', 'x']); // no private key in clear
+      const restarted = await own.restart();
+      // The first request may meet a pooled keep-alive socket of the previous server: retried once.
+      const after = await restarted.call('/v1/sessions/public-key').catch(() => restarted.call('/v1/sessions/public-key'));
+      expect(after.json).toEqual(before);
+      await restarted.dispose();
+    } finally {
+      await own.stop().catch(() => undefined);
+    }
+  });
+
+  it('actorClaimOf nests delegators leaf-first and ignores the platform root and grants', () => {
+    const link = (type: 'AgentCredential' | 'DelegatedAgentCredential' | 'DelegationGrantCredential', issuerDid: string) => ({ id: 'urn:x', type, issuer: issuerDid, subject: 's', privilegeScopes: [], cached: false });
+    expect(actorClaimOf([link('AgentCredential', 'did:web:platform')])).toBeUndefined();
+    expect(actorClaimOf([link('DelegatedAgentCredential', 'did:b'), link('DelegatedAgentCredential', 'did:a'), link('AgentCredential', 'did:web:platform'), link('DelegationGrantCredential', 'did:p')])).toEqual({
+      sub: 'did:b',
+      act: { sub: 'did:a' },
+    });
+  });
+
+  it('SESSION_KEY_UNREADABLE: a corrupted row or a wrong key-encryption key is reported, never replaced', async () => {
+    const kek = crypto.getRandomValues(new Uint8Array(32));
+    const garbage = createSessionTokenIssuer({ store: { load: () => '{"v":2}', saveIfAbsent: (v) => v }, keyEncryptionKey: kek, issuerDid: 'did:web:x' });
+    await expect(garbage.publicJwk()).rejects.toMatchObject({ code: 'SESSION_KEY_UNREADABLE' });
+    const envelope = await encrypt(crypto.getRandomValues(new Uint8Array(32)), new Uint8Array(32));
+    const stored = JSON.stringify({ v: 1, x: 'A'.repeat(43), envelope });
+    const wrongKek = createSessionTokenIssuer({ store: { load: () => stored, saveIfAbsent: (v) => v }, keyEncryptionKey: kek, issuerDid: 'did:web:x' });
+    const failure = await wrongKek.issue({ agentDid: 'did:key:z', target: 't', scopes: [], vpId: 'urn:x', chain: [] }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(SessionTokenError);
+    expect((failure as SessionTokenError).code).toBe('SESSION_KEY_UNREADABLE');
+  });
+
+  it('two first requests racing to create the key end up with one key', async () => {
+    let value: string | undefined;
+    const store = { load: () => value, saveIfAbsent: (v: string) => (value ??= v) };
+    const kek = crypto.getRandomValues(new Uint8Array(32));
+    const a = createSessionTokenIssuer({ store, keyEncryptionKey: kek, issuerDid: 'did:web:x' });
+    const b = createSessionTokenIssuer({ store, keyEncryptionKey: kek, issuerDid: 'did:web:x' });
+    const [ka, kb] = await Promise.all([a.publicJwk(), b.publicJwk()]);
+    expect(ka).toEqual(kb);
+  });
+
+  it('mints tokens for many concurrent verifications (one token each)', async () => {
+    const token = await mintToken(issuer);
+    const agent = newAgent();
+    const enrolled = await onboardSelfAgent(issuer, agent, token);
+    const credential = enrolled.verifiableCredential as unknown as AgentCredential;
+    const results = await Promise.all(
+      Array.from({ length: 20 }, async () => issuer.call('/v1/vp/verify', { body: { presentation: await present(agent, [credential]), expectedTarget: TARGET, session: true } })),
+    );
+    const jtis = new Set(results.map((r) => JSON.parse(Buffer.from(String(r.json.sessionToken).split('.')[1] ?? '', 'base64url').toString()).jti));
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    expect(jtis.size).toBe(20);
+  });
+});

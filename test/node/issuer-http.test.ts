@@ -1,0 +1,208 @@
+// The HTTP envelope every endpoint shares: one error shape, body limit (413), JSON-only
+// bodies (415), malformed JSON (400), admin auth (401), rate limits (429 + Retry-After),
+// refusals in the audit log, no stack traces, JSON request logs without secrets, and
+// `npm start` serving and shutting down gracefully.
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../issuer/http/logger.ts';
+import { mintToken, onboardServerAgent, startTestIssuer, tempDir, TEST_ADMIN_KEY, type TestIssuer } from '../support/issuer.ts';
+
+const logLines: string[] = [];
+let issuer: TestIssuer;
+beforeAll(async () => {
+  issuer = await startTestIssuer({}, { log: createLogger({ level: 'debug', write: (line) => logLines.push(line) }) });
+});
+afterAll(() => issuer.dispose());
+
+const mintBody = { requestedScopes: ['files:read'], maxDelegationDepth: 0, requestedDomains: ['files.example.com'] };
+
+describe('request bodies', () => {
+  it('refuses bodies over 64 KiB with 413 PAYLOAD_TOO_LARGE (declared length and chunked)', async () => {
+    const big = JSON.stringify({ ...mintBody, padding: 'x'.repeat(70 * 1024) });
+    const declared = await issuer.call('/v1/enrollment-tokens', { admin: true, body: big });
+    expect(declared.status).toBe(413);
+    expect(declared.json).toEqual({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'request bodies are limited to 65536 bytes' } });
+    const bytes = new TextEncoder().encode(big);
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < bytes.length; i += 8192) controller.enqueue(bytes.slice(i, i + 8192));
+        controller.close();
+      },
+    });
+    const chunked = await fetch(`${issuer.url}/v1/onboard`, { method: 'POST', body: stream, headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect(((await chunked.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('refuses non-JSON bodies with 415 UNSUPPORTED_MEDIA_TYPE', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const res = await issuer.call('/v1/onboard', { body: 'token=abc&custody=server', headers: { 'content-type': type } });
+      expect(res.status, type).toBe(415);
+      expect(res.json.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    }
+    const none = await fetch(`${issuer.url}/v1/onboard`, { method: 'POST', body: new Blob(['{}']) });
+    expect(none.status).toBe(415);
+    // A non-JSON content type is refused even without a body.
+    const empty = await fetch(`${issuer.url}/v1/onboard`, { method: 'POST', headers: { 'content-type': 'text/plain' } });
+    expect(empty.status).toBe(415);
+    expect(((await empty.json()) as { error: { code: string } }).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('refuses malformed JSON with 400 MALFORMED_JSON', async () => {
+    const res = await issuer.call('/v1/onboard', { body: '{"token": ', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('MALFORMED_JSON');
+  });
+});
+
+describe('admin authentication', () => {
+  it('answers 401 with WWW-Authenticate: Bearer for a missing, wrong or non-Bearer key', async () => {
+    for (const authorization of [undefined, 'Bearer wrong-key', `Basic ${btoa(`admin:${TEST_ADMIN_KEY}`)}`, `Bearer ${TEST_ADMIN_KEY}x`, `Bearer  `]) {
+      const res = await issuer.call('/v1/agents', { ...(authorization ? { headers: { authorization } } : {}) });
+      expect(res.status, authorization).toBe(401);
+      expect(res.json.error.code).toBe('UNAUTHORIZED');
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="mandate-issuer", error="invalid_(request|token)"$/);
+    }
+    expect((await issuer.call('/v1/agents', { headers: { authorization: `bearer ${TEST_ADMIN_KEY}` } })).status).toBe(200);
+  });
+});
+
+describe('rate limits', () => {
+  it('per IP: 429 RATE_LIMITED with Retry-After, audited once per window', async () => {
+    const limited = await startTestIssuer({ SERVICE_RATE_LIMIT_PER_IP: '5', SERVICE_RATE_LIMIT_WINDOW_SECONDS: '60' });
+    try {
+      const statuses: number[] = [];
+      let last;
+      for (let i = 0; i < 8; i++) {
+        last = await limited.call('/v1/health');
+        statuses.push(last.status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+      expect(last?.json.error.code).toBe('RATE_LIMITED');
+      const retryAfter = Number(last?.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(limited.running.ctx.audit.list({ event: 'REQUEST_REFUSED' }).records.filter((r) => r.reason === 'RATE_LIMITED')).toHaveLength(1);
+    } finally {
+      await limited.dispose();
+    }
+  });
+
+  it('per credential: an Authorization header and an enrollment token each have their own budget', async () => {
+    const limited = await startTestIssuer({ SERVICE_RATE_LIMIT_PER_TOKEN: '3' });
+    try {
+      const withKey = [];
+      for (let i = 0; i < 4; i++) withKey.push((await limited.call('/v1/agents', { admin: true })).status);
+      expect(withKey).toEqual([200, 200, 200, 429]);
+      // Anonymous requests from the same address are not affected by that key's budget.
+      expect((await limited.call('/v1/health')).status).toBe(200);
+      const token = await mintToken(limited).catch(() => undefined); // the admin key is exhausted now
+      expect(token).toBeUndefined();
+    } finally {
+      await limited.dispose();
+    }
+    const onboarding = await startTestIssuer({ SERVICE_RATE_LIMIT_PER_TOKEN: '3' });
+    try {
+      const token = await mintToken(onboarding);
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await onboarding.call('/v1/onboard', { body: { token, custody: 'server' } })).status);
+      expect(statuses).toEqual([201, 201, 201, 429]);
+    } finally {
+      await onboarding.dispose();
+    }
+  });
+});
+
+describe('errors and audit', () => {
+  it('records every refusal (not unknown routes) with its code, method, path and request id', async () => {
+    const requestId = 'test-request-id-123';
+    await issuer.call('/v1/agents', { headers: { 'x-request-id': requestId } });
+    const refused = issuer.running.ctx.audit.list({ event: 'REQUEST_REFUSED', limit: 500 }).records.find((r) => r.data?.requestId === requestId);
+    expect(refused).toMatchObject({ actor: 'anonymous', reason: 'UNAUTHORIZED', data: { method: 'GET', path: '/v1/agents', status: 401 } });
+    const before = issuer.running.ctx.audit.list({ limit: 500 }).records.length;
+    await issuer.call('/no/such/route');
+    expect(issuer.running.ctx.audit.list({ limit: 500 }).records.length).toBe(before);
+  });
+
+  it('answers an internal failure with 500 INTERNAL_ERROR and no stack trace; the log names the error code', async () => {
+    // Move agent B's encrypted key onto agent A's row: the AAD (the DID) no longer matches, so it must not decrypt.
+    const a = await onboardServerAgent(issuer);
+    const b = await onboardServerAgent(issuer);
+    const sqlite = issuer.running.ctx.db.sqlite;
+    const envelope = (sqlite.prepare('SELECT envelope FROM agent_keys WHERE did = ?').get(b.agentDid) as { envelope: string }).envelope;
+    sqlite.prepare('UPDATE agent_keys SET envelope = ? WHERE did = ?').run(envelope, a.agentDid);
+    const res = await issuer.call(`/v1/agents/${encodeURIComponent(a.agentDid)}/vp`, { admin: true, body: { targetService: 'files.example.com' } });
+    expect(res.status).toBe(500);
+    expect(res.json).toEqual({ error: { code: 'INTERNAL_ERROR', message: 'internal error' } });
+    const logged = logLines.map((l) => JSON.parse(l)).find((l) => l.msg === 'unhandled error');
+    expect(logged).toMatchObject({ level: 'error', code: 'DECRYPTION_FAILED', method: 'POST' });
+  });
+
+  it('logs one JSON line per request with method, path, status, ms and request id, never secrets', async () => {
+    const token = await mintToken(issuer);
+    await issuer.call('/v1/onboard', { body: { token, custody: 'server' }, headers: { 'x-request-id': 'trace-me' } });
+    const lines = logLines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const line = lines.find((l) => l.requestId === 'trace-me');
+    expect(line).toMatchObject({ level: 'info', msg: 'request', method: 'POST', path: '/v1/onboard', status: 201 });
+    expect(typeof line?.ms).toBe('number');
+    const all = logLines.join('\n');
+    expect(all).not.toContain(TEST_ADMIN_KEY);
+    expect(all).not.toContain(token);
+    expect(all.toLowerCase()).not.toContain('authorization');
+  });
+});
+
+describe('start-up', () => {
+  it('answers 503 SERVICE_UNAVAILABLE with Retry-After until the issuer is ready', async () => {
+    const { startIssuer } = await import('../../issuer/server.ts');
+    const { loadConfig } = await import('../../issuer/config.ts');
+    const { testEnv } = await import('../support/issuer.ts');
+    const dir = tempDir();
+    let early: Response | undefined;
+    const running = await startIssuer({
+      config: loadConfig(testEnv(dir)),
+      port: 0,
+      onListening: async (url) => {
+        early = await fetch(`${url}/v1/health`);
+      },
+    });
+    try {
+      expect(early?.status).toBe(503);
+      expect(early?.headers.get('retry-after')).toBe('1');
+      expect(((await early?.json()) as { error: { code: string } }).error.code).toBe('SERVICE_UNAVAILABLE');
+      expect((await fetch(`${running.url}/v1/health`)).status).toBe(200);
+    } finally {
+      await running.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm start', () => {
+  it('serves on the configured port and shuts down cleanly on SIGTERM', async () => {
+    const dir = tempDir();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'issuer/main.ts'], {
+      cwd: process.cwd(),
+      env: { ...process.env, PORT: '0', SERVICE_SQLITE_PATH: join(dir, 'issuer.db'), LOG_LEVEL: 'warn', NODE_ENV: 'development' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const match = /listening on (http:\/\/\S+)\n  issuer DID: \S+\n/.exec(stderr);
+        if (match?.[1]) resolve(match[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+    });
+    expect(stderr).toContain(`development secrets (admin API key, keys): ${join(dir, 'issuer-secrets.json')}`);
+    const health = await fetch(`${url}/v1/health`);
+    expect(health.status).toBe(200);
+    const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,196 @@
+// A real issuer for Node tests: a temp SQLite file under os.tmpdir(), an ephemeral port, silent
+// logs, generous rate limits (tests that exercise limits set their own), and small helpers to
+// call it. `restart()` reopens the same file on the same port (same did:web).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, type Env } from '../../issuer/config.ts';
+import { createProof } from '../../wallet/crypto/data-integrity.ts';
+import { createCachedResolver } from '../../wallet/did/cache.ts';
+import { resolveDidKey } from '../../wallet/did/key.ts';
+import { createResolver } from '../../wallet/did/registry.ts';
+import { createKeyResolver } from '../../wallet/did/verification-method.ts';
+import { createWebResolver } from '../../wallet/did/web.ts';
+import { createStatusListClient } from '../../wallet/status/client.ts';
+import type { SigningIdentity } from '../../wallet/vc/identity.ts';
+import { verifyPresentation, type VerificationResult } from '../../wallet/vc/verify.ts';
+import type { Logger } from '../../issuer/http/logger.ts';
+import { startIssuer, type RunningIssuer } from '../../issuer/server.ts';
+
+export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdefghijklmnopqrstuvwxyz';
+
+export interface TestIssuer {
+  running: RunningIssuer;
+  url: string;
+  dir: string;
+  env: Env;
+  /** fetch(url + path) with JSON body and the admin key when `admin` is true. */
+  call(path: string, options?: CallOptions): Promise<CallResult>;
+  restart(extraEnv?: Env): Promise<TestIssuer>;
+  stop(): Promise<void>;
+  /** stop() and delete the temp directory. */
+  dispose(): Promise<void>;
+}
+
+export interface CallOptions {
+  method?: string;
+  body?: unknown;
+  admin?: boolean;
+  headers?: Record<string, string>;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+  json: any;
+}
+
+export function tempDir(prefix = 'mandate-issuer-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function testEnv(dir: string, extra: Env = {}): Env {
+  return {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    SERVICE_SQLITE_PATH: join(dir, 'issuer.db'),
+    SERVICE_ADMIN_API_KEY: TEST_ADMIN_KEY,
+    SERVICE_RATE_LIMIT_PER_IP: '1000000',
+    SERVICE_RATE_LIMIT_PER_TOKEN: '1000000',
+    ...extra,
+  };
+}
+
+export async function call(base: string, path: string, options: CallOptions = {}): Promise<CallResult> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
+  if (options.admin) headers.authorization = `Bearer ${TEST_ADMIN_KEY}`;
+  const response = await fetch(base + path, {
+    method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
+    headers,
+    ...(options.body === undefined ? {} : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
+  });
+  const text = await response.text();
+  let json: unknown = undefined;
+  try {
+    json = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    json = text;
+  }
+  return { status: response.status, headers: response.headers, json };
+}
+
+export interface TestIssuerOptions {
+  dir?: string;
+  port?: number;
+  /** Injected clock (epoch ms). */
+  now?: () => number;
+  log?: Logger;
+}
+
+export async function startTestIssuer(extraEnv: Env = {}, options: TestIssuerOptions = {}): Promise<TestIssuer> {
+  const dir = options.dir ?? tempDir();
+  const env = testEnv(dir, extraEnv);
+  const running = await startIssuer({
+    config: loadConfig(env),
+    port: options.port ?? 0,
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.log ? { log: options.log } : {}),
+  });
+  const port = Number(new URL(running.url).port);
+  const self: TestIssuer = {
+    running,
+    url: running.url,
+    dir,
+    env,
+    call: (path, callOptions) => call(running.url, path, callOptions),
+    async restart(more = {}) {
+      await running.close();
+      // Let this process's fetch pool see the closed keep-alive sockets before the port is reused.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return startTestIssuer({ ...extraEnv, ...more }, { ...options, dir, port });
+    },
+    stop: () => running.close(),
+    async dispose() {
+      await running.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return self;
+}
+
+/** Mints a token with the admin key and returns it. */
+export async function mintToken(issuer: TestIssuer, body: Record<string, unknown> = {}): Promise<string> {
+  const res = await issuer.call('/v1/enrollment-tokens', {
+    admin: true,
+    body: { requestedScopes: ['files:read', 'files:write'], maxDelegationDepth: 2, requestedDomains: ['files.example.com'], ...body },
+  });
+  if (res.status !== 201) throw new Error(`mint failed: ${res.status} ${JSON.stringify(res.json)}`);
+  return res.json.token as string;
+}
+
+/** Server-custody onboarding end to end; returns {agentDid, vcId, verifiableCredential}. */
+export async function onboardServerAgent(issuer: TestIssuer, token?: string): Promise<{ agentDid: string; vcId: string; verifiableCredential: Record<string, unknown> }> {
+  const start = await issuer.call('/v1/onboard', { body: { token: token ?? (await mintToken(issuer)), custody: 'server' } });
+  if (start.status !== 201) throw new Error(`onboard failed: ${start.status} ${JSON.stringify(start.json)}`);
+  const done = await issuer.call('/v1/onboard/verify', { body: { challengeId: start.json.challengeId, challenge: start.json.challenge } });
+  if (done.status !== 201) throw new Error(`verify failed: ${done.status} ${JSON.stringify(done.json)}`);
+  return done.json;
+}
+
+/**
+ * The self-custody step-2 proof: a DID-Auth presentation by `holder`, proofPurpose
+ * authentication, bound to the issuer's challenge and (as domain) the issuer's DID.
+ */
+export async function didAuthProof(
+  holder: SigningIdentity,
+  challenge: string,
+  domain: string,
+  overrides: { holderDid?: string; proofPurpose?: string; created?: Date } = {},
+): Promise<Record<string, unknown>> {
+  const unsigned = { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiablePresentation'], holder: overrides.holderDid ?? holder.did };
+  return (await createProof(unsigned, {
+    signer: holder.signer,
+    verificationMethod: holder.verificationMethod,
+    proofPurpose: overrides.proofPurpose ?? 'authentication',
+    challenge,
+    domain,
+    ...(overrides.created ? { created: overrides.created } : {}),
+  })) as unknown as Record<string, unknown>;
+}
+
+/** Self-custody onboarding end to end for `holder`. */
+export async function onboardSelfAgent(issuer: TestIssuer, holder: SigningIdentity, token?: string): Promise<{ agentDid: string; vcId: string; verifiableCredential: Record<string, unknown> }> {
+  const start = await issuer.call('/v1/onboard', { body: { token: token ?? (await mintToken(issuer)), custody: 'self', did: holder.did } });
+  if (start.status !== 201) throw new Error(`onboard failed: ${start.status} ${JSON.stringify(start.json)}`);
+  const proof = await didAuthProof(holder, start.json.challenge, start.json.domain);
+  const done = await issuer.call('/v1/onboard/verify', { body: { challengeId: start.json.challengeId, proof } });
+  if (done.status !== 201) throw new Error(`verify failed: ${done.status} ${JSON.stringify(done.json)}`);
+  return done.json;
+}
+
+/**
+ * An independent verifier, as a third-party service would run it: did:web and status lists
+ * fetched over real HTTP from the issuer (fresh caches per call, so a revocation published
+ * since is seen), the issuer's DID as the only trusted issuer.
+ */
+export async function verifyExternally(
+  vp: unknown,
+  options: { trustedIssuer: string; domain: string; challenge?: string },
+): Promise<VerificationResult> {
+  const resolver = createCachedResolver(createResolver({ methods: { key: resolveDidKey, web: createWebResolver({ allowHttpLoopback: true }) } }));
+  const statusLists = createStatusListClient({ resolveKey: createKeyResolver(resolver), allowHttpLoopback: true });
+  return verifyPresentation(vp, {
+    trustedIssuers: [options.trustedIssuer],
+    expectedDomain: options.domain,
+    ...(options.challenge === undefined ? {} : { expectedChallenge: options.challenge }),
+    resolver,
+    statusLists,
+  });
+}
+
+/** POST /v1/vp/verify as a service provider would call it. */
+export async function verifyAtIssuer(issuer: TestIssuer, presentation: unknown, expectedTarget: string, challenge?: string): Promise<CallResult> {
+  return issuer.call('/v1/vp/verify', { body: { presentation, expectedTarget, ...(challenge === undefined ? {} : { challenge }) } });
+}
