@@ -1,0 +1,546 @@
+/**
+ * `IssuerClient`: the issuer's HTTP API (docs/api.md) as typed calls, for agents (onboarding),
+ * services (verification) and operators (tokens, credentials, status lists, DIDs, audit).
+ * fetch-based and isomorphic. How each exchange is made (deadline, size cap, no redirects,
+ * retries) is in transport.ts; this file says WHICH calls may be retried:
+ *
+ * Retried on network errors, timeouts, 5xx and 429 (idempotent):
+ * - every GET (`health`, `getCredential`, `resolveDid`, `listDids`, `audit`, `verifyAuditChain`,
+ *   `sessionPublicKey`);
+ * - `revoke`: its end state is final, so repeating it cannot do more. A retry whose first attempt
+ *   did land meets 409 CREDENTIAL_ALREADY_REVOKED; `revoke` answers that with the credential as it
+ *   now is (`alreadyRevoked: true`), whoever revoked it;
+ * - `requestVp`: each call signs a fresh presentation and changes nothing else (one more audit
+ *   record), so a repeat is harmless.
+ * Never retried (not idempotent):
+ * - `onboard` (step 1 opens a challenge, step 2 consumes the single-use token and challenge);
+ * - `verify` (the issuer's replay cache accepts each vpId and challenge once: a repeat of a
+ *   request that landed would be refused as REPLAYED);
+ * - everything that creates or changes something: `mintEnrollmentToken`, `delegate`, `renew`,
+ *   `suspend`, `reinstate`, `createStatusList`, `createDid`, `addService`, `removeService`,
+ *   `deactivateDid`.
+ *
+ * Errors: the issuer's refusals are `IssuerApiError {status, code, message, details?}` with the
+ * API's code; `verify` returns denials (`{valid: false, reason, …}`) as values, because a denial
+ * is an answer, not a failure. No secret (admin key, enrollment token, challenge) ever appears in
+ * an error message, its details or an event.
+ */
+import { createProof } from '../crypto/data-integrity.ts';
+import type { JsonObject, JsonValue } from '../crypto/jcs.ts';
+import type { Ed25519PublicJwk } from '../crypto/jwt.ts';
+import type { SigningIdentity } from '../vc/identity.ts';
+import { isReasonCode, type ReasonCode } from '../vc/reasons.ts';
+import type { AgentCredential, DelegatedAgentCredential, VerifiablePresentation } from '../vc/types.ts';
+import { IssuerClientError, isIssuerApiError } from './errors.ts';
+import { createTransport, type RequestSpec, type Transport, type TransportOptions } from './transport.ts';
+
+export type IssuerClientOptions = TransportOptions;
+
+/** Anything that holds a self-custody key and keeps credentials: a `Wallet`. */
+export interface OnboardingHolder {
+  readonly identity: SigningIdentity;
+  addCredential(credential: unknown): Promise<unknown>;
+}
+
+export type OnboardOptions = { custody: 'self'; wallet: OnboardingHolder; signal?: AbortSignal } | { custody: 'server'; signal?: AbortSignal };
+
+export interface OnboardResult {
+  agentDid: string;
+  vcId: string;
+  custody: 'self' | 'server';
+  verifiableCredential: AgentCredential;
+}
+
+export interface VerifyOptions {
+  /** The calling service's own name: the proof's domain must equal it (docs/api.md: "Send it"). */
+  target: string;
+  /** The nonce the service handed out. */
+  challenge?: string;
+  requiredScopes?: readonly string[];
+  signal?: AbortSignal;
+}
+
+export interface VpAccepted {
+  valid: true;
+  agentDid: string;
+  privilegeScopes: string[];
+  effectiveScopes: string[];
+  vpId: string;
+  target: string;
+}
+
+export interface VpDenied {
+  valid: false;
+  /** A reason code of docs/protocol.md §Reason codes. */
+  reason: ReasonCode;
+  message: string;
+  failedCheck: string;
+  vpId?: string;
+}
+
+export type VpVerdict = VpAccepted | VpDenied;
+
+export interface RequestVpOptions {
+  /** The verifier's service name (the proof's domain). */
+  target: string;
+  challenge?: string;
+  credentialId?: string;
+  lifetimeSeconds?: number;
+  signal?: AbortSignal;
+}
+
+export interface ServerDelegationOptions {
+  /** The delegatee's DID. */
+  to: string;
+  scopes: readonly string[];
+  lifetimeSeconds: number;
+  domains?: readonly string[];
+  delegationDepth?: number;
+  signal?: AbortSignal;
+}
+
+export type CredentialState = 'active' | 'revoked' | 'suspended' | 'superseded' | 'expired';
+
+/** docs/api.md `Credential`. */
+export interface CredentialView {
+  vcId: string;
+  type: 'AgentCredential' | 'DelegatedAgentCredential';
+  subjectDid: string;
+  issuerDid: string;
+  state: CredentialState;
+  issuedAt: string;
+  validFrom: string;
+  validUntil?: string;
+  revokedAt?: string;
+  suspendedAt?: string;
+  supersededBy?: string;
+  parentId?: string;
+  statusLists: { purpose: string; listId: string; index: number; url: string }[];
+  verifiableCredential: AgentCredential | DelegatedAgentCredential;
+}
+
+export interface MintTokenInput {
+  requestedScopes: readonly string[];
+  maxDelegationDepth: number;
+  requestedDomains: readonly string[];
+  ttlSeconds?: number;
+  credentialValiditySeconds?: number;
+}
+
+export interface EnrollmentToken {
+  tokenId: string;
+  /** The single-use secret, shown once. */
+  token: string;
+  expiresAt: string;
+}
+
+export interface StatusListInput {
+  purpose: string;
+  id?: string;
+  makeDefault?: boolean;
+}
+
+export interface StatusListInfo {
+  listId: string;
+  purpose: string;
+  url: string;
+  length: number;
+}
+
+export interface ServiceInput {
+  id?: string;
+  type: string;
+  serviceEndpoint: JsonValue;
+}
+
+export type CreateDidInput =
+  | { method?: 'web' | 'key'; name?: string; services?: ServiceInput[] }
+  | { publicKeyMultibase: string; name?: string; services?: ServiceInput[] }
+  | { did: string };
+
+/** docs/api.md `HostedDid`. */
+export interface HostedDid {
+  did: string;
+  kind: 'issuer' | 'agent' | 'managed' | 'registered';
+  serverHeldKey: boolean;
+  deactivated: boolean;
+  didDocument: JsonObject;
+  created: string;
+  updated: string;
+}
+
+export interface DidResolution {
+  '@context': string;
+  didDocument: JsonObject | null;
+  didDocumentMetadata: JsonObject;
+  didResolutionMetadata: JsonObject;
+}
+
+export interface AuditQuery {
+  agent?: string;
+  event?: string;
+  from?: Date | string;
+  to?: Date | string;
+  cursor?: string;
+  limit?: number;
+  signal?: AbortSignal;
+}
+
+export interface AuditRecord {
+  seq: number;
+  id: string;
+  at: string;
+  event: string;
+  agentDid?: string;
+  actor: string;
+  reason?: string;
+  vpId?: string;
+  data?: JsonObject;
+  prevHash: string;
+  hash: string;
+}
+
+export type AuditChainVerdict = { intact: true; count: number; headHash: string } | { intact: false; brokenAt: number; count: number };
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function invalid(what: string): IssuerClientError {
+  return new IssuerClientError('RESPONSE_INVALID', `the issuer's answer is not ${what}`);
+}
+
+function asObject(json: JsonValue, what: string): JsonObject {
+  if (!isObject(json)) throw invalid(what);
+  return json;
+}
+
+function requireStrings(object: JsonObject, members: readonly string[], what: string): void {
+  for (const member of members) if (typeof object[member] !== 'string') throw invalid(what);
+}
+
+const enc = encodeURIComponent;
+
+function isoTime(value: Date | string | undefined): string | undefined {
+  return value instanceof Date ? value.toISOString() : value;
+}
+
+/** Drops undefined members (the API's strict schemas refuse explicit nulls). */
+function defined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+export class IssuerClient {
+  readonly #transport: Transport;
+
+  constructor(options: IssuerClientOptions) {
+    this.#transport = createTransport(options);
+  }
+
+  /** The normalized base URL (no trailing slash). */
+  get baseUrl(): string {
+    return this.#transport.baseUrl;
+  }
+
+  async #json(spec: RequestSpec): Promise<JsonValue> {
+    return (await this.#transport.request(spec)).json;
+  }
+
+  /** `GET /v1/health`: `{ok, issuer}` (the issuer's DID). */
+  async health(options: CallOptions = {}): Promise<{ ok: boolean; issuer: string }> {
+    const body = asObject(await this.#json({ method: 'GET', path: '/v1/health', idempotent: true, signal: options.signal }), 'a health answer');
+    requireStrings(body, ['issuer'], 'a health answer');
+    return { ok: body.ok === true, issuer: body.issuer as string };
+  }
+
+  /**
+   * Both onboarding steps in one call (docs/api.md §Enrollment). Self custody: the wallet's DID
+   * is enrolled; the issuer's challenge is answered with a DID-Auth presentation signed by the
+   * wallet's key, and the credential is stored in the wallet. Server custody: the issuer creates
+   * the key and the DID; the challenge is echoed. The token is consumed by step 2.
+   */
+  async onboard(token: string, options: OnboardOptions): Promise<OnboardResult> {
+    if (typeof token !== 'string' || token.length === 0 || token.length > 256) throw new IssuerClientError('CONFIG_INVALID', 'the enrollment token must be a string of 1 to 256 characters');
+    const holder = options.custody === 'self' ? options.wallet.identity : undefined;
+    const started = asObject(
+      await this.#json({
+        method: 'POST',
+        path: '/v1/onboard',
+        body: { token, custody: options.custody, ...(holder ? { did: holder.did } : {}) },
+        idempotent: false,
+        secrets: [token],
+        signal: options.signal,
+      }),
+      'an onboarding challenge',
+    );
+    requireStrings(started, ['challengeId', 'challenge', 'domain'], 'an onboarding challenge');
+    const challenge = started.challenge as string;
+    let answer: JsonObject;
+    if (holder) {
+      // The DID-Auth presentation the issuer expects (docs/api.md §POST /v1/onboard/verify):
+      // proofPurpose authentication, the issuer's challenge, domain = the issuer's DID.
+      const proof = await createProof(
+        { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiablePresentation'], holder: holder.did },
+        { signer: holder.signer, verificationMethod: holder.verificationMethod, proofPurpose: 'authentication', challenge, domain: started.domain as string },
+      );
+      answer = { challengeId: started.challengeId as string, proof: proof as unknown as JsonObject };
+    } else {
+      answer = { challengeId: started.challengeId as string, challenge };
+    }
+    const done = asObject(
+      await this.#json({ method: 'POST', path: '/v1/onboard/verify', body: answer, idempotent: false, secrets: [token, challenge], signal: options.signal }),
+      'an enrollment result',
+    );
+    requireStrings(done, ['agentDid', 'vcId'], 'an enrollment result');
+    const credential = done.verifiableCredential;
+    if (!isObject(credential) || !isObject(credential.credentialSubject) || credential.credentialSubject.id !== done.agentDid) throw invalid('an enrollment result');
+    if (holder && done.agentDid !== holder.did) throw invalid(`an enrollment of ${holder.did}`);
+    const result: OnboardResult = {
+      agentDid: done.agentDid as string,
+      vcId: done.vcId as string,
+      custody: options.custody,
+      verifiableCredential: credential as unknown as AgentCredential,
+    };
+    if (options.custody === 'self') await options.wallet.addCredential(result.verifiableCredential);
+    return result;
+  }
+
+  /**
+   * `POST /v1/vp/verify` WITHOUT the session flag: the issuer judges `presentation` for the
+   * service named `target`. Denials (403, and 400 MALFORMED for an unreadable presentation) are
+   * returned as `{valid: false, reason, …}`. For a session token (`session: true`), call the
+   * endpoint directly and check the token with `verifySessionToken` (docs/wallet.md).
+   */
+  async verify(presentation: unknown, options: VerifyOptions): Promise<VpVerdict> {
+    let json: JsonValue;
+    try {
+      json = await this.#json({
+        method: 'POST',
+        path: '/v1/vp/verify',
+        body: defined({
+          presentation: presentation as JsonValue,
+          expectedTarget: options.target,
+          challenge: options.challenge,
+          requiredScopes: options.requiredScopes === undefined ? undefined : [...options.requiredScopes],
+        }),
+        idempotent: false,
+        answerStatuses: [403],
+        signal: options.signal,
+      });
+    } catch (error) {
+      if (isIssuerApiError(error, 'MALFORMED') && error.status === 400) {
+        const failedCheck = isObject(error.details) && typeof error.details.failedCheck === 'string' ? error.details.failedCheck : 'presentation';
+        return { valid: false, reason: 'MALFORMED', message: error.message, failedCheck };
+      }
+      throw error;
+    }
+    const body = asObject(json, 'a verification verdict');
+    if (body.valid === true) {
+      requireStrings(body, ['agentDid', 'vpId', 'target'], 'a verification verdict');
+      if (!Array.isArray(body.privilegeScopes) || !Array.isArray(body.effectiveScopes)) throw invalid('a verification verdict');
+      return {
+        valid: true,
+        agentDid: body.agentDid as string,
+        privilegeScopes: body.privilegeScopes.map(String),
+        effectiveScopes: body.effectiveScopes.map(String),
+        vpId: body.vpId as string,
+        target: body.target as string,
+      };
+    }
+    if (body.valid !== false || !isReasonCode(body.reason) || typeof body.message !== 'string') throw invalid('a verification verdict');
+    return {
+      valid: false,
+      reason: body.reason,
+      message: body.message,
+      failedCheck: typeof body.failedCheck === 'string' ? body.failedCheck : 'presentation',
+      ...(typeof body.vpId === 'string' ? { vpId: body.vpId } : {}),
+    };
+  }
+
+  /** Server custody: a presentation the issuer signs for `agentDid` (admin). */
+  async requestVp(agentDid: string, options: RequestVpOptions): Promise<VerifiablePresentation> {
+    const body = asObject(
+      await this.#json({
+        method: 'POST',
+        path: `/v1/agents/${enc(agentDid)}/vp`,
+        body: defined({ targetService: options.target, challenge: options.challenge, credentialId: options.credentialId, lifetimeSeconds: options.lifetimeSeconds }),
+        admin: 'required',
+        idempotent: true,
+        signal: options.signal,
+      }),
+      'a presentation',
+    );
+    if (body.holder !== agentDid || !Array.isArray(body.verifiableCredential)) throw invalid(`a presentation by ${agentDid}`);
+    return body as unknown as VerifiablePresentation;
+  }
+
+  /** Server custody: a DelegatedAgentCredential the issuer signs for the delegator `agentDid` (admin). */
+  async delegate(agentDid: string, options: ServerDelegationOptions): Promise<CredentialView> {
+    return this.#credential({
+      method: 'POST',
+      path: `/v1/agents/${enc(agentDid)}/delegations`,
+      body: defined({
+        delegateeDid: options.to,
+        scopes: [...options.scopes],
+        lifetimeSeconds: options.lifetimeSeconds,
+        domains: options.domains === undefined ? undefined : [...options.domains],
+        delegationDepth: options.delegationDepth,
+      }),
+      admin: 'required',
+      idempotent: false,
+      signal: options.signal,
+    });
+  }
+
+  async #credential(spec: RequestSpec): Promise<CredentialView> {
+    const body = asObject(await this.#json(spec), 'a credential');
+    requireStrings(body, ['vcId', 'state'], 'a credential');
+    if (!isObject(body.verifiableCredential)) throw invalid('a credential');
+    return body as unknown as CredentialView;
+  }
+
+  /** An enrollment token (admin; open without the key only when the issuer allows open enrollment). */
+  async mintEnrollmentToken(input: MintTokenInput, options: CallOptions = {}): Promise<EnrollmentToken> {
+    const body = asObject(
+      await this.#json({
+        method: 'POST',
+        path: '/v1/enrollment-tokens',
+        body: defined({ ...input, requestedScopes: [...input.requestedScopes], requestedDomains: [...input.requestedDomains] }),
+        admin: 'optional',
+        idempotent: false,
+        signal: options.signal,
+      }),
+      'an enrollment token',
+    );
+    requireStrings(body, ['tokenId', 'token', 'expiresAt'], 'an enrollment token');
+    return { tokenId: body.tokenId as string, token: body.token as string, expiresAt: body.expiresAt as string };
+  }
+
+  /** `GET /v1/vcs/{vcId}` (public). */
+  getCredential(vcId: string, options: CallOptions = {}): Promise<CredentialView> {
+    return this.#credential({ method: 'GET', path: `/v1/vcs/${enc(vcId)}`, idempotent: true, signal: options.signal });
+  }
+
+  /**
+   * Revokes a credential (admin). Idempotent: a credential that is already revoked resolves with
+   * its current view and `alreadyRevoked: true` (see the module note).
+   */
+  async revoke(vcId: string, options: { reason?: string; signal?: AbortSignal } = {}): Promise<CredentialView & { alreadyRevoked?: true }> {
+    try {
+      return await this.#credential({ method: 'POST', path: `/v1/vcs/${enc(vcId)}/revoke`, body: defined({ reason: options.reason }), admin: 'required', idempotent: true, signal: options.signal });
+    } catch (error) {
+      if (!isIssuerApiError(error, 'CREDENTIAL_ALREADY_REVOKED')) throw error;
+      const current = await this.getCredential(vcId, options);
+      if (current.state !== 'revoked') throw error;
+      return { ...current, alreadyRevoked: true };
+    }
+  }
+
+  /** Suspends a credential (admin; not retried). */
+  suspend(vcId: string, options: { reason?: string; signal?: AbortSignal } = {}): Promise<CredentialView> {
+    return this.#credential({ method: 'POST', path: `/v1/vcs/${enc(vcId)}/suspend`, body: defined({ reason: options.reason }), admin: 'required', idempotent: false, signal: options.signal });
+  }
+
+  /** Lifts a suspension (admin; not retried). */
+  reinstate(vcId: string, options: { reason?: string; signal?: AbortSignal } = {}): Promise<CredentialView> {
+    return this.#credential({ method: 'POST', path: `/v1/vcs/${enc(vcId)}/reinstate`, body: defined({ reason: options.reason }), admin: 'required', idempotent: false, signal: options.signal });
+  }
+
+  /** A new credential with the same subject and limits; the old one becomes superseded (admin). */
+  async renew(vcId: string, options: { validitySeconds?: number; signal?: AbortSignal } = {}): Promise<CredentialView & { previousVcId: string }> {
+    const view = await this.#credential({
+      method: 'POST',
+      path: `/v1/vcs/${enc(vcId)}/renew`,
+      body: defined({ validitySeconds: options.validitySeconds }),
+      admin: 'required',
+      idempotent: false,
+      signal: options.signal,
+    });
+    return view as CredentialView & { previousVcId: string };
+  }
+
+  /** Creates and publishes a status list (admin). */
+  async createStatusList(input: StatusListInput, options: CallOptions = {}): Promise<StatusListInfo> {
+    const body = asObject(await this.#json({ method: 'POST', path: '/v1/status-list', body: defined({ ...input }), admin: 'required', idempotent: false, signal: options.signal }), 'a status list');
+    requireStrings(body, ['listId', 'purpose', 'url'], 'a status list');
+    return body as unknown as StatusListInfo;
+  }
+
+  async #hostedDid(spec: RequestSpec): Promise<HostedDid> {
+    const body = asObject(await this.#json(spec), 'a hosted DID');
+    requireStrings(body, ['did', 'kind'], 'a hosted DID');
+    return body as unknown as HostedDid;
+  }
+
+  /** `POST /v1/dids` (admin): a new DID with a server key, a hosted document for a caller key, or a registered did:key. */
+  createDid(input: CreateDidInput, options: CallOptions = {}): Promise<HostedDid> {
+    return this.#hostedDid({ method: 'POST', path: '/v1/dids', body: input, admin: 'required', idempotent: false, signal: options.signal });
+  }
+
+  /** `GET /v1/dids/{did}` (public): the resolution result of a DID hosted here or any did:key. */
+  async resolveDid(did: string, options: CallOptions = {}): Promise<DidResolution> {
+    const body = asObject(await this.#json({ method: 'GET', path: `/v1/dids/${enc(did)}`, idempotent: true, signal: options.signal }), 'a DID resolution result');
+    if (!isObject(body.didDocumentMetadata) || !isObject(body.didResolutionMetadata)) throw invalid('a DID resolution result');
+    return body as unknown as DidResolution;
+  }
+
+  /** `GET /v1/dids` (admin). */
+  async listDids(query: { kind?: HostedDid['kind']; cursor?: string; limit?: number; signal?: AbortSignal } = {}): Promise<{ dids: HostedDid[]; nextCursor?: string }> {
+    const body = asObject(
+      await this.#json({ method: 'GET', path: '/v1/dids', query: { kind: query.kind, cursor: query.cursor, limit: query.limit }, admin: 'required', idempotent: true, signal: query.signal }),
+      'a DID list',
+    );
+    if (!Array.isArray(body.dids)) throw invalid('a DID list');
+    return body as unknown as { dids: HostedDid[]; nextCursor?: string };
+  }
+
+  /** Adds a service (DID Core §5.4) to a hosted did:web document (admin). */
+  addService(did: string, service: ServiceInput, options: CallOptions = {}): Promise<HostedDid> {
+    return this.#hostedDid({ method: 'POST', path: `/v1/dids/${enc(did)}/services`, body: defined({ ...service }), admin: 'required', idempotent: false, signal: options.signal });
+  }
+
+  /** Removes a service by its id (the fragment) (admin). */
+  removeService(did: string, serviceId: string, options: CallOptions = {}): Promise<HostedDid> {
+    const fragment = serviceId.includes('#') ? serviceId.slice(serviceId.indexOf('#') + 1) : serviceId;
+    return this.#hostedDid({ method: 'DELETE', path: `/v1/dids/${enc(did)}/services/${enc(fragment)}`, admin: 'required', idempotent: false, signal: options.signal });
+  }
+
+  /** Deactivates a hosted DID (DID Core §7.1.3) (admin). */
+  deactivateDid(did: string, options: { reason?: string; signal?: AbortSignal } = {}): Promise<HostedDid> {
+    return this.#hostedDid({ method: 'POST', path: `/v1/dids/${enc(did)}/deactivate`, body: defined({ reason: options.reason }), admin: 'required', idempotent: false, signal: options.signal });
+  }
+
+  /** One page of the audit log (admin). */
+  async audit(query: AuditQuery = {}): Promise<{ records: AuditRecord[]; nextCursor?: string }> {
+    const body = asObject(
+      await this.#json({
+        method: 'GET',
+        path: '/v1/audit',
+        query: { agent: query.agent, event: query.event, from: isoTime(query.from), to: isoTime(query.to), cursor: query.cursor, limit: query.limit },
+        admin: 'required',
+        idempotent: true,
+        signal: query.signal,
+      }),
+      'an audit page',
+    );
+    if (!Array.isArray(body.records)) throw invalid('an audit page');
+    return body as unknown as { records: AuditRecord[]; nextCursor?: string };
+  }
+
+  /** Re-checks the audit hash chain (admin). */
+  async verifyAuditChain(options: CallOptions = {}): Promise<AuditChainVerdict> {
+    const body = asObject(await this.#json({ method: 'GET', path: '/v1/audit/verify', admin: 'required', idempotent: true, signal: options.signal }), 'an audit verdict');
+    if (typeof body.intact !== 'boolean') throw invalid('an audit verdict');
+    return body as unknown as AuditChainVerdict;
+  }
+
+  /** `GET /v1/sessions/public-key`: the session-token key (public). Verify tokens with `verifySessionToken`. */
+  async sessionPublicKey(options: CallOptions = {}): Promise<Ed25519PublicJwk> {
+    return asObject(await this.#json({ method: 'GET', path: '/v1/sessions/public-key', idempotent: true, signal: options.signal }), 'a JWK') as unknown as Ed25519PublicJwk;
+  }
+}
+

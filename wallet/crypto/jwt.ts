@@ -1,0 +1,321 @@
+/**
+ * EdDSA JWTs (RFC 7519 signed per RFC 8037, Ed25519 only): the one place Mandate signs and
+ * verifies them, as thin typed wrappers over jose. The issuer's session tokens and any service
+ * checking them go through here, so every JWT verdict in Mandate is reached the same way.
+ *
+ * - Only Ed25519 keys (RFC 8037 §2 `{"kty":"OKP","crv":"Ed25519","x"}`), validated by the
+ *   crypto core before jose sees them: a non-canonical, small-order or torsioned key (see
+ *   ed25519.ts) is JWT_KEY_INVALID rather than a key someone could forge for. A verification
+ *   key carrying `d` is refused: handing a private key to a verifier is a configuration error.
+ * - Only `alg` "EdDSA" (RFC 8037 §3.1) and its fully specified synonym "Ed25519" (RFC 9864 §2)
+ *   are accepted: "none", HMAC and everything else fail before any key is chosen (RFC 8725 §3.1).
+ * - `exp` is required by default (RFC 8725 §3.10 favours short-lived tokens; a token without it
+ *   would never expire), `iss`/`aud` are checked when the caller names them, with 60 s of clock
+ *   tolerance. Tokens are at most 8 KiB by default.
+ * - Failures are JwtError with a stable code; messages never quote the token.
+ */
+import {
+  SignJWT,
+  calculateJwkThumbprint,
+  decodeProtectedHeader,
+  errors as joseErrors,
+  importJWK,
+  jwtVerify,
+  type CryptoKey as JoseCryptoKey,
+  type JWTPayload,
+} from 'jose';
+import { assertBytes } from './bytes.ts';
+import { assertValidPublicKey, getPublicKey } from './ed25519.ts';
+import { MandateError } from './errors.ts';
+import { LruCache } from './lru.ts';
+import { decodeBase64url, encodeBase64url } from './multikey.ts';
+
+export type JwtErrorCode =
+  /** Not a compact JWS with a JSON header and claims set, or a header/claim of the wrong type. */
+  | 'JWT_MALFORMED'
+  /** `alg` is not EdDSA/Ed25519 (e.g. "none", "HS256"). */
+  | 'JWT_ALG_NOT_ALLOWED'
+  /** The signature does not verify under the chosen key. */
+  | 'JWT_SIGNATURE_INVALID'
+  /** `exp` is past (beyond the clock tolerance). */
+  | 'JWT_EXPIRED'
+  /** A claim check failed: `iss`, `aud`, `nbf`, `iat` in the future, a required claim missing. */
+  | 'JWT_CLAIM_INVALID'
+  /** A key that is not a valid Ed25519 public JWK (or private JWK, for signing). */
+  | 'JWT_KEY_INVALID'
+  /** No key of the key set matches the token's `kid` (or several do). */
+  | 'JWT_KEY_NOT_FOUND';
+
+export class JwtError extends MandateError<JwtErrorCode> {
+  override name = 'JwtError';
+  /** For JWT_EXPIRED and JWT_CLAIM_INVALID: the claim that failed (`exp`, `aud`, …). */
+  readonly claim: string | undefined;
+
+  constructor(code: JwtErrorCode, message: string, options?: { cause?: unknown; claim?: string }) {
+    super(code, message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.claim = options?.claim;
+  }
+}
+
+/** RFC 8037 §2 public key, with the RFC 7517 members Mandate publishes. */
+export interface Ed25519PublicJwk {
+  kty: 'OKP';
+  crv: 'Ed25519';
+  /** base64url (RFC 4648 §5, unpadded) of the 32-byte public key. */
+  x: string;
+  kid?: string;
+  alg?: 'EdDSA';
+  use?: 'sig';
+}
+
+/** RFC 8037 §2 private key: the public members plus `d`, the 32-byte seed. */
+export interface Ed25519PrivateJwk extends Ed25519PublicJwk {
+  d: string;
+}
+
+/** RFC 7517 §5 key set. Keys that are not Ed25519 public keys are ignored. */
+export interface JwkSet {
+  keys: readonly unknown[];
+}
+
+/** The claims of a verified token (registered claims typed, the rest as JSON). */
+export type JwtClaims = JWTPayload;
+
+export interface JwtHeader {
+  alg: 'EdDSA' | 'Ed25519';
+  kid?: string;
+  typ?: string;
+}
+
+export interface VerifiedJwt {
+  header: JwtHeader;
+  claims: JwtClaims;
+  /** The key that verified the token. */
+  jwk: Ed25519PublicJwk;
+}
+
+export interface VerifyJwtOptions {
+  /** The verification key (exactly one of `jwk`, `jwks`). */
+  jwk?: unknown;
+  /** A key set; the key is chosen by the token's `kid`. */
+  jwks?: JwkSet;
+  /** Expected `iss` (one of them, when a list). */
+  issuer?: string | readonly string[];
+  /** Expected `aud`: the token must name this audience (one of them, when a list). */
+  audience?: string | readonly string[];
+  /** Expected `typ` header (e.g. "JWT"); unchecked when absent. */
+  typ?: string;
+  /** Claims that must be present (default ["exp"]). */
+  requiredClaims?: readonly string[];
+  /** Clock for exp/nbf/iat (default: now). */
+  now?: Date | number;
+  /** Tolerance for exp/nbf/iat in seconds (default 60). */
+  clockToleranceSec?: number;
+  /** Largest accepted token, in characters (default 8192). */
+  maxTokenLength?: number;
+}
+
+export interface SignJwtOptions {
+  /** The 32-byte Ed25519 seed (exactly one of `seed`, `privateJwk`). */
+  seed?: Uint8Array;
+  privateJwk?: Ed25519PrivateJwk;
+  /** Header `kid` (default: the RFC 7638 thumbprint of the public key). */
+  kid?: string;
+  /** Header `typ` (default "JWT"). */
+  typ?: string;
+  /** Sets `iat` when the claims have none (default: now). */
+  now?: Date | number;
+}
+
+const ALGORITHMS = ['EdDSA', 'Ed25519'];
+const DEFAULT_MAX_TOKEN_LENGTH = 8192;
+const MAX_KEYS = 16;
+
+/** Plain base64url (no multibase prefix) of exactly `length` bytes, canonical spelling only. */
+function base64urlBytes(value: unknown, length: number): Uint8Array | undefined {
+  if (typeof value !== 'string' || !/^[A-Za-z0-9_-]+$/.test(value)) return undefined;
+  try {
+    const bytes = decodeBase64url('u' + value);
+    return bytes.length === length && encodeBase64url(bytes).slice(1) === value ? bytes : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function keyInvalid(message: string, cause?: unknown): JwtError {
+  return new JwtError('JWT_KEY_INVALID', message, cause === undefined ? undefined : { cause });
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Validates an Ed25519 public JWK (RFC 8037 §2): kty OKP, crv Ed25519, `x` the canonical
+ * base64url of a valid 32-byte key, no `d`, `alg`/`use` when present "EdDSA"/"sig".
+ * Returns a clean copy holding only the members above. Throws JWT_KEY_INVALID.
+ */
+export function parseEd25519PublicJwk(value: unknown): Ed25519PublicJwk {
+  if (!isObject(value)) throw keyInvalid('a JWK must be a JSON object');
+  if (value.kty !== 'OKP' || value.crv !== 'Ed25519') throw keyInvalid('only Ed25519 keys (kty "OKP", crv "Ed25519") are accepted');
+  if ('d' in value) throw keyInvalid('a verification key must be public: the JWK carries a private "d"');
+  if (value.alg !== undefined && value.alg !== 'EdDSA' && value.alg !== 'Ed25519') throw keyInvalid('the JWK "alg" must be EdDSA');
+  if (value.use !== undefined && value.use !== 'sig') throw keyInvalid('the JWK "use" must be "sig"');
+  if (value.kid !== undefined && (typeof value.kid !== 'string' || value.kid.length === 0 || value.kid.length > 256)) {
+    throw keyInvalid('the JWK "kid" must be a non-empty string of at most 256 characters');
+  }
+  const x = base64urlBytes(value.x, 32);
+  if (!x) throw keyInvalid('the JWK "x" must be the unpadded base64url of 32 bytes');
+  try {
+    assertValidPublicKey(x);
+  } catch (error) {
+    throw keyInvalid('the JWK "x" is not a usable Ed25519 public key', error);
+  }
+  return { kty: 'OKP', crv: 'Ed25519', x: value.x as string, ...(value.kid === undefined ? {} : { kid: value.kid as string }), alg: 'EdDSA', use: 'sig' };
+}
+
+/** The public JWK of a 32-byte Ed25519 public key, `kid` = its RFC 7638 thumbprint unless given. */
+export async function ed25519PublicJwk(publicKey: Uint8Array, kid?: string): Promise<Ed25519PublicJwk> {
+  assertValidPublicKey(publicKey);
+  const x = encodeBase64url(publicKey).slice(1);
+  return { kty: 'OKP', crv: 'Ed25519', x, kid: kid ?? (await jwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x })), alg: 'EdDSA', use: 'sig' };
+}
+
+/** RFC 7638 thumbprint (SHA-256, base64url) of an Ed25519 public JWK: over {crv, kty, x} only. */
+export function jwkThumbprint(jwk: Pick<Ed25519PublicJwk, 'kty' | 'crv' | 'x'>): Promise<string> {
+  return calculateJwkThumbprint({ kty: jwk.kty, crv: jwk.crv, x: jwk.x });
+}
+
+// Importing a key into WebCrypto costs more than a verification: keep the imported keys.
+const importedKeys = new LruCache<string, Promise<JoseCryptoKey>>({ max: 64 });
+
+function importPublic(jwk: Ed25519PublicJwk): Promise<JoseCryptoKey> {
+  let key = importedKeys.get(jwk.x);
+  if (!key) {
+    key = (importJWK({ kty: 'OKP', crv: 'Ed25519', x: jwk.x }, 'EdDSA') as Promise<JoseCryptoKey>).catch((error: unknown) => {
+      importedKeys.delete(jwk.x); // a failed import is retried, not remembered
+      throw keyInvalid('the JWK could not be imported', error);
+    });
+    importedKeys.set(jwk.x, key);
+  }
+  return key;
+}
+
+/**
+ * The protected header of a compact JWT, unverified: its `alg` must be EdDSA. For choosing a key
+ * (by `kid`) before verification; never trust anything else in it before `verifyEdDsaJwt`.
+ */
+export function readJwtHeader(token: unknown, maxTokenLength = DEFAULT_MAX_TOKEN_LENGTH): JwtHeader {
+  if (typeof token !== 'string' || token.length === 0) throw new JwtError('JWT_MALFORMED', 'the token must be a non-empty string');
+  if (token.length > maxTokenLength) throw new JwtError('JWT_MALFORMED', `the token is longer than ${maxTokenLength} characters`);
+  return parseHeader(token);
+}
+
+function parseHeader(token: string): JwtHeader {
+  let header: Record<string, unknown>;
+  try {
+    header = decodeProtectedHeader(token) as Record<string, unknown>;
+  } catch (error) {
+    throw new JwtError('JWT_MALFORMED', 'not a compact JWS with a JSON protected header', { cause: error });
+  }
+  if (typeof header.alg !== 'string' || !ALGORITHMS.includes(header.alg)) {
+    throw new JwtError('JWT_ALG_NOT_ALLOWED', `alg ${JSON.stringify(String(header.alg)).slice(0, 40)} is not allowed: only EdDSA`);
+  }
+  if (header.kid !== undefined && typeof header.kid !== 'string') throw new JwtError('JWT_MALFORMED', 'the header "kid" must be a string');
+  if (header.typ !== undefined && typeof header.typ !== 'string') throw new JwtError('JWT_MALFORMED', 'the header "typ" must be a string');
+  return {
+    alg: header.alg as JwtHeader['alg'],
+    ...(header.kid === undefined ? {} : { kid: header.kid as string }),
+    ...(header.typ === undefined ? {} : { typ: header.typ as string }),
+  };
+}
+
+/** The one key of `jwks` for `kid`: JWT_KEY_NOT_FOUND when none (or, ambiguously, several) match. */
+function selectKey(jwks: JwkSet, kid: string | undefined): Ed25519PublicJwk {
+  if (!isObject(jwks) || !Array.isArray(jwks.keys)) throw keyInvalid('a JWK Set must be an object with a "keys" array');
+  const usable: Ed25519PublicJwk[] = [];
+  for (const candidate of jwks.keys.slice(0, MAX_KEYS)) {
+    try {
+      usable.push(parseEd25519PublicJwk(candidate));
+    } catch {
+      // RFC 7517 §5: keys a consumer does not understand are ignored.
+    }
+  }
+  const matching = kid === undefined ? usable : usable.filter((key) => key.kid === kid);
+  if (matching.length !== 1) {
+    throw new JwtError('JWT_KEY_NOT_FOUND', matching.length === 0 ? 'no Ed25519 key of the key set matches the token' : 'several keys of the key set match the token (no distinguishing kid)');
+  }
+  return matching[0] as Ed25519PublicJwk;
+}
+
+function fromJose(error: unknown): JwtError {
+  if (error instanceof JwtError) return error;
+  if (error instanceof joseErrors.JWTExpired) return new JwtError('JWT_EXPIRED', 'the token has expired', { cause: error, claim: 'exp' });
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    return new JwtError('JWT_CLAIM_INVALID', `claim "${error.claim}" check failed (${error.reason})`, { cause: error, claim: error.claim });
+  }
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return new JwtError('JWT_SIGNATURE_INVALID', 'the token signature does not verify', { cause: error });
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return new JwtError('JWT_ALG_NOT_ALLOWED', 'the token algorithm is not allowed', { cause: error });
+  // JWSInvalid, JWTInvalid, JOSENotSupported (unknown crit), and anything unexpected: fail closed.
+  return new JwtError('JWT_MALFORMED', 'the token is not a well-formed signed JWT', { cause: error });
+}
+
+/**
+ * Verifies an EdDSA JWT with `options.jwk` (or the key of `options.jwks` its `kid` names), then
+ * its claims (RFC 7519 §7.2). Resolves with the header, claims and key; rejects with JwtError.
+ */
+export async function verifyEdDsaJwt(token: unknown, options: VerifyJwtOptions): Promise<VerifiedJwt> {
+  if ((options.jwk === undefined) === (options.jwks === undefined)) throw keyInvalid('pass exactly one of jwk and jwks');
+  const header = readJwtHeader(token, options.maxTokenLength);
+  const jwk = options.jwks !== undefined ? selectKey(options.jwks, header.kid) : parseEd25519PublicJwk(options.jwk);
+  const key = await importPublic(jwk);
+  const now = options.now === undefined ? new Date() : new Date(options.now);
+  try {
+    const { payload } = await jwtVerify(token as string, key, {
+      algorithms: ALGORITHMS,
+      currentDate: now,
+      clockTolerance: options.clockToleranceSec ?? 60,
+      requiredClaims: [...(options.requiredClaims ?? ['exp'])],
+      ...(options.issuer === undefined ? {} : { issuer: typeof options.issuer === 'string' ? options.issuer : [...options.issuer] }),
+      ...(options.audience === undefined ? {} : { audience: typeof options.audience === 'string' ? options.audience : [...options.audience] }),
+      ...(options.typ === undefined ? {} : { typ: options.typ }),
+    });
+    // jose accepts an `iat` in the future unless maxTokenAge is set; a token issued later than
+    // now (beyond tolerance) comes from a wrong clock or a forger, so it is refused here.
+    if (typeof payload.iat === 'number' && payload.iat > now.getTime() / 1000 + (options.clockToleranceSec ?? 60)) {
+      throw new JwtError('JWT_CLAIM_INVALID', 'claim "iat" is in the future', { claim: 'iat' });
+    }
+    return { header, claims: payload, jwk };
+  } catch (error) {
+    throw fromJose(error);
+  }
+}
+
+/** Validates an Ed25519 private JWK and returns the seed it holds (checked against `x`). */
+function seedOfPrivateJwk(jwk: unknown): Uint8Array {
+  if (!isObject(jwk) || jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519') throw keyInvalid('the private JWK must be an Ed25519 key (kty "OKP", crv "Ed25519")');
+  const seed = base64urlBytes(jwk.d, 32);
+  if (!seed) throw keyInvalid('the private JWK "d" must be the unpadded base64url of 32 bytes');
+  if (encodeBase64url(getPublicKey(seed)).slice(1) !== jwk.x) throw keyInvalid('the private JWK "d" does not belong to its "x"');
+  return seed;
+}
+
+/**
+ * Signs `claims` as an EdDSA JWT (RFC 8037 §3.1) with a seed or a private JWK. Header:
+ * `{alg: "EdDSA", typ, kid}`. Sets `iat` when absent; every other claim is taken as given.
+ */
+export async function signEdDsaJwt(claims: JwtClaims, options: SignJwtOptions): Promise<string> {
+  if ((options.seed === undefined) === (options.privateJwk === undefined)) throw keyInvalid('pass exactly one of seed and privateJwk');
+  // Copied before the first await, so a writable alias cannot swap the key mid-signature.
+  const seed = options.seed !== undefined ? Uint8Array.from(assertBytes(options.seed, 32, 'seed')) : seedOfPrivateJwk(options.privateJwk);
+  try {
+    const x = encodeBase64url(getPublicKey(seed)).slice(1);
+    const d = encodeBase64url(seed).slice(1);
+    const kid = options.kid ?? (await jwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x }));
+    const privateKey = await importJWK({ kty: 'OKP', crv: 'Ed25519', x, d }, 'EdDSA');
+    const iat = claims.iat ?? Math.floor((options.now === undefined ? Date.now() : new Date(options.now).getTime()) / 1000);
+    return await new SignJWT({ ...claims, iat }).setProtectedHeader({ alg: 'EdDSA', typ: options.typ ?? 'JWT', kid }).sign(privateKey);
+  } finally {
+    seed.fill(0);
+  }
+}
