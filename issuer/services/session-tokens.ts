@@ -3,7 +3,7 @@
  * issuer hands back a short-lived JWT (RFC 7519) that a service can check with nothing but the
  * issuer's published key (`GET /v1/sessions/public-key`, `GET /.well-known/jwks.json`).
  *
- * - Signed EdDSA (RFC 8037 §3.1, Ed25519) by jose, the JWT library; the key pair itself comes
+ * - Signed EdDSA (RFC 8037 §3.1, Ed25519) through wallet/crypto/jwt.ts (jose underneath); the key pair itself comes
  *   from the crypto core (`generateSeed`) and is stored encrypted under the key-encryption key
  *   (AES-256-GCM, AAD = "mandate:session-signing-key") in `settings`, SEPARATE from the
  *   credential signing key: a leaked session key can mint sessions, never credentials.
@@ -13,11 +13,11 @@
  *   path as nested `act` claims (RFC 8693 §4.1): the leaf's delegator is `act.sub`, its own
  *   delegator is `act.act.sub`, and so on up to the agent the platform issued to.
  */
-import { SignJWT, calculateJwkThumbprint, importJWK, type JWK } from 'jose';
 import { base64urlToBytes, bytesToBase64url, decrypt, encrypt } from '../../wallet/crypto/aead.ts';
 import { utf8ToBytes } from '../../wallet/crypto/bytes.ts';
 import { generateSeed, getPublicKey } from '../../wallet/crypto/ed25519.ts';
 import { MandateError } from '../../wallet/crypto/errors.ts';
+import { ed25519PublicJwk, signEdDsaJwt } from '../../wallet/crypto/jwt.ts';
 import type { ChainLink } from '../../wallet/vc/verify.ts';
 import type { SessionKeyStore } from '../storage/session-key-store.ts';
 
@@ -84,7 +84,8 @@ interface StoredSessionKey {
 
 interface LoadedKey {
   jwk: SessionPublicJwk;
-  privateKey: Awaited<ReturnType<typeof importJWK>>;
+  /** Decrypted once per process; signing goes through wallet/crypto/jwt.ts. */
+  seed: Uint8Array;
 }
 
 /**
@@ -128,14 +129,12 @@ async function loadKey(options: SessionTokenOptions): Promise<LoadedKey> {
   } catch (error) {
     throw new SessionTokenError('SESSION_KEY_UNREADABLE', 'the session signing key does not decrypt under the key-encryption key', { cause: error });
   }
-  try {
-    const publicJwk = { kty: 'OKP', crv: 'Ed25519', x: stored.x } as const;
-    const kid = await calculateJwkThumbprint(publicJwk);
-    const privateKey = await importJWK({ ...publicJwk, d: bytesToBase64url(seed) } satisfies JWK, 'EdDSA');
-    return { jwk: { ...publicJwk, kid, alg: 'EdDSA', use: 'sig' }, privateKey };
-  } finally {
+  const jwk = await ed25519PublicJwk(getPublicKey(seed));
+  if (jwk.x !== stored.x || jwk.kid === undefined) {
     seed.fill(0);
+    throw new SessionTokenError('SESSION_KEY_UNREADABLE', 'the stored session key does not match its public key');
   }
+  return { jwk: { kty: 'OKP', crv: 'Ed25519', x: jwk.x, kid: jwk.kid, alg: 'EdDSA', use: 'sig' }, seed };
 }
 
 export function createSessionTokenIssuer(options: SessionTokenOptions): SessionTokenIssuer {
@@ -154,20 +153,25 @@ export function createSessionTokenIssuer(options: SessionTokenOptions): SessionT
       return { ...(await key()).jwk };
     },
     async issue(input) {
-      const { jwk, privateKey } = await key();
+      const { jwk, seed } = await key();
       const iat = Math.floor(now() / 1000);
       const exp = iat + ttlSeconds;
       const jti = crypto.randomUUID();
       const act = actorClaimOf(input.chain);
-      const token = await new SignJWT({ scope: input.scopes.join(' '), vpId: input.vpId, ...(act === undefined ? {} : { act }) })
-        .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: jwk.kid })
-        .setIssuer(options.issuerDid)
-        .setSubject(input.agentDid)
-        .setAudience(input.target)
-        .setIssuedAt(iat)
-        .setExpirationTime(exp)
-        .setJti(jti)
-        .sign(privateKey);
+      const token = await signEdDsaJwt(
+        {
+          iss: options.issuerDid,
+          sub: input.agentDid,
+          aud: input.target,
+          iat,
+          exp,
+          jti,
+          scope: input.scopes.join(' '),
+          vpId: input.vpId,
+          ...(act === undefined ? {} : { act: act as unknown as Record<string, unknown> }),
+        },
+        { seed, kid: jwk.kid },
+      );
       return { token, expiresAt: new Date(exp * 1000), jti };
     },
   };
