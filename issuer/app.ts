@@ -35,6 +35,8 @@ import { challengeRoutes } from './routes/challenges.ts';
 import { didRoutes } from './routes/dids.ts';
 import { vcApiRoutes } from './routes/vc-api.ts';
 import { vpVerifyRoutes } from './routes/vp-verify.ts';
+import { consoleRoutes } from './routes/console.ts';
+import { consoleSupportRoutes } from './routes/console-support.ts';
 
 const JSON_MEDIA_TYPE = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;.*)?$/i;
 
@@ -102,6 +104,8 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
   app.route('/', didRoutes(ctx));
   app.route('/', auditRoutes(ctx));
   app.route('/', vcApiRoutes(ctx));
+  app.route('/', consoleRoutes(ctx));
+  app.route('/', consoleSupportRoutes(ctx));
   registerApiDocs(app, ctx);
 
   return app;

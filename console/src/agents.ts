@@ -1,0 +1,105 @@
+/** Agents: a searchable, paged list, and one agent's page (credentials, delegations, DID document, audit). */
+import { api, enc, query, type ConsoleAgent, type AgentDetail, type AuditRecord, type Credential } from './api.ts';
+import { auditTable } from './audit.ts';
+import { credentialActions } from './credentials.ts';
+import { facts, formatTime, fullId, h, replace, shortId, stateBadge, table } from './dom.ts';
+import { attempt, heading, loading, pretty } from './ui.ts';
+
+const PAGE_SIZE = 20;
+
+export function agentLink(did: string): HTMLElement {
+  return h('a', { href: `#/agents/${enc(did)}` }, shortId(did));
+}
+
+export function renderAgents(root: HTMLElement): void {
+  const search = h('input', { type: 'search', name: 'q', autocomplete: 'off', placeholder: 'DID, scope, domain, custody…' });
+  const results = h('div', { 'aria-live': 'polite' });
+  const errors = h('div');
+  const cursors: (string | undefined)[] = [undefined];
+
+  const load = async (pageIndex: number) => {
+    replace(results, loading());
+    const page = await attempt(errors, () =>
+      api<{ agents: ConsoleAgent[]; nextCursor?: string }>(`/v1/console/agents${query({ q: search.value.trim(), cursor: cursors[pageIndex], limit: PAGE_SIZE })}`),
+    );
+    if (!page) return replace(results);
+    cursors.length = pageIndex + 1;
+    if (page.nextCursor) cursors.push(page.nextCursor);
+    const rows = page.agents.map((a) => [
+      agentLink(a.did),
+      a.custody,
+      a.privilegeScopes.join(' '),
+      String(a.delegationDepth),
+      (a.domains ?? []).join(' ') || '—',
+      [stateBadge(a.credentialState), a.deactivated ? [' ', stateBadge('deactivated')] : null],
+      formatTime(a.createdAt),
+    ]);
+    replace(
+      results,
+      table('Agents', ['DID', 'Custody', 'Scopes', 'Delegation depth', 'Domains', 'Credential', 'Created'], rows, search.value ? 'No agent matches this search.' : 'No agent has enrolled yet.'),
+      h(
+        'nav',
+        { class: 'pager', 'aria-label': 'Agent pages' },
+        h('button', { type: 'button', class: 'secondary', disabled: pageIndex === 0, onClick: () => void load(pageIndex - 1) }, 'Previous page'),
+        h('span', {}, `Page ${pageIndex + 1}`),
+        h('button', { type: 'button', class: 'secondary', disabled: page.nextCursor === undefined, onClick: () => void load(pageIndex + 1) }, 'Next page'),
+      ),
+    );
+  };
+
+  const form = h(
+    'form',
+    { class: 'inline', role: 'search', onSubmit: (e: Event) => (e.preventDefault(), void load(0)) },
+    h('label', { for: 'agent-search' }, 'Search agents'),
+    search,
+    h('button', { type: 'submit' }, 'Search'),
+  );
+  search.id = 'agent-search';
+  replace(root, heading('Agents'), form, errors, results);
+  void load(0);
+}
+
+export function renderAgent(root: HTMLElement, did: string): void {
+  const errors = h('div');
+  const body = h('div', {}, loading());
+  replace(root, h('p', {}, h('a', { href: '#/agents' }, '← All agents')), heading('Agent'), errors, body);
+
+  const load = async () => {
+    const detail = await attempt(errors, () => api<AgentDetail>(`/v1/agents/${enc(did)}`));
+    if (!detail) return replace(body);
+    const [delegations, resolution, audit] = await Promise.all([
+      api<{ delegations: Credential[] }>(`/v1/console/agents/${enc(did)}/delegations`).catch(() => ({ delegations: [] })),
+      api<{ didDocument?: unknown }>(`/v1/dids/${enc(did)}`).catch((error: unknown) => ({ error })),
+      api<{ records: AuditRecord[] }>(`/v1/console/audit/latest${query({ agent: did, limit: 20 })}`).catch(() => ({ records: [] })),
+    ]);
+    const credentialRows = detail.credentials.map((c) => [
+      shortId(c.vcId, 20),
+      c.type,
+      [stateBadge(c.state), c.vcId === detail.currentCredentialId ? [' ', h('span', { class: 'badge muted' }, 'current')] : null],
+      formatTime(c.issuedAt),
+      c.state === 'active' ? credentialActions(c.vcId, errors, load) : '—',
+    ]);
+    const delegationRows = delegations.delegations.map((c) => [shortId(c.vcId, 20), agentLink(c.subjectDid), stateBadge(c.state), formatTime(c.issuedAt), formatTime(c.validUntil)]);
+    replace(
+      body,
+      facts([
+        ['DID', fullId(detail.did)],
+        ['Custody', detail.custody],
+        ['Scopes', detail.privilegeScopes.join(' ')],
+        ['Delegation depth', String(detail.delegationDepth)],
+        ['Domains', (detail.domains ?? []).join(' ') || '—'],
+        ['Created', formatTime(detail.createdAt)],
+      ]),
+      h('section', { 'aria-labelledby': 'h-creds' }, h('h2', { id: 'h-creds' }, 'Credentials'), table('Credentials, current and superseded', ['Credential', 'Type', 'State', 'Issued', 'Actions'], credentialRows, 'No credential.')),
+      h('section', { 'aria-labelledby': 'h-dels' }, h('h2', { id: 'h-dels' }, 'Delegations signed'), table('Delegations', ['Credential', 'Delegatee', 'State', 'Issued', 'Valid until'], delegationRows, 'This agent has signed no delegation held here.')),
+      h(
+        'section',
+        { 'aria-labelledby': 'h-doc' },
+        h('h2', { id: 'h-doc' }, 'DID document'),
+        'didDocument' in resolution && resolution.didDocument !== undefined ? pretty(resolution.didDocument) : h('p', { class: 'empty' }, 'Not resolvable through this issuer.'),
+      ),
+      h('section', { 'aria-labelledby': 'h-audit' }, h('h2', { id: 'h-audit' }, 'Recent audit events'), auditTable(audit.records), h('p', {}, h('a', { href: `#/audit?agent=${enc(did)}` }, 'Full audit trail of this agent'))),
+    );
+  };
+  void load();
+}

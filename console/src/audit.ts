@@ -1,0 +1,91 @@
+/**
+ * The audit trail: newest first, filtered by agent, event and time range, refreshed every few
+ * seconds while the view is open, with the hash-chain verdict ("intact" / "broken at record N")
+ * re-checked on every refresh. Refusals are flagged with their reason code.
+ */
+import { api, enc, query, type AuditRecord, type ChainVerdict } from './api.ts';
+import { badge, field, formatTime, h, replace, shortId, table } from './dom.ts';
+import { attempt, heading } from './ui.ts';
+
+export const POLL_MS = 3000;
+
+const REFUSAL_EVENTS = new Set(['REQUEST_REFUSED', 'VP_REJECTED', 'CONSENT_REJECTED']);
+
+export function auditTable(records: AuditRecord[]): HTMLElement {
+  const rows = records.map((r) => {
+    const refused = REFUSAL_EVENTS.has(r.event);
+    return [
+      String(r.seq),
+      formatTime(r.at),
+      refused ? badge(r.event, 'bad') : h('code', {}, r.event),
+      r.agentDid ? h('a', { href: `#/agents/${enc(r.agentDid)}` }, shortId(r.agentDid, 16)) : '—',
+      r.actor,
+      r.reason ? (refused ? h('strong', { class: 'reason' }, r.reason) : h('code', {}, r.reason)) : '—',
+    ];
+  });
+  return table('Audit records, newest first', ['#', 'Time', 'Event', 'Agent', 'Actor', 'Reason'], rows, 'No audit record matches.');
+}
+
+function chainIndicator(verdict: ChainVerdict): HTMLElement {
+  return verdict.intact
+    ? h('p', { class: 'chain ok', 'data-chain': 'intact' }, h('span', { 'aria-hidden': 'true' }, '✓ '), `Hash chain intact (${verdict.count} records)`)
+    : h('p', { class: 'chain bad', 'data-chain': 'broken' }, h('span', { 'aria-hidden': 'true' }, '✗ '), `Hash chain broken at record ${verdict.brokenAt} (of ${verdict.count})`);
+}
+
+/** `datetime-local` is in local time; the API takes ISO 8601 with an offset. */
+function isoOf(local: string): string | undefined {
+  if (local === '') return undefined;
+  const date = new Date(local);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+/** Renders the view; returns a function that stops the polling (the router calls it on leave). */
+export function renderAudit(root: HTMLElement, params: URLSearchParams): () => void {
+  const agent = h('input', { type: 'text', name: 'agent', autocomplete: 'off', value: params.get('agent') ?? '', placeholder: 'did:…' });
+  const event = h('input', { type: 'text', name: 'event', autocomplete: 'off', value: params.get('event') ?? '', placeholder: 'REQUEST_REFUSED' });
+  const from = h('input', { type: 'datetime-local', name: 'from', step: 1 });
+  const to = h('input', { type: 'datetime-local', name: 'to', step: 1 });
+  const live = h('input', { type: 'checkbox', name: 'live', checked: true });
+  live.id = 'audit-live';
+  const chain = h('div', { 'aria-live': 'polite' });
+  const errors = h('div');
+  const records = h('div');
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+
+  const refresh = async () => {
+    clearTimeout(timer);
+    const filter = { agent: agent.value.trim(), event: event.value.trim().toUpperCase(), from: isoOf(from.value), to: isoOf(to.value), limit: 100 };
+    const result = await attempt(errors, () => Promise.all([api<{ records: AuditRecord[] }>(`/v1/console/audit/latest${query(filter)}`), api<ChainVerdict>('/v1/audit/verify')]));
+    if (stopped) return;
+    if (result) {
+      replace(records, auditTable(result[0].records));
+      replace(chain, chainIndicator(result[1]));
+    }
+    if (live.checked) timer = setTimeout(() => void refresh(), POLL_MS);
+  };
+  live.addEventListener('change', () => (live.checked ? void refresh() : clearTimeout(timer)));
+
+  replace(
+    root,
+    heading('Audit trail'),
+    chain,
+    h(
+      'form',
+      { class: 'filters', onSubmit: (e: Event) => (e.preventDefault(), void refresh()) },
+      field('Agent DID', agent),
+      field('Event', event),
+      field('From', from),
+      field('To', to),
+      h('div', { class: 'field checkbox' }, live, h('label', { for: 'audit-live' }, 'Live updates')),
+      h('button', { type: 'submit' }, 'Apply filters'),
+    ),
+    errors,
+    records,
+  );
+  void refresh();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}

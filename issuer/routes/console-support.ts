@@ -1,0 +1,223 @@
+/**
+ * Read-only views the operator console needs and the core API does not answer in one call
+ * (docs/console.md §API): agents searched and annotated with their credential's state, the
+ * delegations an agent signed, status lists with their fill level, and the newest audit
+ * records first. All admin; nothing here changes state, and nothing returns a secret.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { IssuerContext } from '../context.ts';
+import { adminAuth } from '../http/admin-auth.ts';
+import { apiError, createRouter } from '../http/errors.ts';
+import { agentView, requireAgent } from '../services/agents.ts';
+import { credentialState, credentialView } from '../services/credentials.ts';
+import { statusListUrl } from '../services/status-lists.ts';
+import { ADMIN_SECURITY, DidSchema, errorResponses, JsonObjectSchema, jsonResponse } from './schemas.ts';
+
+/** An agent search reads at most this many agents, so a query cannot scan an unbounded table. */
+export const MAX_AGENTS_SCANNED = 10_000;
+const SCAN_PAGE = 500;
+
+const SearchQuery = z.object({
+  q: z.string().max(256).optional().openapi({ description: 'Case-insensitive substring of the DID, custody, a scope or a domain' }),
+  cursor: DidSchema.optional().openapi({ description: 'The last DID of the previous page' }),
+  limit: z.coerce.number().int().min(1).max(200).default(20),
+});
+
+const ConsoleAgentSchema = z
+  .object({
+    did: z.string(),
+    id: z.string(),
+    custody: z.enum(['server', 'self']),
+    privilegeScopes: z.array(z.string()),
+    delegationDepth: z.number(),
+    domains: z.array(z.string()).optional(),
+    currentCredentialId: z.string().optional(),
+    credentialState: z.enum(['active', 'revoked', 'suspended', 'superseded', 'expired', 'none']),
+    createdAt: z.string(),
+    deactivated: z.boolean().optional(),
+  })
+  .openapi('ConsoleAgent');
+
+const StatusListFillSchema = z
+  .object({
+    listId: z.string(),
+    purpose: z.string(),
+    url: z.string(),
+    length: z.number().openapi({ description: 'Entries in the list' }),
+    allocated: z.number().openapi({ description: 'Entries handed out to credentials' }),
+    set: z.number().openapi({ description: 'Entries whose status bit is 1 (revoked / suspended)' }),
+    fill: z.number().openapi({ description: 'allocated / length, 0–1' }),
+  })
+  .openapi('StatusListFill');
+
+const IsoTime = z.iso.datetime({ offset: true });
+const LatestAuditQuery = z.object({
+  agent: DidSchema.optional(),
+  event: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/).optional(),
+  from: IsoTime.optional(),
+  to: IsoTime.optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+
+/** Number of 1 bits (Bitstring Status List §3.1: one bit per entry). */
+function popcount(bytes: Uint8Array): number {
+  let count = 0;
+  for (const byte of bytes) {
+    let b = byte;
+    while (b !== 0) {
+      b &= b - 1;
+      count++;
+    }
+  }
+  return count;
+}
+
+function matches(agent: z.infer<typeof ConsoleAgentSchema>, needle: string): boolean {
+  const haystack = [agent.did, agent.custody, agent.credentialState, ...agent.privilegeScopes, ...(agent.domains ?? [])];
+  return haystack.some((text) => text.toLowerCase().includes(needle));
+}
+
+export function consoleSupportRoutes(ctx: IssuerContext) {
+  const app = createRouter();
+  const admin = adminAuth({ adminApiKey: ctx.config.adminApiKey });
+  const sqlite = ctx.db.sqlite;
+  const issuedBy = sqlite.prepare<[string, number], { id: string }>('SELECT id FROM credentials WHERE issuer_did = ? ORDER BY issued_at DESC, rowid DESC LIMIT ?');
+
+  const annotate = (did: string): z.infer<typeof ConsoleAgentSchema> => {
+    const agent = requireAgent(ctx, did);
+    const view = agentView(ctx, agent);
+    const current = agent.currentCredentialId === null ? undefined : ctx.stores.credentials.get(agent.currentCredentialId);
+    const { didDocumentUrl: _url, ...rest } = view;
+    return { ...rest, credentialState: current ? credentialState(current, ctx.now()) : 'none' };
+  };
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/console/agents',
+      tags: ['Console'],
+      summary: 'Agents matching a search, oldest first, each with its current credential state. Admin.',
+      security: ADMIN_SECURITY,
+      middleware: [admin] as const,
+      request: { query: SearchQuery },
+      responses: {
+        200: jsonResponse(z.object({ agents: z.array(ConsoleAgentSchema), nextCursor: z.string().optional(), scanLimitReached: z.boolean().optional() }), 'A page of agents'),
+        ...errorResponses(400, 401, 429),
+      },
+    }),
+    (c) => {
+      const { q, cursor, limit } = c.req.valid('query');
+      const needle = q?.trim().toLowerCase() ?? '';
+      const found: z.infer<typeof ConsoleAgentSchema>[] = [];
+      let after = cursor;
+      let scanned = 0;
+      // Scan in creation order until one more match than asked (to know a next page exists).
+      while (found.length <= limit && scanned < MAX_AGENTS_SCANNED) {
+        const rows = ctx.stores.agents.list({ ...(after === undefined ? {} : { cursor: after }), limit: SCAN_PAGE });
+        for (const row of rows) {
+          scanned++;
+          const agent = annotate(row.did);
+          if (needle === '' || matches(agent, needle)) found.push(agent);
+          if (found.length > limit) break;
+        }
+        const last = rows[rows.length - 1];
+        if (rows.length < SCAN_PAGE || !last) break;
+        after = last.did;
+      }
+      const page = found.slice(0, limit);
+      const last = page[page.length - 1];
+      return c.json(
+        {
+          agents: page,
+          ...(found.length > limit && last ? { nextCursor: last.did } : {}),
+          ...(scanned >= MAX_AGENTS_SCANNED ? { scanLimitReached: true } : {}),
+        },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/console/agents/{did}/delegations',
+      tags: ['Console'],
+      summary: 'Credentials this agent signed as a delegator (held here), newest first. Admin.',
+      security: ADMIN_SECURITY,
+      middleware: [admin] as const,
+      request: { params: z.object({ did: DidSchema }) },
+      responses: { 200: jsonResponse(z.object({ delegations: z.array(JsonObjectSchema) }), 'Delegations'), ...errorResponses(400, 401, 404, 429) },
+    }),
+    (c) => {
+      const did = requireAgent(ctx, c.req.valid('param').did).did;
+      const delegations = issuedBy
+        .all(did, 100)
+        .map((row) => ctx.stores.credentials.get(row.id))
+        .filter((record) => record !== undefined)
+        .map((record) => credentialView(ctx, record) as unknown as Record<string, unknown>);
+      return c.json({ delegations }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/console/status-lists',
+      tags: ['Console'],
+      summary: "This issuer's status lists with their fill level. Admin.",
+      security: ADMIN_SECURITY,
+      middleware: [admin] as const,
+      responses: { 200: jsonResponse(z.object({ statusLists: z.array(StatusListFillSchema) }), 'Status lists'), ...errorResponses(401, 429) },
+    }),
+    (c) => {
+      const statusLists = ctx.stores.statusLists.list().map((list) => ({
+        listId: list.id,
+        purpose: list.purpose,
+        url: statusListUrl(ctx, list.id),
+        length: list.length,
+        allocated: list.issued,
+        set: popcount(list.bitstring),
+        fill: list.length === 0 ? 0 : list.issued / list.length,
+      }));
+      return c.json({ statusLists }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/console/audit/latest',
+      tags: ['Console'],
+      summary: 'The newest audit records matching the filter, newest first. Admin.',
+      security: ADMIN_SECURITY,
+      middleware: [admin] as const,
+      request: { query: LatestAuditQuery },
+      responses: { 200: jsonResponse(z.object({ records: z.array(JsonObjectSchema) }), 'Records, newest first'), ...errorResponses(400, 401, 429) },
+    }),
+    (c) => {
+      const q = c.req.valid('query');
+      const from = q.from === undefined ? undefined : Date.parse(q.from);
+      const to = q.to === undefined ? undefined : Date.parse(q.to);
+      if (from !== undefined && to !== undefined && from > to) throw apiError('VALIDATION_FAILED', '"from" is after "to"');
+      const where: string[] = ['1 = 1'];
+      if (q.agent !== undefined) where.push('agent_did = @agent');
+      if (q.event !== undefined) where.push('event = @event');
+      if (from !== undefined) where.push('at >= @from');
+      if (to !== undefined) where.push('at <= @to');
+      // The seq just before the newest `limit` matches; built only from the fixed fragments above.
+      const boundary = sqlite
+        .prepare<[Record<string, unknown>], { seq: number }>(`SELECT seq FROM audit WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT 1 OFFSET @offset`)
+        .get({ ...(q.agent === undefined ? {} : { agent: q.agent }), ...(q.event === undefined ? {} : { event: q.event }), ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }), offset: q.limit });
+      const page = ctx.audit.list({
+        limit: q.limit,
+        ...(boundary === undefined ? {} : { cursor: String(boundary.seq) }),
+        ...(q.agent === undefined ? {} : { agentDid: q.agent }),
+        ...(q.event === undefined ? {} : { event: q.event }),
+        ...(from === undefined ? {} : { from }),
+        ...(to === undefined ? {} : { to }),
+      });
+      return c.json({ records: page.records.reverse() as unknown as Record<string, unknown>[] }, 200);
+    },
+  );
+  return app;
+}

@@ -1,0 +1,303 @@
+// The operator console end to end, the way an operator uses it: Debian's Chromium (driven by
+// Playwright, never downloaded) against a real issuer serving the console built in beforeAll.
+// Sign in, mint a token (shown once), onboard an agent with it over the API, find the agent,
+// revoke its credential through the confirmation dialog, see the revocation and the refusals
+// in the audit trail with the chain "intact", manage a DID's services, sign out. Screenshots
+// at 1440 and 375 px go to test/artifacts/. Any error in the page's console fails the test.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildConsole } from '../../console/build.ts';
+import { onboardServerAgent, startTestIssuer, TEST_ADMIN_KEY, type TestIssuer } from '../support/issuer.ts';
+
+const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
+
+let issuer: TestIssuer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+/** Console errors and uncaught exceptions; `expected` lists the refusals a step provokes on purpose. */
+let pageErrors: string[] = [];
+let expected: RegExp[] = [];
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await buildConsole();
+  issuer = await startTestIssuer();
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: issuer.url });
+  page = await context.newPage();
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !expected.some((re) => re.test(message.text()))) pageErrors.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => pageErrors.push(`pageerror: ${error.message}`));
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await issuer?.dispose();
+});
+
+afterEach(() => {
+  expect(pageErrors).toEqual([]);
+  pageErrors = [];
+  expected = [];
+});
+
+async function shot(name: string, fullPage = true): Promise<void> {
+  await page.screenshot({ path: join(ARTIFACTS, `console-${name}.png`), fullPage });
+}
+
+/** Every form control in the page has an accessible label. */
+async function expectLabelledControls(): Promise<void> {
+  const unlabelled = await page.evaluate(() =>
+    [...document.querySelectorAll('input, select, textarea')]
+      .filter((el) => (el as HTMLInputElement).labels?.length === 0 && !el.getAttribute('aria-label'))
+      .map((el) => el.outerHTML),
+  );
+  expect(unlabelled).toEqual([]);
+}
+
+async function expectNoHorizontalScroll(): Promise<void> {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+}
+
+describe('operator console', () => {
+  let token = '';
+  let agent: { agentDid: string; vcId: string };
+
+  it('explains an unreachable or garbled issuer instead of failing silently', async () => {
+    await page.goto(`${issuer.url}/console`);
+    await expect.poll(() => page.getByLabel('Admin API key').isVisible()).toBe(true);
+    await shot('signin-1440');
+    expected = [/ERR_FAILED/, /status of 502/];
+    await page.route('**/v1/console/status-lists', (route) => route.abort());
+    await page.getByLabel('Admin API key').fill(TEST_ADMIN_KEY);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('NETWORK_ERROR');
+    expect(await page.getByRole('alert').textContent()).toContain('Cannot reach the issuer');
+    await page.unroute('**/v1/console/status-lists');
+    await page.route('**/v1/console/status-lists', (route) => route.fulfill({ status: 502, contentType: 'text/html', body: '<h1>Bad gateway</h1>' }));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('BAD_RESPONSE');
+    expect(await page.getByRole('alert').textContent()).toContain('502');
+    await page.unroute('**/v1/console/status-lists');
+    // Neither failure signs anyone in.
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+  });
+
+  it('signs in with the admin key, keeping it out of the URL and the page', async () => {
+    expected = [/status of 401/];
+    await page.getByLabel('Admin API key').fill('not-the-admin-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('UNAUTHORIZED');
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+
+    await page.getByLabel('Admin API key').fill(TEST_ADMIN_KEY);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Agents');
+    expect(await page.evaluate(() => Object.values({ ...sessionStorage }))).toEqual([TEST_ADMIN_KEY]);
+    expect(page.url()).not.toContain(TEST_ADMIN_KEY);
+    expect(await page.content()).not.toContain(TEST_ADMIN_KEY);
+    expect(await page.getByRole('link', { name: 'Agents' }).getAttribute('aria-current')).toBe('page');
+  });
+
+  it('mints an enrollment token, shows it once with its expiry and lists it without its value', async () => {
+    await page.getByRole('link', { name: 'Enrollment' }).click();
+    await page.getByLabel('Scopes').fill('files:read files:write');
+    await page.getByLabel('Maximum delegation depth').fill('1');
+    await page.getByLabel('Domains').fill('files.example.com');
+    await page.getByLabel('Token lifetime (seconds)').fill('900');
+    await expectLabelledControls();
+    await page.getByRole('button', { name: 'Mint token' }).click();
+    const minted = page.getByLabel('Enrollment token');
+    await expect.poll(() => minted.inputValue()).toMatch(/^[A-Za-z0-9_-]{40,}$/);
+    token = await minted.inputValue();
+    expect(await page.locator('#token-note').textContent()).toContain('Shown once.');
+    expect(await page.locator('.once time').getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await expect.poll(() => page.locator('.copied').textContent()).toContain('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(token);
+    await expect.poll(() => page.locator('table').textContent()).toContain('outstanding');
+    await shot('enrollment-1440');
+
+    // Leaving the view drops the token: the list shows its id and state, never its value.
+    await page.getByRole('link', { name: 'Agents' }).click();
+    await page.getByRole('link', { name: 'Enrollment' }).click();
+    await expect.poll(() => page.locator('table').textContent()).toContain('outstanding');
+    expect(await page.content()).not.toContain(token);
+  });
+
+  it('finds the agent onboarded with that token and shows its page', async () => {
+    agent = await onboardServerAgent(issuer, token);
+    await page.getByLabel('Show').selectOption('used');
+    await expect.poll(() => page.locator('tbody').textContent()).toContain('used');
+    expect(await page.locator(`tbody a[href="#/agents/${encodeURIComponent(agent.agentDid)}"]`).count()).toBe(1);
+    await page.getByRole('link', { name: 'Agents' }).click();
+    await page.getByLabel('Search agents').fill('files:write');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const link = page.locator(`a[href="#/agents/${encodeURIComponent(agent.agentDid)}"]`).first();
+    await link.waitFor();
+    const row = page.locator('tbody tr').first();
+    expect(await row.textContent()).toContain('server');
+    expect(await row.textContent()).toContain('files.example.com');
+    expect(await row.textContent()).toContain('active');
+    await shot('agents-1440');
+    await link.click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Credentials' }).isVisible()).toBe(true);
+    expect(await page.locator('dl.facts').textContent()).toContain(agent.agentDid);
+    await expect.poll(() => page.locator('pre.json').first().textContent()).toContain(agent.agentDid);
+    expect(await page.getByRole('heading', { name: 'Recent audit events' }).isVisible()).toBe(true);
+    await expect.poll(() => page.locator('section', { hasText: 'Recent audit events' }).textContent()).toContain('AGENT_ENROLLED');
+  });
+
+  it('renews, then revokes the current credential only after confirmation', async () => {
+    await page.getByRole('button', { name: `Renew ${agent.vcId}` }).click();
+    await expect.poll(() => page.locator('#status').textContent()).toContain('renewed');
+    await expect.poll(() => page.locator('tbody', { hasText: 'superseded' }).count()).toBeGreaterThan(0);
+    const detail = await issuer.call(`/v1/agents/${encodeURIComponent(agent.agentDid)}`, { admin: true });
+    const current: string = detail.json.currentCredentialId;
+    expect(current).not.toBe(agent.vcId);
+
+    // Cancel leaves the credential active.
+    await page.getByRole('button', { name: `Revoke ${current}` }).click();
+    const dialog = page.getByRole('dialog', { name: 'Revoke this credential?' });
+    await dialog.waitFor();
+    await shot('revoke-confirm-1440', false); // a modal: the viewport is what the operator sees
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect((await issuer.call(`/v1/vcs/${encodeURIComponent(current)}`)).json.state).toBe('active');
+
+    await page.getByRole('button', { name: `Revoke ${current}` }).click();
+    await dialog.getByRole('button', { name: 'Revoke credential' }).click();
+    await expect.poll(() => page.locator('#status').textContent()).toContain('revoked');
+    expect((await issuer.call(`/v1/vcs/${encodeURIComponent(current)}`)).json.state).toBe('revoked');
+    await expect.poll(() => page.locator('tbody').first().textContent()).toContain('revoked');
+
+    // Refusals the audit trail must show: a verifier now rejects the agent's presentation
+    // (VP_REJECTED, CREDENTIAL_REVOKED), and a second revocation is refused.
+    const vp = await issuer.call(`/v1/agents/${encodeURIComponent(agent.agentDid)}/vp`, { admin: true, body: { targetService: 'files.example.com' } });
+    const verdict = await issuer.call('/v1/vp/verify', { body: { presentation: vp.json, expectedTarget: 'files.example.com' } });
+    expect(verdict.status).toBe(403);
+    expect(verdict.json.reason).toBe('CREDENTIAL_REVOKED');
+    expect((await issuer.call(`/v1/vcs/${encodeURIComponent(current)}/revoke`, { admin: true, body: {} })).json.error.code).toBe('CREDENTIAL_ALREADY_REVOKED');
+    agent = { ...agent, vcId: current };
+  });
+
+  it('shows the status lists with their fill level', async () => {
+    await page.getByRole('link', { name: 'Credentials' }).click();
+    await expect.poll(() => page.locator('.meter').first().textContent()).toMatch(/entries used/);
+    expect(await page.locator('table').textContent()).toContain('revocation');
+    await page.getByLabel('Credential id').fill(agent.vcId);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await expect.poll(() => page.locator('dl.facts').textContent()).toContain('revoked');
+    await shot('credentials-1440');
+  });
+
+  it('shows the audit trail with the revocation, the refusals and the chain intact, live', async () => {
+    await page.getByRole('link', { name: 'Audit trail' }).click();
+    await expect.poll(() => page.locator('[data-chain]').textContent()).toMatch(/Hash chain intact \(\d+ records\)/);
+    const table = page.locator('table');
+    await expect.poll(() => table.textContent()).toContain('CREDENTIAL_REVOKED');
+    expect(await table.textContent()).toContain('REQUEST_REFUSED');
+    expect(await table.textContent()).toContain('UNAUTHORIZED');
+    expect(await page.locator('strong.reason', { hasText: 'CREDENTIAL_REVOKED' }).count()).toBeGreaterThan(0);
+    await expectLabelledControls();
+
+    // Live: a record written now appears without a reload.
+    await issuer.call('/v1/status-list', { admin: true, body: { purpose: 'revocation', id: 'console-live', makeDefault: false } });
+    await expect.poll(() => table.textContent(), { timeout: 15_000 }).toContain('STATUS_LIST_CREATED');
+
+    // Filters: by event.
+    await page.getByLabel('Event').fill('REQUEST_REFUSED');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(async () => (await page.locator('tbody tr').allTextContents()).every((row) => row.includes('REQUEST_REFUSED'))).toBe(true);
+    await page.getByLabel('Event').fill('');
+    await page.getByLabel('Agent DID').fill(agent.agentDid);
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(async () => (await page.locator('tbody tr').allTextContents()).every((row) => !row.includes('STATUS_LIST_CREATED'))).toBe(true);
+    await page.getByLabel('Agent DID').fill('');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(() => table.textContent()).toContain('STATUS_LIST_CREATED');
+    await shot('audit-1440');
+  });
+
+  it('adds and removes a service endpoint and deactivates a DID after confirmation', async () => {
+    const created = await issuer.call('/v1/dids', { admin: true, body: { name: 'console-test' } });
+    expect(created.status).toBe(201);
+    const did: string = created.json.did;
+    await page.getByRole('link', { name: 'DIDs' }).click();
+    await page.locator(`a[href="#/dids/${encodeURIComponent(did)}"]`).click();
+    await page.getByLabel('Id (optional)').fill('files');
+    await page.getByLabel('Type').fill('LinkedDomains');
+    await page.getByLabel('Endpoint URL').fill('https://files.example.com/');
+    await page.getByRole('button', { name: 'Add service' }).click();
+    await expect.poll(() => page.locator('table').textContent()).toContain('https://files.example.com/');
+    await shot('did-1440');
+    // Adding the same id again: the issuer's refusal is shown readably.
+    expected = [/status of 409/];
+    await page.getByLabel('Id (optional)').fill('files');
+    await page.getByLabel('Type').fill('LinkedDomains');
+    await page.getByLabel('Endpoint URL').fill('https://files.example.com/');
+    await page.getByRole('button', { name: 'Add service' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('SERVICE_EXISTS');
+    await page.getByRole('button', { name: `Remove service ${did}#files` }).click();
+    await expect.poll(() => page.getByText('No service endpoint.').isVisible()).toBe(true);
+    expect((await issuer.call(`/v1/dids/${encodeURIComponent(did)}`)).json.didDocument.service ?? []).toEqual([]);
+
+    await page.getByRole('button', { name: 'Deactivate DID…' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Deactivate DID' }).click();
+    await expect.poll(() => page.locator('dl.facts').textContent()).toContain('deactivated');
+    expect((await issuer.call(`/v1/dids/${encodeURIComponent(did)}`)).json.didDocumentMetadata.deactivated).toBe(true);
+  });
+
+  it('works at 375 px: no horizontal scrolling, tables stacked', async () => {
+    await page.setViewportSize({ width: 375, height: 812 });
+    for (const [hash, name] of [
+      ['#/agents', 'agents'],
+      [`#/agents/${encodeURIComponent(agent.agentDid)}`, 'agent'],
+      ['#/enrollment', 'enrollment'],
+      ['#/audit', 'audit'],
+    ] as const) {
+      await page.goto(`${issuer.url}/console${hash}`);
+      await page.locator('main h1').waitFor();
+      await page.locator('table, .empty').first().waitFor();
+      await expectNoHorizontalScroll();
+      await shot(`${name}-375`);
+    }
+    expect(await page.locator('thead').first().evaluate((el) => getComputedStyle(el).position)).toBe('absolute');
+    await page.setViewportSize({ width: 1440, height: 900 });
+  });
+
+  it('is usable from the keyboard, with a visible focus ring', async () => {
+    await page.goto('about:blank');
+    await page.goto(`${issuer.url}/console#/agents`);
+    await page.locator('main h1').waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    const focused = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement;
+      return { text: el.textContent, outline: getComputedStyle(el).outlineStyle };
+    });
+    expect(focused).toEqual({ text: 'Enrollment', outline: 'solid' });
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Enrollment');
+    // The new view's heading takes focus, so a screen reader announces where the operator is.
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+  });
+
+  it('signs out: the key is gone from the tab and the sign-in form is back', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(() => page.getByLabel('Admin API key').isVisible()).toBe(true);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await page.reload();
+    await expect.poll(() => page.getByLabel('Admin API key').isVisible()).toBe(true);
+  });
+});
