@@ -1,0 +1,159 @@
+/**
+ * The guard: everything the service worker decides about one request, as a plain function of a
+ * `Request` (so it runs, and is tested, without a service worker around it).
+ *
+ * For a request to the worker's own origin:
+ * - the challenge endpoint ('endpoint' mode) answers with a fresh single-use nonce;
+ * - a guarded path (one a route names) is decided by verifyRequest (verifier-worker/request.ts):
+ *   allowed requests go to the network with the verified claims in X-Mandate-* headers and
+ *   without the presentation; refused ones are answered here, 400/401/403 with
+ *   `{valid:false, reason, message}`, and never reach the network;
+ * - any other request that carries X-Mandate-* headers is forwarded with them removed, so a
+ *   page cannot hand the server claims the worker did not verify;
+ * - everything else, and every other origin, is not the guard's business.
+ * Every decision on a guarded path is reported (report.ts) without the presentation.
+ */
+import type { FetchLike } from '../../wallet/did/http.ts';
+import { createKeyResolver } from '../../wallet/did/verification-method.ts';
+import { denialResponse, forwardClaims, handleChallengeRequest, verifyRequest, type VerifyRequestOptions } from '../request.ts';
+import { isGuarded, parseWorkerConfig, verifierSettings, type ResolvedWorkerConfig } from './config.ts';
+import { createWorkerChallengeStore } from './challenges.ts';
+import { createWorkerResolver, type StoredDidDocument } from './did-cache.ts';
+import { createWorkerReplayCache } from './replay.ts';
+import { broadcastReporter, REPORT_TYPE, type Reporter, type VerificationReport } from './report.ts';
+import { createWorkerStatusLists, type StoredStatusList } from './status-cache.ts';
+import { createIndexedDbStore, type KeyValueStore } from './store.ts';
+
+export interface GuardStores {
+  dids: KeyValueStore<StoredDidDocument>;
+  statusLists: KeyValueStore<StoredStatusList>;
+  replay: KeyValueStore<number>;
+  challenges: KeyValueStore<number>;
+}
+
+export interface GuardOptions {
+  /** The origin whose paths are guarded: the worker's own (`self.location.origin`). */
+  origin: string;
+  /** Where state that must outlive the worker is kept (default: IndexedDB). */
+  stores?: Partial<GuardStores>;
+  /** Sends allowed requests on (default: the global fetch). */
+  forward?: (request: Request) => Promise<Response>;
+  /** Fetches DID documents and status lists (default: the global fetch). */
+  fetch?: FetchLike;
+  now?: () => number;
+  /** Receives every storage write, so the worker can stay alive until it lands (ExtendableEvent.waitUntil). */
+  track?: (write: Promise<unknown>) => void;
+  /** Where decisions are reported (default: the configuration's BroadcastChannel). */
+  report?: Reporter;
+}
+
+export interface Guard {
+  readonly config: ResolvedWorkerConfig;
+  /** True when the worker must answer `request` itself; false: let the browser fetch it untouched. */
+  handles(request: Request): boolean;
+  /** The answer to a request `handles` accepted. Never rejects: a failing network is `Response.error()`. */
+  respond(request: Request): Promise<Response>;
+}
+
+const CLAIM_PREFIX = 'x-mandate-';
+
+export function hasClaimHeaders(headers: Headers): boolean {
+  for (const name of headers.keys()) if (name.startsWith(CLAIM_PREFIX)) return true;
+  return false;
+}
+
+/** The request without any X-Mandate-* header (their values were not verified by anyone). */
+export function withoutClaimHeaders(request: Request): Request {
+  const headers = new Headers(request.headers);
+  for (const name of [...headers.keys()]) if (name.startsWith(CLAIM_PREFIX)) headers.delete(name);
+  return new Request(request, { headers });
+}
+
+/**
+ * Builds the guard for `config` (validated here: CONFIG_INVALID) and loads the remembered
+ * presentation ids and outstanding nonces before it decides anything.
+ */
+export async function createGuard(config: unknown, options: GuardOptions): Promise<Guard> {
+  const resolved = parseWorkerConfig(config);
+  const now = options.now ?? Date.now;
+  const track = options.track ?? (() => undefined);
+  const forward = options.forward ?? ((request: Request) => fetch(request));
+  const report = options.report ?? broadcastReporter(resolved.reportChannel);
+  const stores: GuardStores = {
+    dids: options.stores?.dids ?? createIndexedDbStore('dids'),
+    statusLists: options.stores?.statusLists ?? createIndexedDbStore('status-lists'),
+    replay: options.stores?.replay ?? createIndexedDbStore('replay'),
+    challenges: options.stores?.challenges ?? createIndexedDbStore('challenges'),
+  };
+  const network = { allowHttpLoopback: resolved.allowHttpLoopback, now, track, ...(options.fetch ? { fetch: options.fetch } : {}) };
+  const resolver = createWorkerResolver({ ...network, store: stores.dids, ttlMs: resolved.didTtlMs, staleIfErrorMs: resolved.didStaleIfErrorMs });
+  const statusLists = createWorkerStatusLists({
+    ...network,
+    store: stores.statusLists,
+    resolveKey: createKeyResolver(resolver, { now }),
+    defaultTtlMs: resolved.statusListTtlMs,
+    staleIfErrorMs: resolved.statusListStaleIfErrorMs,
+  });
+  const replayCache = createWorkerReplayCache({ store: stores.replay, max: resolved.replayMax, now, track });
+  const challenges = createWorkerChallengeStore({ store: stores.challenges, now, track });
+  const verifier: VerifyRequestOptions = {
+    ...verifierSettings(resolved),
+    ...(resolved.challenge === 'endpoint' ? { challenges } : {}),
+    resolver,
+    statusLists,
+    replayCache,
+    now,
+  };
+  await Promise.all([replayCache.load(), challenges.load()]);
+
+  function isChallengeEndpoint(url: URL): boolean {
+    return resolved.challenge === 'endpoint' && url.pathname === resolved.challengePath;
+  }
+
+  async function decide(request: Request, url: URL): Promise<Response> {
+    const started = performance.now();
+    const verdict = await verifyRequest(request, verifier);
+    const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+    const base = { type: REPORT_TYPE as typeof REPORT_TYPE, method: request.method, path: url.pathname, durationMs, at: new Date(now()).toISOString() };
+    if (!verdict.allowed) {
+      report({ ...base, decision: 'deny', status: verdict.status, reason: verdict.body.reason, message: verdict.body.message } satisfies VerificationReport);
+      return denialResponse(verdict);
+    }
+    const { claims } = verdict;
+    let response: Response;
+    try {
+      response = await forward(forwardClaims(request, claims));
+    } catch {
+      response = Response.error();
+    }
+    report({
+      ...base,
+      decision: 'allow',
+      status: response.status,
+      agentDid: claims.agentDid,
+      vpId: claims.vpId,
+      effectiveScopes: claims.effectiveScopes,
+    } satisfies VerificationReport);
+    return response;
+  }
+
+  return {
+    config: resolved,
+    handles(request) {
+      const url = new URL(request.url);
+      if (url.origin !== options.origin) return false;
+      return isChallengeEndpoint(url) || isGuarded(resolved.routes, url) || hasClaimHeaders(request.headers);
+    },
+    async respond(request) {
+      const url = new URL(request.url);
+      try {
+        if (isChallengeEndpoint(url)) return (await handleChallengeRequest(request, verifier)) ?? Response.error();
+        if (isGuarded(resolved.routes, url)) return await decide(request, url);
+        return await forward(withoutClaimHeaders(request));
+      } catch {
+        // Whatever failed, nothing unverified went out: fail closed, as the network would fail.
+        return Response.error();
+      }
+    },
+  };
+}

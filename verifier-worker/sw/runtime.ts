@@ -1,0 +1,189 @@
+/**
+ * The worker's life around the guard: where its configuration comes from, and what it does
+ * before it has one. Kept apart from the service-worker event wiring (worker.ts) so it can be
+ * driven by tests with plain Requests.
+ *
+ * Configuration sources (one per registration):
+ * - a JSON file: the page registers `verifier-sw.js?config=<same-origin URL>`; the worker
+ *   fetches it at every start (so edits reach a running site as soon as the browser restarts
+ *   the worker) and keeps the last good copy, which stands in when the file cannot be fetched.
+ *   A file that is fetched but invalid is never replaced by the old copy: the worker fails
+ *   closed until it is fixed, and a worker being installed with it is not installed at all;
+ * - a message from the page (registerVerifier with a config object): validated, stored under
+ *   the registration's scope, and used again at every start.
+ *
+ * Before a configuration exists nothing is guarded, but X-Mandate-* headers are still removed
+ * from same-origin requests. When the configuration file is invalid or missing with no stored
+ * copy ('failed'), every same-origin request except navigations is refused with 503, so that a
+ * broken verifier never silently turns into no verifier; navigations still load, so the site
+ * can show what is wrong.
+ */
+import { bytesToUtf8 } from '../../wallet/crypto/bytes.ts';
+import { isMandateError } from '../../wallet/crypto/errors.ts';
+import { parseJson } from '../../wallet/crypto/jcs.ts';
+import { readBounded } from '../../wallet/net/http.ts';
+import { parseWorkerConfig, type ResolvedWorkerConfig } from './config.ts';
+import { VerifierWorkerError } from './errors.ts';
+import { createGuard, hasClaimHeaders, withoutClaimHeaders, type Guard, type GuardOptions } from './guard.ts';
+import { tryStore, type KeyValueStore } from './store.ts';
+
+/** A configuration as stored: where it came from and the validated document. */
+export interface StoredConfig {
+  source: 'file' | 'message';
+  /** The file's URL (source 'file'). */
+  url?: string;
+  config: ResolvedWorkerConfig;
+}
+
+export interface RuntimeOptions {
+  /** The worker's origin: only its requests are guarded. */
+  origin: string;
+  /** The registration's scope: key of the stored configuration. */
+  scope: string;
+  /** The configuration file (from the script URL's `config` parameter), if any. */
+  configUrl?: string;
+  configStore: KeyValueStore<StoredConfig>;
+  /** Fetches the configuration file and forwards requests (default: the global fetch). */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Everything else the guard takes. */
+  guard?: Omit<GuardOptions, 'origin' | 'forward'>;
+}
+
+export interface Runtime {
+  /**
+   * Settles once the configuration is loaded and the guard built. Rejects (CONFIG_UNAVAILABLE,
+   * CONFIG_INVALID) when a configuration file was named and no usable configuration exists.
+   */
+  ready(): Promise<void>;
+  /**
+   * Applies a configuration sent by the page and resolves to it as validated (the very object in
+   * force, when it equals the current one). Rejects only with VerifierWorkerError CONFIG_INVALID.
+   */
+  configure(config: unknown): Promise<ResolvedWorkerConfig>;
+  /** Whether the worker answers `request` itself; false: the browser fetches it untouched. */
+  handles(request: Request): boolean;
+  respond(request: Request): Promise<Response>;
+}
+
+/** Largest configuration file read. */
+const MAX_CONFIG_BYTES = 64 * 1024;
+
+type State = { kind: 'loading' } | { kind: 'ready'; guard: Guard | undefined } | { kind: 'failed'; error: VerifierWorkerError };
+
+function failure(error: unknown): VerifierWorkerError {
+  if (error instanceof VerifierWorkerError) return error;
+  return new VerifierWorkerError('CONFIG_INVALID', isMandateError(error) ? error.message : 'the configuration could not be used');
+}
+
+function unavailableResponse(error: VerifierWorkerError): Response {
+  return new Response(JSON.stringify({ valid: false, reason: error.code, message: error.message }), {
+    status: 503,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' },
+  });
+}
+
+export function createRuntime(options: RuntimeOptions): Runtime {
+  const network = options.fetch ?? ((request: Request) => fetch(request));
+  const guardOptions: GuardOptions = { ...options.guard, origin: options.origin, forward: network };
+  let state: State = { kind: 'loading' };
+
+  async function fetchConfigFile(url: string): Promise<unknown> {
+    let response: Response;
+    try {
+      response = await network(new Request(url, { cache: 'no-store', credentials: 'same-origin', redirect: 'error' }));
+    } catch {
+      throw new VerifierWorkerError('CONFIG_UNAVAILABLE', `${url}: network error`);
+    }
+    if (!response.ok) throw new VerifierWorkerError('CONFIG_UNAVAILABLE', `${url}: HTTP ${response.status}`);
+    const bytes = await readBounded(response.body, MAX_CONFIG_BYTES);
+    try {
+      return parseJson(bytesToUtf8(bytes ?? new Uint8Array()), { maxBytes: MAX_CONFIG_BYTES });
+    } catch {
+      throw new VerifierWorkerError('CONFIG_INVALID', `${url}: not JSON of at most ${MAX_CONFIG_BYTES} bytes`);
+    }
+  }
+
+  async function fromFile(url: string): Promise<Guard> {
+    if (new URL(url).origin !== options.origin) throw new VerifierWorkerError('CONFIG_INVALID', `${url}: not on the worker's origin`);
+    let document: unknown;
+    try {
+      document = await fetchConfigFile(url);
+    } catch (error) {
+      const stored = await tryStore(() => options.configStore.get(options.scope), undefined);
+      if (failure(error).code !== 'CONFIG_UNAVAILABLE' || stored?.source !== 'file' || stored.url !== url) throw error;
+      document = stored.config;
+    }
+    const guard = await createGuard(document, guardOptions);
+    await tryStore(() => options.configStore.set(options.scope, { source: 'file', url, config: guard.config }), undefined);
+    return guard;
+  }
+
+  async function load(): Promise<Guard | undefined> {
+    if (options.configUrl !== undefined) return fromFile(options.configUrl);
+    const stored = await tryStore(() => options.configStore.get(options.scope), undefined);
+    if (stored?.source !== 'message') return undefined;
+    // A stored configuration that no longer validates (an older worker version wrote it) is dropped.
+    return createGuard(stored.config, guardOptions).catch(() => undefined);
+  }
+
+  /** A request the guard does not decide, on its way to the network without X-Mandate-* headers. */
+  async function passThrough(request: Request): Promise<Response> {
+    try {
+      return await network(hasClaimHeaders(request.headers) ? withoutClaimHeaders(request) : request);
+    } catch {
+      return Response.error();
+    }
+  }
+
+  const loaded = load().then(
+    (guard) => {
+      state = { kind: 'ready', guard };
+    },
+    (error: unknown) => {
+      state = { kind: 'failed', error: failure(error) };
+    },
+  );
+
+  return {
+    async ready() {
+      await loaded;
+      if (state.kind === 'failed') throw state.error;
+    },
+
+    async configure(config) {
+      await loaded;
+      if (options.configUrl !== undefined) {
+        throw new VerifierWorkerError('CONFIG_INVALID', `this worker is configured by ${options.configUrl}`);
+      }
+      try {
+        const parsed = parseWorkerConfig(config);
+        const current = state.kind === 'ready' ? state.guard : undefined;
+        // The same configuration again (every page load sends it): keep the warm caches.
+        if (current && JSON.stringify(current.config) === JSON.stringify(parsed)) return current.config;
+        const guard = await createGuard(parsed, guardOptions);
+        await tryStore(() => options.configStore.set(options.scope, { source: 'message', config: guard.config }), undefined);
+        state = { kind: 'ready', guard };
+        return guard.config;
+      } catch (error) {
+        throw failure(error);
+      }
+    },
+
+    handles(request) {
+      if (new URL(request.url).origin !== options.origin) return false;
+      if (state.kind === 'loading') return true; // decided in respond(), once loaded
+      if (state.kind === 'failed') return request.mode !== 'navigate' || hasClaimHeaders(request.headers);
+      return state.guard ? state.guard.handles(request) : hasClaimHeaders(request.headers);
+    },
+
+    async respond(request) {
+      await loaded;
+      const current = state as Exclude<State, { kind: 'loading' }>;
+      if (current.kind === 'failed') {
+        return request.mode === 'navigate' ? passThrough(request) : unavailableResponse(current.error);
+      }
+      if (current.guard?.handles(request)) return current.guard.respond(request);
+      return passThrough(request);
+    },
+  };
+}
