@@ -1,0 +1,166 @@
+/**
+ * What a command is (a name, its arguments and options, what it needs) and the context it runs
+ * in: parsed values, the output channel, and the issuer clients, built lazily so `keys generate`
+ * and `verify` never need a URL or a key. Parsing is Node's `util.parseArgs` in strict mode: an
+ * unknown option is a usage error, never silently ignored.
+ */
+import { parseArgs } from 'node:util';
+import { IssuerClient } from '../wallet/client/issuer-client.ts';
+import { createOperatorApi, type OperatorApi } from './http.ts';
+import { CliError, type ExitCode } from './errors.ts';
+import { jsonText, type Io } from './output.ts';
+
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  multiple?: boolean;
+  /** Placeholder shown in help (`--scope <scope>`). */
+  value?: string;
+  description: string;
+}
+
+export interface ArgSpec {
+  name: string;
+  description: string;
+}
+
+export interface CommandSpec {
+  /** ['tokens', 'mint'], or ['verify'] for a command without sub-commands. */
+  path: readonly string[];
+  summary: string;
+  args?: readonly ArgSpec[];
+  options?: Readonly<Record<string, OptionSpec>>;
+  /** nothing: runs offline; issuer: a URL; admin: a URL and the admin key. */
+  needs: 'nothing' | 'issuer' | 'admin';
+  examples?: readonly string[];
+  run(ctx: CommandContext): Promise<ExitCode>;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+export interface CommandContext {
+  args: readonly string[];
+  options: OptionValues;
+  json: boolean;
+  io: Io;
+  env: Env;
+  client(): IssuerClient;
+  api(): OperatorApi;
+  /** Prints `human` or, with --json, `data` as one JSON document. */
+  print(human: string, data: unknown): void;
+}
+
+export const DEFAULT_URL = 'http://127.0.0.1:8787';
+const DEFAULT_TIMEOUT_SECONDS = 10;
+
+/** Options every command accepts. */
+export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec & { short?: string }>> = Object.freeze({
+  url: { type: 'string', value: 'url', description: `issuer base URL (env MANDATE_URL, API_BASE_URL; default ${DEFAULT_URL})` },
+  'admin-key': { type: 'string', value: 'key', description: 'admin API key (prefer env MANDATE_ADMIN_KEY or SERVICE_ADMIN_API_KEY: flags show in ps)' },
+  timeout: { type: 'string', value: 'seconds', description: `per-request deadline (default ${DEFAULT_TIMEOUT_SECONDS})` },
+  json: { type: 'boolean', description: 'print one JSON document (errors as JSON on stderr)' },
+  help: { type: 'boolean', short: 'h', description: 'show help' },
+});
+
+export function usage(message: string): CliError {
+  return new CliError('USAGE', message);
+}
+
+/** Parses `argv` (after the command words) against the command's options plus the global ones. */
+export function parseCommandLine(spec: CommandSpec, argv: readonly string[]): { options: OptionValues; args: string[] } {
+  const config = { ...GLOBAL_OPTIONS, ...spec.options };
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: true,
+      options: Object.fromEntries(
+        Object.entries(config).map(([name, option]) => [
+          name,
+          { type: option.type, ...(option.multiple ? { multiple: true } : {}), ...('short' in option && option.short ? { short: option.short } : {}) },
+        ]),
+      ),
+    });
+  } catch (error) {
+    // parseArgs names the option, never its value: safe to show.
+    throw usage(error instanceof Error ? error.message.split('\n')[0] ?? 'invalid arguments' : 'invalid arguments');
+  }
+  return { options: parsed.values as OptionValues, args: parsed.positionals };
+}
+
+export function stringOption(options: OptionValues, name: string): string | undefined {
+  const value = options[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function requiredOption(options: OptionValues, name: string): string {
+  const value = stringOption(options, name);
+  if (value === undefined || value === '') throw usage(`--${name} is required`);
+  return value;
+}
+
+/** A repeatable option; each value may also be a comma-separated list (`--scope a,b`). */
+export function listOption(options: OptionValues, name: string): string[] {
+  const value = options[name];
+  const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+  return values.flatMap((v) => String(v).split(',')).map((v) => v.trim()).filter((v) => v !== '');
+}
+
+export function integerOption(options: OptionValues, name: string, min: number, max: number): number | undefined {
+  const text = stringOption(options, name);
+  if (text === undefined) return undefined;
+  if (!/^\d{1,15}$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new CliError('ARGUMENT_INVALID', `--${name} must be an integer from ${min} to ${max}`);
+  }
+  return Number(text);
+}
+
+export function choiceOption<T extends string>(options: OptionValues, name: string, choices: readonly T[]): T | undefined {
+  const text = stringOption(options, name);
+  if (text === undefined) return undefined;
+  if (!(choices as readonly string[]).includes(text)) throw new CliError('ARGUMENT_INVALID', `--${name} must be one of ${choices.join(', ')}`);
+  return text as T;
+}
+
+function firstSet(...values: (string | undefined)[]): string | undefined {
+  return values.find((v) => v !== undefined && v !== '');
+}
+
+/** The context a command runs in; clients are built on first use, with the URL and key resolved then. */
+export function createContext(spec: CommandSpec, parsed: { options: OptionValues; args: string[] }, env: Env, io: Io): CommandContext {
+  const { options } = parsed;
+  const json = options.json === true;
+  const url = (): string => firstSet(stringOption(options, 'url'), env.MANDATE_URL, env.API_BASE_URL) ?? DEFAULT_URL;
+  const adminKey = (): string | undefined => {
+    const key = firstSet(stringOption(options, 'admin-key'), env.MANDATE_ADMIN_KEY, env.SERVICE_ADMIN_API_KEY);
+    if (key === undefined && spec.needs === 'admin') {
+      throw new CliError('ADMIN_KEY_MISSING', `"mandate ${spec.path.join(' ')}" needs the admin key: set MANDATE_ADMIN_KEY (or SERVICE_ADMIN_API_KEY) or pass --admin-key`);
+    }
+    return key;
+  };
+  const timeoutMs = (): number => (integerOption(options, 'timeout', 1, 3600) ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+  let client: IssuerClient | undefined;
+  let api: OperatorApi | undefined;
+  return {
+    args: parsed.args,
+    options,
+    json,
+    io,
+    env,
+    client: () => (client ??= new IssuerClient({ baseUrl: url(), adminKey: adminKey(), timeoutMs: timeoutMs() })),
+    api: () => (api ??= createOperatorApi({ baseUrl: url(), adminKey: adminKey(), timeoutMs: timeoutMs() })),
+    print(human, data) {
+      io.stdout(json ? jsonText(data) : human);
+    },
+  };
+}
+
+/** Checks the number of positional arguments against the spec (all required). */
+export function checkArgs(spec: CommandSpec, args: readonly string[]): void {
+  const expected = spec.args?.length ?? 0;
+  if (args.length < expected) throw usage(`missing <${spec.args?.[args.length]?.name ?? 'argument'}>`);
+  // The value itself is not echoed: a misplaced secret must not reach a terminal log.
+  if (args.length > expected) throw usage(`unexpected argument #${expected + 1} (expected ${expected})`);
+}

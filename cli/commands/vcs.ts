@@ -1,0 +1,103 @@
+/** `mandate vcs issue|revoke|renew|show`: the credential lifecycle (docs/api.md §Credentials). */
+import type { CredentialView } from '../../wallet/client/issuer-client.ts';
+import type { CommandSpec } from '../command.ts';
+import { integerOption, listOption, requiredOption, stringOption, usage } from '../command.ts';
+import { EXIT } from '../errors.ts';
+import { keyValues } from '../output.ts';
+
+const VALIDITY_MAX = 10 * 365 * 86_400;
+
+function scopesOf(view: CredentialView): string[] | undefined {
+  const subject = (view.verifiableCredential as { credentialSubject?: { privilegeScopes?: unknown } }).credentialSubject;
+  return Array.isArray(subject?.privilegeScopes) ? subject.privilegeScopes.map(String) : undefined;
+}
+
+/** A credential as label/value lines, shared with `agents show`. */
+export function credentialText(view: CredentialView): string {
+  return keyValues([
+    ['vc id', view.vcId],
+    ['type', view.type],
+    ['state', view.state],
+    ['subject', view.subjectDid],
+    ['issuer', view.issuerDid],
+    ['scopes', scopesOf(view)],
+    ['issued', view.issuedAt],
+    ['valid from', view.validFrom],
+    ['valid until', view.validUntil],
+    ['revoked', view.revokedAt],
+    ['suspended', view.suspendedAt],
+    ['superseded by', view.supersededBy],
+    ['parent', view.parentId],
+    ['status lists', (view.statusLists ?? []).map((s) => `${s.purpose}:${s.listId}#${s.index}`)],
+  ]);
+}
+
+const vcIdArg = [{ name: 'vcId', description: 'the credential id (urn:uuid:…)' }] as const;
+
+export const vcCommands: readonly CommandSpec[] = [
+  {
+    path: ['vcs', 'issue'],
+    summary: 'Issue an AgentCredential to a DID',
+    needs: 'admin',
+    options: {
+      subject: { type: 'string', value: 'did', description: "the agent's DID (required)" },
+      scope: { type: 'string', multiple: true, value: 'scope', description: 'a privilege scope; at least one' },
+      depth: { type: 'string', value: 'n', description: 'delegation depth (0–16, default 0)' },
+      domain: { type: 'string', multiple: true, value: 'domain', description: 'a service domain' },
+      validity: { type: 'string', value: 'seconds', description: 'validity period' },
+    },
+    async run(ctx) {
+      const subjectDid = requiredOption(ctx.options, 'subject');
+      const privilegeScopes = listOption(ctx.options, 'scope');
+      if (privilegeScopes.length === 0) throw usage('at least one --scope is required');
+      const domains = listOption(ctx.options, 'domain');
+      const validitySeconds = integerOption(ctx.options, 'validity', 1, VALIDITY_MAX);
+      const view = await ctx.api().issueCredential({
+        subjectDid,
+        privilegeScopes,
+        delegationDepth: integerOption(ctx.options, 'depth', 0, 16) ?? 0,
+        ...(domains.length > 0 ? { domains } : {}),
+        ...(validitySeconds === undefined ? {} : { validitySeconds }),
+      });
+      ctx.print(`Issued.\n${credentialText(view)}`, view);
+      return EXIT.OK;
+    },
+  },
+  {
+    path: ['vcs', 'revoke'],
+    summary: 'Revoke a credential (final; published on its status list)',
+    needs: 'admin',
+    args: vcIdArg,
+    options: { reason: { type: 'string', value: 'text', description: 'why (kept in the audit log)' } },
+    async run(ctx) {
+      const reason = stringOption(ctx.options, 'reason');
+      const view = await ctx.client().revoke(ctx.args[0] as string, reason === undefined ? {} : { reason });
+      ctx.print(`${view.alreadyRevoked ? 'Already revoked.' : 'Revoked.'}\n${credentialText(view)}`, view);
+      return EXIT.OK;
+    },
+  },
+  {
+    path: ['vcs', 'renew'],
+    summary: 'Issue a successor with the same subject and limits; the old one becomes superseded',
+    needs: 'admin',
+    args: vcIdArg,
+    options: { validity: { type: 'string', value: 'seconds', description: "the new credential's validity" } },
+    async run(ctx) {
+      const validitySeconds = integerOption(ctx.options, 'validity', 1, VALIDITY_MAX);
+      const view = await ctx.client().renew(ctx.args[0] as string, validitySeconds === undefined ? {} : { validitySeconds });
+      ctx.print(`Renewed (supersedes ${view.previousVcId ?? ctx.args[0]}).\n${credentialText(view)}`, view);
+      return EXIT.OK;
+    },
+  },
+  {
+    path: ['vcs', 'show'],
+    summary: "Show a credential and its state (public: no admin key needed)",
+    needs: 'issuer',
+    args: vcIdArg,
+    async run(ctx) {
+      const view = await ctx.client().getCredential(ctx.args[0] as string);
+      ctx.print(credentialText(view), view);
+      return EXIT.OK;
+    },
+  },
+];

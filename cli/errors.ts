@@ -1,0 +1,67 @@
+/**
+ * The CLI's own failures and the exit-code table every command follows (docs/cli.md §Exit
+ * codes). Scripts branch on the exit code, people read the message; neither ever carries the
+ * admin key (the client redacts it from the issuer's answers, and the CLI never echoes option
+ * values it was given).
+ *
+ * | code | meaning |
+ * |---|---|
+ * | 0 | success (a valid presentation, an intact audit chain) |
+ * | 1 | internal error (a bug in the CLI) |
+ * | 2 | usage: unknown command or option, bad value, unreadable file, bad URL, no admin key |
+ * | 3 | denied: the issuer refused (4xx), a presentation failed verification, the audit chain is broken |
+ * | 4 | unreachable: no answer from the issuer (connection refused, DNS, timeout) |
+ * | 5 | issuer failure: a 5xx, or an answer that is not the documented JSON |
+ */
+import { MandateError } from '../wallet/crypto/errors.ts';
+import { IssuerApiError, IssuerClientError } from '../wallet/client/errors.ts';
+
+export const EXIT = Object.freeze({ OK: 0, INTERNAL: 1, USAGE: 2, DENIED: 3, UNREACHABLE: 4, ISSUER_FAILED: 5 });
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export type CliErrorCode =
+  /** An unknown command or option, a missing or extra argument. */
+  | 'USAGE'
+  /** An option value of the wrong form (a number that is not an integer, a state that does not exist). */
+  | 'ARGUMENT_INVALID'
+  /** A file named on the command line cannot be read, or is larger than the limit. */
+  | 'FILE_UNREADABLE'
+  /** A file that is not the JSON it must be. */
+  | 'FILE_INVALID'
+  /** An operator command without an admin key (--admin-key, MANDATE_ADMIN_KEY or SERVICE_ADMIN_API_KEY). */
+  | 'ADMIN_KEY_MISSING';
+
+export class CliError extends MandateError<CliErrorCode> {
+  override name = 'CliError';
+}
+
+/** What a failure means to the caller of the process. */
+export function exitCodeFor(error: unknown): ExitCode {
+  if (error instanceof CliError) return EXIT.USAGE;
+  if (error instanceof IssuerApiError) return error.status >= 500 ? EXIT.ISSUER_FAILED : EXIT.DENIED;
+  if (error instanceof IssuerClientError) {
+    switch (error.code) {
+      case 'NETWORK_ERROR':
+      case 'TIMEOUT':
+      case 'KEY_UNAVAILABLE':
+        return EXIT.UNREACHABLE;
+      case 'CONFIG_INVALID':
+      case 'ADMIN_KEY_REQUIRED':
+        return EXIT.USAGE;
+      case 'ABORTED':
+      case 'RESPONSE_INVALID':
+      case 'RESPONSE_TOO_LARGE':
+        return EXIT.ISSUER_FAILED;
+    }
+  }
+  return EXIT.INTERNAL;
+}
+
+/** The error as `{code, message, status?}`: stable fields only, never a stack or a cause. */
+export function describeError(error: unknown): { code: string; message: string; status?: number } {
+  if (error instanceof IssuerApiError) return { code: error.code, message: error.message, status: error.status };
+  if (error instanceof MandateError) return { code: error.code, message: error.message };
+  // A bug: its text could hold anything, so only a fixed message leaves the process.
+  return { code: 'INTERNAL', message: 'unexpected internal error (set MANDATE_DEBUG=1 to see it)' };
+}

@@ -1,0 +1,51 @@
+/**
+ * How the CLI speaks: tables and key/value blocks for people, one JSON document for scripts
+ * (`--json`). Results go to stdout, errors to stderr, so `mandate … --json | jq` never parses
+ * an error message. Nothing here knows about the admin key: it is never handed to output.
+ */
+export interface Io {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+export const processIo: Io = {
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+};
+
+export type Cell = string | number | boolean | null | undefined;
+
+function cellText(value: Cell | readonly string[]): string {
+  if (value === undefined || value === null || value === '') return '-';
+  if (Array.isArray(value)) return value.length === 0 ? '-' : value.join(',');
+  return String(value);
+}
+
+/** Column-aligned rows under an upper-case header; "-" for empty cells; "(none)" for no rows. */
+export function table(headers: readonly string[], rows: readonly (readonly (Cell | readonly string[])[])[]): string {
+  if (rows.length === 0) return '(none)\n';
+  const text = rows.map((row) => headers.map((_, i) => cellText(row[i])));
+  const widths = headers.map((header, i) => Math.max(header.length, ...text.map((row) => (row[i] ?? '').length)));
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd() + '\n';
+  return line(headers.map((h) => h.toUpperCase())) + text.map(line).join('');
+}
+
+/** `label  value` lines, labels aligned; undefined values are left out. */
+export function keyValues(pairs: readonly (readonly [string, Cell | readonly string[]])[]): string {
+  const shown = pairs.filter(([, value]) => value !== undefined);
+  const width = Math.max(0, ...shown.map(([label]) => label.length));
+  return shown.map(([label, value]) => `${label.padEnd(width)}  ${cellText(value)}\n`).join('');
+}
+
+/** The line under a page of results that says how to ask for the next one. */
+export function nextPageHint(nextCursor: string | undefined): string {
+  return nextCursor ? `more: --cursor ${nextCursor}\n` : '';
+}
+
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value, null, 2) + '\n';
+}
