@@ -11,7 +11,7 @@ import { delegateFor, getAgentDetail, listAgents, presentFor } from '../services
 import { CredentialViewSchema } from './credentials.ts';
 import { ADMIN_SECURITY, DidSchema, DomainSchema, errorResponses, jsonBody, JsonObjectSchema, jsonResponse, PageQuerySchema, ScopesSchema } from './schemas.ts';
 
-const AgentSchema = z
+export const AgentSchema = z
   .object({
     did: z.string(),
     id: z.string(),

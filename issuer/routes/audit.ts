@@ -28,7 +28,7 @@ const AuditRecordSchema = z
 
 const IsoTime = z.iso.datetime({ offset: true }).openapi({ example: '2026-11-22T10:00:00Z' });
 
-const AuditQuery = z.object({
+export const AuditQuery = z.object({
   agent: DidSchema.optional().openapi({ description: 'Only records about this agent DID' }),
   event: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/).optional().openapi({ example: 'VP_REJECTED' }),
   from: IsoTime.optional().openapi({ description: 'Inclusive lower bound (ISO 8601)' }),

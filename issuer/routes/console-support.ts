@@ -11,6 +11,8 @@ import { apiError, createRouter } from '../http/errors.ts';
 import { agentView, requireAgent } from '../services/agents.ts';
 import { credentialState, credentialView } from '../services/credentials.ts';
 import { statusListUrl } from '../services/status-lists.ts';
+import { AgentSchema } from './agents.ts';
+import { AuditQuery } from './audit.ts';
 import { ADMIN_SECURITY, DidSchema, errorResponses, JsonObjectSchema, jsonResponse } from './schemas.ts';
 
 /** An agent search reads at most this many agents, so a query cannot scan an unbounded table. */
@@ -23,19 +25,8 @@ const SearchQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(20),
 });
 
-const ConsoleAgentSchema = z
-  .object({
-    did: z.string(),
-    id: z.string(),
-    custody: z.enum(['server', 'self']),
-    privilegeScopes: z.array(z.string()),
-    delegationDepth: z.number(),
-    domains: z.array(z.string()).optional(),
-    currentCredentialId: z.string().optional(),
-    credentialState: z.enum(['active', 'revoked', 'suspended', 'superseded', 'expired', 'none']),
-    createdAt: z.string(),
-    deactivated: z.boolean().optional(),
-  })
+const ConsoleAgentSchema = AgentSchema.omit({ didDocumentUrl: true })
+  .extend({ credentialState: z.enum(['active', 'revoked', 'suspended', 'superseded', 'expired', 'none']) })
   .openapi('ConsoleAgent');
 
 const StatusListFillSchema = z
@@ -50,14 +41,7 @@ const StatusListFillSchema = z
   })
   .openapi('StatusListFill');
 
-const IsoTime = z.iso.datetime({ offset: true });
-const LatestAuditQuery = z.object({
-  agent: DidSchema.optional(),
-  event: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/).optional(),
-  from: IsoTime.optional(),
-  to: IsoTime.optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-});
+const LatestAuditQuery = AuditQuery.omit({ cursor: true });
 
 /** Number of 1 bits (Bitstring Status List §3.1: one bit per entry). */
 function popcount(bytes: Uint8Array): number {

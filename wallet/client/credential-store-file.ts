@@ -18,6 +18,7 @@ import { dirname, join, basename } from 'node:path';
 import { bytesToHex, bytesToUtf8, randomBytes } from '../crypto/bytes.ts';
 import { parseJson } from '../crypto/jcs.ts';
 import type { MandateCredential } from '../vc/types.ts';
+import { errorCode, syncDirectory } from '../keystore/file.ts';
 import {
   checkCredentialInput,
   checkStoredCredential,
@@ -39,21 +40,6 @@ export interface FileCredentialStoreOptions extends CredentialStoreLimits {
 
 const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
 
-function errorCode(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
-}
-
-async function syncDirectory(directory: string): Promise<void> {
-  let handle;
-  try {
-    handle = await open(directory, 'r');
-    await handle.sync();
-  } catch {
-    // Some platforms cannot fsync a directory; the rename itself is still atomic.
-  } finally {
-    await handle?.close();
-  }
-}
 
 async function readFileRecords(path: string, maxFileBytes: number): Promise<MandateCredential[]> {
   let handle;

@@ -37,12 +37,13 @@ export interface FileKeyStoreOptions {
 const MAX_RECORD_BYTES = 64 * 1024;
 const SUFFIX = '.json';
 
-function errorCode(error: unknown): string | undefined {
+/** The `code` of a Node system error (ENOENT, EEXIST, …), if any. */
+export function errorCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
 }
 
 /** fsync a directory so a created or removed name is durable (a no-op where unsupported). */
-async function syncDirectory(directory: string): Promise<void> {
+export async function syncDirectory(directory: string): Promise<void> {
   let handle;
   try {
     handle = await open(directory, 'r');
