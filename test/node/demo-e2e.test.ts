@@ -1,0 +1,159 @@
+// The consent & delegation demo end to end, the way a newcomer runs it: `startDemo({port: 0})`
+// (what `npm run demo` starts) in Debian's Chromium driven by Playwright (never downloaded).
+// All seven steps are clicked in order; the sub-agent's call is approved through the
+// service-worker verifier, then refused SCOPE_ESCALATION (a forged further delegation) and
+// CREDENTIAL_REVOKED (after the operator's revocation), and the audit trail shows both refusals
+// with an intact hash chain. Screenshots go to test/artifacts/. Any error in the page's console
+// fails the test, except the browser's own line for the two 403 answers the story provokes.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDemo, type RunningDemo } from '../../demo/main.ts';
+
+const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
+/** Chromium logs every non-2xx fetch as a console error; only the two refusals of step 6 are expected. */
+const EXPECTED_REFUSAL = /Failed to load resource: the server responded with a status of 403/;
+
+let demo: RunningDemo;
+let browser: Browser;
+let page: Page;
+const pageErrors: string[] = [];
+let refusalLines = 0;
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  demo = await startDemo({ port: 0 });
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    if (EXPECTED_REFUSAL.test(message.text())) refusalLines += 1;
+    else pageErrors.push(`console: ${message.text()} (${message.location().url})`);
+  });
+  page.on('pageerror', (error) => pageErrors.push(`pageerror: ${error.message}`));
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await demo?.close();
+});
+
+async function run(step: string, button: string): Promise<void> {
+  await page.click(`#${button}`);
+  const section = page.locator(`#${step}`);
+  await expect.poll(async () => section.getAttribute('data-state'), { timeout: 20_000 }).toMatch(/^(done|partial|failed)$/);
+  const state = await section.getAttribute('data-state');
+  if (state === 'failed') throw new Error(`${step} failed: ${await section.locator('.error').allTextContents()}`);
+}
+
+/** A screenshot of one step (or of the whole page when `step` is undefined). */
+async function shot(name: string, step?: string): Promise<void> {
+  const path = join(ARTIFACTS, `demo-${name}.png`);
+  if (step === undefined) await page.screenshot({ path, fullPage: true });
+  else await page.locator(`#${step}`).screenshot({ path });
+}
+
+describe('npm run demo', () => {
+  it('walks through all seven steps: approved, then denied SCOPE_ESCALATION and CREDENTIAL_REVOKED, all in the audit trail', async () => {
+    await page.goto(demo.url);
+    await expect.poll(() => page.locator('#verifier-status').getAttribute('data-state'), { timeout: 20_000 }).toBe('ready');
+    await expect.poll(() => page.locator('[data-party="issuer"]').textContent()).toBe(demo.issuer.ctx.issuer.did);
+
+    await run('step-1', 'run-1');
+    expect(await page.locator('#step-1 pre').last().textContent()).toMatch(/"token"/);
+    // The admin key never reaches the page: not in the config, not in any answer shown.
+    expect(await page.content()).not.toContain(demo.issuer.ctx.config.adminApiKey);
+
+    await run('step-2', 'run-2');
+    const agentDid = await page.evaluate(() => document.querySelector('#step-2 pre')?.textContent ?? '');
+    expect(agentDid).toContain('"AgentCredential"');
+    expect(await page.locator('#step-2 .checks li[data-ok="true"]').count()).toBe(5);
+
+    await run('step-3', 'run-3');
+    expect(await page.locator('#step-3 .checks li[data-ok="false"]').count()).toBe(0);
+    const grantText = await page.locator('#step-3 pre').last().textContent();
+    expect(grantText).toContain('"DelegationGrantCredential"');
+    expect(grantText).toContain(demo.provider.did);
+    expect(grantText).toContain(demo.provider.statusListUrl);
+
+    await run('step-4', 'run-4');
+    expect(await page.locator('#step-4 pre').last().textContent()).toContain('"delegationDepth": 1');
+
+    await run('step-5', 'run-5');
+    const approved = page.locator('#outcome-5');
+    expect(await approved.getAttribute('data-verdict')).toBe('approved');
+    expect(await approved.textContent()).toContain('effective scopes: files:read');
+    expect(await page.locator('#step-5 .checks li[data-ok="true"]').count()).toBe(7);
+    await shot('approved', 'step-5');
+
+    await run('step-6', 'run-6a');
+    const escalation = page.locator('#outcome-6a');
+    expect(await escalation.getAttribute('data-verdict')).toBe('denied');
+    expect(await escalation.textContent()).toContain('SCOPE_ESCALATION');
+    expect(await page.locator('#step-6 .checks li[data-ok="false"]').first().textContent()).toContain('delegation chain');
+
+    await run('step-6', 'run-6b');
+    const revoked = page.locator('#outcome-6b');
+    expect(await revoked.getAttribute('data-verdict')).toBe('denied');
+    expect(await revoked.textContent()).toContain('CREDENTIAL_REVOKED');
+    expect(await page.locator('#step-6').getAttribute('data-state')).toBe('done');
+    await shot('denied', 'step-6');
+
+    await run('step-7', 'run-7');
+    const audit = page.locator('#audit-table');
+    const auditText = (await audit.textContent()) ?? '';
+    expect(auditText).toContain('SCOPE_ESCALATION');
+    expect(auditText).toContain('CREDENTIAL_REVOKED');
+    expect(await page.locator('#step-7 .checks li[data-ok="true"]').count()).toBe(2);
+    await shot('audit', 'step-7');
+    await shot('full');
+
+    expect(refusalLines).toBeLessThanOrEqual(2);
+    expect(pageErrors).toEqual([]);
+  }, 90_000);
+
+  it('refuses, with stable codes, what the page or anyone else must not do', async () => {
+    const post = (path: string, body: unknown) => fetch(new URL(path, demo.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+    // The API is only reached through the verifier: without its claims, 401 UNVERIFIED.
+    const direct = await fetch(new URL('/api/files/q3-report', demo.url));
+    expect(direct.status).toBe(401);
+    expect(((await direct.json()) as { error: { code: string } }).error.code).toBe('UNVERIFIED');
+
+    // Only the onboarding endpoints are relayed to the issuer: never an admin route.
+    const relayed = await fetch(new URL('/issuer/v1/audit', demo.url));
+    expect(relayed.status).toBe(404);
+    expect(((await relayed.json()) as { error: { code: string } }).error.code).toBe('NOT_RELAYED');
+
+    // Consent with a challenge the provider never issued: refused before any signature is checked.
+    const forged = await post('/provider/grants', { consent: { type: 'UserConsent', proof: { challenge: 'not-ours' } }, agentCredential: {} });
+    expect(forged.status).toBe(403);
+    const refusal = (await forged.json()) as { granted: boolean; checks: Array<{ check: string; ok: boolean }> };
+    expect(refusal.granted).toBe(false);
+    expect(refusal.checks).toEqual([expect.objectContaining({ check: 'challenge is ours, unexpired and unused', ok: false })]);
+
+    // A consent signed by someone other than the named user fails the signature check.
+    const { challenge, provider } = (await (await fetch(new URL('/provider/consent', demo.url))).json()) as { challenge: string; provider: string };
+    const wrongSigner = await post('/provider/grants', {
+      consent: { type: 'UserConsent', user: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', agent: 'did:key:z6Mk', provider, privilegeScopes: ['files:read'], proof: { type: 'DataIntegrityProof', challenge } },
+      agentCredential: {},
+    });
+    expect(wrongSigner.status).toBe(403);
+    const checks = ((await wrongSigner.json()) as { checks: Array<{ check: string; ok: boolean }> }).checks;
+    expect(checks.at(-1)).toEqual(expect.objectContaining({ ok: false, check: expect.stringContaining("user's signature") }));
+
+    expect((await post('/provider/grants', 'not json')).status).toBe(400);
+    expect((await post('/provider/grants', 'x'.repeat(40_000))).status).toBe(413);
+    expect((await post('/provider/refusals', { reason: 'not a code', action: 'GET /' })).status).toBe(400);
+    const badRevoke = await post('/operator/revoke', { vcId: 42 });
+    expect(badRevoke.status).toBe(400);
+    expect(((await badRevoke.json()) as { error: { code: string } }).error.code).toBe('MALFORMED');
+
+    // Static files never leave the build directory.
+    expect((await fetch(new URL('/..%2f..%2fetc/passwd', demo.url))).status).toBe(404);
+  });
+});
