@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
 import { buildConsole } from '../../console/build.ts';
 import { onboardServerAgent, startTestIssuer, TEST_ADMIN_KEY, type TestIssuer } from '../support/issuer.ts';
 
@@ -291,6 +292,19 @@ describe('operator console', () => {
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Enrollment');
     // The new view's heading takes focus, so a screen reader announces where the operator is.
     expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+  });
+
+  it('shows "broken at record N" once a record is altered behind the issuer\'s back', async () => {
+    const db = new Database(join(issuer.dir, 'issuer.db'));
+    try {
+      db.prepare("UPDATE audit SET actor = 'someone-else' WHERE seq = 3").run();
+    } finally {
+      db.close();
+    }
+    await page.getByRole('link', { name: 'Audit trail' }).click();
+    const verdict = page.locator('[data-chain]');
+    await expect.poll(() => verdict.textContent(), { timeout: 15_000 }).toMatch(/Hash chain broken at record 3 \(of \d+\)/);
+    expect(await verdict.getAttribute('data-chain')).toBe('broken');
   });
 
   it('signs out: the key is gone from the tab and the sign-in form is back', async () => {
