@@ -16,8 +16,8 @@ import sigHexJCS from '@vectors/w3c-vc-di-eddsa/eddsa-jcs-2022/sigHexJCS.txt?raw
 import sigBTC58JCS from '@vectors/w3c-vc-di-eddsa/eddsa-jcs-2022/sigBTC58JCS.txt?raw';
 import { bytesToHex, utf8ToBytes } from '../../wallet/crypto/bytes.ts';
 import { generateSeed, seedSigner, type Signer } from '../../wallet/crypto/ed25519.ts';
-import { digestMultibase, sha256, sha256Utf8, verifyDigestMultibase } from '../../wallet/crypto/hash.ts';
-import { parseJson } from '../../wallet/crypto/jcs.ts';
+import { digestMultibase, digestMultibaseUtf8, sha256, sha256Utf8, verifyDigestMultibase } from '../../wallet/crypto/hash.ts';
+import { canonicalizeJson, createCanonicalMemo, parseJson } from '../../wallet/crypto/jcs.ts';
 import {
   decodeBase58btc,
   decodePrivateKeyMultibase,
@@ -144,6 +144,17 @@ describe('eddsa-jcs-2022: W3C test vectors, byte for byte', () => {
     expect(proofs[0]?.publicKey).toEqual(vectorPublicKey);
     expect(proofs[0]?.created).toEqual(new Date('2023-02-24T23:36:38Z'));
     expect(proofs[0]?.expires).toBeUndefined();
+  });
+
+  it('verifies signedJCS.json embedded in a document canonicalized first with the same memo', async () => {
+    const document = clone(signedJCS);
+    const memo = createCanonicalMemo();
+    canonicalizeJson({ verifiableCredential: [document] }, undefined, memo);
+    const resolveKey = resolverFor(vectorPublicKey);
+    await expect(verifyProof(document, { resolveKey, expectedProofPurpose: 'assertionMethod', now: NOW, memo })).resolves.toBeDefined();
+    // A memo only ever stands for the objects it saw: a changed copy is serialized afresh.
+    const changed = { ...document, validFrom: '2023-01-01T00:00:01Z' };
+    await expect(verifyProof(changed, { resolveKey, expectedProofPurpose: 'assertionMethod', now: NOW, memo })).rejects.toThrow(reason('PROOF_SIGNATURE_INVALID'));
   });
 
   it('verifies signedJCS.json parsed from text with different whitespace and member order', async () => {
@@ -508,6 +519,31 @@ describe('XML Schema dateTimeStamp', () => {
     expect(parseDateTimeStamp('2023-01-01T00:00:00+14:00')).toBe(Date.UTC(2022, 11, 31, 10));
   });
 
+  it('agrees with Date on every day of years 0–9999, leap days and month ends included', () => {
+    const pad = (n: number, width: number) => String(n).padStart(width, '0');
+    fc.assert(
+      fc.property(
+        fc.date({ min: new Date('0000-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59.999Z'), noInvalidDate: true }),
+        fc.integer({ min: -14 * 60, max: 14 * 60 }),
+        (date, offset) => {
+          const local = new Date(date.getTime() + offset * 60_000);
+          const zone = `${offset < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(offset) / 60), 2)}:${pad(Math.abs(offset) % 60, 2)}`;
+          const text = `${pad(local.getUTCFullYear(), 4)}-${local.toISOString().slice(-19, -1)}${zone}`;
+          if (local.getUTCFullYear() < 0 || local.getUTCFullYear() > 9999) return;
+          expect(parseDateTimeStamp(text)).toBe(date.getTime());
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    for (const leap of ['0000-02-29', '0400-02-29', '2000-02-29', '2024-02-29']) expect(parseDateTimeStamp(`${leap}T12:00:00Z`)).toBe(new Date(`${leap}T12:00:00Z`).getTime());
+    for (const notLeap of ['0100-02-29', '1900-02-29', '2023-02-29', '2023-04-31', '2023-06-31', '2023-09-31', '2023-11-31', '2023-12-32']) {
+      expect(parseDateTimeStamp(`${notLeap}T12:00:00Z`)).toBeUndefined();
+    }
+    for (const monthEnd of ['2023-01-31', '2023-03-31', '2023-05-31', '2023-07-31', '2023-08-31', '2023-10-31', '2023-12-31', '2023-04-30']) {
+      expect(parseDateTimeStamp(`${monthEnd}T12:00:00Z`)).toBe(new Date(`${monthEnd}T12:00:00Z`).getTime());
+    }
+  });
+
   it('refuses anything else', () => {
     for (const value of ['2023-02-24T23:36:38', '2023-02-24 23:36:38Z', '2023-02-24T23:36Z', '2023-2-24T23:36:38Z', '2023-02-24T23:36:38z',
       '2023-02-30T00:00:00Z', '2023-00-01T00:00:00Z', '2023-01-01T24:00:00Z', '2023-01-01T00:60:00Z', '2023-01-01T00:00:60Z',
@@ -553,6 +589,16 @@ describe('SHA-256 and digestMultibase (VC DM 2.0 §5.3)', () => {
     expect(digestMultibase(resource)).toBe(base58btc.encode(multihash));
     expect(digestMultibase(resource)).toMatch(/^zQm/);
     expect(digestMultibase(resource, 'base64url')).toMatch(/^uEi/);
+  });
+
+  it('digests text as its UTF-8 bytes, in either encoding', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), (value) => {
+        expect(digestMultibaseUtf8(value)).toBe(digestMultibase(utf8ToBytes(value)));
+        expect(digestMultibaseUtf8(value, 'base64url')).toBe(digestMultibase(utf8ToBytes(value), 'base64url'));
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it('verifies digests in either encoding and rejects everything else without throwing', () => {

@@ -160,6 +160,44 @@ describe('createKeyResolver with crafted documents', () => {
   });
 });
 
+describe('createKeyResolver over the same document object', () => {
+  const fixed = (doc: DidDocument) => createKeyResolver({ resolve: async () => ({ didDocument: doc, didDocumentMetadata: {}, didResolutionMetadata: {} }) });
+
+  it('hands out a copy of the key each time, so a caller cannot alter the next answer', async () => {
+    const doc = Object.freeze({ id: DID, verificationMethod: Object.freeze([Object.freeze(vm(`${DID}#k`))]), assertionMethod: Object.freeze([`${DID}#k`]) });
+    const resolveKey = fixed(doc as DidDocument);
+    const first = await resolveKey(`${DID}#k`, 'assertionMethod');
+    first.fill(0);
+    expect(await resolveKey(`${DID}#k`, 'assertionMethod')).toEqual(publicKey);
+    // The remembered answer is per relationship: other relationships are still refused.
+    expect(await codeOf(resolveKey(`${DID}#k`, 'authentication'))).toMatch(/^KEY_NOT_AUTHORIZED/);
+  });
+
+  it('sees changes to a document that is not frozen (only frozen documents are remembered)', async () => {
+    const doc: DidDocument = { id: DID, verificationMethod: [vm(`${DID}#k`)], assertionMethod: [`${DID}#k`] };
+    const resolveKey = fixed(doc);
+    expect(await resolveKey(`${DID}#k`, 'assertionMethod')).toEqual(publicKey);
+    doc.assertionMethod = [];
+    expect(await codeOf(resolveKey(`${DID}#k`, 'assertionMethod'))).toMatch(/^KEY_NOT_AUTHORIZED/);
+    // Frozen on top but with a mutable method inside: not remembered either.
+    const inner = vm(`${DID}#k`);
+    const shallow = Object.freeze({ id: DID, verificationMethod: Object.freeze([inner]), assertionMethod: Object.freeze([`${DID}#k`]) });
+    const shallowKey = fixed(shallow as DidDocument);
+    expect(await shallowKey(`${DID}#k`, 'assertionMethod')).toEqual(publicKey);
+    inner.publicKeyMultibase = otherKey;
+    expect(await shallowKey(`${DID}#k`, 'assertionMethod')).not.toEqual(publicKey);
+  });
+
+  it('checks expires and revoked against the clock on every call, even for a remembered key', async () => {
+    const doc = Object.freeze({ id: DID, assertionMethod: Object.freeze([Object.freeze(vm(`${DID}#k`, { expires: '2025-06-01T00:00:00Z' }))]) });
+    let now = Date.parse('2025-05-01T00:00:00Z');
+    const resolveKey = createKeyResolver({ resolve: async () => ({ didDocument: doc as DidDocument, didDocumentMetadata: {}, didResolutionMetadata: {} }) }, { now: () => now });
+    expect(await resolveKey(`${DID}#k`, 'assertionMethod')).toEqual(publicKey);
+    now = Date.parse('2025-07-01T00:00:00Z');
+    expect(await codeOf(resolveKey(`${DID}#k`, 'assertionMethod'))).toMatch(/^KEY_NOT_AUTHORIZED: .*expired/);
+  });
+});
+
 describe('findVerificationMethod', () => {
   it('returns the method object itself for reuse', () => {
     const doc: DidDocument = { id: DID, verificationMethod: [vm(`${DID}#a`)], assertionMethod: [`${DID}#a`] };

@@ -9,6 +9,7 @@ import {
   assertSafeJson,
   canonicalBytes,
   canonicalizeJson,
+  createCanonicalMemo,
   DEFAULT_JSON_LIMITS,
   JsonError,
   type JsonErrorCode,
@@ -81,6 +82,67 @@ describe('JCS canonicalization (RFC 8785)', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('escapes exactly like the canonicalize package in keys and values, fast path or not', () => {
+    const strings = ['plain', '', 'quote"inside', 'back\\slash', 'tab\tnew\nline', '\u0000\u001f\u007f', 'é€😀', 'a\u2028b', 'did:key:z6Mk#z6Mk', '"', '\\'];
+    for (const a of strings) {
+      for (const b of strings) {
+        const value = { [a]: b, list: [a, { [b]: a }] };
+        expect(canonicalizeJson(value)).toBe(canonicalize(value));
+      }
+    }
+  });
+
+  it('quotes member names the same however many names it has seen, and keeps refusing bad ones', () => {
+    const many = Object.fromEntries(Array.from({ length: 1500 }, (_, i) => [`k${i}${'x'.repeat(i % 90)}`, i]));
+    for (let round = 0; round < 2; round++) {
+      expect(canonicalizeJson(many, { maxBytes: 1 << 20 })).toBe(canonicalize(many));
+      expect(() => canonicalizeJson(JSON.parse('{"a":1,"__proto__":2}'))).toThrow(code('JSON_UNSAFE_KEY'));
+      expect(() => canonicalizeJson({ ['a\ud800']: 1 })).toThrow(code('JSON_LONE_SURROGATE'));
+      expect(canonicalizeJson({ 'q"': 1, 'b\\': 2, '\n': 3 })).toBe(canonicalize({ 'q"': 1, 'b\\': 2, '\n': 3 }));
+    }
+  });
+
+  it('gives the same text with a memo, for the value and for new objects built from its parts', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 5 }), fc.jsonValue({ maxDepth: 3 }), (inner, extra) => {
+        if (hasUnsafeKey(inner) || hasUnsafeKey(extra)) return;
+        const outer = { a: inner, b: [inner, extra], c: { d: inner } };
+        const memo = createCanonicalMemo();
+        expect(canonicalizeJson(outer, undefined, memo)).toBe(canonicalize(outer));
+        // Wrappers and copies made of remembered parts, as a verifier builds them.
+        const { b: _b, ...withoutB } = outer;
+        expect(canonicalizeJson(withoutB, undefined, memo)).toBe(canonicalize(withoutB));
+        expect(canonicalizeJson([outer.c, extra], undefined, memo)).toBe(canonicalize([outer.c, extra]));
+        expect(canonicalizeJson(inner, undefined, memo)).toBe(canonicalize(inner));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('applies the depth and size limits to remembered parts too', () => {
+    const deep = nested(30);
+    const memo = createCanonicalMemo();
+    expect(() => canonicalizeJson(deep, undefined, memo)).not.toThrow();
+    // Written at depth 0 with room for 30 levels; placed 3 levels down it exceeds 32.
+    expect(() => canonicalizeJson([[[deep]]], undefined, memo)).toThrow(code('JSON_TOO_DEEP'));
+    expect(() => canonicalizeJson([[deep]], undefined, memo)).not.toThrow();
+    expect(() => canonicalizeJson(deep, { maxDepth: 29 }, memo)).toThrow(code('JSON_TOO_DEEP'));
+    const big = { text: 'x'.repeat(40_000) };
+    canonicalizeJson(big, undefined, memo);
+    expect(() => canonicalizeJson([big, big], undefined, memo)).toThrow(code('JSON_TOO_LARGE'));
+    expect(() => canonicalizeJson([big], { maxBytes: 1000 }, memo)).toThrow(code('JSON_TOO_LARGE'));
+  });
+
+  it('stops early on shared references that would expand beyond the size limit', () => {
+    // 2^26 nulls (over 300 MB) if written out, within the depth limit: the size budget, not
+    // the input size, must stop it.
+    let value: unknown = [null, null];
+    for (let i = 0; i < 25; i++) value = [value, value];
+    expect(() => canonicalizeJson(value)).toThrow(code('JSON_TOO_LARGE'));
+    expect(() => canonicalizeJson(value, undefined, createCanonicalMemo())).toThrow(code('JSON_TOO_LARGE'));
+    expect(() => assertSafeJson(value)).toThrow(code('JSON_TOO_LARGE'));
   });
 
   it('accepts null-prototype objects (what safe parsers build)', () => {

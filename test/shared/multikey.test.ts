@@ -51,14 +51,23 @@ describe('Multikey', () => {
     expect(() => decodePublicKeyMultibase(42 as unknown as string)).toThrow(code('MULTIBASE_INVALID'));
   });
 
-  it('decodes base58btc exactly like the reference codec, leading zeros included', () => {
+  it('encodes and decodes base58btc exactly like the reference codec, leading zeros included', () => {
     for (let n = 0; n < 500; n++) {
       const bytes = randomBytes(n % 70);
       if (n % 5 === 0 && bytes.length > 3) bytes.fill(0, 0, 3);
       if (n % 9 === 0) bytes.fill(0);
+      if (n % 11 === 0) bytes.fill(0xff, bytes.length >> 1);
       const text = base58btc.encode(bytes);
       expect(encodeBase58btc(bytes)).toBe(text);
       expect(decodeBase58btc(text)).toEqual(bytes);
+    }
+    // Lengths around the 3-byte input groups and 4-digit output groups, and long inputs.
+    for (const length of [1, 2, 3, 4, 5, 6, 7, 32, 34, 64, 65, 256]) {
+      for (const fill of [0x00, 0x01, 0x39, 0xff]) {
+        const bytes = new Uint8Array(length).fill(fill);
+        expect(encodeBase58btc(bytes)).toBe(base58btc.encode(bytes));
+        expect(encodeBase58btc(Uint8Array.of(0, ...bytes))).toBe(base58btc.encode(Uint8Array.of(0, ...bytes)));
+      }
     }
   });
 

@@ -19,7 +19,7 @@
  */
 import { assertBytes } from './bytes.ts';
 import { verify, type Signer } from './ed25519.ts';
-import { assertSafeJson, canonicalizeJson, type JsonLimits, type JsonObject } from './jcs.ts';
+import { assertSafeJson, type CanonicalMemo, canonicalizeJson, type JsonLimits, type JsonObject } from './jcs.ts';
 import { decodeBase58btc, encodeBase58btc } from './multikey.ts';
 import {
   DATA_INTEGRITY_PROOF,
@@ -70,6 +70,12 @@ export interface VerifyProofOptions {
   clockSkewMs?: number;
   /** Limits for the document and each proof configuration (defaults: jcs.ts). */
   limits?: JsonLimits;
+  /**
+   * Canonical forms already computed in this verification (`createCanonicalMemo`), so nested
+   * objects seen before — a presentation's credentials, say — are not serialized again. Only
+   * for objects that are not modified while the verification runs.
+   */
+  memo?: CanonicalMemo;
 }
 
 export interface VerifiedProof {
@@ -327,12 +333,15 @@ export async function verifyProof(securedDocument: unknown, options: VerifyProof
 
   // All local checks of all proofs first: a document with one bad proof costs no key lookups.
   const parsedProofs = allProofs.map(parseProof);
-  const ids = new Set(parsedProofs.map((p) => p.proof.id).filter((id) => id !== undefined));
+  let ids: Set<string> | undefined; // built only when some proof names a previousProof
   for (const parsed of parsedProofs) {
     checkProofClaims(parsed, options, now, skew);
     // VC-DI §4.5 step 3.2: every previousProof names a proof of this set.
     const previous = parsed.proof.previousProof;
-    if (previous !== undefined && !asList(previous).every((id) => ids.has(id))) {
+    if (previous === undefined) continue;
+    ids ??= new Set(parsedProofs.map((p) => p.proof.id).filter((id) => id !== undefined));
+    const known = ids;
+    if (!asList(previous).every((id) => known.has(id))) {
       throw malformed('proof "previousProof" names a proof that is not in the proof set');
     }
   }
@@ -347,7 +356,7 @@ export async function verifyProof(securedDocument: unknown, options: VerifyProof
     const documentContext = unsecured['@context'];
     let transformed: string;
     if (proofContext === undefined) {
-      transformed = transformedDocument ??= transformJcs(unsecured, options.limits);
+      transformed = transformedDocument ??= transformJcs(unsecured, options.limits, options.memo);
     } else {
       // Step 4.1: the document's @context must start with the proof's, in order.
       if (!contextStartsWith(documentContext, proofContext)) {
@@ -358,11 +367,11 @@ export async function verifyProof(securedDocument: unknown, options: VerifyProof
       const sameContext = Array.isArray(proofContext) === Array.isArray(documentContext)
         && asList(proofContext).length === asList(documentContext).length;
       transformed = sameContext
-        ? (transformedDocument ??= transformJcs(unsecured, options.limits))
-        : transformJcs({ ...unsecured, '@context': proofContext }, options.limits);
+        ? (transformedDocument ??= transformJcs(unsecured, options.limits, options.memo))
+        : transformJcs({ ...unsecured, '@context': proofContext }, options.limits, options.memo);
     }
     // Steps 5–7: transformation, proof configuration, hashing.
-    const data = hashData(transformed, proofConfiguration(proofOptions as ProofOptions, options.limits));
+    const data = hashData(transformed, proofConfiguration(proofOptions as ProofOptions, options.limits, options.memo));
     return { proof, proofBytes, data };
   });
 

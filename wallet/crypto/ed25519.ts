@@ -19,7 +19,7 @@
  * docs/crypto.md §Ed25519 lists each rejected case and why.
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { assertBytes, bytesToHex, equalBytes, hexToBytes, randomBytes } from './bytes.ts';
+import { assertBytes, equalBytes, hexToBytes, randomBytes } from './bytes.ts';
 import { MandateError } from './errors.ts';
 import { LruCache } from './lru.ts';
 import { decodePublicKey, nobleVerify, type EdwardsPoint } from './ed25519-noble.ts';
@@ -170,9 +170,17 @@ interface CachedPublicKey {
  */
 const publicKeys = new LruCache<string, CachedPublicKey>({ max: 1024 });
 
+/**
+ * The cache key for 32 key bytes: one character per byte (a short one-byte string, built without
+ * the intermediate strings hex encoding makes — this runs for every signature verified).
+ */
+function keyId(publicKey: Uint8Array): string {
+  return String.fromCharCode.apply(null, publicKey as unknown as number[]);
+}
+
 /** The cache entry for a 32-byte key, or the reason it is rejected. */
 function lookupPublicKey(publicKey: Uint8Array): CachedPublicKey | string {
-  const id = bytesToHex(publicKey);
+  const id = keyId(publicKey);
   const hit = publicKeys.get(id);
   if (hit) return hit;
   const bytes = publicKey.slice();
@@ -243,18 +251,51 @@ export async function sign(message: Uint8Array, seed: Uint8Array, options?: Ed25
  * message and key are attacker-controlled. It rejects only with NATIVE_UNAVAILABLE, a caller
  * error: the requested backend does not exist in this runtime.
  */
-export async function verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array, options?: Ed25519Options): Promise<boolean> {
-  if (!isBytes(signature, 64) || !isBytes(message) || !isBytes(publicKey, 32)) return false;
-  // Copies (and the key lookup, which copies the key) before the first await.
+export function verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array, options?: Ed25519Options): Promise<boolean> {
+  if (!isBytes(signature, 64) || !isBytes(message) || !isBytes(publicKey, 32)) return RESOLVED_FALSE;
+  // node:crypto verifies synchronously: when it is the backend, everything happens before this
+  // function returns, so nothing can rewrite the inputs in between and no copies are needed. A
+  // verifier checks several signatures per presentation; skipping the awaits and copies pays.
+  const backend = options?.backend ?? chosenBackend ?? detectedBackend;
+  if (backend === 'node') {
+    const c = getNodeCrypto();
+    if (c) return verifyNow({ kind: 'node', c }, signature, message, publicKey) ? RESOLVED_TRUE : RESOLVED_FALSE;
+  }
+  return verifyLater(signature, message, publicKey, options);
+}
+
+const RESOLVED_TRUE = /* @__PURE__ */ Promise.resolve(true);
+const RESOLVED_FALSE = /* @__PURE__ */ Promise.resolve(false);
+
+async function verifyLater(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array, options?: Ed25519Options): Promise<boolean> {
+  // Copies before the first await, so a writable alias cannot swap what is verified.
   const sig = signature.slice();
   const msg = message.slice();
-  const key = lookupPublicKey(publicKey);
+  const key = publicKey.slice();
   const runner = await runnerFor(options);
-  if (typeof key === 'string') return false;
-  if (!isCanonicalScalar(sig.subarray(32)) || !isCanonicalPointEncoding(sig.subarray(0, 32))) return false;
+  if (runner.kind === 'webcrypto') {
+    try {
+      const entry = lookupPublicKey(key);
+      if (typeof entry === 'string' || !isCanonicalSignature(sig)) return false;
+      return await webVerify(runner.subtle, sig, msg, await webKeyOf(runner.subtle, entry));
+    } catch {
+      return false;
+    }
+  }
+  return verifyNow(runner, sig, msg, key);
+}
+
+/** RFC 8032 §5.1.7 step 1 read off the bytes: S < L and R a canonical point encoding. */
+function isCanonicalSignature(sig: Uint8Array): boolean {
+  return isCanonicalScalar(sig.subarray(32)) && isCanonicalPointEncoding(sig.subarray(0, 32));
+}
+
+/** The synchronous backends (node, noble); never throws. */
+function verifyNow(runner: Exclude<Runner, { kind: 'webcrypto' }>, sig: Uint8Array, msg: Uint8Array, publicKey: Uint8Array): boolean {
   try {
+    const key = lookupPublicKey(publicKey);
+    if (typeof key === 'string' || !isCanonicalSignature(sig)) return false;
     if (runner.kind === 'node') return nodeVerify(runner.c, sig, msg, (key.node ??= nodePublicKey(runner.c, key.bytes)));
-    if (runner.kind === 'webcrypto') return await webVerify(runner.subtle, sig, msg, await webKeyOf(runner.subtle, key));
     return nobleVerify(sig, msg, key.bytes, key.point);
   } catch {
     return false;

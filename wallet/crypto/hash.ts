@@ -19,7 +19,7 @@ const SHA256_MULTIHASH_PREFIX = Uint8Array.of(0x12, 0x20);
 
 interface NodeHash {
   // A string input is hashed as its UTF-8 encoding.
-  hash(algorithm: 'sha256', data: Uint8Array | string, outputEncoding: 'buffer'): Uint8Array;
+  hash(algorithm: 'sha256', data: Uint8Array | string, outputEncoding: 'latin1'): string;
 }
 
 const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:crypto') as
@@ -29,9 +29,14 @@ const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) 
 const nativeHash = typeof nodeCrypto?.hash === 'function' ? (nodeCrypto as NodeHash).hash : undefined;
 
 function nativeSha256(nodeHash: NodeHash['hash'], data: Uint8Array | string): Uint8Array {
-  const digest = nodeHash('sha256', data, 'buffer');
-  // A plain Uint8Array view, so results compare equal to noble's everywhere.
-  return new Uint8Array(digest.buffer, digest.byteOffset, digest.byteLength);
+  // 'latin1' gives one character per digest byte. Copied into a small Uint8Array, the digest
+  // lives on V8's heap; a Buffer result would be an off-heap allocation that the garbage
+  // collector must track — a verifier computes several digests per presentation. (Also a
+  // plain Uint8Array, so results compare equal to noble's everywhere.)
+  const digest = nodeHash('sha256', data, 'latin1');
+  const bytes = new Uint8Array(32);
+  for (let i = 0; i < 32; i++) bytes[i] = digest.charCodeAt(i);
+  return bytes;
 }
 
 /** SHA-256 (FIPS 180-4) of `bytes`: 32 bytes. */
@@ -61,7 +66,18 @@ export type DigestEncoding = 'base58btc' | 'base64url';
  * multihash. base58btc ("zQm…") unless `encoding` asks for base64url ("uEi…").
  */
 export function digestMultibase(bytes: Uint8Array, encoding: DigestEncoding = 'base58btc'): string {
-  const multihash = sha256Multihash(bytes);
+  return multibaseOf(sha256Multihash(bytes), encoding);
+}
+
+/**
+ * `digestMultibase` of the UTF-8 encoding of `text` — what a credential's canonical JSON text
+ * is named by — without materializing the bytes (node:crypto encodes natively).
+ */
+export function digestMultibaseUtf8(text: string, encoding: DigestEncoding = 'base58btc'): string {
+  return multibaseOf(concatBytes(SHA256_MULTIHASH_PREFIX, sha256Utf8(text)), encoding);
+}
+
+function multibaseOf(multihash: Uint8Array, encoding: DigestEncoding): string {
   return encoding === 'base64url' ? encodeBase64url(multihash) : encodeBase58btc(multihash);
 }
 

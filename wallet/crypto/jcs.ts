@@ -106,8 +106,12 @@ function checkString(s: string, what: 'string' | 'key'): void {
   if (!isWellFormed(s)) throw new JsonError('JSON_LONE_SURROGATE', `JSON ${what} contains a lone UTF-16 surrogate`);
 }
 
-function checkKey(key: string): void {
+function refuseUnsafeKey(key: string): void {
   if (UNSAFE_KEYS.has(key)) throw new JsonError('JSON_UNSAFE_KEY', `JSON key "${key}" is not allowed`);
+}
+
+function checkKey(key: string): void {
+  refuseUnsafeKey(key);
   checkString(key, 'key');
 }
 
@@ -154,87 +158,195 @@ function validate(value: unknown, depth: number, maxDepth: number): void {
   }
 }
 
-/** Running state of one canonicalization: the output so far and the size budget. */
-interface Writer {
-  out: string;
-  readonly maxDepth: number;
-  readonly maxBytes: number;
+/**
+ * Canonical forms already written, by object identity, so one verification canonicalizes each
+ * embedded object once: JCS output nests (the canonical form of a presentation contains each
+ * credential's canonical form verbatim, and a credential's contains its subject's), so after
+ * one walk over a presentation, the credential digests and each credential's signed form
+ * (the credential minus its proof: a new object whose members are all remembered) cost only
+ * their top-level members.
+ *
+ * A memo is only sound while the objects it has seen are not modified: create one per
+ * verification (`createCanonicalMemo`), never share it across calls on mutable input.
+ */
+export interface CanonicalMemo {
+  readonly [MEMO_BRAND]: true;
+}
+declare const MEMO_BRAND: unique symbol;
+
+/** A remembered canonical form and the nesting depth still allowed when it was written. */
+interface MemoSpan {
+  readonly text: string;
+  readonly room: number;
+}
+type MemoMap = WeakMap<object, MemoSpan>;
+
+/** A fresh, empty memo for one verification. */
+export function createCanonicalMemo(): CanonicalMemo {
+  return new WeakMap<object, MemoSpan>() as unknown as CanonicalMemo;
 }
 
-function append(w: Writer, chunk: string): void {
-  w.out += chunk;
+/** Running state of one canonicalization: the size budget and the memo, if any. */
+interface Writer {
+  /** UTF-16 length written so far (brackets not counted): a lower bound of the UTF-8 size. */
+  size: number;
+  readonly maxDepth: number;
+  readonly maxBytes: number;
+  readonly memo: MemoMap | undefined;
+}
+
+/**
+ * Characters that send a string down the slow path: `"`, `\` and U+0000–U+001F need escaping,
+ * and any surrogate half needs the well-formedness check. Real documents (URLs, DIDs, dates,
+ * base58) almost never contain one, and one precompiled test is far cheaper than
+ * `JSON.stringify` plus `isWellFormed` on every string.
+ */
+const NEEDS_CARE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** The JSON string literal of `s` (RFC 8785 §3.2.2.2), after the well-formedness check. */
+function quote(s: string, what: 'string' | 'key'): string {
+  if (!NEEDS_CARE.test(s)) return `"${s}"`;
+  checkString(s, what);
+  return JSON.stringify(s);
+}
+
+/** Counts what was just written against the budget: stops hostile input (huge or DAG-shaped) early. */
+function grow(w: Writer, length: number): void {
+  w.size += length;
   // UTF-16 length never exceeds UTF-8 length, so this stops hostile input early; the exact
   // UTF-8 size is checked once at the end.
-  if (w.out.length > w.maxBytes) throw tooLarge(w.maxBytes);
+  if (w.size > w.maxBytes) throw tooLarge(w.maxBytes);
+}
+
+/** Above this many members, Array.prototype.sort; at or below, an insertion sort. */
+const INSERTION_SORT_MAX = 32;
+
+/**
+ * Own enumerable keys in UTF-16 code unit order (`<` on strings, which is also sort's default
+ * order). Objects have a handful of members, often already in order: an in-place insertion sort
+ * is linear then, and unlike Array.prototype.sort it allocates no scratch space.
+ */
+function sortedKeys(record: Record<string, unknown>): string[] {
+  const keys = Object.keys(record);
+  if (keys.length > INSERTION_SORT_MAX) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i] as string;
+    let j = i - 1;
+    if ((keys[j] as string) <= key) continue;
+    while (j >= 0 && (keys[j] as string) > key) {
+      keys[j + 1] = keys[j] as string;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
 }
 
 /**
  * Validates and serializes `value` per RFC 8785 §3.2 in the same walk:
- * - literals and numbers (§3.2.2.1, §3.2.2.3): ECMAScript Number serialization is exactly
- *   what JSON.stringify produces for finite numbers (-0 becomes 0);
+ * - literals and numbers (§3.2.2.1, §3.2.2.3): ECMAScript Number-to-String is exactly the
+ *   serialization JCS prescribes for finite numbers (-0 becomes 0);
  * - strings (§3.2.2.2): JSON.stringify escapes exactly `"`, `\` and U+0000–U+001F, using
  *   \b \t \n \f \r or lowercase \u00xx, and leaves everything else (including U+2028/9) as is;
+ *   strings with none of those characters are copied between quotes as they are;
  * - object members (§3.2.3): sorted by UTF-16 code units, which is Array.prototype.sort's
- *   default string order.
+ *   default string order (and the order of the `<` operator on strings).
+ * Each array and object is returned as its own string (V8 concatenates by reference), which is
+ * what lets the memo keep every nested canonical form without copying.
  */
-function write(w: Writer, value: unknown, depth: number): void {
+function write(w: Writer, value: unknown, depth: number): string {
   switch (typeof value) {
-    case 'string':
-      checkString(value, 'string');
-      append(w, JSON.stringify(value));
-      return;
-    case 'number':
-      checkNumber(value);
-      append(w, JSON.stringify(value));
-      return;
-    case 'boolean':
-      append(w, value ? 'true' : 'false');
-      return;
-    case 'object': {
-      if (value === null) {
-        append(w, 'null');
-        return;
-      }
-      if (depth >= w.maxDepth) throw tooDeep(w.maxDepth);
-      if (Array.isArray(value)) {
-        append(w, '[');
-        for (let i = 0; i < value.length; i++) {
-          if (i > 0) append(w, ',');
-          const item: unknown = value[i];
-          // `undefined` also covers holes in sparse arrays, which JSON cannot express.
-          if (item === undefined) throw unsupported(item);
-          write(w, item, depth + 1);
-        }
-        append(w, ']');
-        return;
-      }
-      if (!isPlainObject(value)) throw unsupported(value);
-      const record = value as Record<string, unknown>;
-      const keys = Object.keys(record).sort();
-      append(w, '{');
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i] as string;
-        checkKey(key);
-        const member: unknown = record[key];
-        if (member === undefined) throw unsupported(member);
-        if (i > 0) append(w, ',');
-        append(w, JSON.stringify(key));
-        append(w, ':');
-        write(w, member, depth + 1);
-      }
-      append(w, '}');
-      return;
+    case 'string': {
+      const text = quote(value, 'string');
+      grow(w, text.length);
+      return text;
     }
+    case 'number': {
+      checkNumber(value);
+      const text = `${value}`;
+      grow(w, text.length);
+      return text;
+    }
+    case 'boolean':
+      grow(w, 5);
+      return value ? 'true' : 'false';
+    case 'object':
+      if (value === null) {
+        grow(w, 4);
+        return 'null';
+      }
+      return writeComposite(w, value, depth);
     default:
       throw unsupported(value);
   }
 }
 
-function canonicalize(value: unknown, limits: JsonLimits | undefined): { text: string; maxBytes: number } {
+/**
+ * `"key":` for member names already seen. Documents repeat a small vocabulary of names
+ * (`@context`, `id`, `type`, `proof`…), so most members skip the key checks and the quoting.
+ * Only names that passed the checks are stored, short ones, and at most KEY_CACHE_MAX: when
+ * full it starts afresh, so a stream of hostile names costs memory only up to that bound.
+ */
+const memberPrefixes = new Map<string, string>();
+const KEY_CACHE_MAX = 512;
+const KEY_CACHE_MAX_LENGTH = 64;
+
+/** The member name `key`, checked and quoted, followed by the colon (RFC 8785 §3.2.3). */
+function memberPrefix(key: string): string {
+  const known = memberPrefixes.get(key);
+  if (known !== undefined) return known;
+  refuseUnsafeKey(key);
+  const prefix = `${quote(key, 'key')}:`;
+  if (key.length <= KEY_CACHE_MAX_LENGTH) {
+    if (memberPrefixes.size >= KEY_CACHE_MAX) memberPrefixes.clear();
+    memberPrefixes.set(key, prefix);
+  }
+  return prefix;
+}
+
+function writeComposite(w: Writer, value: object, depth: number): string {
+  const room = w.maxDepth - depth;
+  const remembered = w.memo?.get(value);
+  // A span written with at most this much room left fits here too.
+  if (remembered !== undefined && remembered.room <= room) {
+    grow(w, remembered.text.length);
+    return remembered.text;
+  }
+  if (room <= 0) throw tooDeep(w.maxDepth);
+  let text: string;
+  if (Array.isArray(value)) {
+    text = '[';
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      // `undefined` also covers holes in sparse arrays, which JSON cannot express.
+      if (item === undefined) throw unsupported(item);
+      grow(w, 1);
+      text += i > 0 ? `,${write(w, item, depth + 1)}` : write(w, item, depth + 1);
+    }
+    text += ']';
+  } else {
+    if (!isPlainObject(value)) throw unsupported(value);
+    const record = value as Record<string, unknown>;
+    const keys = sortedKeys(record);
+    text = '{';
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      const prefix = memberPrefix(key);
+      const member: unknown = record[key];
+      if (member === undefined) throw unsupported(member);
+      grow(w, prefix.length + 1);
+      text += i > 0 ? `,${prefix}${write(w, member, depth + 1)}` : prefix + write(w, member, depth + 1);
+    }
+    text += '}';
+  }
+  w.memo?.set(value, { text, room });
+  return text;
+}
+
+function canonicalize(value: unknown, limits: JsonLimits | undefined, memo: CanonicalMemo | undefined): { text: string; maxBytes: number } {
   const { maxDepth, maxBytes } = resolveLimits(limits);
-  const w: Writer = { out: '', maxDepth, maxBytes };
-  write(w, value, 0);
-  return { text: w.out, maxBytes };
+  const w: Writer = { size: 0, maxDepth, maxBytes, memo: memo as MemoMap | undefined };
+  return { text: write(w, value, 0), maxBytes };
 }
 
 /**
@@ -266,19 +378,19 @@ export function parseJson(text: string, limits?: JsonLimits): JsonValue {
  * on its canonical UTF-8 form).
  */
 export function assertSafeJson(value: unknown, limits?: JsonLimits): asserts value is JsonValue {
-  canonicalizeJson(value, limits);
+  canonicalizeJson(value, limits, undefined);
 }
 
 /** RFC 8785 canonical JSON text of `value`, after the boundary checks. */
-export function canonicalizeJson(value: unknown, limits?: JsonLimits): string {
-  const { text, maxBytes } = canonicalize(value, limits);
+export function canonicalizeJson(value: unknown, limits?: JsonLimits, memo?: CanonicalMemo): string {
+  const { text, maxBytes } = canonicalize(value, limits, memo);
   if (text.length * 3 > maxBytes && utf8Length(text) > maxBytes) throw tooLarge(maxBytes);
   return text;
 }
 
 /** UTF-8 bytes of the RFC 8785 canonical form of `value` (what Data Integrity hashes). */
 export function canonicalBytes(value: unknown, limits?: JsonLimits): Uint8Array {
-  const { text, maxBytes } = canonicalize(value, limits);
+  const { text, maxBytes } = canonicalize(value, limits, undefined);
   const bytes = utf8ToBytes(text);
   if (bytes.length > maxBytes) throw tooLarge(maxBytes);
   return bytes;

@@ -8,7 +8,6 @@
  *   0x1300 ed25519-priv.)
  * - base64url:   'u' + base64url without padding (RFC 4648 §5), used for status lists.
  */
-import { base58btc } from 'multiformats/bases/base58';
 import { base64url } from 'multiformats/bases/base64';
 import { concatBytes } from './bytes.ts';
 import { MandateError } from './errors.ts';
@@ -22,17 +21,64 @@ export class MultibaseError extends MandateError<MultibaseErrorCode> {
 const ED25519_PUB_PREFIX = Uint8Array.of(0xed, 0x01);
 const ED25519_PRIV_PREFIX = Uint8Array.of(0x80, 0x26);
 
-/** 'z' + base58btc. */
-export function encodeBase58btc(bytes: Uint8Array): string {
-  return base58btc.encode(bytes);
-}
-
 const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const BASE58_DIGIT = /* @__PURE__ */ (() => {
   const table = new Int8Array(128).fill(-1);
   for (let i = 0; i < BASE58_ALPHABET.length; i++) table[BASE58_ALPHABET.charCodeAt(i)] = i;
   return table;
 })();
+/** 58^4 < 2^24: the base of the limbs the encoder accumulates in. */
+const BASE58_POW4 = 58 ** 4;
+
+/**
+ * base58btc (draft-msporny-base58 §3) without the multibase prefix; the mirror of
+ * `base58ToBytes`. Three input bytes at a time are folded into little-endian limbs of four
+ * base-58 digits each: limb × 2^24 + carry < 2^48, exact in a double. Each leading zero byte
+ * becomes a '1'.
+ */
+function bytesToBase58(bytes: Uint8Array): string {
+  let zeros = 0;
+  while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
+  const limbs: number[] = [];
+  for (let i = zeros; i < bytes.length; ) {
+    let chunk = 0;
+    let scale = 1;
+    for (let k = 0; k < 3 && i < bytes.length; k++, i++) {
+      chunk = chunk * 256 + (bytes[i] as number);
+      scale *= 256;
+    }
+    let carry = chunk;
+    for (let j = 0; j < limbs.length; j++) {
+      const v = (limbs[j] as number) * scale + carry;
+      carry = Math.floor(v / BASE58_POW4);
+      limbs[j] = v - carry * BASE58_POW4;
+    }
+    while (carry > 0) {
+      const next = Math.floor(carry / BASE58_POW4);
+      limbs.push(carry - next * BASE58_POW4);
+      carry = next;
+    }
+  }
+  // Most significant limb first; its leading zero digits are not written.
+  let digits = '';
+  for (let j = limbs.length - 1; j >= 0; j--) {
+    let limb = limbs[j] as number;
+    let group = '';
+    for (let k = 0; k < 4; k++) {
+      group = BASE58_ALPHABET[limb % 58] + group;
+      limb = Math.floor(limb / 58);
+    }
+    digits += group;
+  }
+  let start = 0;
+  while (start < digits.length && digits.charCodeAt(start) === 49 /* '1' */) start++;
+  return '1'.repeat(zeros) + digits.slice(start);
+}
+
+/** 'z' + base58btc. */
+export function encodeBase58btc(bytes: Uint8Array): string {
+  return `z${bytesToBase58(bytes)}`;
+}
 
 /**
  * base58btc (draft-msporny-base58 §3) without the multibase prefix. Every proofValue goes

@@ -10,7 +10,7 @@
 import { concatBytes } from './bytes.ts';
 import { MandateError } from './errors.ts';
 import { sha256Utf8 } from './hash.ts';
-import { canonicalizeJson, type JsonLimits, type JsonObject } from './jcs.ts';
+import { type CanonicalMemo, canonicalizeJson, type JsonLimits, type JsonObject } from './jcs.ts';
 
 export const DATA_INTEGRITY_PROOF = 'DataIntegrityProof';
 export const EDDSA_JCS_2022 = 'eddsa-jcs-2022';
@@ -59,33 +59,69 @@ export type ProofOptions = Omit<DataIntegrityProof, 'proofValue'>;
 // XML Schema 1.1 Part 2 §3.4.28 dateTimeStamp: dateTime with a mandatory timezone. Years are
 // limited to four digits and 24:00:00 is refused: neither appears in real proofs, and both
 // complicate comparison for no benefit.
-const DATE_TIME_STAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-](\d{2}):(\d{2}))$/;
+const DATE_TIME_STAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+const MS_PER_DAY = 86_400_000;
+
+/** Proleptic Gregorian leap years (the calendar of XSD and of ECMAScript dates; year 0 is one). */
+function isLeapYear(year: number): boolean {
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+}
+
+function daysInMonth(year: number, month: number): number {
+  // 31 for January–July when odd and for August–December when even: (month + month>>3) is odd.
+  return month === 2 ? (isLeapYear(year) ? 29 : 28) : 30 + ((month + (month >> 3)) & 1);
+}
+
+/**
+ * Days from 1970-01-01 to `year-month-day` in the proleptic Gregorian calendar (H. Hinnant,
+ * "chrono-Compatible Low-Level Date Algorithms", days_from_civil), in plain arithmetic: a
+ * verifier parses several timestamps per credential, and Date objects cost more than this.
+ */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
+/** The number two ASCII digits at `text[i]`, `text[i+1]` spell (already matched as digits). */
+function twoDigits(text: string, i: number): number {
+  return (text.charCodeAt(i) - 48) * 10 + text.charCodeAt(i + 1) - 48;
+}
 
 /**
  * Milliseconds since the epoch of an XSD `dateTimeStamp` ("2023-02-24T23:36:38Z",
  * "2023-02-24T23:36:38.5+01:00"), or undefined when `value` is not one. A timezone is
  * required: VC Data Integrity §2.1 lets processors read zone-less values as UTC, Mandate
- * refuses them instead (fail closed on ambiguous times).
+ * refuses them instead (fail closed on ambiguous times). Fractions finer than a millisecond
+ * are truncated.
  */
 export function parseDateTimeStamp(value: unknown): number | undefined {
-  if (typeof value !== 'string') return undefined;
-  const m = DATE_TIME_STAMP.exec(value);
-  if (m === null) return undefined;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  const millis = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));
+  // The shape is checked once by the pattern; the fields are then read at fixed positions
+  // (YYYY-MM-DDTHH:MM:SS, then an optional fraction, then Z or ±HH:MM at the end).
+  if (typeof value !== 'string' || !DATE_TIME_STAMP.test(value)) return undefined;
+  const year = twoDigits(value, 0) * 100 + twoDigits(value, 2);
+  const month = twoDigits(value, 5);
+  const day = twoDigits(value, 8);
+  const hour = twoDigits(value, 11);
+  const minute = twoDigits(value, 14);
+  const second = twoDigits(value, 17);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) return undefined;
+  const utc = value.charCodeAt(value.length - 1) === 90; /* 'Z' */
+  const zoneStart = utc ? value.length - 1 : value.length - 6;
+  let millis = 0;
+  for (let i = 20, scale = 100; i < zoneStart && scale >= 1; i++, scale /= 10) millis += (value.charCodeAt(i) - 48) * scale;
   let offsetMinutes = 0;
-  if (m[8] !== 'Z') {
-    const offsetHours = Number(m[9]);
-    const offsetMins = Number(m[10]);
+  if (!utc) {
+    const offsetHours = twoDigits(value, zoneStart + 1);
+    const offsetMins = twoDigits(value, zoneStart + 4);
     if (offsetHours > 14 || offsetMins > 59 || (offsetHours === 14 && offsetMins !== 0)) return undefined;
-    offsetMinutes = (m[8]?.[0] === '-' ? -1 : 1) * (offsetHours * 60 + offsetMins);
+    offsetMinutes = (value.charCodeAt(zoneStart) === 45 /* '-' */ ? -1 : 1) * (offsetHours * 60 + offsetMins);
   }
-  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day); // setUTCFullYear, unlike Date.UTC, keeps years 0–99 literal
-  if (date.getUTCMonth() !== month - 1) return undefined; // day past the end of the month rolled over
-  date.setUTCHours(hour, minute, second, millis);
-  return date.getTime() - offsetMinutes * 60_000;
+  return daysFromCivil(year, month, day) * MS_PER_DAY + ((hour * 60 + minute - offsetMinutes) * 60 + second) * 1000 + millis;
 }
 
 /** An XSD dateTimeStamp in UTC, with milliseconds only when non-zero ("2023-02-24T23:36:38Z"). */
@@ -97,10 +133,10 @@ export function formatDateTimeStamp(date: Date): string {
 /**
  * §3.3.3 Transformation (eddsa-jcs-2022): the JCS (RFC 8785) canonical form of the unsecured
  * document. (Step 1, the type/cryptosuite check, is made once in `proofConfiguration`, which
- * every caller runs on the same options.)
+ * every caller runs on the same options.) `memo`: see `createCanonicalMemo` in jcs.ts.
  */
-export function transformJcs(unsecuredDocument: unknown, limits?: JsonLimits): string {
-  return canonicalizeJson(unsecuredDocument, limits);
+export function transformJcs(unsecuredDocument: unknown, limits?: JsonLimits, memo?: CanonicalMemo): string {
+  return canonicalizeJson(unsecuredDocument, limits, memo);
 }
 
 /**
@@ -108,7 +144,7 @@ export function transformJcs(unsecuredDocument: unknown, limits?: JsonLimits): s
  * the proof options and returns their JCS canonical form. The options must not contain
  * `proofValue` (§3.3.2 step 2 removes it before calling this).
  */
-export function proofConfiguration(proofOptions: ProofOptions, limits?: JsonLimits): string {
+export function proofConfiguration(proofOptions: ProofOptions, limits?: JsonLimits, memo?: CanonicalMemo): string {
   // Step 2.
   if (proofOptions.type !== DATA_INTEGRITY_PROOF || proofOptions.cryptosuite !== EDDSA_JCS_2022) {
     throw new ProofError('CRYPTOSUITE_UNSUPPORTED', `proof must be a ${DATA_INTEGRITY_PROOF} using ${EDDSA_JCS_2022}`);
@@ -121,7 +157,7 @@ export function proofConfiguration(proofOptions: ProofOptions, limits?: JsonLimi
     throw new ProofError('PROOF_MALFORMED', 'proof options must not contain "proofValue"');
   }
   // Steps 1 and 4 (the clone is implicit: canonicalization reads without modifying).
-  return canonicalizeJson(proofOptions, limits);
+  return canonicalizeJson(proofOptions, limits, memo);
 }
 
 /**

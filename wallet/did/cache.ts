@@ -46,6 +46,8 @@ export const DID_CACHE_DEFAULTS = Object.freeze({ ttlMs: 5 * 60_000, max: 1000, 
 interface Entry {
   result: DidResolutionResult;
   retrievedAt: number;
+  /** `retrievedAt` as ISO 8601, formatted once per entry rather than per hit. */
+  retrieved: string;
 }
 
 function assertDuration(value: number, name: string, allowZero: boolean): void {
@@ -72,7 +74,7 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
       didDocumentMetadata: { ...entry.result.didDocumentMetadata },
       didResolutionMetadata: {
         ...entry.result.didResolutionMetadata,
-        retrieved: new Date(entry.retrievedAt).toISOString(),
+        retrieved: entry.retrieved,
         ageMs: Math.max(0, now() - entry.retrievedAt),
         cached,
       },
@@ -90,7 +92,8 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
         const result = typeof resolved?.didResolutionMetadata === 'object' && resolved.didResolutionMetadata !== null
           ? resolved
           : resolutionError('internalError', 'resolver returned a malformed result');
-        const entry: Entry = { result: deepFreeze(result), retrievedAt: now() };
+        const retrievedAt = now();
+        const entry: Entry = { result: deepFreeze(result), retrievedAt, retrieved: new Date(retrievedAt).toISOString() };
         const failed = result.didResolutionMetadata.error !== undefined;
         if (!failed) cache.set(key, entry, ttlMs);
         else if (negativeTtlMs > 0) cache.set(key, entry, negativeTtlMs);
@@ -111,9 +114,14 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
       else cache.delete(didOf(did) ?? did);
     },
     async resolve(didUrl: string, resolveOptions: DidResolutionOptions = {}): Promise<DidResolutionResult> {
+      const useCache = resolveOptions.noCache !== true;
+      // A bare DID that is cached was parsed when it was stored (only parsed DIDs are keys):
+      // the common case, a verifier resolving the DIDs of a presentation, skips the parse.
+      const direct = useCache && typeof didUrl === 'string' ? cache.get(didUrl) : undefined;
+      if (direct) return present(direct, true);
       const key = didOf(didUrl); // DID URLs of one DID share its entry
       if (key === undefined) return resolutionError('invalidDid', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
-      if (resolveOptions.noCache !== true) {
+      if (useCache && key !== didUrl) {
         const hit = cache.get(key);
         if (hit) return present(hit, true);
       }

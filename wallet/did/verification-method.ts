@@ -84,9 +84,55 @@ export function publicKeyOf(vm: VerificationMethod): Uint8Array {
   return ed25519KeyFromMultibase(vm.publicKeyMultibase);
 }
 
+/** A method found for one relationship, with its decoded and validated key. */
+interface AuthorizedKey {
+  readonly vm: VerificationMethod;
+  readonly publicKey: Uint8Array;
+}
+
 /**
- * A KeyResolver over `resolver` (typically a cached one). It does not cache on its own; to
- * record which documents a verification relied on, wrap `resolver.resolve`.
+ * Methods already found and keys already decoded, per frozen document: a cached resolver hands
+ * out the same deep-frozen document object until it refreshes it, and each verification asks
+ * for the same few keys of it. Keyed by the object, so a refreshed document starts afresh and
+ * a dropped one is collected. Time-dependent checks (`expires`, `revoked`) still run per call.
+ */
+const authorizedKeys = new WeakMap<DidDocument, Map<string, AuthorizedKey>>();
+
+/**
+ * True when everything `findVerificationMethod` reads for `relationship` is frozen, so its
+ * answer for this object can never change: the document, its `verificationMethod` and
+ * relationship arrays, and every method object in them.
+ */
+function isSettled(doc: DidDocument, relationship: VerificationRelationship): boolean {
+  if (!Object.isFrozen(doc)) return false;
+  for (const list of [doc.verificationMethod, doc[relationship]]) {
+    if (list === undefined) continue;
+    if (!Object.isFrozen(list)) return false;
+    for (const entry of list) if (typeof entry === 'object' && !Object.isFrozen(entry)) return false;
+  }
+  return true;
+}
+
+function authorizedKey(doc: DidDocument, vmId: string, relationship: VerificationRelationship): AuthorizedKey {
+  const cacheKey = `${relationship} ${vmId}`;
+  // Stored only for settled documents, and frozen objects stay frozen: a hit needs no re-check.
+  const known = authorizedKeys.get(doc)?.get(cacheKey);
+  if (known) return known;
+  const vm = findVerificationMethod(doc, vmId, relationship);
+  const found: AuthorizedKey = { vm, publicKey: publicKeyOf(vm) };
+  if (isSettled(doc, relationship)) {
+    let perDocument = authorizedKeys.get(doc);
+    if (perDocument === undefined) authorizedKeys.set(doc, (perDocument = new Map()));
+    perDocument.set(cacheKey, found);
+  }
+  return found;
+}
+
+/**
+ * A KeyResolver over `resolver` (typically a cached one). Beyond what `resolver` caches, it
+ * remembers the method and key it found in each frozen document (the cached resolver's), so a
+ * repeated lookup skips the search and the key decoding; to record which documents a
+ * verification relied on, wrap `resolver.resolve`.
  */
 export function createKeyResolver(resolver: Resolvable, options: KeyResolverOptions = {}): KeyResolver {
   const now = options.now ?? Date.now;
@@ -113,8 +159,9 @@ export function createKeyResolver(resolver: Resolvable, options: KeyResolverOpti
     const doc = result.didDocument;
     if (!doc) throw new DidError('DID_RESOLUTION_FAILED', 'DID resolution failed: notFound (no document)');
     if (doc.id !== parsed.did) throw new DidError('DID_RESOLUTION_FAILED', 'DID resolution failed: invalidDidDocument (id does not match)');
-    const vm = findVerificationMethod(doc, verificationMethodId, relationship);
+    const { vm, publicKey } = authorizedKey(doc, verificationMethodId, relationship);
     assertUsableAt(vm, now());
-    return publicKeyOf(vm);
+    // A copy: the cached bytes must not be writable by whoever receives the key.
+    return publicKey.slice();
   };
 }

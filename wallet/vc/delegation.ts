@@ -5,19 +5,23 @@
  * signing (refusing to sign a child wider than its parent) and the verifier runs it on every
  * link of a presented chain.
  */
-import { canonicalBytes } from '../crypto/jcs.ts';
+import { type CanonicalMemo, canonicalizeJson } from '../crypto/jcs.ts';
 import { createProof, formatDateTimeStamp, parseDateTimeStamp } from '../crypto/data-integrity.ts';
-import { digestMultibase } from '../crypto/hash.ts';
+import { digestMultibaseUtf8 } from '../crypto/hash.ts';
 import { MANDATE_CONTEXTS } from './context.ts';
 import { newUrnUuid, type SigningIdentity } from './identity.ts';
 import { issuerId, parseCredential } from './parse.ts';
 import { VerificationError } from './reasons.ts';
 import { uncovered } from './scopes.ts';
-import type { ChainCredential, DelegatedAgentCredential } from './types.ts';
+import type { ChainCredential, DelegatedAgentCredential, MandateCredential } from './types.ts';
 
-/** The digest a child names its parent by: SHA-256 multihash over the parent's JCS form, proof included. */
-export function credentialDigest(credential: ChainCredential): string {
-  return digestMultibase(canonicalBytes(credential));
+/**
+ * The digest a child names its parent by: SHA-256 multihash over the parent's JCS form, proof
+ * included, as base58btc `digestMultibase`. A verifier that has already canonicalized the
+ * presentation holding `credential` passes its memo, and the credential is not serialized again.
+ */
+export function credentialDigest(credential: MandateCredential, memo?: CanonicalMemo): string {
+  return digestMultibaseUtf8(canonicalizeJson(credential, undefined, memo));
 }
 
 /** A credential's validUntil in ms; Infinity when it has none (VC DM 2.0 §4.9: unbounded). */

@@ -9,13 +9,12 @@
  */
 import { parseDateTimeStamp, verifyProof, type KeyResolver, type VerifiedProof } from '../crypto/data-integrity.ts';
 import { isMandateError } from '../crypto/errors.ts';
-import { digestMultibase } from '../crypto/hash.ts';
-import { assertSafeJson, canonicalBytes, parseJson, type JsonLimits } from '../crypto/jcs.ts';
+import { type CanonicalMemo, canonicalizeJson, createCanonicalMemo, parseJson, type JsonLimits } from '../crypto/jcs.ts';
 import type { DidResolutionResult, Resolvable } from '../did/types.ts';
 import { createKeyResolver } from '../did/verification-method.ts';
 import type { StatusListClient } from '../status/client.ts';
 import type { VerifiedCredentialCache } from './credential-cache.ts';
-import { checkDelegationLink, validUntilOf } from './delegation.ts';
+import { checkDelegationLink, credentialDigest, validUntilOf } from './delegation.ts';
 import { checkGrant } from './grant.ts';
 import { issuerId, parsePresentation, statusEntries } from './parse.ts';
 import { DEFAULT_PRESENTATION_LIFETIME_MS } from './presentation.ts';
@@ -181,15 +180,13 @@ async function run(
 
   // 0. Shape — anything structurally wrong is MALFORMED before any crypto or I/O.
   enter('presentation');
-  // Text is checked by parseJson (same rules and limits); only objects need the walk here.
   const value = typeof input === 'string' ? parseJson(input, limits) : input;
-  if (typeof input !== 'string') {
-    try {
-      assertSafeJson(value, limits);
-    } catch (error) {
-      throw reasonFor(error, 'MALFORMED');
-    }
-  }
+  // One canonicalization of the whole presentation: it validates every value (safe JSON, the
+  // size limit) before any I/O, and the memo keeps the canonical form of every nested object,
+  // so the proofs and digests below serialize only what they add (their top-level members).
+  // The input is read again across awaits: a caller must not modify it during verification.
+  const memo = createCanonicalMemo();
+  canonicalizeJson(value, limits, memo);
   const { presentation, chain, grants } = parsePresentation(value, options.maxChainLength ?? 8);
   const credentials: MandateCredential[] = [...chain, ...grants];
   const holder = presentation.holder;
@@ -216,6 +213,7 @@ async function run(
       now: new Date(now),
       clockSkewMs: skew,
       limits,
+      memo,
     }));
   } catch (error) {
     throw reasonFor(error, 'VP_SIGNATURE_INVALID', {
@@ -269,11 +267,12 @@ async function run(
   enter('credentials');
   //    Only parents (named by their child's digest) and, with a cache, every credential need one.
   const digests = credentials.map((c, i) =>
-    options.credentialCache !== undefined || (i > 0 && i < chain.length) ? digestMultibase(canonicalBytes(c)) : undefined,
+    options.credentialCache !== undefined || (i > 0 && i < chain.length) ? credentialDigest(c, memo) : undefined,
   );
+  // A cached credential costs no key resolution and no signature work at all.
   const cached = digests.map((d) => d !== undefined && options.credentialCache?.has(d) === true);
   const proofs = credentials.map((credential, i) =>
-    cached[i] ? Promise.resolve({ ok: true as const, value: undefined }) : settle(verifyCredentialProofs(credential, resolveKey, now, skew)),
+    cached[i] ? Promise.resolve({ ok: true as const, value: undefined }) : settle(verifyCredentialProofs(credential, resolveKey, now, skew, memo)),
   );
   for (const [i, credential] of credentials.entries()) {
     const settled = await proofs[i];
@@ -382,9 +381,9 @@ async function run(
 }
 
 /** A credential's proofs with its issuer's assertionMethod keys; a grant's consent with the user's authentication key. */
-async function verifyCredentialProofs(credential: MandateCredential, resolveKey: KeyResolver, now: number, skew: number): Promise<void> {
+async function verifyCredentialProofs(credential: MandateCredential, resolveKey: KeyResolver, now: number, skew: number, memo: CanonicalMemo): Promise<void> {
   const at = new Date(now);
-  await verifyProof(credential, { resolveKey: keyOf(resolveKey, issuerId(credential)), expectedProofPurpose: 'assertionMethod', now: at, clockSkewMs: skew });
+  await verifyProof(credential, { resolveKey: keyOf(resolveKey, issuerId(credential)), expectedProofPurpose: 'assertionMethod', now: at, clockSkewMs: skew, memo });
   if (credential.type.includes('DelegationGrantCredential')) {
     const consent = (credential as DelegationGrantCredential).credentialSubject.consent;
     await verifyProof(consent, {
@@ -395,6 +394,7 @@ async function verifyCredentialProofs(credential: MandateCredential, resolveKey:
       expectedDomain: consent.provider,
       now: at,
       clockSkewMs: skew,
+      memo,
     });
   }
 }
