@@ -17,6 +17,7 @@ import { sha256Utf8 } from '../wallet/crypto/hash.ts';
 import { canonicalizeJson, type JsonObject } from '../wallet/crypto/jcs.ts';
 import type { AuditRow, AuditStore } from './storage/audit-store.ts';
 import type { IssuerDb } from './storage/db.ts';
+import type { AuditRecord } from '../wallet/client/issuer-client.ts';
 
 /** prev_hash of the first record: hex SHA-256 of "mandate:issuer:audit:genesis:v1". */
 export const AUDIT_GENESIS_HASH = bytesToHex(sha256Utf8('mandate:issuer:audit:genesis:v1'));
@@ -34,20 +35,8 @@ export interface AuditInput {
   data?: JsonObject;
 }
 
-export interface AuditRecord {
-  seq: number;
-  id: string;
-  /** ISO 8601. */
-  at: string;
-  event: string;
-  agentDid?: string;
-  actor: string;
-  reason?: string;
-  vpId?: string;
-  data?: JsonObject;
-  prevHash: string;
-  hash: string;
-}
+/** The wire shape of an audit record (docs/api.md), shared with the client that reads it. */
+export type { AuditRecord };
 
 export interface AuditQuery {
   agentDid?: string;
