@@ -17,17 +17,19 @@ export interface ConsoleBuild {
   outDir: string;
 }
 
-/** Builds the console into `outDir` (default dist/console/, emptied first). */
-export async function buildConsole(options: { outDir?: string } = {}): Promise<ConsoleBuild> {
-  const outDir = options.outDir === undefined ? join(repoRoot, 'dist', 'console') : isAbsolute(options.outDir) ? options.outDir : join(repoRoot, options.outDir);
+/**
+ * Builds a static page for a strict CSP (script-src and style-src 'self'): no inline module
+ * preload polyfill, CSS as one file, no inlined assets. Shared by the console and the demo.
+ */
+export async function buildStrictPage(options: { root: string; base: string; outDir: string }): Promise<void> {
   await build({
     configFile: false,
-    root: here,
-    base: '/console/',
+    root: options.root,
+    base: options.base,
     logLevel: 'warn',
     publicDir: false,
     build: {
-      outDir,
+      outDir: options.outDir,
       emptyOutDir: true,
       assetsDir: 'assets',
       modulePreload: { polyfill: false },
@@ -38,6 +40,12 @@ export async function buildConsole(options: { outDir?: string } = {}): Promise<C
       reportCompressedSize: false,
     },
   });
+}
+
+/** Builds the console into `outDir` (default dist/console/, emptied first). */
+export async function buildConsole(options: { outDir?: string } = {}): Promise<ConsoleBuild> {
+  const outDir = options.outDir === undefined ? join(repoRoot, 'dist', 'console') : isAbsolute(options.outDir) ? options.outDir : join(repoRoot, options.outDir);
+  await buildStrictPage({ root: here, base: '/console/', outDir });
   return { outDir };
 }
 

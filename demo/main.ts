@@ -20,7 +20,6 @@ import { fileURLToPath } from 'node:url';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { build } from 'vite';
 import { loadConfig } from '../issuer/config.ts';
 import { startIssuer, type RunningIssuer } from '../issuer/server.ts';
 import { randomBytes } from '../wallet/crypto/bytes.ts';
@@ -28,6 +27,7 @@ import { encodeBase64url } from '../wallet/crypto/multikey.ts';
 import { IssuerClient } from '../wallet/client/issuer-client.ts';
 import { buildVerifierBundles } from '../verifier-worker/build.ts';
 import { createDemoProvider, type DemoProvider } from './provider.ts';
+import { buildStrictPage } from '../console/build.ts';
 
 /** The service name presentations to the demo API are bound to (their proof domain). */
 export const DEMO_TARGET = 'files.demo.localhost';
@@ -68,24 +68,7 @@ function contentSecurityPolicy(issuerUrl: string): string {
 
 /** Builds the page (demo/index.html, demo/src) and the verifier worker into `outDir`. */
 export async function buildDemoPage(outDir: string): Promise<void> {
-  await build({
-    configFile: false,
-    root: here,
-    base: '/',
-    logLevel: 'warn',
-    publicDir: false,
-    build: {
-      outDir,
-      emptyOutDir: true,
-      assetsDir: 'assets',
-      modulePreload: { polyfill: false },
-      cssCodeSplit: false,
-      assetsInlineLimit: 0,
-      target: 'es2022',
-      sourcemap: false,
-      reportCompressedSize: false,
-    },
-  });
+  await buildStrictPage({ root: here, base: '/', outDir });
   await buildVerifierBundles({ outDir });
 }
 
