@@ -28,5 +28,30 @@ describe('LruCache', () => {
 
   it('refuses a non-positive bound', () => {
     expect(() => new LruCache({ max: 0 })).toThrow(RangeError);
+    expect(() => new LruCache<string, string>({ max: 1, maxSize: 0, sizeOf: (v) => v.length })).toThrow(RangeError);
+    expect(() => new LruCache<string, string>({ max: 1, maxSize: 10 })).toThrow(RangeError);
+  });
+
+  it('keeps the total size within maxSize, evicting the least recently used', () => {
+    const cache = new LruCache<string, string>({ max: 100, maxSize: 10, sizeOf: (v) => v.length });
+    cache.set('a', 'xxxx').set('b', 'yyyy');
+    expect(cache.get('a')).toBe('xxxx'); // b is now the least recently used
+    cache.set('c', 'zzzz'); // 12 > 10: b goes
+    expect(cache.get('b')).toBeUndefined();
+    expect([cache.get('a'), cache.get('c')]).toEqual(['xxxx', 'zzzz']);
+    cache.set('a', 'x'); // replacing frees the old size: 1 + 4
+    cache.set('d', 'wwww'); // 9
+    expect(cache.size).toBe(3);
+    cache.delete('c');
+    cache.set('e', 'vvvvv'); // 1 + 4 + 5 = 10 fits exactly
+    expect(cache.size).toBe(3);
+  });
+
+  it('does not store a value larger than the whole budget, and keeps the rest', () => {
+    const cache = new LruCache<string, string>({ max: 100, maxSize: 10, sizeOf: (v) => v.length });
+    cache.set('a', 'xx');
+    cache.set('huge', 'y'.repeat(11));
+    expect(cache.get('huge')).toBeUndefined();
+    expect(cache.get('a')).toBe('xx');
   });
 });

@@ -97,6 +97,45 @@ describe('verifyPresentation — accepted', () => {
     expectRefused(later, 'CREDENTIAL_EXPIRED', 'credentials');
   });
 
+  it('verifies again a credential that differs from the cached one only in content, keeping its proofValue', async () => {
+    const cache = createVerifiedCredentialCache();
+    expect((await verifyPresentation(await present(agent, [root]), options({ credentialCache: cache }))).valid).toBe(true);
+    // Same proof (so the same cache slot), wider scopes: the text differs, the cache misses,
+    // and the signature check refuses it.
+    const widened = { ...root, credentialSubject: { ...root.credentialSubject, privilegeScopes: ['files', 'calendar'] } };
+    const result = await verifyPresentation(await present(agent, [widened]), options({ credentialCache: cache }));
+    expectRefused(result, 'CREDENTIAL_SIGNATURE_INVALID', 'credentials');
+    // The genuine credential is still cached.
+    const again = await verifyPresentation(await present(agent, [root]), options({ credentialCache: cache }));
+    expect(again.valid && again.chain[0]?.cached).toBe(true);
+  });
+
+  it('keeps the cached text within maxTextLength, and supplies parent digests from the cache', async () => {
+    const child = await delegate(root, { delegator: agent, delegateeDid: subAgent.did, scopes: ['files:read'], domains: [TARGET] });
+    const cache = createVerifiedCredentialCache({ maxTextLength: 1 });
+    const first = await verifyPresentation(await present(subAgent, [child, root]), options({ credentialCache: cache }));
+    const second = await verifyPresentation(await present(subAgent, [child, root]), options({ credentialCache: cache }));
+    // Nothing fits in one character, so nothing was cached, and both verified in full.
+    expect(first.valid && second.valid && second.chain.map((c) => c.cached)).toEqual([false, false]);
+    const roomy = createVerifiedCredentialCache();
+    await verifyPresentation(await present(subAgent, [child, root]), options({ credentialCache: roomy }));
+    const cachedRun = await verifyPresentation(await present(subAgent, [child, root]), options({ credentialCache: roomy }));
+    // Both cached: the child's link to its parent was checked with the digest the cache kept.
+    expect(cachedRun.valid && cachedRun.chain.map((c) => c.cached)).toEqual([true, true]);
+    expect(cachedRun.valid && cachedRun.checks.find((c) => c.check === 'chain')?.ok).toBe(true);
+    const otherParent = await issueAgentCredential({
+      issuer: platform,
+      agentDid: agent.did,
+      privilegeScopes: ['files', 'calendar:read'],
+      delegationDepth: 2,
+      domains: [TARGET, 'calendar.example.com'],
+      validUntil: new Date(Date.now() + 24 * HOUR),
+    });
+    // A cached child presented with another valid parent still breaks the chain.
+    expectRefused(await verifyPresentation(await present(subAgent, [child, otherParent]), options({ credentialCache: roomy })), 'CHAIN_BROKEN', 'chain');
+    expect(credentialDigest(root)).toBe(child.parentCredential.digestMultibase);
+  });
+
   it('accepts a self-signed root only with allowSelfSigned', async () => {
     const self = await issueAgentCredential({ issuer: agent, agentDid: agent.did, privilegeScopes: ['dev'], delegationDepth: 0 });
     const vp = await present(agent, [self]);

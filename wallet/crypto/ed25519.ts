@@ -19,7 +19,7 @@
  * docs/crypto.md §Ed25519 lists each rejected case and why.
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { assertBytes, equalBytes, hexToBytes, randomBytes } from './bytes.ts';
+import { assertBytes, hexToBytes, randomBytes } from './bytes.ts';
 import { MandateError } from './errors.ts';
 import { LruCache } from './lru.ts';
 import { decodePublicKey, nobleVerify, type EdwardsPoint } from './ed25519-noble.ts';
@@ -125,10 +125,14 @@ function isBytes(value: unknown, length?: number): value is Uint8Array {
   return value instanceof Uint8Array && (length === undefined || value.length === length);
 }
 
-/** a < b for equal-length little-endian integers (public data: no constant time needed). */
-function lessThanLE(a: Uint8Array, b: Uint8Array): boolean {
-  for (let i = a.length - 1; i >= 0; i--) {
-    const x = a[i] as number;
+/**
+ * The 32-byte little-endian integer at `a[offset…offset+32)` is below `b` (public data: no
+ * constant time needed). With the top bit of the last byte optionally masked off. Offsets
+ * instead of subarrays: this runs for every signature verified.
+ */
+function lessThanLE(a: Uint8Array, offset: number, b: Uint8Array, topMask = 0xff): boolean {
+  for (let i = 31; i >= 0; i--) {
+    const x = (a[offset + i] as number) & (i === 31 ? topMask : 0xff);
     const y = b[i] as number;
     if (x !== y) return x < y;
   }
@@ -136,21 +140,29 @@ function lessThanLE(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /** RFC 8032 §5.1.7 step 1: "in the range 0 <= s < L" — rejects the malleable S + L. */
-function isCanonicalScalar(s: Uint8Array): boolean {
-  return lessThanLE(s, L_LE);
+function isCanonicalScalar(bytes: Uint8Array, offset = 0): boolean {
+  return lessThanLE(bytes, offset, L_LE);
 }
 
 /**
  * RFC 8032 §5.1.3 decoding rules that can be read off the bytes: y < p (step 1) and no sign bit
  * on x = 0 (step 4; x = 0 exactly when y = ±1). Whether y is on the curve at all is left to the
  * cofactorless comparison, which only ever matches a canonical encoding of a curve point.
+ * `encoded` is read at `offset…offset+32`.
  */
-function isCanonicalPointEncoding(encoded: Uint8Array): boolean {
-  const y = encoded.slice();
-  y[31] = (encoded[31] as number) & 0x7f;
-  if (!lessThanLE(y, P_LE)) return false;
-  const signBit = ((encoded[31] as number) & 0x80) !== 0;
-  return !(signBit && (equalBytes(y, ONE_LE) || equalBytes(y, P_MINUS_ONE_LE)));
+function isCanonicalPointEncoding(encoded: Uint8Array, offset = 0): boolean {
+  if (!lessThanLE(encoded, offset, P_LE, 0x7f)) return false;
+  if (((encoded[offset + 31] as number) & 0x80) === 0) return true;
+  // The sign bit is set: y must not be 1 or p - 1 (then x = 0, which has no negative).
+  return !sameMasked(encoded, offset, ONE_LE) && !sameMasked(encoded, offset, P_MINUS_ONE_LE);
+}
+
+/** The 32 bytes at `offset`, sign bit masked off, equal `b`. */
+function sameMasked(a: Uint8Array, offset: number, b: Uint8Array): boolean {
+  for (let i = 0; i < 32; i++) {
+    if (((a[offset + i] as number) & (i === 31 ? 0x7f : 0xff)) !== b[i]) return false;
+  }
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -287,7 +299,7 @@ async function verifyLater(signature: Uint8Array, message: Uint8Array, publicKey
 
 /** RFC 8032 §5.1.7 step 1 read off the bytes: S < L and R a canonical point encoding. */
 function isCanonicalSignature(sig: Uint8Array): boolean {
-  return isCanonicalScalar(sig.subarray(32)) && isCanonicalPointEncoding(sig.subarray(0, 32));
+  return isCanonicalScalar(sig, 32) && isCanonicalPointEncoding(sig, 0);
 }
 
 /** The synchronous backends (node, noble); never throws. */

@@ -3,18 +3,26 @@
  * core because the core's native-key cache needs it, and every other cache in Mandate (DID
  * documents, status lists, verified credentials, replay) builds on it rather than on its own.
  */
-export interface LruOptions {
+export interface LruOptions<V = unknown> {
   /** Maximum number of entries; the least recently used is evicted beyond it. */
   max: number;
   /** Default time-to-live in ms (undefined: entries never expire). */
   ttlMs?: number;
   /** Clock, injectable for tests of expiry. */
   now?: () => number;
+  /**
+   * A second bound, on the total `sizeOf` of the values (e.g. bytes): the least recently used
+   * entries are evicted until the total fits, and a value larger than the whole budget is not
+   * stored at all. Both or neither of `maxSize` and `sizeOf`.
+   */
+  maxSize?: number;
+  sizeOf?: (value: V) => number;
 }
 
 interface Entry<V> {
   value: V;
   expiresAt: number;
+  size: number;
 }
 
 export class LruCache<K, V> {
@@ -22,12 +30,19 @@ export class LruCache<K, V> {
   readonly #max: number;
   readonly #ttlMs: number | undefined;
   readonly #now: () => number;
+  readonly #maxSize: number;
+  readonly #sizeOf: ((value: V) => number) | undefined;
+  #size = 0;
 
-  constructor(options: LruOptions) {
+  constructor(options: LruOptions<V>) {
     if (!Number.isInteger(options.max) || options.max < 1) throw new RangeError('LruCache max must be a positive integer');
+    if ((options.maxSize === undefined) !== (options.sizeOf === undefined)) throw new RangeError('LruCache maxSize and sizeOf go together');
+    if (options.maxSize !== undefined && !(options.maxSize > 0)) throw new RangeError('LruCache maxSize must be positive');
     this.#max = options.max;
     this.#ttlMs = options.ttlMs;
     this.#now = options.now ?? Date.now;
+    this.#maxSize = options.maxSize ?? Infinity;
+    this.#sizeOf = options.sizeOf;
   }
 
   get size(): number {
@@ -39,7 +54,7 @@ export class LruCache<K, V> {
     const entry = this.#map.get(key);
     if (!entry) return undefined;
     if (entry.expiresAt <= this.#now()) {
-      this.#map.delete(key);
+      this.delete(key);
       return undefined;
     }
     this.#map.delete(key);
@@ -60,20 +75,26 @@ export class LruCache<K, V> {
   }
 
   set(key: K, value: V, ttlMs: number | undefined = this.#ttlMs): this {
-    this.#map.delete(key);
-    this.#map.set(key, { value, expiresAt: ttlMs === undefined ? Infinity : this.#now() + ttlMs });
-    while (this.#map.size > this.#max) {
-      const oldest = this.#map.keys().next().value as K;
-      this.#map.delete(oldest);
+    this.delete(key);
+    const size = this.#sizeOf ? this.#sizeOf(value) : 0;
+    if (size > this.#maxSize) return this;
+    this.#map.set(key, { value, expiresAt: ttlMs === undefined ? Infinity : this.#now() + ttlMs, size });
+    this.#size += size;
+    while (this.#map.size > this.#max || this.#size > this.#maxSize) {
+      this.delete(this.#map.keys().next().value as K);
     }
     return this;
   }
 
   delete(key: K): boolean {
+    const entry = this.#map.get(key);
+    if (!entry) return false;
+    this.#size -= entry.size;
     return this.#map.delete(key);
   }
 
   clear(): void {
     this.#map.clear();
+    this.#size = 0;
   }
 }

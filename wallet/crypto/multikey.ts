@@ -89,7 +89,9 @@ export function encodeBase58btc(bytes: Uint8Array): string {
 function base58ToBytes(text: string): Uint8Array | undefined {
   let zeros = 0;
   while (zeros < text.length && text.charCodeAt(zeros) === 49 /* '1' */) zeros++;
-  const limbs: number[] = [];
+  // 4 digits carry at most 23.5 bits, so ceil((length - zeros) / 4) limbs always suffice.
+  const limbs = new Float64Array(Math.ceil((text.length - zeros) / 4) + 1);
+  let used = 0;
   for (let i = zeros; i < text.length; ) {
     let chunk = 0;
     let scale = 1;
@@ -101,21 +103,24 @@ function base58ToBytes(text: string): Uint8Array | undefined {
       scale *= 58;
     }
     let carry = chunk;
-    for (let j = 0; j < limbs.length; j++) {
+    for (let j = 0; j < used; j++) {
       const v = (limbs[j] as number) * scale + carry;
-      limbs[j] = v % 0x1000000;
-      carry = Math.floor(v / 0x1000000);
+      // Division by 2^24 and the multiplication back are exact in doubles; `%` on a value
+      // beyond 2^31 would be a floating-point remainder, several times slower.
+      carry = Math.floor(v * 2 ** -24);
+      limbs[j] = v - carry * 0x1000000;
     }
     while (carry > 0) {
-      limbs.push(carry % 0x1000000);
-      carry = Math.floor(carry / 0x1000000);
+      const next = Math.floor(carry * 2 ** -24);
+      limbs[used++] = carry - next * 0x1000000;
+      carry = next;
     }
   }
-  const bytes: number[] = [];
-  for (const limb of limbs) bytes.push(limb & 0xff, (limb >> 8) & 0xff, (limb >> 16) & 0xff);
-  while (bytes.length > 0 && bytes[bytes.length - 1] === 0) bytes.pop();
-  const out = new Uint8Array(zeros + bytes.length);
-  for (let i = 0; i < bytes.length; i++) out[out.length - 1 - i] = bytes[i] as number;
+  // Little-endian 24-bit limbs → big-endian bytes, without the limbs' leading zero bytes.
+  let length = used * 3;
+  while (length > 0 && ((limbs[Math.floor((length - 1) / 3)] as number) >> (((length - 1) % 3) * 8)) % 256 === 0) length--;
+  const out = new Uint8Array(zeros + length);
+  for (let b = 0; b < length; b++) out[out.length - 1 - b] = ((limbs[Math.floor(b / 3)] as number) >> ((b % 3) * 8)) & 0xff;
   return out;
 }
 

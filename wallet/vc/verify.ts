@@ -13,7 +13,7 @@ import { type CanonicalMemo, canonicalizeJson, createCanonicalMemo, parseJson, t
 import type { DidResolutionResult, Resolvable } from '../did/types.ts';
 import { createKeyResolver } from '../did/verification-method.ts';
 import type { StatusListClient } from '../status/client.ts';
-import type { VerifiedCredentialCache } from './credential-cache.ts';
+import type { CachedCredentialKey, VerifiedCredentialCache } from './credential-cache.ts';
 import { checkDelegationLink, credentialDigest, validUntilOf } from './delegation.ts';
 import { checkGrant } from './grant.ts';
 import { issuerId, parsePresentation, statusEntries } from './parse.ts';
@@ -263,16 +263,21 @@ async function run(
   pass('dids');
 
   // 3. Each credential's proof (issuer's assertionMethod key) and validity window. Digests are
-  //    computed once: they key the verified-credential cache and are checked by chain links.
+  //    computed once: parents are named by them (step 4) and the cache records them.
   enter('credentials');
-  //    Only parents (named by their child's digest) and, with a cache, every credential need one.
-  const digests = credentials.map((c, i) =>
-    options.credentialCache !== undefined || (i > 0 && i < chain.length) ? credentialDigest(c, memo) : undefined,
+  const cache = options.credentialCache;
+  // With a cache, every credential is looked up by its canonical text (already in the memo).
+  const cacheKeys = credentials.map((c) => (cache ? cacheKeyOf(c, memo) : undefined));
+  const cachedDigests = cacheKeys.map((key) => (key ? cache?.lookup(key) : undefined));
+  //    Only parents and credentials about to be cached need a digest computed.
+  const digests = credentials.map(
+    (c, i) => cachedDigests[i] ?? (cacheKeys[i] !== undefined || (i > 0 && i < chain.length) ? credentialDigest(c, memo) : undefined),
   );
   // A cached credential costs no key resolution and no signature work at all.
-  const cached = digests.map((d) => d !== undefined && options.credentialCache?.has(d) === true);
   const proofs = credentials.map((credential, i) =>
-    cached[i] ? Promise.resolve({ ok: true as const, value: undefined }) : settle(verifyCredentialProofs(credential, resolveKey, now, skew, memo)),
+    cachedDigests[i] !== undefined
+      ? Promise.resolve({ ok: true as const, value: undefined })
+      : settle(verifyCredentialProofs(credential, resolveKey, now, skew, memo)),
   );
   for (const [i, credential] of credentials.entries()) {
     const settled = await proofs[i];
@@ -286,8 +291,9 @@ async function run(
     const validUntil = validUntilOf(credential);
     if (validFrom > now + skew) throw new VerificationError('CREDENTIAL_NOT_YET_VALID', `${credential.id} is valid from ${credential.validFrom}`);
     if (validUntil < now - skew) throw new VerificationError('CREDENTIAL_EXPIRED', `${credential.id} expired at ${credential.validUntil}`);
+    const key = cacheKeys[i];
     const digest = digests[i];
-    if (!cached[i] && digest !== undefined) options.credentialCache?.add(digest, validUntil);
+    if (key !== undefined && cachedDigests[i] === undefined && digest !== undefined) cache?.add(key, digest, validUntil);
   }
   pass('credentials');
 
@@ -373,7 +379,7 @@ async function run(
       issuer: issuerId(c),
       subject: c.credentialSubject.id,
       privilegeScopes: [...c.credentialSubject.privilegeScopes],
-      cached: cached[i] === true,
+      cached: cachedDigests[i] !== undefined,
     })),
     checks,
     sources: { dids: didAges, statusLists: statusAges },
@@ -397,6 +403,13 @@ async function verifyCredentialProofs(credential: MandateCredential, resolveKey:
       memo,
     });
   }
+}
+
+/** What the verified-credential cache finds a credential by; undefined when it has no proofValue to index. */
+function cacheKeyOf(credential: MandateCredential, memo: CanonicalMemo): CachedCredentialKey | undefined {
+  const proof: unknown = Array.isArray(credential.proof) ? credential.proof[0] : credential.proof;
+  const proofValue = typeof proof === 'object' && proof !== null ? (proof as { proofValue?: unknown }).proofValue : undefined;
+  return typeof proofValue === 'string' ? { proofValue, canonical: canonicalizeJson(credential, undefined, memo) } : undefined;
 }
 
 function challengeOf(proof: { challenge?: unknown } | undefined): string {
