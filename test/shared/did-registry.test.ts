@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   assertDidDocument,
@@ -88,6 +89,38 @@ describe('parseDid (DID Core §3.1–3.2)', () => {
     });
     expect(parseDid(KEY_DID)).toEqual({ did: KEY_DID, didUrl: KEY_DID, method: 'key', id: KEY_DID.slice(8) });
     expect(parseDid('did:ex::a')).toMatchObject({ id: ':a' }); // empty id segments are allowed, a trailing ":" is not
+  });
+
+  it('splits every generated DID URL so that its parts spell it again (simple and full grammar alike)', () => {
+    const chars = (alphabet: string) => fc.array(fc.constantFrom(...alphabet.split('')), { maxLength: 12 }).map((a) => a.join(''));
+    const idchars = 'aZ09._-';
+    const segment = fc.oneof(chars(idchars), fc.constant('%3A'));
+    const didUrl = fc
+      .record({
+        method: fc.constantFrom('key', 'web', 'ex1'),
+        segments: fc.array(segment, { maxLength: 3 }),
+        last: fc.tuple(fc.constantFrom(...idchars.split('')), chars(idchars)).map(([a, b]) => a + b),
+        path: fc.option(fc.array(chars("a~!$&'()*+,;=:@-"), { minLength: 1, maxLength: 2 }).map((p) => `/${p.join('/')}`), { nil: undefined }),
+        query: fc.option(chars('a=&/?%'.replace('%', '')), { nil: undefined }),
+        fragment: fc.option(chars("z6Mk-._~!$&'()*+,;=:@/?"), { nil: undefined }),
+      })
+      .map((p) => ({ ...p, id: [...p.segments, p.last].join(':') }));
+    fc.assert(
+      fc.property(didUrl, (p) => {
+        const text = `did:${p.method}:${p.id}${p.path ?? ''}${p.query === undefined ? '' : `?${p.query}`}${p.fragment === undefined ? '' : `#${p.fragment}`}`;
+        const parsed = parseDid(text);
+        expect(parsed).toEqual({
+          did: `did:${p.method}:${p.id}`,
+          didUrl: text,
+          method: p.method,
+          id: p.id,
+          ...(p.path && { path: p.path }),
+          ...(p.query !== undefined && { query: p.query }),
+          ...(p.fragment !== undefined && { fragment: p.fragment }),
+        });
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('throws INVALID_DID on everything the grammar refuses', () => {

@@ -22,11 +22,26 @@ const DID_URL = new RegExp(
   `^did:([a-z0-9]+):((?:${IDCHAR}*:)*${IDCHAR}+)((?:/${PCHAR}*)*)(?:\\?((?:${PCHAR}|[/?])*))?(?:#((?:${PCHAR}|[/?])*))?$`,
 );
 
+/**
+ * The shape nearly every DID URL a verifier sees has ("did:key:z6Mk…#z6Mk…": no percent-encoding,
+ * path or query), matched by a flat pattern first. It accepts a subset of DID_URL's language
+ * and splits it the same way (the id cannot contain "#"), so the result is identical; anything
+ * else falls through to the full grammar.
+ */
+const SIMPLE_DID_URL = /^did:([a-z0-9]+):([A-Za-z0-9._:-]*[A-Za-z0-9._-])(?:#([A-Za-z0-9._~!$&'()*+,;=:@/?-]*))?$/;
+
 /** Parses a DID or DID URL; throws DidError INVALID_DID on anything DID Core §3 does not allow. */
 export function parseDid(didUrl: string): ParsedDid {
   if (typeof didUrl !== 'string') throw new DidError('INVALID_DID', 'DID must be a string');
   if (didUrl.length > MAX_DID_URL_LENGTH) {
     throw new DidError('INVALID_DID', `DID URL is longer than ${MAX_DID_URL_LENGTH} characters`);
+  }
+  const simple = SIMPLE_DID_URL.exec(didUrl);
+  if (simple) {
+    const [, method, id, fragment] = simple as unknown as [string, string, string, string?];
+    const parsed: ParsedDid = { did: `did:${method}:${id}`, didUrl, method, id };
+    if (fragment !== undefined) parsed.fragment = fragment;
+    return parsed;
   }
   const match = DID_URL.exec(didUrl);
   if (!match) throw new DidError('INVALID_DID', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');

@@ -17,7 +17,7 @@ import type { KeyResolver } from '../crypto/data-integrity.ts';
 import { ed25519KeyFromMultibase } from './public-key.ts';
 import { DidError } from './errors.ts';
 import { parseDid } from './parse.ts';
-import type { DidDocument, ParsedDid, Resolvable, VerificationMethod, VerificationRelationship } from './types.ts';
+import type { DidDocument, DidResolutionResult, Resolvable, VerificationMethod, VerificationRelationship } from './types.ts';
 
 /**
  * Resolves a proof's verification method to a 32-byte Ed25519 public key, throwing when the
@@ -66,8 +66,11 @@ export function findVerificationMethod(doc: DidDocument, vmId: string, relations
 }
 
 // Controlled Identifiers §2.2: `revoked` and `expires` are dateTimeStamps; unreadable fails closed.
+const LIFETIME_FIELDS = [['revoked', 'was revoked'], ['expires', 'expired']] as const;
+
 function assertUsableAt(vm: VerificationMethod, nowMs: number): void {
-  for (const [field, label] of [['revoked', 'was revoked'], ['expires', 'expired']] as const) {
+  if (vm.revoked === undefined && vm.expires === undefined) return;
+  for (const [field, label] of LIFETIME_FIELDS) {
     const value = vm[field];
     if (value === undefined) continue;
     const at = Date.parse(value);
@@ -128,6 +131,45 @@ function authorizedKey(doc: DidDocument, vmId: string, relationship: Verificatio
   return found;
 }
 
+/** The DID of a verification method id; DID_RESOLUTION_FAILED when it is not a DID URL. */
+function didOfMethod(verificationMethodId: string): string {
+  try {
+    return parseDid(verificationMethodId).did;
+  } catch {
+    throw new DidError('DID_RESOLUTION_FAILED', 'DID resolution failed: invalidDid (verification method is not a DID URL)');
+  }
+}
+
+function relationshipFor(proofPurpose: string): VerificationRelationship {
+  if (!PROOF_PURPOSES.has(proofPurpose)) notAuthorized(`"${String(proofPurpose).slice(0, 64)}" is not a proof purpose a key can serve`);
+  return proofPurpose as VerificationRelationship;
+}
+
+function keyIn(result: DidResolutionResult, did: string, verificationMethodId: string, relationship: VerificationRelationship, nowMs: number): Uint8Array {
+  const { error, message } = result.didResolutionMetadata;
+  if (error !== undefined) {
+    throw new DidError('DID_RESOLUTION_FAILED', `DID resolution failed: ${String(error)}${message ? ` (${String(message).slice(0, 200)})` : ''}`);
+  }
+  if (result.didDocumentMetadata.deactivated === true) throw new DidError('DID_DEACTIVATED', 'the DID has been deactivated');
+  const doc = result.didDocument;
+  if (!doc) throw new DidError('DID_RESOLUTION_FAILED', 'DID resolution failed: notFound (no document)');
+  if (doc.id !== did) throw new DidError('DID_RESOLUTION_FAILED', 'DID resolution failed: invalidDidDocument (id does not match)');
+  const { vm, publicKey } = authorizedKey(doc, verificationMethodId, relationship);
+  assertUsableAt(vm, nowMs);
+  // A copy: the cached bytes must not be writable by whoever receives the key.
+  return publicKey.slice();
+}
+
+/**
+ * The key `verificationMethodId` may use for `proofPurpose`, read from `result`, the resolution
+ * of its DID: the synchronous core of `createKeyResolver`, for a caller that already holds the
+ * resolution (a verifier resolves every DID of a presentation up front).
+ */
+export function keyFromResolution(result: DidResolutionResult, verificationMethodId: string, proofPurpose: string, nowMs: number): Uint8Array {
+  const relationship = relationshipFor(proofPurpose);
+  return keyIn(result, didOfMethod(verificationMethodId), verificationMethodId, relationship, nowMs);
+}
+
 /**
  * A KeyResolver over `resolver` (typically a cached one). Beyond what `resolver` caches, it
  * remembers the method and key it found in each frozen document (the cached resolver's), so a
@@ -137,31 +179,14 @@ function authorizedKey(doc: DidDocument, vmId: string, relationship: Verificatio
 export function createKeyResolver(resolver: Resolvable, options: KeyResolverOptions = {}): KeyResolver {
   const now = options.now ?? Date.now;
   return async (verificationMethodId, proofPurpose) => {
-    if (!PROOF_PURPOSES.has(proofPurpose)) notAuthorized(`"${String(proofPurpose).slice(0, 64)}" is not a proof purpose a key can serve`);
-    const relationship = proofPurpose as VerificationRelationship;
-    let parsed: ParsedDid;
-    try {
-      parsed = parseDid(verificationMethodId);
-    } catch {
-      throw new DidError('DID_RESOLUTION_FAILED', 'DID resolution failed: invalidDid (verification method is not a DID URL)');
-    }
+    const relationship = relationshipFor(proofPurpose);
+    const did = didOfMethod(verificationMethodId);
     let result;
     try {
-      result = await resolver.resolve(parsed.did);
+      result = await resolver.resolve(did);
     } catch {
       throw new DidError('DID_RESOLUTION_FAILED', 'DID resolution failed: internalError');
     }
-    const { error, message } = result.didResolutionMetadata;
-    if (error !== undefined) {
-      throw new DidError('DID_RESOLUTION_FAILED', `DID resolution failed: ${String(error)}${message ? ` (${String(message).slice(0, 200)})` : ''}`);
-    }
-    if (result.didDocumentMetadata.deactivated === true) throw new DidError('DID_DEACTIVATED', 'the DID has been deactivated');
-    const doc = result.didDocument;
-    if (!doc) throw new DidError('DID_RESOLUTION_FAILED', 'DID resolution failed: notFound (no document)');
-    if (doc.id !== parsed.did) throw new DidError('DID_RESOLUTION_FAILED', 'DID resolution failed: invalidDidDocument (id does not match)');
-    const { vm, publicKey } = authorizedKey(doc, verificationMethodId, relationship);
-    assertUsableAt(vm, now());
-    // A copy: the cached bytes must not be writable by whoever receives the key.
-    return publicKey.slice();
+    return keyIn(result, did, verificationMethodId, relationship, now());
   };
 }

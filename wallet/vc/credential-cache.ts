@@ -1,25 +1,26 @@
 /**
- * The verified-credential cache: a credential presented again — byte for byte the same
- * canonical form, hence the same digest — skips re-verifying its signature until its validity
- * or the cache TTL ends. Only successes are stored; validity windows, chain rules and
- * revocation are still checked every time.
+ * The verified-credential cache: a credential presented again — the same JSON, hence the same
+ * canonical form and digest — skips re-verifying its signature until its validity or the cache
+ * TTL ends. Only successes are stored; validity windows, chain rules and revocation are still
+ * checked every time.
  *
  * Entries are found by the credential's `proofValue` and hit only when the presented
- * credential's canonical (JCS) text equals the text that was verified, character for
- * character; the entry then also gives the digest computed at the time. Comparing the text the
- * verifier has already produced (the presentation's canonical form contains it) costs a
- * fraction of hashing it again, and equality needs no collision resistance. The `proofValue`
- * only picks the candidate: a forged credential reusing another's signature differs in its
- * text and misses.
+ * credential is structurally identical to the one verified (`recallCanonical`, jcs.ts): every
+ * member and value the same. The entry then supplies the canonical text and the digest computed
+ * at the time, so a cached credential is neither serialized nor hashed again — its text goes
+ * straight into the presentation's canonical form. Identity of content needs no collision
+ * resistance, and the `proofValue` only picks the candidate: a forged credential reusing
+ * another's signature differs in its content and misses.
  */
+import { type CanonicalMemo, canonicalSnapshot, type CanonicalSnapshot, recallCanonical } from '../crypto/jcs.ts';
 import { LruCache } from '../crypto/lru.ts';
 
 export interface CredentialCacheOptions {
   /** Most cached credentials (default 10,000). */
   max?: number;
   /**
-   * Most UTF-16 code units of canonical text held in total (default 16 Mi, about 16 MiB for
-   * the ASCII text credentials are): the bound that matters when credentials are large.
+   * Most canonical text held, in UTF-16 code units (default 4 Mi). Each entry also keeps a
+   * parsed copy of its text, several times the text's size: about 20 MB at the default.
    */
   maxTextLength?: number;
   /** How long a verified signature is trusted (default 10 minutes). */
@@ -27,41 +28,59 @@ export interface CredentialCacheOptions {
   now?: () => number;
 }
 
-/** A credential as the cache sees it: its first proof's value and its canonical (JCS) text. */
-export interface CachedCredentialKey {
-  proofValue: string;
+/** What the cache knows of a credential it verified. */
+export interface VerifiedCredential {
+  /** Its JCS canonical form (the text its digest and its signature cover). */
   canonical: string;
+  /** `digestMultibase` of `canonical`: what a child credential names it by. */
+  digest: string;
 }
 
 export interface VerifiedCredentialCache {
-  /** The digest of a credential verified before with exactly this canonical text, while live; else undefined. */
-  lookup(credential: CachedCredentialKey): string | undefined;
-  /** Records a verified credential and its digest until `validUntil` (ms) or the TTL, whichever is first. */
-  add(credential: CachedCredentialKey, digest: string, validUntil: number): void;
+  /**
+   * When `credential` is identical to one verified before (and the entry is live): that entry,
+   * with the credential's canonical text recorded in `memo`. Otherwise undefined.
+   */
+  recall(credential: unknown, memo: CanonicalMemo): VerifiedCredential | undefined;
+  /** Records a verified credential until `validUntil` (ms) or the TTL, whichever is first. */
+  add(verified: VerifiedCredential, validUntil: number): void;
 }
 
-interface Verified {
-  canonical: string;
+interface Entry {
+  snapshot: CanonicalSnapshot;
   digest: string;
+}
+
+/** The first proof's proofValue: what entries are found by. */
+function proofValueOf(credential: unknown): string | undefined {
+  if (typeof credential !== 'object' || credential === null) return undefined;
+  const proof: unknown = (credential as { proof?: unknown }).proof;
+  const first: unknown = Array.isArray(proof) ? proof[0] : proof;
+  const value = typeof first === 'object' && first !== null ? (first as { proofValue?: unknown }).proofValue : undefined;
+  return typeof value === 'string' ? value : undefined;
 }
 
 export function createVerifiedCredentialCache(options: CredentialCacheOptions = {}): VerifiedCredentialCache {
   const now = options.now ?? Date.now;
   const ttlMs = options.ttlMs ?? 10 * 60_000;
-  const cache = new LruCache<string, Verified>({
+  const cache = new LruCache<string, Entry>({
     max: options.max ?? 10_000,
-    maxSize: options.maxTextLength ?? 16 * 1024 * 1024,
-    sizeOf: (entry) => entry.canonical.length,
+    maxSize: options.maxTextLength ?? 4 * 1024 * 1024,
+    sizeOf: (entry) => entry.snapshot.text.length,
     now,
   });
   return {
-    lookup({ proofValue, canonical }) {
-      const entry = cache.get(proofValue);
-      return entry !== undefined && entry.canonical === canonical ? entry.digest : undefined;
+    recall(credential, memo) {
+      const proofValue = proofValueOf(credential);
+      const entry = proofValue === undefined ? undefined : cache.get(proofValue);
+      if (entry === undefined || !recallCanonical(credential, entry.snapshot, memo)) return undefined;
+      return { canonical: entry.snapshot.text, digest: entry.digest };
     },
-    add({ proofValue, canonical }, digest, validUntil) {
+    add({ canonical, digest }, validUntil) {
       const ttl = Math.min(ttlMs, validUntil - now());
-      if (ttl > 0) cache.set(proofValue, { canonical, digest }, ttl);
+      const snapshot = canonicalSnapshot(canonical);
+      const proofValue = proofValueOf(snapshot.value);
+      if (ttl > 0 && proofValue !== undefined) cache.set(proofValue, { snapshot, digest }, ttl);
     },
   };
 }

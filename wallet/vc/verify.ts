@@ -11,9 +11,9 @@ import { parseDateTimeStamp, verifyProof, type KeyResolver, type VerifiedProof }
 import { isMandateError } from '../crypto/errors.ts';
 import { type CanonicalMemo, canonicalizeJson, createCanonicalMemo, parseJson, type JsonLimits } from '../crypto/jcs.ts';
 import type { DidResolutionResult, Resolvable } from '../did/types.ts';
-import { createKeyResolver } from '../did/verification-method.ts';
+import { keyFromResolution } from '../did/verification-method.ts';
 import type { StatusListClient } from '../status/client.ts';
-import type { CachedCredentialKey, VerifiedCredentialCache } from './credential-cache.ts';
+import type { VerifiedCredential, VerifiedCredentialCache } from './credential-cache.ts';
 import { checkDelegationLink, credentialDigest, validUntilOf } from './delegation.ts';
 import { checkGrant } from './grant.ts';
 import { issuerId, parsePresentation, statusEntries } from './parse.ts';
@@ -136,14 +136,23 @@ function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
   );
 }
 
-/** A key resolver that also insists the key belongs to `controller` (the holder or the issuer). */
-function keyOf(resolveKey: KeyResolver, controller: string): KeyResolver {
-  return (verificationMethod, purpose) => {
-    const did = verificationMethod.split('#')[0];
-    if (did !== controller) {
-      return Promise.reject(new VerificationError('KEY_NOT_AUTHORIZED', `${verificationMethod} is not a key of ${controller}`));
+/** The key resolver for the proofs of one controller (the holder, an issuer, a consenting user). */
+type KeysOf = (controller: string) => KeyResolver;
+
+/**
+ * Key resolvers reading the resolutions started for this verification: one resolution per DID
+ * per verification, and no second cache read that could see a different document. Each insists
+ * the method belongs to `controller` (its DID, then nothing or a "#fragment").
+ */
+function keysFrom(resolutions: Map<string, Promise<Settled<DidResolutionResult>>>, resolver: Resolvable, now: number): KeysOf {
+  return (controller) => async (verificationMethod, purpose) => {
+    const after = verificationMethod.charCodeAt(controller.length);
+    if (!verificationMethod.startsWith(controller) || !(Number.isNaN(after) || after === 35) /* '#' */) {
+      throw new VerificationError('KEY_NOT_AUTHORIZED', `${verificationMethod} is not a key of ${controller}`);
     }
-    return resolveKey(verificationMethod, purpose);
+    const settled = await (resolutions.get(controller) ?? settle(resolver.resolve(controller)));
+    if (!settled.ok) throw new VerificationError('DID_RESOLUTION_FAILED', `${controller} could not be resolved (resolver failed)`);
+    return keyFromResolution(settled.value, verificationMethod, purpose, now);
   };
 }
 
@@ -186,6 +195,9 @@ async function run(
   // so the proofs and digests below serialize only what they add (their top-level members).
   // The input is read again across awaits: a caller must not modify it during verification.
   const memo = createCanonicalMemo();
+  // Credentials identical to ones verified before put their known canonical text in the memo:
+  // the walk below then copies it instead of serializing them again.
+  const recalled = recallCredentials(value, options.credentialCache, memo);
   canonicalizeJson(value, limits, memo);
   const { presentation, chain, grants } = parsePresentation(value, options.maxChainLength ?? 8);
   const credentials: MandateCredential[] = [...chain, ...grants];
@@ -193,18 +205,15 @@ async function run(
 
   // Start every DID resolution now (the resolver caches and coalesces); judge them in step 2.
   const dids = new Set<string>([holder, ...credentials.map(issuerId), ...grants.map((g) => g.credentialSubject.onBehalfOf)]);
-  const pendingResolutions = new Map([...dids].map((did) => [did, options.resolver.resolve(did)]));
-  const resolutions = new Map([...pendingResolutions].map(([did, pending]) => [did, settle(pending)]));
-  // Keys come from the very resolutions judged in step 2: one resolution per DID per
-  // verification, and no second cache read that could see a different document.
-  const resolveKey = createKeyResolver({ resolve: (did) => pendingResolutions.get(did) ?? options.resolver.resolve(did) });
+  const resolutions = new Map([...dids].map((did) => [did, settle(options.resolver.resolve(did))]));
+  const keysOf = keysFrom(resolutions, options.resolver, now);
 
   // 1. The presentation's own proof: holder's authentication key, time window, challenge, target.
   const proof = Array.isArray(presentation.proof) ? presentation.proof[0] : presentation.proof;
   let verifiedProof: VerifiedProof | undefined;
   try {
     ({ proofs: [verifiedProof] } = await verifyProof(presentation, {
-      resolveKey: keyOf(resolveKey, holder),
+      resolveKey: keysOf(holder),
       expectedProofPurpose: 'authentication',
       // Without an expected nonce any challenge is accepted (a replay cache then makes each
       // one single-use); Data Integrity insists on naming one for authentication proofs.
@@ -266,18 +275,16 @@ async function run(
   //    computed once: parents are named by them (step 4) and the cache records them.
   enter('credentials');
   const cache = options.credentialCache;
-  // With a cache, every credential is looked up by its canonical text (already in the memo).
-  const cacheKeys = credentials.map((c) => (cache ? cacheKeyOf(c, memo) : undefined));
-  const cachedDigests = cacheKeys.map((key) => (key ? cache?.lookup(key) : undefined));
-  //    Only parents and credentials about to be cached need a digest computed.
+  const known = credentials.map((c) => recalled?.get(c));
+  //    Only parents and, with a cache, credentials about to be cached need a digest computed.
   const digests = credentials.map(
-    (c, i) => cachedDigests[i] ?? (cacheKeys[i] !== undefined || (i > 0 && i < chain.length) ? credentialDigest(c, memo) : undefined),
+    (c, i) => known[i]?.digest ?? (cache !== undefined || (i > 0 && i < chain.length) ? credentialDigest(c, memo) : undefined),
   );
   // A cached credential costs no key resolution and no signature work at all.
   const proofs = credentials.map((credential, i) =>
-    cachedDigests[i] !== undefined
+    known[i] !== undefined
       ? Promise.resolve({ ok: true as const, value: undefined })
-      : settle(verifyCredentialProofs(credential, resolveKey, now, skew, memo)),
+      : settle(verifyCredentialProofs(credential, keysOf, now, skew, memo)),
   );
   for (const [i, credential] of credentials.entries()) {
     const settled = await proofs[i];
@@ -291,9 +298,10 @@ async function run(
     const validUntil = validUntilOf(credential);
     if (validFrom > now + skew) throw new VerificationError('CREDENTIAL_NOT_YET_VALID', `${credential.id} is valid from ${credential.validFrom}`);
     if (validUntil < now - skew) throw new VerificationError('CREDENTIAL_EXPIRED', `${credential.id} expired at ${credential.validUntil}`);
-    const key = cacheKeys[i];
     const digest = digests[i];
-    if (key !== undefined && cachedDigests[i] === undefined && digest !== undefined) cache?.add(key, digest, validUntil);
+    if (cache !== undefined && known[i] === undefined && digest !== undefined) {
+      cache.add({ canonical: canonicalizeJson(credential, undefined, memo), digest }, validUntil);
+    }
   }
   pass('credentials');
 
@@ -379,7 +387,7 @@ async function run(
       issuer: issuerId(c),
       subject: c.credentialSubject.id,
       privilegeScopes: [...c.credentialSubject.privilegeScopes],
-      cached: cachedDigests[i] !== undefined,
+      cached: known[i] !== undefined,
     })),
     checks,
     sources: { dids: didAges, statusLists: statusAges },
@@ -387,13 +395,13 @@ async function run(
 }
 
 /** A credential's proofs with its issuer's assertionMethod keys; a grant's consent with the user's authentication key. */
-async function verifyCredentialProofs(credential: MandateCredential, resolveKey: KeyResolver, now: number, skew: number, memo: CanonicalMemo): Promise<void> {
+async function verifyCredentialProofs(credential: MandateCredential, keysOf: KeysOf, now: number, skew: number, memo: CanonicalMemo): Promise<void> {
   const at = new Date(now);
-  await verifyProof(credential, { resolveKey: keyOf(resolveKey, issuerId(credential)), expectedProofPurpose: 'assertionMethod', now: at, clockSkewMs: skew, memo });
+  await verifyProof(credential, { resolveKey: keysOf(issuerId(credential)), expectedProofPurpose: 'assertionMethod', now: at, clockSkewMs: skew, memo });
   if (credential.type.includes('DelegationGrantCredential')) {
     const consent = (credential as DelegationGrantCredential).credentialSubject.consent;
     await verifyProof(consent, {
-      resolveKey: keyOf(resolveKey, consent.user),
+      resolveKey: keysOf(consent.user),
       expectedProofPurpose: 'authentication',
       // The provider checked its single-use challenge when the user signed; we check the signature.
       expectedChallenge: challengeOf(consent.proof),
@@ -405,11 +413,16 @@ async function verifyCredentialProofs(credential: MandateCredential, resolveKey:
   }
 }
 
-/** What the verified-credential cache finds a credential by; undefined when it has no proofValue to index. */
-function cacheKeyOf(credential: MandateCredential, memo: CanonicalMemo): CachedCredentialKey | undefined {
-  const proof: unknown = Array.isArray(credential.proof) ? credential.proof[0] : credential.proof;
-  const proofValue = typeof proof === 'object' && proof !== null ? (proof as { proofValue?: unknown }).proofValue : undefined;
-  return typeof proofValue === 'string' ? { proofValue, canonical: canonicalizeJson(credential, undefined, memo) } : undefined;
+/** The presented credentials the cache recognizes, before anything else looks at them. */
+function recallCredentials(vp: unknown, cache: VerifiedCredentialCache | undefined, memo: CanonicalMemo): Map<unknown, VerifiedCredential> | undefined {
+  const list = cache !== undefined && typeof vp === 'object' && vp !== null ? (vp as { verifiableCredential?: unknown }).verifiableCredential : undefined;
+  if (!Array.isArray(list)) return undefined;
+  const recalled = new Map<unknown, VerifiedCredential>();
+  for (const item of list) {
+    const verified = cache?.recall(item, memo);
+    if (verified !== undefined) recalled.set(item, verified);
+  }
+  return recalled;
 }
 
 function challengeOf(proof: { challenge?: unknown } | undefined): string {
