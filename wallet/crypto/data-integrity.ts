@@ -254,9 +254,10 @@ function parseProof(value: unknown): ParsedProof {
   return { proof: value as unknown as DataIntegrityProof, proofBytes, ...times };
 }
 
-function sameStringSet(a: readonly string[], b: readonly string[]): boolean {
-  const left = new Set(a);
-  const right = new Set(b);
+function sameStringSet(a: string | string[], b: string | string[]): boolean {
+  if (typeof a === 'string' && typeof b === 'string') return a === b; // the usual single domain
+  const left = new Set(asList(a));
+  const right = new Set(asList(b));
   return left.size === right.size && [...left].every((s) => right.has(s));
 }
 
@@ -306,7 +307,7 @@ function checkProofClaims(parsed: ParsedProof, options: VerifyProofOptions, now:
   if (options.expectedChallenge !== undefined && proof.challenge !== options.expectedChallenge) {
     throw new ProofError('CHALLENGE_MISMATCH', 'proof challenge does not match the expected challenge');
   }
-  if (options.expectedDomain !== undefined && (proof.domain === undefined || !sameStringSet(asList(proof.domain), asList(options.expectedDomain)))) {
+  if (options.expectedDomain !== undefined && (proof.domain === undefined || !sameStringSet(proof.domain, options.expectedDomain))) {
     throw new ProofError('DOMAIN_MISMATCH', 'proof domain does not match the expected domain');
   }
   if (parsed.created !== undefined && parsed.created > now + skew) {

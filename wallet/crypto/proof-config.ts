@@ -100,9 +100,30 @@ function twoDigits(text: string, i: number): number {
  * are truncated.
  */
 export function parseDateTimeStamp(value: unknown): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const known = readStamps.get(value);
+  if (known !== undefined) return known;
+  const ms = readDateTimeStamp(value);
+  if (ms !== undefined && value.length <= 40) {
+    if (readStamps.size >= READ_STAMPS_MAX) readStamps.clear();
+    readStamps.set(value, ms);
+  }
+  return ms;
+}
+
+/**
+ * Timestamps already read, by their text. A verifier reads the same credential dates on every
+ * presentation of a credential, and some of them several times in one verification; a lookup
+ * costs a fraction of the parse. Only valid timestamps are kept, at most READ_STAMPS_MAX: when
+ * full the map starts afresh, so a stream of distinct ones costs memory only up to that bound.
+ */
+const readStamps = new Map<string, number>();
+const READ_STAMPS_MAX = 1024;
+
+function readDateTimeStamp(value: string): number | undefined {
   // The shape is checked once by the pattern; the fields are then read at fixed positions
   // (YYYY-MM-DDTHH:MM:SS, then an optional fraction, then Z or ±HH:MM at the end).
-  if (typeof value !== 'string' || !DATE_TIME_STAMP.test(value)) return undefined;
+  if (!DATE_TIME_STAMP.test(value)) return undefined;
   const year = twoDigits(value, 0) * 100 + twoDigits(value, 2);
   const month = twoDigits(value, 5);
   const day = twoDigits(value, 8);

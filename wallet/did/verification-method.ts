@@ -99,7 +99,7 @@ interface AuthorizedKey {
  * for the same few keys of it. Keyed by the object, so a refreshed document starts afresh and
  * a dropped one is collected. Time-dependent checks (`expires`, `revoked`) still run per call.
  */
-const authorizedKeys = new WeakMap<DidDocument, Map<string, AuthorizedKey>>();
+const authorizedKeys = new WeakMap<DidDocument, Map<VerificationRelationship, Map<string, AuthorizedKey>>>();
 
 /**
  * True when everything `findVerificationMethod` reads for `relationship` is frozen, so its
@@ -117,16 +117,17 @@ function isSettled(doc: DidDocument, relationship: VerificationRelationship): bo
 }
 
 function authorizedKey(doc: DidDocument, vmId: string, relationship: VerificationRelationship): AuthorizedKey {
-  const cacheKey = `${relationship} ${vmId}`;
   // Stored only for settled documents, and frozen objects stay frozen: a hit needs no re-check.
-  const known = authorizedKeys.get(doc)?.get(cacheKey);
+  const known = authorizedKeys.get(doc)?.get(relationship)?.get(vmId);
   if (known) return known;
   const vm = findVerificationMethod(doc, vmId, relationship);
   const found: AuthorizedKey = { vm, publicKey: publicKeyOf(vm) };
   if (isSettled(doc, relationship)) {
     let perDocument = authorizedKeys.get(doc);
     if (perDocument === undefined) authorizedKeys.set(doc, (perDocument = new Map()));
-    perDocument.set(cacheKey, found);
+    let perRelationship = perDocument.get(relationship);
+    if (perRelationship === undefined) perDocument.set(relationship, (perRelationship = new Map()));
+    perRelationship.set(vmId, found);
   }
   return found;
 }

@@ -161,8 +161,10 @@ export interface ParsedPresentation {
 /**
  * Validates a presentation's structure and splits its credentials into the chain (leaf first,
  * then each parent, ending in the root AgentCredential) and the grants that follow it.
+ * `validated` names credentials known to be identical to ones that passed `parseCredential`
+ * before (the verified-credential cache's): their structure is not checked again.
  */
-export function parsePresentation(value: unknown, maxChainLength: number): ParsedPresentation {
+export function parsePresentation(value: unknown, maxChainLength: number, validated?: ReadonlyMap<unknown, unknown>): ParsedPresentation {
   if (!isObject(value)) malformed('presentation must be a JSON object');
   checkContext(value['@context'], 'presentation');
   if (typeof value.id !== 'string' || !URN_UUID.test(value.id)) malformed('presentation id must be a urn:uuid');
@@ -176,7 +178,7 @@ export function parsePresentation(value: unknown, maxChainLength: number): Parse
   const chain: ChainCredential[] = [];
   const grants: DelegationGrantCredential[] = [];
   for (const item of list) {
-    const credential = parseCredential(item);
+    const credential = validated?.has(item) === true ? (item as MandateCredential) : parseCredential(item);
     if (credentialKind(credential) === 'DelegationGrantCredential') {
       grants.push(credential as DelegationGrantCredential);
       continue;

@@ -72,14 +72,11 @@ function assertScopes(scopes: readonly string[]): void {
   for (const scope of scopes) assertScope(scope);
 }
 
-// Segment-wise prefix on already-validated scopes.
-function segmentPrefix(parent: readonly string[], child: readonly string[]): boolean {
-  if (parent.length > child.length) return false;
-  return parent.every((segment, i) => segment === child[i]);
-}
-
+// Segment-wise prefix on already-validated scopes. Segments never contain ":", so p's segments
+// are a prefix of c's exactly when c is p, or starts with p followed by ":" — no splitting.
 function coversValid(parent: string, child: string): boolean {
-  return segmentPrefix(parent.split(':'), child.split(':'));
+  if (child.length === parent.length) return child === parent;
+  return child.length > parent.length && child.charCodeAt(parent.length) === 58 /* ':' */ && child.startsWith(parent);
 }
 
 /**

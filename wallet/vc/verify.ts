@@ -199,12 +199,13 @@ async function run(
   // the walk below then copies it instead of serializing them again.
   const recalled = recallCredentials(value, options.credentialCache, memo);
   canonicalizeJson(value, limits, memo);
-  const { presentation, chain, grants } = parsePresentation(value, options.maxChainLength ?? 8);
+  const { presentation, chain, grants } = parsePresentation(value, options.maxChainLength ?? 8, recalled);
   const credentials: MandateCredential[] = [...chain, ...grants];
   const holder = presentation.holder;
 
   // Start every DID resolution now (the resolver caches and coalesces); judge them in step 2.
-  const dids = new Set<string>([holder, ...credentials.map(issuerId), ...grants.map((g) => g.credentialSubject.onBehalfOf)]);
+  const issuers = credentials.map(issuerId); // parallel to `credentials`, read once
+  const dids = new Set<string>([holder, ...issuers, ...grants.map((g) => g.credentialSubject.onBehalfOf)]);
   const resolutions = new Map([...dids].map((did) => [did, settle(options.resolver.resolve(did))]));
   const keysOf = keysFrom(resolutions, options.resolver, now);
 
@@ -284,7 +285,7 @@ async function run(
   const proofs = credentials.map((credential, i) =>
     known[i] !== undefined
       ? Promise.resolve({ ok: true as const, value: undefined })
-      : settle(verifyCredentialProofs(credential, keysOf, now, skew, memo)),
+      : settle(verifyCredentialProofs(credential, issuers[i] as string, keysOf, now, skew, memo)),
   );
   for (const [i, credential] of credentials.entries()) {
     const settled = await proofs[i];
@@ -320,7 +321,7 @@ async function run(
   }
   const root = chain[chain.length - 1] as ChainCredential;
   const leaf = chain[0] as ChainCredential;
-  const rootIssuer = issuerId(root);
+  const rootIssuer = issuers[chain.length - 1] as string;
   const selfSigned = rootIssuer === root.credentialSubject.id;
   if (!options.trustedIssuers.includes(rootIssuer) && !(selfSigned && options.allowSelfSigned === true)) {
     throw new VerificationError('UNTRUSTED_ISSUER', `${rootIssuer} is not a trusted issuer${selfSigned ? ' (self-signed root)' : ''}`);
@@ -384,7 +385,7 @@ async function run(
     chain: credentials.map((c, i) => ({
       id: c.id,
       type: credentialType(c),
-      issuer: issuerId(c),
+      issuer: issuers[i] as string,
       subject: c.credentialSubject.id,
       privilegeScopes: [...c.credentialSubject.privilegeScopes],
       cached: known[i] !== undefined,
@@ -395,9 +396,9 @@ async function run(
 }
 
 /** A credential's proofs with its issuer's assertionMethod keys; a grant's consent with the user's authentication key. */
-async function verifyCredentialProofs(credential: MandateCredential, keysOf: KeysOf, now: number, skew: number, memo: CanonicalMemo): Promise<void> {
+async function verifyCredentialProofs(credential: MandateCredential, issuer: string, keysOf: KeysOf, now: number, skew: number, memo: CanonicalMemo): Promise<void> {
   const at = new Date(now);
-  await verifyProof(credential, { resolveKey: keysOf(issuerId(credential)), expectedProofPurpose: 'assertionMethod', now: at, clockSkewMs: skew, memo });
+  await verifyProof(credential, { resolveKey: keysOf(issuer), expectedProofPurpose: 'assertionMethod', now: at, clockSkewMs: skew, memo });
   if (credential.type.includes('DelegationGrantCredential')) {
     const consent = (credential as DelegationGrantCredential).credentialSubject.consent;
     await verifyProof(consent, {
