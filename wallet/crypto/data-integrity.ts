@@ -211,8 +211,25 @@ export async function createProof<T extends object>(document: T, options: Create
 interface ParsedProof {
   proof: DataIntegrityProof;
   proofBytes: Uint8Array;
-  created?: number;
-  expires?: number;
+  created: number | undefined;
+  expires: number | undefined;
+}
+
+function checkOptionalString(proof: Record<string, unknown>, name: 'challenge' | 'nonce'): void {
+  if (proof[name] !== undefined && typeof proof[name] !== 'string') throw malformed(`proof "${name}" must be a string`);
+}
+
+function checkOptionalStringOrList(proof: Record<string, unknown>, name: 'domain' | 'previousProof'): void {
+  if (proof[name] !== undefined && !isStringOrStringList(proof[name])) {
+    throw malformed(`proof "${name}" must be a string or a non-empty list of strings`);
+  }
+}
+
+function optionalTime(proof: Record<string, unknown>, name: 'created' | 'expires'): number | undefined {
+  if (proof[name] === undefined) return undefined;
+  const time = parseDateTimeStamp(proof[name]);
+  if (time === undefined) throw malformed(`proof "${name}" must be an XML Schema dateTimeStamp`);
+  return time;
 }
 
 /** Checks one proof's members (VC-DI §2.1, §4.4 step 4; EdDSA §3.3.2 step 3). */
@@ -227,22 +244,13 @@ function parseProof(value: unknown): ParsedProof {
     throw malformed('proof "verificationMethod" must be a URL');
   }
   if (!isNonEmptyString(proofPurpose)) throw malformed('proof "proofPurpose" must be a non-empty string');
-  for (const name of ['challenge', 'nonce'] as const) {
-    if (value[name] !== undefined && typeof value[name] !== 'string') throw malformed(`proof "${name}" must be a string`);
-  }
+  checkOptionalString(value, 'challenge');
+  checkOptionalString(value, 'nonce');
   if (value.id !== undefined && !(isNonEmptyString(value.id) && ABSOLUTE_URL.test(value.id))) throw malformed('proof "id" must be a URL');
-  for (const name of ['domain', 'previousProof'] as const) {
-    if (value[name] !== undefined && !isStringOrStringList(value[name])) {
-      throw malformed(`proof "${name}" must be a string or a non-empty list of strings`);
-    }
-  }
-  const times: { created?: number; expires?: number } = {};
-  for (const name of ['created', 'expires'] as const) {
-    if (value[name] === undefined) continue;
-    const time = parseDateTimeStamp(value[name]);
-    if (time === undefined) throw malformed(`proof "${name}" must be an XML Schema dateTimeStamp`);
-    times[name] = time;
-  }
+  checkOptionalStringOrList(value, 'domain');
+  checkOptionalStringOrList(value, 'previousProof');
+  const created = optionalTime(value, 'created');
+  const expires = optionalTime(value, 'expires');
   let proofBytes: Uint8Array;
   try {
     proofBytes = decodeBase58btc(proofValue as string, 'proofValue');
@@ -251,7 +259,7 @@ function parseProof(value: unknown): ParsedProof {
   }
   // §3.3.6: an Ed25519 signature is exactly 64 bytes.
   if (proofBytes.length !== 64) throw malformed(`proof "proofValue" must encode 64 bytes, got ${proofBytes.length}`);
-  return { proof: value as unknown as DataIntegrityProof, proofBytes, ...times };
+  return { proof: value as unknown as DataIntegrityProof, proofBytes, created, expires };
 }
 
 function sameStringSet(a: string | string[], b: string | string[]): boolean {

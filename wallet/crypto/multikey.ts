@@ -81,46 +81,62 @@ export function encodeBase58btc(bytes: Uint8Array): string {
 }
 
 /**
+ * Limbs for `base58ToBytes`, reused across calls: decoding is synchronous and never re-entered,
+ * and a fresh Float64Array this size (beyond V8's 64-byte on-heap limit) costs as much as the
+ * arithmetic of decoding a signature.
+ */
+let limbScratch = new Float64Array(64);
+const TWO_32 = 2 ** 32;
+
+/** The base-58 value of the `count` (1–3) digits at text[i…], or -1 on a character outside the alphabet. */
+function digitsAt(text: string, i: number, count: number): number {
+  let value = 0;
+  for (let k = 0; k < count; k++) {
+    const code = text.charCodeAt(i + k);
+    const digit = code < 128 ? (BASE58_DIGIT[code] as number) : -1;
+    if (digit < 0) return -1;
+    value = value * 58 + digit;
+  }
+  return value;
+}
+
+/**
  * base58btc (draft-msporny-base58 §3) without the multibase prefix. Every proofValue goes
- * through here on the verifier's hot path, so instead of one digit at a time it folds four
- * digits (58^4 < 2^24) into little-endian 24-bit limbs: limb × 58^4 + carry stays below 2^53,
+ * through here on the verifier's hot path, so instead of one digit at a time it folds three
+ * digits (58^3 < 2^18) into little-endian 32-bit limbs: limb × 58^3 + carry stays below 2^50,
  * exact in a double. Returns undefined on a character outside the alphabet.
  */
 function base58ToBytes(text: string): Uint8Array | undefined {
   let zeros = 0;
   while (zeros < text.length && text.charCodeAt(zeros) === 49 /* '1' */) zeros++;
-  // 4 digits carry at most 23.5 bits, so ceil((length - zeros) / 4) limbs always suffice.
-  const limbs = new Float64Array(Math.ceil((text.length - zeros) / 4) + 1);
+  const digits = text.length - zeros;
+  // log2(58) < 5.86, so 32-bit limbs hold at least 5 digits each.
+  if (limbScratch.length < (digits >> 2) + 2) limbScratch = new Float64Array((digits >> 2) + 2);
+  const limbs = limbScratch;
   let used = 0;
-  for (let i = zeros; i < text.length; ) {
-    let chunk = 0;
-    let scale = 1;
-    for (let k = 0; k < 4 && i < text.length; k++, i++) {
-      const code = text.charCodeAt(i);
-      const digit = code < 128 ? (BASE58_DIGIT[code] as number) : -1;
-      if (digit < 0) return undefined;
-      chunk = chunk * 58 + digit;
-      scale *= 58;
-    }
-    let carry = chunk;
+  // The first group takes the digits that do not fill a group of three.
+  const first = digits % 3 || Math.min(3, digits);
+  let i = zeros;
+  for (let count = first; i < text.length; i += count, count = 3) {
+    let carry = digitsAt(text, i, count);
+    if (carry < 0) return undefined;
+    const scale = count === 3 ? 195_112 : 58 ** count;
     for (let j = 0; j < used; j++) {
       const v = (limbs[j] as number) * scale + carry;
-      // Division by 2^24 and the multiplication back are exact in doubles; `%` on a value
-      // beyond 2^31 would be a floating-point remainder, several times slower.
-      carry = Math.floor(v * 2 ** -24);
-      limbs[j] = v - carry * 0x1000000;
+      carry = Math.floor(v / TWO_32); // division by a power of two: exact
+      limbs[j] = v - carry * TWO_32;
     }
-    while (carry > 0) {
-      const next = Math.floor(carry * 2 ** -24);
-      limbs[used++] = carry - next * 0x1000000;
+    for (; carry > 0; used++) {
+      const next = Math.floor(carry / TWO_32);
+      limbs[used] = carry - next * TWO_32;
       carry = next;
     }
   }
-  // Little-endian 24-bit limbs → big-endian bytes, without the limbs' leading zero bytes.
-  let length = used * 3;
-  while (length > 0 && ((limbs[Math.floor((length - 1) / 3)] as number) >> (((length - 1) % 3) * 8)) % 256 === 0) length--;
+  // Little-endian 32-bit limbs → big-endian bytes, without the top limb's leading zero bytes.
+  let length = used * 4;
+  while (length > 0 && ((limbs[(length - 1) >> 2] as number) >>> (((length - 1) & 3) << 3) & 0xff) === 0) length--;
   const out = new Uint8Array(zeros + length);
-  for (let b = 0; b < length; b++) out[out.length - 1 - b] = ((limbs[Math.floor(b / 3)] as number) >> ((b % 3) * 8)) & 0xff;
+  for (let b = 0; b < length; b++) out[out.length - 1 - b] = ((limbs[b >> 2] as number) >>> ((b & 3) << 3)) & 0xff;
   return out;
 }
 
