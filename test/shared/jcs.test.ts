@@ -9,11 +9,13 @@ import {
   assertSafeJson,
   canonicalBytes,
   canonicalizeJson,
+  canonicalSnapshot,
   createCanonicalMemo,
   DEFAULT_JSON_LIMITS,
   JsonError,
   type JsonErrorCode,
   parseJson,
+  recallCanonical,
 } from '../../wallet/crypto/jcs.ts';
 
 const code = (c: JsonErrorCode) => expect.objectContaining({ name: 'JsonError', code: c });
@@ -148,6 +150,62 @@ describe('JCS canonicalization (RFC 8785)', () => {
   it('accepts null-prototype objects (what safe parsers build)', () => {
     const value = Object.assign(Object.create(null) as object, { b: 1, a: 2 });
     expect(canonicalizeJson(value)).toBe('{"a":2,"b":1}');
+  });
+});
+
+describe('canonical snapshots (recallCanonical)', () => {
+  const credential = { b: [1, 'two', { c: null, d: true }], a: { z: -0.5, y: 'text' }, e: 0 };
+  const snapshot = canonicalSnapshot(canonicalizeJson(credential));
+
+  it('recognizes the same JSON and puts its text in the memo, where containers reuse it', () => {
+    const copy = JSON.parse(JSON.stringify(credential)) as typeof credential;
+    copy.e = -0; // canonicalizes to "0" as well
+    const memo = createCanonicalMemo();
+    expect(recallCanonical(copy, snapshot, memo)).toBe(true);
+    expect(canonicalizeJson({ wrapper: [copy] }, undefined, memo)).toBe(canonicalizeJson({ wrapper: [credential] }));
+    expect(snapshot.height).toBe(3);
+  });
+
+  it('refuses anything that differs, and records nothing then', () => {
+    const variants: unknown[] = [
+      { ...credential, e: 1 },
+      { ...credential, e: '0' },
+      { ...credential, extra: 1 },
+      { a: credential.a, b: credential.b },
+      { ...credential, b: [1, 'two'] },
+      { ...credential, b: [1, 'two', { c: null, d: 'true' }] },
+      { ...credential, a: [credential.a] },
+      { ...credential, b: { 0: 1, 1: 'two', 2: { c: null, d: true } } },
+      Object.assign(Object.create({ inherited: true }) as object, credential),
+      [credential],
+      'text',
+      null,
+    ];
+    for (const variant of variants) {
+      const memo = createCanonicalMemo();
+      expect(recallCanonical(variant, snapshot, memo), JSON.stringify(variant)).toBe(false);
+      if (typeof variant === 'object' && variant !== null && !Array.isArray(variant) && Object.getPrototypeOf(variant) === Object.prototype) {
+        // Nothing was recorded: canonicalizing the variant gives its own text, not the snapshot's.
+        expect(canonicalizeJson(variant, undefined, memo)).not.toBe(snapshot.text);
+      }
+    }
+  });
+
+  it('agrees with canonicalization on arbitrary JSON: clones match, an extended copy does not', () => {
+    const safeJson = fc.jsonValue({ maxDepth: 4 }).filter((v) => !hasUnsafeKey(v) && typeof v === 'object' && v !== null);
+    fc.assert(
+      fc.property(safeJson, (value) => {
+        const snap = canonicalSnapshot(canonicalizeJson(value));
+        const memo = createCanonicalMemo();
+        const clone = JSON.parse(JSON.stringify(value)) as object;
+        expect(recallCanonical(clone, snap, memo)).toBe(true);
+        expect(canonicalizeJson([clone], undefined, memo)).toBe(`[${snap.text}]`);
+        if (!Array.isArray(clone) && Object.hasOwn(clone, '~added')) return;
+        const changed = Array.isArray(clone) ? [...(clone as unknown[]), 0] : { ...clone, '~added': 0 };
+        expect(recallCanonical(changed, snap, createCanonicalMemo())).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

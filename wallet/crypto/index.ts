@@ -31,7 +31,22 @@ export {
   encodeBase64url,
   decodeBase64url,
 } from './multikey.ts';
-export { JsonError, type JsonErrorCode, type JsonLimits, type JsonValue, type JsonObject, parseJson, assertSafeJson, canonicalizeJson, canonicalBytes } from './jcs.ts';
+export {
+  JsonError,
+  type JsonErrorCode,
+  type JsonLimits,
+  type JsonValue,
+  type JsonObject,
+  parseJson,
+  assertSafeJson,
+  canonicalizeJson,
+  canonicalBytes,
+  createCanonicalMemo,
+  type CanonicalMemo,
+  canonicalSnapshot,
+  type CanonicalSnapshot,
+  recallCanonical,
+} from './jcs.ts';
 export { sha256, digestMultibase, verifyDigestMultibase } from './hash.ts';
 export {
   createProof,
