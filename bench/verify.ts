@@ -17,6 +17,7 @@
 // the case alternate with slices of raw verification, `pairedBench`), so both see the same load:
 // on a shared machine the raw rate drifts by ±30% within one run, which a single raw figure
 // taken at the start would turn into ratio noise. `raw` / `rawAtEnd` still show that drift.
+// `ratios` divides the totals; `ratiosBySliceMedian` takes the median of the 20 slice pairs.
 //
 //   npm run bench -- verify          (through bench/run.ts)
 //   npx tsx bench/verify.ts          (alone; prints the same JSON)
@@ -110,13 +111,25 @@ async function asyncBench(op: () => Promise<void>, batch = 1, durationMs = DURAT
 }
 
 /** Slices per paired measurement; raw slices are a third as long (raw needs fewer ms for the same precision). */
-const PAIRED_SLICES = 10;
+const PAIRED_SLICES = 20;
 
 interface Paired {
   /** The case. */
   m: Measure;
   /** Raw Ed25519 verification, measured in slices interleaved with the case's. */
   raw: Measure;
+  /**
+   * Median over slices of (case rate ÷ the raw rate of the raw slice just before it). The
+   * shared machine's speed shifts within seconds; a slice pair that straddles a shift skews
+   * a ratio of totals, while the median sets such pairs aside.
+   */
+  medianRatio: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 /** `asyncBench` (sequential) with raw verification interleaved: ratios to `raw` are then free of load drift. */
@@ -124,6 +137,7 @@ async function pairedBench(op: () => Promise<void>, rawOp: () => void): Promise<
   for (let until = performance.now() + WARMUP_MS; performance.now() < until; ) await op();
   const sliceMs = DURATION_MS / PAIRED_SLICES;
   const totals = { case: { ops: 0, wallMs: 0, cpuMs: 0 }, raw: { ops: 0, wallMs: 0, cpuMs: 0 } };
+  const ratios: number[] = [];
   for (let slice = 0; slice < PAIRED_SLICES; slice++) {
     let cpu = process.cpuUsage();
     let start = performance.now();
@@ -133,6 +147,7 @@ async function pairedBench(op: () => Promise<void>, rawOp: () => void): Promise<
       rawOp();
       ops++;
     }
+    const rawRate = ops / (now - start);
     totals.raw.ops += ops;
     totals.raw.wallMs += now - start;
     totals.raw.cpuMs += cpuMsSince(cpu);
@@ -144,6 +159,7 @@ async function pairedBench(op: () => Promise<void>, rawOp: () => void): Promise<
       await op();
       ops++;
     }
+    ratios.push(ops / (now - start) / rawRate);
     totals.case.ops += ops;
     totals.case.wallMs += now - start;
     totals.case.cpuMs += cpuMsSince(cpu);
@@ -151,6 +167,7 @@ async function pairedBench(op: () => Promise<void>, rawOp: () => void): Promise<
   return {
     m: measured(totals.case.ops, totals.case.wallMs, totals.case.cpuMs),
     raw: measured(totals.raw.ops, totals.raw.wallMs, totals.raw.cpuMs),
+    medianRatio: median(ratios),
   };
 }
 
@@ -342,6 +359,12 @@ export async function run(): Promise<Record<string, unknown>> {
       fitCpuTime: { ...fitOf(cpuCosts), rawSignatureCpuMs: round(1000 / raw.opsPerCpuSec, 4) },
     },
     ratios: ratios((m) => m.opsPerSec, digitalBazaarVp1.opsPerSec),
+    // The targets again, from the median of the per-slice ratios (see `Paired.medianRatio`).
+    ratiosBySliceMedian: {
+      vp1_vs_target: round(vp1Paired.medianRatio / (TARGET_EFFICIENCY / 2)),
+      rootChild_uncached_vs_target: round(rootChildUncachedPaired.medianRatio / (TARGET_EFFICIENCY / 3)),
+      rootChild_cached_vs_target: round(rootChildCachedPaired.medianRatio / TARGET_EFFICIENCY),
+    },
     // The same from CPU time: on a shared machine other processes take the core at random
     // moments; CPU time counts only what our verifications used (DB's includes its warm-up).
     ratiosByCpuTime: ratios((m) => m.opsPerCpuSec, digitalBazaarVp1.opsPerSec / dbCores),
