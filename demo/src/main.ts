@@ -2,17 +2,11 @@
  * The demo page: the seven steps of docs/demo.md, each run by a button, each showing the JSON
  * exchanged and the checks made (✓/✗). Three wallets live in this browser, keys in IndexedDB:
  * the agent, the user (who consents) and the sub-agent. The service-worker verifier guards
- * `/api/files/*` of this origin; the page also re-runs the same verifier (verifyPresentation)
- * on each presentation to list its checks one by one, while the worker's answer decides.
+ * `/api/files/*` of this origin; the page lists the checks the worker reports for each call,
+ * one by one, beside the worker's answer.
  */
 import { createProof } from '../../wallet/crypto/data-integrity.ts';
 import { isMandateError } from '../../wallet/crypto/errors.ts';
-import { createCachedResolver } from '../../wallet/did/cache.ts';
-import { resolveDidKey } from '../../wallet/did/key.ts';
-import { createResolver } from '../../wallet/did/registry.ts';
-import { createKeyResolver } from '../../wallet/did/verification-method.ts';
-import { createWebResolver } from '../../wallet/did/web.ts';
-import { createStatusListClient } from '../../wallet/status/client.ts';
 import { createIndexedDbCredentialStore } from '../../wallet/client/credential-store.ts';
 import { IssuerClient } from '../../wallet/client/issuer-client.ts';
 import { createIndexedDbKeyStore } from '../../wallet/keystore/indexeddb.ts';
@@ -20,10 +14,9 @@ import { credentialDigest } from '../../wallet/vc/delegation.ts';
 import { createConsent } from '../../wallet/vc/grant.ts';
 import { newUrnUuid } from '../../wallet/vc/identity.ts';
 import { signPresentation } from '../../wallet/vc/presentation.ts';
-import { createReplayCache } from '../../wallet/vc/replay-cache.ts';
 import { MANDATE_CONTEXTS } from '../../wallet/vc/context.ts';
 import { encodePresentationHeader } from '../../wallet/vc/transport.ts';
-import { verifyPresentation, type CheckOutcome } from '../../wallet/vc/verify.ts';
+import type { CheckOutcome } from '../../wallet/vc/verify.ts';
 import type { AgentCredential, DelegatedAgentCredential, DelegationGrantCredential, VerifiablePresentation } from '../../wallet/vc/types.ts';
 import { Wallet } from '../../wallet/wallet.ts';
 import { registerVerifier } from '../../verifier-worker/sw/register.ts';
@@ -162,22 +155,6 @@ async function main(): Promise<void> {
     },
   );
 
-  // The page's replica of the verifier, to list each check (fresh caches: it must see a revocation at once).
-  const replica = async (vp: VerifiablePresentation, challenge: string, requiredScopes: string[]) => {
-    const resolver = createCachedResolver(createResolver({ methods: { key: resolveDidKey, web: createWebResolver({ allowHttpLoopback: true }) } }));
-    const statusLists = createStatusListClient({ resolveKey: createKeyResolver(resolver), allowHttpLoopback: true, defaultTtlMs: 0 });
-    return verifyPresentation(vp, {
-      trustedIssuers: [config.issuerDid],
-      trustedGrantIssuers: [config.providerDid],
-      expectedDomain: config.target,
-      expectedChallenge: challenge,
-      requiredScopes,
-      resolver,
-      statusLists,
-      replayCache: createReplayCache(),
-    });
-  };
-
   const state: {
     token?: string;
     agent?: Wallet;
@@ -189,19 +166,18 @@ async function main(): Promise<void> {
   } = {};
 
   /** One call of the provider's API through the worker: fresh challenge, presentation, answer. */
-  const callApi = async (method: 'GET' | 'POST', path: string, present: (challenge: string) => Promise<VerifiablePresentation>, requiredScopes: string[]) => {
+  const callApi = async (method: 'GET' | 'POST', path: string, present: (challenge: string) => Promise<VerifiablePresentation>) => {
     await verifierReady;
     const challengeResponse = await fetch(CHALLENGE_PATH, { cache: 'no-store' });
     const challenge = (await challengeResponse.json()) as { challenge: string; expiresAt: string };
     const vp = await present(challenge.challenge);
-    const checks = await replica(vp, challenge.challenge, requiredScopes);
     const before = reports.length;
     const response = await fetch(path, { method, headers: { authorization: encodePresentationHeader(vp) }, cache: 'no-store' });
     const body = await getJson(response);
     // The worker's report arrives on a BroadcastChannel, usually before the response is read.
     for (let i = 0; i < 20 && reports.length === before; i++) await new Promise((r) => setTimeout(r, 50));
     const report = reports.slice(before).find((r) => r.path === path);
-    return { challenge, vp, checks, status: response.status, body, report };
+    return { challenge, vp, status: response.status, body, report };
   };
 
   const recordRefusal = async (reason: string, action: string, agentDid?: string) => {
@@ -220,7 +196,7 @@ async function main(): Promise<void> {
     const audit = call.status === 200 ? undefined : await recordRefusal(reason, action, agentDid);
     view.body.append(
       renderOutcome(outcomeId, call.status === 200 ? 'approved' : 'denied', call.status === 200 ? `✓ approved — expected ${expected}` : `✗ denied ${reason} — ${call.status}${denied ? ' (as expected)' : ''}`),
-      renderChecks(verifierChecks(call.checks.checks)),
+      renderChecks(verifierChecks(call.report?.checks ?? [])),
       ...extra,
       renderJson(`the worker's refusal (${call.status}) — the request never left the browser`, call.body, true),
       renderJson('the provider records the refusal in the issuer’s audit trail', audit ?? 'not recorded'),
@@ -344,12 +320,12 @@ async function main(): Promise<void> {
           label: 'Call the API',
           run: async (view) => {
             const sub = state.sub ?? fail('delegate to the sub-agent first (step 4)');
-            const call = await callApi('GET', '/api/files/q3-report', presentRead(sub), ['files:read']);
+            const call = await callApi('GET', '/api/files/q3-report', presentRead(sub));
             const approved = call.status === 200 && call.report?.decision === 'allow';
             const scopes = call.report?.effectiveScopes ?? [];
             view.body.append(
               renderOutcome('outcome-5', approved ? 'approved' : 'denied', approved ? `✓ approved — ${call.status}, effective scopes: ${scopes.join(' ')}` : `✗ denied — ${call.status} ${(call.body as { reason?: string }).reason ?? ''}`),
-              renderChecks(verifierChecks(call.checks.checks)),
+              renderChecks(verifierChecks(call.report?.checks ?? [])),
               renderJson('the worker’s report', call.report ?? 'no report'),
               renderJson('GET /.well-known/mandate/challenge (answered by the worker)', call.challenge),
               renderJson('Authorization: VP … — the presentation', call.vp),
@@ -389,7 +365,6 @@ async function main(): Promise<void> {
               'POST',
               '/api/files/q3-report',
               (challenge) => signPresentation({ holder: sub.identity, credentials: [forged, parent, agentCredential, grant], challenge, domain: config.target }),
-              ['files:write'],
             );
             await expectRefusal(view, 'outcome-6a', call, 'SCOPE_ESCALATION', 'POST /api/files/q3-report', sub.did, [renderJson('the forged DelegatedAgentCredential (sub-agent → itself)', forged)]);
           },
@@ -406,7 +381,7 @@ async function main(): Promise<void> {
             let call: Awaited<ReturnType<typeof callApi>> | undefined;
             for (let attempt = 0; attempt < 5; attempt++) {
               await new Promise((r) => setTimeout(r, 1200));
-              call = await callApi('GET', '/api/files/q3-report', presentRead(sub), ['files:read']);
+              call = await callApi('GET', '/api/files/q3-report', presentRead(sub));
               if (call.status !== 200) break;
             }
             if (!call) fail('no call made');

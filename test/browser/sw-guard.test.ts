@@ -171,6 +171,16 @@ describe('what the guard takes and decides', () => {
     expect(text).not.toContain(token.slice(3, 40));
     expect(text).not.toContain('secret-query');
     expect((reports[0] as VerificationReport).durationMs).toBeGreaterThanOrEqual(0);
+    // Every check the verifier ran, in order, all passed.
+    expect((reports[0] as VerificationReport).checks.map((c) => `${c.check} ${c.ok}`)).toEqual([
+      'presentation true',
+      'replay true',
+      'dids true',
+      'credentials true',
+      'chain true',
+      'scopes true',
+      'status true',
+    ]);
   });
 
   it('refuses without touching the network: no presentation (401), a method no rule lists (403), a scope not held (403)', async () => {
@@ -181,6 +191,12 @@ describe('what the guard takes and decides', () => {
     expect(forwarded).toHaveLength(0);
     expect(reports.map((r) => `${r.decision} ${r.status} ${r.reason}`)).toEqual(['deny 401 MALFORMED', 'deny 403 INSUFFICIENT_SCOPE', 'deny 403 INSUFFICIENT_SCOPE']);
     expect(reports.every((r) => r.agentDid === undefined)).toBe(true);
+    // A refusal's check list ends with the failed check, carrying the reason.
+    expect(reports.map((r) => r.checks.at(-1))).toEqual([
+      expect.objectContaining({ ok: false, reason: 'MALFORMED' }),
+      expect.objectContaining({ ok: false, reason: 'INSUFFICIENT_SCOPE' }),
+      expect.objectContaining({ ok: false, reason: 'INSUFFICIENT_SCOPE' }),
+    ]);
   });
 
   it('strips X-Mandate-* headers from requests to paths it does not guard', async () => {

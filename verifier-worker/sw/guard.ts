@@ -114,7 +114,14 @@ export async function createGuard(config: unknown, options: GuardOptions): Promi
     const started = performance.now();
     const verdict = await verifyRequest(request, verifier);
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-    const base = { type: REPORT_TYPE as typeof REPORT_TYPE, method: request.method, path: url.pathname, durationMs, at: new Date(now()).toISOString() };
+    const base = {
+      type: REPORT_TYPE as typeof REPORT_TYPE,
+      method: request.method,
+      path: url.pathname,
+      durationMs,
+      at: new Date(now()).toISOString(),
+      checks: verdict.checks,
+    };
     if (!verdict.allowed) {
       report({ ...base, decision: 'deny', status: verdict.status, reason: verdict.body.reason, message: verdict.body.message } satisfies VerificationReport);
       return denialResponse(verdict);

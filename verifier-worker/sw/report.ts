@@ -6,6 +6,8 @@
  * anything that listens learns who acted and how it was decided, nothing it could replay.
  */
 
+import type { CheckOutcome } from '../../wallet/vc/verify.ts';
+
 export const REPORT_TYPE = 'mandate-verification';
 
 export interface VerificationReport {
@@ -23,6 +25,8 @@ export interface VerificationReport {
   /** The reason code of a refusal. */
   reason?: string;
   message?: string;
+  /** Each check the verifier ran, in order; a refusal's last one failed (docs/protocol.md §Verification). */
+  checks: CheckOutcome[];
   /** Time spent verifying, in ms (the network round trip of an allowed request excluded). */
   durationMs: number;
   /** When the decision was made (ISO 8601). */
