@@ -8,7 +8,7 @@ import type { IssuerContext } from '../context.ts';
 import { adminAuth } from '../http/admin-auth.ts';
 import { createRouter } from '../http/errors.ts';
 import { delegateFor, getAgentDetail, listAgents, presentFor } from '../services/agents.ts';
-import { CredentialViewSchema } from './credentials.ts';
+import { credentialResponse, CredentialViewSchema } from './credentials.ts';
 import { ADMIN_SECURITY, DidSchema, DomainSchema, errorResponses, jsonBody, JsonObjectSchema, jsonResponse, PageQuerySchema, ScopesSchema } from './schemas.ts';
 
 export const AgentSchema = z
@@ -112,7 +112,7 @@ export function agentRoutes(ctx: IssuerContext) {
       request: { params: DidParam, body: jsonBody(DelegateRequest) },
       responses: { 201: jsonResponse(CredentialViewSchema, 'The delegated credential'), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429) },
     }),
-    async (c) => c.json((await delegateFor(ctx, c.req.valid('param').did, c.req.valid('json'), c.get('actor'))) as z.infer<typeof CredentialViewSchema>, 201),
+    async (c) => c.json(credentialResponse(await delegateFor(ctx, c.req.valid('param').did, c.req.valid('json'), c.get('actor'))), 201),
   );
   return app;
 }

@@ -7,8 +7,13 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { IssuerContext } from '../context.ts';
 import { adminAuth } from '../http/admin-auth.ts';
 import { createRouter } from '../http/errors.ts';
-import { credentialView, getCredential, issueDirect, renewCredential, revokeCredential, setSuspension } from '../services/credentials.ts';
+import { type CredentialView, credentialView, getCredential, issueDirect, renewCredential, revokeCredential, setSuspension } from '../services/credentials.ts';
 import { ADMIN_SECURITY, DidSchema, DomainSchema, errorResponses, jsonBody, JsonObjectSchema, jsonResponse, optionalJsonBody, ScopesSchema } from './schemas.ts';
+
+/** A credential view as the OpenAPI schema types it (its `verifiableCredential` as a plain JSON object). */
+export function credentialResponse<V extends CredentialView>(v: V): z.infer<typeof CredentialViewSchema> & Omit<V, keyof CredentialView> {
+  return v as unknown as z.infer<typeof CredentialViewSchema> & Omit<V, keyof CredentialView>;
+}
 
 export const CredentialViewSchema = z
   .object({
@@ -46,7 +51,6 @@ const VcIdParam = z.object({ vcId: z.string().min(1).max(128).openapi({ example:
 export function credentialRoutes(ctx: IssuerContext) {
   const app = createRouter();
   const admin = adminAuth({ adminApiKey: ctx.config.adminApiKey });
-  const view = (v: ReturnType<typeof credentialView>) => v as z.infer<typeof CredentialViewSchema>;
 
   app.openapi(
     createRoute({
@@ -59,7 +63,7 @@ export function credentialRoutes(ctx: IssuerContext) {
       request: { body: jsonBody(IssueRequest) },
       responses: { 201: jsonResponse(CredentialViewSchema, 'Issued'), ...errorResponses(400, 401, 413, 415, 429) },
     }),
-    async (c) => c.json(view(await issueDirect(ctx, c.req.valid('json'), c.get('actor'))), 201),
+    async (c) => c.json(credentialResponse(await issueDirect(ctx, c.req.valid('json'), c.get('actor'))), 201),
   );
 
   app.openapi(
@@ -71,7 +75,7 @@ export function credentialRoutes(ctx: IssuerContext) {
       request: { params: VcIdParam },
       responses: { 200: jsonResponse(CredentialViewSchema, 'The credential'), ...errorResponses(404, 429) },
     }),
-    (c) => c.json(view(credentialView(ctx, getCredential(ctx, c.req.valid('param').vcId))), 200),
+    (c) => c.json(credentialResponse(credentialView(ctx, getCredential(ctx, c.req.valid('param').vcId))), 200),
   );
 
   const lifecycle = (path: string, summary: string, run: (vcId: string, reason: string | undefined, actor: string) => ReturnType<typeof credentialView>) =>
@@ -86,7 +90,7 @@ export function credentialRoutes(ctx: IssuerContext) {
         request: { params: VcIdParam, body: optionalJsonBody(ReasonRequest) },
         responses: { 200: jsonResponse(CredentialViewSchema, 'The credential after the change'), ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429) },
       }),
-      (c) => c.json(view(run(c.req.valid('param').vcId, c.req.valid('json').reason, c.get('actor'))), 200),
+      (c) => c.json(credentialResponse(run(c.req.valid('param').vcId, c.req.valid('json').reason, c.get('actor'))), 200),
     );
   lifecycle('revoke', 'Revoke (final): sets its bit on the revocation list, visible in the next fetch of the list.', (id, reason, actor) => revokeCredential(ctx, id, reason, actor));
   lifecycle('suspend', 'Suspend: sets its bit on the suspension list.', (id, reason, actor) => setSuspension(ctx, id, true, reason, actor));
@@ -108,7 +112,7 @@ export function credentialRoutes(ctx: IssuerContext) {
     }),
     async (c) => {
       const renewed = await renewCredential(ctx, c.req.valid('param').vcId, c.req.valid('json').validitySeconds, c.get('actor'));
-      return c.json(renewed as z.infer<typeof CredentialViewSchema> & { previousVcId: string }, 201);
+      return c.json(credentialResponse(renewed), 201);
     },
   );
   return app;

@@ -111,24 +111,9 @@ export async function issueAtomically<T>(
   }
 }
 
-export type CredentialState = 'active' | 'revoked' | 'suspended' | 'superseded' | 'expired';
-
-export interface CredentialView {
-  vcId: string;
-  type: CredentialRecord['type'];
-  subjectDid: string;
-  issuerDid: string;
-  state: CredentialState;
-  issuedAt: string;
-  validFrom: string;
-  validUntil?: string;
-  revokedAt?: string;
-  suspendedAt?: string;
-  supersededBy?: string;
-  parentId?: string;
-  statusLists: { purpose: string; listId: string; index: number; url: string }[];
-  verifiableCredential: Record<string, unknown>;
-}
+// The wire type is the client's (docs/api.md `Credential`): one definition for both ends.
+export type { CredentialState, CredentialView } from '../../wallet/client/issuer-client.ts';
+import type { CredentialState, CredentialView } from '../../wallet/client/issuer-client.ts';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -159,7 +144,8 @@ export function credentialView(ctx: IssuerContext, record: CredentialRecord): Cr
     ...(record.supersededBy === null ? {} : { supersededBy: record.supersededBy }),
     ...(record.parentId === null ? {} : { parentId: record.parentId }),
     statusLists: lists.map((l) => ({ ...l, url: statusListUrl(ctx, l.listId) })),
-    verifiableCredential: record.credential,
+    // The store holds only credentials this issuer signed, of the two kinds it issues.
+    verifiableCredential: record.credential as unknown as CredentialView['verifiableCredential'],
   };
 }
 
