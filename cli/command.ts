@@ -6,7 +6,6 @@
  */
 import { parseArgs } from 'node:util';
 import { IssuerClient } from '../wallet/client/issuer-client.ts';
-import { createOperatorApi, type OperatorApi } from './http.ts';
 import { CliError, type ExitCode } from './errors.ts';
 import { jsonText, type Io } from './output.ts';
 
@@ -46,7 +45,6 @@ export interface CommandContext {
   io: Io;
   env: Env;
   client(): IssuerClient;
-  api(): OperatorApi;
   /** Prints `human` or, with --json, `data` as one JSON document. */
   print(human: string, data: unknown): void;
 }
@@ -142,7 +140,6 @@ export function createContext(spec: CommandSpec, parsed: { options: OptionValues
   };
   const timeoutMs = (): number => (integerOption(options, 'timeout', 1, 3600) ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
   let client: IssuerClient | undefined;
-  let api: OperatorApi | undefined;
   return {
     args: parsed.args,
     options,
@@ -150,7 +147,6 @@ export function createContext(spec: CommandSpec, parsed: { options: OptionValues
     io,
     env,
     client: () => (client ??= new IssuerClient({ baseUrl: url(), adminKey: adminKey(), timeoutMs: timeoutMs() })),
-    api: () => (api ??= createOperatorApi({ baseUrl: url(), adminKey: adminKey(), timeoutMs: timeoutMs() })),
     print(human, data) {
       io.stdout(json ? jsonText(data) : human);
     },

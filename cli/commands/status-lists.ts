@@ -48,7 +48,7 @@ export const statusListCommands: readonly CommandSpec[] = [
     args: [{ name: 'listId', description: 'the list id (e.g. revocation-1)' }],
     async run(ctx) {
       const listId = ctx.args[0] as string;
-      const json = await ctx.api().fetchStatusList(listId);
+      const json = await ctx.client().getStatusListCredential(listId);
       // Loaded here, not at start-up: only this command decodes lists.
       const [{ getStatus }, { parseStatusListCredential }, { decodeStatusList }] = await Promise.all([
         import('../../wallet/status/bitstring.ts'),

@@ -52,7 +52,7 @@ export const vcCommands: readonly CommandSpec[] = [
       if (privilegeScopes.length === 0) throw usage('at least one --scope is required');
       const domains = listOption(ctx.options, 'domain');
       const validitySeconds = integerOption(ctx.options, 'validity', 1, VALIDITY_MAX);
-      const view = await ctx.api().issueCredential({
+      const view = await ctx.client().issueCredential({
         subjectDid,
         privilegeScopes,
         delegationDepth: integerOption(ctx.options, 'depth', 0, 16) ?? 0,

@@ -7,7 +7,7 @@
  * `CREDENTIAL_ALREADY_REVOKED`, …) or, when there is no answer to read, one of the console's
  * codes below, with a message fit to show an operator.
  */
-import type { AgentView as Agent } from '../../issuer/services/agents.ts';
+import type { AgentInfo as Agent } from '../../wallet/client/issuer-client.ts';
 import { MandateError } from '../../wallet/crypto/errors.ts';
 
 /** The console's own codes; other codes are the issuer's (docs/api.md). */
@@ -96,11 +96,10 @@ export function query(params: Record<string, string | number | undefined>): stri
   return text === '' ? '' : `?${text}`;
 }
 
-// The shapes the console reads are the issuer's own (type-only imports: erased from the
-// bundle, and a change on the issuer side fails the console's typecheck).
-export type { AgentDetail, AgentView as Agent } from '../../issuer/services/agents.ts';
-export type { CredentialView as Credential } from '../../issuer/services/credentials.ts';
-export type { TokenView as TokenState } from '../../issuer/services/enrollment.ts';
+// The shapes the console reads are the API's wire types, which the issuer builds and the client
+// reads (type-only imports: erased from the bundle, and a change on either side fails the
+// console's typecheck).
+export type { AgentDetail, AgentInfo as Agent, CredentialView as Credential, EnrollmentTokenInfo as TokenState } from '../../wallet/client/issuer-client.ts';
 export type { DidView as HostedDid } from '../../issuer/services/dids.ts';
 export type { AuditRecord, ChainVerdict } from '../../issuer/audit.ts';
 

@@ -17,21 +17,11 @@ import { apiError } from '../http/errors.ts';
 import type { AgentRecord } from '../storage/agents-store.ts';
 import type { CredentialRecord } from '../storage/credentials-store.ts';
 import { serverSigningIdentity } from './custody.ts';
+import type { AgentDetail, AgentInfo } from '../../wallet/client/issuer-client.ts';
 import { credentialState, credentialView, type CredentialState, type CredentialView } from './credentials.ts';
 
-export interface AgentView {
-  did: string;
-  id: string;
-  custody: 'server' | 'self';
-  privilegeScopes: string[];
-  delegationDepth: number;
-  domains?: string[];
-  currentCredentialId?: string;
-  createdAt: string;
-  /** Hosted did:web document URL (server custody, DID_METHOD=web). */
-  didDocumentUrl?: string;
-  deactivated?: boolean;
-}
+// The wire types are the client's (docs/api.md `Agent`, `AgentDetail`): one definition for both ends.
+type AgentView = AgentInfo;
 
 export function agentView(ctx: IssuerContext, agent: AgentRecord): AgentView {
   const hosted = ctx.stores.dids.get(agent.did);
@@ -61,11 +51,6 @@ export function listAgents(ctx: IssuerContext, page: { cursor?: string; limit: n
   const agents = rows.slice(0, page.limit).map((a) => agentView(ctx, a));
   const last = agents[agents.length - 1];
   return rows.length > page.limit && last ? { agents, nextCursor: last.did } : { agents };
-}
-
-export interface AgentDetail extends AgentView {
-  currentCredential?: CredentialView;
-  credentials: { vcId: string; type: CredentialRecord['type']; state: CredentialState; issuedAt: string }[];
 }
 
 export function getAgentDetail(ctx: IssuerContext, did: string): AgentDetail {

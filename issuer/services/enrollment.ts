@@ -33,6 +33,7 @@ import type { EnrollmentTokenRecord, OnboardingSessionRecord } from '../storage/
 import { tokenCursor } from '../storage/tokens-store.ts';
 import { createServerKey, type NewServerKey } from './custody.ts';
 import { issueAtomically } from './credentials.ts';
+import type { EnrollmentTokenInfo } from '../../wallet/client/issuer-client.ts';
 
 export function hashToken(token: string): string {
   return bytesToHex(sha256Utf8(token));
@@ -79,19 +80,9 @@ export function mintEnrollmentToken(ctx: IssuerContext, input: MintInput, actor:
   return { tokenId: record.id, token, expiresAt: new Date(record.expiresAt).toISOString() };
 }
 
-export type TokenState = 'outstanding' | 'used' | 'expired';
-
-export interface TokenView {
-  tokenId: string;
-  state: TokenState;
-  requestedScopes: string[];
-  maxDelegationDepth: number;
-  requestedDomains: string[];
-  createdAt: string;
-  expiresAt: string;
-  usedAt?: string;
-  agentDid?: string;
-}
+// The wire type is the client's (docs/api.md `GET /v1/enrollment-tokens`): one definition for both ends.
+type TokenView = EnrollmentTokenInfo;
+type TokenState = EnrollmentTokenInfo['state'];
 
 function tokenState(token: EnrollmentTokenRecord, now: number): TokenState {
   if (token.usedAt !== null) return 'used';

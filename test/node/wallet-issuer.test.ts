@@ -175,6 +175,30 @@ describe('operator calls', () => {
     await expect(operator.deactivateDid(created.did)).rejects.toEqual(expect.objectContaining({ status: 410, code: 'DID_DEACTIVATED' }));
   });
 
+  it('lists tokens and agents, reads an agent, issues a credential directly, and fetches a status list', async () => {
+    const wallet = await memoryWallet();
+    const enrolled = await anonymous.onboard(await token(), { custody: 'self', wallet });
+    const used = await operator.listEnrollmentTokens({ state: 'used', limit: 100 });
+    expect(used.tokens.find((t) => t.agentDid === enrolled.agentDid)).toMatchObject({ state: 'used', requestedScopes: ['files:read', 'files:write'] });
+    expect(JSON.stringify(used)).not.toContain('"token"'); // records only, never the values
+    const firstPage = await operator.listAgents({ limit: 1 });
+    expect(firstPage.agents).toHaveLength(1);
+    expect(firstPage.nextCursor).toEqual(expect.any(String));
+    const detail = await operator.getAgent(enrolled.agentDid);
+    expect(detail).toMatchObject({ did: enrolled.agentDid, custody: 'self', currentCredentialId: enrolled.vcId });
+    expect(detail.credentials).toEqual([expect.objectContaining({ vcId: enrolled.vcId, type: 'AgentCredential', state: 'active' })]);
+    await expect(operator.getAgent('did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK')).rejects.toEqual(expect.objectContaining({ status: 404 }));
+    const issued = await operator.issueCredential({ subjectDid: enrolled.agentDid, privilegeScopes: ['files:read'], delegationDepth: 0, validitySeconds: 600 });
+    expect(issued).toMatchObject({ type: 'AgentCredential', subjectDid: enrolled.agentDid, state: 'active' });
+    await expect(anonymous.issueCredential({ subjectDid: enrolled.agentDid, privilegeScopes: ['files:read'], delegationDepth: 0 })).rejects.toEqual(code('ADMIN_KEY_REQUIRED'));
+    // The status list is served as application/vc; the client reads it (verifying it is the status client's job).
+    const listUrl = issued.statusLists[0]?.url ?? '';
+    const listId = decodeURIComponent(listUrl.slice(listUrl.lastIndexOf('/') + 1));
+    const list = await anonymous.getStatusListCredential(listId);
+    expect(list).toMatchObject({ type: expect.arrayContaining(['BitstringStatusListCredential']), credentialSubject: expect.objectContaining({ encodedList: expect.any(String) }) });
+    await expect(anonymous.getStatusListCredential('no-such-list')).rejects.toEqual(expect.objectContaining({ status: 404 }));
+  });
+
   it('reads the audit log and checks its chain', async () => {
     const wallet = await memoryWallet();
     await anonymous.onboard(await token(), { custody: 'self', wallet });

@@ -5,7 +5,8 @@
  * retries) is in transport.ts; this file says WHICH calls may be retried:
  *
  * Retried on network errors, timeouts, 5xx and 429 (idempotent):
- * - every GET (`health`, `getCredential`, `resolveDid`, `listDids`, `audit`, `verifyAuditChain`,
+ * - every GET (`health`, `getCredential`, `listEnrollmentTokens`, `listAgents`, `getAgent`,
+ *   `getStatusListCredential`, `resolveDid`, `listDids`, `audit`, `verifyAuditChain`,
  *   `sessionPublicKey`);
  * - `revoke`: its end state is final, so repeating it cannot do more. A retry whose first attempt
  *   did land meets 409 CREDENTIAL_ALREADY_REVOKED; `revoke` answers that with the credential as it
@@ -16,7 +17,7 @@
  * - `onboard` (step 1 opens a challenge, step 2 consumes the single-use token and challenge);
  * - `verify` (the issuer's replay cache accepts each vpId and challenge once: a repeat of a
  *   request that landed would be refused as REPLAYED);
- * - everything that creates or changes something: `mintEnrollmentToken`, `delegate`, `renew`,
+ * - everything that creates or changes something: `mintEnrollmentToken`, `issueCredential`, `delegate`, `renew`,
  *   `suspend`, `reinstate`, `createStatusList`, `createDid`, `addService`, `removeService`,
  *   `deactivateDid`.
  *
@@ -117,6 +118,56 @@ export interface CredentialView {
   parentId?: string;
   statusLists: { purpose: string; listId: string; index: number; url: string }[];
   verifiableCredential: AgentCredential | DelegatedAgentCredential;
+}
+
+/** docs/api.md `GET /v1/enrollment-tokens`: a token's record, never its value. */
+export interface EnrollmentTokenInfo {
+  tokenId: string;
+  state: 'outstanding' | 'used' | 'expired';
+  requestedScopes: string[];
+  maxDelegationDepth: number;
+  requestedDomains: string[];
+  createdAt: string;
+  expiresAt: string;
+  usedAt?: string;
+  agentDid?: string;
+}
+
+/** docs/api.md `Agent`. */
+export interface AgentInfo {
+  did: string;
+  id: string;
+  custody: 'server' | 'self';
+  privilegeScopes: string[];
+  delegationDepth: number;
+  domains?: string[];
+  currentCredentialId?: string;
+  createdAt: string;
+  /** Hosted did:web document URL (server custody, DID_METHOD=web). */
+  didDocumentUrl?: string;
+  deactivated?: boolean;
+}
+
+/** docs/api.md `AgentDetail`: the agent with its current credential and every credential issued to it. */
+export interface AgentDetail extends AgentInfo {
+  currentCredential?: CredentialView;
+  credentials: { vcId: string; type: CredentialView['type']; state: CredentialState; issuedAt: string }[];
+}
+
+/** docs/api.md `POST /v1/vcs`: an AgentCredential issued directly to a DID. */
+export interface IssueCredentialInput {
+  subjectDid: string;
+  privilegeScopes: string[];
+  delegationDepth: number;
+  domains?: string[];
+  validitySeconds?: number;
+}
+
+/** A page of a listing: where the previous one stopped, and how many to return. */
+export interface PageQuery {
+  cursor?: string;
+  limit?: number;
+  signal?: AbortSignal;
 }
 
 export interface MintTokenInput {
@@ -425,6 +476,47 @@ export class IssuerClient {
     return this.#credential({ method: 'GET', path: `/v1/vcs/${enc(vcId)}`, idempotent: true, signal: options.signal });
   }
 
+  /** `POST /v1/vcs`: an AgentCredential issued directly to `subjectDid` (admin; not retried). */
+  issueCredential(input: IssueCredentialInput, options: CallOptions = {}): Promise<CredentialView> {
+    return this.#credential({ method: 'POST', path: '/v1/vcs', body: defined({ ...input }), admin: 'required', idempotent: false, signal: options.signal });
+  }
+
+  /** `GET /v1/enrollment-tokens` (admin): token records, newest first, never the token values. */
+  listEnrollmentTokens(query: PageQuery & { state?: EnrollmentTokenInfo['state'] } = {}): Promise<{ tokens: EnrollmentTokenInfo[]; nextCursor?: string }> {
+    return this.#page('/v1/enrollment-tokens', 'tokens', 'a token list', { state: query.state, cursor: query.cursor, limit: query.limit }, query.signal);
+  }
+
+  /** `GET /v1/agents` (admin). */
+  listAgents(query: PageQuery = {}): Promise<{ agents: AgentInfo[]; nextCursor?: string }> {
+    return this.#page('/v1/agents', 'agents', 'an agent list', { cursor: query.cursor, limit: query.limit }, query.signal);
+  }
+
+  /** One page of an admin listing: `{[member]: [...], nextCursor?}`. */
+  async #page<K extends string, T>(path: string, member: K, what: string, query: RequestSpec['query'], signal: AbortSignal | undefined): Promise<Record<K, T[]> & { nextCursor?: string }> {
+    const body = asObject(await this.#json({ method: 'GET', path, query, admin: 'required', idempotent: true, signal }), what);
+    if (!Array.isArray(body[member])) throw invalid(what);
+    return body as unknown as Record<K, T[]> & { nextCursor?: string };
+  }
+
+  /** `GET /v1/agents/{did}` (admin): the agent, its current credential and its credential history. */
+  async getAgent(did: string, options: CallOptions = {}): Promise<AgentDetail> {
+    const body = asObject(await this.#json({ method: 'GET', path: `/v1/agents/${enc(did)}`, admin: 'required', idempotent: true, signal: options.signal }), 'an agent');
+    if (body.did !== did || !Array.isArray(body.credentials)) throw invalid(`the agent ${did}`);
+    return body as unknown as AgentDetail;
+  }
+
+  /**
+   * `GET /v1/status-list/{listId}` (public): the signed BitstringStatusListCredential as served
+   * (`application/vc`), NOT verified — to check credentials against it, use
+   * `createStatusListClient`, which verifies its signature and issuer.
+   */
+  async getStatusListCredential(listId: string, options: CallOptions = {}): Promise<JsonObject> {
+    return asObject(
+      await this.#json({ method: 'GET', path: `/v1/status-list/${enc(listId)}`, expect: 'credential', idempotent: true, signal: options.signal }),
+      'a status list credential',
+    );
+  }
+
   /**
    * Revokes a credential (admin). Idempotent: a credential that is already revoked resolves with
    * its current view and `alreadyRevoked: true` (see the module note).
@@ -489,13 +581,8 @@ export class IssuerClient {
   }
 
   /** `GET /v1/dids` (admin). */
-  async listDids(query: { kind?: HostedDid['kind']; cursor?: string; limit?: number; signal?: AbortSignal } = {}): Promise<{ dids: HostedDid[]; nextCursor?: string }> {
-    const body = asObject(
-      await this.#json({ method: 'GET', path: '/v1/dids', query: { kind: query.kind, cursor: query.cursor, limit: query.limit }, admin: 'required', idempotent: true, signal: query.signal }),
-      'a DID list',
-    );
-    if (!Array.isArray(body.dids)) throw invalid('a DID list');
-    return body as unknown as { dids: HostedDid[]; nextCursor?: string };
+  listDids(query: { kind?: HostedDid['kind']; cursor?: string; limit?: number; signal?: AbortSignal } = {}): Promise<{ dids: HostedDid[]; nextCursor?: string }> {
+    return this.#page('/v1/dids', 'dids', 'a DID list', { kind: query.kind, cursor: query.cursor, limit: query.limit }, query.signal);
   }
 
   /** Adds a service (DID Core §5.4) to a hosted did:web document (admin). */

@@ -64,6 +64,11 @@ export interface RequestSpec {
   answerStatuses?: readonly number[];
   /** Values this call sent that must never appear in an error (an enrollment token, a challenge). */
   secrets?: readonly string[];
+  /**
+   * 'credential' for a signed credential served as `application/vc` (VC DM 2.0 §6.3), which is
+   * JSON too: asked for first and read like JSON. Default 'json'.
+   */
+  expect?: 'json' | 'credential';
   signal?: AbortSignal | undefined;
 }
 
@@ -82,6 +87,7 @@ export interface Transport {
 }
 
 const JSON_TYPE = /^application\/(?:[a-z0-9.+-]+\+)?json$/;
+const CREDENTIAL_TYPE = 'application/vc';
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
@@ -171,7 +177,8 @@ export function createTransport(options: TransportOptions): Transport {
   async function attemptOnce(spec: RequestSpec, body: string | undefined, attempt: number, secrets: readonly string[]): Promise<Outcome> {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = spec.signal ? AbortSignal.any([timeout, spec.signal]) : timeout;
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const credential = spec.expect === 'credential';
+    const headers: Record<string, string> = { accept: credential ? `${CREDENTIAL_TYPE}, application/json;q=0.9` : 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (spec.admin !== undefined && adminKey !== undefined) headers.authorization = `Bearer ${adminKey}`;
     const failure = (error: unknown): Outcome => {
@@ -208,7 +215,7 @@ export function createTransport(options: TransportOptions): Transport {
     if (received === undefined) return { kind: 'error', error: new IssuerClientError('RESPONSE_TOO_LARGE', `the answer is larger than ${maxBytes} bytes`), retryable: false };
     const contentType = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     let json: JsonValue | undefined;
-    if (JSON_TYPE.test(contentType)) {
+    if (JSON_TYPE.test(contentType) || (credential && contentType === CREDENTIAL_TYPE)) {
       try {
         json = parseJson(bytesToUtf8(received), { maxBytes });
       } catch {
