@@ -18,11 +18,11 @@
  */
 import type { JsonObject } from '../../wallet/crypto/jcs.ts';
 import { createVerifiedCredentialCache } from '../../wallet/vc/credential-cache.ts';
-import type { ReasonCode } from '../../wallet/vc/reasons.ts';
-import { verifyPresentation, type CheckName } from '../../wallet/vc/verify.ts';
+import { verifyPresentation } from '../../wallet/vc/verify.ts';
 import type { IssuerContext } from '../context.ts';
 import { extrasError } from '../http/extras-errors.ts';
 import type { SessionTokenIssuer } from './session-tokens.ts';
+import type { VpAccepted as VerdictAccepted, VpDenied } from '../../wallet/client/issuer-client.ts';
 
 export interface VpVerifyInput {
   presentation: unknown;
@@ -32,25 +32,14 @@ export interface VpVerifyInput {
   session?: boolean;
 }
 
-export interface VpAccepted {
-  valid: true;
-  agentDid: string;
-  privilegeScopes: string[];
-  effectiveScopes: string[];
-  vpId: string;
-  target: string;
+// The verdict's wire type is the client's (docs/api.md `POST /v1/vp/verify`); the issuer adds
+// the session token it mints when asked.
+export interface VpAccepted extends VerdictAccepted {
   sessionToken?: string;
   sessionExpiresAt?: string;
 }
 
-export interface VpDenied {
-  valid: false;
-  reason: ReasonCode;
-  message: string;
-  failedCheck: CheckName;
-  vpId?: string;
-}
-
+export type { VpDenied };
 export type VpVerdict = VpAccepted | VpDenied;
 
 function isObject(value: unknown): value is Record<string, unknown> {
