@@ -140,7 +140,7 @@ function lessThanLE(a: Uint8Array, offset: number, b: Uint8Array, topMask = 0xff
 }
 
 /** RFC 8032 §5.1.7 step 1: "in the range 0 <= s < L" — rejects the malleable S + L. */
-function isCanonicalScalar(bytes: Uint8Array, offset = 0): boolean {
+function isCanonicalScalar(bytes: Uint8Array, offset: number): boolean {
   return lessThanLE(bytes, offset, L_LE);
 }
 
@@ -150,7 +150,7 @@ function isCanonicalScalar(bytes: Uint8Array, offset = 0): boolean {
  * cofactorless comparison, which only ever matches a canonical encoding of a curve point.
  * `encoded` is read at `offset…offset+32`.
  */
-function isCanonicalPointEncoding(encoded: Uint8Array, offset = 0): boolean {
+function isCanonicalPointEncoding(encoded: Uint8Array, offset: number): boolean {
   if (!lessThanLE(encoded, offset, P_LE, 0x7f)) return false;
   if (((encoded[offset + 31] as number) & 0x80) === 0) return true;
   // The sign bit is set: y must not be 1 or p - 1 (then x = 0, which has no negative).
