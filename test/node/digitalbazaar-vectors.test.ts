@@ -18,43 +18,8 @@ import {
   type DbDocumentLoader,
   type DbKeyPair,
 } from '../support/digitalbazaar.ts';
-
-const VC_V2 = 'https://www.w3.org/ns/credentials/v2';
-const MANDATE_CONTEXT_URL = 'https://mandate.dev/contexts/v1';
-
-/**
- * Candidate Mandate context (mirrors wallet/vc/context.ts at the time of writing): every Mandate
- * term defined under https://mandate.dev/vocab#, protected. Not needed by eddsa-jcs-2022 (no
- * JSON-LD processing), but required by any safe-mode JSON-LD processor (RDFC suites, DB's rdfc).
- */
-const MANDATE_CONTEXT_CANDIDATE = {
-  '@context': {
-    '@version': 1.1,
-    '@protected': true,
-    AgentCredential: 'https://mandate.dev/vocab#AgentCredential',
-    DelegatedAgentCredential: 'https://mandate.dev/vocab#DelegatedAgentCredential',
-    DelegationGrantCredential: 'https://mandate.dev/vocab#DelegationGrantCredential',
-    UserConsent: 'https://mandate.dev/vocab#UserConsent',
-    privilegeScopes: { '@id': 'https://mandate.dev/vocab#privilegeScopes', '@container': '@set' },
-    delegationDepth: {
-      '@id': 'https://mandate.dev/vocab#delegationDepth',
-      '@type': 'http://www.w3.org/2001/XMLSchema#nonNegativeInteger',
-    },
-    domains: { '@id': 'https://mandate.dev/vocab#domains', '@container': '@set' },
-    parentCredential: {
-      '@id': 'https://mandate.dev/vocab#parentCredential',
-      '@context': {
-        '@protected': true,
-        digestMultibase: {
-          '@id': 'https://w3id.org/security#digestMultibase',
-          '@type': 'https://w3id.org/security#multibase',
-        },
-      },
-    },
-    onBehalfOf: { '@id': 'https://mandate.dev/vocab#onBehalfOf', '@type': '@id' },
-    consent: { '@id': 'https://mandate.dev/vocab#consent', '@type': '@json' },
-  },
-};
+import { hexToBytes } from '../../wallet/crypto/bytes.ts';
+import { MANDATE_CONTEXT, MANDATE_CONTEXT_URL, VC_V2_CONTEXT as VC_V2 } from '../../wallet/vc/context.ts';
 
 /** A loader that records every URL Digital Bazaar asks for. */
 function recordingLoader(extra: Record<string, object> = {}): { loader: DbDocumentLoader; urls: string[] } {
@@ -67,10 +32,6 @@ function recordingLoader(extra: Record<string, object> = {}): { loader: DbDocume
       return inner(url);
     },
   };
-}
-
-function hexToBytes(hex: string): Uint8Array {
-  return Uint8Array.from(Buffer.from(hex, 'hex'));
 }
 
 beforeAll(() => {
@@ -277,8 +238,8 @@ describe('Digital Bazaar behaviour pinned for Mandate interop', () => {
   });
 
   it('serves an extra (Mandate) context, refuses unknown URLs, refuses to shadow built-ins', async () => {
-    const { loader } = recordingLoader({ [MANDATE_CONTEXT_URL]: MANDATE_CONTEXT_CANDIDATE });
-    expect((await loader(MANDATE_CONTEXT_URL)).document).toEqual(MANDATE_CONTEXT_CANDIDATE);
+    const { loader } = recordingLoader({ [MANDATE_CONTEXT_URL]: MANDATE_CONTEXT });
+    expect((await loader(MANDATE_CONTEXT_URL)).document).toEqual(MANDATE_CONTEXT);
     expect((await loader(VC_V2)).document).toHaveProperty('@context');
     expect((await loader('https://w3id.org/security/data-integrity/v2')).document).toHaveProperty('@context');
     expect((await loader('https://w3id.org/security/multikey/v1')).document).toHaveProperty('@context');
