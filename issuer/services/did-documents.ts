@@ -4,7 +4,8 @@
  * so a server-custody agent can both present (authentication) and delegate (assertionMethod).
  */
 import { encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
-import { DID_KEY_CONTEXT, didKeyDocument } from '../../wallet/did/key.ts';
+import { didKeyDocument } from '../../wallet/did/key.ts';
+import { multikeyDocument } from '../../wallet/did/multikey-document.ts';
 import type { DidDocument } from '../../wallet/did/types.ts';
 
 /** The did:web path form of a hosted agent (did:web §3.2): `did:web:<domain>:agents:<id>` ↔ `/agents/<id>/did.json`. */
@@ -15,13 +16,5 @@ export function agentWebDid(didDomain: string, agentId: string): string {
 /** A single-key Multikey document for `did`, the key's id being `verificationMethod`. */
 export function multikeyDidDocument(did: string, verificationMethod: string, publicKey: Uint8Array): DidDocument {
   if (did.startsWith('did:key:')) return didKeyDocument(did);
-  return {
-    '@context': [...DID_KEY_CONTEXT],
-    id: did,
-    verificationMethod: [{ id: verificationMethod, type: 'Multikey', controller: did, publicKeyMultibase: encodePublicKeyMultibase(publicKey) }],
-    authentication: [verificationMethod],
-    assertionMethod: [verificationMethod],
-    capabilityInvocation: [verificationMethod],
-    capabilityDelegation: [verificationMethod],
-  };
+  return multikeyDocument(did, verificationMethod, encodePublicKeyMultibase(publicKey));
 }

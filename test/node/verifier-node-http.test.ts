@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
 import { encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
+import { multikeyDocument } from '../../wallet/did/multikey-document.ts';
 import { issueAgentCredential } from '../../wallet/vc/agent-credential.ts';
 import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import { signPresentation } from '../../wallet/vc/presentation.ts';
@@ -30,13 +31,7 @@ async function hostedWebIdentity(): Promise<SigningIdentity> {
   const path = ['issuers', crypto.randomUUID()];
   const did = `did:web:${encodeURIComponent(host)}:${path.join(':')}`;
   const verificationMethod = `${did}#key-1`;
-  const document = {
-    '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'],
-    id: did,
-    verificationMethod: [{ id: verificationMethod, type: 'Multikey', controller: did, publicKeyMultibase: encodePublicKeyMultibase(signer.publicKey) }],
-    authentication: [verificationMethod],
-    assertionMethod: [verificationMethod],
-  };
+  const document = multikeyDocument(did, verificationMethod, encodePublicKeyMultibase(signer.publicKey));
   const response = await fetch(`${base}/host/${path.join('/')}/did.json`, { method: 'PUT', body: JSON.stringify(document), headers: { 'content-type': 'application/did+json' } });
   expect(response.status).toBe(204);
   return { did, verificationMethod, signer };

@@ -6,6 +6,7 @@ import { createProof } from '../../wallet/crypto/data-integrity.ts';
 import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
 import { encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
 import { resolveDidKey } from '../../wallet/did/key.ts';
+import { multikeyDocument } from '../../wallet/did/multikey-document.ts';
 import { createResolver } from '../../wallet/did/registry.ts';
 import type { DidDocument, DidResolutionResult } from '../../wallet/did/types.ts';
 import { didKeyIdentity, type SigningIdentity } from '../../wallet/vc/identity.ts';
@@ -19,13 +20,7 @@ export function testIdentity(name: string): SigningIdentity & { document: DidDoc
   const signer = seedSigner(generateSeed());
   const did = `did:test:${name}`;
   const verificationMethod = `${did}#key-1`;
-  const document: DidDocument = {
-    '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'],
-    id: did,
-    verificationMethod: [{ id: verificationMethod, type: 'Multikey', controller: did, publicKeyMultibase: encodePublicKeyMultibase(signer.publicKey) }],
-    authentication: [verificationMethod],
-    assertionMethod: [verificationMethod],
-  };
+  const document = multikeyDocument(did, verificationMethod, encodePublicKeyMultibase(signer.publicKey));
   return { did, verificationMethod, signer, document };
 }
 

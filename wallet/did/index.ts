@@ -6,6 +6,7 @@
 export { DidError, type DidErrorCode } from './errors.ts';
 export { parseDid, tryParseDid, didOf, MAX_DID_URL_LENGTH, type InvalidDid } from './parse.ts';
 export { assertDidDocument } from './document.ts';
+export { multikeyDocument, MULTIKEY_DOCUMENT_CONTEXT } from './multikey-document.ts';
 export { createResolver, type DidResolver, type ResolverOptions, type LazyMethodLoader, type LazyMethodModule } from './registry.ts';
 export { createCachedResolver, DID_CACHE_DEFAULTS, type CacheOptions, type CachedResolver } from './cache.ts';
 export { didKeyFromPublicKey, didKeyFromSeed, publicKeyFromDidKey, didKeyDocument, resolveDidKey, DID_KEY_CONTEXT } from './key.ts';

@@ -13,11 +13,12 @@ import { getPublicKey } from '../crypto/ed25519.ts';
 import { decodeBase58btc, decodePublicKeyMultibase, encodePublicKeyMultibase, MultibaseError } from '../crypto/multikey.ts';
 import { assertEd25519PublicKey } from './public-key.ts';
 import { DidError } from './errors.ts';
+import { MULTIKEY_DOCUMENT_CONTEXT, multikeyDocument } from './multikey-document.ts';
 import { tryParseDid } from './parse.ts';
 import { resolutionError, type DidDocument, type DidResolutionResult, type MethodResolver } from './types.ts';
 
 /** did:key §3.1.2 contexts for a Multikey document. */
-export const DID_KEY_CONTEXT = Object.freeze(['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1']);
+export const DID_KEY_CONTEXT = MULTIKEY_DOCUMENT_CONTEXT;
 
 const PREFIX = 'did:key:';
 /** did:key §3.1.1: multibase base58btc, so 'z' followed by the Bitcoin alphabet only. */
@@ -109,16 +110,7 @@ export function publicKeyFromDidKey(didUrl: string): Uint8Array {
 function buildDocument(publicKey: Uint8Array): DidDocument {
   const multibase = encodePublicKeyMultibase(publicKey);
   const id = PREFIX + multibase;
-  const vmId = `${id}#${multibase}`;
-  return {
-    '@context': [...DID_KEY_CONTEXT],
-    id,
-    verificationMethod: [{ id: vmId, type: 'Multikey', controller: id, publicKeyMultibase: multibase }],
-    authentication: [vmId],
-    assertionMethod: [vmId],
-    capabilityInvocation: [vmId],
-    capabilityDelegation: [vmId],
-  };
+  return multikeyDocument(id, `${id}#${multibase}`, multibase);
 }
 
 /** did:key §3.1.2 document of an Ed25519 did:key (no network, deterministic); throws like publicKeyFromDidKey. */
