@@ -8,39 +8,15 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import canonicalize from 'canonicalize';
 import { hexToBytes } from '../wallet/crypto/bytes.ts';
 import { getEd25519Backend, seedSigner, verify, type Ed25519Backend } from '../wallet/crypto/ed25519.ts';
+import { measure } from './measure.ts';
 
 const DURATION_MS = 1500;
 const WARMUP_MS = 300;
 const IN_FLIGHT = 64;
 
-/** ops/s of a synchronous operation run back to back. */
-function syncOpsPerSec(op: () => unknown, durationMs = DURATION_MS): number {
-  for (let until = performance.now() + WARMUP_MS; performance.now() < until; ) op();
-  let count = 0;
-  const start = performance.now();
-  const end = start + durationMs;
-  while (performance.now() < end) {
-    op();
-    count++;
-  }
-  return Math.round((count * 1000) / (performance.now() - start));
-}
-
-/** ops/s of an async operation with `inFlight` callers each awaiting one op at a time. */
-async function asyncOpsPerSec(op: () => Promise<unknown>, inFlight = 1, durationMs = DURATION_MS): Promise<number> {
-  const loop = async (until: number): Promise<number> => {
-    let count = 0;
-    while (performance.now() < until) {
-      await op();
-      count++;
-    }
-    return count;
-  };
-  const warmUntil = performance.now() + WARMUP_MS;
-  await Promise.all(Array.from({ length: inFlight }, () => loop(warmUntil)));
-  const start = performance.now();
-  const counts = await Promise.all(Array.from({ length: inFlight }, () => loop(start + durationMs)));
-  return Math.round((counts.reduce((a, b) => a + b, 0) * 1000) / (performance.now() - start));
+/** ops/s of `op` back to back, or with `inFlight` callers each awaiting one op at a time. */
+async function opsPerSec(op: () => unknown, inFlight = 1, durationMs = DURATION_MS): Promise<number> {
+  return (await measure(op, { durationMs, warmupMs: WARMUP_MS, inFlight })).opsPerSec;
 }
 
 const ratio = (a: number, b: number): number => Math.round((a / b) * 100) / 100;
@@ -112,29 +88,29 @@ export async function run(): Promise<Record<string, unknown>> {
   };
 
   const ops: Record<string, number> = {};
-  ops.nobleSign = syncOpsPerSec(() => ed25519.sign(message, seed));
-  ops.nobleVerify = syncOpsPerSec(() => check(ed25519.verify(signature, message, publicKey, { zip215: false })));
-  ops.nodeSign = syncOpsPerSec(() => nodeSign(null, message, nodePrivate));
-  ops.nodeVerify = syncOpsPerSec(() => check(nodeVerify(null, message, nodePublic, signature)));
-  ops.webcryptoVerify1 = await asyncOpsPerSec(async () => check(await crypto.subtle.verify('Ed25519', webPublic, signature, message)));
-  ops[`webcryptoVerify${IN_FLIGHT}`] = await asyncOpsPerSec(
+  ops.nobleSign = await opsPerSec(() => ed25519.sign(message, seed));
+  ops.nobleVerify = await opsPerSec(() => check(ed25519.verify(signature, message, publicKey, { zip215: false })));
+  ops.nodeSign = await opsPerSec(() => nodeSign(null, message, nodePrivate));
+  ops.nodeVerify = await opsPerSec(() => check(nodeVerify(null, message, nodePublic, signature)));
+  ops.webcryptoVerify1 = await opsPerSec(async () => check(await crypto.subtle.verify('Ed25519', webPublic, signature, message)));
+  ops[`webcryptoVerify${IN_FLIGHT}`] = await opsPerSec(
     async () => check(await crypto.subtle.verify('Ed25519', webPublic, signature, message)),
     IN_FLIGHT,
   );
 
   // Mandate: strict checks + cached key objects in front of the same backends.
   const defaultBackend = await getEd25519Backend();
-  ops.mandateVerifyDefault = await asyncOpsPerSec(async () => check(await verify(signature, message, publicKey)));
+  ops.mandateVerifyDefault = await opsPerSec(async () => check(await verify(signature, message, publicKey)));
   const backends: Ed25519Backend[] = ['node', 'webcrypto', 'noble'];
   for (const backend of backends) {
     const name = `mandateVerify_${backend}`;
-    ops[`${name}_1`] = await asyncOpsPerSec(async () => check(await verify(signature, message, publicKey, { backend })));
+    ops[`${name}_1`] = await opsPerSec(async () => check(await verify(signature, message, publicKey, { backend })));
     if (backend !== 'noble') {
-      ops[`${name}_${IN_FLIGHT}`] = await asyncOpsPerSec(async () => check(await verify(signature, message, publicKey, { backend })), IN_FLIGHT);
+      ops[`${name}_${IN_FLIGHT}`] = await opsPerSec(async () => check(await verify(signature, message, publicKey, { backend })), IN_FLIGHT);
     }
   }
   const signer = seedSigner(seed);
-  ops.mandateSignDefault = await asyncOpsPerSec(() => signer.sign(message));
+  ops.mandateSignDefault = await opsPerSec(() => signer.sign(message));
 
   // A key seen for the first time pays validation (one scalar multiplication) and native import.
   const coldCases = Array.from({ length: 4000 }, (_, i) => {
@@ -145,7 +121,7 @@ export async function run(): Promise<Record<string, unknown>> {
     return { pub, sig: new Uint8Array(nodeSign(null, message, pk)) };
   });
   let next = 0;
-  ops.mandateVerifyDefaultColdKey = await asyncOpsPerSec(async () => {
+  ops.mandateVerifyDefaultColdKey = await opsPerSec(async () => {
     const c = coldCases[next++ % coldCases.length]!;
     check(await verify(c.sig, message, c.pub));
   }, 1, 1000);
@@ -153,7 +129,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const jcs = await jcsImplementation();
   const credential = sampleCredential();
   const credentialBytes = new TextEncoder().encode(JSON.stringify(credential)).length;
-  ops.jcsCanonicalize = syncOpsPerSec(() => jcs.canonicalize(credential));
+  ops.jcsCanonicalize = await opsPerSec(() => jcs.canonicalize(credential));
 
   return {
     durationMsPerCase: DURATION_MS,

@@ -10,8 +10,9 @@ import {
   dbSignPresentation,
   dbVerifyPresentation,
 } from '../test/support/digitalbazaar.ts';
+import { VC_V2_CONTEXT as VC_V2 } from '../wallet/vc/context.ts';
+import { measure } from './measure.ts';
 
-const VC_V2 = 'https://www.w3.org/ns/credentials/v2';
 const CHALLENGE = 'bench-challenge-7f3a9c';
 const DOMAIN = 'https://verifier.example';
 
@@ -57,17 +58,6 @@ export async function benchDigitalBazaarVp(durationMs: number): Promise<{ opsPer
   if (!(durationMs > 0)) throw new RangeError('durationMs must be positive');
   const vp = await buildPresentation();
   // Warm up (JIT, module-level caches) for ~10% of the budget, at most 500 ms.
-  const warmUntil = performance.now() + Math.min(500, durationMs / 10);
-  while (performance.now() < warmUntil) await verifyOnce(vp);
-
-  let ops = 0;
-  const start = performance.now();
-  const end = start + durationMs;
-  let now = start;
-  while (now < end) {
-    await verifyOnce(vp);
-    ops++;
-    now = performance.now();
-  }
-  return { opsPerSec: (ops * 1000) / (now - start) };
+  const { opsPerSec } = await measure(() => verifyOnce(vp), { durationMs, warmupMs: Math.min(500, durationMs / 10) });
+  return { opsPerSec };
 }

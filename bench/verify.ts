@@ -10,7 +10,7 @@
 //   mandateRootChild     VP + root + 1 delegation (3 signatures), credential cache OFF and ON
 //   chainLength          VP + chains of 1…8 credentials (root depth 8), cache OFF, with linear fits
 //                        (the first in raw signature times, measured interleaved like the targets)
-//   mandateVp1Concurrent 64 verifications in flight (Promise.all batches): does it use >1 core?
+//   mandateVp1Concurrent 64 verifications in flight (64 callers): does it use >1 core?
 //                        (default backend, then the WebCrypto backend, which runs off the main thread)
 // Every verification's result is checked: a bench that measured refusals would be worthless.
 //
@@ -37,6 +37,7 @@ import { signPresentation } from '../wallet/vc/presentation.ts';
 import type { ChainCredential, VerifiablePresentation } from '../wallet/vc/types.ts';
 import { verifyPresentation, type VerifyPresentationOptions } from '../wallet/vc/verify.ts';
 import { benchDigitalBazaarVp } from './digitalbazaar.ts';
+import { cpuMsSince, measure, measured, median, round, type Measure } from './measure.ts';
 
 const DURATION_MS = 2000;
 const WARMUP_MS = 200;
@@ -50,65 +51,9 @@ const HOUR = 3_600_000;
 /** The targets: Mandate should reach 70% of the raw signature rate divided by its signatures. */
 const TARGET_EFFICIENCY = 0.7;
 
-interface Measure {
-  opsPerSec: number;
-  msPerOp: number;
-  /**
-   * CPU time of this process (user + system, all threads) over wall time: ~1 = one core busy;
-   * well above 1 = GC / JIT threads working too; below 1 = the process waited (I/O, or other
-   * processes on a shared machine took the core).
-   */
-  coresUsed: number;
-  /** Verifications per CPU-second of this process: roughly the rate on an otherwise idle machine. */
-  opsPerCpuSec: number;
-}
-
-const round = (x: number, digits = 2): number => Math.round(x * 10 ** digits) / 10 ** digits;
-
-function measured(ops: number, wallMs: number, cpuMs: number): Measure {
-  return {
-    opsPerSec: Math.round((ops * 1000) / wallMs),
-    msPerOp: round(wallMs / ops, 4),
-    coresUsed: round(cpuMs / wallMs),
-    opsPerCpuSec: Math.round((ops * 1000) / cpuMs),
-  };
-}
-
-function cpuMsSince(start: NodeJS.CpuUsage): number {
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / 1000;
-}
-
-function syncBench(op: () => void, durationMs = DURATION_MS): Measure {
-  for (let until = performance.now() + WARMUP_MS; performance.now() < until; ) op();
-  let ops = 0;
-  const cpu = process.cpuUsage();
-  const start = performance.now();
-  const end = start + durationMs;
-  let now = start;
-  while (now < end) {
-    op();
-    ops++;
-    now = performance.now();
-  }
-  return measured(ops, now - start, cpuMsSince(cpu));
-}
-
-/** Sequential when batch = 1; otherwise `batch` operations in flight, awaited together. */
-async function asyncBench(op: () => Promise<void>, batch = 1, durationMs = DURATION_MS): Promise<Measure> {
-  const step = batch === 1 ? op : () => Promise.all(Array.from({ length: batch }, op)).then(() => undefined);
-  for (let until = performance.now() + WARMUP_MS; performance.now() < until; ) await step();
-  let ops = 0;
-  const cpu = process.cpuUsage();
-  const start = performance.now();
-  const end = start + durationMs;
-  let now = start;
-  while (now < end) {
-    await step();
-    ops += batch;
-    now = performance.now();
-  }
-  return measured(ops, now - start, cpuMsSince(cpu));
+/** `measure` with this bench's budget; `inFlight` verifications at once for the concurrency cases. */
+function bench(op: () => unknown, inFlight = 1): Promise<Measure> {
+  return measure(op, { durationMs: DURATION_MS, warmupMs: WARMUP_MS, inFlight });
 }
 
 /** Slices per paired measurement; raw slices are a third as long (raw needs fewer ms for the same precision). */
@@ -127,13 +72,7 @@ interface Paired {
   medianRatio: number;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-
-/** `asyncBench` (sequential) with raw verification interleaved: ratios to `raw` are then free of load drift. */
+/** `bench` (sequential) with raw verification interleaved: ratios to `raw` are then free of load drift. */
 async function pairedBench(op: () => Promise<void>, rawOp: () => void): Promise<Paired> {
   for (let until = performance.now() + WARMUP_MS; performance.now() < until; ) await op();
   const sliceMs = DURATION_MS / PAIRED_SLICES;
@@ -255,7 +194,7 @@ export async function run(): Promise<Record<string, unknown>> {
     if (!nodeVerify(null, message, keyObject, signature)) throw new Error('raw signature did not verify');
   };
   const loadBefore = loadavg();
-  const raw = syncBench(rawOp);
+  const raw = await bench(rawOp);
 
   const vp1 = await present(agents[0] as SigningIdentity, fullChain.slice(0, 1));
   const vpFull = await present(agents[MAX_CHAIN - 1] as SigningIdentity, fullChain);
@@ -306,19 +245,19 @@ export async function run(): Promise<Record<string, unknown>> {
     return { perExtraCredential: round(slope, 4), intercept: round(intercept, 4), r2: round(r2, 4), cost8_over_cost1: round(last / first) };
   };
 
-  const mandateVp1Concurrent = await asyncBench(verifier(vp1), IN_FLIGHT);
+  const mandateVp1Concurrent = await bench(verifier(vp1), IN_FLIGHT);
   // node:crypto verifies synchronously on the main thread; WebCrypto in Node runs on the libuv
   // pool, so with many verifications in flight it is the backend that can use a second core.
   let webcrypto: { sequential: Measure; concurrent: Measure } | undefined;
   if (backend !== 'webcrypto' && (await availableEd25519Backends()).includes('webcrypto')) {
     setEd25519Backend('webcrypto');
     try {
-      webcrypto = { sequential: await asyncBench(verifier(vp1)), concurrent: await asyncBench(verifier(vp1), IN_FLIGHT) };
+      webcrypto = { sequential: await bench(verifier(vp1)), concurrent: await bench(verifier(vp1), IN_FLIGHT) };
     } finally {
       setEd25519Backend('auto');
     }
   }
-  const rawEnd = syncBench(rawOp); // again at the end: drift shows a busy (shared) machine
+  const rawEnd = await bench(rawOp); // again at the end: drift shows a busy (shared) machine
   const loadAfter = loadavg();
 
   const cases: Record<string, Measure> = {
