@@ -22,18 +22,8 @@ import type { AuditRecord } from '../wallet/client/issuer-client.ts';
 /** prev_hash of the first record: hex SHA-256 of "mandate:issuer:audit:genesis:v1". */
 export const AUDIT_GENESIS_HASH = bytesToHex(sha256Utf8('mandate:issuer:audit:genesis:v1'));
 
-export interface AuditInput {
-  /** UPPER_SNAKE event name, e.g. AGENT_ENROLLED, CREDENTIAL_REVOKED, REQUEST_REFUSED. */
-  event: string;
-  agentDid?: string;
-  /** Who acted: `admin`, `anonymous`, `system`, `agent:<did>`, `provider:<did>`. */
-  actor: string;
-  /** A reason code (refusals) or an operator's reason (revocations). */
-  reason?: string;
-  vpId?: string;
-  /** Small JSON details; never secrets (no tokens, keys or request bodies). */
-  data?: JsonObject;
-}
+/** What a caller records; the trail adds `seq`, `id`, `at` and the hash chain. */
+export type AuditInput = Pick<AuditRecord, 'event' | 'agentDid' | 'actor' | 'reason' | 'vpId' | 'data'>;
 
 /** The wire shape of an audit record (docs/api.md), shared with the client that reads it. */
 export type { AuditRecord };

@@ -237,15 +237,20 @@ export interface AuditQuery {
   signal?: AbortSignal;
 }
 
+/** One record of the issuer's hash-chained audit trail (docs/api.md). */
 export interface AuditRecord {
   seq: number;
   id: string;
   at: string;
+  /** UPPER_SNAKE event name, e.g. AGENT_ENROLLED, CREDENTIAL_REVOKED, REQUEST_REFUSED. */
   event: string;
   agentDid?: string;
+  /** Who acted: `admin`, `anonymous`, `system`, `agent:<did>`, `provider:<did>`. */
   actor: string;
+  /** A reason code (refusals) or an operator's reason (revocations). */
   reason?: string;
   vpId?: string;
+  /** Small JSON details; never secrets (no tokens, keys or request bodies). */
   data?: JsonObject;
   prevHash: string;
   hash: string;
