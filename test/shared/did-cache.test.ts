@@ -60,6 +60,23 @@ describe('createCachedResolver', () => {
     expect(inner.calls).toEqual(['did:ex:a', 'did:ex:a']);
   });
 
+  it('answers resolveCached from memory only: the fresh entry resolve would give, else undefined', async () => {
+    const c = clock();
+    const inner = countingResolver({ 'did:ex:a': {} });
+    const cached = createCachedResolver(inner, { ttlMs: 1000, now: c.now });
+    expect(cached.resolveCached?.('did:ex:a')).toBeUndefined(); // nothing cached yet, and no resolution started
+    expect(inner.calls).toEqual([]);
+    await cached.resolve('did:ex:a');
+    c.advance(400);
+    const fromMemory = cached.resolveCached?.('did:ex:a#key-1');
+    expect(fromMemory).toEqual(await cached.resolve('did:ex:a'));
+    expect(fromMemory?.didResolutionMetadata).toMatchObject({ cached: true, ageMs: 400 });
+    expect(cached.resolveCached?.('not a did')).toBeUndefined();
+    c.advance(600); // expired: resolve would fetch again, so there is nothing to answer from memory
+    expect(cached.resolveCached?.('did:ex:a')).toBeUndefined();
+    expect(inner.calls).toEqual(['did:ex:a']);
+  });
+
   it('caches failures only for negativeTtlMs', async () => {
     const c = clock();
     const inner = countingResolver({});

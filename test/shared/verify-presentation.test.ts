@@ -206,6 +206,23 @@ describe('verifyPresentation — refused', () => {
     expectRefused(await verifyPresentation(await present(agent, [credential]), options({ trustedIssuers: [retired.did] })), 'DID_DEACTIVATED', 'dids');
   });
 
+  it('judges results a resolver answers from memory (resolveCached) like resolved ones, and fails closed when it throws', async () => {
+    const retired = testIdentity('retired-in-memory');
+    resolver.documents.set(retired.did, { document: retired.document, deactivated: true });
+    const credential = await issueAgentCredential({ issuer: retired, agentDid: agent.did, privilegeScopes: ['files'], delegationDepth: 0 });
+    const vp = await present(agent, [credential]);
+    const answered = await resolver.resolve(retired.did);
+    const inMemory = { resolve: resolver.resolve, resolveCached: (did: string) => (did === retired.did ? answered : undefined) };
+    expectRefused(await verifyPresentation(vp, options({ trustedIssuers: [retired.did], resolver: inMemory })), 'DID_DEACTIVATED', 'dids');
+    const broken = {
+      resolve: resolver.resolve,
+      resolveCached: () => {
+        throw new Error('cache corrupted');
+      },
+    };
+    expectRefused(await verifyPresentation(await present(agent, [root]), options({ resolver: broken })), 'DID_RESOLUTION_FAILED');
+  });
+
   it('KEY_NOT_AUTHORIZED: a key outside assertionMethod, or another DID\'s key', async () => {
     const authOnly = testIdentity('auth-only');
     resolver.documents.set(authOnly.did, { document: { ...authOnly.document, assertionMethod: [] } });

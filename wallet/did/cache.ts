@@ -105,6 +105,16 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
     return started;
   }
 
+  /** The fresh entry for `didUrl`, if any. */
+  function cachedEntry(didUrl: string): Entry | undefined {
+    // A bare DID that is cached was parsed when it was stored (only parsed DIDs are keys):
+    // the common case, a verifier resolving the DIDs of a presentation, skips the parse.
+    const direct = typeof didUrl === 'string' ? cache.get(didUrl) : undefined;
+    if (direct) return direct;
+    const key = didOf(didUrl); // DID URLs of one DID share its entry
+    return key !== undefined && key !== didUrl ? cache.get(key) : undefined;
+  }
+
   return {
     get size() {
       return cache.size;
@@ -114,18 +124,15 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
       else cache.delete(didOf(did) ?? did);
     },
     async resolve(didUrl: string, resolveOptions: DidResolutionOptions = {}): Promise<DidResolutionResult> {
-      const useCache = resolveOptions.noCache !== true;
-      // A bare DID that is cached was parsed when it was stored (only parsed DIDs are keys):
-      // the common case, a verifier resolving the DIDs of a presentation, skips the parse.
-      const direct = useCache && typeof didUrl === 'string' ? cache.get(didUrl) : undefined;
-      if (direct) return present(direct, true);
-      const key = didOf(didUrl); // DID URLs of one DID share its entry
+      const entry = resolveOptions.noCache === true ? undefined : cachedEntry(didUrl);
+      if (entry) return present(entry, true);
+      const key = didOf(didUrl);
       if (key === undefined) return resolutionError('invalidDid', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
-      if (useCache && key !== didUrl) {
-        const hit = cache.get(key);
-        if (hit) return present(hit, true);
-      }
       return present(await fetchEntry(key, resolveOptions), false);
+    },
+    resolveCached(didUrl: string): DidResolutionResult | undefined {
+      const entry = cachedEntry(didUrl);
+      return entry && present(entry, true);
     },
   };
 }

@@ -156,6 +156,12 @@ export interface ParsedDid {
 /** Anything that resolves DIDs (DIF `Resolvable`). */
 export interface Resolvable {
   resolve(didUrl: string, options?: DidResolutionOptions): Promise<DidResolutionResult>;
+  /**
+   * The result `resolve` would give right now from memory (a cached resolver's fresh entry),
+   * or undefined when it would have to do work. Optional; a verifier reads the DIDs of every
+   * presentation and uses this to skip a round of promises per DID when it is there.
+   */
+  resolveCached?(didUrl: string): DidResolutionResult | undefined;
 }
 
 /** A DID method resolver, DIF `DIDResolver` signature. */

@@ -136,6 +136,19 @@ function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
   );
 }
 
+/** A DID's resolution for this verification: settled at once when the resolver had it in memory. */
+type Resolution = Settled<DidResolutionResult> | Promise<Settled<DidResolutionResult>>;
+
+function startResolution(resolver: Resolvable, did: string): Resolution {
+  try {
+    const cached = resolver.resolveCached?.(did);
+    if (cached !== undefined) return { ok: true, value: cached };
+  } catch (error) {
+    return { ok: false, error };
+  }
+  return settle(resolver.resolve(did));
+}
+
 /** The key resolver for the proofs of one controller (the holder, an issuer, a consenting user). */
 type KeysOf = (controller: string) => KeyResolver;
 
@@ -144,13 +157,14 @@ type KeysOf = (controller: string) => KeyResolver;
  * per verification, and no second cache read that could see a different document. Each insists
  * the method belongs to `controller` (its DID, then nothing or a "#fragment").
  */
-function keysFrom(resolutions: Map<string, Promise<Settled<DidResolutionResult>>>, resolver: Resolvable, now: number): KeysOf {
+function keysFrom(resolutions: Map<string, Resolution>, resolver: Resolvable, now: number): KeysOf {
   return (controller) => async (verificationMethod, purpose) => {
     const after = verificationMethod.charCodeAt(controller.length);
     if (!verificationMethod.startsWith(controller) || !(Number.isNaN(after) || after === 35) /* '#' */) {
       throw new VerificationError('KEY_NOT_AUTHORIZED', `${verificationMethod} is not a key of ${controller}`);
     }
-    const settled = await (resolutions.get(controller) ?? settle(resolver.resolve(controller)));
+    const resolution = resolutions.get(controller) ?? startResolution(resolver, controller);
+    const settled = resolution instanceof Promise ? await resolution : resolution;
     if (!settled.ok) throw new VerificationError('DID_RESOLUTION_FAILED', `${controller} could not be resolved (resolver failed)`);
     return keyFromResolution(settled.value, verificationMethod, purpose, now);
   };
@@ -206,7 +220,8 @@ async function run(
   // Start every DID resolution now (the resolver caches and coalesces); judge them in step 2.
   const issuers = credentials.map(issuerId); // parallel to `credentials`, read once
   const dids = new Set<string>([holder, ...issuers, ...grants.map((g) => g.credentialSubject.onBehalfOf)]);
-  const resolutions = new Map([...dids].map((did) => [did, settle(options.resolver.resolve(did))]));
+  const resolutions = new Map<string, Resolution>();
+  for (const did of dids) resolutions.set(did, startResolution(options.resolver, did));
   const keysOf = keysFrom(resolutions, options.resolver, now);
 
   // 1. The presentation's own proof: holder's authentication key, time window, challenge, target.
@@ -260,8 +275,8 @@ async function run(
   // 2. Every DID involved resolves, and none is deactivated.
   enter('dids');
   const didAges: SourceAge[] = [];
-  for (const [did, pending] of resolutions) {
-    const settled = await pending;
+  for (const [did, resolution] of resolutions) {
+    const settled = resolution instanceof Promise ? await resolution : resolution;
     const result = settled.ok ? settled.value : undefined;
     if (!result || !result.didDocument || result.didResolutionMetadata.error) {
       const why = result?.didResolutionMetadata.error ?? 'resolver failed';
