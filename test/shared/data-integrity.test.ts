@@ -405,6 +405,14 @@ describe('reason codes for malformed input', () => {
     }
   });
 
+  it('PROOF_MALFORMED: a proofValue longer than any 64-byte signature, refused before decoding it', async () => {
+    const document = structuredClone(signedJCS) as { proof: { proofValue: string } };
+    document.proof.proofValue = `z${'2'.repeat(50_000)}`; // base58 decoding is quadratic: ~1 s of CPU if decoded
+    await expect(verifyVector(document)).rejects.toThrow(
+      expect.objectContaining({ code: 'PROOF_MALFORMED', cause: expect.objectContaining({ message: 'proofValue is longer than 88 base58 digits' }) }),
+    );
+  });
+
   it('PROOF_MALFORMED: missing or ill-typed members', async () => {
     const mutations: Array<(proof: Record<string, unknown>) => void> = [
       (p) => { delete p.verificationMethod; },
@@ -607,7 +615,8 @@ describe('SHA-256 and digestMultibase (VC DM 2.0 §5.3)', () => {
     expect(verifyDigestMultibase(resource, digestMultibase(resource, 'base64url'))).toBe(true);
     expect(verifyDigestMultibase(utf8ToBytes('resourcE'), digestMultibase(resource))).toBe(false);
     const other = digestMultibase(utf8ToBytes('other'));
-    for (const digest of [other, '', 'z', 'zz0', 'm' + digestMultibase(resource).slice(1), encodeBase58btc(sha256(resource)), 42 as unknown as string]) {
+    const overlong = `z${'1'.repeat(50_000)}${digestMultibase(resource).slice(1)}`; // leading zero digits: too long for a sha2-256 multihash
+    for (const digest of [other, '', 'z', 'zz0', overlong, 'm' + digestMultibase(resource).slice(1), encodeBase58btc(sha256(resource)), 42 as unknown as string]) {
       expect(verifyDigestMultibase(resource, digest)).toBe(false);
     }
   });

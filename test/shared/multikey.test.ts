@@ -4,8 +4,10 @@ import { base58btc } from 'multiformats/bases/base58';
 import { randomBytes } from '../../wallet/crypto/bytes.ts';
 import { getPublicKey } from '../../wallet/crypto/ed25519.ts';
 import {
+  base58DigitsFor,
   decodeBase58btc,
   decodeBase64url,
+  MAX_BASE58_DIGITS,
   decodePrivateKeyMultibase,
   decodePublicKeyMultibase,
   encodeBase58btc,
@@ -70,6 +72,19 @@ describe('Multikey', () => {
         expect(encodeBase58btc(Uint8Array.of(0, ...bytes))).toBe(base58btc.encode(Uint8Array.of(0, ...bytes)));
         expect(decodeBase58btc(base58btc.encode(bytes))).toEqual(bytes);
       }
+    }
+  });
+
+  it('bounds the digits it decodes (decoding is quadratic): MAX_BASE58_DIGITS by default, or what the caller expects', () => {
+    expect(() => decodeBase58btc(`z${'2'.repeat(MAX_BASE58_DIGITS + 1)}`)).toThrow(code('MULTIBASE_INVALID'));
+    expect(decodeBase58btc(`z${'1'.repeat(MAX_BASE58_DIGITS)}`)).toEqual(new Uint8Array(MAX_BASE58_DIGITS));
+    // base58DigitsFor(n) is the longest encoding of n bytes, so it admits every n-byte value.
+    for (const n of [1, 32, 34, 64]) {
+      const longest = Math.max(base58btc.encode(new Uint8Array(n).fill(0xff)).length, base58btc.encode(new Uint8Array(n)).length) - 1;
+      expect(base58DigitsFor(n)).toBe(longest);
+      const bytes = new Uint8Array(n).fill(0xff);
+      expect(decodeBase58btc(base58btc.encode(bytes), 'signature', base58DigitsFor(n))).toEqual(bytes);
+      expect(() => decodeBase58btc(`z2${base58btc.encode(bytes).slice(1)}`, 'signature', base58DigitsFor(n))).toThrow(code('MULTIBASE_INVALID'));
     }
   });
 

@@ -8,6 +8,7 @@ import { credentialDigest, delegate } from '../../wallet/vc/delegation.ts';
 import { createConsent, issueGrant } from '../../wallet/vc/grant.ts';
 import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import { MANDATE_CONTEXTS } from '../../wallet/vc/context.ts';
+import { MAX_DOMAINS } from '../../wallet/vc/parse.ts';
 import { signPresentation } from '../../wallet/vc/presentation.ts';
 import { createReplayCache } from '../../wallet/vc/replay-cache.ts';
 import type { AgentCredential, DelegatedAgentCredential, MandateCredential } from '../../wallet/vc/types.ts';
@@ -156,6 +157,18 @@ describe('verifyPresentation — refused', () => {
     const { proof: _rootProof, ...rootUnsigned } = root;
     const badScope = await signRaw({ ...rootUnsigned, credentialSubject: { ...root.credentialSubject, privilegeScopes: ['Files'] } }, platform);
     expectRefused(await verifyPresentation(await present(agent, [badScope]), options()), 'MALFORMED');
+  });
+
+  it('MALFORMED: more than MAX_DOMAINS domains, at verification and at issuance', async () => {
+    const domains = Array.from({ length: MAX_DOMAINS + 1 }, (_, i) => `d${i}.example.com`);
+    const { proof: _rootProof, ...rootUnsigned } = root;
+    const wide = await signRaw({ ...rootUnsigned, credentialSubject: { ...root.credentialSubject, domains } }, platform);
+    expectRefused(await verifyPresentation(await present(agent, [wide]), options()), 'MALFORMED', 'presentation');
+    await expect(issueAgentCredential({ issuer: platform, agentDid: agent.did, privilegeScopes: ['files'], delegationDepth: 0, domains })).rejects.toThrow(
+      expect.objectContaining({ code: 'MALFORMED' }),
+    );
+    const atTheBound = await issueAgentCredential({ issuer: platform, agentDid: agent.did, privilegeScopes: ['files'], delegationDepth: 0, domains: [TARGET, ...domains.slice(1, MAX_DOMAINS)] });
+    expect((await verifyPresentation(await present(agent, [atTheBound]), options())).valid).toBe(true);
   });
 
   it('MALFORMED: a chain longer than maxChainLength', async () => {

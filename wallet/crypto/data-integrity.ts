@@ -20,7 +20,7 @@
 import { assertBytes } from './bytes.ts';
 import { verify, type Signer } from './ed25519.ts';
 import { assertSafeJson, type CanonicalMemo, canonicalizeJson, type JsonLimits, type JsonObject } from './jcs.ts';
-import { decodeBase58btc, encodeBase58btc } from './multikey.ts';
+import { base58DigitsFor, decodeBase58btc, encodeBase58btc } from './multikey.ts';
 import {
   DATA_INTEGRITY_PROOF,
   type DataIntegrityProof,
@@ -253,7 +253,7 @@ function parseProof(value: unknown): ParsedProof {
   const expires = optionalTime(value, 'expires');
   let proofBytes: Uint8Array;
   try {
-    proofBytes = decodeBase58btc(proofValue as string, 'proofValue');
+    proofBytes = decodeBase58btc(proofValue as string, 'proofValue', base58DigitsFor(64));
   } catch (error) {
     throw malformed('proof "proofValue" must be a base58btc multibase string', error);
   }

@@ -12,7 +12,7 @@
  */
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { assertBytes, concatBytes, equalBytes, utf8ToBytes } from './bytes.ts';
-import { decodeBase58btc, decodeBase64url, encodeBase58btc, encodeBase64url } from './multikey.ts';
+import { base58DigitsFor, decodeBase58btc, decodeBase64url, encodeBase58btc, encodeBase64url } from './multikey.ts';
 
 /** Multihash header for sha2-256 with a 32-byte digest (multicodec 0x12, length 0x20). */
 const SHA256_MULTIHASH_PREFIX = Uint8Array.of(0x12, 0x20);
@@ -91,7 +91,7 @@ export function verifyDigestMultibase(bytes: Uint8Array, digest: string): boolea
   let actual: Uint8Array;
   try {
     if (typeof digest !== 'string') return false;
-    if (digest[0] === 'z') actual = decodeBase58btc(digest, 'digestMultibase');
+    if (digest[0] === 'z') actual = decodeBase58btc(digest, 'digestMultibase', base58DigitsFor(expected.length));
     else if (digest[0] === 'u') actual = decodeBase64url(digest, 'digestMultibase');
     else return false;
   } catch {

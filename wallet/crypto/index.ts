@@ -28,6 +28,8 @@ export {
   decodePrivateKeyMultibase,
   encodeBase58btc,
   decodeBase58btc,
+  base58DigitsFor,
+  MAX_BASE58_DIGITS,
   encodeBase64url,
   decodeBase64url,
 } from './multikey.ts';

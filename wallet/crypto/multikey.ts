@@ -140,11 +140,30 @@ function base58ToBytes(text: string): Uint8Array | undefined {
   return out;
 }
 
-/** Decodes a 'z' base58btc multibase string; anything else is MULTIBASE_INVALID. */
-export function decodeBase58btc(value: string, name = 'value'): Uint8Array {
+/**
+ * The most base58 digits `byteLength` bytes encode to: ⌈8n / log2 58⌉. (Each leading zero byte
+ * takes one digit, fewer than the 1.37 digits per byte of the rest.)
+ */
+export function base58DigitsFor(byteLength: number): number {
+  return Math.ceil((byteLength * 8) / Math.log2(58));
+}
+
+/**
+ * Default bound of `decodeBase58btc` on the digits it reads. Decoding is quadratic in the
+ * length (60,000 digits take a second), while keys, digests and signatures are under 100
+ * digits: an attacker-supplied string must not get to choose the cost.
+ */
+export const MAX_BASE58_DIGITS = 1024;
+
+/**
+ * Decodes a 'z' base58btc multibase string of at most `maxDigits` digits (after the 'z'; pass
+ * `base58DigitsFor(n)` when exactly n bytes are expected); anything else is MULTIBASE_INVALID.
+ */
+export function decodeBase58btc(value: string, name = 'value', maxDigits = MAX_BASE58_DIGITS): Uint8Array {
   if (typeof value !== 'string' || value[0] !== 'z') {
     throw new MultibaseError('MULTIBASE_INVALID', `${name} must be a base58btc multibase string starting with "z"`);
   }
+  if (value.length - 1 > maxDigits) throw new MultibaseError('MULTIBASE_INVALID', `${name} is longer than ${maxDigits} base58 digits`);
   const bytes = base58ToBytes(value.slice(1));
   if (!bytes) throw new MultibaseError('MULTIBASE_INVALID', `${name} contains characters outside the base58btc alphabet`);
   return bytes;

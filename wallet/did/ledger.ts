@@ -23,7 +23,7 @@ import { bytesToUtf8, utf8ToBytes } from '../crypto/bytes.ts';
 import type { Signer } from '../crypto/ed25519.ts';
 import { verify } from '../crypto/ed25519.ts';
 import { canonicalBytes, canonicalizeJson, parseJson, type JsonValue } from '../crypto/jcs.ts';
-import { decodeBase58btc, encodeBase58btc, encodePublicKeyMultibase } from '../crypto/multikey.ts';
+import { base58DigitsFor, decodeBase58btc, encodeBase58btc, encodePublicKeyMultibase } from '../crypto/multikey.ts';
 import { assertDidDocument } from './document.ts';
 import { DidError } from './errors.ts';
 import { assertHttpLimits, fetchForResolution, type FetchLike } from './http.ts';
@@ -198,7 +198,7 @@ async function signedByAny(message: Record<string, JsonValue>, keys: Uint8Array[
   let signatureBytes: Uint8Array;
   let payload: Uint8Array;
   try {
-    signatureBytes = decodeBase58btc(signature as string, 'signature');
+    signatureBytes = decodeBase58btc(signature as string, 'signature', base58DigitsFor(64));
     payload = canonicalBytes(unsigned, { maxBytes });
   } catch {
     return false;

@@ -20,6 +20,12 @@ import type {
 export const CREDENTIAL_TYPES = ['AgentCredential', 'DelegatedAgentCredential', 'DelegationGrantCredential'] as const;
 export type CredentialKind = (typeof CREDENTIAL_TYPES)[number];
 
+/**
+ * Most `domains` a credential may list. A delegation link compares every child domain with
+ * every parent domain; bounded lists keep that cheap (scopes have the same bound, MAX_SCOPES).
+ */
+export const MAX_DOMAINS = 256;
+
 const URN_UUID = /^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DID = /^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$/;
 
@@ -139,7 +145,9 @@ export function parseCredential(value: unknown): MandateCredential {
   if (typeof depth !== 'number' || !Number.isSafeInteger(depth) || depth < 0) {
     malformed('credentialSubject.delegationDepth must be an integer ≥ 0');
   }
-  if (subject.domains !== undefined) requireStringArray(subject.domains, 'credentialSubject.domains');
+  if (subject.domains !== undefined && requireStringArray(subject.domains, 'credentialSubject.domains').length > MAX_DOMAINS) {
+    malformed(`credentialSubject.domains may list at most ${MAX_DOMAINS} domains`);
+  }
   if (kind === 'DelegatedAgentCredential') {
     const parent = value.parentCredential;
     if (!isObject(parent)) malformed('parentCredential must be an object');
