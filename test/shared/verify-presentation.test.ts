@@ -159,6 +159,24 @@ describe('verifyPresentation — refused', () => {
     expectRefused(await verifyPresentation(await present(agent, [badScope]), options()), 'MALFORMED');
   });
 
+  it('MALFORMED before any DID is resolved: unsafe JSON anywhere, an oversized presentation', async () => {
+    const asked: string[] = [];
+    const counting = { resolve: (did: string) => (asked.push(did), resolver.resolve(did)) };
+    const vp = await present(agent, [root]);
+    const loneSurrogate = { ...vp, note: { text: 'broken \ud800 half' } };
+    const refusedSurrogate = await verifyPresentation(loneSurrogate, options({ resolver: counting }));
+    expectRefused(refusedSurrogate, 'MALFORMED', 'presentation');
+    expect(refusedSurrogate.valid === false && refusedSurrogate.message).toContain('surrogate');
+    const nonFinite = { ...vp, extra: { deep: [Number.NaN] } };
+    const refusedNaN = await verifyPresentation(nonFinite, options({ resolver: counting }));
+    expectRefused(refusedNaN, 'MALFORMED', 'presentation');
+    expect(refusedNaN.valid === false && refusedNaN.message).toContain('finite');
+    expectRefused(await verifyPresentation(vp, options({ resolver: counting, maxPresentationBytes: 1024 })), 'MALFORMED', 'presentation');
+    expect(asked).toEqual([]);
+    expect((await verifyPresentation(vp, options({ resolver: counting }))).valid).toBe(true);
+    expect(asked.sort()).toEqual([agent.did, platform.did].sort());
+  });
+
   it('MALFORMED: more than MAX_DOMAINS domains, at verification and at issuance', async () => {
     const domains = Array.from({ length: MAX_DOMAINS + 1 }, (_, i) => `d${i}.example.com`);
     const { proof: _rootProof, ...rootUnsigned } = root;

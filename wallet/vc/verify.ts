@@ -45,7 +45,11 @@ export interface VerifyPresentationOptions {
   clockSkewMs?: number;
   /** Most credentials in the delegation chain (default 8). */
   maxChainLength?: number;
-  /** Largest accepted presentation, canonical UTF-8 bytes (default 64 KiB). */
+  /**
+   * Largest accepted presentation (default 64 KiB): the UTF-8 length of JSON text, checked before
+   * parsing; for a parsed value, the canonical UTF-8 form of the presentation without its proof
+   * (the proof's configuration is held to the same bound and its proofValue to one signature).
+   */
   maxPresentationBytes?: number;
   /** Accept a self-issued root (issuer = subject). Development only. */
   allowSelfSigned?: boolean;
@@ -149,6 +153,21 @@ function startResolution(resolver: Resolvable, did: string): Resolution {
   return settle(resolver.resolve(did));
 }
 
+/**
+ * A DID's resolution for this verification: those of `dids` all start together at the first
+ * request and are each read once; any other DID (a consenting user's key) on its own.
+ */
+function startedTogether(dids: ReadonlySet<string>, resolver: Resolvable): (did: string) => Resolution {
+  let started: Map<string, Resolution> | undefined;
+  return (did) => {
+    if (started === undefined) {
+      started = new Map();
+      for (const each of dids) started.set(each, startResolution(resolver, each));
+    }
+    return started.get(did) ?? startResolution(resolver, did);
+  };
+}
+
 /** The key resolver for the proofs of one controller (the holder, an issuer, a consenting user). */
 type KeysOf = (controller: string) => KeyResolver;
 
@@ -157,13 +176,13 @@ type KeysOf = (controller: string) => KeyResolver;
  * per verification, and no second cache read that could see a different document. Each insists
  * the method belongs to `controller` (its DID, then nothing or a "#fragment").
  */
-function keysFrom(resolutions: Map<string, Resolution>, resolver: Resolvable, now: number): KeysOf {
+function keysFrom(resolutionOf: (did: string) => Resolution, now: number): KeysOf {
   return (controller) => async (verificationMethod, purpose) => {
     const after = verificationMethod.charCodeAt(controller.length);
     if (!verificationMethod.startsWith(controller) || !(Number.isNaN(after) || after === 35) /* '#' */) {
       throw new VerificationError('KEY_NOT_AUTHORIZED', `${verificationMethod} is not a key of ${controller}`);
     }
-    const resolution = resolutions.get(controller) ?? startResolution(resolver, controller);
+    const resolution = resolutionOf(controller);
     const settled = resolution instanceof Promise ? await resolution : resolution;
     if (!settled.ok) throw new VerificationError('DID_RESOLUTION_FAILED', `${controller} could not be resolved (resolver failed)`);
     return keyFromResolution(settled.value, verificationMethod, purpose, now);
@@ -204,25 +223,25 @@ async function run(
   // 0. Shape — anything structurally wrong is MALFORMED before any crypto or I/O.
   enter('presentation');
   const value = typeof input === 'string' ? parseJson(input, limits) : input;
-  // One canonicalization of the whole presentation: it validates every value (safe JSON, the
-  // size limit) before any I/O, and the memo keeps the canonical form of every nested object,
-  // so the proofs and digests below serialize only what they add (their top-level members).
-  // The input is read again across awaits: a caller must not modify it during verification.
+  // The memo keeps the canonical form of every nested object, so each proof and digest below
+  // serializes only what it adds (its top-level members). The presentation's own proof
+  // canonicalizes the presentation first, which validates every value (safe JSON, the size
+  // limit) before any DID is resolved. The input is read again across awaits: a caller must
+  // not modify it during verification.
   const memo = createCanonicalMemo();
   // Credentials identical to ones verified before put their known canonical text in the memo:
-  // the walk below then copies it instead of serializing them again.
+  // canonicalization then copies it instead of serializing them again.
   const recalled = recallCredentials(value, options.credentialCache, memo);
-  canonicalizeJson(value, limits, memo);
   const { presentation, chain, grants } = parsePresentation(value, options.maxChainLength ?? 8, recalled);
   const credentials: MandateCredential[] = [...chain, ...grants];
   const holder = presentation.holder;
 
-  // Start every DID resolution now (the resolver caches and coalesces); judge them in step 2.
+  // Every DID resolution starts together at the first key lookup (the resolver caches and
+  // coalesces), after the presentation was canonicalized; step 2 judges them.
   const issuers = credentials.map(issuerId); // parallel to `credentials`, read once
   const dids = new Set<string>([holder, ...issuers, ...grants.map((g) => g.credentialSubject.onBehalfOf)]);
-  const resolutions = new Map<string, Resolution>();
-  for (const did of dids) resolutions.set(did, startResolution(options.resolver, did));
-  const keysOf = keysFrom(resolutions, options.resolver, now);
+  const resolutionOf = startedTogether(dids, options.resolver);
+  const keysOf = keysFrom(resolutionOf, now);
 
   // 1. The presentation's own proof: holder's authentication key, time window, challenge, target.
   const proof = Array.isArray(presentation.proof) ? presentation.proof[0] : presentation.proof;
@@ -275,7 +294,8 @@ async function run(
   // 2. Every DID involved resolves, and none is deactivated.
   enter('dids');
   const didAges: SourceAge[] = [];
-  for (const [did, resolution] of resolutions) {
+  for (const did of dids) {
+    const resolution = resolutionOf(did);
     const settled = resolution instanceof Promise ? await resolution : resolution;
     const result = settled.ok ? settled.value : undefined;
     if (!result || !result.didDocument || result.didResolutionMetadata.error) {
