@@ -30,6 +30,7 @@ import { generateSeed, seedSigner } from '../wallet/crypto/ed25519.ts';
 import { didKeyIdentity, type SigningIdentity } from '../wallet/vc/identity.ts';
 import { signPresentation } from '../wallet/vc/presentation.ts';
 import type { AgentCredential } from '../wallet/vc/types.ts';
+import { median, round } from './measure.ts';
 
 const CONNECTIONS = 32;
 /** Measured seconds per backend, split over ROUNDS alternating rounds. */
@@ -55,7 +56,6 @@ interface Run {
   statusCodes: Record<string, number>;
 }
 
-const round = (x: number, digits = 1): number => Math.round(x * 10 ** digits) / 10 ** digits;
 
 // ---------------------------------------------------------------------------------------------
 // Child: the issuer
@@ -181,7 +181,7 @@ async function presentations(agent: SigningIdentity, credential: AgentCredential
 
 function summarize(result: autocannon.Result): Run {
   return {
-    requestsPerSec: round(result.requests.average),
+    requestsPerSec: round(result.requests.average, 1),
     p50Ms: round(result.latency.p50, 2),
     p99Ms: round(result.latency.p99, 2),
     non2xx: result.non2xx,
@@ -251,7 +251,7 @@ async function benchOnboarding(base: string, count: number): Promise<OnboardingR
     ],
   });
   return {
-    onboardingsPerSec: round(result.requests.total / 2 / result.duration),
+    onboardingsPerSec: round(result.requests.total / 2 / result.duration, 1),
     p50Ms: round(result.latency.p50, 2),
     p99Ms: round(result.latency.p99, 2),
     non2xx: result.non2xx,
@@ -276,10 +276,6 @@ interface BackendSummary {
   errors: number;
 }
 
-const median = (xs: number[]): number => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-};
 
 function childCpuSeconds(child: Child): Promise<number> {
   return new Promise((resolve) => {
@@ -315,10 +311,10 @@ async function interleaved<T extends { requestsPerSec: number; p50Ms: number; p9
     const seconds = runs.reduce((n, r) => n + r.seconds, 0);
     const cpu = runs.reduce((n, r) => n + r.cpu, 0);
     summary[backend] = {
-      requestsPerSec: round(requests / seconds),
+      requestsPerSec: round(requests / seconds, 1),
       p50Ms: median(runs.map((r) => r.p50Ms)),
       p99Ms: median(runs.map((r) => r.p99Ms)),
-      requestsPerCpuSec: round(requests / cpu),
+      requestsPerCpuSec: round(requests / cpu, 1),
       coresUsed: round(cpu / seconds, 2),
       perRound: runs.map((r) => r.requestsPerSec),
       non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
