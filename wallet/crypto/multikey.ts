@@ -87,6 +87,8 @@ export function encodeBase58btc(bytes: Uint8Array): string {
  */
 let limbScratch = new Float64Array(64);
 const TWO_32 = 2 ** 32;
+/** 2^-32: multiplying by it is exact (a power of two) and, unlike dividing, cheap. */
+const INV_TWO_32 = 2 ** -32;
 
 /** The base-58 value of the `count` (1–3) digits at text[i…], or -1 on a character outside the alphabet. */
 function digitsAt(text: string, i: number, count: number): number {
@@ -123,7 +125,7 @@ function base58ToBytes(text: string): Uint8Array | undefined {
     const scale = count === 3 ? 195_112 : 58 ** count;
     for (let j = 0; j < used; j++) {
       const v = (limbs[j] as number) * scale + carry;
-      carry = Math.floor(v / TWO_32); // division by a power of two: exact
+      carry = Math.floor(v * INV_TWO_32);
       limbs[j] = v - carry * TWO_32;
     }
     for (; carry > 0; used++) {

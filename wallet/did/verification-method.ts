@@ -163,12 +163,12 @@ function keyIn(result: DidResolutionResult, did: string, verificationMethodId: s
 
 /**
  * The key `verificationMethodId` may use for `proofPurpose`, read from `result`, the resolution
- * of its DID: the synchronous core of `createKeyResolver`, for a caller that already holds the
- * resolution (a verifier resolves every DID of a presentation up front).
+ * of `did`: the synchronous core of `createKeyResolver`, for a caller that already holds the
+ * resolution (a verifier resolves every DID of a presentation up front) and has checked that
+ * the method id is `did` or `did#fragment`, so it need not be parsed again.
  */
-export function keyFromResolution(result: DidResolutionResult, verificationMethodId: string, proofPurpose: string, nowMs: number): Uint8Array {
-  const relationship = relationshipFor(proofPurpose);
-  return keyIn(result, didOfMethod(verificationMethodId), verificationMethodId, relationship, nowMs);
+export function keyFromResolution(result: DidResolutionResult, did: string, verificationMethodId: string, proofPurpose: string, nowMs: number): Uint8Array {
+  return keyIn(result, did, verificationMethodId, relationshipFor(proofPurpose), nowMs);
 }
 
 /**

@@ -12,7 +12,7 @@ import { isMandateError } from '../crypto/errors.ts';
 import { type CanonicalMemo, canonicalizeJson, createCanonicalMemo, parseJson, type JsonLimits } from '../crypto/jcs.ts';
 import type { DidResolutionResult, Resolvable } from '../did/types.ts';
 import { keyFromResolution } from '../did/verification-method.ts';
-import type { StatusListClient } from '../status/client.ts';
+import type { StatusCheckResult, StatusListClient } from '../status/client.ts';
 import type { VerifiedCredential, VerifiedCredentialCache } from './credential-cache.ts';
 import { checkDelegationLink, credentialDigest, validUntilOf } from './delegation.ts';
 import { checkGrant } from './grant.ts';
@@ -21,7 +21,7 @@ import { DEFAULT_PRESENTATION_LIFETIME_MS } from './presentation.ts';
 import { VerificationError, type ReasonCode } from './reasons.ts';
 import type { ReplayCache } from './replay-cache.ts';
 import { narrow, uncovered } from './scopes.ts';
-import type { ChainCredential, DelegatedAgentCredential, DelegationGrantCredential, MandateCredential } from './types.ts';
+import type { ChainCredential, DelegatedAgentCredential, DelegationGrantCredential, MandateCredential, StatusEntry } from './types.ts';
 
 export interface VerifyPresentationOptions {
   /** DIDs whose AgentCredentials are accepted as chain roots. */
@@ -185,7 +185,7 @@ function keysFrom(resolutionOf: (did: string) => Resolution, now: number): KeysO
     const resolution = resolutionOf(controller);
     const settled = resolution instanceof Promise ? await resolution : resolution;
     if (!settled.ok) throw new VerificationError('DID_RESOLUTION_FAILED', `${controller} could not be resolved (resolver failed)`);
-    return keyFromResolution(settled.value, verificationMethod, purpose, now);
+    return keyFromResolution(settled.value, controller, verificationMethod, purpose, now);
   };
 }
 
@@ -392,15 +392,15 @@ async function run(
   // 6. Status: revocation and suspension of every credential, through its issuer's status list.
   enter('status');
   const statusAges: SourceAge[] = [];
-  const lookups = credentials.flatMap((credential) =>
-    statusEntries(credential).map((entry) => ({
-      credential,
-      entry,
-      pending: options.statusLists
+  const lookups: Array<{ credential: MandateCredential; entry: StatusEntry; pending: Promise<Settled<StatusCheckResult>> }> = [];
+  for (const credential of credentials) {
+    for (const entry of statusEntries(credential)) {
+      const pending = options.statusLists
         ? settle(options.statusLists.check(entry, issuerId(credential), now))
-        : Promise.resolve({ ok: false as const, error: new VerificationError('STATUS_UNAVAILABLE', 'no status list client is configured') }),
-    })),
-  );
+        : Promise.resolve({ ok: false as const, error: new VerificationError('STATUS_UNAVAILABLE', 'no status list client is configured') });
+      lookups.push({ credential, entry, pending });
+    }
+  }
   for (const { credential, entry, pending } of lookups) {
     const settled = await pending;
     if (!settled.ok) throw reasonFor(settled.error, 'STATUS_UNAVAILABLE', { DID_RESOLUTION_FAILED: 'STATUS_UNAVAILABLE' });
