@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LruCache } from '../../wallet/crypto/lru.ts';
 
@@ -11,6 +12,32 @@ describe('LruCache', () => {
     expect(cache.get('a')).toBe(1);
     expect(cache.get('c')).toBe(3);
     expect(cache.size).toBe(2);
+  });
+
+  it('keeps exact least-recently-used order under any sequence of get, set and delete', () => {
+    const op = fc.tuple(fc.constantFrom('get', 'set', 'delete'), fc.integer({ min: 0, max: 4 }));
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+        const cache = new LruCache<number, number>({ max: 3 });
+        let order: number[] = []; // the model: least recent first
+        for (const [kind, key] of ops) {
+          const present = order.includes(key);
+          if (kind === 'get') {
+            expect(cache.get(key)).toBe(present ? key : undefined);
+            if (present) order = [...order.filter((k) => k !== key), key];
+          } else if (kind === 'set') {
+            cache.set(key, key);
+            order = [...order.filter((k) => k !== key), key].slice(-3);
+          } else {
+            expect(cache.delete(key)).toBe(present);
+            order = order.filter((k) => k !== key);
+          }
+          // ttlOf reads without refreshing: what is held must be exactly the model's keys.
+          expect([0, 1, 2, 3, 4].filter((k) => cache.ttlOf(k) !== undefined)).toEqual([...order].sort());
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('expires entries by their ttl', () => {
