@@ -61,11 +61,11 @@ describe('LruCache', () => {
 
   it('keeps the total size within maxSize, evicting the least recently used', () => {
     const cache = new LruCache<string, string>({ max: 100, maxSize: 10, sizeOf: (v) => v.length });
-    cache.set('a', 'xxxx').set('b', 'yyyy');
-    expect(cache.get('a')).toBe('xxxx'); // b is now the least recently used
-    cache.set('c', 'zzzz'); // 12 > 10: b goes
+    cache.set('a', 'alfa').set('b', 'beta');
+    expect(cache.get('a')).toBe('alfa'); // b is now the least recently used
+    cache.set('c', 'coda'); // 12 > 10: b goes
     expect(cache.get('b')).toBeUndefined();
-    expect([cache.get('a'), cache.get('c')]).toEqual(['xxxx', 'zzzz']);
+    expect([cache.get('a'), cache.get('c')]).toEqual(['alfa', 'coda']);
     cache.set('a', 'x'); // replacing frees the old size: 1 + 4
     cache.set('d', 'wwww'); // 9
     expect(cache.size).toBe(3);
