@@ -9,7 +9,7 @@ export { assertDidDocument } from './document.ts';
 export { multikeyDocument, MULTIKEY_DOCUMENT_CONTEXT } from './multikey-document.ts';
 export { createResolver, type DidResolver, type ResolverOptions, type LazyMethodLoader, type LazyMethodModule } from './registry.ts';
 export { createCachedResolver, DID_CACHE_DEFAULTS, type CacheOptions, type CachedResolver } from './cache.ts';
-export { didKeyFromPublicKey, didKeyFromSeed, publicKeyFromDidKey, didKeyDocument, resolveDidKey, DID_KEY_CONTEXT } from './key.ts';
+export { didKeyFromPublicKey, didKeyFromSeed, publicKeyFromDidKey, didKeyDocument, resolveDidKey } from './key.ts';
 export { createWebResolver, didWebToUrl, DID_WEB_DEFAULTS, type WebResolverOptions } from './web.ts';
 export type { FetchLike } from './http.ts';
 export {

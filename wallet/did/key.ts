@@ -13,12 +13,9 @@ import { getPublicKey } from '../crypto/ed25519.ts';
 import { decodeBase58btc, decodePublicKeyMultibase, encodePublicKeyMultibase, MultibaseError } from '../crypto/multikey.ts';
 import { assertEd25519PublicKey } from './public-key.ts';
 import { DidError } from './errors.ts';
-import { MULTIKEY_DOCUMENT_CONTEXT, multikeyDocument } from './multikey-document.ts';
+import { multikeyDocument } from './multikey-document.ts';
 import { tryParseDid } from './parse.ts';
 import { resolutionError, type DidDocument, type DidResolutionResult, type MethodResolver } from './types.ts';
-
-/** did:key §3.1.2 contexts for a Multikey document. */
-export const DID_KEY_CONTEXT = MULTIKEY_DOCUMENT_CONTEXT;
 
 const PREFIX = 'did:key:';
 /** did:key §3.1.1: multibase base58btc, so 'z' followed by the Bitcoin alphabet only. */
