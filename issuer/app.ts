@@ -28,7 +28,6 @@ import { credentialRoutes } from './routes/credentials.ts';
 import { enrollmentRoutes } from './routes/enrollment.ts';
 import { statusListRoutes } from './routes/status-lists.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
-// EXTRAS routes
 import { registerApiDocs } from './routes/api-docs.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { challengeRoutes } from './routes/challenges.ts';
@@ -98,7 +97,6 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
   app.route('/', agentRoutes(ctx));
   app.route('/', credentialRoutes(ctx));
   app.route('/', statusListRoutes(ctx));
-  // EXTRAS routes below (append only: app.route('/', xyzRoutes(ctx));)
   app.route('/', vpVerifyRoutes(ctx));
   app.route('/', challengeRoutes(ctx));
   app.route('/', didRoutes(ctx));

@@ -20,10 +20,18 @@ import type { AuditLog } from '../audit.ts';
 import type { IssuerEnv } from './env.ts';
 import type { Logger } from './logger.ts';
 
-/** CORE's error codes and their statuses (EXTRAS adds its own codes; ApiError takes any UPPER_SNAKE code). */
+/** Every error code of the issuer's API and its HTTP status (ApiError itself takes any UPPER_SNAKE code). */
 export const ISSUER_ERRORS = {
   VALIDATION_FAILED: 400,
   MALFORMED_JSON: 400,
+  /** A DID (path or body) that is not DID Core §3.1 syntax. */
+  INVALID_DID: 400,
+  /** A presentation /v1/vp/verify cannot even read (the verifier's MALFORMED). */
+  MALFORMED: 400,
+  /** A challenge signature that is neither base58btc multibase nor hex of 64 bytes. */
+  SIGNATURE_ENCODING_INVALID: 400,
+  /** VC-API: the credential to issue is not a VC 2.0 credential. */
+  CREDENTIAL_INVALID: 400,
   UNAUTHORIZED: 401,
   TOKEN_INVALID: 403,
   TOKEN_EXPIRED: 403,
@@ -31,12 +39,18 @@ export const ISSUER_ERRORS = {
   CHALLENGE_MISMATCH: 403,
   PROOF_INVALID: 403,
   CUSTODY_MISMATCH: 403,
+  /** A provider's audit event whose proof does not verify. */
+  EVENT_SIGNATURE_INVALID: 403,
+  /** A proof made with a key that is not the claimed signer's (or not in the right relationship). */
+  KEY_NOT_AUTHORIZED: 403,
   NOT_FOUND: 404,
   AGENT_NOT_FOUND: 404,
   CHALLENGE_NOT_FOUND: 404,
   CREDENTIAL_NOT_FOUND: 404,
   STATUS_LIST_NOT_FOUND: 404,
   DID_NOT_FOUND: 404,
+  /** A service id the DID document does not have. */
+  SERVICE_NOT_FOUND: 404,
   TOKEN_USED: 409,
   CHALLENGE_USED: 409,
   AGENT_EXISTS: 409,
@@ -47,6 +61,14 @@ export const ISSUER_ERRORS = {
   CREDENTIAL_NOT_SUSPENDED: 409,
   NO_CURRENT_CREDENTIAL: 409,
   STATUS_LIST_EXISTS: 409,
+  /** The DID (or the did:web path chosen for it) already exists here. */
+  DID_EXISTS: 409,
+  /** The DID document already has a service with this id. */
+  SERVICE_EXISTS: 409,
+  /** The issuer's own DID cannot be deactivated through the API. */
+  ISSUER_DID_PROTECTED: 409,
+  /** A provider's audit event id that was already recorded. */
+  EVENT_DUPLICATE: 409,
   DID_DEACTIVATED: 410,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -56,6 +78,18 @@ export const ISSUER_ERRORS = {
   DEPTH_EXCEEDED: 422,
   DOMAIN_ESCALATION: 422,
   CHAIN_BROKEN: 422,
+  /** did:key documents are derived from the key: they cannot carry services. */
+  DID_KEY_SERVICES_UNSUPPORTED: 422,
+  /** The DID's document is not served by this issuer, so it cannot be changed here. */
+  DID_NOT_HOSTED: 422,
+  /** A DID whose key must check a signature (a provider's) could not be resolved. */
+  DID_RESOLUTION_FAILED: 422,
+  /** A provider's audit event signed too long ago (or in the future). */
+  EVENT_STALE: 422,
+  /** VC-API: the credential names another issuer than this one. */
+  ISSUER_MISMATCH: 422,
+  /** VC-API: Mandate authority types are issued only through /v1 (enrollment, /v1/vcs). */
+  CREDENTIAL_TYPE_RESERVED: 422,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
@@ -92,7 +126,7 @@ export class ApiError<C extends string = string> extends MandateError<C> {
   }
 }
 
-/** An ApiError for one of CORE's codes, with the status the table gives it. */
+/** An ApiError for one of the issuer's codes, with the status the table gives it. */
 export function apiError(code: IssuerErrorCode, message: string, options?: ApiErrorOptions): ApiError<IssuerErrorCode> {
   return new ApiError(ISSUER_ERRORS[code], code, message, options);
 }

@@ -18,7 +18,6 @@ import { assertSafeJson, type JsonObject } from '../../wallet/crypto/jcs.ts';
 import type { AuditRecord } from '../audit.ts';
 import type { IssuerContext } from '../context.ts';
 import { ApiError, apiError } from '../http/errors.ts';
-import { extrasError } from '../http/extras-errors.ts';
 import { createAuditReceiptsStore, type AuditReceiptsStore } from '../storage/audit-receipts-store.ts';
 import { controllerKeyResolver } from './controller-keys.ts';
 
@@ -60,21 +59,21 @@ function refuse(error: unknown, provider: string): never {
   if (isMandateError(error)) {
     switch (error.code) {
       case 'DID_RESOLUTION_FAILED':
-        throw extrasError('DID_RESOLUTION_FAILED', `the provider DID could not be resolved: ${error.message}`);
+        throw apiError('DID_RESOLUTION_FAILED', `the provider DID could not be resolved: ${error.message}`);
       case 'DID_DEACTIVATED':
         throw apiError('DID_DEACTIVATED', `${provider} is deactivated`);
       case 'KEY_NOT_AUTHORIZED':
       case 'INVALID_PUBLIC_KEY':
-        throw extrasError('KEY_NOT_AUTHORIZED', error.message);
+        throw apiError('KEY_NOT_AUTHORIZED', error.message);
       case 'PROOF_MALFORMED':
       case 'PROOF_MISSING':
       case 'CRYPTOSUITE_UNSUPPORTED':
         throw apiError('VALIDATION_FAILED', `proof: ${error.message}`);
       default:
-        throw extrasError('EVENT_SIGNATURE_INVALID', `the event signature does not verify (${error.code})`);
+        throw apiError('EVENT_SIGNATURE_INVALID', `the event signature does not verify (${error.code})`);
     }
   }
-  throw extrasError('EVENT_SIGNATURE_INVALID', 'the event signature does not verify');
+  throw apiError('EVENT_SIGNATURE_INVALID', 'the event signature does not verify');
 }
 
 export interface ProviderEventRecorder {
@@ -97,11 +96,11 @@ export function createProviderEventRecorder(ctx: IssuerContext, receipts: AuditR
       if (created === undefined) throw apiError('VALIDATION_FAILED', 'proof.created must be an XML Schema dateTimeStamp');
       const now = ctx.now();
       if (Math.abs(now - created) > FRESHNESS_MS) {
-        throw extrasError('EVENT_STALE', `the event was signed at ${String(event.proof.created)}, more than ${FRESHNESS_MS / 60_000} minutes from now`);
+        throw apiError('EVENT_STALE', `the event was signed at ${String(event.proof.created)}, more than ${FRESHNESS_MS / 60_000} minutes from now`);
       }
       try {
         await verifyProof(event, {
-          resolveKey: controllerKeyResolver(ctx, event.provider, (vm) => extrasError('KEY_NOT_AUTHORIZED', `${vm} is not a key of the provider ${event.provider}`)),
+          resolveKey: controllerKeyResolver(ctx, event.provider, (vm) => apiError('KEY_NOT_AUTHORIZED', `${vm} is not a key of the provider ${event.provider}`)),
           expectedProofPurpose: purpose,
           // An authentication proof must name a challenge (VC-DI §2.1); the event id is the replay guard here.
           ...(purpose === 'authentication' ? { expectedChallenge: typeof event.proof.challenge === 'string' ? event.proof.challenge : '' } : {}),
@@ -121,7 +120,7 @@ export function createProviderEventRecorder(ctx: IssuerContext, receipts: AuditR
           data: { eventId: event.id, signedEvent: event as unknown as JsonObject },
         });
         // Claimed after the append so the receipt can name the record; a duplicate rolls both back.
-        if (!receipts.claim(event.id, event.provider, entry.id, now)) throw extrasError('EVENT_DUPLICATE', `event ${event.id} was already recorded`);
+        if (!receipts.claim(event.id, event.provider, entry.id, now)) throw apiError('EVENT_DUPLICATE', `event ${event.id} was already recorded`);
         return entry;
       });
       return { recorded: true, eventId: event.id, seq: recorded.seq, auditId: recorded.id, hash: recorded.hash };

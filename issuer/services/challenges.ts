@@ -26,7 +26,6 @@ import { absoluteDidUrl } from '../../wallet/did/verification-method.ts';
 import { parseScopes } from '../../wallet/vc/scopes.ts';
 import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
-import { extrasError } from '../http/extras-errors.ts';
 import { createChallengesStore, type ChallengesStore } from '../storage/challenges-store.ts';
 import { controllerKeyResolver } from './controller-keys.ts';
 import { requireDid } from './dids.ts';
@@ -85,7 +84,7 @@ export function decodeSignature(signature: string): Uint8Array {
     bytes = undefined;
   }
   if (bytes?.length !== 64) {
-    throw extrasError('SIGNATURE_ENCODING_INVALID', 'signature must be 64 bytes as base58btc multibase ("z…") or hexadecimal');
+    throw apiError('SIGNATURE_ENCODING_INVALID', 'signature must be 64 bytes as base58btc multibase ("z…") or hexadecimal');
   }
   return bytes;
 }

@@ -26,7 +26,6 @@ import { ed25519KeyFromMultibase } from '../../wallet/did/public-key.ts';
 import type { DidDocument, DidResolutionResult, Service, ServiceEndpoint } from '../../wallet/did/types.ts';
 import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
-import { extrasError } from '../http/extras-errors.ts';
 import type { HostedDidKind, HostedDidRecord } from '../storage/dids-store.ts';
 import { multikeyDidDocument } from './did-documents.ts';
 import { hostedResolution } from './resolver.ts';
@@ -89,9 +88,9 @@ export function requireDid(value: string): string {
   try {
     parsed = parseDid(value);
   } catch {
-    throw extrasError('INVALID_DID', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
+    throw apiError('INVALID_DID', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
   }
-  if (parsed.did !== value) throw extrasError('INVALID_DID', 'expected a DID without path, query or fragment');
+  if (parsed.did !== value) throw apiError('INVALID_DID', 'expected a DID without path, query or fragment');
   return parsed.did;
 }
 
@@ -112,7 +111,7 @@ function withServices(did: string, document: DidDocument, inputs: readonly Servi
   const services: Service[] = [...(document.service ?? [])];
   for (const input of inputs) {
     const id = serviceId(did, input.id);
-    if (services.some((s) => s.id === id || `${did}${s.id}` === id)) throw extrasError('SERVICE_EXISTS', `the DID document already has a service ${id}`);
+    if (services.some((s) => s.id === id || `${did}${s.id}` === id)) throw apiError('SERVICE_EXISTS', `the DID document already has a service ${id}`);
     services.push({ id, type: input.type, serviceEndpoint: input.serviceEndpoint as Service['serviceEndpoint'] });
   }
   if (services.length > MAX_SERVICES) throw apiError('VALIDATION_FAILED', `a DID document holds at most ${MAX_SERVICES} services`);
@@ -121,7 +120,7 @@ function withServices(did: string, document: DidDocument, inputs: readonly Servi
 
 function servicesRefusedOnDidKey(did: string): void {
   if (did.startsWith('did:key:')) {
-    throw extrasError(
+    throw apiError(
       'DID_KEY_SERVICES_UNSUPPORTED',
       'a did:key document is derived from the key alone (did:key §3.1.2) and cannot express services; use a did:web',
     );
@@ -133,11 +132,11 @@ function assertMutable(ctx: IssuerContext, record: HostedDidRecord): void {
   servicesRefusedOnDidKey(record.did);
   if (record.kind === 'issuer') {
     // Start-up rewrites the issuer's document from its signing key (issuer-identity.ts), which would drop edits.
-    throw extrasError('ISSUER_DID_PROTECTED', "the issuer's own DID document is managed by its configuration");
+    throw apiError('ISSUER_DID_PROTECTED', "the issuer's own DID document is managed by its configuration");
   }
   if (record.deactivated) throw apiError('DID_DEACTIVATED', `${record.did} is deactivated`);
   if (ctx.config.didMethod !== 'web' || !record.did.startsWith(`did:web:${ctx.config.didDomain ?? ''}:`)) {
-    throw extrasError('DID_NOT_HOSTED', `${record.did} is not served by this issuer`);
+    throw apiError('DID_NOT_HOSTED', `${record.did} is not served by this issuer`);
   }
 }
 
@@ -153,7 +152,7 @@ async function serverKey(ctx: IssuerContext, did: string, verificationMethod: st
 
 function insertHosted(ctx: IssuerContext, record: HostedDidRecord, actor: string, event: string, data: JsonObject, key?: Parameters<IssuerContext['stores']['agents']['insertKey']>[0]): DidView {
   return ctx.db.transaction(() => {
-    if (ctx.stores.dids.get(record.did)) throw extrasError('DID_EXISTS', `${record.did} already exists on this issuer`);
+    if (ctx.stores.dids.get(record.did)) throw apiError('DID_EXISTS', `${record.did} already exists on this issuer`);
     ctx.stores.dids.insert(record);
     if (key) ctx.stores.agents.insertKey(key);
     ctx.audit.record({ event, actor, data: { did: record.did, ...data } });
@@ -178,7 +177,7 @@ export async function createDid(ctx: IssuerContext, input: CreateDidInput, actor
     try {
       document = didKeyDocument(did);
     } catch (error) {
-      throw extrasError('INVALID_DID', `not a usable Ed25519 did:key: ${(error as Error).message}`);
+      throw apiError('INVALID_DID', `not a usable Ed25519 did:key: ${(error as Error).message}`);
     }
     return insertHosted(ctx, { did, document, kind: 'registered', deactivated: false, createdAt: at, updatedAt: at }, actor, 'DID_REGISTERED', { method: 'key' });
   }
@@ -227,7 +226,7 @@ export function resolveHostedDid(ctx: IssuerContext, did: string): DidResolution
       publicKeyFromDidKey(checked);
       return { '@context': DID_RESOLUTION_CONTEXT, didDocument: didKeyDocument(checked), didDocumentMetadata: {}, didResolutionMetadata: { contentType: 'application/did+json' } };
     } catch (error) {
-      throw extrasError('INVALID_DID', `not a usable Ed25519 did:key: ${(error as Error).message}`);
+      throw apiError('INVALID_DID', `not a usable Ed25519 did:key: ${(error as Error).message}`);
     }
   }
   // Not an open resolver: resolving arbitrary did:web hosts on request would make this a fetch proxy.
@@ -274,7 +273,7 @@ export function removeService(ctx: IssuerContext, did: string, endpointId: strin
     const id = serviceId(record.did, endpointId);
     const services = record.document.service ?? [];
     const kept = services.filter((s) => s.id !== id && `${record.did}${s.id}` !== id);
-    if (kept.length === services.length) throw extrasError('SERVICE_NOT_FOUND', `the DID document has no service ${id}`);
+    if (kept.length === services.length) throw apiError('SERVICE_NOT_FOUND', `the DID document has no service ${id}`);
     const { service: _service, ...rest } = record.document;
     const document: DidDocument = kept.length > 0 ? { ...rest, service: kept } : rest;
     const at = ctx.now();
@@ -288,7 +287,7 @@ export function removeService(ctx: IssuerContext, did: string, endpointId: strin
 export function deactivateDid(ctx: IssuerContext, did: string, actor: string, reason?: string): DidView {
   return ctx.db.transaction(() => {
     const record = hostedOrThrow(ctx, did);
-    if (record.kind === 'issuer') throw extrasError('ISSUER_DID_PROTECTED', "the issuer's own DID cannot be deactivated through the API");
+    if (record.kind === 'issuer') throw apiError('ISSUER_DID_PROTECTED', "the issuer's own DID cannot be deactivated through the API");
     const at = ctx.now();
     if (!ctx.stores.dids.deactivate(record.did, at)) throw apiError('DID_DEACTIVATED', `${record.did} is already deactivated`);
     ctx.audit.record({ event: 'DID_DEACTIVATED', actor, ...(record.kind === 'agent' ? { agentDid: record.did } : {}), ...(reason ? { reason } : {}), data: { did: record.did, kind: record.kind } });

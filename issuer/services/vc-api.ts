@@ -21,7 +21,7 @@ import { newUrnUuid } from '../../wallet/vc/identity.ts';
 import { CREDENTIAL_TYPES, statusEntries } from '../../wallet/vc/parse.ts';
 import type { StatusEntry } from '../../wallet/vc/types.ts';
 import type { IssuerContext } from '../context.ts';
-import { extrasError } from '../http/extras-errors.ts';
+import { apiError } from '../http/errors.ts';
 import { controllerKeyResolver } from './controller-keys.ts';
 
 export interface VcApiProblem {
@@ -82,7 +82,7 @@ export interface VcApi {
 }
 
 export function createVcApi(ctx: IssuerContext): VcApi {
-  const keyOf = (did: string) => controllerKeyResolver(ctx, did, (vm) => extrasError('KEY_NOT_AUTHORIZED', `${vm} is not a key of ${did}`));
+  const keyOf = (did: string) => controllerKeyResolver(ctx, did, (vm) => apiError('KEY_NOT_AUTHORIZED', `${vm} is not a key of ${did}`));
 
   async function verifyCredential(credential: unknown): Promise<CredentialVerification> {
     const checks = ['proof', 'validity'];
@@ -134,21 +134,21 @@ export function createVcApi(ctx: IssuerContext): VcApi {
   return {
     async issue(credential, actor) {
       const shape = shapeErrors(credential, 'credential');
-      if (shape !== undefined) throw extrasError('CREDENTIAL_INVALID', shape);
+      if (shape !== undefined) throw apiError('CREDENTIAL_INVALID', shape);
       const vc = { ...(credential as Json) };
       try {
         assertSafeJson(vc);
       } catch (error) {
-        throw extrasError('CREDENTIAL_INVALID', (error as Error).message);
+        throw apiError('CREDENTIAL_INVALID', (error as Error).message);
       }
       const types = Array.isArray(vc.type) ? vc.type : [vc.type];
       const reserved = CREDENTIAL_TYPES.filter((t) => types.includes(t));
       if (reserved.length > 0) {
-        throw extrasError('CREDENTIAL_TYPE_RESERVED', `${reserved.join(', ')} credentials are issued through enrollment and POST /v1/vcs, which give them status entries`);
+        throw apiError('CREDENTIAL_TYPE_RESERVED', `${reserved.join(', ')} credentials are issued through enrollment and POST /v1/vcs, which give them status entries`);
       }
-      if (vc.proof !== undefined) throw extrasError('CREDENTIAL_INVALID', 'the credential to issue must not already carry a proof');
+      if (vc.proof !== undefined) throw apiError('CREDENTIAL_INVALID', 'the credential to issue must not already carry a proof');
       if (vc.issuer === undefined) vc.issuer = ctx.issuer.did;
-      if (didOfIssuer(vc.issuer) !== ctx.issuer.did) throw extrasError('ISSUER_MISMATCH', `this service issues as ${ctx.issuer.did}`);
+      if (didOfIssuer(vc.issuer) !== ctx.issuer.did) throw apiError('ISSUER_MISMATCH', `this service issues as ${ctx.issuer.did}`);
       vc.id ??= newUrnUuid();
       vc.validFrom ??= formatDateTimeStamp(new Date(ctx.now()));
       const signed = await createProof(vc, {

@@ -20,7 +20,7 @@ import type { JsonObject } from '../../wallet/crypto/jcs.ts';
 import { createVerifiedCredentialCache } from '../../wallet/vc/credential-cache.ts';
 import { verifyPresentation } from '../../wallet/vc/verify.ts';
 import type { IssuerContext } from '../context.ts';
-import { extrasError } from '../http/extras-errors.ts';
+import { apiError } from '../http/errors.ts';
 import type { SessionTokenIssuer } from './session-tokens.ts';
 import type { VpAccepted as VerdictAccepted, VpDenied } from '../../wallet/client/issuer-client.ts';
 
@@ -85,7 +85,7 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
       if (target === undefined) {
         const denied: VpDenied = { valid: false, reason: 'MALFORMED', message: 'no expectedTarget and the presentation proof names no domain', failedCheck: 'presentation', ...(vpId ? { vpId } : {}) };
         record(denied, undefined, actor);
-        throw extrasError('MALFORMED', denied.message, { audit: false });
+        throw apiError('MALFORMED', denied.message, { audit: false });
       }
       const result = await verifyPresentation(input.presentation, {
         trustedIssuers: [ctx.issuer.did],
@@ -102,7 +102,7 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
         const denied: VpDenied = { valid: false, reason: result.reason, message: result.message, failedCheck: result.failedCheck, ...(vpId ? { vpId } : {}) };
         record(denied, target, actor);
         // Unreadable input is a bad request, not a decision about an agent (the refusal is already audited).
-        if (result.reason === 'MALFORMED') throw extrasError('MALFORMED', result.message, { audit: false, details: { failedCheck: result.failedCheck } });
+        if (result.reason === 'MALFORMED') throw apiError('MALFORMED', result.message, { audit: false, details: { failedCheck: result.failedCheck } });
         return denied;
       }
       const accepted: VpAccepted = {

@@ -6,7 +6,8 @@
  * JSON.stringify of values the wallet built or validated; secrets are never stored in clear
  * (enrollment tokens as SHA-256 hashes, server-held seeds as AES-256-GCM envelopes).
  *
- * CORE's tables come first. EXTRAS appends its own tables at the end of SCHEMA — append only.
+ * Every statement is CREATE … IF NOT EXISTS: new tables are appended, and an existing database
+ * gains them on its next start.
  */
 export const SCHEMA: readonly string[] = [
   // Enrollment tokens (issue: 256-bit random, stored only as a hash, single use, short TTL).
@@ -35,7 +36,7 @@ export const SCHEMA: readonly string[] = [
     completed_at INTEGER
   )`,
   `CREATE INDEX IF NOT EXISTS onboarding_sessions_token ON onboarding_sessions(token_id)`,
-  // Documents of DIDs this issuer hosts (its own did:web, server-custody agents, EXTRAS' /v1/dids).
+  // Documents of DIDs this issuer hosts (its own did:web, server-custody agents, /v1/dids).
   `CREATE TABLE IF NOT EXISTS hosted_dids (
     did TEXT PRIMARY KEY,
     document TEXT NOT NULL,
@@ -116,7 +117,6 @@ export const SCHEMA: readonly string[] = [
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
   )`,
-  // EXTRAS tables below (append only).
   // User challenges (POST /v1/challenges): single use, expiring; `evidence` keeps what answered
   // it (the signature or the signed UserConsent / presentation) as consent evidence.
   `CREATE TABLE IF NOT EXISTS user_challenges (

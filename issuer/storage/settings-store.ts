@@ -1,4 +1,4 @@
-/** Small key/value settings of the issuer (its DID, default status lists, EXTRAS' session key). */
+/** Small key/value settings of the issuer (its DID, default status lists, the session-token key). */
 import type { IssuerDb } from './db.ts';
 
 export interface SettingsStore {
