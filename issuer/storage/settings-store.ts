@@ -1,4 +1,4 @@
-/** Small key/value settings of the issuer (its DID, default status lists, the session-token key). */
+/** Small key/value settings of the issuer (its DID and its default status lists). */
 import type { IssuerDb } from './db.ts';
 
 export interface SettingsStore {
