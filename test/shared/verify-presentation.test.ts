@@ -39,12 +39,9 @@ function expectRefused(result: VerificationResult, reason: string, failedCheck?:
   expect(result.message.length).toBeGreaterThan(0);
 }
 
-beforeAll(async () => {
-  platform = newIdentity();
-  agent = newIdentity();
-  subAgent = newIdentity();
-  resolver = testResolver();
-  root = await issueAgentCredential({
+/** The platform's credential for `agent`: each call issues a new one (a new id, the same claims). */
+function issueRoot(): Promise<AgentCredential> {
+  return issueAgentCredential({
     issuer: platform,
     agentDid: agent.did,
     privilegeScopes: ['files', 'calendar:read'],
@@ -52,6 +49,14 @@ beforeAll(async () => {
     domains: [TARGET, 'calendar.example.com'],
     validUntil: new Date(Date.now() + 24 * HOUR),
   });
+}
+
+beforeAll(async () => {
+  platform = newIdentity();
+  agent = newIdentity();
+  subAgent = newIdentity();
+  resolver = testResolver();
+  root = await issueRoot();
 });
 
 describe('verifyPresentation — accepted', () => {
@@ -124,14 +129,7 @@ describe('verifyPresentation — accepted', () => {
     // Both cached: the child's link to its parent was checked with the digest the cache kept.
     expect(cachedRun.valid && cachedRun.chain.map((c) => c.cached)).toEqual([true, true]);
     expect(cachedRun.valid && cachedRun.checks.find((c) => c.check === 'chain')?.ok).toBe(true);
-    const otherParent = await issueAgentCredential({
-      issuer: platform,
-      agentDid: agent.did,
-      privilegeScopes: ['files', 'calendar:read'],
-      delegationDepth: 2,
-      domains: [TARGET, 'calendar.example.com'],
-      validUntil: new Date(Date.now() + 24 * HOUR),
-    });
+    const otherParent = await issueRoot();
     // A cached child presented with another valid parent still breaks the chain.
     expectRefused(await verifyPresentation(await present(subAgent, [child, otherParent]), options({ credentialCache: roomy })), 'CHAIN_BROKEN', 'chain');
     expect(credentialDigest(root)).toBe(child.parentCredential.digestMultibase);
