@@ -365,8 +365,8 @@ async function run(
     throw new VerificationError('HOLDER_MISMATCH', `the presentation is signed by ${holder}, but the credential is for ${leaf.credentialSubject.id}`);
   }
   const chainSubjects = new Set(chain.map((c) => c.credentialSubject.id));
-  for (const grant of grants) {
-    const provider = issuerId(grant);
+  for (const [j, grant] of grants.entries()) {
+    const provider = issuers[chain.length + j] as string; // grants follow the chain in `credentials`
     if (!(options.trustedGrantIssuers ?? []).includes(provider)) {
       throw new VerificationError('UNTRUSTED_ISSUER', `${provider} is not a trusted grant issuer`);
     }
@@ -393,10 +393,10 @@ async function run(
   enter('status');
   const statusAges: SourceAge[] = [];
   const lookups: Array<{ credential: MandateCredential; entry: StatusEntry; pending: Promise<Settled<StatusCheckResult>> }> = [];
-  for (const credential of credentials) {
+  for (const [i, credential] of credentials.entries()) {
     for (const entry of statusEntries(credential)) {
       const pending = options.statusLists
-        ? settle(options.statusLists.check(entry, issuerId(credential), now))
+        ? settle(options.statusLists.check(entry, issuers[i] as string, now))
         : Promise.resolve({ ok: false as const, error: new VerificationError('STATUS_UNAVAILABLE', 'no status list client is configured') });
       lookups.push({ credential, entry, pending });
     }
