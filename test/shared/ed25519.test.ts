@@ -162,7 +162,9 @@ describe('Ed25519 signatures are identical on every backend', () => {
       expect(bytesToHex(getPublicKey(seed))).toBe(v.pub);
       for (const backend of backends) {
         expect(bytesToHex(await sign(msg, seed, { backend })), backend).toBe(v.sig);
-        expect(bytesToHex(await seedSigner(seed, { backend }).sign(msg)), backend).toBe(v.sig);
+        const signer = seedSigner(seed, { backend });
+        expect(bytesToHex(signer.publicKey), backend).toBe(v.pub);
+        expect(bytesToHex(await signer.sign(msg)), backend).toBe(v.sig);
       }
       expect(await verdicts(hexToBytes(v.sig), msg, hexToBytes(v.pub))).toEqual(all(true));
     }
