@@ -392,6 +392,21 @@ describe('Ed25519 key and seed validation', () => {
     expectCode(() => assertValidPublicKey(offCurve), 'INVALID_PUBLIC_KEY');
   });
 
+  it('gives a key pushed out of the native-key cache by 1,100 others the same verdicts on every backend', async () => {
+    const seed = generateSeed();
+    const pub = getPublicKey(seed);
+    const msg = utf8ToBytes('verified before and after the cache turned over');
+    const sig = await sign(msg, seed);
+    expect(await verdicts(sig, msg, pub)).toEqual(all(true));
+    // More distinct valid keys ([k]B) than the 1,024 native-key entries: `pub` is evicted, and
+    // comes back through the validated-key memory (imported again, its point decoded again).
+    for (let k = 1n; k <= 1100n; k++) assertValidPublicKey(Point.BASE.multiply(k).toBytes());
+    expect(await verdicts(sig, msg, pub)).toEqual(all(true));
+    const tampered = sig.slice();
+    tampered[40] = (tampered[40] as number) ^ 1;
+    expect(await verdicts(tampered, msg, pub)).toEqual(all(false));
+  });
+
   it('rejects malformed seeds and messages with INVALID_BYTES', async () => {
     expectCode(() => getPublicKey(new Uint8Array(31)), 'INVALID_BYTES');
     expectCode(() => seedSigner(new Uint8Array(33)), 'INVALID_BYTES');

@@ -50,6 +50,11 @@ export function decodePublicKey(publicKey: Uint8Array): EdwardsPoint | string {
   return point;
 }
 
+/** The point of a key that `decodePublicKey` accepted before: decoding only, no checks again. */
+export function decodeCheckedPublicKey(publicKey: Uint8Array): EdwardsPoint {
+  return Point.fromBytes(publicKey, false);
+}
+
 /**
  * Cofactorless RFC 8032 §5.1.7: R' = [S]B − [k]A with k = SHA-512(R ‖ A ‖ M) mod L, accepted
  * iff encode(R') equals the R bytes. Expects S < L already checked and A from decodePublicKey.

@@ -22,7 +22,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { assertBytes, hexToBytes, randomBytes } from './bytes.ts';
 import { MandateError } from './errors.ts';
 import { LruCache } from './lru.ts';
-import { decodePublicKey, nobleVerify, type EdwardsPoint } from './ed25519-noble.ts';
+import { decodeCheckedPublicKey, decodePublicKey, nobleVerify, type EdwardsPoint } from './ed25519-noble.ts';
 import { getNodeCrypto, nodeGetPublicKey, nodePrivateKey, nodePublicKey, nodeSign, nodeVerify, type NodeKeyObject } from './ed25519-node.ts';
 import { getWebCryptoEd25519, isEd25519SigningKey, webGenerateKey, webPrivateKey, webPublicKey, webSign, webVerify } from './ed25519-webcrypto.ts';
 
@@ -170,7 +170,8 @@ function sameMasked(a: Uint8Array, offset: number, b: Uint8Array): boolean {
 
 interface CachedPublicKey {
   readonly bytes: Uint8Array;
-  readonly point: EdwardsPoint;
+  /** For the noble backend: from validation, or decoded again when it first needs it. */
+  point: EdwardsPoint | undefined;
   node?: NodeKeyObject;
   web?: Promise<CryptoKey>;
 }
@@ -181,6 +182,14 @@ interface CachedPublicKey {
  * with a stream of bad keys evict the good ones.
  */
 const publicKeys = new LruCache<string, CachedPublicKey>({ max: 1024 });
+
+/**
+ * The ids of keys that passed validation, remembered 16× longer than `publicKeys` holds its
+ * entries: an id costs about 150 bytes, a point with its KeyObject about 1.5 KB. A verifier that
+ * serves more agents than `publicKeys` holds then imports an evicted key again (~15 µs) instead
+ * of validating it again (~2 ms of bigint arithmetic).
+ */
+const validatedKeys = new LruCache<string, true>({ max: 16 * 1024 });
 
 /**
  * The cache key for 32 key bytes: one character per byte (a short one-byte string, built without
@@ -196,8 +205,13 @@ function lookupPublicKey(publicKey: Uint8Array): CachedPublicKey | string {
   const hit = publicKeys.get(id);
   if (hit) return hit;
   const bytes = publicKey.slice();
-  const point = decodePublicKey(bytes);
-  if (typeof point === 'string') return point;
+  let point: EdwardsPoint | undefined;
+  if (!validatedKeys.has(id)) {
+    const decoded = decodePublicKey(bytes);
+    if (typeof decoded === 'string') return decoded;
+    validatedKeys.set(id, true);
+    point = decoded;
+  }
   const entry: CachedPublicKey = { bytes, point };
   publicKeys.set(id, entry);
   return entry;
@@ -308,7 +322,7 @@ function verifyNow(runner: Exclude<Runner, { kind: 'webcrypto' }>, sig: Uint8Arr
     const key = lookupPublicKey(publicKey);
     if (typeof key === 'string' || !isCanonicalSignature(sig)) return false;
     if (runner.kind === 'node') return nodeVerify(runner.c, sig, msg, (key.node ??= nodePublicKey(runner.c, key.bytes)));
-    return nobleVerify(sig, msg, key.bytes, key.point);
+    return nobleVerify(sig, msg, key.bytes, (key.point ??= decodeCheckedPublicKey(key.bytes)));
   } catch {
     return false;
   }
