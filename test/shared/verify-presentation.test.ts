@@ -204,6 +204,16 @@ describe('verifyPresentation — refused', () => {
     expectRefused(await verifyPresentation(future, options()), 'VP_EXPIRED');
   });
 
+  it('VP_EXPIRED: a presentation valid for longer than the verifier accepts (default 1 hour)', async () => {
+    const decade = await signPresentation({ holder: agent, credentials: [root], challenge: 'nonce-1', domain: TARGET, lifetimeMs: 10 * 365 * 24 * HOUR });
+    expectRefused(await verifyPresentation(decade, options()), 'VP_EXPIRED', 'presentation');
+    const twoHours = await signPresentation({ holder: agent, credentials: [root], challenge: 'nonce-1', domain: TARGET, lifetimeMs: 2 * HOUR });
+    expectRefused(await verifyPresentation(twoHours, options()), 'VP_EXPIRED', 'presentation');
+    expect((await verifyPresentation(twoHours, options({ maxPresentationLifetimeMs: 2 * HOUR }))).valid).toBe(true);
+    const oneHour = await signPresentation({ holder: agent, credentials: [root], challenge: 'nonce-1', domain: TARGET, lifetimeMs: HOUR });
+    expect((await verifyPresentation(oneHour, options())).valid).toBe(true);
+  });
+
   it('CHALLENGE_MISMATCH and TARGET_MISMATCH', async () => {
     expectRefused(await verifyPresentation(await present(agent, [root], { challenge: 'other' }), options()), 'CHALLENGE_MISMATCH', 'presentation');
     expectRefused(await verifyPresentation(await present(agent, [root], { domain: 'evil.example.com' }), options()), 'TARGET_MISMATCH', 'presentation');
@@ -220,6 +230,19 @@ describe('verifyPresentation — refused', () => {
     expect((await verifyPresentation(vp, options({ replayCache }))).valid).toBe(true);
     expectRefused(await verifyPresentation(vp, options({ replayCache })), 'REPLAYED', 'replay');
     expectRefused(await verifyPresentation(await present(agent, [root]), options({ replayCache })), 'REPLAYED', 'replay');
+  });
+
+  it('REPLAYED: a presentation replayed after a full replay cache made room by forgetting it', async () => {
+    const replayCache = createReplayCache({ max: 2 });
+    const answer = async (challenge: string) => verifyPresentation(await present(agent, [root], { challenge }), options({ replayCache, expectedChallenge: challenge }));
+    const first = await present(agent, [root], { challenge: 'first' });
+    expect((await verifyPresentation(first, options({ replayCache, expectedChallenge: 'first' }))).valid).toBe(true);
+    // Two later presentations (two entries each: id and challenge) push `first` out of memory.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await answer('second')).valid).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect((await answer('third')).valid).toBe(true);
+    expectRefused(await verifyPresentation(first, options({ replayCache, expectedChallenge: 'first' })), 'REPLAYED', 'replay');
   });
 
   it('DID_RESOLUTION_FAILED: an issuer DID that does not resolve', async () => {

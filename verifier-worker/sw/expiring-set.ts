@@ -1,6 +1,7 @@
 /**
- * A bounded set of keys that expire, kept in memory and written through to a store: the shape
- * of both the replay cache (remembered presentation ids and challenges) and the nonce store.
+ * A bounded set of keys that expire, kept in memory and written through to a store: the nonce
+ * store. Forgetting a live key here only makes a nonce unusable (fail closed); the replay cache,
+ * where forgetting would reopen a replay, is replay.ts on the wallet's horizon-keeping cache.
  * Decisions are made in memory, synchronously, because one worker instance serves a
  * registration and verifyPresentation's replay check must be atomic; the store only carries
  * the set across the worker's stops, and is read back by `load()` before the first decision.

@@ -1,18 +1,50 @@
 /**
  * The worker's replay cache: presentation ids and challenges verifyPresentation has accepted,
- * remembered until their presentation expires, across the worker's stops (expiring-set.ts).
- * Without the store, stopping the worker, which the browser does whenever it is idle, would
- * forget every presentation id and let a captured presentation be replayed.
+ * remembered until their presentation expires, across the worker's stops. Without the store,
+ * stopping the worker, which the browser does whenever it is idle, would forget every
+ * presentation id and let a captured presentation be replayed.
+ *
+ * Decisions are the wallet's `createReplayCache` (bounded, with a horizon instead of forgetting
+ * live keys), made in memory and synchronously so the check stays atomic; every accepted key is
+ * written through to the store, and `load()` reads the live ones back in expiry order.
  */
-import type { ReplayCache } from '../../wallet/vc/replay-cache.ts';
-import { createExpiringSet, type ExpiringSetOptions } from './expiring-set.ts';
+import { createReplayCache, type ReplayCache } from '../../wallet/vc/replay-cache.ts';
+import { tryStore, type KeyValueStore } from './store.ts';
+
+export interface WorkerReplayCacheOptions {
+  /** Keys and when each expires (ms since the epoch). */
+  store: KeyValueStore<number>;
+  /** Most live keys held in memory (the replay cache's `max`). */
+  max: number;
+  now?: () => number;
+  /** Receives every storage write, so a worker can stay alive until it lands (ExtendableEvent.waitUntil). */
+  track?: (write: Promise<unknown>) => void;
+}
 
 export interface WorkerReplayCache extends ReplayCache {
-  /** Reads the stored entries into memory; call (and await) before the first verification. */
+  /** Reads the stored entries into memory (and deletes the expired ones); call (and await) before the first verification. */
   load(): Promise<void>;
 }
 
-export function createWorkerReplayCache(options: ExpiringSetOptions): WorkerReplayCache {
-  const seen = createExpiringSet(options);
-  return { load: seen.load, remember: seen.add };
+export function createWorkerReplayCache(options: WorkerReplayCacheOptions): WorkerReplayCache {
+  const clock = options.now ?? Date.now;
+  const track = options.track ?? (() => undefined);
+  const write = (operation: () => Promise<void>): void => track(tryStore(operation, undefined));
+  const memory = createReplayCache({ max: options.max, now: clock });
+  return {
+    async load() {
+      const now = clock();
+      const stored = await tryStore(() => options.store.entries(), []);
+      const isLive = ([, at]: [string, unknown]) => typeof at === 'number' && at > now;
+      // Soonest-expiring first: beyond `max`, those are the ones the horizon covers.
+      for (const [key, at] of stored.filter(isLive).sort((a, b) => a[1] - b[1])) memory.remember(key, at);
+      const expired = stored.filter((entry) => !isLive(entry)).map(([key]) => key);
+      if (expired.length > 0) write(() => options.store.delete(expired));
+    },
+    remember(key, expiresAt) {
+      if (!memory.remember(key, expiresAt)) return false;
+      write(() => options.store.set(key, expiresAt));
+      return true;
+    },
+  };
 }

@@ -8,7 +8,7 @@ export { parseCredential, parsePresentation, issuerId } from './parse.ts';
 export { issueAgentCredential, type AgentCredentialOptions } from './agent-credential.ts';
 export { delegate, checkDelegationLink, credentialDigest, type DelegateOptions } from './delegation.ts';
 export { createConsent, issueGrant, checkGrant, type ConsentOptions, type GrantOptions } from './grant.ts';
-export { signPresentation, DEFAULT_PRESENTATION_LIFETIME_MS, type PresentationOptions } from './presentation.ts';
+export { signPresentation, DEFAULT_PRESENTATION_LIFETIME_MS, MAX_PRESENTATION_LIFETIME_MS, type PresentationOptions } from './presentation.ts';
 export { createReplayCache, type ReplayCache, type ReplayCacheOptions } from './replay-cache.ts';
 export { createVerifiedCredentialCache, type VerifiedCredentialCache, type CredentialCacheOptions } from './credential-cache.ts';
 export {

@@ -9,6 +9,8 @@ import { newUrnUuid, type SigningIdentity } from './identity.ts';
 import type { MandateCredential, VerifiablePresentation } from './types.ts';
 
 export const DEFAULT_PRESENTATION_LIFETIME_MS = 5 * 60_000;
+/** The longest lifetime a verifier accepts by default (`maxPresentationLifetimeMs`), and the most the issuer signs. */
+export const MAX_PRESENTATION_LIFETIME_MS = 60 * 60_000;
 
 export interface PresentationOptions {
   holder: SigningIdentity;
@@ -19,7 +21,7 @@ export interface PresentationOptions {
   /** The target service (its name or DID), checked as the verifier's expectedDomain. */
   domain: string;
   created?: Date;
-  /** Lifetime after `created`; default 5 minutes. */
+  /** Lifetime after `created`; default 5 minutes. Verifiers refuse more than 1 hour unless configured otherwise. */
   lifetimeMs?: number;
   id?: string;
 }

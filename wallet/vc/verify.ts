@@ -17,7 +17,7 @@ import type { VerifiedCredential, VerifiedCredentialCache } from './credential-c
 import { checkDelegationLink, credentialDigest, validUntilOf } from './delegation.ts';
 import { checkGrant } from './grant.ts';
 import { issuerId, parsePresentation, statusEntries } from './parse.ts';
-import { DEFAULT_PRESENTATION_LIFETIME_MS } from './presentation.ts';
+import { DEFAULT_PRESENTATION_LIFETIME_MS, MAX_PRESENTATION_LIFETIME_MS } from './presentation.ts';
 import { VerificationError, type ReasonCode } from './reasons.ts';
 import type { ReplayCache } from './replay-cache.ts';
 import { narrow, uncovered } from './scopes.ts';
@@ -51,6 +51,12 @@ export interface VerifyPresentationOptions {
    * (the proof's configuration is held to the same bound and its proofValue to one signature).
    */
   maxPresentationBytes?: number;
+  /**
+   * Longest accepted presentation lifetime, proof `expires` − `created` (default 1 hour, the most
+   * the issuer signs). A replay cache remembers a presentation until it expires: without a bound
+   * one presentation could hold its entry, and stay replayable elsewhere, for years.
+   */
+  maxPresentationLifetimeMs?: number;
   /** Accept a self-issued root (issuer = subject). Development only. */
   allowSelfSigned?: boolean;
 }
@@ -277,16 +283,21 @@ async function run(
   if (!Number.isFinite(expiresAt) || now > expiresAt + skew) {
     throw new VerificationError('VP_EXPIRED', 'the presentation has no valid created/expires time or has expired');
   }
+  const maxLifetime = options.maxPresentationLifetimeMs ?? MAX_PRESENTATION_LIFETIME_MS;
+  if (!(expiresAt - created <= maxLifetime)) {
+    throw new VerificationError('VP_EXPIRED', `the presentation has no created time or is valid for longer than the ${maxLifetime / 1000} s this verifier accepts`);
+  }
   pass('presentation');
 
   if (options.replayCache) {
     enter('replay');
     const until = expiresAt + skew;
+    // A full cache also refuses presentations about to expire that it could no longer vouch for.
     if (!options.replayCache.remember(`vp:${presentation.id}`, until)) {
-      throw new VerificationError('REPLAYED', `presentation ${presentation.id} was already presented`);
+      throw new VerificationError('REPLAYED', `presentation ${presentation.id} was already presented (or is too close to expiry for the replay cache to vouch for it)`);
     }
     if (proof?.challenge !== undefined && !options.replayCache.remember(`challenge:${proof.challenge}`, until)) {
-      throw new VerificationError('REPLAYED', 'this challenge was already answered');
+      throw new VerificationError('REPLAYED', 'this challenge was already answered (or is too close to expiry for the replay cache to vouch for it)');
     }
     pass('replay');
   }
