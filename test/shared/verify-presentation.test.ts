@@ -92,6 +92,31 @@ describe('verifyPresentation — accepted', () => {
     expect(result).toMatchObject({ valid: true, privilegeScopes: ['files', 'calendar:read'], effectiveScopes: ['files:read'] });
   });
 
+  it('narrows by the union of several grants: the worked example of docs/scopes.md', async () => {
+    const owner = newIdentity();
+    const middle = newIdentity();
+    const leafAgent = newIdentity();
+    const user = newIdentity();
+    const rootScopes = ['files', 'mail'];
+    const top = await issueAgentCredential({ issuer: platform, agentDid: owner.did, privilegeScopes: rootScopes, delegationDepth: 2 });
+    const mid = await delegate(top, { delegator: owner, delegateeDid: middle.did, scopes: ['files:read', 'mail:send'] });
+    const leaf = await delegate(mid, { delegator: middle, delegateeDid: leafAgent.did, scopes: ['files:read:public', 'mail:send'] });
+    const grantOf = async (scopes: string[], challenge: string) => {
+      const provider = newIdentity();
+      const consent = await createConsent({ user, agentDid: leafAgent.did, providerDid: provider.did, privilegeScopes: scopes, challenge });
+      return { provider, grant: await issueGrant({ provider, agentDid: leafAgent.did, privilegeScopes: scopes, consent, ceiling: rootScopes }) };
+    };
+    const files = await grantOf(['files:read'], 'g-1');
+    const mail = await grantOf(['mail:send:internal'], 'g-2');
+    const vp = await present(leafAgent, [leaf, mid, top, files.grant, mail.grant]);
+    const verify = (requiredScopes: string[]) =>
+      verifyPresentation(vp, options({ trustedGrantIssuers: [files.provider.did, mail.provider.did], requiredScopes }));
+    const result = await verify(['files:read:public:report.pdf', 'mail:send:internal']);
+    expect(result.valid && [...result.effectiveScopes].sort()).toEqual(['files:read:public', 'mail:send:internal']);
+    expectRefused(await verify(['files:read']), 'INSUFFICIENT_SCOPE', 'scopes');
+    expectRefused(await verify(['mail:send']), 'INSUFFICIENT_SCOPE', 'scopes');
+  });
+
   it('skips re-verifying a cached credential signature but still checks the rest', async () => {
     const cache = createVerifiedCredentialCache();
     const first = await verifyPresentation(await present(agent, [root]), options({ credentialCache: cache }));
