@@ -456,6 +456,9 @@ describe('checkStatus (§3.2 Validate Algorithm)', () => {
     const sameUrl = { ...entry, id: `${LIST_URL}#1`, statusListCredential: LIST_URL };
     const sized = listCredential(SPEC_EXAMPLE_ENCODED_LIST, { statusSize: 2, statusMessage: TWO_BIT_MESSAGES });
     expect(() => assertEntryMatchesList(sameUrl, sized)).toThrow(err('STATUS_LIST_MISMATCH'));
+    // A list without an id could be any list of its issuer: it matches no entry.
+    const { id: _id, ...anonymous } = credential;
+    expect(() => assertEntryMatchesList({ ...entry, statusListCredential: LIST_URL }, anonymous)).toThrow(err('STATUS_LIST_MISMATCH'));
     const decodedOneBit = await decodeStatusList(SPEC_EXAMPLE_ENCODED_LIST);
     expect(() => readEntryStatus({ ...sameUrl, statusSize: 2, statusMessage: TWO_BIT_MESSAGES }, decodedOneBit)).toThrow(err('STATUS_LIST_MISMATCH'));
   });

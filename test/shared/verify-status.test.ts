@@ -118,7 +118,7 @@ describe('status lists in verifyPresentation', () => {
     expectReason(await verify(credential, statusLists, new Date(t0.getTime() + 61_000)), 'CREDENTIAL_REVOKED');
   });
 
-  it('STATUS_UNAVAILABLE: no list at the URL, no client, a foreign signer, a tampered list', async () => {
+  it('STATUS_UNAVAILABLE: no list at the URL, no client, a foreign signer, a tampered list, a list without its id', async () => {
     const missing = await publishedList('revocation');
     const { credential } = await credentialOn(missing);
     await fetch(`${base}/host${new URL(missing.url).pathname}`, { method: 'DELETE' });
@@ -141,6 +141,13 @@ describe('status lists in verifyPresentation', () => {
     const forged = { ...JSON.parse(signedText), credentialSubject: { ...JSON.parse(signedText).credentialSubject, encodedList: await encodeStatusList(tampered.list) } };
     await fetch(`${base}/host${new URL(tampered.url).pathname}`, { method: 'PUT', body: JSON.stringify(forged), headers: { 'content-type': 'application/json' } });
     expectReason(await verify(onTampered), 'STATUS_UNAVAILABLE');
+
+    const anonymous = await publishedList('revocation');
+    const { credential: onAnonymous } = await credentialOn(anonymous);
+    const { id: _id, proof: _proof, ...unnamed } = JSON.parse(await (await fetch(anonymous.url)).text()) as Record<string, unknown>;
+    const signedUnnamed = await signRaw(unnamed as never, platform);
+    await fetch(`${base}/host${new URL(anonymous.url).pathname}`, { method: 'PUT', body: JSON.stringify(signedUnnamed), headers: { 'content-type': 'application/json' } });
+    expectReason(await verify(onAnonymous), 'STATUS_UNAVAILABLE');
   });
 
   it('STATUS_UNAVAILABLE: plain http to a non-loopback host is refused before any fetch', async () => {

@@ -93,7 +93,8 @@ export function createStatusListClient(options: StatusListClientOptions): Status
     const result = await fetchJson(url, { limits, fetch: options.fetch, accept: 'application/vc, application/json', mediaTypes: MEDIA_TYPES });
     if (!result.ok) throw unavailable(`status list ${url}: ${result.message}`);
     const credential = parseStatusListCredential(result.json);
-    if (credential.id !== undefined && credential.id !== url) throw unavailable(`status list ${url} names itself ${credential.id}`);
+    // §3.2 and docs/status-lists.md step 4: the list names itself by the URL it was fetched from.
+    if (credential.id !== url) throw unavailable(`status list ${url} names itself ${credential.id ?? '(no id)'}`);
     // §3.2 step 4: the list credential's own proof, by a key of its issuer.
     const issuer = issuerOf(credential);
     try {

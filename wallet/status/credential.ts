@@ -334,8 +334,8 @@ export interface StatusResult {
 
 /**
  * §3.2 step 5 and the link between entry and list, checked before any decompression:
- * the entry's purpose must be one of the list's (STATUS_PURPOSE_MISMATCH); the list must be the
- * one the entry names when it states its id, and must agree on statusSize (STATUS_LIST_MISMATCH).
+ * the entry's purpose must be one of the list's (STATUS_PURPOSE_MISMATCH); the list's id must be
+ * the URL the entry names, and the two must agree on statusSize (STATUS_LIST_MISMATCH).
  * The id check matters for lists a holder staples: otherwise another list by the same issuer, on
  * which the holder's index happens to be 0, would pass.
  */
@@ -346,7 +346,8 @@ export function assertEntryMatchesList(entry: BitstringStatusListEntry, credenti
     fail('STATUS_PURPOSE_MISMATCH', `the entry's statusPurpose "${entry.statusPurpose}" is not a purpose of the status list`);
   }
   // Exact string comparison: the entry's URL is what was dereferenced and what the issuer signed.
-  if (credential.id !== undefined && credential.id !== entry.statusListCredential) {
+  // A list without an id could be any list of its issuer, so it matches no entry.
+  if (credential.id !== entry.statusListCredential) {
     fail('STATUS_LIST_MISMATCH', 'the status list credential is not the one the entry refers to');
   }
   if (subject.statusSize !== undefined && subject.statusSize !== (entry.statusSize ?? 1)) {
