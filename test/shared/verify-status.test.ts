@@ -156,6 +156,18 @@ describe('status lists in verifyPresentation', () => {
     expectReason(await verify(credential, client({ allowHttpLoopback: false })), 'STATUS_UNAVAILABLE');
   });
 
+  it('STATUS_UNAVAILABLE: a credential without credentialStatus, when the verifier requires one', async () => {
+    const irrevocable = await issueAgentCredential({ issuer: platform, agentDid: agent.did, privilegeScopes: ['files'], delegationDepth: 0 });
+    const vp = await signPresentation({ holder: agent, credentials: [irrevocable], challenge: 'n', domain: TARGET });
+    const trusting = { trustedIssuers: [platform.did], expectedDomain: TARGET, resolver, statusLists: client() };
+    expect((await verifyPresentation(vp, trusting)).valid).toBe(true);
+    expectReason(await verifyPresentation(vp, { ...trusting, requireCredentialStatus: true }), 'STATUS_UNAVAILABLE');
+    const revocation = await publishedList('revocation');
+    const { credential } = await credentialOn(revocation);
+    const withStatus = await signPresentation({ holder: agent, credentials: [credential], challenge: 'n', domain: TARGET });
+    expect((await verifyPresentation(withStatus, { ...trusting, requireCredentialStatus: true })).valid).toBe(true);
+  });
+
   it('a grace period keeps a cached list usable when a refresh fails, and reports its age', async () => {
     const revocation = await publishedList('revocation', 1_000);
     const { credential } = await credentialOn(revocation);

@@ -57,6 +57,13 @@ export interface VerifyPresentationOptions {
    * one presentation could hold its entry, and stay replayable elsewhere, for years.
    */
   maxPresentationLifetimeMs?: number;
+  /**
+   * Refuse (STATUS_UNAVAILABLE) an AgentCredential or DelegationGrantCredential that carries no
+   * credentialStatus: such a credential can never be revoked. Default false (VC DM 2.0 makes
+   * status optional; Mandate's issuer always adds it). Delegated credentials are exempt: agents
+   * keep no status lists, and revoking any credential above cuts the chain.
+   */
+  requireCredentialStatus?: boolean;
   /** Accept a self-issued root (issuer = subject). Development only. */
   allowSelfSigned?: boolean;
 }
@@ -405,7 +412,11 @@ async function run(
   const statusAges: SourceAge[] = [];
   const lookups: Array<{ credential: MandateCredential; entry: StatusEntry; pending: Promise<Settled<StatusCheckResult>> }> = [];
   for (const [i, credential] of credentials.entries()) {
-    for (const entry of statusEntries(credential)) {
+    const entries = statusEntries(credential);
+    if (entries.length === 0 && options.requireCredentialStatus === true && !('parentCredential' in credential)) {
+      throw new VerificationError('STATUS_UNAVAILABLE', `${credential.id} carries no credentialStatus, and this verifier requires one`);
+    }
+    for (const entry of entries) {
       const pending = options.statusLists
         ? settle(options.statusLists.check(entry, issuers[i] as string, now))
         : Promise.resolve({ ok: false as const, error: new VerificationError('STATUS_UNAVAILABLE', 'no status list client is configured') });
