@@ -2,6 +2,7 @@
 // chain, grants), then every reason code provoked by crafted input. Status-list reasons live in
 // verify-status.test.ts.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createProof } from '../../wallet/crypto/data-integrity.ts';
 import { issueAgentCredential } from '../../wallet/vc/agent-credential.ts';
 import { createVerifiedCredentialCache } from '../../wallet/vc/credential-cache.ts';
 import { credentialDigest, delegate } from '../../wallet/vc/delegation.ts';
@@ -239,6 +240,16 @@ describe('verifyPresentation — refused', () => {
     expect((await verifyPresentation(oneHour, options())).valid).toBe(true);
   });
 
+  it('VP_EXPIRED: a proof without expires lives 5 minutes after created', async () => {
+    const unsigned = { '@context': [...MANDATE_CONTEXTS], id: `urn:uuid:${crypto.randomUUID()}`, type: ['VerifiablePresentation'], holder: agent.did, verifiableCredential: [root] };
+    const withoutExpires = (ageMs: number) =>
+      createProof(unsigned, { signer: agent.signer, verificationMethod: agent.verificationMethod, proofPurpose: 'authentication', challenge: 'nonce-1', domain: TARGET, created: new Date(Date.now() - ageMs) });
+    const fresh = await withoutExpires(3 * 60_000);
+    expect(fresh.proof).not.toHaveProperty('expires');
+    expect((await verifyPresentation(fresh, options())).valid).toBe(true);
+    expectRefused(await verifyPresentation(await withoutExpires(7 * 60_000), options()), 'VP_EXPIRED', 'presentation');
+  });
+
   it('CHALLENGE_MISMATCH and TARGET_MISMATCH', async () => {
     expectRefused(await verifyPresentation(await present(agent, [root], { challenge: 'other' }), options()), 'CHALLENGE_MISMATCH', 'presentation');
     expectRefused(await verifyPresentation(await present(agent, [root], { domain: 'evil.example.com' }), options()), 'TARGET_MISMATCH', 'presentation');
@@ -283,6 +294,16 @@ describe('verifyPresentation — refused', () => {
     expectRefused(await verifyPresentation(await present(agent, [credential]), options({ trustedIssuers: [retired.did] })), 'DID_DEACTIVATED', 'dids');
   });
 
+  it('DID_RESOLUTION_FAILED and DID_DEACTIVATED for the holder, in check 1 (its key is needed first)', async () => {
+    const ghost = testIdentity('ghost-holder'); // never published
+    const forGhost = await issueAgentCredential({ issuer: platform, agentDid: ghost.did, privilegeScopes: ['files'], delegationDepth: 0 });
+    expectRefused(await verifyPresentation(await present(ghost, [forGhost]), options()), 'DID_RESOLUTION_FAILED', 'presentation');
+    const retired = testIdentity('retired-holder');
+    resolver.documents.set(retired.did, { document: retired.document, deactivated: true });
+    const forRetired = await issueAgentCredential({ issuer: platform, agentDid: retired.did, privilegeScopes: ['files'], delegationDepth: 0 });
+    expectRefused(await verifyPresentation(await present(retired, [forRetired]), options()), 'DID_DEACTIVATED', 'presentation');
+  });
+
   it('judges results a resolver answers from memory (resolveCached) like resolved ones, and fails closed when it throws', async () => {
     const retired = testIdentity('retired-in-memory');
     resolver.documents.set(retired.did, { document: retired.document, deactivated: true });
@@ -308,6 +329,13 @@ describe('verifyPresentation — refused', () => {
     // The holder signs with a key that belongs to someone else.
     const vp = await signPresentation({ holder: { ...subAgent, did: agent.did }, credentials: [root], challenge: 'nonce-1', domain: TARGET });
     expectRefused(await verifyPresentation(vp, options()), 'KEY_NOT_AUTHORIZED', 'presentation');
+  });
+
+  it('KEY_NOT_AUTHORIZED: a holder key that is only an assertionMethod, not an authentication key', async () => {
+    const assertOnly = testIdentity('assert-only-holder');
+    resolver.documents.set(assertOnly.did, { document: { ...assertOnly.document, authentication: [] } });
+    const credential = await issueAgentCredential({ issuer: platform, agentDid: assertOnly.did, privilegeScopes: ['files'], delegationDepth: 0 });
+    expectRefused(await verifyPresentation(await present(assertOnly, [credential]), options()), 'KEY_NOT_AUTHORIZED', 'presentation');
   });
 
   it('CREDENTIAL_SIGNATURE_INVALID: a credential changed after its issuer signed it', async () => {
@@ -366,6 +394,13 @@ describe('verifyPresentation — refused', () => {
     expectRefused(await verifyPresentation(await present(subAgent, [outliving as never, root]), options()), 'CHAIN_BROKEN', 'chain');
   });
 
+  it('CHAIN_BROKEN: a root followed by more credentials, and a parent with another id', async () => {
+    const child = await delegate(root, { delegator: agent, delegateeDid: subAgent.did, scopes: ['files:read'], domains: [TARGET] });
+    expectRefused(await verifyPresentation(await present(agent, [root, child]), options()), 'CHAIN_BROKEN', 'chain');
+    const renamed = await signRaw(childOf(root, { parentCredential: { id: `urn:uuid:${crypto.randomUUID()}`, digestMultibase: credentialDigest(root) } }), agent);
+    expectRefused(await verifyPresentation(await present(subAgent, [renamed as never, root]), options()), 'CHAIN_BROKEN', 'chain');
+  });
+
   it('SCOPE_ESCALATION: a child wider than its parent (and delegate refuses to sign it)', async () => {
     const wider = await signRaw(childOf(root, { subject: { privilegeScopes: ['files', 'admin'] } }), agent);
     expectRefused(await verifyPresentation(await present(subAgent, [wider as never, root]), options()), 'SCOPE_ESCALATION', 'chain');
@@ -419,6 +454,35 @@ describe('verifyPresentation — refused', () => {
     );
     expectRefused(await verifyPresentation(await present(agent, [root, grant as never]), options({ trustedGrantIssuers: [provider.did] })), 'SCOPE_ESCALATION', 'chain');
     await expect(issueGrant({ provider, agentDid: agent.did, privilegeScopes: ['mail'], consent, ceiling: ['files'] })).rejects.toMatchObject({ code: 'SCOPE_ESCALATION' });
+  });
+
+  /** A grant signed by `provider` exactly as given: no issuance checks. */
+  function craftedGrant(provider: SigningIdentity, subject: { id: string; privilegeScopes: string[]; onBehalfOf: string; consent: unknown }) {
+    const unsigned = {
+      '@context': [...MANDATE_CONTEXTS],
+      id: `urn:uuid:${crypto.randomUUID()}`,
+      type: ['VerifiableCredential', 'DelegationGrantCredential'],
+      issuer: provider.did,
+      validFrom: new Date(Date.now() - 60_000).toISOString(),
+      credentialSubject: subject,
+    };
+    return signRaw(unsigned, provider) as Promise<never>;
+  }
+
+  it('CHAIN_BROKEN: a grant whose consent names another agent or another user; SCOPE_ESCALATION: a grant beyond its consent', async () => {
+    const provider = newIdentity();
+    const user = newIdentity();
+    const trusting = options({ trustedGrantIssuers: [provider.did] });
+    const forSubAgent = await createConsent({ user, agentDid: subAgent.did, providerDid: provider.did, privilegeScopes: ['files:read'], challenge: 'c-6' });
+    const otherAgent = await craftedGrant(provider, { id: agent.did, privilegeScopes: ['files:read'], onBehalfOf: user.did, consent: forSubAgent });
+    expectRefused(await verifyPresentation(await present(agent, [root, otherAgent]), trusting), 'CHAIN_BROKEN', 'chain');
+    const forAgent = await createConsent({ user, agentDid: agent.did, providerDid: provider.did, privilegeScopes: ['files:read'], challenge: 'c-7' });
+    const otherUser = await craftedGrant(provider, { id: agent.did, privilegeScopes: ['files:read'], onBehalfOf: newIdentity().did, consent: forAgent });
+    expectRefused(await verifyPresentation(await present(agent, [root, otherUser]), trusting), 'CHAIN_BROKEN', 'chain');
+    // `files` is within the agent's ceiling but wider than the `files:read` the user approved.
+    const beyondConsent = await craftedGrant(provider, { id: agent.did, privilegeScopes: ['files'], onBehalfOf: user.did, consent: forAgent });
+    expectRefused(await verifyPresentation(await present(agent, [root, beyondConsent]), trusting), 'SCOPE_ESCALATION', 'chain');
+    await expect(issueGrant({ provider, agentDid: agent.did, privilegeScopes: ['files'], consent: forAgent, ceiling: ['files'] })).rejects.toMatchObject({ code: 'SCOPE_ESCALATION' });
   });
 
   it('INSUFFICIENT_SCOPE: a required scope outside the effective scopes', async () => {
