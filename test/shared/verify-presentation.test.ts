@@ -129,6 +129,22 @@ describe('verifyPresentation — accepted', () => {
     expectRefused(later, 'CREDENTIAL_EXPIRED', 'credentials');
   });
 
+  it('verifies a cached credential\'s signature again once the cache TTL has passed', async () => {
+    let clock = Date.now();
+    const cache = createVerifiedCredentialCache({ ttlMs: 60_000, now: () => clock });
+    const cachedFlag = async () => {
+      const result = await verifyPresentation(await present(agent, [root]), options({ credentialCache: cache }));
+      return result.valid && result.chain[0]?.cached;
+    };
+    expect(await cachedFlag()).toBe(false);
+    expect(await cachedFlag()).toBe(true);
+    clock += 59_000;
+    expect(await cachedFlag()).toBe(true);
+    clock += 2_000;
+    expect(await cachedFlag()).toBe(false);
+    expect(await cachedFlag()).toBe(true);
+  });
+
   it('verifies again a credential that differs from the cached one only in content, keeping its proofValue', async () => {
     const cache = createVerifiedCredentialCache();
     expect((await verifyPresentation(await present(agent, [root]), options({ credentialCache: cache }))).valid).toBe(true);

@@ -8,6 +8,9 @@ import { createStatusListClient, type StatusListClientOptions } from '../../wall
 import { buildStatusListCredential, buildStatusListEntry } from '../../wallet/status/credential.ts';
 import { encodeStatusList } from '../../wallet/status/encoded-list.ts';
 import { issueAgentCredential } from '../../wallet/vc/agent-credential.ts';
+import { createVerifiedCredentialCache } from '../../wallet/vc/credential-cache.ts';
+import { delegate } from '../../wallet/vc/delegation.ts';
+import { createConsent, issueGrant } from '../../wallet/vc/grant.ts';
 import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import { signPresentation } from '../../wallet/vc/presentation.ts';
 import type { AgentCredential } from '../../wallet/vc/types.ts';
@@ -103,6 +106,63 @@ describe('status lists in verifyPresentation', () => {
     setStatus(suspension.list, indexes[1] as number, 1);
     await suspension.publish();
     expectReason(await verify(credential), 'CREDENTIAL_SUSPENDED');
+  });
+
+  it('CREDENTIAL_REVOKED for a delegated chain whose root is revoked, and for a revoked grant', async () => {
+    const revocation = await publishedList('revocation');
+    const index = allocateIndex(revocation.list.length, new Set<number>());
+    const root = await issueAgentCredential({
+      issuer: platform,
+      agentDid: agent.did,
+      privilegeScopes: ['files'],
+      delegationDepth: 1,
+      credentialStatus: [buildStatusListEntry({ statusListCredential: revocation.url, statusListIndex: index, statusPurpose: 'revocation' })] as never,
+    });
+    const helper = newIdentity();
+    const child = await delegate(root, { delegator: agent, delegateeDid: helper.did, scopes: ['files:read'] });
+    const chainVp = () => signPresentation({ holder: helper, credentials: [child, root], challenge: 'n', domain: TARGET });
+    const options = { trustedIssuers: [platform.did], expectedDomain: TARGET, resolver };
+    expect((await verifyPresentation(await chainVp(), { ...options, statusLists: client() })).valid).toBe(true);
+    setStatus(revocation.list, index, 1);
+    await revocation.publish();
+    expectReason(await verifyPresentation(await chainVp(), { ...options, statusLists: client() }), 'CREDENTIAL_REVOKED');
+
+    // A grant on its provider's own list.
+    const provider = newIdentity();
+    const user = newIdentity();
+    const grants = await publishedList('revocation');
+    await grants.publish(provider);
+    const { credential: agentRoot } = await credentialOn(await publishedList('revocation'));
+    const grantIndex = allocateIndex(grants.list.length, new Set<number>());
+    const consent = await createConsent({ user, agentDid: agent.did, providerDid: provider.did, privilegeScopes: ['files:read'], challenge: 'g' });
+    const grant = await issueGrant({
+      provider,
+      agentDid: agent.did,
+      privilegeScopes: ['files:read'],
+      consent,
+      ceiling: ['files'],
+      credentialStatus: [buildStatusListEntry({ statusListCredential: grants.url, statusListIndex: grantIndex, statusPurpose: 'revocation' })],
+    });
+    const grantVp = () => signPresentation({ holder: agent, credentials: [agentRoot, grant], challenge: 'n', domain: TARGET });
+    const trusting = { ...options, trustedGrantIssuers: [provider.did] };
+    expect((await verifyPresentation(await grantVp(), { ...trusting, statusLists: client() })).valid).toBe(true);
+    setStatus(grants.list, grantIndex, 1);
+    await grants.publish(provider);
+    expectReason(await verifyPresentation(await grantVp(), { ...trusting, statusLists: client() }), 'CREDENTIAL_REVOKED');
+  });
+
+  it('checks revocation every time, even for a credential the verified-credential cache holds', async () => {
+    const revocation = await publishedList('revocation');
+    const { credential, indexes } = await credentialOn(revocation);
+    const credentialCache = createVerifiedCredentialCache();
+    const options = { trustedIssuers: [platform.did], expectedDomain: TARGET, resolver, credentialCache };
+    const present = () => signPresentation({ holder: agent, credentials: [credential], challenge: 'n', domain: TARGET });
+    expect((await verifyPresentation(await present(), { ...options, statusLists: client() })).valid).toBe(true);
+    const cached = await verifyPresentation(await present(), { ...options, statusLists: client() });
+    expect(cached.valid && cached.chain[0]?.cached).toBe(true);
+    setStatus(revocation.list, indexes[0] as number, 1);
+    await revocation.publish();
+    expectReason(await verifyPresentation(await present(), { ...options, statusLists: client() }), 'CREDENTIAL_REVOKED');
   });
 
   it('a revocation takes effect within one ttl of a cached list', async () => {
