@@ -15,6 +15,7 @@ import { createKeyResolver } from '../../wallet/did/verification-method.ts';
 import { issueAgentCredential } from '../../wallet/vc/agent-credential.ts';
 import { MANDATE_CONTEXT, MANDATE_CONTEXT_URL, MANDATE_CONTEXTS } from '../../wallet/vc/context.ts';
 import { delegate } from '../../wallet/vc/delegation.ts';
+import { createConsent, issueGrant } from '../../wallet/vc/grant.ts';
 import { didKeyIdentity, newUrnUuid, type SigningIdentity } from '../../wallet/vc/identity.ts';
 import { signPresentation } from '../../wallet/vc/presentation.ts';
 import type { AgentCredential } from '../../wallet/vc/types.ts';
@@ -158,6 +159,55 @@ describe('(a) a Mandate AgentCredential verifies with Digital Bazaar', () => {
   });
 });
 
+describe('(a2) Mandate credentials in the shapes real issuers produce verify with Digital Bazaar', () => {
+  /** DB's status hook: records what it was asked about; status semantics stay Mandate's own. */
+  function statusRecorder() {
+    const seen: unknown[] = [];
+    const checkStatus = async ({ credential }: { credential: Record<string, unknown> }) => {
+      seen.push(credential.credentialStatus);
+      return { verified: true };
+    };
+    return { seen, checkStatus };
+  }
+
+  it('an AgentCredential with revocation and suspension entries (BitstringStatusListEntry)', async () => {
+    const entries = ['revocation', 'suspension'].map((statusPurpose, i) => ({
+      type: 'BitstringStatusListEntry',
+      statusPurpose,
+      statusListIndex: String(94_567 + i),
+      statusListCredential: `https://issuer.example.com/v1/status-list/${statusPurpose}-1`,
+    }));
+    const withStatus = await issueAgentCredential({
+      issuer: platform.mandate,
+      agentDid: agent.mandate.did,
+      privilegeScopes: ['files'],
+      delegationDepth: 0,
+      credentialStatus: entries as never,
+    });
+    const { seen, checkStatus } = statusRecorder();
+    expect(await dbVerifyCredential(withStatus, { documentLoader: loader, checkStatus })).toEqual({ verified: true });
+    expect(seen).toEqual([entries]);
+    const moved = structuredClone(withStatus) as unknown as { credentialStatus: Array<{ statusListIndex: string }> };
+    (moved.credentialStatus[0] as { statusListIndex: string }).statusListIndex = '1';
+    expect((await dbVerifyCredential(moved, { documentLoader: loader, checkStatus })).verified).toBe(false);
+  });
+
+  it('a DelegationGrantCredential carrying the user’s signed consent (a JSON literal in the Mandate context)', async () => {
+    const provider = await twinKey();
+    const user = await twinKey();
+    const consent = await createConsent({ user: user.mandate, agentDid: agent.mandate.did, providerDid: provider.mandate.did, privilegeScopes: ['files:read'], challenge: 'consent-1' });
+    const grant = await issueGrant({ provider: provider.mandate, agentDid: agent.mandate.did, privilegeScopes: ['files:read'], consent, ceiling: ['files'] });
+    expect(await dbVerifyCredential(grant, { documentLoader: loader })).toEqual({ verified: true });
+    const widened = structuredClone(grant);
+    widened.credentialSubject.consent.privilegeScopes = ['files'];
+    expect((await dbVerifyCredential(widened, { documentLoader: loader })).verified).toBe(false);
+    // And in a presentation, next to the chain it narrows.
+    const vp = await signPresentation({ holder: agent.mandate, credentials: [root, grant], challenge: CHALLENGE, domain: TARGET });
+    const result = await dbVerifyPresentation(vp, { challenge: CHALLENGE, domain: TARGET, documentLoader: loader });
+    expect(result).toEqual({ verified: true, presentationVerified: true, credentialResults: [{ verified: true }, { verified: true }] });
+  });
+});
+
 describe('(b) a Mandate presentation verifies with Digital Bazaar', () => {
   it('verifies the VP proof (challenge, domain) and its embedded credential', async () => {
     const vp = await signPresentation({ holder: agent.mandate, credentials: [root], challenge: CHALLENGE, domain: TARGET });
@@ -238,6 +288,22 @@ describe('(c) a credential issued by Digital Bazaar is a Mandate chain root', ()
     const child = await delegate(dbRoot, { delegator: agent.mandate, delegateeDid: sub.mandate.did, scopes: ['files:read'] });
     const vp = await signPresentation({ holder: sub.mandate, credentials: [child, dbRoot], challenge: CHALLENGE, domain: TARGET });
     expect((await verifyPresentation(vp, mandateOptions({ trustedIssuers: [dbIssuer.db.controller] }))).valid).toBe(true);
+  });
+
+  it('a grant signed by Digital Bazaar narrows a Mandate presentation; tampered, it is refused', async () => {
+    const provider = await twinKey();
+    const user = await twinKey();
+    const consent = await createConsent({ user: user.mandate, agentDid: agent.mandate.did, providerDid: provider.mandate.did, privilegeScopes: ['files:read'], challenge: 'consent-2' });
+    const mandateGrant = await issueGrant({ provider: provider.mandate, agentDid: agent.mandate.did, privilegeScopes: ['files:read'], consent, ceiling: ['files'] });
+    const { proof: _mandateProof, ...body } = mandateGrant;
+    const dbGrant = (await dbIssue(body, provider.db, { documentLoader: loader })) as unknown as typeof mandateGrant;
+    const trusting = mandateOptions({ trustedIssuers: [dbIssuer.db.controller], trustedGrantIssuers: [provider.db.controller] });
+    const vp = await signPresentation({ holder: agent.mandate, credentials: [dbRoot, dbGrant], challenge: CHALLENGE, domain: TARGET });
+    expect(await verifyPresentation(vp, trusting)).toMatchObject({ valid: true, effectiveScopes: ['files:read'] });
+    const widened = structuredClone(dbGrant);
+    widened.credentialSubject.privilegeScopes = ['files'];
+    const vpWidened = await signPresentation({ holder: agent.mandate, credentials: [dbRoot, widened], challenge: CHALLENGE, domain: TARGET });
+    expectRefused(await verifyPresentation(vpWidened, trusting), 'CREDENTIAL_SIGNATURE_INVALID');
   });
 
   it('is refused when tampered, or when its issuer is not trusted', async () => {

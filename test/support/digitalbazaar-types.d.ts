@@ -133,7 +133,11 @@ declare module '@digitalbazaar/vc' {
     purpose?: DbProofPurpose;
     now?: string | Date;
     maxClockSkew?: number;
+    /** Required by DB for credentials with credentialStatus; called after the proof verified. */
+    checkStatus?: DbCheckStatus;
   }): Promise<unknown>;
+
+  export type DbCheckStatus = (options: { credential: Record<string, unknown> }) => Promise<{ verified: boolean }>;
 
   /** Presentation verification. NB: can REJECT (not resolve `{verified:false}`) on a malformed VP. */
   export function verify(options: {
@@ -147,6 +151,7 @@ declare module '@digitalbazaar/vc' {
     unsignedPresentation?: boolean;
     now?: string | Date;
     maxClockSkew?: number;
+    checkStatus?: DbCheckStatus;
   }): Promise<unknown>;
 }
 

@@ -98,6 +98,8 @@ export interface DbVerifyOptions {
    * method's controller. false: only require the key to be an `assertionMethod` of its controller.
    */
   issuerMustControlKey?: boolean;
+  /** DB refuses to verify a credential with credentialStatus unless it is given this hook. */
+  checkStatus?: vc.DbCheckStatus;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -380,6 +382,7 @@ export async function dbVerifyCredential(credential: object, options: DbVerifyOp
       documentLoader: options.documentLoader ?? defaultLoader,
       ...(purpose ? { purpose } : {}),
       ...(options.now !== undefined ? { now: options.now } : {}),
+      ...(options.checkStatus ? { checkStatus: options.checkStatus } : {}),
     });
     return toResult(raw);
   } catch (error) {
@@ -406,6 +409,7 @@ export async function dbVerifyPresentation(
       ...(options.domain !== undefined ? { domain: options.domain } : {}),
       ...(purpose ? { purpose } : {}),
       ...(options.now !== undefined ? { now: options.now } : {}),
+      ...(options.checkStatus ? { checkStatus: options.checkStatus } : {}),
     });
   } catch (error) {
     // vc.verify rejects (rather than resolving {verified:false}) on a malformed presentation.
