@@ -292,7 +292,7 @@ async function run(
   }
   const maxLifetime = options.maxPresentationLifetimeMs ?? MAX_PRESENTATION_LIFETIME_MS;
   if (!(expiresAt - created <= maxLifetime)) {
-    throw new VerificationError('VP_EXPIRED', `the presentation has no created time or is valid for longer than the ${maxLifetime / 1000} s this verifier accepts`);
+    throw new VerificationError('VP_EXPIRED', `the presentation has no created time or lives longer than ${maxLifetime / 1000} s`);
   }
   pass('presentation');
 
@@ -301,10 +301,10 @@ async function run(
     const until = expiresAt + skew;
     // A full cache also refuses presentations about to expire that it could no longer vouch for.
     if (!options.replayCache.remember(`vp:${presentation.id}`, until)) {
-      throw new VerificationError('REPLAYED', `presentation ${presentation.id} was already presented (or is too close to expiry for the replay cache to vouch for it)`);
+      throw new VerificationError('REPLAYED', `presentation ${presentation.id} was already presented${UNVOUCHED}`);
     }
     if (proof?.challenge !== undefined && !options.replayCache.remember(`challenge:${proof.challenge}`, until)) {
-      throw new VerificationError('REPLAYED', 'this challenge was already answered (or is too close to expiry for the replay cache to vouch for it)');
+      throw new VerificationError('REPLAYED', `this challenge was already answered${UNVOUCHED}`);
     }
     pass('replay');
   }
@@ -482,6 +482,9 @@ function recallCredentials(vp: unknown, cache: VerifiedCredentialCache | undefin
   }
   return recalled;
 }
+
+/** The other reason a replay cache refuses: a full one cannot vouch for keys about to expire. */
+const UNVOUCHED = ', or expires too soon for the replay cache to vouch for it';
 
 function challengeOf(proof: { challenge?: unknown } | undefined): string {
   return typeof proof?.challenge === 'string' ? proof.challenge : '';
