@@ -14,7 +14,7 @@ import { issueAgentCredential } from './vc/agent-credential.ts';
 import { delegate as signDelegation } from './vc/delegation.ts';
 import { didKeyIdentity, type SigningIdentity } from './vc/identity.ts';
 import { credentialKind } from './vc/parse.ts';
-import { signPresentation } from './vc/presentation.ts';
+import { MAX_PRESENTATION_LIFETIME_MS, signPresentation } from './vc/presentation.ts';
 import { parseScopes } from './vc/scopes.ts';
 import type { AgentCredential, ChainCredential, DelegatedAgentCredential, MandateCredential, VerifiablePresentation } from './vc/types.ts';
 import { buildChain, selectionsFor, type Selection } from './client/select.ts';
@@ -60,7 +60,7 @@ export interface SelectCredentialsOptions {
 export interface PresentOptions extends SelectCredentialsOptions {
   /** The verifier's nonce. */
   challenge: string;
-  /** Lifetime of the presentation (default 5 minutes). */
+  /** Lifetime of the presentation (default 5 minutes, at most 1 hour: verifiers refuse longer ones by default). */
   lifetimeMs?: number;
 }
 
@@ -220,7 +220,11 @@ export class Wallet {
   /** Signs a presentation of the best chain for `target` and `scopes`, bound to `challenge`. */
   async present(options: PresentOptions): Promise<VerifiablePresentation> {
     const challenge = requireText(options.challenge, 'challenge');
-    if (options.lifetimeMs !== undefined && (!Number.isSafeInteger(options.lifetimeMs) || options.lifetimeMs < 1000)) throw optionsInvalid('lifetimeMs must be an integer ≥ 1000');
+    const lifetime = options.lifetimeMs;
+    if (lifetime !== undefined && (!Number.isSafeInteger(lifetime) || lifetime < 1000 || lifetime > MAX_PRESENTATION_LIFETIME_MS)) {
+      // Verifiers refuse a longer presentation by default (maxPresentationLifetimeMs).
+      throw optionsInvalid(`lifetimeMs must be an integer from 1000 to ${MAX_PRESENTATION_LIFETIME_MS}`);
+    }
     const { chain, grants } = await this.select(options);
     return signPresentation({
       holder: this.#identity,

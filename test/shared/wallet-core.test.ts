@@ -47,7 +47,7 @@ describe('Wallet: identity', () => {
     await expect(Wallet.open({ keyStore: createMemoryKeyStore(), credentialStore: createMemoryCredentialStore(), createKey: false })).rejects.toEqual(code('KEY_NOT_FOUND'));
   });
 
-  it('WALLET_OPTIONS_INVALID: a DID without its key id, a did:key of another key, an empty challenge or target', async () => {
+  it('WALLET_OPTIONS_INVALID: a DID without its key id, a did:key of another key, an empty challenge or target, a lifetime out of range', async () => {
     const keyStore = createMemoryKeyStore();
     const credentialStore = createMemoryCredentialStore();
     await expect(Wallet.open({ keyStore, credentialStore, did: 'did:web:agent.example' })).rejects.toEqual(code('WALLET_OPTIONS_INVALID'));
@@ -59,6 +59,9 @@ describe('Wallet: identity', () => {
     await wallet.selfIssue({ privilegeScopes: ['files'] });
     await expect(wallet.present({ target: FILES, challenge: '' })).rejects.toEqual(code('WALLET_OPTIONS_INVALID'));
     await expect(wallet.present({ target: '', challenge: 'n' })).rejects.toEqual(code('WALLET_OPTIONS_INVALID'));
+    // A lifetime verifiers would refuse (more than 1 hour), or too short to reach them.
+    await expect(wallet.present({ target: FILES, challenge: 'n', lifetimeMs: 2 * 3_600_000 })).rejects.toEqual(code('WALLET_OPTIONS_INVALID'));
+    await expect(wallet.present({ target: FILES, challenge: 'n', lifetimeMs: 999 })).rejects.toEqual(code('WALLET_OPTIONS_INVALID'));
     await expect(wallet.selfIssue({ privilegeScopes: ['files'], lifetimeSeconds: 0 })).rejects.toEqual(code('WALLET_OPTIONS_INVALID'));
   });
 });
