@@ -284,6 +284,21 @@ describe('verifyPresentation — refused', () => {
     expectRefused(await verifyPresentation(await present(agent, [root]), options({ replayCache })), 'REPLAYED', 'replay');
   });
 
+  it('remembers only presentations that passed every other check: refused ones neither fill the cache nor use up a nonce', async () => {
+    const replayCache = createReplayCache({ max: 2 });
+    const stranger = newIdentity();
+    // A throwaway key wrapping the agent's (public) credential: refused, and not remembered.
+    for (let i = 0; i < 5; i++) {
+      const junk = await present(stranger, [root], { challenge: 'nonce-9' });
+      expectRefused(await verifyPresentation(junk, options({ replayCache, expectedChallenge: 'nonce-9' })), 'HOLDER_MISMATCH', 'chain');
+    }
+    // The genuine answer to the same nonce still passes, once.
+    const genuine = await present(agent, [root], { challenge: 'nonce-9' });
+    const accepted = await verifyPresentation(genuine, options({ replayCache, expectedChallenge: 'nonce-9' }));
+    expect(accepted.valid && accepted.checks.map((c) => c.check)).toEqual(['presentation', 'dids', 'credentials', 'chain', 'scopes', 'status', 'replay']);
+    expectRefused(await verifyPresentation(genuine, options({ replayCache, expectedChallenge: 'nonce-9' })), 'REPLAYED', 'replay');
+  });
+
   it('REPLAYED: a presentation replayed after a full replay cache made room by forgetting it', async () => {
     const replayCache = createReplayCache({ max: 2 });
     const answer = async (challenge: string) => verifyPresentation(await present(agent, [root], { challenge }), options({ replayCache, expectedChallenge: challenge }));

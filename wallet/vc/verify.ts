@@ -3,9 +3,10 @@
  * whether the agent presenting `vp` may act at `expectedDomain` (docs/protocol.md §Verification).
  *
  * The checks run in a fixed order and stop at the first failure, so a refusal always names the
- * first thing wrong: 1 presentation proof (then replay), 2 DID resolution, 3 credential proofs
- * and validity, 4 delegation chain and grants, 5 scopes, 6 status lists. Independent I/O and
- * signature work is started early and in parallel, but results are judged in that order.
+ * first thing wrong: 1 presentation proof, 2 DID resolution, 3 credential proofs and validity,
+ * 4 delegation chain and grants, 5 scopes, 6 status lists, 7 replay (with a replay cache).
+ * Independent I/O and signature work is started early and in parallel, but results are judged
+ * in that order.
  */
 import { parseDateTimeStamp, verifyProof, type KeyResolver, type VerifiedProof } from '../crypto/data-integrity.ts';
 import { isMandateError } from '../crypto/errors.ts';
@@ -68,7 +69,7 @@ export interface VerifyPresentationOptions {
   allowSelfSigned?: boolean;
 }
 
-export type CheckName = 'presentation' | 'replay' | 'dids' | 'credentials' | 'chain' | 'scopes' | 'status';
+export type CheckName = 'presentation' | 'dids' | 'credentials' | 'chain' | 'scopes' | 'status' | 'replay';
 
 export interface CheckOutcome {
   check: CheckName;
@@ -296,19 +297,6 @@ async function run(
   }
   pass('presentation');
 
-  if (options.replayCache) {
-    enter('replay');
-    const until = expiresAt + skew;
-    // A full cache also refuses presentations about to expire that it could no longer vouch for.
-    if (!options.replayCache.remember(`vp:${presentation.id}`, until)) {
-      throw new VerificationError('REPLAYED', `presentation ${presentation.id} was already presented${UNVOUCHED}`);
-    }
-    if (proof?.challenge !== undefined && !options.replayCache.remember(`challenge:${proof.challenge}`, until)) {
-      throw new VerificationError('REPLAYED', `this challenge was already answered${UNVOUCHED}`);
-    }
-    pass('replay');
-  }
-
   // 2. Every DID involved resolves, and none is deactivated.
   enter('dids');
   const didAges: SourceAge[] = [];
@@ -432,6 +420,23 @@ async function run(
     if (status !== 0 && entry.statusPurpose === 'suspension') throw new VerificationError('CREDENTIAL_SUSPENDED', `${credential.id} is suspended`);
   }
   pass('status');
+
+  // 7. Replay, last: only a presentation that passed everything else is remembered, so refused
+  //    ones (a throwaway key wrapping someone's public credential, say) cannot fill the cache
+  //    or use up a verifier's nonce. Both keys are recorded synchronously, after the last
+  //    await, so two concurrent verifications of one presentation cannot both get through.
+  if (options.replayCache) {
+    enter('replay');
+    const until = expiresAt + skew;
+    // A full cache also refuses presentations about to expire that it could no longer vouch for.
+    if (!options.replayCache.remember(`vp:${presentation.id}`, until)) {
+      throw new VerificationError('REPLAYED', `presentation ${presentation.id} was already presented${UNVOUCHED}`);
+    }
+    if (proof?.challenge !== undefined && !options.replayCache.remember(`challenge:${proof.challenge}`, until)) {
+      throw new VerificationError('REPLAYED', `this challenge was already answered${UNVOUCHED}`);
+    }
+    pass('replay');
+  }
 
   return {
     valid: true,
