@@ -54,7 +54,11 @@ export function toWebRequest(req: IncomingMessage, options: ToWebRequestOptions 
     if (name.startsWith(':') || value === undefined) continue;
     headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  const url = new URL(req.url ?? '/', originOf(req, options));
+  // An origin-form target is appended to the origin, never resolved against it: resolved,
+  // `//api/admin/x` would be read as host `api` and path `/admin/x`.
+  const target = req.url ?? '/';
+  const base = new URL(originOf(req, options));
+  const url = target.startsWith('/') ? new URL(base.origin + target) : new URL(target, base);
   return new Request(url, { method: req.method ?? 'GET', headers });
 }
 

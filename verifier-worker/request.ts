@@ -192,20 +192,31 @@ interface CompiledRule {
  * A path as the scope table reads it: percent-decoded, lowercased, empty segments dropped
  * (`/API//Files/` and `/api/%66iles` are both `['api', 'files']`), the way permissive routers
  * may read it, so no spelling of a protected path escapes its rule (erring towards matching is
- * the safe side: a rule only adds requirements). Undefined when the path does not decode.
+ * the safe side: a rule only adds requirements).
+ *
+ * Undefined — no rule applies, so the request is refused — when the path does not decode, or
+ * when routers disagree on what it names: a decoded segment holding `/` or `\` (`api%2Fadmin`
+ * is one segment here but two to a router that decodes first), a `;` (matrix parameters, which
+ * servlet containers and some WSGI servers strip: `admin;x=1` is `admin` to them), or a dot
+ * segment left after URL parsing (`%2e%2e`, which a decoding router may resolve).
  */
 export function pathSegments(path: string): string[] | undefined {
   const segments: string[] = [];
   for (const raw of path.split('/')) {
     if (raw === '') continue;
+    let segment: string;
     try {
-      segments.push(decodeURIComponent(raw).toLowerCase());
+      segment = decodeURIComponent(raw).toLowerCase();
     } catch {
       return undefined;
     }
+    if (AMBIGUOUS_SEGMENT.test(segment)) return undefined;
+    segments.push(segment);
   }
   return segments;
 }
+
+const AMBIGUOUS_SEGMENT = /[/\\;]|^\.\.?$/;
 
 interface PathPattern {
   segments: readonly string[];
@@ -216,7 +227,7 @@ interface PathPattern {
 function compilePath(pattern: string): PathPattern | string {
   if (typeof pattern !== 'string' || !pattern.startsWith('/')) return 'must start with "/"';
   const segments = pathSegments(pattern);
-  if (segments === undefined) return 'is not valid percent-encoding';
+  if (segments === undefined) return 'must be plain: valid percent-encoding, no encoded "/" or "\\", no ";" and no "." or ".." segments';
   const rest = segments[segments.length - 1] === '*';
   if (rest) segments.pop();
   if (segments.includes('*')) return 'may only end with "*"';

@@ -199,4 +199,11 @@ describe('toWebRequest', () => {
     expect(toWebRequest(incoming({ headers: { host: 'bad host/"' } })).url).toBe('http://localhost/a?b=1');
     expect(toWebRequest(incoming({ headers: {} })).url).toBe('http://localhost/a?b=1');
   });
+
+  it('keeps a request-target that starts with // as a path, never as a host name', () => {
+    const request = toWebRequest(incoming({ url: '//api/admin/x', headers: { host: 'files.example.com' } }));
+    expect(new URL(request.url).host).toBe('files.example.com');
+    expect(new URL(request.url).pathname).toBe('//api/admin/x');
+    expect(toWebRequest(incoming({ url: '//evil.example/a', headers: {} }), { baseUrl: 'https://api.example.com/base/' }).url).toBe('https://api.example.com//evil.example/a');
+  });
 });

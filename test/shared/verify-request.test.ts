@@ -272,9 +272,24 @@ describe('verifyRequest — required scopes', () => {
     expectDenied(await judge('/files/%E0%A4%A'), 403, 'INSUFFICIENT_SCOPE');
   });
 
+  it('refuses paths that routers read differently: encoded slashes, ";" parameters, encoded dot segments', async () => {
+    const guarded = [{ path: '/api/admin/*', scopes: ['admin:write'] }, { path: '/*', scopes: [] }];
+    const judgeGuarded = (path: string) => judge(path, 'GET', { requiredScopes: guarded });
+    expect((await judgeGuarded('/api/public/x')).allowed).toBe(true);
+    expectDenied(await judgeGuarded('/api/admin/x'), 403, 'INSUFFICIENT_SCOPE');
+    // Each of these is /api/admin/x to some backend (a decoding router, a servlet container, a
+    // router that resolves dot segments); none may fall through to the open `/*` rule.
+    for (const path of ['/api%2Fadmin/x', '/api%5Cadmin/x', '/api/admin;jsessionid=1/x', '/api/admin%3B/x', '/api/x/%2e%2e/admin/y', '/api/%2E/admin/x']) {
+      expectDenied(await judgeGuarded(path), 403, 'INSUFFICIENT_SCOPE');
+    }
+    expect(() => prepareVerifier(verifier({ requiredScopes: [{ path: '/api/a;b', scopes: [] }] }))).toThrow(expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }));
+  });
+
   it('pathSegments and matchesPathPattern expose the table\'s reading of paths to other code', () => {
     expect(pathSegments('/API//Files/%66oo/')).toEqual(['api', 'files', 'foo']);
     expect(pathSegments('/a/%E0%A4%A')).toBeUndefined();
+    for (const ambiguous of ['/api%2Fadmin', '/a%5Cb', '/admin;x=1', '/a/%2e%2e/b', '/a/%2E']) expect(pathSegments(ambiguous), ambiguous).toBeUndefined();
+    expect(pathSegments('/a.b/.../c')).toEqual(['a.b', '...', 'c']);
     const at = (path: string) => pathSegments(path) ?? [];
     expect(matchesPathPattern('/files/:id', at('/FILES/42'))).toBe(true);
     expect(matchesPathPattern('/files/*', at('/files'))).toBe(true);
