@@ -18,7 +18,7 @@ import { isMandateError } from '../../wallet/crypto/errors.ts';
 import { assertSafeJson } from '../../wallet/crypto/jcs.ts';
 import { VC_V2_CONTEXT } from '../../wallet/vc/context.ts';
 import { newUrnUuid } from '../../wallet/vc/identity.ts';
-import { CREDENTIAL_TYPES, statusEntries } from '../../wallet/vc/parse.ts';
+import { CREDENTIAL_TYPES, MAX_STATUS_ENTRIES, statusEntries } from '../../wallet/vc/parse.ts';
 import type { StatusEntry } from '../../wallet/vc/types.ts';
 import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
@@ -98,6 +98,7 @@ export function createVcApi(ctx: IssuerContext): VcApi {
     } catch (error) {
       errors.push(problem('proof', error));
     }
+    const proofVerified = errors.length === 0;
     // VC DM 2.0 §4.9: validFrom / validUntil (both optional).
     for (const [field, fails] of [
       ['validFrom', (t: number) => t > now + 60_000],
@@ -114,7 +115,12 @@ export function createVcApi(ctx: IssuerContext): VcApi {
     } catch {
       entries = [];
     }
-    if (entries.length > 0) {
+    // Status lists are fetched only for a credential whose proof verified, and for at most
+    // MAX_STATUS_ENTRIES of them: an unsigned request naming hundreds of URLs would otherwise
+    // make this issuer fetch them all, on every request.
+    if (entries.length > MAX_STATUS_ENTRIES) {
+      errors.push({ check: 'status', code: 'MALFORMED', message: `more than ${MAX_STATUS_ENTRIES} credentialStatus entries` });
+    } else if (entries.length > 0 && proofVerified) {
       checks.push('status');
       for (const entry of entries) {
         try {

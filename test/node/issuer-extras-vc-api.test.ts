@@ -105,6 +105,33 @@ describe('POST /credentials/verify', () => {
     expect(after.json.errors).toEqual([expect.objectContaining({ check: 'status', code: 'CREDENTIAL_REVOKED' })]);
   });
 
+  it('fetches no status list for a credential whose proof fails, and refuses more than 4 entries', async () => {
+    const entries = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        type: 'BitstringStatusListEntry',
+        statusPurpose: 'revocation',
+        statusListIndex: String(i),
+        statusListCredential: `https://status-${i}.example.com/list`,
+      }));
+    // Unsigned in effect: a proof by a stranger's key, with many status URLs to make us fetch.
+    const stranger = didKeyIdentity(seedSigner(generateSeed()));
+    const forged = await createProof(
+      { ...unsignedCredential(), issuer: issuer.running.ctx.issuer.did, validFrom: '2026-01-01T00:00:00Z', credentialStatus: entries(3) },
+      { signer: stranger.signer, verificationMethod: stranger.verificationMethod, proofPurpose: 'assertionMethod' },
+    );
+    const refused = await issuer.call('/credentials/verify', { body: { verifiableCredential: forged } });
+    expect(refused.json.checks).not.toContain('status');
+    expect(refused.json.errors.map((e: { check: string }) => e.check)).toEqual(['proof']);
+    // Signed by a key of its own issuer, but with five entries: refused before any fetch.
+    const selfIssued = await createProof(
+      { ...unsignedCredential(), issuer: stranger.did, validFrom: '2026-01-01T00:00:00Z', credentialStatus: entries(5) },
+      { signer: stranger.signer, verificationMethod: stranger.verificationMethod, proofPurpose: 'assertionMethod' },
+    );
+    const tooMany = await issuer.call('/credentials/verify', { body: { verifiableCredential: selfIssued } });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.json.errors).toEqual([expect.objectContaining({ check: 'status', code: 'MALFORMED' })]);
+  });
+
   it("refuses a credential signed with a key that is not its issuer's", async () => {
     const stranger = didKeyIdentity(seedSigner(generateSeed()));
     const forged = await createProof(

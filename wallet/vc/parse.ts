@@ -88,10 +88,13 @@ export function statusEntries(credential: { credentialStatus?: StatusEntry | Sta
   return Array.isArray(status) ? status : [status];
 }
 
+/** Most `credentialStatus` entries a Mandate credential may carry (docs/protocol.md). */
+export const MAX_STATUS_ENTRIES = 4;
+
 function checkStatus(value: unknown, what: string): void {
   if (value === undefined) return;
   const entries = Array.isArray(value) ? value : [value];
-  if (entries.length === 0 || entries.length > 4) malformed(`${what} must hold one to four entries`);
+  if (entries.length === 0 || entries.length > MAX_STATUS_ENTRIES) malformed(`${what} must hold one to ${MAX_STATUS_ENTRIES} entries`);
   for (const entry of entries) {
     if (!isObject(entry) || entry.type !== 'BitstringStatusListEntry') malformed(`${what} entries must be BitstringStatusListEntry objects`);
     requireString(entry.statusPurpose, `${what}.statusPurpose`);
