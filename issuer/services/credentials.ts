@@ -7,7 +7,9 @@
  * Renewal issues a NEW credential with the same subject, scopes, depth and domains and a new
  * validity; the old one is marked superseded (and the agent's current credential becomes the
  * new one) but is NOT revoked: it stays valid until its own validUntil, so an agent that renews
- * early is not cut off mid-flight. Revoke it explicitly to end it at once.
+ * early is not cut off mid-flight. It carries the same authority, though, so revoking,
+ * suspending or reinstating a credential does the same to every live credential it superseded:
+ * revoking an agent's current credential must not leave last month's one working.
  */
 import { parseDateTimeStamp } from '../../wallet/crypto/data-integrity.ts';
 import type { JsonObject } from '../../wallet/crypto/jcs.ts';
@@ -208,8 +210,19 @@ export function revokeCredential(ctx: IssuerContext, vcId: string, reason: strin
     }
     setListStatus(ctx, position.listId, position.index, 1);
     ctx.audit.record({ event: 'CREDENTIAL_REVOKED', actor, agentDid: record.subjectDid, ...(reason ? { reason } : {}), data: { vcId: record.id } });
+    for (const old of livePredecessors(ctx, record)) {
+      if (old.revocation === null || !ctx.stores.credentials.markRevoked(old.id, ctx.now())) continue;
+      setListStatus(ctx, old.revocation.listId, old.revocation.index, 1);
+      ctx.audit.record({ event: 'CREDENTIAL_REVOKED', actor, agentDid: old.subjectDid, ...(reason ? { reason } : {}), data: { vcId: old.id, with: record.id } });
+    }
   });
   return credentialView(ctx, getCredential(ctx, record.id));
+}
+
+/** The credentials `record` superseded that still carry its authority: not revoked, not expired. */
+function livePredecessors(ctx: IssuerContext, record: CredentialRecord): CredentialRecord[] {
+  const now = ctx.now();
+  return ctx.stores.credentials.predecessorsOf(record.id).filter((old) => old.revokedAt === null && (old.validUntil === null || old.validUntil > now));
 }
 
 /** Suspends (on = true) or reinstates (on = false) through the suspension list. */
@@ -226,6 +239,12 @@ export function setSuspension(ctx: IssuerContext, vcId: string, on: boolean, rea
     setListStatus(ctx, position.listId, position.index, on ? 1 : 0);
     const data: JsonObject = { vcId: record.id };
     ctx.audit.record({ event: on ? 'CREDENTIAL_SUSPENDED' : 'CREDENTIAL_REINSTATED', actor, agentDid: record.subjectDid, ...(reason ? { reason } : {}), data });
+    for (const old of livePredecessors(ctx, record)) {
+      if (old.suspension === null || !ctx.stores.credentials.setSuspended(old.id, on ? ctx.now() : null)) continue;
+      setListStatus(ctx, old.suspension.listId, old.suspension.index, on ? 1 : 0);
+      const event = on ? 'CREDENTIAL_SUSPENDED' : 'CREDENTIAL_REINSTATED';
+      ctx.audit.record({ event, actor, agentDid: old.subjectDid, ...(reason ? { reason } : {}), data: { vcId: old.id, with: record.id } });
+    }
   });
   return credentialView(ctx, getCredential(ctx, record.id));
 }

@@ -37,6 +37,8 @@ export interface CredentialStore {
   listBySubject(subjectDid: string, limit: number): CredentialRecord[];
   /** True when the credential was not superseded before. */
   markSuperseded(id: string, by: string): boolean;
+  /** The credentials `id` replaced by renewal, directly or through earlier renewals. */
+  predecessorsOf(id: string): CredentialRecord[];
   /** True when the credential was not revoked before. */
   markRevoked(id: string, at: number): boolean;
   /** Sets (a time) or clears (null) the suspension mark; true when it changed. */
@@ -94,6 +96,10 @@ export function createSqliteCredentialStore(db: IssuerDb): CredentialStore {
   const get = s.prepare<[string], CredentialRow>('SELECT * FROM credentials WHERE id = ?');
   const bySubject = s.prepare<[string, number], CredentialRow>('SELECT * FROM credentials WHERE subject_did = ? ORDER BY issued_at DESC, rowid DESC LIMIT ?');
   const supersede = s.prepare('UPDATE credentials SET superseded_by = ? WHERE id = ? AND superseded_by IS NULL');
+  const predecessors = s.prepare<[string], CredentialRow>(`WITH RECURSIVE lineage(id) AS (
+      SELECT id FROM credentials WHERE superseded_by = ?
+      UNION SELECT c.id FROM credentials c JOIN lineage l ON c.superseded_by = l.id)
+    SELECT credentials.* FROM credentials JOIN lineage USING (id) ORDER BY issued_at DESC, rowid DESC`);
   const revoke = s.prepare('UPDATE credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
   const suspend = s.prepare('UPDATE credentials SET suspended_at = ? WHERE id = ? AND suspended_at IS NULL');
   const reinstate = s.prepare('UPDATE credentials SET suspended_at = NULL WHERE id = ? AND suspended_at IS NOT NULL');
@@ -119,6 +125,7 @@ export function createSqliteCredentialStore(db: IssuerDb): CredentialStore {
     get: (id) => toRecord(get.get(id)),
     listBySubject: (subjectDid, limit) => bySubject.all(subjectDid, limit).map((row) => toRecord(row) as CredentialRecord),
     markSuperseded: (id, by) => supersede.run(by, id).changes === 1,
+    predecessorsOf: (id) => predecessors.all(id).map((row) => toRecord(row) as CredentialRecord),
     markRevoked: (id, at) => revoke.run(at, id).changes === 1,
     setSuspended: (id, at) => (at === null ? reinstate.run(id) : suspend.run(at, id)).changes === 1,
   };

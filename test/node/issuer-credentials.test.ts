@@ -162,6 +162,30 @@ describe('renewal', () => {
     expect(Date.parse(again.json.validUntil) - Date.parse(again.json.validFrom)).toBe(7_200_000);
   });
 
+  it('suspending, reinstating and revoking the newest credential does the same to those it superseded', async () => {
+    const { agentDid, vcId: first } = await onboardServerAgent(issuer);
+    const second = (await issuer.call(vcPath(first, 'renew'), { admin: true, body: {} })).json.vcId as string;
+    const third = (await issuer.call(vcPath(second, 'renew'), { admin: true, body: {} })).json.vcId as string;
+    const stateOf = async (vcId: string) => (await issuer.call(vcPath(vcId))).json.state as string;
+    const reasonWith = async (vcId: string) => (await present(agentDid, undefined, vcId)).json.reason as string | undefined;
+
+    await issuer.call(vcPath(third, 'suspend'), { admin: true, body: {} });
+    for (const vcId of [first, second]) expect(await reasonWith(vcId), vcId).toBe('CREDENTIAL_SUSPENDED');
+    await issuer.call(vcPath(third, 'reinstate'), { admin: true, body: {} });
+    for (const vcId of [first, second, third]) expect((await present(agentDid, undefined, vcId)).json.valid, vcId).toBe(true);
+
+    await issuer.call(vcPath(third, 'revoke'), { admin: true, body: { reason: 'key leaked' } });
+    for (const vcId of [first, second, third]) {
+      expect(await stateOf(vcId), vcId).toBe('revoked');
+      expect(await reasonWith(vcId), vcId).toBe('CREDENTIAL_REVOKED');
+    }
+    const audit = await issuer.call(`/v1/audit?agent=${encodeURIComponent(agentDid)}&event=CREDENTIAL_REVOKED`, { admin: true });
+    const revocations = audit.json.records as Array<{ reason?: string; data: { vcId: string; with?: string } }>;
+    expect(revocations.map((r) => r.data.vcId).sort()).toEqual([first, second, third].sort());
+    expect(revocations.every((r) => r.reason === 'key leaked')).toBe(true);
+    expect(revocations.filter((r) => r.data.with === third)).toHaveLength(2);
+  });
+
   it('refuses revoked (409 CREDENTIAL_REVOKED) and suspended (409 CREDENTIAL_SUSPENDED) credentials', async () => {
     const a = await onboardServerAgent(issuer);
     await issuer.call(vcPath(a.vcId, 'revoke'), { admin: true, body: {} });
