@@ -163,6 +163,24 @@ describe('did:ledger resolution from a mirror node', () => {
     expect(result.didResolutionMetadata.ledger).toMatchObject({ messages: 3, applied: 2, ignored: { badSignature: 1 } });
   });
 
+  it('ignores a message dated more than 10 minutes from its consensus time: a delegate cannot freeze the DID', async () => {
+    const topic = newTopic();
+    const did = didLedgerFromPublicKey(root.publicKey, topic, 'testnet');
+    const withDelegate = documentFor(did, delegate);
+    const rootOnly = { ...documentFor(did), alsoKnownAs: ['https://agents.example/rotated'] };
+    const farFuture = await createLedgerMessage({ operation: 'update', did, timestamp: '+275760-09-13T00:00:00.000Z', signer: delegate, document: withDelegate });
+    const lateStamp = await message('update', did, 2 + 11 * 60, delegate, withDelegate); // 11 minutes after its consensus time
+    await publishPage(topic, [
+      entry(await message('create', did, 1, root, withDelegate), 1),
+      entry(farFuture, 2),
+      entry(lateStamp, 3),
+      entry(await message('update', did, 4, root, rootOnly), 4), // the root removes the delegate
+    ]);
+    const result = await resolver.resolve(did);
+    expect(result.didDocument).toEqual(rootOnly);
+    expect(result.didResolutionMetadata.ledger).toMatchObject({ applied: 2, ignored: { outOfOrder: 2 } });
+  });
+
   it('ignores and counts malformed, foreign, out-of-order and replayed messages; the last valid state wins', async () => {
     const topic = newTopic();
     const did = didLedgerFromPublicKey(root.publicKey, topic, 'testnet');

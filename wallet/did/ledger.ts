@@ -80,6 +80,13 @@ const DID_CONTEXT = 'https://www.w3.org/ns/did/v1';
 const NETWORK = /^[a-z0-9]{1,32}$/;
 const TOPIC_ID = /^\d{1,10}\.\d{1,10}\.\d{1,10}$/; // shard.realm.num
 const CONSENSUS_TIMESTAMP = /^(\d{1,12})\.(\d{1,9})$/; // seconds.nanoseconds
+/**
+ * How far a message's signed `timestamp` may be from the consensus time the ledger gave it.
+ * Without a bound, a signer (a delegated capabilityInvocation key, say) could date an update
+ * in the year 275760 and every later message, the root key's included, would be out of order:
+ * the DID frozen in that state for good.
+ */
+const MAX_TIMESTAMP_DRIFT_MS = 10 * 60_000;
 /** Keys tried per message: the root key plus at most this many capabilityInvocation keys. */
 const MAX_CONTROLLER_KEYS = 8;
 const MIRROR_MEDIA_TYPES: ReadonlySet<string> = new Set(['application/json']);
@@ -162,9 +169,9 @@ function isObject(value: unknown): value is Record<string, JsonValue> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function consensusTimeToIso(value: string): string {
+function consensusTimeMs(value: string): number {
   const [, seconds = '0', nanos = '0'] = CONSENSUS_TIMESTAMP.exec(value) ?? [];
-  return new Date(Number(seconds) * 1000 + Math.floor(Number(nanos.padEnd(9, '0')) / 1e6)).toISOString();
+  return Number(seconds) * 1000 + Math.floor(Number(nanos.padEnd(9, '0')) / 1e6);
 }
 
 interface State {
@@ -252,8 +259,10 @@ async function applyEntry(replay: Replay, entry: JsonValue, did: string, rootKey
     return;
   }
   const state = replay.state;
+  const consensusMs = consensusTimeMs(entry.consensus_timestamp);
   const inOrder =
-    message.operation === 'create' ? state === undefined : state !== undefined && !state.deactivated && timestampMs > state.timestampMs;
+    Math.abs(timestampMs - consensusMs) <= MAX_TIMESTAMP_DRIFT_MS &&
+    (message.operation === 'create' ? state === undefined : state !== undefined && !state.deactivated && timestampMs > state.timestampMs);
   if (!inOrder) {
     stats.ignored.outOfOrder++;
     return;
@@ -262,7 +271,7 @@ async function applyEntry(replay: Replay, entry: JsonValue, did: string, rootKey
     stats.ignored.badSignature++;
     return;
   }
-  const at = consensusTimeToIso(entry.consensus_timestamp);
+  const at = new Date(consensusMs).toISOString();
   stats.applied++;
   replay.state = {
     document: document ?? (state as State).document,
