@@ -17,7 +17,13 @@ const VerifyRequest = z
     expectedTarget: DomainSchema.optional().openapi({ description: "The calling service's own name; the proof's domain must equal it. Default: the proof's domain (binds nothing)" }),
     challenge: z.string().min(1).max(256).optional().openapi({ description: 'The nonce the service handed out; the proof must carry it' }),
     requiredScopes: ScopesSchema.optional().openapi({ description: 'Scopes the request needs (INSUFFICIENT_SCOPE otherwise)' }),
-    session: z.boolean().optional().openapi({ description: 'true: also return a session token (EdDSA JWT)' }),
+    session: z.boolean().optional().openapi({ description: 'true: also return a session token (EdDSA JWT); needs expectedTarget and challenge' }),
+  })
+  // A token is a bearer credential for the target: it may only come from a presentation that
+  // answered the target's own nonce, or anyone holding a leaked presentation could mint one.
+  .refine((body) => body.session !== true || (body.expectedTarget !== undefined && body.challenge !== undefined), {
+    message: 'session: true needs expectedTarget and challenge (the nonce the target handed out)',
+    path: ['session'],
   })
   .openapi('VpVerifyRequest');
 

@@ -149,8 +149,8 @@ describe('POST /v1/vp/verify', () => {
 describe('session tokens', () => {
   it('issues an EdDSA JWT that verifies with jose against the published JWKS, with the documented claims', async () => {
     const { agent, credential } = await selfAgent();
-    const vp = await present(agent, [credential]);
-    const res = await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET, session: true } });
+    const vp = await present(agent, [credential], { challenge: 'nonce-s1' });
+    const res = await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET, challenge: 'nonce-s1', session: true } });
     expect(res.status).toBe(200);
     const token = res.json.sessionToken as string;
     const issuerDid = issuer.running.ctx.issuer.did;
@@ -175,8 +175,8 @@ describe('session tokens', () => {
     const leaf = newAgent();
     const toMiddle = await delegate(credential, { delegator: root, delegateeDid: middle.did, scopes: ['files:read', 'files:write'] });
     const toLeaf = await delegate(toMiddle, { delegator: middle, delegateeDid: leaf.did, scopes: ['files:read'] });
-    const vp = await present(leaf, [toLeaf, toMiddle, credential]);
-    const res = await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET, session: true } });
+    const vp = await present(leaf, [toLeaf, toMiddle, credential], { challenge: 'nonce-s2' });
+    const res = await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET, challenge: 'nonce-s2', session: true } });
     expect(res.status).toBe(200);
     expect(res.json.effectiveScopes).toEqual(['files:read']);
     const jwks = createRemoteJWKSet(new URL(`${issuer.url}/.well-known/jwks.json`));
@@ -190,9 +190,26 @@ describe('session tokens', () => {
     const { agent, credential } = await selfAgent();
     const plain = await issuer.call('/v1/vp/verify', { body: { presentation: await present(agent, [credential]), expectedTarget: TARGET } });
     expect(plain.json.sessionToken).toBeUndefined();
-    const denied = await issuer.call('/v1/vp/verify', { body: { presentation: await present(agent, [credential], { domain: 'x.example' }), expectedTarget: TARGET, session: true } });
+    const denied = await issuer.call('/v1/vp/verify', {
+      body: { presentation: await present(agent, [credential], { domain: 'x.example', challenge: 'nonce-s3' }), expectedTarget: TARGET, challenge: 'nonce-s3', session: true },
+    });
     expect(denied.status).toBe(403);
     expect(denied.json.sessionToken).toBeUndefined();
+  });
+
+  it('mints a token only for a presentation that answered the target’s own nonce (400 without expectedTarget or challenge)', async () => {
+    const { agent, credential } = await selfAgent();
+    // A presentation that leaked before its target used it: without the target's nonce and name, no token.
+    const leaked = await present(agent, [credential], { challenge: 'nonce-of-the-target' });
+    for (const body of [
+      { presentation: leaked, expectedTarget: TARGET, session: true },
+      { presentation: leaked, challenge: 'nonce-of-the-target', session: true },
+    ]) {
+      const res = await issuer.call('/v1/vp/verify', { body });
+      expect(res.status).toBe(400);
+      expect(res.json.error.code).toBe('VALIDATION_FAILED');
+      expect(res.json.sessionToken).toBeUndefined();
+    }
   });
 
   it('keeps the same session key across a restart (encrypted in settings, not the signing key)', async () => {
@@ -249,7 +266,9 @@ describe('session tokens', () => {
     const enrolled = await onboardSelfAgent(issuer, agent, token);
     const credential = enrolled.verifiableCredential as unknown as AgentCredential;
     const results = await Promise.all(
-      Array.from({ length: 20 }, async () => issuer.call('/v1/vp/verify', { body: { presentation: await present(agent, [credential]), expectedTarget: TARGET, session: true } })),
+      Array.from({ length: 20 }, async (_, i) =>
+        issuer.call('/v1/vp/verify', { body: { presentation: await present(agent, [credential], { challenge: `nonce-c${i}` }), expectedTarget: TARGET, challenge: `nonce-c${i}`, session: true } }),
+      ),
     );
     const jtis = new Set(results.map((r) => JSON.parse(Buffer.from(String(r.json.sessionToken).split('.')[1] ?? '', 'base64url').toString()).jti));
     expect(results.every((r) => r.status === 200)).toBe(true);
