@@ -92,6 +92,22 @@ describe('verifySessionToken', () => {
     );
   });
 
+  it('a forged kid while the issuer is unreachable leaves the cached key in place, and looks once per cooldown', async () => {
+    const { seed, jwk } = await sessionKey();
+    const { url, keyPath } = await fakeIssuer(jwk);
+    const good = await signEdDsaJwt(claims(), { seed });
+    const options = { issuerBaseUrl: url, audience: AUDIENCE };
+    await verifySessionToken(good, options);
+    await publish(keyPath, { error: { code: 'UNAVAILABLE', message: 'down' } }, 503);
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 31_000 });
+    const forged = await signEdDsaJwt(claims(), { seed: (await sessionKey()).seed });
+    await expect(verifySessionToken(forged, options)).rejects.toEqual(code('JWT_KEY_NOT_FOUND'));
+    const afterOneLook = await hits(keyPath); // the first fetch, then one look (the transport retries a 503)
+    for (let i = 0; i < 4; i++) await expect(verifySessionToken(forged, options)).rejects.toEqual(code('JWT_KEY_NOT_FOUND'));
+    expect(await hits(keyPath)).toBe(afterOneLook);
+    await expect(verifySessionToken(good, options)).resolves.toMatchObject({ iss: ISSUER });
+  });
+
   it('KEY_UNAVAILABLE when the issuer publishes no usable key or DID; the failure is not cached', async () => {
     const { seed, jwk } = await sessionKey();
     const token = await signEdDsaJwt(claims(), { seed });

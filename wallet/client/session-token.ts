@@ -61,7 +61,8 @@ export interface VerifySessionTokenOptions {
 interface IssuerKey {
   jwk: Ed25519PublicJwk;
   issuer: string;
-  fetchedAt: number;
+  /** When a token last named another kid and a rotated key was looked for (or this key was fetched). */
+  checkedAt: number;
 }
 
 const MIN_TTL_MS = 30_000;
@@ -89,28 +90,35 @@ async function fetchIssuerKey(baseUrl: string, options: VerifySessionTokenOption
     const healthJson = health?.json;
     const issuer = options.issuer ?? (healthJson !== null && typeof healthJson === 'object' && !Array.isArray(healthJson) ? healthJson.issuer : undefined);
     if (typeof issuer !== 'string' || !issuer.startsWith('did:')) throw new Error('no issuer DID');
-    return { key: { jwk, issuer, fetchedAt: Date.now() }, ttlMs: maxAgeMs(keyResponse.headers.get('cache-control')) };
+    return { key: { jwk, issuer, checkedAt: Date.now() }, ttlMs: maxAgeMs(keyResponse.headers.get('cache-control')) };
   } catch (error) {
     throw new IssuerClientError('KEY_UNAVAILABLE', 'the session-token key could not be fetched from the issuer', { cause: error });
   }
 }
 
-/** The cached key of `baseUrl`, fetching it when absent, expired or (once per cooldown) rotated. */
+/**
+ * The cached key of `baseUrl`, fetching it when absent or expired. A token naming another kid
+ * may mean a rotated key: it is looked for at most once per cooldown, whether that succeeds or
+ * not, and the cached key stays until a new one has arrived. Anyone can send a token with a
+ * made-up kid; that must neither evict a good key nor make every request refetch.
+ */
 async function issuerKey(baseUrl: string, kid: string | undefined, options: VerifySessionTokenOptions): Promise<IssuerKey> {
   const cacheKey = `${baseUrl} ${options.issuer ?? ''}`;
-  const load = (): Promise<IssuerKey> => {
-    const pending = fetchIssuerKey(baseUrl, options).then(({ key, ttlMs }) => {
-      issuerKeys.set(cacheKey, Promise.resolve(key), ttlMs);
-      return key;
-    });
-    issuerKeys.set(cacheKey, pending, MIN_TTL_MS);
-    pending.catch(() => issuerKeys.delete(cacheKey)); // a failure is retried by the next token, not cached
-    return pending;
+  const fetchAndCache = async (): Promise<IssuerKey> => {
+    const { key, ttlMs } = await fetchIssuerKey(baseUrl, options);
+    issuerKeys.set(cacheKey, Promise.resolve(key), ttlMs);
+    return key;
   };
-  const cached = issuerKeys.get(cacheKey);
-  const key = await (cached ?? load());
-  if (kid !== undefined && key.jwk.kid !== undefined && kid !== key.jwk.kid && Date.now() - key.fetchedAt >= REFETCH_COOLDOWN_MS) return load();
-  return key;
+  let cached = issuerKeys.get(cacheKey);
+  if (cached === undefined) {
+    cached = fetchAndCache();
+    issuerKeys.set(cacheKey, cached, MIN_TTL_MS);
+    cached.catch(() => issuerKeys.delete(cacheKey)); // no key at all: the next token tries again
+  }
+  const key = await cached;
+  if (kid === undefined || key.jwk.kid === undefined || kid === key.jwk.kid || Date.now() - key.checkedAt < REFETCH_COOLDOWN_MS) return key;
+  key.checkedAt = Date.now();
+  return fetchAndCache().catch(() => key);
 }
 
 function claimInvalid(claim: string, message: string): JwtError {
