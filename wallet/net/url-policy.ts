@@ -48,10 +48,12 @@ function classifyIpv6(address: string): HostClass {
   if (!groups) return 'private'; // unparseable: fail closed
   const [g0 = 0, , , , , g5 = 0, g6 = 0, g7 = 0] = groups;
   if (groups.slice(0, 7).every((g) => g === 0)) return g7 === 1 ? 'loopback' : 'private'; // ::1, ::
-  // RFC 4291 §2.5.5.2 IPv4-mapped ::ffff:a.b.c.d: judge the embedded IPv4 address.
-  if (groups.slice(0, 5).every((g) => g === 0) && g5 === 0xffff) {
-    return classifyIpv4([g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff]);
-  }
+  const embeddedIpv4 = (): HostClass => classifyIpv4([g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff]);
+  // RFC 4291 §2.5.5: IPv4-mapped ::ffff:a.b.c.d and the deprecated IPv4-compatible ::a.b.c.d
+  // (WHATWG writes [::127.0.0.1] as [::7f00:1]): judge the embedded IPv4 address.
+  if (groups.slice(0, 5).every((g) => g === 0) && (g5 === 0xffff || g5 === 0)) return embeddedIpv4();
+  // RFC 6052 §2.1 NAT64 well-known prefix 64:ff9b::/96: a gateway translates it to the IPv4 one.
+  if (g0 === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0)) return embeddedIpv4();
   if ((g0 & 0xfe00) === 0xfc00) return 'private'; // fc00::/7 unique local (RFC 4193)
   if ((g0 & 0xffc0) === 0xfe80) return 'private'; // fe80::/10 link-local
   if ((g0 & 0xff00) === 0xff00) return 'private'; // ff00::/8 multicast
@@ -60,7 +62,8 @@ function classifyIpv6(address: string): HostClass {
 
 /** How far from the public internet a URL host (WHATWG-normalized `URL.hostname`) is. */
 export function classifyHost(hostname: string): HostClass {
-  const host = hostname.toLowerCase();
+  // A fully qualified name's trailing dot (`localhost.`) names the same host.
+  const host = hostname.toLowerCase().replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return 'loopback'; // RFC 6761 §6.3
   if (host.startsWith('[') && host.endsWith(']')) return classifyIpv6(host.slice(1, -1));
   // WHATWG URL already rewrote every IPv4 spelling (0x7f.1, 2130706433) to dotted decimal.
