@@ -13,6 +13,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import { bytesToHex } from '../../wallet/crypto/bytes.ts';
 import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
 import { LruCache } from '../../wallet/crypto/lru.ts';
+import { ipv6Groups } from '../../wallet/net/url-policy.ts';
 import type { IssuerEnv } from './env.ts';
 import { apiError } from './errors.ts';
 
@@ -89,10 +90,28 @@ export interface RateLimits {
   perToken: RateLimiter;
 }
 
-/** Per-IP limit on every request, and per-Authorization-header limit when one is sent. */
+/**
+ * What the per-address limit counts by: an IPv4 address (also when IPv4-mapped), or an IPv6
+ * address's /64, the block one subscriber usually holds whole (RFC 6177): counted per address,
+ * a client could rotate through 2^64 of them.
+ */
+export function addressKey(address: string): string {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  if (mapped) return mapped[1] as string;
+  if (!address.includes(':')) return address;
+  let groups: number[] | undefined;
+  try {
+    groups = ipv6Groups(new URL(`http://[${address}]/`).hostname.slice(1, -1));
+  } catch {
+    groups = undefined; // a zone id or anything unusual: the address as it is
+  }
+  return groups ? `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64` : address;
+}
+
+/** Per-address limit on every request (IPv6 by /64), and per-Authorization-header limit when one is sent. */
 export function rateLimit(limits: RateLimits): MiddlewareHandler<IssuerEnv> {
   return async (c, next) => {
-    enforce(limits.perIp.hit(`ip:${clientIp(c)}`), 'from this address');
+    enforce(limits.perIp.hit(`ip:${addressKey(clientIp(c))}`), 'from this address');
     const authorization = c.req.header('authorization');
     if (authorization !== undefined) enforce(limits.perToken.hit(credentialKey('auth', authorization)), 'with this credential');
     return next();

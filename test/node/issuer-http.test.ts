@@ -7,6 +7,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../issuer/http/logger.ts';
+import { addressKey } from '../../issuer/http/rate-limit.ts';
 import { mintToken, onboardServerAgent, startTestIssuer, tempDir, TEST_ADMIN_KEY, type TestIssuer } from '../support/issuer.ts';
 
 const logLines: string[] = [];
@@ -88,6 +89,16 @@ describe('rate limits', () => {
     } finally {
       await limited.dispose();
     }
+  });
+
+  it('per address counts an IPv6 client by its /64 and an IPv4-mapped one by its IPv4 address', () => {
+    const sameSubscriber = ['2001:db8:1:2::1', '2001:db8:1:2:ffff:ffff:ffff:fffe', '2001:0db8:0001:0002:0:0:0:9'];
+    expect(new Set(sameSubscriber.map(addressKey))).toEqual(new Set(['2001:db8:1:2::/64']));
+    expect(addressKey('2001:db8:1:3::1')).not.toBe(addressKey('2001:db8:1:2::1'));
+    expect(addressKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(addressKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(addressKey('::1')).toBe('0:0:0:0::/64');
+    expect(addressKey('fe80::1%eth0')).toBe('fe80::1%eth0'); // a zone id: kept as it is
   });
 
   it('per credential: an Authorization header and an enrollment token each have their own budget', async () => {

@@ -33,8 +33,8 @@ function classifyIpv4(octets: number[]): HostClass {
   return 'public';
 }
 
-// Expands a WHATWG-serialized IPv6 literal (no brackets) to eight 16-bit groups.
-function ipv6Groups(address: string): number[] | undefined {
+/** Expands a WHATWG-serialized IPv6 literal (no brackets) to eight 16-bit groups. */
+export function ipv6Groups(address: string): number[] | undefined {
   const [head = '', tail] = address.split('::') as [string, string?];
   const parse = (part: string): number[] => (part === '' ? [] : part.split(':').map((g) => Number.parseInt(g, 16)));
   const left = parse(head);
