@@ -186,7 +186,8 @@ describe('mandate CLI against a real issuer', () => {
     expect(renewed.stdout).toContain(`Renewed (supersedes ${issuedVc.vcId})`);
     const newVcId = /vc id\s+(\S+)/.exec(renewed.stdout)?.[1] as string;
     const revoked = await operator('vcs', 'revoke', newVcId, '--reason', 'key compromise');
-    expect((await issuer.call(`/v1/vcs/${encodeURIComponent(issuedVc.vcId)}`)).json).toMatchObject({ state: 'superseded', supersededBy: newVcId });
+    // The credential it superseded carried the same authority: revoked with it.
+    expect((await issuer.call(`/v1/vcs/${encodeURIComponent(issuedVc.vcId)}`)).json).toMatchObject({ state: 'revoked', supersededBy: newVcId });
     expect(revoked.code).toBe(EXIT.OK);
     expect(revoked.stdout).toMatch(/^Revoked\.\n/);
     expect(revoked.stdout).toMatch(/state\s+revoked/);
