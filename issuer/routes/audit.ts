@@ -119,7 +119,7 @@ export function auditRoutes(ctx: IssuerContext) {
       middleware: [admin] as const,
       responses: { 200: jsonResponse(ChainVerdictSchema, 'The verdict'), ...errorResponses(401, 429) },
     }),
-    (c) => c.json(ctx.audit.verifyChain(), 200),
+    async (c) => c.json(await ctx.audit.verifyChain(), 200),
   );
   return app;
 }

@@ -38,8 +38,6 @@ export interface AuditStore {
   append(row: AuditRow): void;
   /** In seq order. */
   list(filter: AuditFilter): AuditRow[];
-  /** Every record in seq order, streamed. */
-  iterate(): IterableIterator<AuditRow>;
 }
 
 interface Row {
@@ -77,7 +75,6 @@ export function createSqliteAuditStore(db: IssuerDb): AuditStore {
   const last = s.prepare<[], { seq: number; hash: string }>('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1');
   const append = s.prepare(`INSERT INTO audit (seq, id, at, event, agent_did, actor, reason, vp_id, data, prev_hash, hash)
     VALUES (@seq, @id, @at, @event, @agentDid, @actor, @reason, @vpId, @data, @prevHash, @hash)`);
-  const all = s.prepare<[], Row>('SELECT * FROM audit ORDER BY seq');
 
   return {
     last: () => last.get(),
@@ -91,9 +88,6 @@ export function createSqliteAuditStore(db: IssuerDb): AuditStore {
       // Built only from the fixed fragments above; values are bound parameters.
       const statement = s.prepare<[Record<string, unknown>], Row>(`SELECT * FROM audit WHERE ${where.join(' AND ')} ORDER BY seq LIMIT @limit`);
       return statement.all({ ...filter, afterSeq: filter.afterSeq ?? 0 }).map(toAuditRow);
-    },
-    *iterate() {
-      for (const row of all.iterate()) yield toAuditRow(row);
     },
   };
 }

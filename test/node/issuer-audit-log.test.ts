@@ -16,7 +16,7 @@ function freshLog(start = Date.parse('2026-11-22T10:00:00Z')) {
 }
 
 describe('audit log', () => {
-  it('chains each record to the previous one, the first to the genesis hash', () => {
+  it('chains each record to the previous one, the first to the genesis hash', async () => {
     const { log } = freshLog();
     const first = log.record({ event: 'AGENT_ENROLLED', actor: 'anonymous', agentDid: 'did:key:z6Mk1', data: { custody: 'server' } });
     const second = log.record({ event: 'CREDENTIAL_REVOKED', actor: 'admin', agentDid: 'did:key:z6Mk1', reason: 'lost laptop' });
@@ -27,10 +27,10 @@ describe('audit log', () => {
     // The hash is SHA-256 over the JCS of the record (time as epoch ms, absent fields null).
     const preimage = { seq: 1, id: first.id, at: Date.parse(first.at), event: 'AGENT_ENROLLED', agentDid: 'did:key:z6Mk1', actor: 'anonymous', reason: null, vpId: null, data: canonicalizeJson({ custody: 'server' }), prevHash: AUDIT_GENESIS_HASH };
     expect(first.hash).toBe(bytesToHex(sha256Utf8(canonicalizeJson(preimage))));
-    expect(log.verifyChain()).toEqual({ intact: true, count: 2, headHash: second.hash });
+    expect(await log.verifyChain()).toEqual({ intact: true, count: 2, headHash: second.hash });
   });
 
-  it('rolls back with the surrounding transaction', () => {
+  it('rolls back with the surrounding transaction', async () => {
     const { db, log } = freshLog();
     log.record({ event: 'A', actor: 'system' });
     expect(() =>
@@ -41,7 +41,7 @@ describe('audit log', () => {
     ).toThrow('abort');
     expect(log.list().records.map((r) => r.event)).toEqual(['A']);
     expect(log.record({ event: 'C', actor: 'system' }).seq).toBe(2);
-    expect(log.verifyChain().intact).toBe(true);
+    expect((await log.verifyChain()).intact).toBe(true);
   });
 
   it('filters by agent, event and time, and pages with a cursor', () => {
@@ -66,19 +66,37 @@ describe('audit log', () => {
     expect(log.list({ limit: 10_000 }).records).toHaveLength(7); // clamped to 500, not refused
   });
 
-  it('finds an edited, a deleted and a reordered record', () => {
+  it('verifies a long log in chunks without stalling the event loop; concurrent calls share one run', async () => {
+    const { log } = freshLog();
+    let head = '';
+    for (let i = 0; i < 5000; i++) head = log.record({ event: 'E', actor: 'system', data: { i } }).hash;
+    const order: string[] = [];
+    const run = log.verifyChain();
+    expect(log.verifyChain()).toBe(run);
+    setImmediate(() => order.push('other work'));
+    // Records written while it runs are neither counted nor a break.
+    setImmediate(() => log.record({ event: 'LATE', actor: 'system' }));
+    const verdict = await run.then((v) => (order.push('verdict'), v));
+    expect(verdict).toEqual({ intact: true, count: 5000, headHash: head });
+    expect(order).toEqual(['other work', 'verdict']);
+    expect(await log.verifyChain()).toMatchObject({ intact: true, count: 5001 });
+  });
+
+  it('finds an edited, a deleted and a reordered record', async () => {
     const tamper = (sql: string) => {
       const { db, log } = freshLog();
       for (let i = 0; i < 5; i++) log.record({ event: 'E', actor: 'system', data: { i } });
       db.sqlite.exec(sql);
       return log.verifyChain();
     };
-    expect(tamper(`UPDATE audit SET reason = 'edited' WHERE seq = 3`)).toEqual({ intact: false, brokenAt: 3, count: 5 });
-    expect(tamper(`UPDATE audit SET data = '{"i":9}' WHERE seq = 2`)).toEqual({ intact: false, brokenAt: 2, count: 5 });
-    expect(tamper(`DELETE FROM audit WHERE seq = 2`)).toEqual({ intact: false, brokenAt: 3, count: 4 });
+    expect(await tamper(`UPDATE audit SET reason = 'edited' WHERE seq = 3`)).toEqual({ intact: false, brokenAt: 3, count: 5 });
+    expect(await tamper(`UPDATE audit SET data = '{"i":9}' WHERE seq = 2`)).toEqual({ intact: false, brokenAt: 2, count: 5 });
+    expect(await tamper(`DELETE FROM audit WHERE seq = 2`)).toEqual({ intact: false, brokenAt: 3, count: 4 });
     // Swapping two records' contents (keeping seq) breaks at the first of them.
     expect(
-      tamper(`UPDATE audit SET seq = -1 WHERE seq = 2; UPDATE audit SET seq = 2 WHERE seq = 4; UPDATE audit SET seq = 4 WHERE seq = -1;`),
+      await tamper(`UPDATE audit SET seq = -1 WHERE seq = 2; UPDATE audit SET seq = 2 WHERE seq = 4; UPDATE audit SET seq = 4 WHERE seq = -1;`),
     ).toEqual({ intact: false, brokenAt: 2, count: 5 });
+    // A record renumbered out of the sequence (to 0) is not skipped.
+    expect(await tamper(`UPDATE audit SET seq = 0 WHERE seq = 5`)).toEqual({ intact: false, brokenAt: 0, count: 5 });
   });
 });

@@ -81,7 +81,7 @@ describe('full lifecycle', () => {
       expect(events).toEqual(expect.arrayContaining(['AGENT_ENROLLED', 'CREDENTIAL_ISSUED', 'CREDENTIAL_REVOKED']));
       const revocation = issuer.running.ctx.audit.list({ event: 'CREDENTIAL_REVOKED' }).records.at(-1);
       expect(revocation).toMatchObject({ actor: 'admin', reason: 'key compromised', agentDid, data: { vcId } });
-      expect(issuer.running.ctx.audit.verifyChain().intact).toBe(true);
+      expect((await issuer.running.ctx.audit.verifyChain()).intact).toBe(true);
     });
   }
 

@@ -36,7 +36,7 @@ describe('restart on the same file', () => {
     await onboardServerAgent(first, usedToken);
     const agentsBefore = (await first.call('/v1/agents?limit=500', { admin: true })).json.agents;
     const auditBefore = first.running.ctx.audit.list({ limit: 500 }).records;
-    const chainBefore = first.running.ctx.audit.verifyChain();
+    const chainBefore = await first.running.ctx.audit.verifyChain();
     expect(chainBefore.intact).toBe(true);
     const listsBefore = first.running.ctx.stores.statusLists.list().map((l) => l.id);
 
@@ -69,7 +69,7 @@ describe('restart on the same file', () => {
     const auditAfter = second.running.ctx.audit.list({ limit: 500 }).records;
     expect(auditAfter.slice(0, auditBefore.length)).toEqual(auditBefore);
     expect((auditAfter[auditBefore.length] as AuditRecord).prevHash).toBe((auditBefore.at(-1) as AuditRecord).hash);
-    const chainAfter = second.running.ctx.audit.verifyChain();
+    const chainAfter = await second.running.ctx.audit.verifyChain();
     expect(chainAfter.intact).toBe(true);
     expect(chainAfter.count).toBeGreaterThan(chainBefore.count);
   });
@@ -85,7 +85,7 @@ describe('restart with another signing key', () => {
       expect(after.id).toBe(before.id);
       expect(after.verificationMethod[0].publicKeyMultibase).not.toBe(before.verificationMethod[0].publicKeyMultibase);
       expect(second.running.ctx.audit.list({ event: 'ISSUER_KEY_CHANGED' }).records).toHaveLength(1);
-      expect(second.running.ctx.audit.verifyChain().intact).toBe(true);
+      expect((await second.running.ctx.audit.verifyChain()).intact).toBe(true);
     } finally {
       await second.dispose();
     }
