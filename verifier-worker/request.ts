@@ -227,7 +227,7 @@ interface PathPattern {
 function compilePath(pattern: string): PathPattern | string {
   if (typeof pattern !== 'string' || !pattern.startsWith('/')) return 'must start with "/"';
   const segments = pathSegments(pattern);
-  if (segments === undefined) return 'must be plain: valid percent-encoding, no encoded "/" or "\\", no ";" and no "." or ".." segments';
+  if (segments === undefined) return 'must be a plain path (valid percent-encoding; no ";", ".", ".." or encoded "/")';
   const rest = segments[segments.length - 1] === '*';
   if (rest) segments.pop();
   if (segments.includes('*')) return 'may only end with "*"';

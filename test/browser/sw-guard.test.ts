@@ -174,12 +174,12 @@ describe('what the guard takes and decides', () => {
     // Every check the verifier ran, in order, all passed.
     expect((reports[0] as VerificationReport).checks.map((c) => `${c.check} ${c.ok}`)).toEqual([
       'presentation true',
-      'replay true',
       'dids true',
       'credentials true',
       'chain true',
       'scopes true',
       'status true',
+      'replay true',
     ]);
   });
 

@@ -489,7 +489,7 @@ function recallCredentials(vp: unknown, cache: VerifiedCredentialCache | undefin
 }
 
 /** The other reason a replay cache refuses: a full one cannot vouch for keys about to expire. */
-const UNVOUCHED = ', or expires too soon for the replay cache to vouch for it';
+const UNVOUCHED = ' (or expires too soon to be vouched for)';
 
 function challengeOf(proof: { challenge?: unknown } | undefined): string {
   return typeof proof?.challenge === 'string' ? proof.challenge : '';
