@@ -60,18 +60,18 @@ describe('aead (AES-256-GCM envelope)', () => {
 
   it('fails with DECRYPTION_FAILED, and nothing more, for a wrong key, a wrong AAD or any altered byte', async () => {
     const envelope = await encrypt(key, utf8ToBytes('secret plaintext'), utf8ToBytes('record-1'));
-    const attempts = [
-      decrypt(otherKey, envelope, utf8ToBytes('record-1')),
-      decrypt(key, envelope, utf8ToBytes('record-2')),
-      decrypt(key, envelope),
-      decrypt(key, tamper(envelope, 'ct', 0), utf8ToBytes('record-1')),
-      decrypt(key, tamper(envelope, 'ct', 16 + 15), utf8ToBytes('record-1')), // last tag byte
-      decrypt(key, tamper(envelope, 'iv', 11), utf8ToBytes('record-1')),
-    ];
-    for (const attempt of attempts) {
-      const error = await attempt.then(() => undefined, (e: unknown) => e);
-      expect(error).toMatchObject({ name: 'AeadError', code: 'DECRYPTION_FAILED', message: 'decryption failed' });
-    }
+    // Each outcome is caught as the attempt starts: awaited one by one, a later attempt could
+    // reject before its handler is attached, which Node reports as an unhandled rejection.
+    const outcome = (attempt: Promise<Uint8Array>) => attempt.then(() => undefined, (e: unknown) => e);
+    const errors = await Promise.all([
+      outcome(decrypt(otherKey, envelope, utf8ToBytes('record-1'))),
+      outcome(decrypt(key, envelope, utf8ToBytes('record-2'))),
+      outcome(decrypt(key, envelope)),
+      outcome(decrypt(key, tamper(envelope, 'ct', 0), utf8ToBytes('record-1'))),
+      outcome(decrypt(key, tamper(envelope, 'ct', 16 + 15), utf8ToBytes('record-1'))), // last tag byte
+      outcome(decrypt(key, tamper(envelope, 'iv', 11), utf8ToBytes('record-1'))),
+    ]);
+    for (const error of errors) expect(error).toMatchObject({ name: 'AeadError', code: 'DECRYPTION_FAILED', message: 'decryption failed' });
   });
 
   it('does not let the caller change the plaintext while encryption is in flight', async () => {
