@@ -21,6 +21,15 @@ describe('ReplayCache', () => {
     expect(cache.remember('vp:a', c.now() + 1000)).toBe(false);
   });
 
+  it('refuses a key that has already expired by its clock, even one it just forgot', () => {
+    const c = clock();
+    const cache = createReplayCache({ now: c.now });
+    expect(cache.remember('vp:a', c.now() + 1000)).toBe(true);
+    c.advance(1000); // exactly at the expiry: a replay whose verification ran up to this instant
+    expect(cache.remember('vp:a', c.now())).toBe(false);
+    expect(cache.remember('vp:new-but-expired', c.now() - 1)).toBe(false);
+  });
+
   it('when full, forgets the earliest-recorded key but refuses it, and anything expiring no later, from then on', () => {
     const c = clock();
     const cache = createReplayCache({ max: 2, now: c.now });

@@ -21,8 +21,9 @@ export interface ReplayCacheOptions {
 export interface ReplayCache {
   /**
    * Atomically checks and records `key` until `expiresAt` (ms since the epoch). Returns false
-   * when the key was already recorded and has not expired, or when it expires at or before
-   * what the cache can still vouch for (see the module note): the caller must refuse.
+   * when the key was already recorded and has not expired, when `expiresAt` has already passed
+   * by this cache's clock, or when it expires at or before what the cache can still vouch for
+   * (see the module note): the caller must refuse.
    */
   remember(key: string, expiresAt: number): boolean;
 }
@@ -45,6 +46,9 @@ export function createReplayCache(options: ReplayCacheOptions = {}): ReplayCache
   return {
     remember(key, expiresAt) {
       const at = now();
+      // Already expired by this cache's clock: there is nothing left to protect, and accepting
+      // it would let a replay through whose verification straddled the expiry instant.
+      if (expiresAt <= at) return false;
       const known = expiries.get(key);
       if (known !== undefined) {
         if (known > at) return false;
