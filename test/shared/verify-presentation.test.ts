@@ -145,6 +145,40 @@ describe('verifyPresentation — accepted', () => {
     expect(await cachedFlag()).toBe(true);
   });
 
+  it('a cached credential is refused once its proof expires, or its key is revoked in the issuer\'s DID document', async () => {
+    const t0 = Date.now();
+    let clock = t0;
+    const cache = createVerifiedCredentialCache({ now: () => clock });
+    // The proof expires in 2 minutes, the credential itself in a day.
+    const { proof: _proof, ...body } = await issueRoot();
+    const shortProof = (await createProof(body, {
+      signer: platform.signer,
+      verificationMethod: platform.verificationMethod,
+      proofPurpose: 'assertionMethod',
+      expires: new Date(t0 + 2 * 60_000),
+    })) as unknown as AgentCredential;
+    const at = (ms: number) => ((clock = t0 + ms), { credentialCache: cache, now: new Date(t0 + ms) });
+    const presentAt = (ms: number) => present(agent, [shortProof], { created: new Date(t0 + ms) });
+    expect((await verifyPresentation(await presentAt(0), options(at(0)))).valid).toBe(true);
+    const hit = await verifyPresentation(await presentAt(1000), options(at(1000)));
+    expect(hit.valid && hit.chain[0]?.cached).toBe(true);
+    expectRefused(await verifyPresentation(await presentAt(5 * 60_000), options(at(5 * 60_000))), 'CREDENTIAL_EXPIRED', 'credentials');
+
+    // An issuer whose key is revoked in its DID document after the credential was cached.
+    clock = Date.now();
+    const issuer = testIdentity('revoking-issuer');
+    resolver.documents.set(issuer.did, { document: issuer.document });
+    const credential = await issueAgentCredential({ issuer, agentDid: agent.did, privilegeScopes: ['files'], delegationDepth: 0 });
+    const trusting = options({ trustedIssuers: [issuer.did], credentialCache: cache });
+    expect((await verifyPresentation(await present(agent, [credential]), trusting)).valid).toBe(true);
+    const cached = await verifyPresentation(await present(agent, [credential]), trusting);
+    expect(cached.valid && cached.chain[0]?.cached).toBe(true);
+    const [method] = issuer.document.verificationMethod ?? [];
+    const revoked = { ...issuer.document, verificationMethod: [{ ...method, revoked: new Date(Date.now() - 60_000).toISOString() }] };
+    resolver.documents.set(issuer.did, { document: revoked as typeof issuer.document });
+    expectRefused(await verifyPresentation(await present(agent, [credential]), trusting), 'KEY_NOT_AUTHORIZED', 'credentials');
+  });
+
   it('verifies again a credential that differs from the cached one only in content, keeping its proofValue', async () => {
     const cache = createVerifiedCredentialCache();
     expect((await verifyPresentation(await present(agent, [root]), options({ credentialCache: cache }))).valid).toBe(true);

@@ -1,8 +1,9 @@
 /**
  * The verified-credential cache: a credential presented again — the same JSON, hence the same
  * canonical form and digest — skips re-verifying its signature until its validity or the cache
- * TTL ends. Only successes are stored; validity windows, chain rules and revocation are still
- * checked every time.
+ * TTL ends (or the earliest proof `expires`). Only successes are stored; validity windows,
+ * chain rules and revocation are still checked every time, and so are the keys: each key that
+ * verified a signature must still be authorized in its DID document, and be the same key.
  *
  * Entries are found by the credential's `proofValue` and hit only when the presented
  * credential is structurally identical to the one verified (`recallCanonical`, jcs.ts): every
@@ -28,12 +29,28 @@ export interface CredentialCacheOptions {
   now?: () => number;
 }
 
+/** A key that verified one of a credential's proofs (or a grant's consent proof). */
+export interface ProofKey {
+  /** The DID whose document must list the key. */
+  controller: string;
+  verificationMethod: string;
+  /** The proof purpose, hence the verification relationship the key must be in. */
+  purpose: string;
+  publicKey: Uint8Array;
+}
+
 /** What the cache knows of a credential it verified. */
 export interface VerifiedCredential {
   /** Its JCS canonical form (the text its digest and its signature cover). */
   canonical: string;
   /** `digestMultibase` of `canonical`: what a child credential names it by. */
   digest: string;
+  /**
+   * The keys its signatures verified with. A hit skips the signatures, not the keys: each is
+   * looked up again in the DID documents of the verification at hand, and must still be
+   * authorized (not revoked, not expired) and the same.
+   */
+  keys: readonly ProofKey[];
 }
 
 export interface VerifiedCredentialCache {
@@ -42,13 +59,17 @@ export interface VerifiedCredentialCache {
    * with the credential's canonical text recorded in `memo`. Otherwise undefined.
    */
   recall(credential: unknown, memo: CanonicalMemo): VerifiedCredential | undefined;
-  /** Records a verified credential until `validUntil` (ms) or the TTL, whichever is first. */
+  /**
+   * Records a verified credential until `validUntil` (ms) or the TTL, whichever is first. The
+   * verifier passes the earliest of the credential's `validUntil` and its proofs' `expires`.
+   */
   add(verified: VerifiedCredential, validUntil: number): void;
 }
 
 interface Entry {
   snapshot: CanonicalSnapshot;
   digest: string;
+  keys: readonly ProofKey[];
 }
 
 /** The first proof's proofValue: what entries are found by. */
@@ -74,13 +95,13 @@ export function createVerifiedCredentialCache(options: CredentialCacheOptions = 
       const proofValue = proofValueOf(credential);
       const entry = proofValue === undefined ? undefined : cache.get(proofValue);
       if (entry === undefined || !recallCanonical(credential, entry.snapshot, memo)) return undefined;
-      return { canonical: entry.snapshot.text, digest: entry.digest };
+      return { canonical: entry.snapshot.text, digest: entry.digest, keys: entry.keys };
     },
-    add({ canonical, digest }, validUntil) {
+    add({ canonical, digest, keys }, validUntil) {
       const ttl = Math.min(ttlMs, validUntil - now());
       const snapshot = canonicalSnapshot(canonical);
       const proofValue = proofValueOf(snapshot.value);
-      if (ttl > 0 && proofValue !== undefined) cache.set(proofValue, { snapshot, digest }, ttl);
+      if (ttl > 0 && proofValue !== undefined) cache.set(proofValue, { snapshot, digest, keys }, ttl);
     },
   };
 }

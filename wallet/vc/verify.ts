@@ -9,12 +9,13 @@
  * in that order.
  */
 import { parseDateTimeStamp, verifyProof, type KeyResolver, type VerifiedProof } from '../crypto/data-integrity.ts';
+import { equalBytes } from '../crypto/bytes.ts';
 import { isMandateError } from '../crypto/errors.ts';
 import { type CanonicalMemo, canonicalizeJson, createCanonicalMemo, parseJson, type JsonLimits } from '../crypto/jcs.ts';
 import type { DidResolutionResult, Resolvable } from '../did/types.ts';
 import { keyFromResolution } from '../did/verification-method.ts';
 import type { StatusCheckResult, StatusListClient } from '../status/client.ts';
-import type { VerifiedCredential, VerifiedCredentialCache } from './credential-cache.ts';
+import type { ProofKey, VerifiedCredential, VerifiedCredentialCache } from './credential-cache.ts';
 import { checkDelegationLink, credentialDigest, validUntilOf } from './delegation.ts';
 import { checkGrant } from './grant.ts';
 import { issuerId, parsePresentation, statusEntries } from './parse.ts';
@@ -322,12 +323,11 @@ async function run(
   const digests = credentials.map(
     (c, i) => known[i]?.digest ?? (cache !== undefined || (i > 0 && i < chain.length) ? credentialDigest(c, memo) : undefined),
   );
-  // A cached credential costs no key resolution and no signature work at all.
+  // A cached credential costs no signature work: only its keys are looked up again.
   const proofs = credentials.map((credential, i) =>
-    known[i] !== undefined
-      ? Promise.resolve({ ok: true as const, value: undefined })
-      : settle(verifyCredentialProofs(credential, issuers[i] as string, keysOf, now, skew, memo)),
+    settle(proofsOf(credential, issuers[i] as string, known[i], keysOf, now, skew, memo)),
   );
+  const cachedNow: boolean[] = [];
   for (const [i, credential] of credentials.entries()) {
     const settled = await proofs[i];
     if (settled && !settled.ok) {
@@ -336,13 +336,16 @@ async function run(
         PROOF_NOT_YET_VALID: 'CREDENTIAL_NOT_YET_VALID',
       });
     }
+    const checked = (settled as { value: CheckedProofs }).value;
+    cachedNow[i] = checked.cached;
     const validFrom = parseDateTimeStamp(credential.validFrom) ?? Infinity;
     const validUntil = validUntilOf(credential);
     if (validFrom > now + skew) throw new VerificationError('CREDENTIAL_NOT_YET_VALID', `${credential.id} is valid from ${credential.validFrom}`);
     if (validUntil < now - skew) throw new VerificationError('CREDENTIAL_EXPIRED', `${credential.id} expired at ${credential.validUntil}`);
     const digest = digests[i];
-    if (cache !== undefined && known[i] === undefined && digest !== undefined) {
-      cache.add({ canonical: canonicalizeJson(credential, undefined, memo), digest }, validUntil);
+    if (cache !== undefined && !checked.cached && digest !== undefined) {
+      // Cached no longer than the earliest proof `expires`: a hit does not look at the proofs.
+      cache.add({ canonical: canonicalizeJson(credential, undefined, memo), digest, keys: checked.keys }, Math.min(validUntil, checked.notAfter));
     }
   }
   pass('credentials');
@@ -450,20 +453,63 @@ async function run(
       issuer: issuers[i] as string,
       subject: c.credentialSubject.id,
       privilegeScopes: [...c.credentialSubject.privilegeScopes],
-      cached: known[i] !== undefined,
+      cached: cachedNow[i] === true,
     })),
     checks,
     sources: { dids: didAges, statusLists: statusAges },
   };
 }
 
+/** What step 3 learned of a credential's proofs. */
+interface CheckedProofs {
+  /** True when the verified-credential cache vouched for the signatures. */
+  cached: boolean;
+  /** The keys that verified them. */
+  keys: readonly ProofKey[];
+  /** The earliest proof `expires` (ms), or Infinity. */
+  notAfter: number;
+}
+
+/**
+ * A credential's proofs: verified, or — for a credential the cache recognized — its keys looked
+ * up again in this verification's DID documents. Each must still be authorized (a key revoked
+ * or expired since is refused) and the same key; when one is not, the signatures are verified
+ * again as if the cache had missed.
+ */
+async function proofsOf(
+  credential: MandateCredential,
+  issuer: string,
+  known: VerifiedCredential | undefined,
+  keysOf: KeysOf,
+  now: number,
+  skew: number,
+  memo: CanonicalMemo,
+): Promise<CheckedProofs> {
+  if (known !== undefined) {
+    let same = true;
+    for (const { controller, verificationMethod, purpose, publicKey } of known.keys) {
+      same &&= equalBytes(await keysOf(controller)(verificationMethod, purpose), publicKey);
+    }
+    if (same) return { cached: true, keys: known.keys, notAfter: Infinity };
+  }
+  return verifyCredentialProofs(credential, issuer, keysOf, now, skew, memo);
+}
+
 /** A credential's proofs with its issuer's assertionMethod keys; a grant's consent with the user's authentication key. */
-async function verifyCredentialProofs(credential: MandateCredential, issuer: string, keysOf: KeysOf, now: number, skew: number, memo: CanonicalMemo): Promise<void> {
+async function verifyCredentialProofs(credential: MandateCredential, issuer: string, keysOf: KeysOf, now: number, skew: number, memo: CanonicalMemo): Promise<CheckedProofs> {
   const at = new Date(now);
-  await verifyProof(credential, { resolveKey: keysOf(issuer), expectedProofPurpose: 'assertionMethod', now: at, clockSkewMs: skew, memo });
+  const keys: ProofKey[] = [];
+  let notAfter = Infinity;
+  const record = (proofs: readonly VerifiedProof[], controller: string, purpose: string): void => {
+    for (const { proof, publicKey, expires } of proofs) {
+      keys.push({ controller, verificationMethod: proof.verificationMethod, purpose, publicKey });
+      if (expires !== undefined) notAfter = Math.min(notAfter, expires.getTime());
+    }
+  };
+  record((await verifyProof(credential, { resolveKey: keysOf(issuer), expectedProofPurpose: 'assertionMethod', now: at, clockSkewMs: skew, memo })).proofs, issuer, 'assertionMethod');
   if (credential.type.includes('DelegationGrantCredential')) {
     const consent = (credential as DelegationGrantCredential).credentialSubject.consent;
-    await verifyProof(consent, {
+    const { proofs } = await verifyProof(consent, {
       resolveKey: keysOf(consent.user),
       expectedProofPurpose: 'authentication',
       // The provider checked its single-use challenge when the user signed; we check the signature.
@@ -473,7 +519,9 @@ async function verifyCredentialProofs(credential: MandateCredential, issuer: str
       clockSkewMs: skew,
       memo,
     });
+    record(proofs, consent.user, 'authentication');
   }
+  return { cached: false, keys, notAfter };
 }
 
 /** The presented credentials the cache recognizes, before anything else looks at them. */
