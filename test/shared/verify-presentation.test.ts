@@ -173,10 +173,22 @@ describe('verifyPresentation — accepted', () => {
     expect((await verifyPresentation(await present(agent, [credential]), trusting)).valid).toBe(true);
     const cached = await verifyPresentation(await present(agent, [credential]), trusting);
     expect(cached.valid && cached.chain[0]?.cached).toBe(true);
+    // The same through a resolver that answers from memory (the synchronous path of a hit).
+    const inMemory = async () => {
+      const answered = await resolver.resolve(issuer.did);
+      return { resolve: resolver.resolve, resolveCached: (did: string) => (did === issuer.did ? answered : undefined) };
+    };
+    const fromMemory = await verifyPresentation(await present(agent, [credential]), { ...trusting, resolver: await inMemory() });
+    expect(fromMemory.valid && fromMemory.chain[0]?.cached).toBe(true);
     const [method] = issuer.document.verificationMethod ?? [];
     const revoked = { ...issuer.document, verificationMethod: [{ ...method, revoked: new Date(Date.now() - 60_000).toISOString() }] };
     resolver.documents.set(issuer.did, { document: revoked as typeof issuer.document });
     expectRefused(await verifyPresentation(await present(agent, [credential]), trusting), 'KEY_NOT_AUTHORIZED', 'credentials');
+    expectRefused(await verifyPresentation(await present(agent, [credential]), { ...trusting, resolver: await inMemory() }), 'KEY_NOT_AUTHORIZED', 'credentials');
+    // A key replaced under the same id: the cached signature no longer counts, and fails anew.
+    const stranger = testIdentity('revoking-issuer');
+    resolver.documents.set(issuer.did, { document: stranger.document });
+    expectRefused(await verifyPresentation(await present(agent, [credential]), trusting), 'CREDENTIAL_SIGNATURE_INVALID', 'credentials');
   });
 
   it('verifies again a credential that differs from the cached one only in content, keeping its proofValue', async () => {

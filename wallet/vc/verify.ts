@@ -324,9 +324,16 @@ async function run(
     (c, i) => known[i]?.digest ?? (cache !== undefined || (i > 0 && i < chain.length) ? credentialDigest(c, memo) : undefined),
   );
   // A cached credential costs no signature work: only its keys are looked up again.
-  const proofs = credentials.map((credential, i) =>
-    settle(proofsOf(credential, issuers[i] as string, known[i], keysOf, now, skew, memo)),
-  );
+  const proofs = credentials.map((credential, i) => {
+    const recalled = known[i];
+    const verify = () => settle(verifyCredentialProofs(credential, issuers[i] as string, keysOf, now, skew, memo));
+    if (recalled === undefined) return verify();
+    // A recognized credential's keys, looked up in this verification's resolutions: synchronously
+    // when they are all in hand (a cached resolver), since that is the whole cost of a hit.
+    const resolutions = recalled.keys.map((key) => resolutionOf(key.controller));
+    const judge = (settled: Settled<DidResolutionResult>[]) => keysUnchanged(recalled, settled, now) ?? verify();
+    return resolutions.some((r) => r instanceof Promise) ? Promise.all(resolutions).then(judge) : judge(resolutions as Settled<DidResolutionResult>[]);
+  });
   const cachedNow: boolean[] = [];
   for (const [i, credential] of credentials.entries()) {
     const settled = await proofs[i];
@@ -471,28 +478,21 @@ interface CheckedProofs {
 }
 
 /**
- * A credential's proofs: verified, or — for a credential the cache recognized — its keys looked
- * up again in this verification's DID documents. Each must still be authorized (a key revoked
- * or expired since is refused) and the same key; when one is not, the signatures are verified
- * again as if the cache had missed.
+ * A cached credential's keys, each looked up in its controller's resolution (`settled`, in the
+ * same order): cached when every one is still authorized and the same key, a failure when a
+ * lookup refuses (a key revoked or expired since), undefined — verify the signatures again —
+ * when a resolution failed or a key changed.
  */
-async function proofsOf(
-  credential: MandateCredential,
-  issuer: string,
-  known: VerifiedCredential | undefined,
-  keysOf: KeysOf,
-  now: number,
-  skew: number,
-  memo: CanonicalMemo,
-): Promise<CheckedProofs> {
-  if (known !== undefined) {
-    let same = true;
-    for (const { controller, verificationMethod, purpose, publicKey } of known.keys) {
-      same &&= equalBytes(await keysOf(controller)(verificationMethod, purpose), publicKey);
+function keysUnchanged(known: VerifiedCredential, settled: Settled<DidResolutionResult>[], now: number): Settled<CheckedProofs> | undefined {
+  try {
+    for (const [i, { controller, verificationMethod, purpose, publicKey }] of known.keys.entries()) {
+      const resolution = settled[i] as Settled<DidResolutionResult>;
+      if (!resolution.ok || !equalBytes(keyFromResolution(resolution.value, controller, verificationMethod, purpose, now), publicKey)) return undefined;
     }
-    if (same) return { cached: true, keys: known.keys, notAfter: Infinity };
+  } catch (error) {
+    return { ok: false, error };
   }
-  return verifyCredentialProofs(credential, issuer, keysOf, now, skew, memo);
+  return { ok: true, value: { cached: true, keys: known.keys, notAfter: Infinity } };
 }
 
 /** A credential's proofs with its issuer's assertionMethod keys; a grant's consent with the user's authentication key. */
