@@ -43,6 +43,13 @@ export interface RunningIssuer {
 function listen(port: number, hostname: string, fetch: (request: Request, env: unknown) => Response | Promise<Response>): Promise<ServerType> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch, port, hostname }, () => resolve(server));
+    // Idle keep-alive connections outlive a load balancer's idle timeout (commonly 60 s): a
+    // server that closes first races the client's next request on that socket (ECONNRESET,
+    // or a 502 from the balancer). headersTimeout stays above it, as Node advises.
+    if ('keepAliveTimeout' in server) {
+      server.keepAliveTimeout = 65_000;
+      server.headersTimeout = 66_000;
+    }
     server.once('error', reject);
   });
 }

@@ -137,7 +137,8 @@ describe('mandate CLI: help, usage and offline commands', () => {
   });
 });
 
-describe('mandate CLI against a real issuer', () => {
+// Each test spawns several CLI processes; on a loaded machine one can take seconds to start.
+describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
   it('mints and lists enrollment tokens (the value shown once, never listed)', async () => {
     const minted = await operator('tokens', 'mint', '--scope', 'files:read,files:write', '--domain', 'files.example.com', '--max-depth', '1', '--ttl', '600');
     expect(minted.code).toBe(EXIT.OK);
