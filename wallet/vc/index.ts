@@ -10,7 +10,7 @@ export { delegate, checkDelegationLink, credentialDigest, type DelegateOptions }
 export { createConsent, issueGrant, checkGrant, type ConsentOptions, type GrantOptions } from './grant.ts';
 export { signPresentation, DEFAULT_PRESENTATION_LIFETIME_MS, MAX_PRESENTATION_LIFETIME_MS, type PresentationOptions } from './presentation.ts';
 export { createReplayCache, type ReplayCache, type ReplayCacheOptions } from './replay-cache.ts';
-export { createVerifiedCredentialCache, type VerifiedCredentialCache, type CredentialCacheOptions } from './credential-cache.ts';
+export { createVerifiedCredentialCache, type VerifiedCredentialCache, type VerifiedCredential, type ProofKey, type CredentialCacheOptions } from './credential-cache.ts';
 export {
   verifyPresentation,
   type VerifyPresentationOptions,
