@@ -200,51 +200,66 @@ function requireStatusPosition(record: CredentialRecord, purpose: 'revocation' |
   return position;
 }
 
+/** A status action: the list it sets a bit on, the bit, and its audit event. */
+interface StatusChange {
+  purpose: 'revocation' | 'suspension';
+  on: boolean;
+  event: 'CREDENTIAL_REVOKED' | 'CREDENTIAL_SUSPENDED' | 'CREDENTIAL_REINSTATED';
+}
+
+const REVOKE: StatusChange = { purpose: 'revocation', on: true, event: 'CREDENTIAL_REVOKED' };
+
+/**
+ * Applies `change` to `record` inside the caller's transaction: the store's mark, the list bit,
+ * the audit record. False, and nothing changed, when the record has no entry on that list or
+ * the mark was already so.
+ */
+function applyStatus(ctx: IssuerContext, record: CredentialRecord, change: StatusChange, actor: string, reason: string | undefined, data: JsonObject): boolean {
+  const position = record[change.purpose];
+  if (position === null) return false;
+  const at = ctx.now();
+  const marked = change.purpose === 'revocation' ? ctx.stores.credentials.markRevoked(record.id, at) : ctx.stores.credentials.setSuspended(record.id, change.on ? at : null);
+  if (!marked) return false;
+  setListStatus(ctx, position.listId, position.index, change.on ? 1 : 0);
+  ctx.audit.record({ event: change.event, actor, agentDid: record.subjectDid, ...(reason ? { reason } : {}), data });
+  return true;
+}
+
+/** `change` for every live credential `record` superseded: they carry the same authority. */
+function applyToPredecessors(ctx: IssuerContext, record: CredentialRecord, change: StatusChange, actor: string, reason: string | undefined): void {
+  const now = ctx.now();
+  for (const old of ctx.stores.credentials.predecessorsOf(record.id)) {
+    if (old.revokedAt !== null || (old.validUntil !== null && old.validUntil <= now)) continue;
+    applyStatus(ctx, old, change, actor, reason, { vcId: old.id, with: record.id });
+  }
+}
+
 /** Sets the revocation bit: visible in the next fetch of the list. Revocation is final. */
 export function revokeCredential(ctx: IssuerContext, vcId: string, reason: string | undefined, actor: string): CredentialView {
   const record = getCredential(ctx, vcId);
-  const position = requireStatusPosition(record, 'revocation');
+  requireStatusPosition(record, 'revocation');
   ctx.db.transaction(() => {
-    if (!ctx.stores.credentials.markRevoked(record.id, ctx.now())) {
+    if (!applyStatus(ctx, record, REVOKE, actor, reason, { vcId: record.id })) {
       throw apiError('CREDENTIAL_ALREADY_REVOKED', `${record.id} is already revoked`, { agentDid: record.subjectDid });
     }
-    setListStatus(ctx, position.listId, position.index, 1);
-    ctx.audit.record({ event: 'CREDENTIAL_REVOKED', actor, agentDid: record.subjectDid, ...(reason ? { reason } : {}), data: { vcId: record.id } });
-    for (const old of livePredecessors(ctx, record)) {
-      if (old.revocation === null || !ctx.stores.credentials.markRevoked(old.id, ctx.now())) continue;
-      setListStatus(ctx, old.revocation.listId, old.revocation.index, 1);
-      ctx.audit.record({ event: 'CREDENTIAL_REVOKED', actor, agentDid: old.subjectDid, ...(reason ? { reason } : {}), data: { vcId: old.id, with: record.id } });
-    }
+    applyToPredecessors(ctx, record, REVOKE, actor, reason);
   });
   return credentialView(ctx, getCredential(ctx, record.id));
-}
-
-/** The credentials `record` superseded that still carry its authority: not revoked, not expired. */
-function livePredecessors(ctx: IssuerContext, record: CredentialRecord): CredentialRecord[] {
-  const now = ctx.now();
-  return ctx.stores.credentials.predecessorsOf(record.id).filter((old) => old.revokedAt === null && (old.validUntil === null || old.validUntil > now));
 }
 
 /** Suspends (on = true) or reinstates (on = false) through the suspension list. */
 export function setSuspension(ctx: IssuerContext, vcId: string, on: boolean, reason: string | undefined, actor: string): CredentialView {
   const record = getCredential(ctx, vcId);
-  const position = requireStatusPosition(record, 'suspension');
+  requireStatusPosition(record, 'suspension');
+  const change: StatusChange = { purpose: 'suspension', on, event: on ? 'CREDENTIAL_SUSPENDED' : 'CREDENTIAL_REINSTATED' };
   ctx.db.transaction(() => {
     if (on && record.revokedAt !== null) throw apiError('CREDENTIAL_REVOKED', `${record.id} is revoked`, { agentDid: record.subjectDid });
-    if (!ctx.stores.credentials.setSuspended(record.id, on ? ctx.now() : null)) {
+    if (!applyStatus(ctx, record, change, actor, reason, { vcId: record.id })) {
       throw on
         ? apiError('CREDENTIAL_SUSPENDED', `${record.id} is already suspended`, { agentDid: record.subjectDid })
         : apiError('CREDENTIAL_NOT_SUSPENDED', `${record.id} is not suspended`, { agentDid: record.subjectDid });
     }
-    setListStatus(ctx, position.listId, position.index, on ? 1 : 0);
-    const data: JsonObject = { vcId: record.id };
-    ctx.audit.record({ event: on ? 'CREDENTIAL_SUSPENDED' : 'CREDENTIAL_REINSTATED', actor, agentDid: record.subjectDid, ...(reason ? { reason } : {}), data });
-    for (const old of livePredecessors(ctx, record)) {
-      if (old.suspension === null || !ctx.stores.credentials.setSuspended(old.id, on ? ctx.now() : null)) continue;
-      setListStatus(ctx, old.suspension.listId, old.suspension.index, on ? 1 : 0);
-      const event = on ? 'CREDENTIAL_SUSPENDED' : 'CREDENTIAL_REINSTATED';
-      ctx.audit.record({ event, actor, agentDid: old.subjectDid, ...(reason ? { reason } : {}), data: { vcId: old.id, with: record.id } });
-    }
+    applyToPredecessors(ctx, record, change, actor, reason);
   });
   return credentialView(ctx, getCredential(ctx, record.id));
 }
