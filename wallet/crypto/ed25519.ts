@@ -337,8 +337,10 @@ export function seedSigner(seed: Uint8Array, options?: Ed25519Options): Signer {
   // With node:crypto the public key is read off the imported private key, which signing then
   // reuses: importing a seed is the costly part (~0.7 ms, OpenSSL's PKCS#8 decoder).
   const c = getNodeCrypto();
-  let nodeKey: NodeKeyObject | undefined = c ? nodePrivateKey(c, secret) : undefined;
-  const publicKey = c && nodeKey ? nodeGetPublicKey(c, nodeKey) : ed25519.getPublicKey(secret);
+  let nodeKey: NodeKeyObject | undefined;
+  let publicKey: Uint8Array;
+  if (c) publicKey = nodeGetPublicKey(c, (nodeKey = nodePrivateKey(c, secret)));
+  else publicKey = ed25519.getPublicKey(secret);
   let webKey: Promise<CryptoKey> | undefined;
   return Object.freeze({
     publicKey,

@@ -336,14 +336,14 @@ async function run(
   });
   const cachedNow: boolean[] = [];
   for (const [i, credential] of credentials.entries()) {
-    const settled = await proofs[i];
-    if (settled && !settled.ok) {
+    const settled = (await proofs[i]) as Settled<CheckedProofs>; // one per credential
+    if (!settled.ok) {
       throw reasonFor(settled.error, 'CREDENTIAL_SIGNATURE_INVALID', {
         PROOF_EXPIRED: 'CREDENTIAL_EXPIRED',
         PROOF_NOT_YET_VALID: 'CREDENTIAL_NOT_YET_VALID',
       });
     }
-    const checked = (settled as { value: CheckedProofs }).value;
+    const checked = settled.value;
     cachedNow[i] = checked.cached;
     const validFrom = parseDateTimeStamp(credential.validFrom) ?? Infinity;
     const validUntil = validUntilOf(credential);
