@@ -49,16 +49,21 @@ async function publishedList(purpose: string, ttl = 60_000): Promise<PublishedLi
   return published;
 }
 
-async function credentialOn(...lists: PublishedList[]): Promise<{ credential: AgentCredential; indexes: number[] }> {
+/** The platform's credential for `agent`, with an entry on each list; `delegationDepth` as given. */
+async function credentialWithDepthOn(delegationDepth: number, ...lists: PublishedList[]): Promise<{ credential: AgentCredential; indexes: number[] }> {
   const indexes = lists.map((l) => allocateIndex(l.list.length, new Set<number>()));
   const credential = await issueAgentCredential({
     issuer: platform,
     agentDid: agent.did,
     privilegeScopes: ['files'],
-    delegationDepth: 0,
+    delegationDepth,
     credentialStatus: lists.map((l, i) => buildStatusListEntry({ statusListCredential: l.url, statusListIndex: indexes[i] as number, statusPurpose: l.purpose })) as never,
   });
   return { credential, indexes };
+}
+
+function credentialOn(...lists: PublishedList[]): Promise<{ credential: AgentCredential; indexes: number[] }> {
+  return credentialWithDepthOn(0, ...lists);
 }
 
 function client(extra: Partial<StatusListClientOptions> = {}) {
@@ -110,14 +115,8 @@ describe('status lists in verifyPresentation', () => {
 
   it('CREDENTIAL_REVOKED for a delegated chain whose root is revoked, and for a revoked grant', async () => {
     const revocation = await publishedList('revocation');
-    const index = allocateIndex(revocation.list.length, new Set<number>());
-    const root = await issueAgentCredential({
-      issuer: platform,
-      agentDid: agent.did,
-      privilegeScopes: ['files'],
-      delegationDepth: 1,
-      credentialStatus: [buildStatusListEntry({ statusListCredential: revocation.url, statusListIndex: index, statusPurpose: 'revocation' })] as never,
-    });
+    const { credential: root, indexes } = await credentialWithDepthOn(1, revocation);
+    const index = indexes[0] as number;
     const helper = newIdentity();
     const child = await delegate(root, { delegator: agent, delegateeDid: helper.did, scopes: ['files:read'] });
     const chainVp = () => signPresentation({ holder: helper, credentials: [child, root], challenge: 'n', domain: TARGET });
