@@ -227,6 +227,42 @@ describe('status lists in verifyPresentation', () => {
     expect((await verifyPresentation(withStatus, { ...trusting, requireCredentialStatus: true })).valid).toBe(true);
   });
 
+  it('concurrent verifications share one fetch of a list', async () => {
+    const revocation = await publishedList('revocation');
+    const { credential } = await credentialOn(revocation);
+    let fetches = 0;
+    const statusLists = client({ fetch: (input, init) => (fetches++, fetch(input, init)) });
+    const results = await Promise.all(Array.from({ length: 20 }, () => verify(credential, statusLists)));
+    expect(results.every((r) => r.valid)).toBe(true);
+    expect(fetches).toBe(1);
+  });
+
+  it('a failed fetch is remembered for negativeTtlMs: one fetch per period while the list is down', async () => {
+    const revocation = await publishedList('revocation');
+    const { credential } = await credentialOn(revocation);
+    await fetch(`${base}/host${new URL(revocation.url).pathname}`, { method: 'DELETE' });
+    let fetches = 0;
+    const counting = (input: string, init: RequestInit) => (fetches++, fetch(input, init));
+    const statusLists = client({ fetch: counting, negativeTtlMs: 10_000 });
+    const t0 = Date.now();
+    expectReason(await verify(credential, statusLists, new Date(t0)), 'STATUS_UNAVAILABLE');
+    expectReason(await verify(credential, statusLists, new Date(t0 + 9_000)), 'STATUS_UNAVAILABLE');
+    expect(fetches).toBe(1);
+    // Back up, but still inside the period: refused without asking.
+    await revocation.publish();
+    expectReason(await verify(credential, statusLists, new Date(t0 + 9_500)), 'STATUS_UNAVAILABLE');
+    expect(fetches).toBe(1);
+    expect((await verify(credential, statusLists, new Date(t0 + 10_000))).valid).toBe(true);
+    expect(fetches).toBe(2);
+    // With negativeTtlMs 0, every check of a failing list asks again.
+    await fetch(`${base}/host${new URL(revocation.url).pathname}`, { method: 'DELETE' });
+    let eager = 0;
+    const retrying = client({ fetch: (input, init) => (eager++, fetch(input, init)), negativeTtlMs: 0 });
+    expectReason(await verify(credential, retrying, new Date(t0)), 'STATUS_UNAVAILABLE');
+    expectReason(await verify(credential, retrying, new Date(t0 + 1)), 'STATUS_UNAVAILABLE');
+    expect(eager).toBe(2);
+  });
+
   it('a grace period keeps a cached list usable when a refresh fails, and reports its age', async () => {
     const revocation = await publishedList('revocation', 1_000);
     const { credential } = await credentialOn(revocation);

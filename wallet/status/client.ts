@@ -4,6 +4,11 @@
  * the entry's status. Everything fails closed: a list that cannot be fetched, verified or
  * decoded is STATUS_LIST_UNAVAILABLE, unless the caller allows a grace period, in which case a
  * list cached earlier is used up to that long past its ttl (and its age is reported).
+ *
+ * Concurrent checks of one list share one fetch, and a failed fetch is remembered for
+ * `negativeTtlMs`: while an issuer's list server is down, every verifier asks it once per
+ * period instead of once per presentation, and presentations are refused at once instead of
+ * each waiting for a fetch that is likely to fail too.
  */
 import { parseDateTimeStamp, verifyProof, type KeyResolver } from '../crypto/data-integrity.ts';
 import { isMandateError } from '../crypto/errors.ts';
@@ -35,6 +40,8 @@ export interface StatusListClientOptions extends UrlPolicy {
   defaultTtlMs?: number;
   /** How long past its ttl a cached list may still be used when a refresh fails (default 0: fail closed). */
   graceMs?: number;
+  /** How long a failed fetch or verification is remembered before the list is fetched again (default 5 s; 0: never). */
+  negativeTtlMs?: number;
   /** Most lists cached (default 256). */
   max?: number;
   now?: () => number;
@@ -69,6 +76,12 @@ interface CachedList {
   decoded: Map<number, Promise<StatusBitstring>>;
 }
 
+/** A list that could not be fetched or trusted: the refusal, repeated until `until`. */
+interface FailedList {
+  error: StatusListError;
+  until: number;
+}
+
 const MEDIA_TYPES = new Set(['application/vc', 'application/vc+ld+json', 'application/ld+json', 'application/json']);
 
 function unavailable(message: string, cause?: unknown): StatusListError {
@@ -85,8 +98,10 @@ export function createStatusListClient(options: StatusListClientOptions): Status
   const maxListBytes = options.maxListBytes ?? 1024 * 1024;
   const defaultTtlMs = options.defaultTtlMs ?? 5 * 60_000;
   const graceMs = options.graceMs ?? 0;
+  const negativeTtlMs = options.negativeTtlMs ?? 5_000;
   // Entries outlive their ttl by the grace period, so a failed refresh can fall back to them.
   const cache = new LruCache<string, CachedList>({ max: options.max ?? 256, now: clock });
+  const failures = new LruCache<string, FailedList>({ max: options.max ?? 256, now: clock });
   const inFlight = new Map<string, Promise<CachedList>>();
 
   async function download(url: string, now: number): Promise<CachedList> {
@@ -111,21 +126,38 @@ export function createStatusListClient(options: StatusListClientOptions): Status
     return { credential, issuer, fetchedAt: now, freshUntil: now + ttl, decoded: new Map() };
   }
 
+  /** One download per list at a time; its failure is remembered (once, by whoever started it). */
+  function fetchList(url: string, now: number): Promise<CachedList> {
+    let pending = inFlight.get(url);
+    if (!pending) {
+      pending = download(url, now).then(
+        (fresh) => {
+          failures.delete(url);
+          return fresh;
+        },
+        (error: unknown) => {
+          const refusal = error instanceof StatusListError ? error : unavailable(`status list ${url} is unavailable`, error);
+          if (negativeTtlMs > 0) failures.set(url, { error: refusal, until: now + negativeTtlMs });
+          throw refusal;
+        },
+      ).finally(() => inFlight.delete(url));
+      inFlight.set(url, pending);
+    }
+    return pending;
+  }
+
   async function listFor(url: string, now: number): Promise<CachedList> {
     const cached = cache.get(url);
     if (cached && now < cached.freshUntil) return cached;
-    let pending = inFlight.get(url);
-    if (!pending) {
-      pending = download(url, now).finally(() => inFlight.delete(url));
-      inFlight.set(url, pending);
-    }
     try {
-      const fresh = await pending;
+      const failed = failures.get(url);
+      if (failed && now < failed.until) throw failed.error;
+      const fresh = await fetchList(url, now);
       cache.set(url, fresh, fresh.freshUntil - now + graceMs);
       return fresh;
     } catch (error) {
       if (cached && now <= cached.freshUntil + graceMs) return cached;
-      throw error instanceof StatusListError ? error : unavailable(`status list ${url} is unavailable`, error);
+      throw error;
     }
   }
 
