@@ -401,6 +401,8 @@ describe('status list documents', () => {
       { ...good, type: [...good.type, 7] },
       { ...good, issuer: 'not a url' },
       { ...good, validFrom: 'yesterday' },
+      { ...good, validFrom: '2025-02-30T00:00:00Z' }, // no such day (Date.parse would say March 2)
+      { ...good, validUntil: '2025-13-01T00:00:00Z' },
       { ...good, credentialSubject: [subject] },
       { ...good, credentialSubject: { ...subject, type: 'StatusList2021' } },
       { ...good, credentialSubject: { ...subject, statusPurpose: [] } },

@@ -76,10 +76,10 @@ interface CachedList {
   decoded: Map<number, Promise<StatusBitstring>>;
 }
 
-/** A list that could not be fetched or trusted: the refusal, repeated until `until`. */
-interface FailedList {
-  error: StatusListError;
-  until: number;
+/** A list's download: shared while it runs, and, when it failed, its refusal until `retryAt`. */
+interface Download {
+  list: Promise<CachedList>;
+  retryAt: number;
 }
 
 const MEDIA_TYPES = new Set(['application/vc', 'application/vc+ld+json', 'application/ld+json', 'application/json']);
@@ -101,10 +101,9 @@ export function createStatusListClient(options: StatusListClientOptions): Status
   const negativeTtlMs = options.negativeTtlMs ?? 5_000;
   // Entries outlive their ttl by the grace period, so a failed refresh can fall back to them.
   const cache = new LruCache<string, CachedList>({ max: options.max ?? 256, now: clock });
-  const failures = new LruCache<string, FailedList>({ max: options.max ?? 256, now: clock });
-  const inFlight = new Map<string, Promise<CachedList>>();
+  const downloads = new LruCache<string, Download>({ max: options.max ?? 256, now: clock });
 
-  async function download(url: string, now: number): Promise<CachedList> {
+  async function fetchList(url: string, now: number): Promise<CachedList> {
     const result = await fetchJson(url, { limits, fetch: options.fetch, accept: 'application/vc, application/json', mediaTypes: MEDIA_TYPES });
     if (!result.ok) throw unavailable(`status list ${url}: ${result.message}`);
     const credential = parseStatusListCredential(result.json);
@@ -126,38 +125,26 @@ export function createStatusListClient(options: StatusListClientOptions): Status
     return { credential, issuer, fetchedAt: now, freshUntil: now + ttl, decoded: new Map() };
   }
 
-  /** One download per list at a time; its failure is remembered (once, by whoever started it). */
-  function fetchList(url: string, now: number): Promise<CachedList> {
-    let pending = inFlight.get(url);
-    if (!pending) {
-      pending = download(url, now).then(
-        (fresh) => {
-          failures.delete(url);
-          return fresh;
-        },
-        (error: unknown) => {
-          const refusal = error instanceof StatusListError ? error : unavailable(`status list ${url} is unavailable`, error);
-          if (negativeTtlMs > 0) failures.set(url, { error: refusal, until: now + negativeTtlMs });
-          throw refusal;
-        },
-      ).finally(() => inFlight.delete(url));
-      inFlight.set(url, pending);
-    }
-    return pending;
-  }
-
   async function listFor(url: string, now: number): Promise<CachedList> {
     const cached = cache.get(url);
     if (cached && now < cached.freshUntil) return cached;
+    let started = downloads.get(url);
+    if (!started || now >= started.retryAt) {
+      const download: Download = { list: fetchList(url, now), retryAt: Infinity };
+      // Done: forgotten at once when it succeeded, else answered again until retryAt.
+      download.list.then(
+        () => downloads.delete(url),
+        () => (download.retryAt = now + negativeTtlMs),
+      );
+      downloads.set(url, (started = download));
+    }
     try {
-      const failed = failures.get(url);
-      if (failed && now < failed.until) throw failed.error;
-      const fresh = await fetchList(url, now);
+      const fresh = await started.list;
       cache.set(url, fresh, fresh.freshUntil - now + graceMs);
       return fresh;
     } catch (error) {
       if (cached && now <= cached.freshUntil + graceMs) return cached;
-      throw error;
+      throw error instanceof StatusListError ? error : unavailable(`status list ${url} is unavailable`, error);
     }
   }
 

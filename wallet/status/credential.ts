@@ -8,6 +8,7 @@
  * `statusListCredential` (§3.2 step 4) belong to the VC and client layers, which must have
  * verified the list credential's proof before handing it to `checkStatus`.
  */
+import { formatDateTimeStamp, parseDateTimeStamp } from '../crypto/proof-config.ts';
 import { assertStatusSize, getStatus, type StatusBitstring } from './bitstring.ts';
 import { ENCODED_LIST_SYNTAX, decodeStatusList, type DecodeStatusListOptions } from './encoded-list.ts';
 import { StatusListError, type StatusListErrorCode } from './errors.ts';
@@ -87,17 +88,14 @@ function purpose(value: unknown, code: Code): string {
 }
 
 // VC 2.0 §4.8 (validity period): xsd:dateTimeStamp, i.e. with a time zone.
-const DATE_TIME_STAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
-
+/** An XML Schema dateTimeStamp (VC DM 2.0 validFrom/validUntil), read by the same rules as every other date in Mandate. */
 function dateTime(value: unknown, name: string, code: Code): string {
   if (value instanceof Date) {
     if (Number.isNaN(value.getTime())) return fail(code, `${name} is an invalid Date`);
-    return value.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return formatDateTimeStamp(value);
   }
-  if (typeof value !== 'string' || !DATE_TIME_STAMP.test(value) || Number.isNaN(Date.parse(value))) {
-    return fail(code, `${name} must be an XML Schema dateTimeStamp such as 2025-01-01T00:00:00Z`);
-  }
-  return value;
+  if (parseDateTimeStamp(value) === undefined) return fail(code, `${name} must be an XML Schema dateTimeStamp such as 2025-01-01T00:00:00Z`);
+  return value as string;
 }
 
 const STATUS_HEX = /^0x[0-9a-fA-F]{1,2}$/;
