@@ -172,7 +172,11 @@ export interface DirectIssueInput {
   validitySeconds?: number;
 }
 
-/** POST /v1/vcs: an operator issues directly; an enrolled subject's current credential becomes this one. */
+/**
+ * POST /v1/vcs: an operator issues directly. For an enrolled subject this becomes the current
+ * credential and supersedes the one it replaces, so that revoking the agent's current credential
+ * reaches the older one too (which stays valid until then, even when it was wider).
+ */
 export async function issueDirect(ctx: IssuerContext, input: DirectIssueInput, actor: string): Promise<CredentialView> {
   const terms: AgentCredentialTerms = {
     subjectDid: input.subjectDid,
@@ -183,7 +187,11 @@ export async function issueDirect(ctx: IssuerContext, input: DirectIssueInput, a
   };
   const { prepared } = await issueAtomically(ctx, terms, {
     after: (p) => {
-      if (ctx.stores.agents.get(input.subjectDid)) ctx.stores.agents.setCurrentCredential(input.subjectDid, p.credential.id);
+      const replaced = ctx.stores.agents.get(input.subjectDid)?.currentCredentialId;
+      if (replaced !== undefined) {
+        if (replaced !== null) ctx.stores.credentials.markSuperseded(replaced, p.credential.id);
+        ctx.stores.agents.setCurrentCredential(input.subjectDid, p.credential.id);
+      }
       ctx.audit.record({ event: 'CREDENTIAL_ISSUED', actor, agentDid: input.subjectDid, data: { vcId: p.credential.id, via: 'direct' } });
     },
   });

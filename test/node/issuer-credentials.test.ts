@@ -58,6 +58,17 @@ describe('POST /v1/vcs (direct issuance)', () => {
     expect((await present(agentDid)).json.effectiveScopes).toEqual(['files:read']);
   });
 
+  it('supersedes the credential it replaces: revoking the new one revokes the older, wider one too', async () => {
+    const { agentDid, vcId: wide } = await onboardServerAgent(issuer);
+    const narrow = (await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: agentDid, privilegeScopes: ['files:read'], delegationDepth: 0, domains: [TARGET] } })).json.vcId as string;
+    const replaced = await issuer.call(vcPath(wide));
+    expect(replaced.json).toMatchObject({ state: 'superseded', supersededBy: narrow });
+    expect((await present(agentDid, undefined, wide)).json.valid).toBe(true); // until its own validUntil, as after a renewal
+    await issuer.call(vcPath(narrow, 'revoke'), { admin: true, body: { reason: 'agent compromised' } });
+    expect((await issuer.call(vcPath(wide))).json.state).toBe('revoked');
+    expect((await present(agentDid, undefined, wide)).json.reason).toBe('CREDENTIAL_REVOKED');
+  });
+
   it('refuses bad input (400), missing admin key (401)', async () => {
     const bad = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: 'not-a-did', privilegeScopes: ['files'], delegationDepth: 0 } });
     expect(bad.status).toBe(400);
