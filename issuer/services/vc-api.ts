@@ -6,9 +6,10 @@
  *   `eddsa-jcs-2022`, proofPurpose `assertionMethod`. Mandate's authority types are refused
  *   here (they are issued only through enrollment and /v1/vcs, which give them status entries).
  * - `POST /credentials/verify`: the credential's proof (a key of its issuer, in
- *   `assertionMethod`), its validity window, and every `credentialStatus` entry.
+ *   `assertionMethod`), its validity window, and its `credentialStatus` entries (at most 4).
  * - `POST /presentations/verify`: the presentation's proof (a key of its holder, in
- *   `authentication`, with the expected challenge and domain) and every credential in it.
+ *   `authentication`, with the expected challenge and domain), then every credential in it,
+ *   sharing those 4 status entries.
  *
  * Verification results follow VC-API: `{verified, checks, warnings, errors}`; callers decide on
  * trust (which issuers they accept) themselves — this is a proof and status check, not policy.
@@ -84,7 +85,12 @@ export interface VcApi {
 export function createVcApi(ctx: IssuerContext): VcApi {
   const keyOf = (did: string) => controllerKeyResolver(ctx, did, (vm) => apiError('KEY_NOT_AUTHORIZED', `${vm} is not a key of ${did}`));
 
-  async function verifyCredential(credential: unknown): Promise<CredentialVerification> {
+  /**
+   * `statusBudget`: status entries this request may still check. A presentation shares one
+   * budget among its credentials, so no request makes this issuer fetch more than
+   * MAX_STATUS_ENTRIES lists, whatever it holds.
+   */
+  async function verifyCredential(credential: unknown, statusBudget = { left: MAX_STATUS_ENTRIES }): Promise<CredentialVerification> {
     const checks = ['proof', 'validity'];
     const errors: VcApiProblem[] = [];
     const shape = shapeErrors(credential, 'credential');
@@ -116,11 +122,12 @@ export function createVcApi(ctx: IssuerContext): VcApi {
       entries = [];
     }
     // Status lists are fetched only for a credential whose proof verified, and for at most
-    // MAX_STATUS_ENTRIES of them: an unsigned request naming hundreds of URLs would otherwise
-    // make this issuer fetch them all, on every request.
-    if (entries.length > MAX_STATUS_ENTRIES) {
-      errors.push({ check: 'status', code: 'MALFORMED', message: `more than ${MAX_STATUS_ENTRIES} credentialStatus entries` });
+    // MAX_STATUS_ENTRIES entries per request: an unsigned request naming hundreds of URLs would
+    // otherwise make this issuer fetch them all, on every request.
+    if (entries.length > statusBudget.left) {
+      errors.push({ check: 'status', code: 'MALFORMED', message: `more than ${MAX_STATUS_ENTRIES} credentialStatus entries in one request` });
     } else if (entries.length > 0 && proofVerified) {
+      statusBudget.left -= entries.length;
       checks.push('status');
       for (const entry of entries) {
         try {
@@ -193,11 +200,14 @@ export function createVcApi(ctx: IssuerContext): VcApi {
         });
       } catch (error) {
         errors.push(problem('proof', error));
+        // Its credentials are not looked at: each could make this issuer resolve a DID.
+        return { verified: false, checks, warnings: [], errors, presentationResult: { verified: false }, credentialResults: [] };
       }
       const listed = vp.verifiableCredential;
       const credentials = listed === undefined ? [] : Array.isArray(listed) ? listed : [listed];
       if (credentials.length > 16) errors.push({ check: 'credentials', code: 'MALFORMED', message: 'more than 16 credentials' });
-      const credentialResults = await Promise.all(credentials.slice(0, 16).map((vc) => verifyCredential(vc)));
+      const statusBudget = { left: MAX_STATUS_ENTRIES };
+      const credentialResults = await Promise.all(credentials.slice(0, 16).map((vc) => verifyCredential(vc, statusBudget)));
       if (credentialResults.length > 0) checks.push('credentials');
       const presentationVerified = errors.length === 0;
       credentialResults.forEach((result, i) => {

@@ -1,5 +1,7 @@
 // W3C VC-API endpoints against a real issuer: issue → verify round trip, tampering and
 // revocation seen by /credentials/verify, and presentations with challenge and domain.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProof } from '../../wallet/crypto/data-integrity.ts';
 import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
@@ -170,5 +172,44 @@ describe('POST /presentations/verify', () => {
     const notVp = await issuer.call('/presentations/verify', { body: { verifiablePresentation: { type: 'x' } } });
     expect(notVp.status).toBe(400);
     expect(notVp.json.errors[0].code).toBe('MALFORMED');
+  });
+
+  it('looks inside no presentation whose proof fails, and checks at most 4 status entries per request', async () => {
+    let fetched = 0;
+    const lists = createServer((_req, res) => {
+      fetched++;
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => lists.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(lists.address() as AddressInfo).port}`;
+      // Self-issued credentials, each naming two lists (its issuer's key signs: a proof that verifies).
+      const credentials = await Promise.all(
+        [0, 1, 2].map((c) =>
+          createProof(
+            {
+              ...unsignedCredential(),
+              issuer: holder.did,
+              validFrom: '2026-01-01T00:00:00Z',
+              credentialStatus: [0, 1].map((e) => ({ type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: '7', statusListCredential: `${base}/list-${c}-${e}` })),
+            },
+            { signer: holder.signer, verificationMethod: holder.verificationMethod, proofPurpose: 'assertionMethod' },
+          ),
+        ),
+      );
+      const vp = await presentationOf(credentials, 'n-fanout', 'verifier.example');
+      const wrongChallenge = await issuer.call('/presentations/verify', { body: { verifiablePresentation: vp, options: { challenge: 'other' } } });
+      expect(wrongChallenge.json).toMatchObject({ verified: false, presentationResult: { verified: false }, credentialResults: [] });
+      expect(fetched).toBe(0);
+      const res = await issuer.call('/presentations/verify', { body: { verifiablePresentation: vp, options: { challenge: 'n-fanout' } } });
+      expect(res.json.presentationResult.verified).toBe(true);
+      expect(fetched).toBe(4);
+      const overBudget = (res.json.credentialResults as Array<{ errors: Array<{ check: string; code: string }> }>).filter((r) =>
+        r.errors.some((e) => e.check === 'status' && e.code === 'MALFORMED'),
+      );
+      expect(overBudget).toHaveLength(1);
+    } finally {
+      lists.close();
+    }
   });
 });
