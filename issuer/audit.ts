@@ -97,7 +97,18 @@ function toRecord(row: AuditRow): AuditRecord {
 }
 
 const MAX_TEXT = 512;
-const clip = (value: string | undefined): string | null => (value === undefined ? null : value.slice(0, MAX_TEXT));
+const clip = (value: string | undefined): string | null => (value === undefined ? null : clipText(value, MAX_TEXT));
+
+/**
+ * `text` cut to at most `max` UTF-16 code units, never between the two halves of a surrogate
+ * pair: a lone half has no UTF-8 form, so the record holding it could not be canonicalized and
+ * would not be written (an emoji placed at the cut would keep a refusal out of the audit trail).
+ */
+export function clipText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
 
 export function createAuditLog(db: IssuerDb, store: AuditStore, now: () => number = Date.now): AuditLog {
   let verifying: Promise<ChainVerdict> | undefined;

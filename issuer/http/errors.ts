@@ -16,7 +16,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { ZodError } from 'zod';
 import { MandateError } from '../../wallet/crypto/errors.ts';
 import type { JsonObject, JsonValue } from '../../wallet/crypto/jcs.ts';
-import type { AuditLog } from '../audit.ts';
+import { clipText, type AuditLog } from '../audit.ts';
 import type { IssuerEnv } from './env.ts';
 import type { Logger } from './logger.ts';
 
@@ -206,7 +206,7 @@ export function createErrorHandler(deps: ErrorHandlerDeps): ErrorHandler<IssuerE
 }
 
 function safeAudit(deps: ErrorHandlerDeps, c: Context<IssuerEnv>, event: string, error: ApiError): void {
-  const data: JsonObject = { method: c.req.method, path: c.req.path.slice(0, 256), status: error.status, requestId: c.get('requestId') ?? null };
+  const data: JsonObject = { method: c.req.method, path: clipText(c.req.path, 256), status: error.status, requestId: c.get('requestId') ?? null };
   try {
     deps.audit.record({ event, actor: c.get('actor') ?? 'anonymous', reason: error.code, ...(error.agentDid ? { agentDid: error.agentDid } : {}), data });
   } catch {

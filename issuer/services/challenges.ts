@@ -24,6 +24,7 @@ import { assertSafeJson, type JsonObject } from '../../wallet/crypto/jcs.ts';
 import { decodeBase58btc } from '../../wallet/crypto/multikey.ts';
 import { absoluteDidUrl } from '../../wallet/did/verification-method.ts';
 import { parseScopes } from '../../wallet/vc/scopes.ts';
+import { clipText } from '../audit.ts';
 import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
 import { createChallengesStore, type ChallengesStore } from '../storage/challenges-store.ts';
@@ -175,8 +176,8 @@ async function checkProof(ctx: IssuerContext, userDid: string, challenge: string
   })();
   const consent: JsonObject = {
     user: userDid,
-    ...(typeof signed.agent === 'string' ? { agent: signed.agent.slice(0, 512) } : {}),
-    ...(typeof signed.provider === 'string' ? { provider: signed.provider.slice(0, 512) } : {}),
+    ...(typeof signed.agent === 'string' ? { agent: clipText(signed.agent, 512) } : {}),
+    ...(typeof signed.provider === 'string' ? { provider: clipText(signed.provider, 512) } : {}),
     privilegeScopes: scopes,
   };
   return { vm, consent };

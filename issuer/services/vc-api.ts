@@ -21,6 +21,7 @@ import { VC_V2_CONTEXT } from '../../wallet/vc/context.ts';
 import { newUrnUuid } from '../../wallet/vc/identity.ts';
 import { CREDENTIAL_TYPES, MAX_STATUS_ENTRIES, statusEntries } from '../../wallet/vc/parse.ts';
 import type { StatusEntry } from '../../wallet/vc/types.ts';
+import { clipText } from '../audit.ts';
 import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
 import { controllerKeyResolver } from './controller-keys.ts';
@@ -170,7 +171,7 @@ export function createVcApi(ctx: IssuerContext): VcApi {
         proofPurpose: 'assertionMethod',
         created: new Date(Math.floor(ctx.now() / 1000) * 1000),
       });
-      ctx.audit.record({ event: 'VC_API_ISSUED', actor, data: { id: String(vc.id).slice(0, 256), type: types.filter((t) => typeof t === 'string').slice(0, 8) as string[] } });
+      ctx.audit.record({ event: 'VC_API_ISSUED', actor, data: { id: clipText(String(vc.id), 256), type: types.filter((t) => typeof t === 'string').slice(0, 8) as string[] } });
       return signed as Json;
     },
 

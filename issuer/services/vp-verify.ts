@@ -19,6 +19,7 @@
 import type { JsonObject } from '../../wallet/crypto/jcs.ts';
 import { createVerifiedCredentialCache } from '../../wallet/vc/credential-cache.ts';
 import { verifyPresentation } from '../../wallet/vc/verify.ts';
+import { clipText } from '../audit.ts';
 import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
 import type { SessionTokenIssuer } from './session-tokens.ts';
@@ -48,7 +49,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** The presentation's own id, when it has a plausible one (for the audit record of a refusal). */
 function vpIdOf(presentation: unknown): string | undefined {
-  return isObject(presentation) && typeof presentation.id === 'string' ? presentation.id.slice(0, 256) : undefined;
+  return isObject(presentation) && typeof presentation.id === 'string' ? clipText(presentation.id, 256) : undefined;
 }
 
 /** The proof's `domain` when it is one string: the fallback target. */

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { bytesToHex } from '../../wallet/crypto/bytes.ts';
 import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
 import { canonicalizeJson } from '../../wallet/crypto/jcs.ts';
-import { AUDIT_GENESIS_HASH, createAuditLog } from '../../issuer/audit.ts';
+import { AUDIT_GENESIS_HASH, clipText, createAuditLog } from '../../issuer/audit.ts';
 import { openDatabase } from '../../issuer/storage/db.ts';
 import { createSqliteAuditStore } from '../../issuer/storage/audit-store.ts';
 
@@ -28,6 +28,15 @@ describe('audit log', () => {
     const preimage = { seq: 1, id: first.id, at: Date.parse(first.at), event: 'AGENT_ENROLLED', agentDid: 'did:key:z6Mk1', actor: 'anonymous', reason: null, vpId: null, data: canonicalizeJson({ custody: 'server' }), prevHash: AUDIT_GENESIS_HASH };
     expect(first.hash).toBe(bytesToHex(sha256Utf8(canonicalizeJson(preimage))));
     expect(await log.verifyChain()).toEqual({ intact: true, count: 2, headHash: second.hash });
+  });
+
+  it('cuts long text without splitting a surrogate pair, so such a record can still be written', () => {
+    expect(clipText('abc', 5)).toBe('abc');
+    expect(clipText('abcdef', 3)).toBe('abc');
+    expect(clipText('ab\u{1F600}c', 3)).toBe('ab'); // would end in the emoji's high half
+    expect(clipText('ab\u{1F600}c', 4)).toBe('ab\u{1F600}');
+    const { log } = freshLog();
+    expect(log.record({ event: 'E', actor: `${'x'.repeat(511)}\u{1F600}` }).actor).toBe('x'.repeat(511));
   });
 
   it('rolls back with the surrounding transaction', async () => {

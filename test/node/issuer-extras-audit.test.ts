@@ -168,3 +168,17 @@ describe('GET /v1/audit/verify', () => {
     }
   });
 });
+
+describe('refused requests', () => {
+  it('are audited even when the request path is cut inside an emoji', async () => {
+    const count = () => (issuer.running.ctx.db.sqlite.prepare('SELECT count(*) AS n FROM audit').get() as { n: number }).n;
+    const before = count();
+    // '/v1/agents/' + 245 characters puts the emoji's halves at indexes 255 and 256 of the path.
+    const res = await issuer.call(`/v1/agents/did:key:${'a'.repeat(236)}${encodeURIComponent('\u{1F600}')}`, { headers: { authorization: 'Bearer a-wrong-guess' } });
+    expect(res.status).toBe(401);
+    expect(count()).toBe(before + 1);
+    const refusal = await issuer.call('/v1/audit?event=REQUEST_REFUSED&limit=500', { admin: true });
+    const paths = (refusal.json.records as Array<{ data: { path: string } }>).map((r) => r.data.path);
+    expect(paths).toContain(`/v1/agents/did:key:${'a'.repeat(236)}`);
+  });
+});

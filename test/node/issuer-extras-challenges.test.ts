@@ -92,6 +92,20 @@ describe('POST /v1/challenges/:id/verify', () => {
     expect(audit.json.records[0].data).toMatchObject({ challengeId, userDid: user.did, consent: { privilegeScopes: ['files:read'] } });
   });
 
+  it('records a consent whose long agent name is cut inside an emoji (the cut never splits a surrogate pair)', async () => {
+    const user = newUser();
+    const agent = `did:key:${'a'.repeat(503)}\u{1F600}`; // the emoji's halves at UTF-16 indexes 511 and 512
+    const { challengeId, challenge } = await challengeFor(user.did);
+    const consent = await createProof(
+      { type: 'UserConsent', user: user.did, agent, provider: PROVIDER, privilegeScopes: ['files:read'] },
+      { signer: user.signer, verificationMethod: user.verificationMethod, proofPurpose: 'authentication', challenge },
+    );
+    const res = await answer(challengeId, { proof: consent });
+    expect(res.status).toBe(200);
+    expect(res.json.consent.agent).toBe(agent.slice(0, 511));
+    expect((await answer(challengeId, { proof: consent })).json.error.code).toBe('CHALLENGE_USED');
+  });
+
   it('accepts a DID-Auth presentation by the user with this challenge', async () => {
     const user = newUser();
     const { challengeId, challenge } = await challengeFor(user.did);
