@@ -197,7 +197,7 @@ function readSecretsFile(path: string): StoredSecrets {
 }
 
 function writeSecretsFile(path: string, secrets: StoredSecrets): void {
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   writeFileSync(path, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
   chmodSync(path, 0o600); // writeFileSync's mode applies only when the file is created
 }

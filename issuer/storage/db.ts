@@ -7,9 +7,12 @@
  * - `foreign_keys = ON` (off by default in SQLite),
  * - `synchronous = NORMAL` (durable at WAL checkpoints; safe with WAL, much faster than FULL),
  * - `busy_timeout` so a second process (a backup) waits instead of failing,
- * - every schema statement of schema.ts run on open.
+ * - every schema statement of schema.ts run on open,
+ * - readable by the issuer's user only: the directory it creates is 0700, and the database file
+ *   and its -wal/-shm companions are 0600 (SQLite gives the companions the database's mode).
+ *   The file holds the audit trail, consent evidence and onboarding challenges in the clear.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { SCHEMA } from './schema.ts';
@@ -24,7 +27,11 @@ export interface IssuerDb {
 }
 
 export function openDatabase(path: string): IssuerDb {
-  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  if (path !== ':memory:') {
+    mkdirSync(dirname(resolve(path)), { recursive: true, mode: 0o700 });
+    closeSync(openSync(path, 'a', 0o600));
+    for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
+  }
   const sqlite = new Database(path);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');

@@ -1,11 +1,12 @@
 // Start-up configuration: every variable validated, a bad value stops start-up with one clear
 // line, production refuses missing keys, development generates them once beside the database.
 import { execFile } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, withBoundPort } from '../../issuer/config.ts';
+import { openDatabase } from '../../issuer/storage/db.ts';
 import { tempDir } from '../support/issuer.ts';
 
 const run = promisify(execFile);
@@ -137,6 +138,19 @@ describe('issuer configuration', () => {
     expect(second.keyEncryptionKey).toEqual(first.keyEncryptionKey);
     // A key given in the environment wins over the file.
     expect(loadConfig({ SERVICE_SQLITE_PATH: dbPath, SERVICE_SIGNING_KEY: KEY }).signingKey).toEqual(new Uint8Array(32).fill(0xaa));
+  });
+
+  it('keeps the database readable by its user only: a new directory 0700, the file and its WAL 0600', () => {
+    const path = join(dbIn(), '..', 'data', 'issuer.db');
+    const db = openDatabase(path);
+    db.sqlite.exec('CREATE TABLE probe (x); INSERT INTO probe VALUES (1)');
+    expect(statSync(join(path, '..')).mode & 0o777).toBe(0o700);
+    for (const file of [path, `${path}-wal`, `${path}-shm`]) expect(statSync(file).mode & 0o777, file).toBe(0o600);
+    db.close();
+    // A file left readable by an older version is tightened on the next open.
+    chmodSync(path, 0o644);
+    openDatabase(path).close();
+    expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
   it('refuses a corrupt secrets file with one line naming it', () => {
