@@ -19,7 +19,6 @@
  */
 import { bytesToBase64url } from '../wallet/crypto/aead.ts';
 import { randomBytes } from '../wallet/crypto/bytes.ts';
-import { MandateError } from '../wallet/crypto/errors.ts';
 import type { JsonValue } from '../wallet/crypto/jcs.ts';
 import { LruCache } from '../wallet/crypto/lru.ts';
 import { createCachedResolver } from '../wallet/did/cache.ts';
@@ -32,7 +31,7 @@ import type { FetchLike } from '../wallet/net/http.ts';
 import type { UrlPolicy } from '../wallet/net/url-policy.ts';
 import { createStatusListClient, type StatusListClient } from '../wallet/status/client.ts';
 import { createVerifiedCredentialCache, type VerifiedCredentialCache } from '../wallet/vc/credential-cache.ts';
-import type { ReasonCode } from '../wallet/vc/reasons.ts';
+import { invalidVerifierOptions, isDidList, type ReasonCode } from '../wallet/vc/reasons.ts';
 import { createReplayCache, type ReplayCache } from '../wallet/vc/replay-cache.ts';
 import { parseScopes } from '../wallet/vc/scopes.ts';
 import {
@@ -85,16 +84,10 @@ const MANDATE_HEADER_PREFIX = 'x-mandate-';
 // Errors
 // ---------------------------------------------------------------------------------------------
 
-/** A verifier configured in a way that cannot be safe or cannot work; thrown at setup, never per request. */
+// VerifierOptionsError (INVALID_VERIFIER_OPTIONS) is the wallet verifier's: one error for a bad
+// configuration, whether verifyPresentation or the middleware finds it (at setup).
+export { VerifierOptionsError } from '../wallet/vc/reasons.ts';
 export type VerifierOptionsErrorCode = 'INVALID_VERIFIER_OPTIONS';
-
-export class VerifierOptionsError extends MandateError<VerifierOptionsErrorCode> {
-  override name = 'VerifierOptionsError';
-}
-
-function invalidOptions(message: string): never {
-  throw new VerifierOptionsError('INVALID_VERIFIER_OPTIONS', message);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Challenges
@@ -140,7 +133,7 @@ export function createChallengeStore(options: ChallengeStoreOptions = {}): Chall
   const now = options.now ?? Date.now;
   const ttlMs = options.ttlMs ?? DEFAULT_CHALLENGE_TTL_MS;
   const max = options.max ?? 10_000;
-  if (!Number.isInteger(ttlMs) || ttlMs < 1 || !Number.isInteger(max) || max < 1) invalidOptions('challenge ttlMs and max must be positive integers');
+  if (!Number.isInteger(ttlMs) || ttlMs < 1 || !Number.isInteger(max) || max < 1) invalidVerifierOptions('challenge ttlMs and max must be positive integers');
   const issued = new LruCache<string, true>({ max, now });
   return Object.freeze({
     issue() {
@@ -252,10 +245,10 @@ export function matchesPathPattern(pattern: string, segments: readonly string[])
 function compileRule(rule: ScopeRule, index: number): CompiledRule {
   const where = `requiredScopes[${index}]`;
   const path = compilePath(rule?.path);
-  if (typeof path === 'string') invalidOptions(`${where}.path ${path}`);
+  if (typeof path === 'string') invalidVerifierOptions(`${where}.path ${path}`);
   const methodList = rule.method === undefined ? undefined : typeof rule.method === 'string' ? [rule.method] : rule.method;
   if (methodList !== undefined && (!Array.isArray(methodList) || methodList.some((m) => typeof m !== 'string' || !/^[A-Za-z]+$/.test(m)))) {
-    invalidOptions(`${where}.method must be an HTTP method name or a list of them`);
+    invalidVerifierOptions(`${where}.method must be an HTTP method name or a list of them`);
   }
   const methods = methodList === undefined ? undefined : new Set(methodList.map((m) => m.toUpperCase()));
   if (methods?.has('GET')) methods.add('HEAD');
@@ -266,7 +259,7 @@ function checkedScopes(scopes: unknown, where: string): string[] {
   try {
     return parseScopes(scopes);
   } catch (error) {
-    return invalidOptions(`${where}: ${error instanceof Error ? error.message : 'invalid scopes'}`);
+    return invalidVerifierOptions(`${where}: ${error instanceof Error ? error.message : 'invalid scopes'}`);
   }
 }
 
@@ -279,7 +272,7 @@ type ScopePlan = { kind: 'fixed'; scopes: readonly string[] } | { kind: 'table';
 function planScopes(required: RequiredScopes | undefined): ScopePlan {
   if (required === undefined) return { kind: 'fixed', scopes: [] };
   if (typeof required === 'function') return { kind: 'function', resolve: required };
-  if (!Array.isArray(required)) return invalidOptions('requiredScopes must be a list of scopes, a list of rules or a function');
+  if (!Array.isArray(required)) return invalidVerifierOptions('requiredScopes must be a list of scopes, a list of rules or a function');
   if (required.every((s) => typeof s === 'string')) return { kind: 'fixed', scopes: checkedScopes(required, 'requiredScopes') };
   return { kind: 'table', rules: (required as readonly ScopeRule[]).map(compileRule) };
 }
@@ -392,10 +385,6 @@ interface VerifierState {
 // options object for the life of the server, as the middleware factories do.
 const states = new WeakMap<VerifyRequestOptions, VerifierState>();
 
-function isDidList(value: unknown): value is readonly string[] {
-  return Array.isArray(value) && value.every((d) => typeof d === 'string' && d.startsWith('did:'));
-}
-
 /**
  * Validates `options` and builds their defaults, once per options object. Called by every entry
  * point; the middleware factories call it at setup so a bad configuration fails at startup.
@@ -407,26 +396,26 @@ export function prepareVerifier(options: VerifyRequestOptions): void {
 function stateFor(options: VerifyRequestOptions): VerifierState {
   const known = states.get(options);
   if (known) return known;
-  if (typeof options !== 'object' || options === null) invalidOptions('options must be an object');
+  if (typeof options !== 'object' || options === null) invalidVerifierOptions('options must be an object');
   const { target } = options;
   // The target is quoted in WWW-Authenticate: no quotes, backslashes or controls (RFC 9110 §5.6.4).
   if (typeof target !== 'string' || target.length === 0 || target.length > 256 || /["\\\u0000-\u001f\u007f-\uffff]/.test(target)) {
-    invalidOptions('target must be this service\'s name: 1-256 printable ASCII characters without " or \\');
+    invalidVerifierOptions('target must be this service\'s name: 1-256 printable ASCII characters without " or \\');
   }
-  if (!isDidList(options.trustedIssuers)) invalidOptions('trustedIssuers must be a list of DIDs');
-  if (options.trustedGrantIssuers !== undefined && !isDidList(options.trustedGrantIssuers)) invalidOptions('trustedGrantIssuers must be a list of DIDs');
+  if (!isDidList(options.trustedIssuers)) invalidVerifierOptions('trustedIssuers must be a list of DIDs');
+  if (options.trustedGrantIssuers !== undefined && !isDidList(options.trustedGrantIssuers)) invalidVerifierOptions('trustedGrantIssuers must be a list of DIDs');
   const mode = options.challenge ?? 'endpoint';
-  if (mode !== 'endpoint' && mode !== 'request' && mode !== 'none') invalidOptions("challenge must be 'endpoint', 'request' or 'none'");
+  if (mode !== 'endpoint' && mode !== 'request' && mode !== 'none') invalidVerifierOptions("challenge must be 'endpoint', 'request' or 'none'");
   if (mode !== 'endpoint' && options.replayCache === undefined) {
     // Without issued nonces, the replay cache is the only thing keeping a presentation single-use;
     // a default one could silently be recreated per call. It must be the caller's, and shared.
-    invalidOptions(`challenge '${mode}' needs a replayCache (createReplayCache()) shared by every request`);
+    invalidVerifierOptions(`challenge '${mode}' needs a replayCache (createReplayCache()) shared by every request`);
   }
   const challengePath = options.challengePath ?? DEFAULT_CHALLENGE_PATH;
   // Also quoted in WWW-Authenticate when the request URL is relative: no quotes or backslashes.
-  if (typeof challengePath !== 'string' || !/^\/[\x21\x23-\x5b\x5d-\x7e]*$/.test(challengePath)) invalidOptions('challengePath must be an absolute path');
+  if (typeof challengePath !== 'string' || !/^\/[\x21\x23-\x5b\x5d-\x7e]*$/.test(challengePath)) invalidVerifierOptions('challengePath must be an absolute path');
   const maxBytes = options.maxPresentationBytes ?? DEFAULT_MAX_PRESENTATION_BYTES;
-  if (!Number.isInteger(maxBytes) || maxBytes < 1) invalidOptions('maxPresentationBytes must be a positive integer');
+  if (!Number.isInteger(maxBytes) || maxBytes < 1) invalidVerifierOptions('maxPresentationBytes must be a positive integer');
   const now = options.now ?? Date.now;
   const network = { ...options.urlPolicy, ...(options.fetch ? { fetch: options.fetch } : {}) };
   const resolver =
@@ -520,7 +509,7 @@ const HEADER_STATUS: Record<PresentationHeaderErrorCode, DenialStatus> = {
 
 function proofChallenge(presentation: JsonValue): unknown {
   if (typeof presentation !== 'object' || presentation === null || Array.isArray(presentation)) return undefined;
-  const proof = Array.isArray(presentation.proof) ? presentation.proof[0] : presentation.proof;
+  const proof = presentation.proof; // one object, or the presentation is refused as MALFORMED
   return typeof proof === 'object' && proof !== null && !Array.isArray(proof) ? proof.challenge : undefined;
 }
 
@@ -593,7 +582,7 @@ export function denialResponse(verdict: RequestDenied): Response {
 /** A fresh nonce from the options' store, as the challenge endpoint returns it. */
 export async function issueChallenge(options: VerifyRequestOptions): Promise<{ challenge: string; expiresAt: string }> {
   const state = stateFor(options);
-  if (!state.challenges) invalidOptions("issueChallenge needs challenge: 'endpoint'");
+  if (!state.challenges) invalidVerifierOptions("issueChallenge needs challenge: 'endpoint'");
   const { challenge, expiresAt } = await state.challenges.issue();
   return { challenge, expiresAt: new Date(expiresAt).toISOString() };
 }

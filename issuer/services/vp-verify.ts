@@ -55,7 +55,7 @@ function vpIdOf(presentation: unknown): string | undefined {
 /** The proof's `domain` when it is one string: the fallback target. */
 function proofDomainOf(presentation: unknown): string | undefined {
   if (!isObject(presentation)) return undefined;
-  const proof = Array.isArray(presentation.proof) ? presentation.proof[0] : presentation.proof;
+  const proof = presentation.proof;
   return isObject(proof) && typeof proof.domain === 'string' && proof.domain.length > 0 ? proof.domain : undefined;
 }
 

@@ -263,6 +263,53 @@ describe('verifyPresentation — refused', () => {
     expect(asked.sort()).toEqual([agent.did, platform.did].sort());
   });
 
+  it('MALFORMED before any DID is resolved: a proof that is no proof object (or, on the presentation, a proof set)', async () => {
+    const asked: string[] = [];
+    const counting = { resolve: (did: string) => (asked.push(did), resolver.resolve(did)) };
+    const vp = await present(agent, [root]);
+    for (const proof of [[], 'z3Ahmm', [vp.proof, 7], null]) {
+      expectRefused(await verifyPresentation({ ...vp, proof }, options({ resolver: counting })), 'MALFORMED', 'presentation');
+      expectRefused(await verifyPresentation(await present(agent, [{ ...root, proof } as never]), options({ resolver: counting })), 'MALFORMED', 'presentation');
+    }
+    // A presentation has one proof: a set, even of its own valid proof, is not one.
+    expectRefused(await verifyPresentation({ ...vp, proof: [vp.proof] }, options({ resolver: counting })), 'MALFORMED', 'presentation');
+    expect(asked).toEqual([]);
+  });
+
+  it('rejects invalid options with VerifierOptionsError: a programming error, never blamed on the presentation', async () => {
+    const vp = await present(agent, [root]);
+    const bad: Array<Partial<Record<keyof VerifyPresentationOptions, unknown>>> = [
+      { requiredScopes: ['FILES'] },
+      { requiredScopes: 'files' },
+      { trustedIssuers: 'did:key:z6Mk' },
+      { trustedIssuers: ['https://issuer.example'] },
+      { trustedGrantIssuers: ['bob'] },
+      { expectedDomain: '' },
+      { expectedChallenge: 7 },
+      { resolver: undefined },
+      { resolver: {} },
+      { statusLists: {} },
+      { replayCache: new Set() },
+      { credentialCache: {} },
+      { now: Date.now() },
+      { now: new Date(Number.NaN) },
+      { clockSkewMs: -1 },
+      { maxPresentationLifetimeMs: Number.POSITIVE_INFINITY },
+      { maxChainLength: 0 },
+      { maxPresentationBytes: 1.5 },
+      { allowSelfSigned: 'yes' },
+      { requireCredentialStatus: 1 },
+    ];
+    for (const extra of bad) {
+      await expect(verifyPresentation(vp, options(extra as Partial<VerifyPresentationOptions>)), JSON.stringify(extra)).rejects.toMatchObject({
+        name: 'VerifierOptionsError',
+        code: 'INVALID_VERIFIER_OPTIONS',
+      });
+    }
+    await expect(verifyPresentation(vp, null as never)).rejects.toMatchObject({ code: 'INVALID_VERIFIER_OPTIONS' });
+    expect((await verifyPresentation(vp, options({ requiredScopes: ['files:read'], now: new Date(), clockSkewMs: 0, maxChainLength: 1 }))).valid).toBe(true);
+  });
+
   it('MALFORMED: more than MAX_DOMAINS domains, at verification and at issuance', async () => {
     const domains = Array.from({ length: MAX_DOMAINS + 1 }, (_, i) => `d${i}.example.com`);
     const { proof: _rootProof, ...rootUnsigned } = root;

@@ -70,6 +70,12 @@ function requireDateTime(value: unknown, what: string): number {
   return ms;
 }
 
+/** A proof or a proof set (VC Data Integrity §2.1, §2.1.1): an object, or a non-empty list of them. */
+function requireProof(value: unknown, what: string): void {
+  if (isObject(value) || (Array.isArray(value) && value.length > 0 && value.every(isObject))) return;
+  malformed(`${what} must be a proof object or a non-empty list of them`);
+}
+
 /** VC DM 2.0 §4.2 contexts: the v2 context comes first. */
 function checkContext(value: unknown, what: string): void {
   const contexts = requireStringArray(value, `${what} @context`);
@@ -126,7 +132,7 @@ export function parseCredential(value: unknown): MandateCredential {
     malformed('validUntil is before validFrom');
   }
   checkStatus(value.credentialStatus, 'credentialStatus');
-  if (value.proof === undefined) malformed('credential has no proof');
+  requireProof(value.proof, 'credential proof');
   const subject = value.credentialSubject;
   if (!isObject(subject)) malformed('credentialSubject must be an object');
   requireDid(subject.id, 'credentialSubject.id');
@@ -182,7 +188,8 @@ export function parsePresentation(value: unknown, maxChainLength: number, valida
   const types = requireStringArray(value.type, 'presentation type');
   if (!types.includes('VerifiablePresentation')) malformed('presentation type must include VerifiablePresentation');
   requireDid(value.holder, 'holder');
-  if (value.proof === undefined) malformed('presentation has no proof');
+  // One proof: a set would leave open whose created/expires bound the presentation's life.
+  if (!isObject(value.proof)) malformed('presentation proof must be one proof object');
   const list = value.verifiableCredential;
   if (!Array.isArray(list) || list.length === 0) malformed('verifiableCredential must be a non-empty array');
 

@@ -40,3 +40,21 @@ export class VerificationError extends MandateError<ReasonCode> {
 export function isReasonCode(code: unknown): code is ReasonCode {
   return typeof code === 'string' && (REASON_CODES as readonly string[]).includes(code);
 }
+
+/**
+ * A verifier configured in a way that cannot be safe or cannot work: a programming error, never
+ * the presentation's fault, so it is thrown (verifyPresentation rejects) rather than reported as
+ * a refusal. The middleware throws it at setup.
+ */
+export class VerifierOptionsError extends MandateError<'INVALID_VERIFIER_OPTIONS'> {
+  override name = 'VerifierOptionsError';
+}
+
+export function invalidVerifierOptions(message: string): never {
+  throw new VerifierOptionsError('INVALID_VERIFIER_OPTIONS', message);
+}
+
+/** A list of DIDs (trusted issuers): strings starting `did:`. */
+export function isDidList(value: unknown): value is readonly string[] {
+  return Array.isArray(value) && value.every((d) => typeof d === 'string' && d.startsWith('did:'));
+}

@@ -82,5 +82,6 @@ export interface VerifiablePresentation {
   holder: string;
   /** The chain, leaf first, then parents up to the root, then grants. */
   verifiableCredential: MandateCredential[];
-  proof?: DataIntegrityProof | DataIntegrityProof[];
+  /** Exactly one proof: a presentation is not a proof set (docs/protocol.md §Presentation). */
+  proof?: DataIntegrityProof;
 }

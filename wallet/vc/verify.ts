@@ -20,9 +20,9 @@ import { checkDelegationLink, credentialDigest, validUntilOf } from './delegatio
 import { checkGrant } from './grant.ts';
 import { issuerId, parsePresentation, statusEntries } from './parse.ts';
 import { DEFAULT_PRESENTATION_LIFETIME_MS, MAX_PRESENTATION_LIFETIME_MS } from './presentation.ts';
-import { VerificationError, type ReasonCode } from './reasons.ts';
+import { invalidVerifierOptions, isDidList, VerificationError, type ReasonCode } from './reasons.ts';
 import type { ReplayCache } from './replay-cache.ts';
-import { narrow, uncovered } from './scopes.ts';
+import { narrow, parseScopes, uncovered } from './scopes.ts';
 import type { ChainCredential, DelegatedAgentCredential, DelegationGrantCredential, MandateCredential, StatusEntry } from './types.ts';
 
 export interface VerifyPresentationOptions {
@@ -209,7 +209,41 @@ function credentialType(credential: MandateCredential): ChainLink['type'] {
   return credential.type.includes('DelegatedAgentCredential') ? 'DelegatedAgentCredential' : 'AgentCredential';
 }
 
+const isCount = (value: unknown): boolean => value === undefined || (Number.isSafeInteger(value) && (value as number) >= 1);
+const isDuration = (value: unknown): boolean => value === undefined || (typeof value === 'number' && value >= 0 && Number.isFinite(value));
+const isFlag = (value: unknown): boolean => value === undefined || typeof value === 'boolean';
+const hasMethod = (value: unknown, name: string): boolean => value === undefined || typeof (value as Record<string, unknown> | null)?.[name] === 'function';
+
+/** The options' own checks: a bad option is the caller's programming error, never the presentation's. */
+function checkOptions(options: VerifyPresentationOptions): void {
+  if (typeof options !== 'object' || options === null) invalidVerifierOptions('options must be an object');
+  if (!isDidList(options.trustedIssuers)) invalidVerifierOptions('trustedIssuers must be a list of DIDs');
+  if (options.trustedGrantIssuers !== undefined && !isDidList(options.trustedGrantIssuers)) invalidVerifierOptions('trustedGrantIssuers must be a list of DIDs');
+  if (typeof options.expectedDomain !== 'string' || options.expectedDomain.length === 0) invalidVerifierOptions('expectedDomain must be a non-empty string');
+  if (options.expectedChallenge !== undefined && typeof options.expectedChallenge !== 'string') invalidVerifierOptions('expectedChallenge must be a string');
+  if (options.requiredScopes !== undefined) {
+    try {
+      parseScopes(options.requiredScopes);
+    } catch (error) {
+      invalidVerifierOptions(`requiredScopes: ${(error as Error).message}`);
+    }
+  }
+  if (!hasMethod(options.resolver ?? null, 'resolve')) invalidVerifierOptions('resolver must be a DID resolver (createResolver, createCachedResolver)');
+  if (!hasMethod(options.statusLists, 'check')) invalidVerifierOptions('statusLists must be a status list client (createStatusListClient)');
+  if (!hasMethod(options.replayCache, 'remember')) invalidVerifierOptions('replayCache must be a replay cache (createReplayCache)');
+  if (!hasMethod(options.credentialCache, 'recall')) invalidVerifierOptions('credentialCache must be a verified-credential cache (createVerifiedCredentialCache)');
+  if (options.now !== undefined && !(options.now instanceof Date && !Number.isNaN(options.now.getTime()))) invalidVerifierOptions('now must be a valid Date');
+  if (!isDuration(options.clockSkewMs) || !isDuration(options.maxPresentationLifetimeMs)) invalidVerifierOptions('clockSkewMs and maxPresentationLifetimeMs must be non-negative numbers of ms');
+  if (!isCount(options.maxChainLength) || !isCount(options.maxPresentationBytes)) invalidVerifierOptions('maxChainLength and maxPresentationBytes must be positive integers');
+  if (!isFlag(options.allowSelfSigned) || !isFlag(options.requireCredentialStatus)) invalidVerifierOptions('allowSelfSigned and requireCredentialStatus must be booleans');
+}
+
+/**
+ * Verifies `vp` (a parsed value or JSON text) and reports the outcome; a refusal is a result,
+ * never an exception. It rejects only with VerifierOptionsError, for invalid `options`.
+ */
 export async function verifyPresentation(vp: unknown, options: VerifyPresentationOptions): Promise<VerificationResult> {
+  checkOptions(options);
   const checks: CheckOutcome[] = [];
   let current: CheckName = 'presentation';
   const pass = (check: CheckName): void => {
@@ -259,7 +293,7 @@ async function run(
   const keysOf = keysFrom(resolutionOf, now);
 
   // 1. The presentation's own proof: holder's authentication key, time window, challenge, target.
-  const proof = Array.isArray(presentation.proof) ? presentation.proof[0] : presentation.proof;
+  const proof = presentation.proof;
   let verifiedProof: VerifiedProof | undefined;
   try {
     ({ proofs: [verifiedProof] } = await verifyProof(presentation, {
