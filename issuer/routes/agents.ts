@@ -96,7 +96,7 @@ export function agentRoutes(ctx: IssuerContext) {
       security: ADMIN_SECURITY,
       middleware: [admin] as const,
       request: { params: DidParam, body: jsonBody(PresentRequest) },
-      responses: { 200: jsonResponse(JsonObjectSchema, 'The VerifiablePresentation'), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+      responses: { 200: jsonResponse(JsonObjectSchema, 'The VerifiablePresentation'), ...errorResponses(400, 401, 403, 404, 409, 410, 413, 415, 429) },
     }),
     async (c) => c.json((await presentFor(ctx, c.req.valid('param').did, c.req.valid('json'), c.get('actor'))) as unknown as Record<string, unknown>, 200),
   );
@@ -110,7 +110,7 @@ export function agentRoutes(ctx: IssuerContext) {
       security: ADMIN_SECURITY,
       middleware: [admin] as const,
       request: { params: DidParam, body: jsonBody(DelegateRequest) },
-      responses: { 201: jsonResponse(CredentialViewSchema, 'The delegated credential'), ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429) },
+      responses: { 201: jsonResponse(CredentialViewSchema, 'The delegated credential'), ...errorResponses(400, 401, 403, 404, 409, 410, 413, 415, 422, 429) },
     }),
     async (c) => c.json(credentialResponse(await delegateFor(ctx, c.req.valid('param').did, c.req.valid('json'), c.get('actor'))), 201),
   );

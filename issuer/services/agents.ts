@@ -137,6 +137,8 @@ export async function delegateFor(ctx: IssuerContext, did: string, input: Delega
   const parentRecord = agent.currentCredentialId === null ? undefined : ctx.stores.credentials.get(agent.currentCredentialId);
   if (!parentRecord) throw apiError('NO_CURRENT_CREDENTIAL', `${did} has no current credential to delegate from`, { agentDid: did });
   if (parentRecord.revokedAt !== null) throw apiError('CREDENTIAL_REVOKED', `${did}'s credential ${parentRecord.id} is revoked`, { agentDid: did });
+  // Every chain through a suspended credential is refused while it stays suspended.
+  if (parentRecord.suspendedAt !== null) throw apiError('CREDENTIAL_SUSPENDED', `${did}'s credential ${parentRecord.id} is suspended; reinstate it first`, { agentDid: did });
   const delegator = await serverSigningIdentity(ctx, did);
   const now = ctx.now();
   let child;

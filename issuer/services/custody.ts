@@ -59,6 +59,8 @@ export async function createServerKey(ctx: IssuerContext, pathId: string): Promi
 export async function serverSigningIdentity(ctx: IssuerContext, did: string): Promise<SigningIdentity> {
   const key = ctx.stores.agents.getKey(did);
   if (!key) throw apiError('CUSTODY_MISMATCH', `the issuer does not hold a key for ${did} (self-custody agents sign their own documents)`, { agentDid: did });
+  // A deactivated DID's keys sign nothing more (DID Core §7.1.3): the operator retired this agent.
+  if (ctx.stores.dids.get(did)?.deactivated === true) throw apiError('DID_DEACTIVATED', `${did} is deactivated: the issuer no longer signs for it`, { agentDid: did });
   const seed = await decrypt(ctx.keyEncryptionKey, key.envelope, utf8ToBytes(did));
   return { did, verificationMethod: key.verificationMethod, signer: seedSigner(seed) };
 }

@@ -161,4 +161,20 @@ describe('POST /v1/agents/:did/delegations', () => {
     expect(missing.status).toBe(400);
     expect(missing.json.error.details[0].path).toBe('json.lifetimeSeconds');
   });
+
+  it('signs nothing from a suspended credential (409) or for a deactivated agent DID (410)', async () => {
+    const parent = await delegator();
+    const delegate = () => issuer.call(agentPath(parent.agentDid, '/delegations'), { admin: true, body: { delegateeDid: newIdentity().did, scopes: ['files:read'], lifetimeSeconds: 600 } });
+    const vcId = (await issuer.call(agentPath(parent.agentDid), { admin: true })).json.currentCredentialId as string;
+    await issuer.call(`/v1/vcs/${encodeURIComponent(vcId)}/suspend`, { admin: true, body: {} });
+    const suspended = await delegate();
+    expect([suspended.status, suspended.json.error.code]).toEqual([409, 'CREDENTIAL_SUSPENDED']);
+    await issuer.call(`/v1/vcs/${encodeURIComponent(vcId)}/reinstate`, { admin: true, body: {} });
+    expect((await delegate()).status).toBe(201);
+    await issuer.call(`/v1/dids/${encodeURIComponent(parent.agentDid)}/deactivate`, { admin: true, body: {} });
+    const deactivated = await delegate();
+    expect([deactivated.status, deactivated.json.error.code]).toEqual([410, 'DID_DEACTIVATED']);
+    const vp = await issuer.call(agentPath(parent.agentDid, '/vp'), { admin: true, body: { targetService: TARGET } });
+    expect([vp.status, vp.json.error.code]).toEqual([410, 'DID_DEACTIVATED']);
+  });
 });
