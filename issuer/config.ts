@@ -59,6 +59,11 @@ export interface IssuerConfig {
   adminApiKey: string;
   /** 32-byte Ed25519 seed of the issuer's signing key. */
   signingKey: Uint8Array;
+  /**
+   * After a signing-key change (did:web): `keep` lists the previous key for verification until
+   * the last credential it signed expires; `drop` removes it at once (a compromised key).
+   */
+  previousSigningKeys: 'keep' | 'drop';
   /** 32-byte AES-256-GCM key that encrypts server-custody keys. */
   keyEncryptionKey: Uint8Array;
   /** Minting enrollment tokens without the admin key (development only). */
@@ -112,6 +117,7 @@ const envSchema = z.object({
   DID_DOMAIN: optionalString,
   SERVICE_ADMIN_API_KEY: optionalString,
   SERVICE_SIGNING_KEY: optionalString,
+  SERVICE_PREVIOUS_SIGNING_KEYS: z.preprocess(blankToUndefined, z.enum(['keep', 'drop'], { error: 'must be "keep" or "drop"' }).default('keep')),
   SERVICE_KEY_ENCRYPTION_KEY: optionalString,
   SERVICE_OPEN_ENROLLMENT: boolean(false),
   LOG_LEVEL: z.preprocess(blankToUndefined, z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info')),
@@ -293,6 +299,7 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
     didDomainDerived,
     adminApiKey,
     signingKey,
+    previousSigningKeys: e.SERVICE_PREVIOUS_SIGNING_KEYS,
     keyEncryptionKey,
     openEnrollment: e.SERVICE_OPEN_ENROLLMENT,
     logLevel: e.LOG_LEVEL,

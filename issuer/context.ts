@@ -16,7 +16,7 @@ import { createAuditLog, type AuditLog } from './audit.ts';
 import type { IssuerConfig } from './config.ts';
 import { createLogger, type Logger } from './http/logger.ts';
 import { createRateLimiter, type RateLimits } from './http/rate-limit.ts';
-import { ensureIssuerDocument, issuerIdentity } from './services/issuer-identity.ts';
+import { ensureIssuerIdentity } from './services/issuer-identity.ts';
 import { createIssuerResolver, type IssuerResolver } from './services/resolver.ts';
 import { createIssuerStatusClient, ensureDefaultStatusLists } from './services/status-lists.ts';
 import { openDatabase, type IssuerDb } from './storage/db.ts';
@@ -26,7 +26,7 @@ export interface IssuerContext {
   readonly config: IssuerConfig;
   readonly db: IssuerDb;
   readonly stores: IssuerStores;
-  /** did:web:<DID_DOMAIN> with `#key-1`, or the did:key of the signing key (DID_METHOD). */
+  /** did:web:<DID_DOMAIN> with its signing key's `#key-<n>`, or the did:key of the signing key (DID_METHOD). */
   readonly issuer: SigningIdentity;
   /** 32-byte AES-256-GCM key for server-custody seeds. */
   readonly keyEncryptionKey: Uint8Array;
@@ -57,7 +57,8 @@ export async function createIssuerContext(config: IssuerConfig, options: IssuerC
   try {
     const stores = createSqliteStores(db);
     const audit = createAuditLog(db, stores.audit, now);
-    const issuer = issuerIdentity(config);
+    // Before anything is signed: the DID document names the signing key (and keys it replaced).
+    const issuer = ensureIssuerIdentity({ config, db, stores, audit, log, now });
     const resolver = createIssuerResolver({ config, dids: stores.dids });
     const window = config.rateLimit.windowMs;
     const ctx: IssuerContext = {
@@ -80,7 +81,6 @@ export async function createIssuerContext(config: IssuerConfig, options: IssuerC
       close: () => db.close(),
     };
     (ctx as { statusLists: StatusListClient }).statusLists = createIssuerStatusClient(ctx);
-    ensureIssuerDocument(ctx);
     ensureDefaultStatusLists(ctx);
     return ctx;
   } catch (error) {

@@ -1,47 +1,138 @@
 /**
- * The issuer's own identity: `did:web:<DID_DOMAIN>` with verification method `#key-1`
- * (DID_METHOD=web), or the did:key of its signing key (DID_METHOD=key), signing with
- * SERVICE_SIGNING_KEY. Its document is kept in `hosted_dids` and served at
- * /.well-known/did.json (did:web §3.2: a bare domain resolves there).
+ * The issuer's own identity: `did:web:<DID_DOMAIN>` (DID_METHOD=web) or the did:key of its
+ * signing key (DID_METHOD=key), signing with SERVICE_SIGNING_KEY. Its document is kept in
+ * `hosted_dids` and served at /.well-known/did.json (did:web §3.2: a bare domain resolves there).
+ *
+ * Key rotation (did:web): the signing key's verification method is `#key-<n>`, numbered in the
+ * order keys were first used. When SERVICE_SIGNING_KEY changes, the new key gets the next number
+ * and every relationship, and the previous key stays in the document as an `assertionMethod`
+ * only, with `expires` (Controlled Identifiers §2.2) set to the latest `validUntil` of the
+ * unrevoked credentials issued until then: those verify until they expire, and verifiers refuse
+ * the old key after that by themselves. SERVICE_PREVIOUS_SIGNING_KEYS=drop removes previous keys
+ * at once (a compromised key). Status lists are signed again with the new key when next served.
+ * A did:key issuer cannot overlap keys: its DID is its key.
  */
 import { getPublicKey, seedSigner } from '../../wallet/crypto/ed25519.ts';
+import { encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
+import { formatDateTimeStamp, parseDateTimeStamp } from '../../wallet/crypto/proof-config.ts';
+import { didKeyDocument } from '../../wallet/did/key.ts';
+import { multikeyDocument } from '../../wallet/did/multikey-document.ts';
+import type { DidDocument } from '../../wallet/did/types.ts';
 import { didKeyIdentity, type SigningIdentity } from '../../wallet/vc/identity.ts';
-import type { IssuerConfig } from '../config.ts';
 import type { IssuerContext } from '../context.ts';
-import { multikeyDidDocument } from './did-documents.ts';
 
 const ISSUER_DID_SETTING = 'issuer.did';
 
-export function issuerIdentity(config: Pick<IssuerConfig, 'didMethod' | 'didDomain' | 'signingKey'>): SigningIdentity {
-  const signer = seedSigner(config.signingKey);
-  if (config.didMethod === 'key') return didKeyIdentity(signer);
-  const did = `did:web:${config.didDomain ?? ''}`;
-  return { did, verificationMethod: `${did}#key-1`, signer };
+/** What the identity is worked out from, before the rest of the context exists. */
+export type IssuerIdentityDeps = Pick<IssuerContext, 'config' | 'db' | 'stores' | 'audit' | 'log' | 'now'>;
+
+/** One Multikey of the issuer's did:web document. */
+interface IssuerKey {
+  id: string;
+  publicKeyMultibase: string;
+  /** Set on previous keys only. */
+  expires?: string;
+}
+
+function keysOf(document: DidDocument | undefined): IssuerKey[] {
+  const keys: IssuerKey[] = [];
+  for (const method of document?.verificationMethod ?? []) {
+    if (typeof method.id !== 'string' || typeof method.publicKeyMultibase !== 'string') continue;
+    keys.push({ id: method.id, publicKeyMultibase: method.publicKeyMultibase, ...(typeof method.expires === 'string' ? { expires: method.expires } : {}) });
+  }
+  return keys;
+}
+
+/** `#key-<n>` with n one above every number used so far: a method id never names two keys. */
+function nextKeyId(did: string, keys: readonly IssuerKey[]): string {
+  const used = keys.map((k) => Number(/#key-(\d+)$/.exec(k.id)?.[1] ?? 0));
+  return `${did}#key-${Math.max(0, ...used) + 1}`;
+}
+
+/** The signing key in every relationship, then the previous keys, `assertionMethod` only. */
+function issuerWebDocument(did: string, current: IssuerKey, previous: readonly IssuerKey[]): DidDocument {
+  const document = multikeyDocument(did, current.id, current.publicKeyMultibase);
+  if (previous.length === 0) return document;
+  return {
+    ...document,
+    verificationMethod: [
+      ...(document.verificationMethod ?? []),
+      ...previous.map((k) => ({ id: k.id, type: 'Multikey', controller: did, publicKeyMultibase: k.publicKeyMultibase, expires: k.expires as string })),
+    ],
+    assertionMethod: [current.id, ...previous.map((k) => k.id)],
+  };
+}
+
+/** The keys of the did:web document after this start: which one signs, which ones still verify. */
+function rotate(deps: IssuerIdentityDeps, did: string, existing: DidDocument | undefined): { current: IssuerKey; previous: IssuerKey[]; changed: boolean } {
+  const keys = keysOf(existing);
+  const now = deps.now();
+  const multibase = encodePublicKeyMultibase(getPublicKey(deps.config.signingKey));
+  const live = (k: IssuerKey) => k.expires !== undefined && (parseDateTimeStamp(k.expires) ?? -Infinity) > now;
+  const known = keys.find((k) => k.publicKeyMultibase === multibase);
+  const changed = known === undefined || known.expires !== undefined; // a new key, or an earlier one back in use
+  const current: IssuerKey = { id: known?.id ?? nextKeyId(did, keys), publicKeyMultibase: multibase };
+  if (deps.config.previousSigningKeys === 'drop') return { current, previous: [], changed };
+  // The key being replaced verifies what it signed until the last of those credentials expires.
+  const until = deps.stores.credentials.latestValidUntil(did, now);
+  const previous = keys
+    .filter((k) => k.publicKeyMultibase !== multibase)
+    .map((k) => (k.expires === undefined && until !== undefined ? { ...k, expires: formatDateTimeStamp(new Date(until)) } : k))
+    .filter(live);
+  return { current, previous, changed };
 }
 
 /**
- * Stores (or refreshes, after a key or domain change) the issuer's DID document. A change of
- * issuer DID is logged and audited: credentials issued under the old DID stay resolvable here
- * but verifiers that trust only the new DID will refuse them.
+ * The issuer's signing identity, with its DID document stored (or rewritten after a key or
+ * domain change, audited): run once at start, before anything is signed.
  */
-export function ensureIssuerDocument(ctx: IssuerContext): void {
-  const { did, verificationMethod } = ctx.issuer;
-  const document = multikeyDidDocument(did, verificationMethod, getPublicKey(ctx.config.signingKey));
-  const at = ctx.now();
-  ctx.db.transaction(() => {
-    const previousDid = ctx.stores.settings.get(ISSUER_DID_SETTING);
-    const existing = ctx.stores.dids.get(did);
-    if (!existing) {
-      ctx.stores.dids.insert({ did, document, kind: 'issuer', deactivated: false, createdAt: at, updatedAt: at });
-    } else if (JSON.stringify(existing.document) !== JSON.stringify(document)) {
-      ctx.stores.dids.updateDocument(did, document, at);
-      ctx.audit.record({ event: 'ISSUER_KEY_CHANGED', actor: 'system', data: { did } });
-      ctx.log.warn('the issuer signing key changed: credentials signed with the previous key no longer verify', { did });
+export function ensureIssuerIdentity(deps: IssuerIdentityDeps): SigningIdentity {
+  const signer = seedSigner(deps.config.signingKey);
+  return deps.db.transaction(() => {
+    const at = deps.now();
+    let identity: SigningIdentity;
+    let document: DidDocument;
+    let keyChange: { verificationMethod: string; previousKeys: IssuerKey[] } | undefined;
+    if (deps.config.didMethod === 'key') {
+      identity = didKeyIdentity(signer);
+      document = didKeyDocument(identity.did);
+    } else {
+      const did = `did:web:${deps.config.didDomain ?? ''}`;
+      const existing = deps.stores.dids.get(did)?.document;
+      const { current, previous, changed } = rotate(deps, did, existing);
+      identity = { did, verificationMethod: current.id, signer };
+      document = issuerWebDocument(did, current, previous);
+      if (existing !== undefined && changed) keyChange = { verificationMethod: current.id, previousKeys: previous };
     }
-    if (previousDid !== did) {
-      ctx.stores.settings.set(ISSUER_DID_SETTING, did);
-      ctx.audit.record({ event: 'ISSUER_DID_SET', actor: 'system', data: { did, previousDid: previousDid ?? null } });
-      if (previousDid !== undefined) ctx.log.warn('the issuer DID changed', { did, previousDid });
+    const stored = deps.stores.dids.get(identity.did);
+    if (!stored) {
+      deps.stores.dids.insert({ did: identity.did, document, kind: 'issuer', deactivated: false, createdAt: at, updatedAt: at });
+    } else if (JSON.stringify(stored.document) !== JSON.stringify(document)) {
+      deps.stores.dids.updateDocument(identity.did, document, at);
+      const previousKeys = keysOf(document).filter((k) => k.expires !== undefined);
+      deps.audit.record({
+        event: keyChange ? 'ISSUER_KEY_CHANGED' : 'ISSUER_DOCUMENT_UPDATED',
+        actor: 'system',
+        data: { did: identity.did, verificationMethod: identity.verificationMethod, previousKeys: previousKeys.map((k) => ({ id: k.id, expires: k.expires ?? null })) },
+      });
+      if (keyChange) {
+        // Lists signed with the previous key would stop verifying when it expires.
+        deps.stores.statusLists.clearSigned();
+        const until = keyChange.previousKeys.map((k) => k.expires).sort().at(-1);
+        deps.log.warn(
+          until === undefined
+            ? 'the issuer signing key changed: credentials signed with the previous key no longer verify'
+            : `the issuer signing key changed: credentials signed with the previous key verify until they expire (at the latest ${until})`,
+          { did: identity.did, verificationMethod: identity.verificationMethod },
+        );
+      }
     }
+    const previousDid = deps.stores.settings.get(ISSUER_DID_SETTING);
+    if (previousDid !== identity.did) {
+      deps.stores.settings.set(ISSUER_DID_SETTING, identity.did);
+      deps.audit.record({ event: 'ISSUER_DID_SET', actor: 'system', data: { did: identity.did, previousDid: previousDid ?? null } });
+      if (previousDid !== undefined) deps.log.warn('the issuer DID changed', { did: identity.did, previousDid });
+    }
+    return identity;
   });
 }

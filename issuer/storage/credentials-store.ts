@@ -43,6 +43,8 @@ export interface CredentialStore {
   markRevoked(id: string, at: number): boolean;
   /** Sets (a time) or clears (null) the suspension mark; true when it changed. */
   setSuspended(id: string, at: number | null): boolean;
+  /** The latest `validUntil` among `issuerDid`'s unrevoked credentials still valid after `now`. */
+  latestValidUntil(issuerDid: string, now: number): number | undefined;
 }
 
 interface CredentialRow {
@@ -103,6 +105,9 @@ export function createSqliteCredentialStore(db: IssuerDb): CredentialStore {
   const revoke = s.prepare('UPDATE credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
   const suspend = s.prepare('UPDATE credentials SET suspended_at = ? WHERE id = ? AND suspended_at IS NULL');
   const reinstate = s.prepare('UPDATE credentials SET suspended_at = NULL WHERE id = ? AND suspended_at IS NOT NULL');
+  const latest = s.prepare<[string, number], { until: number | null }>(
+    'SELECT MAX(valid_until) AS until FROM credentials WHERE issuer_did = ? AND valid_until > ? AND revoked_at IS NULL',
+  );
 
   return {
     insert(record) {
@@ -128,5 +133,6 @@ export function createSqliteCredentialStore(db: IssuerDb): CredentialStore {
     predecessorsOf: (id) => predecessors.all(id).map((row) => toRecord(row) as CredentialRecord),
     markRevoked: (id, at) => revoke.run(at, id).changes === 1,
     setSuspended: (id, at) => (at === null ? reinstate.run(id) : suspend.run(at, id)).changes === 1,
+    latestValidUntil: (issuerDid, now) => latest.get(issuerDid, now)?.until ?? undefined,
   };
 }

@@ -32,6 +32,8 @@ export interface StatusListStore {
   saveBitstring(id: string, bitstring: Uint8Array, at: number): void;
   /** Caches the signed credential if `version` is still current; false when a change raced ahead. */
   saveSigned(id: string, version: number, json: string, etag: string): boolean;
+  /** Forgets every signed list, so each is signed again (with a new key) when next served. */
+  clearSigned(): void;
 }
 
 interface ListRow {
@@ -81,6 +83,7 @@ export function createSqliteStatusListStore(db: IssuerDb): StatusListStore {
   const saveAllocated = s.prepare('UPDATE status_lists SET allocated = ?, issued = ?, updated_at = ? WHERE id = ?');
   const saveBitstring = s.prepare('UPDATE status_lists SET bitstring = ?, version = version + 1, updated_at = ? WHERE id = ?');
   const saveSigned = s.prepare('UPDATE status_lists SET signed_version = ?, signed_json = ?, etag = ? WHERE id = ? AND version = ?');
+  const clearSigned = s.prepare('UPDATE status_lists SET signed_version = NULL, signed_json = NULL, etag = NULL');
 
   return {
     insert: (record) => void insert.run({ ...record, bitstring: Buffer.from(record.bitstring), allocated: Buffer.from(record.allocated) }),
@@ -90,5 +93,6 @@ export function createSqliteStatusListStore(db: IssuerDb): StatusListStore {
     saveAllocated: (id, allocated, issued, at) => void saveAllocated.run(Buffer.from(allocated), issued, at, id),
     saveBitstring: (id, bitstring, at) => void saveBitstring.run(Buffer.from(bitstring), at, id),
     saveSigned: (id, v, json, etag) => saveSigned.run(v, json, etag, id, v).changes === 1,
+    clearSigned: () => void clearSigned.run(),
   };
 }

@@ -76,18 +76,53 @@ describe('restart on the same file', () => {
 });
 
 describe('restart with another signing key', () => {
-  it('republishes the issuer document with the new key and audits the change', async () => {
+  it('keeps the previous key for what it signed until that expires, signs with the new one, and can drop it at once', async () => {
     const first = await startTestIssuer({ SERVICE_SIGNING_KEY: '11'.repeat(32) });
-    const before = (await first.call('/.well-known/did.json')).json;
+    current = first;
+    const did = first.running.ctx.issuer.did;
+    const before = await onboardServerAgent(first);
+    const kept = await onboardServerAgent(first);
+    const oldCredential = (await first.call(`/v1/vcs/${encodeURIComponent(before.vcId)}`)).json;
+    const lastToExpire = (await first.call(`/v1/vcs/${encodeURIComponent(kept.vcId)}`)).json.validUntil as string; // issued after `before`
+    const accepts = async (issuer: TestIssuer, agentDid: string, challenge: string) =>
+      verifyExternally(await serverVp(issuer, agentDid, challenge), { trustedIssuer: did, domain: TARGET, challenge });
+
     const second = await first.restart({ SERVICE_SIGNING_KEY: '22'.repeat(32) });
-    try {
-      const after = (await second.call('/.well-known/did.json')).json;
-      expect(after.id).toBe(before.id);
-      expect(after.verificationMethod[0].publicKeyMultibase).not.toBe(before.verificationMethod[0].publicKeyMultibase);
-      expect(second.running.ctx.audit.list({ event: 'ISSUER_KEY_CHANGED' }).records).toHaveLength(1);
-      expect((await second.running.ctx.audit.verifyChain()).intact).toBe(true);
-    } finally {
-      await second.dispose();
-    }
+    current = second;
+    const document = (await second.call('/.well-known/did.json')).json;
+    expect(document.verificationMethod.map((m: { id: string }) => m.id)).toEqual([`${did}#key-2`, `${did}#key-1`]);
+    // The previous key: assertions only, until the last credential it signed expires.
+    expect(Date.parse(document.verificationMethod[1].expires)).toBe(Date.parse(lastToExpire));
+    expect(document.assertionMethod).toEqual([`${did}#key-2`, `${did}#key-1`]);
+    expect(document.authentication).toEqual([`${did}#key-2`]);
+    expect(second.running.ctx.issuer.verificationMethod).toBe(`${did}#key-2`);
+    // What the old key signed still verifies at a third party; what is new is signed by the new key.
+    expect((await accepts(second, before.agentDid, 'old-1')).valid).toBe(true);
+    const after = await onboardServerAgent(second);
+    const newCredential = (await second.call(`/v1/vcs/${encodeURIComponent(after.vcId)}`)).json;
+    expect(newCredential.verifiableCredential.proof.verificationMethod).toBe(`${did}#key-2`);
+    expect((await accepts(second, after.agentDid, 'new-1')).valid).toBe(true);
+    // Status lists are signed again with the new key, and revocation still reaches old credentials.
+    const list = (await second.call(new URL(oldCredential.statusLists[0].url).pathname)).json;
+    expect(list.proof.verificationMethod).toBe(`${did}#key-2`);
+    await second.call(`/v1/vcs/${encodeURIComponent(before.vcId)}/revoke`, { admin: true, body: {} });
+    expect((await accepts(second, before.agentDid, 'old-2')).valid).toBe(false);
+    const changes = second.running.ctx.audit.list({ event: 'ISSUER_KEY_CHANGED' }).records;
+    expect(changes).toHaveLength(1);
+    expect(changes[0]?.data).toMatchObject({ verificationMethod: `${did}#key-2`, previousKeys: [{ id: `${did}#key-1`, expires: document.verificationMethod[1].expires }] });
+
+    // Found compromised: dropped at once, and what it signed stops verifying.
+    expect((await accepts(second, kept.agentDid, 'kept-1')).valid).toBe(true);
+    const third = await second.restart({ SERVICE_SIGNING_KEY: '22'.repeat(32), SERVICE_PREVIOUS_SIGNING_KEYS: 'drop' });
+    current = third;
+    expect((await third.call('/.well-known/did.json')).json.verificationMethod.map((m: { id: string }) => m.id)).toEqual([`${did}#key-2`]);
+    expect(third.running.ctx.audit.list({ event: 'ISSUER_DOCUMENT_UPDATED' }).records).toHaveLength(1);
+    expect(await accepts(third, kept.agentDid, 'kept-2')).toMatchObject({ valid: false, reason: 'KEY_NOT_AUTHORIZED' });
+    // A later rotation takes the next number: a method id never names two keys.
+    const fourth = await third.restart({ SERVICE_SIGNING_KEY: '33'.repeat(32), SERVICE_PREVIOUS_SIGNING_KEYS: 'keep' });
+    current = fourth;
+    expect((await fourth.call('/.well-known/did.json')).json.verificationMethod.map((m: { id: string }) => m.id)).toEqual([`${did}#key-3`, `${did}#key-2`]);
+    expect((await accepts(fourth, after.agentDid, 'after-rotation-2')).valid).toBe(true);
+    expect((await fourth.running.ctx.audit.verifyChain()).intact).toBe(true);
   });
 });
