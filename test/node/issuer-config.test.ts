@@ -86,6 +86,7 @@ describe('issuer configuration', () => {
       [{ API_BASE_URL: 'ftp://example.com' }, /^API_BASE_URL: must use http or https/],
       [{ DID_DOMAIN: 'bad domain/with/slashes' }, /^DID_DOMAIN: /],
       [{ SERVICE_SIGNING_KEY: 'abcd' }, /^SERVICE_SIGNING_KEY: must be 32 bytes/],
+      [{ SERVICE_PREVIOUS_SIGNING_KEYS: 'forget' }, /^SERVICE_PREVIOUS_SIGNING_KEYS: must be "keep" or "drop"/],
       [{ SERVICE_KEY_ENCRYPTION_KEY: 'z'.repeat(64) }, /^SERVICE_KEY_ENCRYPTION_KEY: must be 32 bytes/],
       [{ SERVICE_ADMIN_API_KEY: 'short' }, /^SERVICE_ADMIN_API_KEY: must be at least 32 characters/],
       [{ SERVICE_OPEN_ENROLLMENT: 'yes' }, /^SERVICE_OPEN_ENROLLMENT: /],
