@@ -347,6 +347,10 @@ describe('verifyPresentation — refused', () => {
     expect((await verifyPresentation(twoHours, options({ maxPresentationLifetimeMs: 2 * HOUR }))).valid).toBe(true);
     const oneHour = await signPresentation({ holder: agent, credentials: [root], challenge: 'nonce-1', domain: TARGET, lifetimeMs: HOUR });
     expect((await verifyPresentation(oneHour, options())).valid).toBe(true);
+    // One that would expire before it was created is not signed at all.
+    for (const lifetimeMs of [0, -HOUR, 1.5, Number.NaN]) {
+      await expect(signPresentation({ holder: agent, credentials: [root], challenge: 'nonce-1', domain: TARGET, lifetimeMs }), String(lifetimeMs)).rejects.toMatchObject({ code: 'PROOF_OPTIONS_INVALID' });
+    }
   });
 
   it('VP_EXPIRED: a proof without expires lives 5 minutes after created', async () => {

@@ -16,6 +16,7 @@ export {
   assertValidPublicKey,
   setEd25519Backend,
   getEd25519Backend,
+  availableEd25519Backends,
   generateNonExtractableKey,
   importNonExtractableSeed,
   cryptoKeySigner,
@@ -57,6 +58,10 @@ export {
   type ProofErrorCode,
   type DataIntegrityProof,
   type KeyResolver,
+  type CreateProofOptions,
+  type VerifyProofOptions,
+  type VerifiedProof,
+  type SecuredDocument,
   parseDateTimeStamp,
   formatDateTimeStamp,
 } from './data-integrity.ts';

@@ -74,7 +74,7 @@ export interface DelegateOptions {
   scopes: string[];
   /** Default: one less than the parent's (the most a child may have). */
   delegationDepth?: number;
-  /** Required when the parent has domains. Default: the parent's. */
+  /** Default: the parent's. A child of a parent with domains always has them (chain rule 6), within the parent's. */
   domains?: string[];
   /** Default: now. */
   validFrom?: Date;

@@ -3,7 +3,7 @@
  * of its DID's authentication key over the chain it presents, bound to one verifier's
  * challenge and target service, for a short time.
  */
-import { createProof, formatDateTimeStamp } from '../crypto/data-integrity.ts';
+import { createProof, formatDateTimeStamp, ProofError } from '../crypto/data-integrity.ts';
 import { MANDATE_CONTEXTS } from './context.ts';
 import { newUrnUuid, type SigningIdentity } from './identity.ts';
 import type { MandateCredential, VerifiablePresentation } from './types.ts';
@@ -28,7 +28,10 @@ export interface PresentationOptions {
 
 export async function signPresentation(options: PresentationOptions): Promise<VerifiablePresentation> {
   const created = options.created ?? new Date();
-  const expires = new Date(created.getTime() + (options.lifetimeMs ?? DEFAULT_PRESENTATION_LIFETIME_MS));
+  const lifetimeMs = options.lifetimeMs ?? DEFAULT_PRESENTATION_LIFETIME_MS;
+  // A presentation that expires before it is created is one no verifier accepts.
+  if (!Number.isSafeInteger(lifetimeMs) || lifetimeMs < 1) throw new ProofError('PROOF_OPTIONS_INVALID', 'lifetimeMs must be a positive integer');
+  const expires = new Date(created.getTime() + lifetimeMs);
   const unsigned = {
     '@context': [...MANDATE_CONTEXTS],
     id: options.id ?? newUrnUuid(),
