@@ -347,7 +347,14 @@ describe('verifyPresentation — refused', () => {
     expect((await verifyPresentation(twoHours, options({ maxPresentationLifetimeMs: 2 * HOUR }))).valid).toBe(true);
     const oneHour = await signPresentation({ holder: agent, credentials: [root], challenge: 'nonce-1', domain: TARGET, lifetimeMs: HOUR });
     expect((await verifyPresentation(oneHour, options())).valid).toBe(true);
-    // One that would expire before it was created is not signed at all.
+    // Signed by hand, one that expires before it was created (still inside the clock skew) is refused.
+    const { proof: _proof, ...unsigned } = oneHour;
+    const backwards = await createProof(unsigned, {
+      signer: agent.signer, verificationMethod: agent.verificationMethod, proofPurpose: 'authentication', challenge: 'nonce-1', domain: TARGET,
+      created: new Date(Math.floor(Date.now() / 1000) * 1000 + 20_000), expires: new Date(Math.floor(Date.now() / 1000) * 1000 - 20_000),
+    });
+    expectRefused(await verifyPresentation(backwards, options()), 'VP_EXPIRED', 'presentation');
+    // signPresentation does not sign one that would expire before it was created.
     for (const lifetimeMs of [0, -HOUR, 1.5, Number.NaN]) {
       await expect(signPresentation({ holder: agent, credentials: [root], challenge: 'nonce-1', domain: TARGET, lifetimeMs }), String(lifetimeMs)).rejects.toMatchObject({ code: 'PROOF_OPTIONS_INVALID' });
     }

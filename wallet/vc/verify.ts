@@ -330,6 +330,7 @@ async function run(
   if (!(expiresAt - created <= maxLifetime)) {
     throw new VerificationError('VP_EXPIRED', `the presentation has no created time or lives longer than ${maxLifetime / 1000} s`);
   }
+  if (expiresAt < created) throw new VerificationError('VP_EXPIRED', 'the presentation expires before it was created');
   pass('presentation');
 
   // 2. Every DID involved resolves, and none is deactivated.
