@@ -174,8 +174,9 @@ export interface DirectIssueInput {
 
 /**
  * POST /v1/vcs: an operator issues directly. For an enrolled subject this becomes the current
- * credential and supersedes the one it replaces, so that revoking the agent's current credential
- * reaches the older one too (which stays valid until then, even when it was wider).
+ * credential and supersedes the one it replaces when that one is live (neither revoked nor
+ * suspended), so that revoking the agent's current credential reaches the older one too (which
+ * stays valid until then, even when it was wider).
  */
 export async function issueDirect(ctx: IssuerContext, input: DirectIssueInput, actor: string): Promise<CredentialView> {
   const terms: AgentCredentialTerms = {
@@ -187,9 +188,12 @@ export async function issueDirect(ctx: IssuerContext, input: DirectIssueInput, a
   };
   const { prepared } = await issueAtomically(ctx, terms, {
     after: (p) => {
-      const replaced = ctx.stores.agents.get(input.subjectDid)?.currentCredentialId;
-      if (replaced !== undefined) {
-        if (replaced !== null) ctx.stores.credentials.markSuperseded(replaced, p.credential.id);
+      const agent = ctx.stores.agents.get(input.subjectDid);
+      if (agent) {
+        // Only a live credential is linked: reinstating the new one must never lift a suspension
+        // the operator put on the old one (reinstatement reaches every predecessor).
+        const replaced = agent.currentCredentialId === null ? undefined : ctx.stores.credentials.get(agent.currentCredentialId);
+        if (replaced && replaced.revokedAt === null && replaced.suspendedAt === null) ctx.stores.credentials.markSuperseded(replaced.id, p.credential.id);
         ctx.stores.agents.setCurrentCredential(input.subjectDid, p.credential.id);
       }
       ctx.audit.record({ event: 'CREDENTIAL_ISSUED', actor, agentDid: input.subjectDid, data: { vcId: p.credential.id, via: 'direct' } });

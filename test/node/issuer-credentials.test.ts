@@ -69,6 +69,17 @@ describe('POST /v1/vcs (direct issuance)', () => {
     expect((await present(agentDid, undefined, wide)).json.reason).toBe('CREDENTIAL_REVOKED');
   });
 
+  it('leaves a suspended credential out of it: reinstating the new one never lifts the old suspension', async () => {
+    const { agentDid, vcId: wide } = await onboardServerAgent(issuer);
+    await issuer.call(vcPath(wide, 'suspend'), { admin: true, body: {} });
+    const narrow = (await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: agentDid, privilegeScopes: ['files:read'], delegationDepth: 0, domains: [TARGET] } })).json.vcId as string;
+    await issuer.call(vcPath(narrow, 'suspend'), { admin: true, body: {} });
+    await issuer.call(vcPath(narrow, 'reinstate'), { admin: true, body: {} });
+    expect((await issuer.call(vcPath(wide))).json).toMatchObject({ state: 'suspended' });
+    expect((await issuer.call(vcPath(wide))).json.supersededBy).toBeUndefined();
+    expect((await present(agentDid, undefined, wide)).json.reason).toBe('CREDENTIAL_SUSPENDED');
+  });
+
   it('refuses bad input (400), missing admin key (401)', async () => {
     const bad = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: 'not-a-did', privilegeScopes: ['files'], delegationDepth: 0 } });
     expect(bad.status).toBe(400);

@@ -99,6 +99,9 @@ export function createStatusListClient(options: StatusListClientOptions): Status
   const defaultTtlMs = options.defaultTtlMs ?? 5 * 60_000;
   const graceMs = options.graceMs ?? 0;
   const negativeTtlMs = options.negativeTtlMs ?? 5_000;
+  for (const [name, ms] of [['graceMs', graceMs], ['negativeTtlMs', negativeTtlMs]] as const) {
+    if (!Number.isSafeInteger(ms) || ms < 0) throw new StatusListError('INVALID_STATUS_ARGUMENT', `${name} must be a non-negative integer of ms`);
+  }
   // Entries outlive their ttl by the grace period, so a failed refresh can fall back to them.
   const cache = new LruCache<string, CachedList>({ max: options.max ?? 256, now: clock });
   const downloads = new LruCache<string, Download>({ max: options.max ?? 256, now: clock });
@@ -129,12 +132,14 @@ export function createStatusListClient(options: StatusListClientOptions): Status
     const cached = cache.get(url);
     if (cached && now < cached.freshUntil) return cached;
     let started = downloads.get(url);
-    if (!started || now >= started.retryAt) {
+    // The refusal's period runs on the client's own clock from when the failure was known, not
+    // from a caller's `now` or from when the fetch started (a 3 s timeout would eat into it).
+    if (!started || clock() >= started.retryAt) {
       const download: Download = { list: fetchList(url, now), retryAt: Infinity };
       // Done: forgotten at once when it succeeded, else answered again until retryAt.
       download.list.then(
         () => downloads.delete(url),
-        () => (download.retryAt = now + negativeTtlMs),
+        () => (download.retryAt = clock() + negativeTtlMs),
       );
       downloads.set(url, (started = download));
     }
