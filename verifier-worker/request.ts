@@ -31,7 +31,7 @@ import type { FetchLike } from '../wallet/net/http.ts';
 import type { UrlPolicy } from '../wallet/net/url-policy.ts';
 import { createStatusListClient, type StatusListClient } from '../wallet/status/client.ts';
 import { createVerifiedCredentialCache, type VerifiedCredentialCache } from '../wallet/vc/credential-cache.ts';
-import { invalidVerifierOptions, isDidList, type ReasonCode } from '../wallet/vc/reasons.ts';
+import type { ReasonCode } from '../wallet/vc/reasons.ts';
 import { createReplayCache, type ReplayCache } from '../wallet/vc/replay-cache.ts';
 import { parseScopes } from '../wallet/vc/scopes.ts';
 import {
@@ -42,6 +42,9 @@ import {
   type PresentationHeaderErrorCode,
 } from '../wallet/vc/transport.ts';
 import {
+  assertVerifyPresentationOptions,
+  invalidVerifierOptions,
+  isDidList,
   verifyPresentation,
   type ChainLink,
   type CheckName,
@@ -442,6 +445,9 @@ function stateFor(options: VerifyRequestOptions): VerifierState {
       allowSelfSigned: options.allowSelfSigned === true,
     },
   };
+  // The options verifyPresentation itself will get, checked now: a bad skew, chain length or
+  // helper fails at setup, not as a 500 on every request.
+  assertVerifyPresentationOptions(state.verification);
   states.set(options, state);
   return state;
 }

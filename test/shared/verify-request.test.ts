@@ -347,6 +347,13 @@ describe('configuration errors (INVALID_VERIFIER_OPTIONS)', () => {
       { maxPresentationBytes: 0 },
       { challengePath: 'nonce' },
       { challengePath: '/nonce"x' },
+      // What verifyPresentation would reject on every request is rejected at setup instead.
+      { clockSkewMs: -1 },
+      { maxChainLength: 0 },
+      { resolver: {} },
+      { statusLists: {} },
+      { replayCache: new Set() },
+      { credentialCache: {} },
     ];
     for (const extra of bad) {
       expect(() => prepareVerifier({ ...verifier(), ...extra } as VerifyRequestOptions), JSON.stringify(extra)).toThrow(expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }));

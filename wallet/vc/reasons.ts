@@ -49,12 +49,3 @@ export function isReasonCode(code: unknown): code is ReasonCode {
 export class VerifierOptionsError extends MandateError<'INVALID_VERIFIER_OPTIONS'> {
   override name = 'VerifierOptionsError';
 }
-
-export function invalidVerifierOptions(message: string): never {
-  throw new VerifierOptionsError('INVALID_VERIFIER_OPTIONS', message);
-}
-
-/** A list of DIDs (trusted issuers): strings starting `did:`. */
-export function isDidList(value: unknown): value is readonly string[] {
-  return Array.isArray(value) && value.every((d) => typeof d === 'string' && d.startsWith('did:'));
-}

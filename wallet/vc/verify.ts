@@ -20,7 +20,7 @@ import { checkDelegationLink, credentialDigest, validUntilOf } from './delegatio
 import { checkGrant } from './grant.ts';
 import { issuerId, parsePresentation, statusEntries } from './parse.ts';
 import { DEFAULT_PRESENTATION_LIFETIME_MS, MAX_PRESENTATION_LIFETIME_MS } from './presentation.ts';
-import { invalidVerifierOptions, isDidList, VerificationError, type ReasonCode } from './reasons.ts';
+import { VerificationError, VerifierOptionsError, type ReasonCode } from './reasons.ts';
 import type { ReplayCache } from './replay-cache.ts';
 import { narrow, parseScopes, uncovered } from './scopes.ts';
 import type { ChainCredential, DelegatedAgentCredential, DelegationGrantCredential, MandateCredential, StatusEntry } from './types.ts';
@@ -209,13 +209,26 @@ function credentialType(credential: MandateCredential): ChainLink['type'] {
   return credential.type.includes('DelegatedAgentCredential') ? 'DelegatedAgentCredential' : 'AgentCredential';
 }
 
+export function invalidVerifierOptions(message: string): never {
+  throw new VerifierOptionsError('INVALID_VERIFIER_OPTIONS', message);
+}
+
+/** A list of DIDs (trusted issuers): strings starting `did:`. */
+export function isDidList(value: unknown): value is readonly string[] {
+  return Array.isArray(value) && value.every((d) => typeof d === 'string' && d.startsWith('did:'));
+}
+
 const isCount = (value: unknown): boolean => value === undefined || (Number.isSafeInteger(value) && (value as number) >= 1);
 const isDuration = (value: unknown): boolean => value === undefined || (typeof value === 'number' && value >= 0 && Number.isFinite(value));
 const isFlag = (value: unknown): boolean => value === undefined || typeof value === 'boolean';
 const hasMethod = (value: unknown, name: string): boolean => value === undefined || typeof (value as Record<string, unknown> | null)?.[name] === 'function';
 
-/** The options' own checks: a bad option is the caller's programming error, never the presentation's. */
-function checkOptions(options: VerifyPresentationOptions): void {
+/**
+ * Throws VerifierOptionsError for options verifyPresentation cannot work with: a bad option is
+ * the caller's programming error, never the presentation's. verifyPresentation runs it on every
+ * call; the middleware at setup, so a bad configuration fails at startup.
+ */
+export function assertVerifyPresentationOptions(options: VerifyPresentationOptions): void {
   if (typeof options !== 'object' || options === null) invalidVerifierOptions('options must be an object');
   if (!isDidList(options.trustedIssuers)) invalidVerifierOptions('trustedIssuers must be a list of DIDs');
   if (options.trustedGrantIssuers !== undefined && !isDidList(options.trustedGrantIssuers)) invalidVerifierOptions('trustedGrantIssuers must be a list of DIDs');
@@ -228,6 +241,7 @@ function checkOptions(options: VerifyPresentationOptions): void {
       invalidVerifierOptions(`requiredScopes: ${(error as Error).message}`);
     }
   }
+  // `?? null`: unlike the optional helpers below, a resolver is required.
   if (!hasMethod(options.resolver ?? null, 'resolve')) invalidVerifierOptions('resolver must be a DID resolver (createResolver, createCachedResolver)');
   if (!hasMethod(options.statusLists, 'check')) invalidVerifierOptions('statusLists must be a status list client (createStatusListClient)');
   if (!hasMethod(options.replayCache, 'remember')) invalidVerifierOptions('replayCache must be a replay cache (createReplayCache)');
@@ -243,7 +257,7 @@ function checkOptions(options: VerifyPresentationOptions): void {
  * never an exception. It rejects only with VerifierOptionsError, for invalid `options`.
  */
 export async function verifyPresentation(vp: unknown, options: VerifyPresentationOptions): Promise<VerificationResult> {
-  checkOptions(options);
+  assertVerifyPresentationOptions(options);
   const checks: CheckOutcome[] = [];
   let current: CheckName = 'presentation';
   const pass = (check: CheckName): void => {
