@@ -6,9 +6,9 @@
  * Key rotation (did:web): the signing key's verification method is `#key-<n>`, numbered in the
  * order keys were first used. When SERVICE_SIGNING_KEY changes, the new key gets the next number
  * and every relationship, and the previous key stays in the document as an `assertionMethod`
- * only, with `expires` (Controlled Identifiers §2.2) set to the latest `validUntil` of the
- * unrevoked credentials issued until then: those verify until they expire, and verifiers refuse
- * the old key after that by themselves. SERVICE_PREVIOUS_SIGNING_KEYS=drop removes previous keys
+ * only, with `expires` (Controlled Identifiers §2.2) set an hour past the latest `validUntil` of
+ * the unrevoked credentials issued until then: those verify until they expire, and verifiers
+ * refuse the old key after that by themselves. SERVICE_PREVIOUS_SIGNING_KEYS=drop removes previous keys
  * at once (a compromised key). Status lists are signed again with the new key when next served.
  * A did:key issuer cannot overlap keys: its DID is its key.
  */
@@ -22,6 +22,13 @@ import { didKeyIdentity, type SigningIdentity } from '../../wallet/vc/identity.t
 import type { IssuerContext } from '../context.ts';
 
 const ISSUER_DID_SETTING = 'issuer.did';
+/** The highest `#key-<n>` ever given, so that a dropped key's number is never given again. */
+const LAST_KEY_NUMBER_SETTING = 'issuer.lastKeyNumber';
+/**
+ * How long a previous key outlives the last credential it signed: more than any verifier's clock
+ * skew (60 s by default), so such a credential is refused as expired, never for its key.
+ */
+const PREVIOUS_KEY_MARGIN_MS = 60 * 60_000;
 
 /** What the identity is worked out from, before the rest of the context exists. */
 export type IssuerIdentityDeps = Pick<IssuerContext, 'config' | 'db' | 'stores' | 'audit' | 'log' | 'now'>;
@@ -43,10 +50,12 @@ function keysOf(document: DidDocument | undefined): IssuerKey[] {
   return keys;
 }
 
-/** `#key-<n>` with n one above every number used so far: a method id never names two keys. */
-function nextKeyId(did: string, keys: readonly IssuerKey[]): string {
+/** `#key-<n>` with n one above every number given so far (recorded, and in the document): a method id never names two keys. */
+function nextKeyId(deps: IssuerIdentityDeps, did: string, keys: readonly IssuerKey[]): string {
   const used = keys.map((k) => Number(/#key-(\d+)$/.exec(k.id)?.[1] ?? 0));
-  return `${did}#key-${Math.max(0, ...used) + 1}`;
+  const next = Math.max(0, Number(deps.stores.settings.get(LAST_KEY_NUMBER_SETTING) ?? 0), ...used) + 1;
+  deps.stores.settings.set(LAST_KEY_NUMBER_SETTING, String(next));
+  return `${did}#key-${next}`;
 }
 
 /** The signing key in every relationship, then the previous keys, `assertionMethod` only. */
@@ -71,13 +80,13 @@ function rotate(deps: IssuerIdentityDeps, did: string, existing: DidDocument | u
   const live = (k: IssuerKey) => k.expires !== undefined && (parseDateTimeStamp(k.expires) ?? -Infinity) > now;
   const known = keys.find((k) => k.publicKeyMultibase === multibase);
   const changed = known === undefined || known.expires !== undefined; // a new key, or an earlier one back in use
-  const current: IssuerKey = { id: known?.id ?? nextKeyId(did, keys), publicKeyMultibase: multibase };
+  const current: IssuerKey = { id: known?.id ?? nextKeyId(deps, did, keys), publicKeyMultibase: multibase };
   if (deps.config.previousSigningKeys === 'drop') return { current, previous: [], changed };
   // The key being replaced verifies what it signed until the last of those credentials expires.
   const until = deps.stores.credentials.latestValidUntil(did, now);
   const previous = keys
     .filter((k) => k.publicKeyMultibase !== multibase)
-    .map((k) => (k.expires === undefined && until !== undefined ? { ...k, expires: formatDateTimeStamp(new Date(until)) } : k))
+    .map((k) => (k.expires === undefined && until !== undefined ? { ...k, expires: formatDateTimeStamp(new Date(until + PREVIOUS_KEY_MARGIN_MS)) } : k))
     .filter(live);
   return { current, previous, changed };
 }
@@ -130,6 +139,8 @@ export function ensureIssuerIdentity(deps: IssuerIdentityDeps): SigningIdentity 
     const previousDid = deps.stores.settings.get(ISSUER_DID_SETTING);
     if (previousDid !== identity.did) {
       deps.stores.settings.set(ISSUER_DID_SETTING, identity.did);
+      // A list names its issuer: lists published under the old DID must be signed again.
+      if (previousDid !== undefined) deps.stores.statusLists.clearSigned();
       deps.audit.record({ event: 'ISSUER_DID_SET', actor: 'system', data: { did: identity.did, previousDid: previousDid ?? null } });
       if (previousDid !== undefined) deps.log.warn('the issuer DID changed', { did: identity.did, previousDid });
     }

@@ -91,8 +91,8 @@ describe('restart with another signing key', () => {
     current = second;
     const document = (await second.call('/.well-known/did.json')).json;
     expect(document.verificationMethod.map((m: { id: string }) => m.id)).toEqual([`${did}#key-2`, `${did}#key-1`]);
-    // The previous key: assertions only, until the last credential it signed expires.
-    expect(Date.parse(document.verificationMethod[1].expires)).toBe(Date.parse(lastToExpire));
+    // The previous key: assertions only, until an hour after the last credential it signed expires.
+    expect(Date.parse(document.verificationMethod[1].expires)).toBe(Date.parse(lastToExpire) + 3_600_000);
     expect(document.assertionMethod).toEqual([`${did}#key-2`, `${did}#key-1`]);
     expect(document.authentication).toEqual([`${did}#key-2`]);
     expect(second.running.ctx.issuer.verificationMethod).toBe(`${did}#key-2`);
@@ -118,11 +118,28 @@ describe('restart with another signing key', () => {
     expect((await third.call('/.well-known/did.json')).json.verificationMethod.map((m: { id: string }) => m.id)).toEqual([`${did}#key-2`]);
     expect(third.running.ctx.audit.list({ event: 'ISSUER_DOCUMENT_UPDATED' }).records).toHaveLength(1);
     expect(await accepts(third, kept.agentDid, 'kept-2')).toMatchObject({ valid: false, reason: 'KEY_NOT_AUTHORIZED' });
-    // A later rotation takes the next number: a method id never names two keys.
-    const fourth = await third.restart({ SERVICE_SIGNING_KEY: '33'.repeat(32), SERVICE_PREVIOUS_SIGNING_KEYS: 'keep' });
+    // A later rotation takes the next number, even back to a key dropped from the document:
+    // a method id never names two keys.
+    const fourth = await third.restart({ SERVICE_SIGNING_KEY: '11'.repeat(32), SERVICE_PREVIOUS_SIGNING_KEYS: 'keep' });
     current = fourth;
     expect((await fourth.call('/.well-known/did.json')).json.verificationMethod.map((m: { id: string }) => m.id)).toEqual([`${did}#key-3`, `${did}#key-2`]);
     expect((await accepts(fourth, after.agentDid, 'after-rotation-2')).valid).toBe(true);
     expect((await fourth.running.ctx.audit.verifyChain()).intact).toBe(true);
+  });
+
+  it('with DID_METHOD=key a new key is a new DID: its status lists are signed again under it', async () => {
+    const first = await startTestIssuer({ DID_METHOD: 'key', SERVICE_SIGNING_KEY: '44'.repeat(32) });
+    current = first;
+    const early = await onboardServerAgent(first);
+    // A verification fetches the lists, which signs (and stores) them under the first DID.
+    const firstDid = first.running.ctx.issuer.did;
+    expect(await verifyExternally(await serverVp(first, early.agentDid, 'old-did-1'), { trustedIssuer: firstDid, domain: TARGET, challenge: 'old-did-1' })).toMatchObject({ valid: true });
+    const second = await first.restart({ SERVICE_SIGNING_KEY: '55'.repeat(32) });
+    current = second;
+    const did = second.running.ctx.issuer.did;
+    expect(did).not.toBe(firstDid);
+    const agent = await onboardServerAgent(second);
+    const vp = await serverVp(second, agent.agentDid, 'new-did-1');
+    expect(await verifyExternally(vp, { trustedIssuer: did, domain: TARGET, challenge: 'new-did-1' })).toMatchObject({ valid: true });
   });
 });
