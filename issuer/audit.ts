@@ -99,15 +99,21 @@ function toRecord(row: AuditRow): AuditRecord {
 const MAX_TEXT = 512;
 const clip = (value: string | undefined): string | null => (value === undefined ? null : clipText(value, MAX_TEXT));
 
+/** A surrogate half without its other half (JSON can spell one: "\ud800"). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 /**
- * `text` cut to at most `max` UTF-16 code units, never between the two halves of a surrogate
- * pair: a lone half has no UTF-8 form, so the record holding it could not be canonicalized and
- * would not be written (an emoji placed at the cut would keep a refusal out of the audit trail).
+ * Text from a request made fit for the audit trail: a lone surrogate half becomes U+FFFD, and
+ * the text is cut to at most `max` UTF-16 code units, never between the two halves of a pair.
+ * A lone half has no UTF-8 form, so the record holding it could not be canonicalized and would
+ * not be written: an emoji placed at the cut, or a "\ud800" in a presentation, would keep a
+ * refusal out of the audit trail.
  */
 export function clipText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const last = text.charCodeAt(max - 1);
-  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+  const whole = text.replace(LONE_SURROGATE, '\ufffd');
+  if (whole.length <= max) return whole;
+  const last = whole.charCodeAt(max - 1);
+  return whole.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
 
 export function createAuditLog(db: IssuerDb, store: AuditStore, now: () => number = Date.now): AuditLog {

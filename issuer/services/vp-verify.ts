@@ -68,7 +68,7 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
   // (docs/protocol.md §Caches); validity, chain, DIDs and status are still checked every time.
   const credentialCache = createVerifiedCredentialCache({ ttlMs: 5 * 60_000, now: () => ctx.now() });
   const record = (verdict: VpVerdict, target: string | undefined, actor: string): void => {
-    const data: JsonObject = { target: target ?? null, ...(verdict.valid ? { effectiveScopes: verdict.effectiveScopes, session: verdict.sessionToken !== undefined } : { failedCheck: verdict.failedCheck }) };
+    const data: JsonObject = { target: target === undefined ? null : clipText(target, 256), ...(verdict.valid ? { effectiveScopes: verdict.effectiveScopes, session: verdict.sessionToken !== undefined } : { failedCheck: verdict.failedCheck }) };
     ctx.audit.record({
       event: verdict.valid ? 'VP_VERIFIED' : 'VP_REJECTED',
       actor,

@@ -35,6 +35,7 @@ describe('audit log', () => {
     expect(clipText('abcdef', 3)).toBe('abc');
     expect(clipText('ab\u{1F600}c', 3)).toBe('ab'); // would end in the emoji's high half
     expect(clipText('ab\u{1F600}c', 4)).toBe('ab\u{1F600}');
+    expect(clipText('x\ud800y\udc00', 10)).toBe('x\ufffdy\ufffd'); // lone halves, as JSON can spell them
     const { log } = freshLog();
     expect(log.record({ event: 'E', actor: `${'x'.repeat(511)}\u{1F600}` }).actor).toBe('x'.repeat(511));
   });

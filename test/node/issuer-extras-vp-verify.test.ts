@@ -103,6 +103,18 @@ describe('POST /v1/vp/verify', () => {
     expect(await auditOf('VP_REJECTED', vpId)).toMatchObject({ reason: 'MALFORMED' });
   });
 
+  it('audits the refusal of a presentation whose id and proof domain carry a lone surrogate or run long', async () => {
+    const vpId = `urn:uuid:${crypto.randomUUID()}`;
+    // JSON can spell a lone surrogate half; JSON.stringify would escape it the same way.
+    const body = `{"presentation":{"id":"${vpId}\\ud800","proof":{"domain":"x\\ud800${'y'.repeat(20_000)}"}}}`;
+    const res = await fetch(`${issuer.url}/v1/vp/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('MALFORMED');
+    const audited = await auditOf('VP_REJECTED', `${vpId}\ufffd`);
+    expect(audited).toMatchObject({ reason: 'MALFORMED' });
+    expect((audited as { data: { target: string } }).data.target).toBe(`x\ufffd${'y'.repeat(254)}`);
+  });
+
   it('answers 400 MALFORMED when neither expectedTarget nor a proof domain names the target', async () => {
     const res = await issuer.call('/v1/vp/verify', { body: { presentation: { id: 'urn:uuid:x', proof: {} } } });
     expect(res.status).toBe(400);
