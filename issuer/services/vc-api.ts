@@ -125,8 +125,11 @@ export function createVcApi(ctx: IssuerContext): VcApi {
     // Status lists are fetched only for a credential whose proof verified, and for at most
     // MAX_STATUS_ENTRIES entries per request: an unsigned request naming hundreds of URLs would
     // otherwise make this issuer fetch them all, on every request.
-    if (entries.length > statusBudget.left) {
-      errors.push({ check: 'status', code: 'MALFORMED', message: `more than ${MAX_STATUS_ENTRIES} credentialStatus entries in one request` });
+    if (entries.length > MAX_STATUS_ENTRIES) {
+      errors.push({ check: 'status', code: 'MALFORMED', message: `more than ${MAX_STATUS_ENTRIES} credentialStatus entries` });
+    } else if (entries.length > statusBudget.left && proofVerified) {
+      // Not the credential's fault: the request's other credentials used the budget up.
+      errors.push({ check: 'status', code: 'STATUS_UNAVAILABLE', message: `not checked: one request may check at most ${MAX_STATUS_ENTRIES} status entries` });
     } else if (entries.length > 0 && proofVerified) {
       statusBudget.left -= entries.length;
       checks.push('status');

@@ -205,7 +205,7 @@ describe('POST /presentations/verify', () => {
       expect(res.json.presentationResult.verified).toBe(true);
       expect(fetched).toBe(4);
       const overBudget = (res.json.credentialResults as Array<{ errors: Array<{ check: string; code: string }> }>).filter((r) =>
-        r.errors.some((e) => e.check === 'status' && e.code === 'MALFORMED'),
+        r.errors.some((e) => e.check === 'status' && e.code === 'STATUS_UNAVAILABLE' && /not checked/.test((e as { message?: string }).message ?? '')),
       );
       expect(overBudget).toHaveLength(1);
     } finally {
