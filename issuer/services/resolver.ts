@@ -52,16 +52,22 @@ export function createIssuerResolver(options: IssuerResolverOptions): IssuerReso
   const ownWebPrefix = options.config.didMethod === 'web' ? `did:web:${options.config.didDomain ?? ''}` : undefined;
   const isOwnWeb = (did: string): boolean => ownWebPrefix !== undefined && (did === ownWebPrefix || did.startsWith(`${ownWebPrefix}:`));
 
+  const resolve = async (didUrl: string, resolveOptions?: DidResolutionOptions): Promise<DidResolutionResult> => {
+    const did = didOf(didUrl);
+    if (did === undefined) return resolutionError('invalidDid', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
+    const hosted = options.dids.get(did);
+    if (hosted) return hostedResolution(hosted);
+    // A did:web under our own domain that we do not host does not exist: never ask ourselves over HTTP.
+    if (isOwnWeb(did)) return resolutionError('notFound', `${did} is not hosted by this issuer`);
+    return remote.resolve(didUrl, resolveOptions);
+  };
   return {
     invalidate: (did) => remote.invalidate(did),
-    async resolve(didUrl, resolveOptions) {
+    resolve,
+    // Hosted documents are read live anyway; other DIDs may be resolved past the cache (a rotated key).
+    refresh(didUrl) {
       const did = didOf(didUrl);
-      if (did === undefined) return resolutionError('invalidDid', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
-      const hosted = options.dids.get(did);
-      if (hosted) return hostedResolution(hosted);
-      // A did:web under our own domain that we do not host does not exist: never ask ourselves over HTTP.
-      if (isOwnWeb(did)) return resolutionError('notFound', `${did} is not hosted by this issuer`);
-      return remote.resolve(didUrl, resolveOptions);
+      return did !== undefined && !options.dids.get(did) && !isOwnWeb(did) ? remote.refresh(didUrl) : resolve(didUrl);
     },
   };
 }

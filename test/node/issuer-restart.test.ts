@@ -6,7 +6,7 @@ import { signPresentation } from '../../wallet/vc/presentation.ts';
 import type { MandateCredential } from '../../wallet/vc/types.ts';
 import type { AuditRecord } from '../../issuer/audit.ts';
 import { newIdentity } from '../support/agents.ts';
-import { mintToken, onboardSelfAgent, onboardServerAgent, startTestIssuer, verifyAtIssuer, verifyExternally, type TestIssuer } from '../support/issuer.ts';
+import { externalVerifier, mintToken, onboardSelfAgent, onboardServerAgent, startTestIssuer, verifyAtIssuer, verifyExternally, type TestIssuer } from '../support/issuer.ts';
 
 const TARGET = 'files.example.com';
 let current: TestIssuer | undefined;
@@ -86,6 +86,10 @@ describe('restart with another signing key', () => {
     const lastToExpire = (await first.call(`/v1/vcs/${encodeURIComponent(kept.vcId)}`)).json.validUntil as string; // issued after `before`
     const accepts = async (issuer: TestIssuer, agentDid: string, challenge: string) =>
       verifyExternally(await serverVp(issuer, agentDid, challenge), { trustedIssuer: did, domain: TARGET, challenge });
+    // A service that verified before the rotation, and so holds the old DID document in its cache.
+    let serviceClock = Date.now();
+    const service = externalVerifier(() => serviceClock);
+    expect((await service(await serverVp(first, kept.agentDid, 'cached-0'), { trustedIssuer: did, domain: TARGET, challenge: 'cached-0' })).valid).toBe(true);
 
     const second = await first.restart({ SERVICE_SIGNING_KEY: '22'.repeat(32) });
     current = second;
@@ -102,6 +106,12 @@ describe('restart with another signing key', () => {
     const newCredential = (await second.call(`/v1/vcs/${encodeURIComponent(after.vcId)}`)).json;
     expect(newCredential.verifiableCredential.proof.verificationMethod).toBe(`${did}#key-2`);
     expect((await accepts(second, after.agentDid, 'new-1')).valid).toBe(true);
+    // The service's cached document lacks #key-2: it looks once more rather than refuse the new
+    // credential, or the status list of an old one, which is now signed with #key-2 too (once its
+    // copy is older than the 30 s refresh cooldown; it stays cached for 5 minutes).
+    serviceClock += 31_000;
+    expect((await service(await serverVp(second, after.agentDid, 'cached-1'), { trustedIssuer: did, domain: TARGET, challenge: 'cached-1' })).valid).toBe(true);
+    expect((await service(await serverVp(second, kept.agentDid, 'cached-2'), { trustedIssuer: did, domain: TARGET, challenge: 'cached-2' })).valid).toBe(true);
     // Status lists are signed again with the new key, and revocation still reaches old credentials.
     const list = (await second.call(new URL(oldCredential.statusLists[0].url).pathname)).json;
     expect(list.proof.verificationMethod).toBe(`${did}#key-2`);

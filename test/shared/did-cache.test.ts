@@ -160,10 +160,25 @@ describe('createCachedResolver', () => {
     expect(cached.size).toBe(0);
   });
 
+  it('refresh resolves past the cache, at most once per cooldown', async () => {
+    const c = clock();
+    const inner = countingResolver({ 'did:ex:r': {} });
+    const cached = createCachedResolver(inner, { refreshCooldownMs: 30_000, now: c.now });
+    await cached.resolve('did:ex:r');
+    c.advance(10_000);
+    expect((await cached.refresh('did:ex:r#key-2')).didResolutionMetadata.cached).toBe(true); // 10 s old: inside the cooldown
+    expect(inner.calls).toHaveLength(1);
+    c.advance(20_000);
+    expect((await cached.refresh('did:ex:r#key-2')).didResolutionMetadata.cached).toBe(false);
+    expect(await cached.refresh('did:ex:r')).toMatchObject({ didResolutionMetadata: { cached: true, ageMs: 0 } }); // just fetched
+    expect(inner.calls).toHaveLength(2);
+    expect((await cached.refresh('nonsense')).didResolutionMetadata.error).toBe('invalidDid');
+  });
+
   it('has the documented defaults and throws INVALID_OPTIONS for nonsense', () => {
-    expect(DID_CACHE_DEFAULTS).toEqual({ ttlMs: 300_000, max: 1000, negativeTtlMs: 30_000 });
+    expect(DID_CACHE_DEFAULTS).toEqual({ ttlMs: 300_000, max: 1000, negativeTtlMs: 30_000, refreshCooldownMs: 30_000 });
     const inner = countingResolver({});
-    for (const options of [{ ttlMs: 0 }, { max: 0 }, { negativeTtlMs: -1 }, { ttlMs: Number.NaN }, { max: 1.5 }]) {
+    for (const options of [{ ttlMs: 0 }, { max: 0 }, { negativeTtlMs: -1 }, { ttlMs: Number.NaN }, { max: 1.5 }, { refreshCooldownMs: -1 }]) {
       expect(() => createCachedResolver(inner, options), JSON.stringify(options)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
     }
   });

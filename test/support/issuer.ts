@@ -175,19 +175,30 @@ export async function onboardSelfAgent(issuer: TestIssuer, holder: SigningIdenti
  * fetched over real HTTP from the issuer (fresh caches per call, so a revocation published
  * since is seen), the issuer's DID as the only trusted issuer.
  */
-export async function verifyExternally(
-  vp: unknown,
-  options: { trustedIssuer: string; domain: string; challenge?: string },
-): Promise<VerificationResult> {
-  const resolver = createCachedResolver(createResolver({ methods: { key: resolveDidKey, web: createWebResolver({ allowHttpLoopback: true }) } }));
+/**
+ * A third-party verifier with caches of its own (DID documents for 5 minutes, status lists for
+ * their ttl), kept from one call to the next: what a service sees across an issuer's restarts.
+ * `cacheClock` moves its DID cache's time (default Date.now).
+ */
+export function externalVerifier(cacheClock?: () => number): (vp: unknown, options: { trustedIssuer: string; domain: string; challenge?: string }) => Promise<VerificationResult> {
+  const resolver = createCachedResolver(
+    createResolver({ methods: { key: resolveDidKey, web: createWebResolver({ allowHttpLoopback: true }) } }),
+    cacheClock ? { now: cacheClock } : {},
+  );
   const statusLists = createStatusListClient({ resolveKey: createKeyResolver(resolver), allowHttpLoopback: true });
-  return verifyPresentation(vp, {
-    trustedIssuers: [options.trustedIssuer],
-    expectedDomain: options.domain,
-    ...(options.challenge === undefined ? {} : { expectedChallenge: options.challenge }),
-    resolver,
-    statusLists,
-  });
+  return (vp, options) =>
+    verifyPresentation(vp, {
+      trustedIssuers: [options.trustedIssuer],
+      expectedDomain: options.domain,
+      ...(options.challenge === undefined ? {} : { expectedChallenge: options.challenge }),
+      resolver,
+      statusLists,
+    });
+}
+
+/** `externalVerifier`'s verdict from a fresh verifier (nothing cached). */
+export function verifyExternally(vp: unknown, options: { trustedIssuer: string; domain: string; challenge?: string }): Promise<VerificationResult> {
+  return externalVerifier()(vp, options);
 }
 
 /** POST /v1/vp/verify as a service provider would call it. */

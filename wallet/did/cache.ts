@@ -7,6 +7,8 @@
  *   (default 30 s), so a dead or slow host costs one fetch per 30 s, not one per credential.
  * - Coalescing: concurrent resolutions of one DID share one in-flight call to the inner
  *   resolver (100 verifications arriving together fetch a did:web document once).
+ * - Refresh: `refresh` resolves past the cache when the cached result is older than
+ *   `refreshCooldownMs` (default 30 s): verifiers call it for a key the cached document lacks.
  * - Age: every returned result says when its document was retrieved and how old it is:
  *   `didResolutionMetadata.retrieved` (ISO 8601), `.ageMs` (at return time) and `.cached`.
  *   A verifier that must report "the age of every DID document it relied on" reads these.
@@ -29,19 +31,22 @@ export interface CacheOptions {
   max?: number;
   /** Lifetime of an error result (default 30 000 ms; 0 disables negative caching). */
   negativeTtlMs?: number;
+  /** Least age of a cached result before `refresh` resolves the DID again (default 30 000 ms). */
+  refreshCooldownMs?: number;
   /** Clock in ms since the epoch, injectable for tests. */
   now?: () => number;
 }
 
 export interface CachedResolver extends Resolvable {
   resolve(didUrl: string, options?: DidResolutionOptions): Promise<DidResolutionResult>;
+  refresh(didUrl: string): Promise<DidResolutionResult>;
   /** Drops one DID (or everything) from the cache. */
   invalidate(did?: string): void;
   /** Number of DIDs currently cached. */
   readonly size: number;
 }
 
-export const DID_CACHE_DEFAULTS = Object.freeze({ ttlMs: 5 * 60_000, max: 1000, negativeTtlMs: 30_000 });
+export const DID_CACHE_DEFAULTS = Object.freeze({ ttlMs: 5 * 60_000, max: 1000, negativeTtlMs: 30_000, refreshCooldownMs: 30_000 });
 
 interface Entry {
   result: DidResolutionResult;
@@ -60,8 +65,10 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
   const ttlMs = options.ttlMs ?? DID_CACHE_DEFAULTS.ttlMs;
   const negativeTtlMs = options.negativeTtlMs ?? DID_CACHE_DEFAULTS.negativeTtlMs;
   const max = options.max ?? DID_CACHE_DEFAULTS.max;
+  const refreshCooldownMs = options.refreshCooldownMs ?? DID_CACHE_DEFAULTS.refreshCooldownMs;
   assertDuration(ttlMs, 'ttlMs', false);
   assertDuration(negativeTtlMs, 'negativeTtlMs', true);
+  assertDuration(refreshCooldownMs, 'refreshCooldownMs', true);
   assertDuration(max, 'max', false);
   const now = options.now ?? Date.now;
   const cache = new LruCache<string, Entry>({ max, now });
@@ -129,6 +136,13 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
       const key = didOf(didUrl);
       if (key === undefined) return resolutionError('invalidDid', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
       return present(await fetchEntry(key, resolveOptions), false);
+    },
+    async refresh(didUrl: string): Promise<DidResolutionResult> {
+      const key = didOf(didUrl);
+      if (key === undefined) return resolutionError('invalidDid', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
+      const entry = cache.get(key);
+      if (entry && now() - entry.retrievedAt < refreshCooldownMs) return present(entry, true);
+      return present(await fetchEntry(key, {}), false);
     },
     resolveCached(didUrl: string): DidResolutionResult | undefined {
       const entry = cachedEntry(didUrl);

@@ -162,6 +162,13 @@ export interface Resolvable {
    * presentation and uses this to skip a round of promises per DID when it is there.
    */
   resolveCached?(didUrl: string): DidResolutionResult | undefined;
+  /**
+   * The DID resolved again past the cache, unless the cached result is younger than the
+   * resolver's cooldown (then that result). Optional; a verifier calls it when a proof names a
+   * key its cached document lacks — a key rotated in since — so a rotation is seen at once, while
+   * forged key ids cost at most one fetch per cooldown.
+   */
+  refresh?(didUrl: string): Promise<DidResolutionResult>;
 }
 
 /** A DID method resolver, DIF `DIDResolver` signature. */

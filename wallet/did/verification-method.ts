@@ -14,6 +14,7 @@
  * 4. it is an Ed25519 `Multikey` with a valid key (INVALID_PUBLIC_KEY).
  */
 import type { KeyResolver } from '../crypto/data-integrity.ts';
+import { isMandateError } from '../crypto/errors.ts';
 import { ed25519KeyFromMultibase } from './public-key.ts';
 import { DidError } from './errors.ts';
 import { parseDid } from './parse.ts';
@@ -182,12 +183,28 @@ export function createKeyResolver(resolver: Resolvable, options: KeyResolverOpti
   return async (verificationMethodId, proofPurpose) => {
     const relationship = relationshipFor(proofPurpose);
     const did = didOfMethod(verificationMethodId);
-    let result;
+    const lookUp = async (fresh: boolean) => {
+      try {
+        return await (fresh && resolver.refresh ? resolver.refresh(did) : resolver.resolve(did));
+      } catch {
+        throw new DidError('DID_RESOLUTION_FAILED', 'DID resolution failed: internalError');
+      }
+    };
+    const result = await lookUp(false);
     try {
-      result = await resolver.resolve(did);
-    } catch {
-      throw new DidError('DID_RESOLUTION_FAILED', 'DID resolution failed: internalError');
+      return keyIn(result, did, verificationMethodId, relationship, now());
+    } catch (error) {
+      if (!isStaleMiss(error, result) || !resolver.refresh) throw error;
+      return keyIn(await lookUp(true), did, verificationMethodId, relationship, now());
     }
-    return keyIn(result, did, verificationMethodId, relationship, now());
   };
+}
+
+/**
+ * True when `error` is a key that `result`, a cached resolution, does not authorize: the key may
+ * have been rotated in since the document was cached, so it is worth resolving again (once: a
+ * cached resolver's `refresh` limits how often).
+ */
+export function isStaleMiss(error: unknown, result: DidResolutionResult): boolean {
+  return isMandateError(error, 'KEY_NOT_AUTHORIZED') && result.didResolutionMetadata.cached === true;
 }

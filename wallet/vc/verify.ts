@@ -13,7 +13,7 @@ import { equalBytes } from '../crypto/bytes.ts';
 import { isMandateError } from '../crypto/errors.ts';
 import { type CanonicalMemo, canonicalizeJson, createCanonicalMemo, parseJson, type JsonLimits } from '../crypto/jcs.ts';
 import type { DidResolutionResult, Resolvable } from '../did/types.ts';
-import { keyFromResolution } from '../did/verification-method.ts';
+import { isStaleMiss, keyFromResolution } from '../did/verification-method.ts';
 import type { StatusCheckResult, StatusListClient } from '../status/client.ts';
 import type { ProofKey, VerifiedCredential, VerifiedCredentialCache } from './credential-cache.ts';
 import { checkDelegationLink, credentialDigest, validUntilOf } from './delegation.ts';
@@ -168,18 +168,38 @@ function startResolution(resolver: Resolvable, did: string): Resolution {
   return settle(resolver.resolve(did));
 }
 
+/** This verification's resolutions: one per DID, read by every check. */
+interface Resolutions {
+  of(did: string): Resolution;
+  /**
+   * `did` resolved again past the cache (the resolver's `refresh`, which limits how often), now
+   * this verification's resolution of it; undefined when the resolver cannot refresh.
+   */
+  refreshed(did: string): Promise<Settled<DidResolutionResult>> | undefined;
+}
+
 /**
  * A DID's resolution for this verification: those of `dids` all start together at the first
  * request and are each read once; any other DID (a consenting user's key) on its own.
  */
-function startedTogether(dids: ReadonlySet<string>, resolver: Resolvable): (did: string) => Resolution {
+function startedTogether(dids: ReadonlySet<string>, resolver: Resolvable): Resolutions {
   let started: Map<string, Resolution> | undefined;
-  return (did) => {
+  const of = (did: string): Resolution => {
     if (started === undefined) {
       started = new Map();
       for (const each of dids) started.set(each, startResolution(resolver, each));
     }
     return started.get(did) ?? startResolution(resolver, did);
+  };
+  return {
+    of,
+    refreshed(did) {
+      if (resolver.refresh === undefined) return undefined;
+      const again = settle(resolver.refresh(did));
+      of(did); // the map exists
+      started?.set(did, again);
+      return again;
+    },
   };
 }
 
@@ -191,16 +211,24 @@ type KeysOf = (controller: string) => KeyResolver;
  * per verification, and no second cache read that could see a different document. Each insists
  * the method belongs to `controller` (its DID, then nothing or a "#fragment").
  */
-function keysFrom(resolutionOf: (did: string) => Resolution, now: number): KeysOf {
+function keysFrom(resolutions: Resolutions, now: number): KeysOf {
   return (controller) => async (verificationMethod, purpose) => {
     const after = verificationMethod.charCodeAt(controller.length);
     if (!verificationMethod.startsWith(controller) || !(Number.isNaN(after) || after === 35) /* '#' */) {
       throw new VerificationError('KEY_NOT_AUTHORIZED', `${verificationMethod} is not a key of ${controller}`);
     }
-    const resolution = resolutionOf(controller);
+    const resolution = resolutions.of(controller);
     const settled = resolution instanceof Promise ? await resolution : resolution;
     if (!settled.ok) throw new VerificationError('DID_RESOLUTION_FAILED', `${controller} could not be resolved (resolver failed)`);
-    return keyFromResolution(settled.value, controller, verificationMethod, purpose, now);
+    try {
+      return keyFromResolution(settled.value, controller, verificationMethod, purpose, now);
+    } catch (error) {
+      // A key the cached document lacks may have been rotated in since: look once more.
+      const again = isStaleMiss(error, settled.value) ? resolutions.refreshed(controller) : undefined;
+      const fresh = again === undefined ? undefined : await again;
+      if (!fresh?.ok) throw error;
+      return keyFromResolution(fresh.value, controller, verificationMethod, purpose, now);
+    }
   };
 }
 
@@ -303,8 +331,9 @@ async function run(
   // coalesces), after the presentation was canonicalized; step 2 judges them.
   const issuers = credentials.map(issuerId); // parallel to `credentials`, read once
   const dids = new Set<string>([holder, ...issuers, ...grants.map((g) => g.credentialSubject.onBehalfOf)]);
-  const resolutionOf = startedTogether(dids, options.resolver);
-  const keysOf = keysFrom(resolutionOf, now);
+  const resolutions = startedTogether(dids, options.resolver);
+  const resolutionOf = resolutions.of;
+  const keysOf = keysFrom(resolutions, now);
 
   // 1. The presentation's own proof: holder's authentication key, time window, challenge, target.
   const proof = presentation.proof;
@@ -379,9 +408,9 @@ async function run(
     if (recalled === undefined) return verify();
     // A recognized credential's keys, looked up in this verification's resolutions: synchronously
     // when they are all in hand (a cached resolver), since that is the whole cost of a hit.
-    const resolutions = recalled.keys.map((key) => resolutionOf(key.controller));
+    const keyResolutions = recalled.keys.map((key) => resolutionOf(key.controller));
     const judge = (settled: Settled<DidResolutionResult>[]) => keysUnchanged(recalled, settled, now) ?? verify();
-    return resolutions.some((r) => r instanceof Promise) ? Promise.all(resolutions).then(judge) : judge(resolutions as Settled<DidResolutionResult>[]);
+    return keyResolutions.some((r) => r instanceof Promise) ? Promise.all(keyResolutions).then(judge) : judge(keyResolutions as Settled<DidResolutionResult>[]);
   });
   const cachedNow: boolean[] = [];
   for (const [i, credential] of credentials.entries()) {
