@@ -175,6 +175,21 @@ describe('createCachedResolver', () => {
     expect((await cached.refresh('nonsense')).didResolutionMetadata.error).toBe('invalidDid');
   });
 
+  it('a failed refresh keeps the good copy, and the cooldown counts from it', async () => {
+    const c = clock();
+    const table: Record<string, Partial<DidResolutionResult>> = { 'did:ex:f': {} };
+    const inner = countingResolver(table);
+    const cached = createCachedResolver(inner, { now: c.now });
+    await cached.resolve('did:ex:f');
+    c.advance(31_000);
+    table['did:ex:f'] = { didDocument: null, didResolutionMetadata: { error: 'internalError' } }; // the host has a bad moment
+    const kept = await cached.refresh('did:ex:f#made-up');
+    expect(kept).toMatchObject({ didDocument: { id: 'did:ex:f' }, didResolutionMetadata: { cached: true } });
+    expect((await cached.resolve('did:ex:f')).didDocument?.id).toBe('did:ex:f');
+    await cached.refresh('did:ex:f#made-up-again'); // inside the cooldown of the failed refresh: no fetch
+    expect(inner.calls).toHaveLength(2);
+  });
+
   it('has the documented defaults and throws INVALID_OPTIONS for nonsense', () => {
     expect(DID_CACHE_DEFAULTS).toEqual({ ttlMs: 300_000, max: 1000, negativeTtlMs: 30_000, refreshCooldownMs: 30_000 });
     const inner = countingResolver({});

@@ -4,6 +4,7 @@ import { isMandateError } from '../../wallet/crypto/errors.ts';
 import { getPublicKey } from '../../wallet/crypto/ed25519.ts';
 import { encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
 import {
+  createCachedResolver,
   createKeyResolver,
   createResolver,
   didKeyFromSeed,
@@ -203,5 +204,30 @@ describe('findVerificationMethod', () => {
     const doc: DidDocument = { id: DID, verificationMethod: [vm(`${DID}#a`)], assertionMethod: [`${DID}#a`] };
     expect(findVerificationMethod(doc, `${DID}#a`, 'assertionMethod')).toBe(doc.verificationMethod?.[0]);
     expect(() => findVerificationMethod(doc, `${DID}#a`, 'keyAgreement')).toThrow(expect.objectContaining({ code: 'KEY_NOT_AUTHORIZED' }));
+  });
+});
+
+describe('createKeyResolver over a cached resolver', () => {
+  it('looks once more for a key the cached document lacks (a rotation), at most once per cooldown', async () => {
+    let now = Date.parse('2025-05-01T00:00:00Z');
+    const before: DidDocument = { id: DID, verificationMethod: [vm(`${DID}#k1`)], assertionMethod: [`${DID}#k1`] };
+    const after: DidDocument = { id: DID, verificationMethod: [vm(`${DID}#k2`), vm(`${DID}#k1`)], assertionMethod: [`${DID}#k2`, `${DID}#k1`] };
+    const docs: Record<string, { doc: DidDocument }> = { [DID]: { doc: before } };
+    let calls = 0;
+    const inner = testResolver(docs);
+    const cached = createCachedResolver({ resolve: (did) => (calls++, inner.resolve(did)) }, { now: () => now });
+    const resolveKey = createKeyResolver(cached, { now: () => now });
+    expect(await resolveKey(`${DID}#k1`, 'assertionMethod')).toEqual(publicKey);
+    docs[DID] = { doc: after }; // the controller rotates #k2 in
+    now += 10_000;
+    // The cached copy is 10 s old: inside the 30 s cooldown, refused without a fetch.
+    expect(await codeOf(resolveKey(`${DID}#k2`, 'assertionMethod'))).toMatch(/^KEY_NOT_AUTHORIZED/);
+    expect(calls).toBe(1);
+    now += 21_000;
+    expect(await resolveKey(`${DID}#k2`, 'assertionMethod')).toEqual(publicKey);
+    expect(calls).toBe(2);
+    // A made-up key right after: the cooldown holds, and the answer is still no.
+    expect(await codeOf(resolveKey(`${DID}#made-up`, 'assertionMethod'))).toMatch(/^KEY_NOT_AUTHORIZED/);
+    expect(calls).toBe(2);
   });
 });

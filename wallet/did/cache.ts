@@ -7,8 +7,9 @@
  *   (default 30 s), so a dead or slow host costs one fetch per 30 s, not one per credential.
  * - Coalescing: concurrent resolutions of one DID share one in-flight call to the inner
  *   resolver (100 verifications arriving together fetch a did:web document once).
- * - Refresh: `refresh` resolves past the cache when the cached result is older than
- *   `refreshCooldownMs` (default 30 s): verifiers call it for a key the cached document lacks.
+ * - Refresh: `refresh` resolves past the cache when the cached result, and the last refresh,
+ *   are older than `refreshCooldownMs` (default 30 s): verifiers call it for a key the cached
+ *   document lacks. A refresh that fails keeps the good copy.
  * - Age: every returned result says when its document was retrieved and how old it is:
  *   `didResolutionMetadata.retrieved` (ISO 8601), `.ageMs` (at return time) and `.cached`.
  *   A verifier that must report "the age of every DID document it relied on" reads these.
@@ -72,6 +73,8 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
   assertDuration(max, 'max', false);
   const now = options.now ?? Date.now;
   const cache = new LruCache<string, Entry>({ max, now });
+  /** When each DID was last refreshed: the cooldown counts from it even when that refresh failed. */
+  const refreshedAt = new LruCache<string, number>({ max, now });
   const inFlight = new Map<string, Promise<Entry>>();
 
   function present(entry: Entry, cached: boolean): DidResolutionResult {
@@ -88,7 +91,8 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
     };
   }
 
-  function fetchEntry(key: string, resolveOptions: DidResolutionOptions): Promise<Entry> {
+  /** Resolves `key` into the cache; a failure leaves `keep` (a good entry, when refreshing) in place. */
+  function fetchEntry(key: string, resolveOptions: DidResolutionOptions, keep?: Entry): Promise<Entry> {
     const pending = inFlight.get(key);
     if (pending) return pending;
     const started = Promise.resolve()
@@ -102,6 +106,7 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
         const retrievedAt = now();
         const entry: Entry = { result: deepFreeze(result), retrievedAt, retrieved: new Date(retrievedAt).toISOString() };
         const failed = result.didResolutionMetadata.error !== undefined;
+        if (failed && keep !== undefined) return keep;
         if (!failed) cache.set(key, entry, ttlMs);
         else if (negativeTtlMs > 0) cache.set(key, entry, negativeTtlMs);
         else cache.delete(key);
@@ -141,8 +146,14 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
       const key = didOf(didUrl);
       if (key === undefined) return resolutionError('invalidDid', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
       const entry = cache.get(key);
-      if (entry && now() - entry.retrievedAt < refreshCooldownMs) return present(entry, true);
-      return present(await fetchEntry(key, {}), false);
+      const since = Math.max(entry?.retrievedAt ?? -Infinity, refreshedAt.get(key) ?? -Infinity);
+      if (entry && now() - since < refreshCooldownMs) return present(entry, true);
+      refreshedAt.set(key, now());
+      // A good copy is never given up for a failed refresh (a made-up key id must not let a host's
+      // bad moment cost every verification its cached document).
+      const good = entry?.result.didResolutionMetadata.error === undefined ? entry : undefined;
+      const fresh = await fetchEntry(key, {}, good);
+      return present(fresh, fresh === good);
     },
     resolveCached(didUrl: string): DidResolutionResult | undefined {
       const entry = cachedEntry(didUrl);

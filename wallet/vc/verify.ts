@@ -176,6 +176,8 @@ interface Resolutions {
    * this verification's resolution of it; undefined when the resolver cannot refresh.
    */
   refreshed(did: string): Promise<Settled<DidResolutionResult>> | undefined;
+  /** The results refreshes gave, by DID: the documents relied on from then on. */
+  readonly fresh: Map<string, DidResolutionResult>;
 }
 
 /**
@@ -191,11 +193,16 @@ function startedTogether(dids: ReadonlySet<string>, resolver: Resolvable): Resol
     }
     return started.get(did) ?? startResolution(resolver, did);
   };
+  const fresh = new Map<string, DidResolutionResult>();
   return {
     of,
+    fresh,
     refreshed(did) {
       if (resolver.refresh === undefined) return undefined;
-      const again = settle(resolver.refresh(did));
+      const again = settle(resolver.refresh(did)).then((settled) => {
+        if (settled.ok) fresh.set(did, settled.value);
+        return settled;
+      });
       of(did); // the map exists
       started?.set(did, again);
       return again;
@@ -541,7 +548,8 @@ async function run(
       cached: cachedNow[i] === true,
     })),
     checks,
-    sources: { dids: didAges, statusLists: statusAges },
+    // A DID resolved again in check 3 was relied on in its fresh form from then on.
+    sources: { dids: resolutions.fresh.size === 0 ? didAges : didAges.map((a) => freshAge(a, resolutions.fresh.get(a.id))), statusLists: statusAges },
   };
 }
 
@@ -622,6 +630,10 @@ function challengeOf(proof: { challenge?: unknown } | undefined): string {
 }
 
 /** The cache reports how old a resolution result is; an uncached result is fresh. */
+function freshAge(age: SourceAge, refreshed: DidResolutionResult | undefined): SourceAge {
+  return refreshed === undefined ? age : { id: age.id, ageMs: ageOf(refreshed) };
+}
+
 function ageOf(result: DidResolutionResult): number {
   const age = result.didResolutionMetadata.ageMs;
   return typeof age === 'number' && age > 0 ? age : 0;
