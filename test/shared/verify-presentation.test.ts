@@ -420,6 +420,11 @@ describe('verifyPresentation — refused', () => {
     const ghost = testIdentity('ghost'); // never published
     const credential = await issueAgentCredential({ issuer: ghost, agentDid: agent.did, privilegeScopes: ['files'], delegationDepth: 0 });
     expectRefused(await verifyPresentation(await present(agent, [credential]), options({ trustedIssuers: [ghost.did] })), 'DID_RESOLUTION_FAILED', 'dids');
+    // The refusal carries the resolver's own explanation, which says what to fix.
+    const explaining = { resolve: async (did: string) => (did === ghost.did ? { didDocument: null, didDocumentMetadata: {}, didResolutionMetadata: { error: 'internalError', message: 'private address refused: plain http' } } : resolver.resolve(did)) };
+    const refused = await verifyPresentation(await present(agent, [credential]), options({ trustedIssuers: [ghost.did], resolver: explaining }));
+    expectRefused(refused, 'DID_RESOLUTION_FAILED', 'dids');
+    expect(refused.valid === false && refused.message).toBe(`${ghost.did} could not be resolved (internalError: private address refused: plain http)`);
   });
 
   it('DID_DEACTIVATED: a deactivated issuer DID', async () => {

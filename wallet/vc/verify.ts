@@ -392,7 +392,9 @@ async function run(
     const result = settled.ok ? settled.value : undefined;
     if (!result || !result.didDocument || result.didResolutionMetadata.error) {
       const why = result?.didResolutionMetadata.error ?? 'resolver failed';
-      throw new VerificationError('DID_RESOLUTION_FAILED', `${did} could not be resolved (${why})`);
+      // The resolver's own words say what to fix (a host the network policy refuses, say).
+      const detail = result?.didResolutionMetadata.message;
+      throw new VerificationError('DID_RESOLUTION_FAILED', `${did} could not be resolved (${why}${typeof detail === 'string' ? `: ${detail.slice(0, 200)}` : ''})`);
     }
     if (result.didDocumentMetadata.deactivated === true) throw new VerificationError('DID_DEACTIVATED', `${did} is deactivated`);
     didAges.push({ id: did, ageMs: ageOf(result) });
