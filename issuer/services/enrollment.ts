@@ -20,7 +20,7 @@
  * the key being in the holder DID's `authentication` relationship.
  */
 import { bytesToBase64url } from '../../wallet/crypto/aead.ts';
-import { bytesToHex, equalBytes, randomBytes } from '../../wallet/crypto/bytes.ts';
+import { bytesToHex, equalBytes, hexToBytes, randomBytes } from '../../wallet/crypto/bytes.ts';
 import { verifyProof } from '../../wallet/crypto/data-integrity.ts';
 import { isMandateError } from '../../wallet/crypto/errors.ts';
 import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
@@ -40,6 +40,12 @@ export function hashToken(token: string): string {
 }
 
 const newSecret = (): string => bytesToBase64url(randomBytes(32));
+
+/** True when `offered` is the challenge whose hash `session` keeps; constant time. */
+function answersChallenge(session: OnboardingSessionRecord, offered: unknown): offered is string {
+  if (typeof offered !== 'string' || !/^[0-9a-f]{64}$/.test(session.challengeHash)) return false;
+  return equalBytes(sha256Utf8(offered), hexToBytes(session.challengeHash));
+}
 
 export interface MintInput {
   requestedScopes: string[];
@@ -167,12 +173,14 @@ export function startOnboarding(ctx: IssuerContext, input: StartInput): StartedO
   } else if (input.did !== undefined) {
     throw apiError('VALIDATION_FAILED', 'server custody generates the DID; do not send one', { details: [{ path: 'json.did', message: 'must be absent when custody is "server"' }] });
   }
+  const challenge = newSecret();
   const session: Omit<OnboardingSessionRecord, 'completedAt'> = {
     id: crypto.randomUUID(),
     tokenId: token.id,
     custody: input.custody,
     did,
-    challenge: newSecret(),
+    // Stored as its hash, like tokens: a copy of the database cannot complete an onboarding.
+    challengeHash: hashToken(challenge),
     createdAt: now,
     expiresAt: Math.min(now + ctx.config.onboardingTtlSeconds * 1000, token.expiresAt),
   };
@@ -180,7 +188,7 @@ export function startOnboarding(ctx: IssuerContext, input: StartInput): StartedO
     ctx.stores.tokens.insertSession(session);
     ctx.audit.record({ event: 'ONBOARDING_STARTED', actor: 'anonymous', ...(did ? { agentDid: did } : {}), data: { tokenId: token.id, custody: input.custody, challengeId: session.id } });
   });
-  return { challengeId: session.id, challenge: session.challenge, expiresAt: new Date(session.expiresAt).toISOString(), domain: ctx.issuer.did };
+  return { challengeId: session.id, challenge, expiresAt: new Date(session.expiresAt).toISOString(), domain: ctx.issuer.did };
 }
 
 export interface CompleteInput {
@@ -203,13 +211,18 @@ async function verifyDidAuth(ctx: IssuerContext, session: OnboardingSessionRecor
   const did = session.did as string;
   const holder = typeof proof === 'object' && proof !== null ? (proof as { holder?: unknown }).holder : undefined;
   if (holder !== did) throw apiError('PROOF_INVALID', `the proof must be a presentation whose holder is ${did}`, { agentDid: did });
+  const signed = (proof as { proof?: unknown }).proof;
+  const offered = typeof signed === 'object' && signed !== null ? (signed as { challenge?: unknown }).challenge : undefined;
+  if (!answersChallenge(session, offered)) {
+    throw apiError('PROOF_INVALID', 'the DID-Auth proof does not verify (CHALLENGE_MISMATCH)', { agentDid: did, details: { cause: 'CHALLENGE_MISMATCH' } });
+  }
   const resolveKey = createKeyResolver(ctx.resolver);
   try {
     await verifyProof(proof, {
       // The key must be the holder's own (a valid proof by some other DID proves nothing).
       resolveKey: (vm, purpose) => (vm.split('#')[0] === did ? resolveKey(vm, purpose) : Promise.reject(apiError('PROOF_INVALID', 'the proof is signed by a key of another DID'))),
       expectedProofPurpose: 'authentication',
-      expectedChallenge: session.challenge,
+      expectedChallenge: offered,
       expectedDomain: ctx.issuer.did,
       now: new Date(ctx.now()),
     });
@@ -236,7 +249,7 @@ export async function completeOnboarding(ctx: IssuerContext, input: CompleteInpu
     agentDid = session.did as string;
   } else {
     if (input.challenge === undefined) throw apiError('VALIDATION_FAILED', 'server custody completes with the challenge', { details: [{ path: 'json.challenge', message: 'required' }] });
-    if (!equalBytes(sha256Utf8(input.challenge), sha256Utf8(session.challenge))) throw apiError('CHALLENGE_MISMATCH', 'the challenge does not match this onboarding');
+    if (!answersChallenge(session, input.challenge)) throw apiError('CHALLENGE_MISMATCH', 'the challenge does not match this onboarding');
     serverKey = await createServerKey(ctx, agentId);
     agentDid = serverKey.did;
   }

@@ -10,7 +10,7 @@
  * - every schema statement of schema.ts run on open,
  * - readable by the issuer's user only: the directory it creates is 0700, and the database file
  *   and its -wal/-shm companions are 0600 (SQLite gives the companions the database's mode).
- *   The file holds the audit trail, consent evidence and onboarding challenges in the clear.
+ *   The file holds the audit trail and consent evidence in the clear.
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';

@@ -24,7 +24,8 @@ export const SCHEMA: readonly string[] = [
     used_at INTEGER,
     agent_did TEXT
   )`,
-  // Step 1 of onboarding: a challenge bound to a token; step 2 completes it (once).
+  // Step 1 of onboarding: a challenge bound to a token; step 2 completes it (once). `challenge`
+  // holds the SHA-256 (hex) of the challenge, never the challenge itself.
   `CREATE TABLE IF NOT EXISTS onboarding_sessions (
     id TEXT PRIMARY KEY,
     token_id TEXT NOT NULL REFERENCES enrollment_tokens(id),

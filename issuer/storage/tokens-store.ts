@@ -25,7 +25,8 @@ export interface OnboardingSessionRecord {
   tokenId: string;
   custody: 'server' | 'self';
   did: string | null;
-  challenge: string;
+  /** SHA-256 (hex) of the challenge: the challenge itself is never stored (like tokens). */
+  challengeHash: string;
   createdAt: number;
   expiresAt: number;
   completedAt: number | null;
@@ -100,7 +101,7 @@ function toSession(row: SessionRow | undefined): OnboardingSessionRecord | undef
     tokenId: row.token_id,
     custody: row.custody,
     did: row.did,
-    challenge: row.challenge,
+    challengeHash: row.challenge,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     completedAt: row.completed_at,
@@ -120,7 +121,7 @@ export function createSqliteTokenStore(db: IssuerDb): TokenStore {
     'SELECT * FROM enrollment_tokens WHERE created_at < ? OR (created_at = ? AND id < ?) ORDER BY created_at DESC, id DESC LIMIT ?',
   );
   const insertSession = s.prepare(`INSERT INTO onboarding_sessions (id, token_id, custody, did, challenge, created_at, expires_at)
-    VALUES (@id, @tokenId, @custody, @did, @challenge, @createdAt, @expiresAt)`);
+    VALUES (@id, @tokenId, @custody, @did, @challengeHash, @createdAt, @expiresAt)`);
   const session = s.prepare<[string], SessionRow>('SELECT * FROM onboarding_sessions WHERE id = ?');
   const complete = s.prepare('UPDATE onboarding_sessions SET completed_at = ? WHERE id = ? AND completed_at IS NULL');
 

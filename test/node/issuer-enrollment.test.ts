@@ -3,6 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { bytesToHex } from '../../wallet/crypto/bytes.ts';
+import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
 import { encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
 import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
 import type { SigningIdentity } from '../../wallet/vc/identity.ts';
@@ -129,6 +131,11 @@ describe('onboarding, server custody', () => {
     expect(first.status).toBe(201);
     expect(second.status).toBe(201);
     expect(first.json.domain).toBe(issuer.running.ctx.issuer.did);
+    // Like the token, the challenge is kept only as its hash: a copy of the database cannot complete it.
+    const stored = issuer.running.ctx.db.sqlite.prepare('SELECT challenge FROM onboarding_sessions WHERE id = ?').get(first.json.challengeId) as { challenge: string };
+    expect(stored.challenge).toBe(bytesToHex(sha256Utf8(first.json.challenge)));
+    const withHash = await issuer.call('/v1/onboard/verify', { body: { challengeId: first.json.challengeId, challenge: stored.challenge } });
+    expect(withHash.json.error.code).toBe('CHALLENGE_MISMATCH');
     const done = await issuer.call('/v1/onboard/verify', { body: { challengeId: second.json.challengeId, challenge: second.json.challenge } });
     expect(done.status).toBe(201);
     const { agentDid, vcId, verifiableCredential } = done.json;
