@@ -99,50 +99,52 @@ export function ensureIssuerIdentity(deps: IssuerIdentityDeps): SigningIdentity 
   const signer = seedSigner(deps.config.signingKey);
   return deps.db.transaction(() => {
     const at = deps.now();
+    const keyIdentity = deps.config.didMethod === 'key' ? didKeyIdentity(signer) : undefined;
+    const did = keyIdentity?.did ?? `did:web:${deps.config.didDomain ?? ''}`;
+    const stored = deps.stores.dids.get(did);
     let identity: SigningIdentity;
     let document: DidDocument;
-    let keyChange: { verificationMethod: string; previousKeys: IssuerKey[] } | undefined;
-    if (deps.config.didMethod === 'key') {
-      identity = didKeyIdentity(signer);
-      document = didKeyDocument(identity.did);
+    let keyChanged = false;
+    if (keyIdentity) {
+      identity = keyIdentity;
+      document = didKeyDocument(did);
     } else {
-      const did = `did:web:${deps.config.didDomain ?? ''}`;
-      const existing = deps.stores.dids.get(did)?.document;
-      const { current, previous, changed } = rotate(deps, did, existing);
+      const { current, previous, changed } = rotate(deps, did, stored?.document);
       identity = { did, verificationMethod: current.id, signer };
       document = issuerWebDocument(did, current, previous);
-      if (existing !== undefined && changed) keyChange = { verificationMethod: current.id, previousKeys: previous };
+      keyChanged = stored !== undefined && changed;
     }
-    const stored = deps.stores.dids.get(identity.did);
     if (!stored) {
-      deps.stores.dids.insert({ did: identity.did, document, kind: 'issuer', deactivated: false, createdAt: at, updatedAt: at });
+      deps.stores.dids.insert({ did, document, kind: 'issuer', deactivated: false, createdAt: at, updatedAt: at });
     } else if (JSON.stringify(stored.document) !== JSON.stringify(document)) {
-      deps.stores.dids.updateDocument(identity.did, document, at);
+      deps.stores.dids.updateDocument(did, document, at);
       const previousKeys = keysOf(document).filter((k) => k.expires !== undefined);
       deps.audit.record({
-        event: keyChange ? 'ISSUER_KEY_CHANGED' : 'ISSUER_DOCUMENT_UPDATED',
+        event: keyChanged ? 'ISSUER_KEY_CHANGED' : 'ISSUER_DOCUMENT_UPDATED',
         actor: 'system',
-        data: { did: identity.did, verificationMethod: identity.verificationMethod, previousKeys: previousKeys.map((k) => ({ id: k.id, expires: k.expires ?? null })) },
+        data: { did, verificationMethod: identity.verificationMethod, previousKeys: previousKeys.map((k) => ({ id: k.id, expires: k.expires ?? null })) },
       });
-      if (keyChange) {
+      if (keyChanged) {
         // Lists signed with the previous key would stop verifying when it expires.
         deps.stores.statusLists.clearSigned();
-        const until = keyChange.previousKeys.map((k) => k.expires).sort().at(-1);
+        const until = previousKeys.map((k) => k.expires).sort().at(-1);
         deps.log.warn(
           until === undefined
             ? 'the issuer signing key changed: credentials signed with the previous key no longer verify'
             : `the issuer signing key changed: credentials signed with the previous key verify until they expire (at the latest ${until})`,
-          { did: identity.did, verificationMethod: identity.verificationMethod },
+          { did, verificationMethod: identity.verificationMethod },
         );
       }
     }
     const previousDid = deps.stores.settings.get(ISSUER_DID_SETTING);
-    if (previousDid !== identity.did) {
-      deps.stores.settings.set(ISSUER_DID_SETTING, identity.did);
-      // A list names its issuer: lists published under the old DID must be signed again.
-      if (previousDid !== undefined) deps.stores.statusLists.clearSigned();
-      deps.audit.record({ event: 'ISSUER_DID_SET', actor: 'system', data: { did: identity.did, previousDid: previousDid ?? null } });
-      if (previousDid !== undefined) deps.log.warn('the issuer DID changed', { did: identity.did, previousDid });
+    if (previousDid !== did) {
+      deps.stores.settings.set(ISSUER_DID_SETTING, did);
+      deps.audit.record({ event: 'ISSUER_DID_SET', actor: 'system', data: { did, previousDid: previousDid ?? null } });
+      if (previousDid !== undefined) {
+        // A list names its issuer: lists published under the old DID must be signed again.
+        deps.stores.statusLists.clearSigned();
+        deps.log.warn('the issuer DID changed', { did, previousDid });
+      }
     }
     return identity;
   });

@@ -186,16 +186,16 @@ interface Resolutions {
  */
 function startedTogether(dids: ReadonlySet<string>, resolver: Resolvable): Resolutions {
   let started: Map<string, Resolution> | undefined;
-  const of = (did: string): Resolution => {
+  const startAll = (): Map<string, Resolution> => {
     if (started === undefined) {
       started = new Map();
       for (const each of dids) started.set(each, startResolution(resolver, each));
     }
-    return started.get(did) ?? startResolution(resolver, did);
+    return started;
   };
   const fresh = new Map<string, DidResolutionResult>();
   return {
-    of,
+    of: (did) => startAll().get(did) ?? startResolution(resolver, did),
     fresh,
     refreshed(did) {
       if (resolver.refresh === undefined) return undefined;
@@ -203,8 +203,7 @@ function startedTogether(dids: ReadonlySet<string>, resolver: Resolvable): Resol
         if (settled.ok) fresh.set(did, settled.value);
         return settled;
       });
-      of(did); // the map exists
-      started?.set(did, again);
+      startAll().set(did, again);
       return again;
     },
   };
