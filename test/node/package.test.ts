@@ -1,0 +1,206 @@
+// The package as `npm pack` builds it, installed the way a user's project would have it: the
+// compiled library runs in plain Node (no TypeScript loader), its declarations type-check a
+// NodeNext consumer, and the `mandate` CLI runs from it. Nothing but the built files and docs
+// is in the tarball.
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+/** A child Node without the test runner's loaders: what a user's `node app.js` is. */
+const plainEnv = { ...process.env, NODE_OPTIONS: '' };
+
+let work: string;
+let installed: string;
+let packedFiles: string[];
+
+async function* filesUnder(dir: string): AsyncGenerator<string> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* filesUnder(path);
+    else yield path;
+  }
+}
+
+beforeAll(async () => {
+  // Inside the repository, so the installed package finds its dependencies in its node_modules.
+  work = await mkdtemp(join(root, 'test', 'node', '.tmp-package-'));
+  // A real `npm pack`: its prepack script builds the library and the worker bundles.
+  await run('npm', ['pack', '--pack-destination', work], { cwd: root, env: plainEnv, maxBuffer: 16 << 20 });
+  const tarball = (await readdir(work)).find((name) => name.endsWith('.tgz'));
+  if (tarball === undefined) throw new Error('npm pack wrote no tarball');
+  installed = join(work, 'node_modules', 'mandate');
+  await mkdir(installed, { recursive: true });
+  await run('tar', ['-xzf', join(work, tarball), '-C', installed, '--strip-components=1']);
+  packedFiles = [];
+  for await (const path of filesUnder(installed)) packedFiles.push(relative(installed, path).split('\\').join('/'));
+}, 300_000);
+
+afterAll(async () => {
+  if (work !== undefined) await rm(work, { recursive: true, force: true });
+});
+
+describe('the npm package', () => {
+  it('holds the compiled entry points, the worker bundles, the CLI, the docs and the licence — and no sources, tests or data', () => {
+    for (const file of [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'bin/mandate.mjs',
+      'dist/lib/wallet/index.js',
+      'dist/lib/wallet/index.d.ts',
+      'dist/lib/wallet/node.js',
+      'dist/lib/verifier-worker/index.js',
+      'dist/lib/cli/main.js',
+      'dist/verifier-sw.js',
+      'dist/verifier-register.js',
+      'docs/protocol.md',
+    ]) {
+      expect(packedFiles).toContain(file);
+    }
+    const unexpected = packedFiles.filter(
+      (file) =>
+        !/^(package\.json|README\.md|LICENSE|bin\/mandate\.mjs|docs\/[a-z-]+\.md|dist\/verifier-(sw|register)\.js|dist\/lib\/.+\.(js|d\.ts))$/.test(file),
+    );
+    expect(unexpected).toEqual([]);
+    // The issuer and its database are not part of the library.
+    expect(packedFiles.filter((file) => /(^|\/)(issuer|test|data|console)\//.test(file) || /\.db/.test(file))).toEqual([]);
+  });
+
+  it('declarations name the compiled files: no .ts specifier is left in them', async () => {
+    const declarations = packedFiles.filter((file) => file.endsWith('.d.ts'));
+    expect(declarations.length).toBeGreaterThan(50);
+    const tsSpecifier = /(from|import)\s*\(?\s*['"]\.{1,2}\/[^'"]*\.ts['"]/;
+    const left: string[] = [];
+    for (const file of declarations) if (tsSpecifier.test(await readFile(join(installed, file), 'utf8'))) left.push(file);
+    expect(left).toEqual([]);
+  });
+
+  it('runs in plain Node: an agent credential issued, presented over HTTP semantics and verified', async () => {
+    await writeFile(
+      join(work, 'consumer.mjs'),
+      `
+import {
+  createResolver, didKeyIdentity, generateSeed, issueAgentCredential, resolveDidKey, seedSigner, signPresentation, verifyPresentation,
+} from 'mandate/wallet';
+import { createFileKeyStore } from 'mandate/wallet/node';
+import { encodePresentationHeader, issueChallenge, verifyRequest } from 'mandate/verifier';
+
+const identity = () => didKeyIdentity(seedSigner(generateSeed()));
+const issuer = identity();
+const agent = identity();
+const credential = await issueAgentCredential({
+  issuer, agentDid: agent.did, privilegeScopes: ['files:read'], delegationDepth: 0,
+  validUntil: new Date(Date.now() + 3600_000),
+});
+const options = { trustedIssuers: [issuer.did], target: 'files.example.com' };
+const { challenge } = await issueChallenge(options);
+const vp = await signPresentation({ holder: agent, credentials: [credential], challenge, domain: 'files.example.com' });
+const request = new Request('http://127.0.0.1/files/1', { headers: { authorization: encodePresentationHeader(vp) } });
+const verdict = await verifyRequest(request, options);
+const replayed = await verifyRequest(new Request(request.url, { headers: request.headers }), options);
+const resolver = createResolver({ methods: { key: resolveDidKey } });
+const untrusted = await verifyPresentation(vp, { trustedIssuers: [agent.did], expectedDomain: 'files.example.com', expectedChallenge: challenge, resolver });
+console.log(JSON.stringify({
+  allowed: verdict.allowed,
+  agentDid: verdict.allowed ? verdict.claims.agentDid === agent.did : null,
+  effectiveScopes: verdict.allowed ? verdict.claims.effectiveScopes : null,
+  replayed: replayed.allowed ? 'allowed' : replayed.body.reason,
+  untrusted: untrusted.valid ? 'valid' : untrusted.reason,
+  fileKeyStore: typeof createFileKeyStore,
+}));
+`,
+    );
+    const { stdout } = await run(process.execPath, ['consumer.mjs'], { cwd: work, env: plainEnv });
+    expect(JSON.parse(stdout)).toEqual({
+      allowed: true,
+      agentDid: true,
+      effectiveScopes: ['files:read'],
+      replayed: 'CHALLENGE_MISMATCH',
+      untrusted: 'UNTRUSTED_ISSUER',
+      fileKeyStore: 'function',
+    });
+  }, 60_000);
+
+  it('types a TypeScript consumer (NodeNext resolution): correct use compiles, misuse is a type error', async () => {
+    const consumer = join(work, 'types');
+    await mkdir(consumer, { recursive: true });
+    await writeFile(join(consumer, 'package.json'), '{"type":"module"}');
+    await writeFile(
+      join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], lib: ['ES2023', 'DOM'] },
+        files: ['good.ts'],
+      }),
+    );
+    await writeFile(
+      join(consumer, 'good.ts'),
+      `
+import { createResolver, resolveDidKey, verifyPresentation, type VerificationResult } from 'mandate/wallet';
+import type { RequestVerdict } from 'mandate/verifier';
+import { createFileKeyStore } from 'mandate/wallet/node';
+export async function check(vp: unknown): Promise<string[]> {
+  const result: VerificationResult = await verifyPresentation(vp, {
+    trustedIssuers: ['did:key:z6Mk'],
+    expectedDomain: 'files.example.com',
+    resolver: createResolver({ methods: { key: resolveDidKey } }),
+  });
+  return result.valid ? result.effectiveScopes : [result.reason];
+}
+export const allowed = (verdict: RequestVerdict): boolean => verdict.allowed;
+export const store = createFileKeyStore;
+`,
+    );
+    // `mandate` resolves from here through work/node_modules, as from any project's folder.
+    const good = await run(process.execPath, [tsc, '-p', consumer], { cwd: consumer, env: plainEnv }).then(
+      () => '',
+      (error: { stdout?: string }) => error.stdout ?? String(error),
+    );
+    expect(good).toBe('');
+
+    await writeFile(join(consumer, 'good.ts'), `import { sha256 } from 'mandate/wallet';\nexport const n: number = sha256(new Uint8Array(1));\n`);
+    const bad = await run(process.execPath, [tsc, '-p', consumer], { cwd: consumer, env: plainEnv }).then(
+      () => '',
+      (error: { stdout?: string }) => error.stdout ?? String(error),
+    );
+    expect(bad).toMatch(/TS2322: Type 'Uint8Array.*' is not assignable to type 'number'/);
+  }, 120_000);
+
+  it('runs the mandate CLI from the compiled copy: it verifies a presentation locally', async () => {
+    const bin = join(installed, 'bin', 'mandate.mjs');
+    const help = await run(process.execPath, [bin, '--help'], { cwd: work, env: plainEnv });
+    expect(help.stdout).toMatch(/^mandate: operate a Mandate issuer/);
+
+    await writeFile(
+      join(work, 'present.mjs'),
+      `
+import { didKeyIdentity, generateSeed, issueAgentCredential, seedSigner, signPresentation } from 'mandate/wallet';
+const identity = () => didKeyIdentity(seedSigner(generateSeed()));
+const issuer = identity();
+const agent = identity();
+const credential = await issueAgentCredential({ issuer, agentDid: agent.did, privilegeScopes: ['files'], delegationDepth: 0, validUntil: new Date(Date.now() + 3600_000) });
+const vp = await signPresentation({ holder: agent, credentials: [credential], challenge: 'n-1', domain: 'files.example.com' });
+console.log(JSON.stringify({ issuer: issuer.did, vp }));
+`,
+    );
+    const { stdout } = await run(process.execPath, ['present.mjs'], { cwd: work, env: plainEnv });
+    const { issuer, vp } = JSON.parse(stdout) as { issuer: string; vp: unknown };
+    await writeFile(join(work, 'vp.json'), JSON.stringify(vp));
+    const args = [bin, 'verify', 'vp.json', '--trusted-issuer', issuer, '--target', 'files.example.com', '--challenge', 'n-1'];
+    const verified = await run(process.execPath, args, { cwd: work, env: plainEnv });
+    expect(verified.stdout).toMatch(/^VALID/m);
+
+    const denied = await run(process.execPath, [...args.slice(0, -1), 'n-2'], { cwd: work, env: plainEnv }).then(
+      () => ({ code: 0, stdout: '' }),
+      (error: { code?: number; stdout?: string }) => ({ code: error.code, stdout: error.stdout ?? '' }),
+    );
+    expect(denied.code).toBe(3);
+    expect(denied.stdout).toMatch(/^DENIED {2}CHALLENGE_MISMATCH/m);
+  }, 60_000);
+});

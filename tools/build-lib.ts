@@ -1,0 +1,76 @@
+/**
+ * `npm run build:lib`: compiles the package's entry points — `mandate/wallet`,
+ * `mandate/wallet/node`, `mandate/verifier` and the `mandate` CLI — to JavaScript with type
+ * declarations in `dist/lib/`, so the published package runs in plain Node and in any bundler
+ * without a TypeScript loader (tsconfig.lib.json).
+ *
+ * The sources import each other by their `.ts` names. tsc rewrites those specifiers to `.js`
+ * in the JavaScript it emits (`rewriteRelativeImportExtensions`) but leaves them as written in
+ * declaration files, where only TypeScript ≥ 5 would follow them; this script rewrites them
+ * there too, so the declarations read like any other package's.
+ */
+import { execFile } from 'node:child_process';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+export const LIB_DIR = join(root, 'dist', 'lib');
+
+/** A relative specifier ending in `.ts`, in `from '…'`, `import '…'` or `import('…')`. */
+const TS_SPECIFIER = /((?:from|import)\s*\(?\s*)(['"])(\.{1,2}\/[^'"]*?)\.ts\2/g;
+
+/** `source` with its relative `.ts` specifiers pointing at the emitted `.js` files. */
+export function rewriteDeclarationSpecifiers(source: string): string {
+  return source.replace(TS_SPECIFIER, '$1$2$3.js$2');
+}
+
+async function* filesUnder(dir: string): AsyncGenerator<string> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* filesUnder(path);
+    else yield path;
+  }
+}
+
+export interface LibBuildReport {
+  outDir: string;
+  files: number;
+  bytes: number;
+}
+
+/** Empties `dist/lib/` and compiles into it; rejects with tsc's diagnostics when it fails. */
+export async function buildLib(): Promise<LibBuildReport> {
+  await rm(LIB_DIR, { recursive: true, force: true });
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  try {
+    await promisify(execFile)(process.execPath, [tsc, '-p', join(root, 'tsconfig.lib.json')], { cwd: root });
+  } catch (error) {
+    const { stdout } = error as { stdout?: string };
+    throw new Error(`tsc -p tsconfig.lib.json failed:\n${stdout ?? String(error)}`);
+  }
+  let files = 0;
+  let bytes = 0;
+  for await (const path of filesUnder(LIB_DIR)) {
+    if (path.endsWith('.d.ts')) {
+      const source = await readFile(path, 'utf8');
+      const rewritten = rewriteDeclarationSpecifiers(source);
+      if (rewritten !== source) await writeFile(path, rewritten);
+    }
+    files += 1;
+    bytes += (await readFile(path)).length;
+  }
+  return { outDir: LIB_DIR, files, bytes };
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  try {
+    const report = await buildLib();
+    console.log(`built ${report.files} files (${(report.bytes / 1000).toFixed(0)} KB) into ${report.outDir}`);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  }
+}
