@@ -3,6 +3,12 @@
  * SQLite. Consumption is one conditional UPDATE (`… WHERE used_at IS NULL`): better-sqlite3 runs
  * it to completion before any other request's statement, so two concurrent answers to one
  * challenge cannot both succeed.
+ *
+ * Anyone may ask for a challenge, so unanswered ones must not pile up: each insert also deletes
+ * a few challenges that expired unanswered more than `UNANSWERED_KEPT_MS` ago (an answer that
+ * late gets 404 instead of 403 CHALLENGE_EXPIRED). Deleting more than one per insert drains any
+ * backlog, so the table holds the live challenges, the last hour's expired ones and the
+ * answered ones, whose evidence is kept.
  */
 import type { IssuerDb } from './db.ts';
 
@@ -22,7 +28,13 @@ export interface ChallengeOutcome {
   evidence: string;
 }
 
+/** How long a challenge that expired unanswered is kept (then it is deleted). */
+export const UNANSWERED_KEPT_MS = 60 * 60_000;
+/** Most expired challenges deleted per insert. */
+const PRUNED_PER_INSERT = 8;
+
 export interface ChallengesStore {
+  /** Stores a new challenge and deletes a few long-expired unanswered ones (by `createdAt`). */
   insert(record: Omit<UserChallengeRecord, 'usedAt' | 'verified'>): void;
   get(id: string): UserChallengeRecord | undefined;
   /** Marks the challenge used with its outcome; false when it was already used. */
@@ -45,9 +57,16 @@ export function createChallengesStore(db: IssuerDb): ChallengesStore {
   );
   const select = db.sqlite.prepare<[string], Row>('SELECT id, user_did, challenge, created_at, expires_at, used_at, verified FROM user_challenges WHERE id = ?');
   const consume = db.sqlite.prepare('UPDATE user_challenges SET used_at = ?, verified = ?, evidence = ? WHERE id = ? AND used_at IS NULL');
+  // Through the partial index user_challenges_unanswered (schema.ts): no scan of answered rows.
+  const prune = db.sqlite.prepare<[number, number]>(
+    'DELETE FROM user_challenges WHERE rowid IN (SELECT rowid FROM user_challenges WHERE used_at IS NULL AND expires_at < ? ORDER BY expires_at LIMIT ?)',
+  );
   return {
     insert(record) {
-      db.transaction(() => insert.run(record));
+      db.transaction(() => {
+        insert.run(record);
+        prune.run(record.createdAt - UNANSWERED_KEPT_MS, PRUNED_PER_INSERT);
+      });
     },
     get(id) {
       const row = select.get(id);

@@ -130,6 +130,8 @@ export const SCHEMA: readonly string[] = [
     verified INTEGER,
     evidence TEXT
   )`,
+  // What challenges-store.ts prunes: unanswered challenges, by expiry.
+  `CREATE INDEX IF NOT EXISTS user_challenges_unanswered ON user_challenges(expires_at) WHERE used_at IS NULL`,
   // Provider-signed audit events (POST /v1/audit/events): one receipt per event id, so a signed
   // event replayed later is refused instead of recorded twice.
   `CREATE TABLE IF NOT EXISTS audit_event_receipts (

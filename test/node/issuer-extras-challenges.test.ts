@@ -222,6 +222,26 @@ describe('POST /v1/challenges/:id/verify', () => {
     expect(res.json.error.code).toBe('CHALLENGE_EXPIRED');
   });
 
+  it('deletes challenges left unanswered an hour after they expired; answered and recent ones stay', async () => {
+    const user = newUser();
+    const rowOf = (id: string) => issuer.running.ctx.db.sqlite.prepare('SELECT id FROM user_challenges WHERE id = ?').get(id);
+    const stale = await Promise.all(Array.from({ length: 12 }, () => challengeFor(user.did)));
+    const answered = await challengeFor(user.did);
+    expect((await answer(answered.challengeId, { signature: encodeBase58btc(await signChallenge(user, answered.challenge)) })).json.verified).toBe(true);
+    clock += 60 * 60_000;
+    const recent = await challengeFor(user.did); // expires at +65 min
+    clock += 6 * 60_000; // the stale ones expired 61 minutes ago, the recent one 1 minute ago
+    await challengeFor(user.did);
+    await challengeFor(user.did); // at most 8 deleted per insert: two inserts drain the 12
+    expect(stale.filter((c) => rowOf(c.challengeId) !== undefined)).toEqual([]);
+    expect(rowOf(answered.challengeId)).toBeDefined();
+    expect(rowOf(recent.challengeId)).toBeDefined();
+    const late = await answer(stale[0]!.challengeId, { signature: encodeBase58btc(await signChallenge(user, stale[0]!.challenge)) });
+    expect(late.status).toBe(404);
+    expect(late.json.error.code).toBe('CHALLENGE_NOT_FOUND');
+    expect((await answer(recent.challengeId, { signature: encodeBase58btc(await signChallenge(user, recent.challenge)) })).json.error.code).toBe('CHALLENGE_EXPIRED');
+  });
+
   it('judges a challenge once even when answered concurrently', async () => {
     const user = newUser();
     const { challengeId, challenge } = await challengeFor(user.did);
