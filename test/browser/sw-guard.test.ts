@@ -9,6 +9,8 @@ import { isGuarded, parseWorkerConfig, WORKER_CONFIG_DEFAULTS } from '../../veri
 import type { VerificationReport } from '../../verifier-worker/sw/report.ts';
 import type { StoredStatusList } from '../../verifier-worker/sw/status-cache.ts';
 import { createMemoryStore } from '../../verifier-worker/sw/store.ts';
+import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
+import { encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
 import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import type { AgentCredential } from '../../wallet/vc/types.ts';
 import { authorization, credentialFor, hostedList, newAgent, present, webIssuer, type HostedList, type Publish, type WebIssuer } from '../fixtures/sw/scenario.ts';
@@ -308,5 +310,44 @@ describe('what survives a restart of the worker', () => {
     await stores.statusLists.set(list.url, { ...stored, body: JSON.stringify(altered) });
     const restarted = await harness({ stores });
     expect(await reasonOf(await restarted.guard.respond(await presented(restarted.guard)))).toBe('403 STATUS_UNAVAILABLE');
+  });
+});
+
+describe('an issuer that rotates its key', () => {
+  it('a credential signed with a key the stored document lacks: the worker asks the host again, well within the DID TTL and after a restart', async () => {
+    const rotating = webIssuer(base, 'sw-rotate', crypto.randomUUID());
+    await publish(rotating.documentUrl, rotating.document, 'application/did+json');
+    const hourList = await hostedList(rotating, `${base}/sw-rotate/${crypto.randomUUID()}/status`, 3600_000, publish);
+    const { credential: before } = await credentialFor(rotating, agent, hourList, ['orders:read']);
+    const stores = memoryStores();
+    const clock = { now: Date.now() };
+    const settings = config({ trustedIssuers: [rotating.did] });
+    const first = await harness({ config: settings, stores, now: () => clock.now });
+    expect((await first.guard.respond(await presented(first.guard, '/api/orders/1', new Date(clock.now), agent, before))).status).toBe(200);
+
+    // The issuer publishes key-2 beside key-1 and signs with it from now on.
+    const signer = seedSigner(generateSeed());
+    const key2 = `${rotating.did}#key-2`;
+    const method = { id: key2, type: 'Multikey', controller: rotating.did, publicKeyMultibase: encodePublicKeyMultibase(signer.publicKey) };
+    const document = { ...rotating.document, verificationMethod: [...(rotating.document.verificationMethod ?? []), method], assertionMethod: [...(rotating.document.assertionMethod ?? []), key2] };
+    await publish(rotating.documentUrl, document, 'application/did+json');
+    const { credential: after } = await credentialFor({ did: rotating.did, verificationMethod: key2, signer }, agent, hourList, ['orders:read']);
+
+    // A minute later the worker restarts: its stored document (TTL 5 minutes) has no key-2.
+    clock.now += 60_000;
+    const fetchesBefore = await hits(rotating.documentUrl);
+    const restarted = await harness({ config: settings, stores, now: () => clock.now });
+    expect((await restarted.guard.respond(await presented(restarted.guard, '/api/orders/1', new Date(clock.now), agent, after))).status).toBe(200);
+    expect((await restarted.guard.respond(await presented(restarted.guard, '/api/orders/1', new Date(clock.now), agent, before))).status).toBe(200);
+    expect(await hits(rotating.documentUrl)).toBe(fetchesBefore + 1);
+
+    // A key the host never published costs at most one fetch per 30 s, however often it is presented.
+    const bogusSigner = seedSigner(generateSeed());
+    const { credential: bogus } = await credentialFor({ did: rotating.did, verificationMethod: `${rotating.did}#key-9`, signer: bogusSigner }, agent, hourList, ['orders:read']);
+    clock.now += 31_000;
+    for (let i = 0; i < 3; i++) {
+      expect(await reasonOf(await restarted.guard.respond(await presented(restarted.guard, '/api/orders/1', new Date(clock.now), agent, bogus)))).toBe('403 KEY_NOT_AUTHORIZED');
+    }
+    expect(await hits(rotating.documentUrl)).toBe(fetchesBefore + 2);
   });
 });

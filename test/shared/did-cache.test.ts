@@ -175,6 +175,33 @@ describe('createCachedResolver', () => {
     expect((await cached.refresh('nonsense')).didResolutionMetadata.error).toBe('invalidDid');
   });
 
+  it('behind another cache: the age it reports is that of the document, and refresh asks past that cache too', async () => {
+    const c = clock();
+    const options: Array<{ noCache?: boolean }> = [];
+    // The inner cache holds a copy fetched 2 minutes ago, and its source has a newer document.
+    const inner: Resolvable = {
+      async resolve(did, resolveOptions = {}) {
+        options.push({ ...resolveOptions });
+        if (resolveOptions.noCache === true) return { didDocument: { id: did, alsoKnownAs: ['newer'] }, didDocumentMetadata: {}, didResolutionMetadata: {} };
+        return { didDocument: { id: did }, didDocumentMetadata: {}, didResolutionMetadata: { ageMs: 120_000, cached: true } };
+      },
+    };
+    const cached = createCachedResolver(inner, { now: c.now });
+    const first = await cached.resolve('did:ex:inner');
+    // Cached, as its inner cache said: a key it lacks is worth a refresh (isStaleMiss).
+    expect(first.didResolutionMetadata).toMatchObject({ ageMs: 120_000, retrieved: new Date(c.now() - 120_000).toISOString(), cached: true });
+    // Two minutes old is past the 30 s cooldown, although this cache got it just now.
+    const refreshed = await cached.refresh('did:ex:inner#key-2');
+    expect(refreshed.didDocument?.alsoKnownAs).toEqual(['newer']);
+    expect(refreshed.didResolutionMetadata).toMatchObject({ ageMs: 0, cached: false });
+    expect(options).toEqual([{}, { noCache: true }]);
+    // A nonsensical age from the inner resolver counts as fresh.
+    for (const ageMs of [-5, Number.NaN, Number.POSITIVE_INFINITY, '60000']) {
+      const odd = createCachedResolver({ resolve: async (did) => ({ didDocument: { id: did }, didDocumentMetadata: {}, didResolutionMetadata: { ageMs } as DidResolutionResult['didResolutionMetadata'] }) }, { now: c.now });
+      expect((await odd.resolve('did:ex:odd')).didResolutionMetadata.ageMs).toBe(0);
+    }
+  });
+
   it('a failed refresh keeps the good copy, and the cooldown counts from it', async () => {
     const c = clock();
     const table: Record<string, Partial<DidResolutionResult>> = { 'did:ex:f': {} };

@@ -14,6 +14,12 @@
  * 3. createCachedResolver (wallet/did/cache.ts) in memory, for coalescing and to spare the
  *    store a read per request. Its TTL is at most MEMORY_TTL_MS, so a document is used at most
  *    `ttlMs` + 30 s after it was fetched.
+ *
+ * A stored document is returned as cached, with its age (`didResolutionMetadata.cached`,
+ * `ageMs`, `retrieved`), so the memory layer and the verification report count from the fetch,
+ * not from the read. A
+ * refresh (a key the document lacks: a rotated issuer key) resolves with `noCache`, which
+ * skips the store and asks the host, at most once per 30 s of the document's age.
  */
 import type { JsonValue } from '../../wallet/crypto/jcs.ts';
 import { createCachedResolver, type CachedResolver } from '../../wallet/did/cache.ts';
@@ -48,10 +54,19 @@ export interface WorkerResolverOptions {
 /** Longest time the in-memory layer keeps a result before asking the store again. */
 export const MEMORY_TTL_MS = 30_000;
 
-function fromStore(stored: StoredDidDocument | undefined, did: string): DidResolutionResult | undefined {
+function fromStore(stored: StoredDidDocument | undefined, did: string, now: number): DidResolutionResult | undefined {
   if (stored === undefined || !Number.isFinite(stored.retrievedAt)) return undefined;
   try {
-    return { didDocument: assertDidDocument(stored.document, did), didDocumentMetadata: {}, didResolutionMetadata: { contentType: 'application/did+json' } };
+    return {
+      didDocument: assertDidDocument(stored.document, did),
+      didDocumentMetadata: {},
+      didResolutionMetadata: {
+        contentType: 'application/did+json',
+        retrieved: new Date(stored.retrievedAt).toISOString(),
+        ageMs: Math.max(0, now - stored.retrievedAt),
+        cached: true,
+      },
+    };
   } catch {
     return undefined; // unreadable: treated as absent, and replaced by the next fetch
   }
@@ -66,7 +81,7 @@ export function createStoredWebResolver(options: WorkerResolverOptions): MethodR
   return async (did, parsed, resolver, resolveOptions) => {
     const now = clock();
     const stored = await tryStore(() => options.store.get(did), undefined);
-    const storedResult = fromStore(stored, did);
+    const storedResult = fromStore(stored, did, now);
     const age = stored ? now - stored.retrievedAt : Infinity;
     if (storedResult && age >= 0 && age < options.ttlMs && resolveOptions.noCache !== true) return storedResult;
     const fresh = await web(did, parsed, resolver, resolveOptions);

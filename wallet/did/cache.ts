@@ -9,10 +9,14 @@
  *   resolver (100 verifications arriving together fetch a did:web document once).
  * - Refresh: `refresh` resolves past the cache when the cached result, and the last refresh,
  *   are older than `refreshCooldownMs` (default 30 s): verifiers call it for a key the cached
- *   document lacks. A refresh that fails keeps the good copy.
+ *   document lacks. It asks the inner resolver with `noCache`, so a cache behind this one (the
+ *   service worker's stored documents) is passed too. A refresh that fails keeps the good copy.
  * - Age: every returned result says when its document was retrieved and how old it is:
  *   `didResolutionMetadata.retrieved` (ISO 8601), `.ageMs` (at return time) and `.cached`.
  *   A verifier that must report "the age of every DID document it relied on" reads these.
+ *   When the inner resolver is itself a cache and reports `ageMs` (and `cached`), the age counts
+ *   from its retrieval, not from this cache's, and the result stays `cached`: the reported age,
+ *   the refresh cooldown and a verifier's decision to refresh are then the document's own.
  * - Deactivated documents (`didDocumentMetadata.deactivated`) are cached like any other
  *   result, and stay reported as deactivated.
  *
@@ -54,6 +58,8 @@ interface Entry {
   retrievedAt: number;
   /** `retrievedAt` as ISO 8601, formatted once per entry rather than per hit. */
   retrieved: string;
+  /** The inner resolver answered from a cache of its own. */
+  innerCached: boolean;
 }
 
 function assertDuration(value: number, name: string, allowZero: boolean): void {
@@ -86,7 +92,7 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
         ...entry.result.didResolutionMetadata,
         retrieved: entry.retrieved,
         ageMs: Math.max(0, now() - entry.retrievedAt),
-        cached,
+        cached: cached || entry.innerCached,
       },
     };
   }
@@ -103,8 +109,11 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
         const result = typeof resolved?.didResolutionMetadata === 'object' && resolved.didResolutionMetadata !== null
           ? resolved
           : resolutionError('internalError', 'resolver returned a malformed result');
-        const retrievedAt = now();
-        const entry: Entry = { result: deepFreeze(result), retrievedAt, retrieved: new Date(retrievedAt).toISOString() };
+        // An inner cache's copy is as old as it says (finite and positive, else fresh).
+        const innerAge = result.didResolutionMetadata.ageMs;
+        const retrievedAt = now() - (typeof innerAge === 'number' && innerAge > 0 && innerAge < Number.MAX_SAFE_INTEGER ? innerAge : 0);
+        const innerCached = result.didResolutionMetadata.cached === true;
+        const entry: Entry = { result: deepFreeze(result), retrievedAt, retrieved: new Date(retrievedAt).toISOString(), innerCached };
         const failed = result.didResolutionMetadata.error !== undefined;
         if (failed && keep !== undefined) return keep;
         if (!failed) cache.set(key, entry, ttlMs);
@@ -152,7 +161,7 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
       // A good copy is never given up for a failed refresh (a made-up key id must not let a host's
       // bad moment cost every verification its cached document).
       const good = entry?.result.didResolutionMetadata.error === undefined ? entry : undefined;
-      const fresh = await fetchEntry(key, {}, good);
+      const fresh = await fetchEntry(key, { noCache: true }, good);
       return present(fresh, fresh === good);
     },
     resolveCached(didUrl: string): DidResolutionResult | undefined {
