@@ -276,6 +276,23 @@ describe('verifyPresentation — refused', () => {
     expect(asked).toEqual([]);
   });
 
+  it('MALFORMED: a @context other than [v2, Mandate] or [v2] — such as one appended after signing, which the proofs alone would let through', async () => {
+    const extra = 'https://attacker.example/ctx';
+    const { proof: _proof, ...unsignedRoot } = root;
+    const vp = await present(agent, [root]);
+    // eddsa-jcs-2022 verifies a document whose @context starts with the one signed: appending is
+    // invisible to the signature, so the verifier knows its contexts instead.
+    expectRefused(await verifyPresentation({ ...vp, '@context': [...MANDATE_CONTEXTS, extra] }, options()), 'MALFORMED', 'presentation');
+    expectRefused(await verifyPresentation(await present(agent, [{ ...root, '@context': [...MANDATE_CONTEXTS, extra] }]), options()), 'MALFORMED', 'presentation');
+    for (const contexts of [[...MANDATE_CONTEXTS, MANDATE_CONTEXTS[1]], [MANDATE_CONTEXTS[0], extra], [MANDATE_CONTEXTS[1], MANDATE_CONTEXTS[0]]]) {
+      const result = await verifyPresentation(await present(agent, [await signRaw({ ...unsignedRoot, '@context': contexts }, platform)]), options());
+      expectRefused(result, 'MALFORMED', 'presentation');
+    }
+    // The v2 context alone is known too: a credential signed that way is accepted.
+    const v2Only = await signRaw({ ...unsignedRoot, '@context': [MANDATE_CONTEXTS[0]] }, platform);
+    expect((await verifyPresentation(await present(agent, [v2Only]), options())).valid).toBe(true);
+  });
+
   it('rejects invalid options with VerifierOptionsError: a programming error, never blamed on the presentation', async () => {
     const vp = await present(agent, [root]);
     const bad: Array<Partial<Record<keyof VerifyPresentationOptions, unknown>>> = [

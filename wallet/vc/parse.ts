@@ -4,7 +4,7 @@
  * `MALFORMED`. Scope strings are validated here too (docs/scopes.md grammar).
  */
 import { parseDateTimeStamp } from '../crypto/data-integrity.ts';
-import { VC_V2_CONTEXT } from './context.ts';
+import { MANDATE_CONTEXT_URL, VC_V2_CONTEXT } from './context.ts';
 import { VerificationError } from './reasons.ts';
 import { parseScopes } from './scopes.ts';
 import type {
@@ -76,10 +76,18 @@ function requireProof(value: unknown, what: string): void {
   malformed(`${what} must be a proof object or a non-empty list of them`);
 }
 
-/** VC DM 2.0 §4.2 contexts: the v2 context comes first. */
+/**
+ * VC DM 2.0 §4.3 contexts: the v2 context first, then only the Mandate context, once. Context
+ * validation, as VC DM 2.0 asks of verifiers, is done against these two known contexts: an
+ * eddsa-jcs-2022 proof still verifies after contexts are appended to its document (Data
+ * Integrity §4.2 verify, step "starts with"), so without this anyone on the path could add a
+ * context that redefines terms for a JSON-LD consumer downstream.
+ */
 function checkContext(value: unknown, what: string): void {
   const contexts = requireStringArray(value, `${what} @context`);
-  if (contexts[0] !== VC_V2_CONTEXT) malformed(`${what} @context must start with ${VC_V2_CONTEXT}`);
+  if (contexts[0] !== VC_V2_CONTEXT || contexts.length > 2 || (contexts.length === 2 && contexts[1] !== MANDATE_CONTEXT_URL)) {
+    malformed(`${what} @context must be ["${VC_V2_CONTEXT}", "${MANDATE_CONTEXT_URL}"] or the v2 context alone (only known contexts are accepted)`);
+  }
 }
 
 /** The issuer's id: VC DM 2.0 §4.7 allows a URL or an object with `id`. */
