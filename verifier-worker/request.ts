@@ -193,7 +193,9 @@ interface CompiledRule {
  * Undefined — no rule applies, so the request is refused — when the path does not decode, or
  * when routers disagree on what it names: a decoded segment holding `/` or `\` (`api%2Fadmin`
  * is one segment here but two to a router that decodes first), a `;` (matrix parameters, which
- * servlet containers and some WSGI servers strip: `admin;x=1` is `admin` to them), or a dot
+ * servlet containers and some WSGI servers strip: `admin;x=1` is `admin` to them), a control
+ * character (`admin%00`: a backend in C reads up to the NUL), a percent-escape left after
+ * decoding (`admin%2500`, `api%252Fadmin`: different to a router that decodes twice), or a dot
  * segment left after URL parsing (`%2e%2e`, which a decoding router may resolve).
  */
 export function pathSegments(path: string): string[] | undefined {
@@ -212,7 +214,7 @@ export function pathSegments(path: string): string[] | undefined {
   return segments;
 }
 
-const AMBIGUOUS_SEGMENT = /[/\\;]|^\.\.?$/;
+const AMBIGUOUS_SEGMENT = /[/\\;\u0000-\u001f\u007f]|%[0-9a-f]{2}|^\.\.?$/;
 
 interface PathPattern {
   segments: readonly string[];

@@ -1,6 +1,7 @@
 // verifyRequest, the framework-neutral core of mandate/verifier, in Node and in Chromium (the
 // service worker runs the same code): the Authorization wire format, the three challenge modes,
 // per-path scopes, the status of every refusal, forwarding claims, and configuration errors.
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { issueAgentCredential } from '../../wallet/vc/agent-credential.ts';
 import type { SigningIdentity } from '../../wallet/vc/identity.ts';
@@ -285,10 +286,56 @@ describe('verifyRequest — required scopes', () => {
     expect(() => prepareVerifier(verifier({ requiredScopes: [{ path: '/api/a;b', scopes: [] }] }))).toThrow(expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }));
   });
 
+  it('no spelling of a guarded path falls through to an open rule, whichever way a router reads it (property)', async () => {
+    const guarded = [{ path: '/api/admin/*', scopes: ['admin:write'] }, { path: '/*', scopes: [] }];
+    const options = verifier({ challenge: 'none', replayCache: createReplayCache(), requiredScopes: guarded });
+    const vp = await present(crypto.randomUUID());
+    const token = encodePresentationHeader(vp);
+    // How the routers behind a guard may read a path: decoded once or twice, "\\" as "/",
+    // ";" parameters dropped, dot segments resolved, case folded, a NUL ending the string.
+    const readings = (path: string): string[][] => {
+      const decoded: string[] = [];
+      let current = path;
+      for (let i = 0; i < 2; i++) {
+        try {
+          current = decodeURIComponent(current);
+        } catch {
+          break;
+        }
+        decoded.push(current);
+      }
+      return decoded.map((text) => {
+        const out: string[] = [];
+        for (const raw of text.split('\u0000')[0]!.split(/[/\\]/)) {
+          const segment = raw.split(';')[0]!.toLowerCase();
+          if (segment === '' || segment === '.') continue;
+          if (segment === '..') out.pop();
+          else out.push(segment);
+        }
+        return out;
+      });
+    };
+    const piece = fc.constantFrom('api', 'API', 'admin', 'Admin', '%61dmin', 'x', '.', '..', '%2e', '%2E%2E', ';p=1', 'admin;x', '%3B', '%2F', '%2f', '%5C', '%252F', '%252e%252e', 'admin%00', '%00', '%20', 'admin%2500');
+    const pathOf = fc.array(fc.array(piece, { minLength: 1, maxLength: 2 }).map((parts) => parts.join('')), { minLength: 1, maxLength: 5 }).map((segments) => `/${segments.join('/')}`);
+    await fc.assert(
+      fc.asyncProperty(pathOf, async (path) => {
+        const url = new URL(API + path); // the path as the guard receives it (dot segments already resolved by the URL parser)
+        const reachesAdmin = readings(url.pathname).some((segments) => segments[0] === 'api' && segments[1] === 'admin');
+        fc.pre(reachesAdmin);
+        const verdict = await verifyRequest(new Request(url, { headers: { authorization: token } }), { ...options, replayCache: createReplayCache() });
+        expect(verdict.allowed, `${path} → ${url.pathname}`).toBe(false);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
   it('pathSegments and matchesPathPattern expose the table\'s reading of paths to other code', () => {
     expect(pathSegments('/API//Files/%66oo/')).toEqual(['api', 'files', 'foo']);
     expect(pathSegments('/a/%E0%A4%A')).toBeUndefined();
-    for (const ambiguous of ['/api%2Fadmin', '/a%5Cb', '/admin;x=1', '/a/%2e%2e/b', '/a/%2E']) expect(pathSegments(ambiguous), ambiguous).toBeUndefined();
+    for (const ambiguous of ['/api%2Fadmin', '/a%5Cb', '/admin;x=1', '/a/%2e%2e/b', '/a/%2E', '/admin%00.json', '/a%09b', '/admin%2500', '/api%252Fadmin']) {
+      expect(pathSegments(ambiguous), ambiguous).toBeUndefined();
+    }
+    expect(pathSegments('/reports/100%25')).toEqual(['reports', '100%']); // a literal % is plain
     expect(pathSegments('/a.b/.../c')).toEqual(['a.b', '...', 'c']);
     const at = (path: string) => pathSegments(path) ?? [];
     expect(matchesPathPattern('/files/:id', at('/FILES/42'))).toBe(true);
