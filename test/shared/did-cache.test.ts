@@ -196,7 +196,7 @@ describe('createCachedResolver', () => {
     expect(refreshed.didResolutionMetadata).toMatchObject({ ageMs: 0, cached: false });
     expect(options).toEqual([{}, { noCache: true }]);
     // A nonsensical age from the inner resolver counts as fresh.
-    for (const ageMs of [-5, Number.NaN, Number.POSITIVE_INFINITY, '60000']) {
+    for (const ageMs of [-5, Number.NaN, Number.POSITIVE_INFINITY, 1e16, '60000']) {
       const odd = createCachedResolver({ resolve: async (did) => ({ didDocument: { id: did }, didDocumentMetadata: {}, didResolutionMetadata: { ageMs } as DidResolutionResult['didResolutionMetadata'] }) }, { now: c.now });
       expect((await odd.resolve('did:ex:odd')).didResolutionMetadata.ageMs).toBe(0);
     }

@@ -17,9 +17,9 @@
  *
  * A stored document is returned as cached, with its age (`didResolutionMetadata.cached`,
  * `ageMs`, `retrieved`), so the memory layer and the verification report count from the fetch,
- * not from the read. A
- * refresh (a key the document lacks: a rotated issuer key) resolves with `noCache`, which
- * skips the store and asks the host, at most once per 30 s of the document's age.
+ * not from the read. A refresh (a key the document lacks: a rotated issuer key) resolves with
+ * `noCache`, which skips the store and asks the host, at most once per 30 s of the document's
+ * age.
  */
 import type { JsonValue } from '../../wallet/crypto/jcs.ts';
 import { createCachedResolver, type CachedResolver } from '../../wallet/did/cache.ts';

@@ -109,9 +109,11 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
         const result = typeof resolved?.didResolutionMetadata === 'object' && resolved.didResolutionMetadata !== null
           ? resolved
           : resolutionError('internalError', 'resolver returned a malformed result');
-        // An inner cache's copy is as old as it says (finite and positive, else fresh).
+        // An inner cache's copy is as old as it says: a positive age, retrieved no earlier than
+        // 1970 (anything else counts as fresh, and keeps the date representable).
+        const at = now();
         const innerAge = result.didResolutionMetadata.ageMs;
-        const retrievedAt = now() - (typeof innerAge === 'number' && innerAge > 0 && innerAge < Number.MAX_SAFE_INTEGER ? innerAge : 0);
+        const retrievedAt = at - (typeof innerAge === 'number' && innerAge > 0 && innerAge <= at ? innerAge : 0);
         const innerCached = result.didResolutionMetadata.cached === true;
         const entry: Entry = { result: deepFreeze(result), retrievedAt, retrieved: new Date(retrievedAt).toISOString(), innerCached };
         const failed = result.didResolutionMetadata.error !== undefined;
