@@ -1,10 +1,13 @@
-// The package as `npm pack` builds it, installed the way a user's project would have it: the
-// compiled library runs in plain Node (no TypeScript loader), its declarations type-check a
-// NodeNext consumer, and the `mandate` CLI runs from it. Nothing but the built files and docs
-// is in the tarball.
+// The package as `npm pack` builds it, installed with `npm install` into a project outside this
+// repository, so it has only the dependencies it declares: the compiled library runs in plain
+// Node (no TypeScript loader), its declarations type-check a NodeNext consumer, and the
+// `mandate` CLI runs from it. Nothing but the built files and docs is in the tarball, and the
+// issuer's own dependencies (a native SQLite build among them) are not installed with it.
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -29,17 +32,21 @@ async function* filesUnder(dir: string): AsyncGenerator<string> {
 }
 
 beforeAll(async () => {
-  // Inside the repository, so the installed package finds its dependencies in its node_modules.
-  work = await mkdtemp(join(root, 'test', 'node', '.tmp-package-'));
+  work = await mkdtemp(join(tmpdir(), 'mandate-package-'));
   // A real `npm pack`: its prepack script builds the library and the worker bundles.
   await run('npm', ['pack', '--pack-destination', work], { cwd: root, env: plainEnv, maxBuffer: 16 << 20 });
   const tarball = (await readdir(work)).find((name) => name.endsWith('.tgz'));
   if (tarball === undefined) throw new Error('npm pack wrote no tarball');
-  installed = join(work, 'node_modules', 'mandate');
-  await mkdir(installed, { recursive: true });
-  await run('tar', ['-xzf', join(work, tarball), '-C', installed, '--strip-components=1']);
+  const files = join(work, 'packed');
+  await mkdir(files);
+  await run('tar', ['-xzf', join(work, tarball), '-C', files, '--strip-components=1']);
   packedFiles = [];
-  for await (const path of filesUnder(installed)) packedFiles.push(relative(installed, path).split('\\').join('/'));
+  for await (const path of filesUnder(files)) packedFiles.push(relative(files, path).split('\\').join('/'));
+  // A user's project: its dependencies come from npm's cache (filled by this repository's own
+  // install), the registry only for what the cache lacks.
+  await writeFile(join(work, 'package.json'), '{"name":"consumer","private":true,"type":"module"}');
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', `./${tarball}`], { cwd: work, env: plainEnv, maxBuffer: 16 << 20 });
+  installed = join(work, 'node_modules', 'mandate');
 }, 300_000);
 
 afterAll(async () => {
@@ -73,12 +80,20 @@ describe('the npm package', () => {
     expect(packedFiles.filter((file) => /(^|\/)(issuer|test|data|console)\//.test(file) || /\.db/.test(file))).toEqual([]);
   });
 
+  it('installs only the library\'s dependencies: no SQLite, no issuer framework', async () => {
+    const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(['@noble/curves', '@noble/hashes', 'hono', 'idb-keyval', 'jose', 'multiformats']);
+    for (const absent of ['better-sqlite3', 'zod', '@hono/zod-openapi', '@hono/node-server', 'tsx', 'typescript']) {
+      expect(existsSync(join(work, 'node_modules', absent)), absent).toBe(false);
+    }
+  });
+
   it('declarations name the compiled files: no .ts specifier is left in them', async () => {
     const declarations = packedFiles.filter((file) => file.endsWith('.d.ts'));
     expect(declarations.length).toBeGreaterThan(50);
     const tsSpecifier = /(from|import)\s*\(?\s*['"]\.{1,2}\/[^'"]*\.ts['"]/;
     const left: string[] = [];
-    for (const file of declarations) if (tsSpecifier.test(await readFile(join(installed, file), 'utf8'))) left.push(file);
+    for (const file of declarations) if (tsSpecifier.test(await readFile(join(work, 'packed', file), 'utf8'))) left.push(file);
     expect(left).toEqual([]);
   });
 
@@ -135,7 +150,17 @@ console.log(JSON.stringify({
     await writeFile(
       join(consumer, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], lib: ['ES2023', 'DOM'] },
+        compilerOptions: {
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          target: 'ES2022',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+          typeRoots: [join(root, 'node_modules', '@types')],
+          lib: ['ES2023', 'DOM'],
+        },
         files: ['good.ts'],
       }),
     );
