@@ -208,6 +208,34 @@ describe('verifyRequest — request and none modes', () => {
   });
 });
 
+describe('verifyRequest — one presentation, many requests at once', () => {
+  it('of 20 concurrent requests carrying the same presentation exactly one is allowed, in every challenge mode', async () => {
+    const modes = {
+      endpoint: async () => {
+        const options = verifier();
+        const { challenge } = await issueChallenge(options);
+        return { options, header: encodePresentationHeader(await present(challenge)), headers: {} };
+      },
+      request: async () => {
+        const options = verifier({ challenge: 'request', replayCache: createReplayCache() });
+        return { options, header: encodePresentationHeader(await present('client-1')), headers: { [CHALLENGE_HEADER]: 'client-1' } };
+      },
+      none: async () => {
+        const options = verifier({ challenge: 'none', replayCache: createReplayCache() });
+        return { options, header: encodePresentationHeader(await present('any')), headers: {} };
+      },
+    };
+    for (const [mode, setup] of Object.entries(modes)) {
+      const { options, header, headers } = await setup();
+      const verdicts = await Promise.all(Array.from({ length: 20 }, () => verifyRequest(requestWith(header, { headers }), options)));
+      expect(verdicts.filter((v) => v.allowed), mode).toHaveLength(1);
+      for (const denied of verdicts.filter((v) => !v.allowed)) {
+        expect(denied.allowed ? '' : `${denied.status} ${denied.body.reason}`, mode).toBe(mode === 'endpoint' ? '401 CHALLENGE_MISMATCH' : '401 REPLAYED');
+      }
+    }
+  });
+});
+
 describe('verifyRequest — status of refusals', () => {
   it('401 when the presentation itself fails, 403 when its authority does', async () => {
     const options = () => verifier({ challenge: 'none', replayCache: createReplayCache() });
