@@ -3,15 +3,18 @@
  * verifier speaks Web `Request`/`Response`; Node servers speak IncomingMessage/ServerResponse.
  *
  * - `toWebRequest(req)`: the request line and headers as a `Request`, WITHOUT the body — the
- *   verifier reads headers only, and the application still owns the unread body stream.
+ *   verifier reads headers only, and the application still owns the unread body stream. A
+ *   request-target the application could read as another path is refused (RequestTargetError).
  * - `nodeHandler(options, next)`: a complete `http.createServer` handler.
  * - `nodeMiddleware(options)`: a Connect/Express-style `(req, res, next)` middleware.
+ * - `verifyNodeRequest(req, options)`: the verdict alone, for other frameworks.
  *
  * Node caps request headers at 16 KiB by default (`--max-http-header-size`), less than the
  * 64 KiB presentations this verifier accepts: long delegation chains need
  * `createServer({ maxHeaderSize })`. Only types are imported from `node:http`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MandateError } from '../wallet/crypto/errors.ts';
 import {
   CLAIM_HEADERS,
   denialResponse,
@@ -19,6 +22,8 @@ import {
   prepareVerifier,
   verifyRequest,
   type AgentClaims,
+  type RequestDenied,
+  type RequestVerdict,
   type VerifyRequestOptions,
 } from './request.ts';
 
@@ -47,7 +52,32 @@ function originOf(req: IncomingMessage, options: ToWebRequestOptions): string {
   }
 }
 
-/** The request line and headers of `req` as a Web `Request` (no body; HTTP/2 pseudo-headers skipped). */
+/** A request-target that the verifier and the application behind it would read as different paths. */
+export class RequestTargetError extends MandateError<'AMBIGUOUS_REQUEST_TARGET'> {
+  override name = 'RequestTargetError';
+}
+
+/** `.`, `..` and their percent-encoded spellings (WHATWG URL §4.1 single-/double-dot segments). */
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
+
+/**
+ * Node hands the application the request-target as sent (`req.url`), and Connect/Express mounts
+ * and most routers match it as it is; a `URL` resolves dot segments and reads `\` as `/`. So
+ * `/api/admin/../../public` is `/public` to the verifier but inside `app.use('/api/admin', …)`
+ * to the application. No client needs such a target (browsers and fetch resolve them before
+ * sending), so it is refused rather than guessed at.
+ */
+function assertPlainTarget(target: string): void {
+  const path = target.split(/[?#]/, 1)[0] ?? '';
+  if (path.includes('\\') || path.split('/').some((segment) => DOT_SEGMENT.test(segment))) {
+    throw new RequestTargetError('AMBIGUOUS_REQUEST_TARGET', 'the request target has a dot segment or a backslash: the application could read it as another path than the verifier');
+  }
+}
+
+/**
+ * The request line and headers of `req` as a Web `Request` (no body; HTTP/2 pseudo-headers
+ * skipped). Throws RequestTargetError for a target with dot segments or backslashes.
+ */
 export function toWebRequest(req: IncomingMessage, options: ToWebRequestOptions = {}): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
@@ -57,6 +87,7 @@ export function toWebRequest(req: IncomingMessage, options: ToWebRequestOptions 
   // An origin-form target is appended to the origin, never resolved against it: resolved,
   // `//api/admin/x` would be read as host `api` and path `/admin/x`.
   const target = req.url ?? '/';
+  assertPlainTarget(target);
   const base = new URL(originOf(req, options));
   const url = target.startsWith('/') ? new URL(base.origin + target) : new URL(target, base);
   return new Request(url, { method: req.method ?? 'GET', headers });
@@ -94,9 +125,31 @@ export function applyNodeClaims(req: IncomingMessage, claims: AgentClaims): asse
   (req as AgentRequest).agent = claims;
 }
 
+/** The Request for `req`, or — for a target the application could read otherwise — its 400 MALFORMED refusal. */
+function webRequestOrRefusal(req: IncomingMessage, options: ToWebRequestOptions): Request | RequestDenied {
+  try {
+    return toWebRequest(req, options);
+  } catch (error) {
+    if (!(error instanceof RequestTargetError)) throw error;
+    const { message } = error;
+    return { allowed: false, status: 400, body: { valid: false, reason: 'MALFORMED', message }, headers: {}, failedCheck: 'presentation', checks: [{ check: 'presentation', ok: false, reason: 'MALFORMED', message }] };
+  }
+}
+
+/**
+ * `verifyRequest` for a Node request (Fastify's `req.raw`, Koa's `ctx.req`, …): the verdict on
+ * `toWebRequest(req)`, where a target with dot segments or backslashes is a 400 MALFORMED
+ * refusal rather than an exception.
+ */
+export async function verifyNodeRequest(req: IncomingMessage, options: NodeVerifierOptions): Promise<RequestVerdict> {
+  const request = webRequestOrRefusal(req, options);
+  return request instanceof Request ? verifyRequest(request, options) : request;
+}
+
 /** Challenge endpoint, then verification; a Response to send, or the accepted claims. */
 async function judge(req: IncomingMessage, options: NodeVerifierOptions): Promise<Response | AgentClaims> {
-  const request = toWebRequest(req, options);
+  const request = webRequestOrRefusal(req, options);
+  if (!(request instanceof Request)) return denialResponse(request);
   const challenge = await handleChallengeRequest(request, options);
   if (challenge) return challenge;
   const verdict = await verifyRequest(request, options);

@@ -3,7 +3,7 @@
 // (cached did:key + did:web resolver, status lists) resolving an issuer hosted as did:web on the
 // fixture server. Also toWebRequest's translation and the handler's crash-proofing.
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect as connectSocket, type AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
 import { encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
@@ -11,8 +11,9 @@ import { multikeyDocument } from '../../wallet/did/multikey-document.ts';
 import { issueAgentCredential } from '../../wallet/vc/agent-credential.ts';
 import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import { signPresentation } from '../../wallet/vc/presentation.ts';
+import { createReplayCache } from '../../wallet/vc/replay-cache.ts';
 import type { AgentCredential } from '../../wallet/vc/types.ts';
-import { nodeHandler, nodeMiddleware, toWebRequest, type AgentRequest, type NodeVerifierOptions } from '../../verifier-worker/node-http.ts';
+import { nodeHandler, nodeMiddleware, RequestTargetError, toWebRequest, verifyNodeRequest, type AgentRequest, type NodeVerifierOptions } from '../../verifier-worker/node-http.ts';
 import { DEFAULT_CHALLENGE_PATH, encodePresentationHeader } from '../../verifier-worker/request.ts';
 import { newIdentity } from '../support/agents.ts';
 
@@ -178,6 +179,70 @@ describe('nodeMiddleware (Connect/Express style)', () => {
     expect(seen.agent.agentDid).toBe(agent.did);
     expect(seen.headers.authorization).toMatch(/^VP /);
     expect(seen.headers).not.toHaveProperty('x-mandate-agent-did');
+  });
+});
+
+/** One HTTP/1.1 request written as is (fetch would resolve dot segments first); status line and body. */
+function rawRequest(url: string, target: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connectSocket(Number(port), '127.0.0.1', () => {
+      const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+      socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n${lines}Connection: close\r\n\r\n`);
+    });
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('end', () => resolve({ status: Number(text.split(' ')[1]), body: text.slice(text.indexOf('\r\n\r\n') + 4) }));
+    socket.on('error', reject);
+  });
+}
+
+describe('a request-target the application could read as another path', () => {
+  // The verifier's URL resolves dot segments; req.url keeps them, and Express-style mounts match
+  // it as sent: /api/admin/../../public would be judged as /public but served by the admin area.
+  const table = [{ path: '/api/admin/*', scopes: ['admin:write'] }, { path: '/*', scopes: [] }];
+  const targets = ['/api/admin/../../public', '/api/admin/%2e%2e/%2E%2e/public', '/api/admin/x/.%2e/.%2e/.%2e/public', '/api/admin/./../public', '/api/admin\\..\\..\\public'];
+
+  it('nodeHandler and nodeMiddleware answer 400 MALFORMED, and the application never sees it', async () => {
+    let reached = 0;
+    const app = (_req: IncomingMessage, res: ServerResponse) => {
+      reached++;
+      res.end('app');
+    };
+    const handler = await serve(nodeHandler(options({ requiredScopes: table, challenge: 'none', replayCache: createReplayCache() }), app));
+    const middleware = await serve((req, res) => void nodeMiddleware(options({ requiredScopes: table, challenge: 'none', replayCache: createReplayCache() }))(req, res, () => app(req, res)));
+    for (const url of [handler, middleware]) {
+      for (const target of targets) {
+        const vp = await signPresentation({ holder: agent, credentials: [credential], challenge: crypto.randomUUID(), domain: TARGET });
+        const { status, body } = await rawRequest(url, target, { authorization: encodePresentationHeader(vp) });
+        expect({ target, status, reason: (JSON.parse(body) as { reason: string }).reason }).toEqual({ target, status: 400, reason: 'MALFORMED' });
+      }
+      // A plain path still goes through.
+      const vp = await signPresentation({ holder: agent, credentials: [credential], challenge: crypto.randomUUID(), domain: TARGET });
+      expect((await rawRequest(url, '/public/a..b/...', { authorization: encodePresentationHeader(vp) })).status).toBe(200);
+    }
+    expect(reached).toBe(2);
+  });
+
+  it('toWebRequest throws RequestTargetError (AMBIGUOUS_REQUEST_TARGET) for it, and only for it', () => {
+    const at = (url: string) => () => toWebRequest({ url, method: 'GET', headers: { host: 'api.example.com' }, rawHeaders: [] } as unknown as IncomingMessage);
+    for (const target of [...targets, '/a/.', '/..', 'http://api.example.com/a/../b', '/a/%2e?x=1']) {
+      expect(at(target), target).toThrow(RequestTargetError);
+      expect(at(target), target).toThrow(expect.objectContaining({ code: 'AMBIGUOUS_REQUEST_TARGET' }));
+    }
+    for (const target of ['/a.b/c', '/a/.../b', '/a/..b', '/a/b?path=../x', '/a/b#..', '/%2e%2e%2fadmin']) expect(at(target), target).not.toThrow();
+  });
+
+  it('verifyNodeRequest: the same refusal as a verdict (400 MALFORMED), and the verdict of verifyRequest otherwise', async () => {
+    const settings = options({ requiredScopes: table, challenge: 'none', replayCache: createReplayCache() });
+    const incoming = async (url: string) => {
+      const vp = await signPresentation({ holder: agent, credentials: [credential], challenge: crypto.randomUUID(), domain: TARGET });
+      return { url, method: 'GET', headers: { host: 'api.example.com', authorization: encodePresentationHeader(vp) }, rawHeaders: [] } as unknown as IncomingMessage;
+    };
+    const refused = await verifyNodeRequest(await incoming('/api/admin/../../public'), settings);
+    expect(refused.allowed ? 'allowed' : [refused.status, refused.body.reason, refused.failedCheck]).toEqual([400, 'MALFORMED', 'presentation']);
+    expect((await verifyNodeRequest(await incoming('/public'), settings)).allowed).toBe(true);
   });
 });
 
