@@ -27,14 +27,6 @@ export function rewriteDeclarationSpecifiers(source: string): string {
   return source.replace(TS_SPECIFIER, '$1$2$3.js$2');
 }
 
-async function* filesUnder(dir: string): AsyncGenerator<string> {
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* filesUnder(path);
-    else yield path;
-  }
-}
-
 export interface LibBuildReport {
   outDir: string;
   files: number;
@@ -53,7 +45,9 @@ export async function buildLib(): Promise<LibBuildReport> {
   }
   let files = 0;
   let bytes = 0;
-  for await (const path of filesUnder(LIB_DIR)) {
+  for (const entry of await readdir(LIB_DIR, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
     if (path.endsWith('.d.ts')) {
       const source = await readFile(path, 'utf8');
       const rewritten = rewriteDeclarationSpecifiers(source);

@@ -23,14 +23,6 @@ let work: string;
 let installed: string;
 let packedFiles: string[];
 
-async function* filesUnder(dir: string): AsyncGenerator<string> {
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) yield* filesUnder(path);
-    else yield path;
-  }
-}
-
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'mandate-package-'));
   // A real `npm pack`: its prepack script builds the library and the worker bundles.
@@ -40,8 +32,9 @@ beforeAll(async () => {
   const files = join(work, 'packed');
   await mkdir(files);
   await run('tar', ['-xzf', join(work, tarball), '-C', files, '--strip-components=1']);
-  packedFiles = [];
-  for await (const path of filesUnder(files)) packedFiles.push(relative(files, path).split('\\').join('/'));
+  packedFiles = (await readdir(files, { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(files, join(entry.parentPath, entry.name)).split('\\').join('/'));
   // A user's project: its dependencies come from npm's cache (filled by this repository's own
   // install), the registry only for what the cache lacks.
   await writeFile(join(work, 'package.json'), '{"name":"consumer","private":true,"type":"module"}');
