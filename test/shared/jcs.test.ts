@@ -227,6 +227,25 @@ describe('JSON boundary errors', () => {
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
   });
 
+  it('JSON_DUPLICATE_NAME: one name twice in an object, however spelled; the same name in different objects is fine', () => {
+    for (const text of ['{"a":1,"a":2}', '{"a":1,"\\u0061":2}', '{"x":{"k":[],"k":[]}}', '[{"":1,"":2}]', '{"q\\"":1, "q\\"" :2}', '{"a":{"b":1},\n "a" : 3}']) {
+      expect(() => parseJson(text), text).toThrow(code('JSON_DUPLICATE_NAME'));
+    }
+    for (const text of ['{"a":{"a":1},"b":[{"a":1},{"a":2}]}', '{"x":"\\":,","y":"a:b","z":{"\\u0061":1,"b":2}}', '[{"k":1},{"k":1}]']) {
+      expect(() => parseJson(text), text).not.toThrow();
+    }
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { minKeys: 1 }), fc.boolean(), (object, escaped) => {
+        fc.pre(!hasUnsafeKey(object));
+        const name = Object.keys(object)[0] as string;
+        const spelled = escaped ? `"\\u${name.charCodeAt(0).toString(16).padStart(4, '0')}${JSON.stringify(name.slice(1)).slice(1)}` : JSON.stringify(name);
+        expect(() => parseJson(`{${spelled}:0,${JSON.stringify(object).slice(1)}`)).toThrow(code('JSON_DUPLICATE_NAME'));
+        expect(() => parseJson(JSON.stringify({ wrapper: object }, null, 2))).not.toThrow();
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('JSON_NON_FINITE: NaN and ±Infinity, including 1e400 from text', () => {
     expect(() => parseJson('[1e400]')).toThrow(code('JSON_NON_FINITE'));
     expect(() => parseJson('{"a":-1e999}')).toThrow(code('JSON_NON_FINITE'));

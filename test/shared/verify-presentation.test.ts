@@ -235,6 +235,9 @@ describe('verifyPresentation — refused', () => {
   it('MALFORMED: not an object, unsafe keys, oversized, bad scopes, missing proof', async () => {
     expectRefused(await verifyPresentation(42, options()), 'MALFORMED', 'presentation');
     expectRefused(await verifyPresentation('{"not json', options()), 'MALFORMED');
+    // A member named twice: JSON.parse would keep the second holder, another parser the first.
+    const twice = await present(agent, [root]);
+    expectRefused(await verifyPresentation(`{"holder":"did:key:z6MkOther",${JSON.stringify(twice).slice(1)}`, options()), 'MALFORMED', 'presentation');
     const vp = await present(agent, [root]);
     expectRefused(await verifyPresentation(JSON.parse(JSON.stringify(vp).replace('"holder"', '"__proto__":{},"holder"')), options()), 'MALFORMED');
     expectRefused(await verifyPresentation(vp, options({ maxPresentationBytes: 512 })), 'MALFORMED');

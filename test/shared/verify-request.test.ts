@@ -136,6 +136,16 @@ describe('verifyRequest — challenge endpoint mode (default)', () => {
     expectDenied(await verifyRequest(requestWith('VP $$$'), verifier()), 401, 'MALFORMED');
   });
 
+  it('400 MALFORMED for a presentation naming one member twice (I-JSON): it would read two ways', async () => {
+    const options = verifier();
+    const vp = await present((await issueChallenge(options)).challenge);
+    const text = `{"holder":"did:key:z6MkOther",${JSON.stringify(vp).slice(1)}`;
+    const token = `VP ${btoa(text).replaceAll('+', '-').replaceAll('/', '_').replaceAll('=', '')}`;
+    const verdict = await verifyRequest(requestWith(token), options);
+    expectDenied(verdict, 400, 'MALFORMED');
+    expect(verdict.body.message).toContain('JSON_DUPLICATE_NAME');
+  });
+
   it('400 MALFORMED when the presentation is too large or not JSON', async () => {
     const options = verifier({ maxPresentationBytes: 1024 });
     const big = await verifyRequest(await presentedRequest(options), options);

@@ -14,6 +14,9 @@
  *   UTF-8, and a lone surrogate has no UTF-8 form.
  * - Nesting depth and size are bounded (defaults: depth 32, 64 KiB), so hostile input costs
  *   bounded time and stack.
+ * - Parsed text may not repeat a member name in one object: RFC 8785 §3.1 takes I-JSON input,
+ *   and I-JSON (RFC 7493 §2.3) forbids it, because parsers disagree on which copy counts
+ *   (JSON.parse keeps the last, others the first): one signed text would read two ways.
  *
  * Canonicalization validates and serializes in ONE walk (a verifier canonicalizes every
  * credential it sees): no second pass, and no time-of-check/time-of-use gap between what was
@@ -37,7 +40,8 @@ export type JsonErrorCode =
   | 'JSON_UNSUPPORTED_VALUE'
   | 'JSON_LONE_SURROGATE'
   | 'JSON_TOO_DEEP'
-  | 'JSON_TOO_LARGE';
+  | 'JSON_TOO_LARGE'
+  | 'JSON_DUPLICATE_NAME';
 
 export class JsonError extends MandateError<JsonErrorCode> {
   override name = 'JsonError';
@@ -128,30 +132,32 @@ function unsupported(value: unknown): JsonError {
 }
 
 /** Validation-only walk (parseJson: the size was already measured on the text). */
-function validate(value: unknown, depth: number, maxDepth: number): void {
+/** Checks a parsed value; answers how many object members it holds. */
+function validate(value: unknown, depth: number, maxDepth: number): number {
   switch (typeof value) {
     case 'string':
       checkString(value, 'string');
-      return;
+      return 0;
     case 'number':
       checkNumber(value);
-      return;
+      return 0;
     case 'boolean':
-      return;
+      return 0;
     case 'object': {
-      if (value === null) return;
+      if (value === null) return 0;
       if (depth >= maxDepth) throw tooDeep(maxDepth);
+      let members = 0;
       if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) validate(value[i], depth + 1, maxDepth);
-        return;
+        for (let i = 0; i < value.length; i++) members += validate(value[i], depth + 1, maxDepth);
+        return members;
       }
       // JSON.parse only builds plain objects and arrays, so no prototype check is needed here.
       const record = value as Record<string, unknown>;
       for (const key of Object.keys(record)) {
         checkKey(key);
-        validate(record[key], depth + 1, maxDepth);
+        members += 1 + validate(record[key], depth + 1, maxDepth);
       }
-      return;
+      return members;
     }
     default:
       throw unsupported(value);
@@ -409,6 +415,32 @@ function canonicalize(value: unknown, limits: JsonLimits | undefined, memo: Cano
   return { text: write(w, value, 0), maxBytes };
 }
 
+/** Index of the `"` closing the string that opens at `start` (text JSON.parse accepted). */
+function stringEnd(text: string, start: number): number {
+  let end = text.indexOf('"', start + 1);
+  for (;;) {
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+}
+
+/**
+ * The members written in `text` (text JSON.parse accepted): each `:` outside a string is one.
+ * JSON.parse keeps one member per name in each object, so more members written than parsed
+ * means a name was repeated.
+ */
+function membersWritten(text: string): number {
+  let members = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) i = stringEnd(text, i);
+    else if (c === 0x3a) members++;
+  }
+  return members;
+}
+
 /**
  * Parses JSON text with the boundary rules above. The size limit applies to the UTF-8 length
  * of `text` and is checked before parsing.
@@ -429,7 +461,9 @@ export function parseJson(text: string, limits?: JsonLimits): JsonValue {
     // The engine's message may quote the input; keep it out of ours.
     throw new JsonError('JSON_SYNTAX', 'input is not valid JSON');
   }
-  validate(value, 0, maxDepth);
+  if (validate(value, 0, maxDepth) !== membersWritten(text)) {
+    throw new JsonError('JSON_DUPLICATE_NAME', 'an object has two members of the same name (I-JSON, RFC 7493 §2.3)');
+  }
   return value as JsonValue;
 }
 
