@@ -19,6 +19,7 @@ import {
   CLAIM_HEADERS,
   denialResponse,
   handleChallengeRequest,
+  isMandateHeaderName,
   prepareVerifier,
   verifyRequest,
   type AgentClaims,
@@ -107,8 +108,7 @@ export async function sendResponse(res: ServerResponse, response: Response): Pro
  */
 export function applyNodeClaims(req: IncomingMessage, claims: AgentClaims): asserts req is AgentRequest {
   const stripped = (name: string): boolean => {
-    const lower = name.toLowerCase();
-    return lower === 'authorization' || lower.startsWith('x-mandate-');
+    return name.toLowerCase() === 'authorization' || isMandateHeaderName(name);
   };
   for (const name of Object.keys(req.headers)) if (stripped(name)) delete req.headers[name];
   const raw = req.rawHeaders;

@@ -81,7 +81,15 @@ export const CLAIM_HEADERS = Object.freeze({
 export const DEFAULT_CHALLENGE_TTL_MS = 5 * 60_000;
 /** Longest challenge looked up in a store or taken from a header. */
 const MAX_CHALLENGE_LENGTH = 512;
-const MANDATE_HEADER_PREFIX = 'x-mandate-';
+
+/**
+ * Whether a header name is one of Mandate's `X-Mandate-*` names, however spelled. CGI-style
+ * gateways (PHP, Django, Rack: `HTTP_X_MANDATE_AGENT_DID`) read `_` as `-`, so a client's
+ * `X_Mandate_Agent_Did` could reach the application as the claim header: it is dropped too.
+ */
+export function isMandateHeaderName(name: string): boolean {
+  return name.length > 10 && name.slice(0, 10).toLowerCase().replaceAll('_', '-') === 'x-mandate-';
+}
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -615,7 +623,7 @@ export async function handleChallengeRequest(request: Request, options: VerifyRe
 export function applyClaimHeaders(headers: Headers, claims: AgentClaims): void {
   const names = [...headers.keys()];
   for (const name of names) {
-    if (name === 'authorization' || name.startsWith(MANDATE_HEADER_PREFIX)) headers.delete(name);
+    if (name === 'authorization' || isMandateHeaderName(name)) headers.delete(name);
   }
   headers.set(CLAIM_HEADERS.agentDid, claims.agentDid);
   headers.set(CLAIM_HEADERS.scopes, claims.effectiveScopes.join(' '));

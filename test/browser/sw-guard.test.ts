@@ -152,6 +152,7 @@ describe('what the guard takes and decides', () => {
     expect(takes(`${ORIGIN}/api/orders/1`)).toBe(true);
     expect(takes(`${ORIGIN}/.well-known/mandate/challenge`)).toBe(true);
     expect(takes(`${ORIGIN}/public/x`, { 'x-mandate-agent-did': 'did:key:z6Mk' })).toBe(true);
+    expect(takes(`${ORIGIN}/public/x`, { X_Mandate_Agent_Did: 'did:key:z6Mk' })).toBe(true); // X-Mandate-Agent-Did to a CGI gateway
     expect(takes(`${ORIGIN}/public/x`)).toBe(false);
     expect(takes('https://elsewhere.example/api/orders/1')).toBe(false);
   });
@@ -203,8 +204,9 @@ describe('what the guard takes and decides', () => {
 
   it('strips X-Mandate-* headers from requests to paths it does not guard', async () => {
     const { guard, forwarded } = await harness();
-    await guard.respond(new Request(`${ORIGIN}/public/x`, { headers: { 'x-mandate-scopes': 'admin', accept: 'text/plain' } }));
+    await guard.respond(new Request(`${ORIGIN}/public/x`, { headers: { 'x-mandate-scopes': 'admin', x_mandate_agent_did: 'did:key:z6Mk', accept: 'text/plain' } }));
     expect(forwarded[0]?.headers.get('x-mandate-scopes')).toBeNull();
+    expect(forwarded[0]?.headers.get('x_mandate_agent_did')).toBeNull();
     expect(forwarded[0]?.headers.get('accept')).toBe('text/plain');
   });
 

@@ -92,7 +92,7 @@ describe('nodeHandler on a real http server', () => {
     const response = await fetch(url + '/files/1', {
       method: 'POST',
       body: 'file contents',
-      headers: { authorization: await authorization(await challengeFrom(url)), 'x-mandate-agent-did': 'did:key:z6MkForged', 'X-Mandate-Admin': 'yes' },
+      headers: { authorization: await authorization(await challengeFrom(url)), 'x-mandate-agent-did': 'did:key:z6MkForged', 'X-Mandate-Admin': 'yes', X_Mandate_Scopes: 'admin' },
     });
     expect(response.status).toBe(200);
     const seen = (await response.json()) as { agent: AgentRequest['agent']; headers: Record<string, string>; rawHeaders: string[]; body: string };
@@ -101,6 +101,7 @@ describe('nodeHandler on a real http server', () => {
     expect(seen.headers).toMatchObject({ 'x-mandate-agent-did': agent.did, 'x-mandate-scopes': 'files:read', 'x-mandate-vp-id': seen.agent.vpId });
     expect(seen.headers).not.toHaveProperty('authorization');
     expect(seen.headers).not.toHaveProperty('x-mandate-admin');
+    expect(seen.headers).not.toHaveProperty('x_mandate_scopes');
     const rawNames = seen.rawHeaders.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase());
     expect(rawNames).not.toContain('authorization');
     expect(rawNames.filter((n) => n === 'x-mandate-agent-did')).toHaveLength(1);

@@ -397,7 +397,8 @@ describe('forwardClaims', () => {
     const incoming = new Request(API + '/files', {
       method: 'POST',
       body: 'payload',
-      headers: { authorization: 'VP abc', 'x-mandate-agent-did': 'did:key:z6MkForged', 'X-Mandate-Admin': 'yes', 'content-type': 'text/plain' },
+      // X_Mandate_…: a CGI-style gateway (PHP, Django, Rack) would read it as X-Mandate-….
+      headers: { authorization: 'VP abc', 'x-mandate-agent-did': 'did:key:z6MkForged', 'X-Mandate-Admin': 'yes', X_Mandate_Scopes: 'admin', 'x-MANDATE_vp-id': 'u', 'content-type': 'text/plain' },
     });
     const forwarded = forwardClaims(incoming, claims);
     expect(Object.fromEntries(forwarded.headers)).toEqual({

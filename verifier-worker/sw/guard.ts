@@ -15,7 +15,7 @@
  */
 import type { FetchLike } from '../../wallet/did/http.ts';
 import { createKeyResolver } from '../../wallet/did/verification-method.ts';
-import { denialResponse, forwardClaims, handleChallengeRequest, verifyRequest, type VerifyRequestOptions } from '../request.ts';
+import { denialResponse, forwardClaims, handleChallengeRequest, isMandateHeaderName, verifyRequest, type VerifyRequestOptions } from '../request.ts';
 import { isGuarded, parseWorkerConfig, verifierSettings, type ResolvedWorkerConfig } from './config.ts';
 import { createWorkerChallengeStore } from './challenges.ts';
 import { createWorkerResolver, type StoredDidDocument } from './did-cache.ts';
@@ -55,17 +55,15 @@ export interface Guard {
   respond(request: Request): Promise<Response>;
 }
 
-const CLAIM_PREFIX = 'x-mandate-';
-
 export function hasClaimHeaders(headers: Headers): boolean {
-  for (const name of headers.keys()) if (name.startsWith(CLAIM_PREFIX)) return true;
+  for (const name of headers.keys()) if (isMandateHeaderName(name)) return true;
   return false;
 }
 
 /** The request without any X-Mandate-* header (their values were not verified by anyone). */
 export function withoutClaimHeaders(request: Request): Request {
   const headers = new Headers(request.headers);
-  for (const name of [...headers.keys()]) if (name.startsWith(CLAIM_PREFIX)) headers.delete(name);
+  for (const name of [...headers.keys()]) if (isMandateHeaderName(name)) headers.delete(name);
   return new Request(request, { headers });
 }
 
