@@ -291,13 +291,41 @@ function planScopes(required: RequiredScopes | undefined): ScopePlan {
 }
 
 /** The scopes `request` needs, or undefined when a table has no rule for it. */
-async function scopesFor(plan: ScopePlan, request: Request): Promise<readonly string[] | undefined> {
+/** Where method-override conventions carry the method an application will run instead. */
+const METHOD_OVERRIDE_HEADERS = ['x-http-method-override', 'x-http-method', 'x-method-override'];
+
+/**
+ * The methods `request` may run as: its own, plus any a method-override convention names — the
+ * X-HTTP-Method-Override / X-HTTP-Method / X-Method-Override headers (Express's
+ * method-override, ASP.NET, Google APIs) and a `_method` query parameter (Laravel, Symfony).
+ * Judged by its own method only, a POST allowed with `files:write` could DELETE. Undefined when
+ * an override is not a method name.
+ */
+export function requestMethods(request: Request): string[] | undefined {
+  const named = [request.method, ...new URL(request.url).searchParams.getAll('_method')];
+  for (const header of METHOD_OVERRIDE_HEADERS) named.push(...(request.headers.get(header)?.split(',') ?? []));
+  const methods = new Set<string>();
+  for (const name of named) {
+    const method = name.trim().toUpperCase();
+    if (!/^[A-Z]+$/.test(method)) return undefined;
+    methods.add(method);
+  }
+  return [...methods];
+}
+
+/** A rule table must allow every method the request may run as; it then needs all their scopes. */
+async function scopesFor(plan: ScopePlan, request: Request, methods: readonly string[]): Promise<readonly string[] | undefined> {
   if (plan.kind === 'fixed') return plan.scopes;
   if (plan.kind === 'function') return checkedScopes(await plan.resolve(request), 'requiredScopes(request)');
   const segments = pathSegments(new URL(request.url).pathname);
   if (segments === undefined) return undefined;
-  const method = request.method.toUpperCase();
-  return plan.rules.find((rule) => ruleMatches(rule, method, segments))?.scopes;
+  const needed = new Set<string>();
+  for (const method of methods) {
+    const rule = plan.rules.find((candidate) => ruleMatches(candidate, method, segments));
+    if (rule === undefined) return undefined;
+    for (const scope of rule.scopes) needed.add(scope);
+  }
+  return [...needed];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -562,9 +590,11 @@ export async function verifyRequest(request: Request, options: VerifyRequestOpti
     return deny(state, request, 'MALFORMED', error.message, 'presentation', HEADER_STATUS[error.code]);
   }
   // A path with no rule is refused before any crypto or nonce is spent on it.
-  const requiredScopes = await scopesFor(state.scopes, request);
+  const methods = requestMethods(request);
+  const requiredScopes = methods === undefined ? undefined : await scopesFor(state.scopes, request, methods);
   if (requiredScopes === undefined) {
-    return deny(state, request, 'INSUFFICIENT_SCOPE', `no scope rule allows ${request.method.toUpperCase()} ${new URL(request.url).pathname}`, 'scopes');
+    const asked = methods === undefined ? 'a method override that is no method name:' : methods.join(' and ');
+    return deny(state, request, 'INSUFFICIENT_SCOPE', `no scope rule allows ${asked} ${new URL(request.url).pathname}`, 'scopes');
   }
   const challenge = await expectedChallenge(state, request, presentation);
   if (typeof challenge === 'object') return challenge;

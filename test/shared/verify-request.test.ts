@@ -22,6 +22,7 @@ import {
   matchesPathPattern,
   pathSegments,
   prepareVerifier,
+  requestMethods,
   verifyRequest,
   type AgentClaims,
   type RequestVerdict,
@@ -283,10 +284,30 @@ describe('verifyRequest — required scopes', () => {
     { path: '/health', scopes: [] },
   ];
 
-  async function judge(path: string, method = 'GET', extra: Partial<VerifyRequestOptions> = {}): Promise<RequestVerdict> {
+  async function judge(path: string, method = 'GET', extra: Partial<VerifyRequestOptions> = {}, headers: Record<string, string> = {}): Promise<RequestVerdict> {
     const options = verifier({ challenge: 'none', replayCache: createReplayCache(), requiredScopes: table, ...extra });
-    return verifyRequest(requestWith(encodePresentationHeader(await present(crypto.randomUUID())), { path, method }), options);
+    return verifyRequest(requestWith(encodePresentationHeader(await present(crypto.randomUUID())), { path, method, headers }), options);
   }
+
+  it('a method override counts: the rules of every method the application may run apply', async () => {
+    // Express's method-override, ASP.NET and Laravel run a GET/POST as the method these name.
+    for (const [path, headers] of [
+      ['/files/1', { 'X-HTTP-Method-Override': 'DELETE' }],
+      ['/files/1', { 'X-HTTP-Method': 'put' }],
+      ['/files/1', { 'X-Method-Override': 'GET, DELETE' }],
+      ['/files/1?_method=DELETE', {}],
+    ] as const) {
+      const denied = await judge(path, 'GET', {}, headers);
+      expectDenied(denied, 403, 'INSUFFICIENT_SCOPE'); // DELETE and PUT need files:write, which the agent lacks
+      expect(denied.body.message, path).toMatch(/files:write|no scope rule allows GET and (DELETE|PUT)/);
+    }
+    expect((await judge('/files/1', 'GET', {}, { 'X-HTTP-Method-Override': 'GET' })).allowed).toBe(true);
+    expect((await judge('/health', 'GET', {}, { 'X-HTTP-Method-Override': 'DELETE' })).allowed).toBe(true); // any method of /health
+    const garbled = await judge('/files/1', 'GET', {}, { 'X-HTTP-Method-Override': 'DEL ETE' });
+    expectDenied(garbled, 403, 'INSUFFICIENT_SCOPE');
+    expect(garbled.body.message).toContain('method override');
+    expect(requestMethods(new Request(`${API}/x?_method=patch`, { method: 'POST', headers: { 'x-http-method-override': 'delete' } }))).toEqual(['POST', 'PATCH', 'DELETE']);
+  });
 
   it('the first rule matching method and path applies', async () => {
     expect((await judge('/files/42')).allowed).toBe(true);
