@@ -107,7 +107,7 @@ describe('the issuer under arbitrary requests', () => {
             expect(JSON.parse(text), where).toMatchObject({ error: { code: expect.stringMatching(/^[A-Z][A-Z_]+$/), message: expect.any(String) } });
           }
         }),
-        { numRuns: 80 },
+        { numRuns: 40 },
       );
     }
     // Some requests were served, most refused (by validation, by authentication, for want of a record).

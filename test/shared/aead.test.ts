@@ -147,7 +147,7 @@ describe('kdf (scrypt)', () => {
     expect(params).toMatchObject({ alg: 'scrypt', N: 2 ** 17, r: 8, p: 1 });
     expect(SCRYPT_DEFAULT_COST).toEqual({ N: 2 ** 17, r: 8, p: 1 });
     expect(derived).toHaveLength(32);
-  });
+  }, 120_000); // 128 MiB of scrypt: seconds on a busy machine
 
   it('refuses absurd or malformed parameters read from storage with KDF_PARAMS_INVALID, before any work', async () => {
     const salt = bytesToBase64url(new Uint8Array(16));
