@@ -301,8 +301,8 @@ const METHOD_OVERRIDE_HEADERS = ['x-http-method-override', 'x-http-method', 'x-m
  * Judged by its own method only, a POST allowed with `files:write` could DELETE. Undefined when
  * an override is not a method name.
  */
-export function requestMethods(request: Request): string[] | undefined {
-  const named = [request.method, ...new URL(request.url).searchParams.getAll('_method')];
+export function requestMethods(request: Request, url = new URL(request.url)): string[] | undefined {
+  const named = [request.method, ...url.searchParams.getAll('_method')];
   for (const header of METHOD_OVERRIDE_HEADERS) named.push(...(request.headers.get(header)?.split(',') ?? []));
   const methods = new Set<string>();
   for (const name of named) {
@@ -314,10 +314,10 @@ export function requestMethods(request: Request): string[] | undefined {
 }
 
 /** A rule table must allow every method the request may run as; it then needs all their scopes. */
-async function scopesFor(plan: ScopePlan, request: Request, methods: readonly string[]): Promise<readonly string[] | undefined> {
+async function scopesFor(plan: ScopePlan, request: Request, url: URL, methods: readonly string[]): Promise<readonly string[] | undefined> {
   if (plan.kind === 'fixed') return plan.scopes;
   if (plan.kind === 'function') return checkedScopes(await plan.resolve(request), 'requiredScopes(request)');
-  const segments = pathSegments(new URL(request.url).pathname);
+  const segments = pathSegments(url.pathname);
   if (segments === undefined) return undefined;
   const needed = new Set<string>();
   for (const method of methods) {
@@ -590,11 +590,12 @@ export async function verifyRequest(request: Request, options: VerifyRequestOpti
     return deny(state, request, 'MALFORMED', error.message, 'presentation', HEADER_STATUS[error.code]);
   }
   // A path with no rule is refused before any crypto or nonce is spent on it.
-  const methods = requestMethods(request);
-  const requiredScopes = methods === undefined ? undefined : await scopesFor(state.scopes, request, methods);
+  const url = new URL(request.url);
+  const methods = requestMethods(request, url);
+  const requiredScopes = methods === undefined ? undefined : await scopesFor(state.scopes, request, url, methods);
   if (requiredScopes === undefined) {
     const asked = methods === undefined ? 'a method override that is no method name:' : methods.join(' and ');
-    return deny(state, request, 'INSUFFICIENT_SCOPE', `no scope rule allows ${asked} ${new URL(request.url).pathname}`, 'scopes');
+    return deny(state, request, 'INSUFFICIENT_SCOPE', `no scope rule allows ${asked} ${url.pathname}`, 'scopes');
   }
   const challenge = await expectedChallenge(state, request, presentation);
   if (typeof challenge === 'object') return challenge;
