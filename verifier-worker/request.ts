@@ -290,7 +290,6 @@ function planScopes(required: RequiredScopes | undefined): ScopePlan {
   return { kind: 'table', rules: (required as readonly ScopeRule[]).map(compileRule) };
 }
 
-/** The scopes `request` needs, or undefined when a table has no rule for it. */
 /** Where method-override conventions carry the method an application will run instead. */
 const METHOD_OVERRIDE_HEADERS = ['x-http-method-override', 'x-http-method', 'x-method-override'];
 
@@ -313,7 +312,10 @@ export function requestMethods(request: Request, url = new URL(request.url)): st
   return [...methods];
 }
 
-/** A rule table must allow every method the request may run as; it then needs all their scopes. */
+/**
+ * The scopes `request` needs, or undefined when a table has no rule for it. A table must allow
+ * every method the request may run as, and then needs all their scopes.
+ */
 async function scopesFor(plan: ScopePlan, request: Request, url: URL, methods: readonly string[]): Promise<readonly string[] | undefined> {
   if (plan.kind === 'fixed') return plan.scopes;
   if (plan.kind === 'function') return checkedScopes(await plan.resolve(request), 'requiredScopes(request)');
