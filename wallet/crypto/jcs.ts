@@ -131,8 +131,10 @@ function unsupported(value: unknown): JsonError {
   return new JsonError('JSON_UNSUPPORTED_VALUE', `${describe(value)} is not a JSON value`);
 }
 
-/** Validation-only walk (parseJson: the size was already measured on the text). */
-/** Checks a parsed value; answers how many object members it holds. */
+/**
+ * Validation-only walk (parseJson: the size was already measured on the text). Answers how
+ * many object members the value holds, for parseJson's duplicate-name check.
+ */
 function validate(value: unknown, depth: number, maxDepth: number): number {
   switch (typeof value) {
     case 'string':
