@@ -15,6 +15,7 @@ import {
   JsonError,
   type JsonErrorCode,
   parseJson,
+  parseUnambiguousJson,
   recallCanonical,
 } from '../../wallet/crypto/jcs.ts';
 
@@ -211,11 +212,13 @@ describe('canonical snapshots (recallCanonical)', () => {
 
 describe('JSON boundary errors', () => {
   it('JSON_SYNTAX: unparsable text, without echoing it', () => {
-    for (const text of ['{', '', 'undefined', "{'a':1}", '[1,]', '{"a":1}x', 'NaN']) {
-      expect(() => parseJson(text)).toThrow(code('JSON_SYNTAX'));
+    for (const parse of [parseJson, parseUnambiguousJson]) {
+      for (const text of ['{', '', 'undefined', "{'a':1}", '[1,]', '{"a":1}x', 'NaN']) {
+        expect(() => parse(text)).toThrow(code('JSON_SYNTAX'));
+      }
+      expect(() => parse('{"secret-token-123":')).toThrow(expect.not.objectContaining({ message: expect.stringContaining('secret') }));
+      expect(() => parse(42 as unknown as string)).toThrow(code('JSON_SYNTAX'));
     }
-    expect(() => parseJson('{"secret-token-123":')).toThrow(expect.not.objectContaining({ message: expect.stringContaining('secret') }));
-    expect(() => parseJson(42 as unknown as string)).toThrow(code('JSON_SYNTAX'));
   });
 
   it('JSON_UNSAFE_KEY: __proto__, constructor, prototype at any depth, parsed or in memory', () => {
@@ -228,11 +231,13 @@ describe('JSON boundary errors', () => {
   });
 
   it('JSON_DUPLICATE_NAME: one name twice in an object, however spelled; the same name in different objects is fine', () => {
-    for (const text of ['{"a":1,"a":2}', '{"a":1,"\\u0061":2}', '{"x":{"k":[],"k":[]}}', '[{"":1,"":2}]', '{"q\\"":1, "q\\"" :2}', '{"a":{"b":1},\n "a" : 3}']) {
-      expect(() => parseJson(text), text).toThrow(code('JSON_DUPLICATE_NAME'));
-    }
-    for (const text of ['{"a":{"a":1},"b":[{"a":1},{"a":2}]}', '{"x":"\\":,","y":"a:b","z":{"\\u0061":1,"b":2}}', '[{"k":1},{"k":1}]']) {
-      expect(() => parseJson(text), text).not.toThrow();
+    for (const parse of [parseJson, parseUnambiguousJson]) {
+      for (const text of ['{"a":1,"a":2}', '{"a":1,"\\u0061":2}', '{"x":{"k":[],"k":[]}}', '[{"":1,"":2}]', '{"q\\"":1, "q\\"" :2}', '{"a":{"b":1},\n "a" : 3}']) {
+        expect(() => parse(text), text).toThrow(code('JSON_DUPLICATE_NAME'));
+      }
+      for (const text of ['{"a":{"a":1},"b":[{"a":1},{"a":2}]}', '{"x":"\\":,","y":"a:b","z":{"\\u0061":1,"b":2}}', '[{"k":1},{"k":1}]']) {
+        expect(() => parse(text), text).not.toThrow();
+      }
     }
     fc.assert(
       fc.property(fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { minKeys: 1 }), fc.boolean(), (object, escaped) => {
@@ -240,10 +245,23 @@ describe('JSON boundary errors', () => {
         const name = Object.keys(object)[0] as string;
         const spelled = escaped ? `"\\u${name.charCodeAt(0).toString(16).padStart(4, '0')}${JSON.stringify(name.slice(1)).slice(1)}` : JSON.stringify(name);
         expect(() => parseJson(`{${spelled}:0,${JSON.stringify(object).slice(1)}`)).toThrow(code('JSON_DUPLICATE_NAME'));
+        expect(() => parseUnambiguousJson(`[{${spelled}:0,${JSON.stringify(object).slice(1)}]`)).toThrow(code('JSON_DUPLICATE_NAME'));
         expect(() => parseJson(JSON.stringify({ wrapper: object }, null, 2))).not.toThrow();
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('parseUnambiguousJson refuses only what the text shows: the value\'s own rules are left to its consumers', () => {
+    // Each of these is refused by parseJson for its value, and read as JSON.parse reads it here.
+    for (const text of ['{"__proto__":{"admin":true}}', '"\\ud800"', '[1e400]', `${'['.repeat(40)}${']'.repeat(40)}`]) {
+      expect(parseUnambiguousJson(text), text.slice(0, 30)).toEqual(JSON.parse(text));
+    }
+    expect(() => parseUnambiguousJson(`${'['.repeat(100_000)}${']'.repeat(100_000)}`)).not.toThrow();
+    // A repeated "__proto__" is still two members written and one parsed.
+    expect(() => parseUnambiguousJson('{"__proto__":1,"__proto__":2}')).toThrow(code('JSON_DUPLICATE_NAME'));
+    // Depth is no defence for a duplicate: the count walks any nesting without recursion.
+    expect(() => parseUnambiguousJson(`${'['.repeat(100_000)}{"a":1,"a":2}${']'.repeat(100_000)}`)).toThrow(code('JSON_DUPLICATE_NAME'));
   });
 
   it('JSON_NON_FINITE: NaN and ±Infinity, including 1e400 from text', () => {

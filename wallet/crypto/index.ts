@@ -41,6 +41,7 @@ export {
   type JsonValue,
   type JsonObject,
   parseJson,
+  parseUnambiguousJson,
   assertSafeJson,
   canonicalizeJson,
   canonicalBytes,

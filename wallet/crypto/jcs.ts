@@ -444,6 +444,43 @@ function membersWritten(text: string): number {
 }
 
 /**
+ * Object members in a value JSON.parse built. Iterative: text within a body limit can nest
+ * deeper than the call stack goes, and only parseJson bounds the depth.
+ */
+function membersParsed(value: unknown): number {
+  let members = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next !== 'object' || next === null) continue;
+    if (Array.isArray(next)) {
+      for (const item of next) pending.push(item);
+      continue;
+    }
+    for (const member of Object.values(next)) {
+      members++;
+      pending.push(member);
+    }
+  }
+  return members;
+}
+
+function jsonParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    // The engine's message may quote the input; keep it out of ours.
+    throw new JsonError('JSON_SYNTAX', 'input is not valid JSON');
+  }
+}
+
+function refuseDuplicates(text: string, membersInValue: number): void {
+  if (membersInValue !== membersWritten(text)) {
+    throw new JsonError('JSON_DUPLICATE_NAME', 'an object has two members of the same name (I-JSON, RFC 7493 §2.3)');
+  }
+}
+
+/**
  * Parses JSON text with the boundary rules above. The size limit applies to the UTF-8 length
  * of `text` and is checked before parsing.
  */
@@ -456,17 +493,23 @@ export function parseJson(text: string, limits?: JsonLimits): JsonValue {
     checkString(text, 'string');
     if (utf8Length(text) > maxBytes) throw tooLarge(maxBytes);
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    // The engine's message may quote the input; keep it out of ours.
-    throw new JsonError('JSON_SYNTAX', 'input is not valid JSON');
-  }
-  if (validate(value, 0, maxDepth) !== membersWritten(text)) {
-    throw new JsonError('JSON_DUPLICATE_NAME', 'an object has two members of the same name (I-JSON, RFC 7493 §2.3)');
-  }
+  const value = jsonParse(text);
+  refuseDuplicates(text, validate(value, 0, maxDepth));
   return value as JsonValue;
+}
+
+/**
+ * JSON.parse for text that must read one way, and nothing more: JSON_SYNTAX, or
+ * JSON_DUPLICATE_NAME for an object naming a member twice, which only the text shows. For a
+ * layer that hands the value on to consumers applying their own limits (an HTTP body whose
+ * presentation the verifier checks, and audits when it refuses), so no other rule of
+ * parseJson applies here.
+ */
+export function parseUnambiguousJson(text: string): unknown {
+  if (typeof text !== 'string') throw new JsonError('JSON_SYNTAX', 'JSON input must be a string');
+  const value = jsonParse(text);
+  refuseDuplicates(text, membersParsed(value));
+  return value;
 }
 
 /**
