@@ -18,6 +18,7 @@ import { cors } from 'hono/cors';
 import { etag } from 'hono/etag';
 import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
+import { JsonError, parseUnambiguousJson } from '../wallet/crypto/jcs.ts';
 import type { IssuerContext } from './context.ts';
 import type { IssuerEnv } from './http/env.ts';
 import { apiError, createErrorHandler, notFoundHandler, validationHook } from './http/errors.ts';
@@ -39,14 +40,33 @@ import { consoleSupportRoutes } from './routes/console-support.ts';
 
 const JSON_MEDIA_TYPE = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;.*)?$/i;
 
-/** 415 for a request that carries a body that is not JSON (every issuer endpoint takes JSON). */
-function requireJsonBodies(): MiddlewareHandler<IssuerEnv> {
+/**
+ * Every issuer endpoint takes JSON: 415 for a request that carries a body of another type.
+ * JSON bodies are read one way only: the routes' validators get `parseUnambiguousJson`, which
+ * refuses an object naming a member twice (I-JSON, RFC 7493 §2.3). JSON.parse keeps the last
+ * copy and a proxy or log reader in front may keep the first, so
+ * `{"expectedTarget":"a","expectedTarget":"b"}` would mean one thing to each. The body is read
+ * when a route's validator asks for it, after the route's authentication.
+ */
+function jsonBodies(): MiddlewareHandler<IssuerEnv> {
   return async (c, next) => {
     const length = c.req.header('content-length');
     const hasBody = c.req.raw.body !== null && (c.req.header('transfer-encoding') !== undefined || (length !== undefined && length !== '0'));
     if (hasBody && !JSON_MEDIA_TYPE.test(c.req.header('content-type') ?? '')) {
       throw apiError('UNSUPPORTED_MEDIA_TYPE', 'request bodies must be application/json');
     }
+    const request = c.req;
+    request.json = async <T>(): Promise<T> => {
+      const text = await request.text();
+      try {
+        return parseUnambiguousJson(text) as T;
+      } catch (error) {
+        // The validator turns any failure into its own "Malformed JSON"; the error handler
+        // takes the precise reason from here.
+        if (error instanceof JsonError && error.code === 'JSON_DUPLICATE_NAME') c.set('bodyRefusal', 'the request body names a member twice in one object (I-JSON, RFC 7493 §2.3)');
+        throw error;
+      }
+    };
     return next();
   };
 }
@@ -85,7 +105,7 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
       },
     }),
   );
-  app.use('*', requireJsonBodies());
+  app.use('*', jsonBodies());
   const publicCors = cors({ origin: '*', allowMethods: ['GET', 'HEAD'], exposeHeaders: ['ETag', 'Cache-Control'], maxAge: 86_400 });
   for (const path of PUBLIC_DOCUMENTS) app.use(path, publicCors, crossOriginReadable, etag());
   app.onError(createErrorHandler({ audit: ctx.audit, log: ctx.log }));

@@ -140,11 +140,11 @@ export function errorBody(code: string, message: string, details?: JsonValue): E
 }
 
 /** Hono's own refusals in our shape; any other HTTPException is treated as unexpected (500). */
-function fromHttpException(error: HTTPException): ApiError | undefined {
+function fromHttpException(error: HTTPException, bodyRefusal: string | undefined): ApiError | undefined {
   switch (error.status) {
     case 400:
       // The JSON validator's "Malformed JSON in request body".
-      return /json/i.test(error.message) ? apiError('MALFORMED_JSON', 'the request body is not valid JSON') : apiError('VALIDATION_FAILED', 'the request is malformed');
+      return /json/i.test(error.message) ? apiError('MALFORMED_JSON', bodyRefusal ?? 'the request body is not valid JSON') : apiError('VALIDATION_FAILED', 'the request is malformed');
     case 415:
       // The OpenAPI media-type gate.
       return apiError('UNSUPPORTED_MEDIA_TYPE', 'the request body must be application/json');
@@ -185,7 +185,7 @@ function send(c: Context<IssuerEnv>, error: ApiError): Response {
 /** app.onError: every thrown error becomes the standard shape; refusals are audited. */
 export function createErrorHandler(deps: ErrorHandlerDeps): ErrorHandler<IssuerEnv> {
   return (thrown, c) => {
-    const error = thrown instanceof ApiError ? thrown : thrown instanceof HTTPException ? fromHttpException(thrown) : undefined;
+    const error = thrown instanceof ApiError ? thrown : thrown instanceof HTTPException ? fromHttpException(thrown, c.get('bodyRefusal')) : undefined;
     const requestId = c.get('requestId');
     if (!error) {
       // Unexpected: the name and code (if any) go to the log; the client learns nothing more.

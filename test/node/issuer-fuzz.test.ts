@@ -74,7 +74,7 @@ function requestFor(op: Operation) {
       fc.dictionary(fc.constantFrom('extra', ...(op.bodyMembers ?? [])), fc.oneof(value, fc.constantFrom<Json>(...realValues)), { maxKeys: 6 }),
     ),
     admin: fc.boolean(),
-    rawBody: fc.constantFrom(undefined, '{"a":', '['.repeat(5000) + ']'.repeat(5000), '{"__proto__":{"x":1}}'),
+    rawBody: fc.constantFrom(undefined, '{"a":', '['.repeat(5000) + ']'.repeat(5000), '{"__proto__":{"x":1}}', '{"a":1,"a":2}'),
   });
 }
 

@@ -54,7 +54,26 @@ describe('request bodies', () => {
   it('refuses malformed JSON with 400 MALFORMED_JSON', async () => {
     const res = await issuer.call('/v1/onboard', { body: '{"token": ', headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
-    expect(res.json.error.code).toBe('MALFORMED_JSON');
+    expect(res.json.error).toEqual({ code: 'MALFORMED_JSON', message: 'the request body is not valid JSON' });
+  });
+
+  it('refuses a body naming a member twice (400 MALFORMED_JSON), which JSON.parse would read as its last copy, and changes nothing', async () => {
+    const tokens = async () => ((await issuer.call('/v1/enrollment-tokens', { admin: true })).json as { tokens: unknown[] }).tokens.length;
+    const before = await tokens();
+    // A reader keeping the first copy would see a token for files:read; JSON.parse, the last.
+    const twice = `{"requestedScopes":["files:read"],"maxDelegationDepth":0,"requestedDomains":["files.example.com"],"requestedScopes":["files"]}`;
+    const minted = await issuer.call('/v1/enrollment-tokens', { admin: true, body: twice });
+    expect(minted.status).toBe(400);
+    expect(minted.json.error).toEqual({ code: 'MALFORMED_JSON', message: 'the request body names a member twice in one object (I-JSON, RFC 7493 §2.3)' });
+    expect(await tokens()).toBe(before);
+    // However deep, and however the name is spelled.
+    const nested = await issuer.call('/v1/vp/verify', { body: '{"presentation":{"holder":"did:key:z6MkA","\\u0068older":"did:key:z6MkB"},"expectedTarget":"files.example.com"}' });
+    expect(nested.status).toBe(400);
+    expect(nested.json.error.code).toBe('MALFORMED_JSON');
+    // Authentication still comes first: an admin route without the key is 401 whatever the body.
+    expect((await issuer.call('/v1/enrollment-tokens', { body: twice })).status).toBe(401);
+    // The same member name in different objects is fine.
+    expect((await issuer.call('/v1/enrollment-tokens', { admin: true, body: { ...mintBody, requestedScopes: ['files:read'] } })).status).toBe(201);
   });
 });
 
