@@ -5,6 +5,7 @@
  * resolution metadata instead of throwing.
  */
 import { fetchJson, type FetchLike, type HttpFailure, type HttpLimits } from '../net/http.ts';
+import type { UrlPolicy } from '../net/url-policy.ts';
 import { DidError } from './errors.ts';
 import type { DidResolutionErrorName } from './types.ts';
 
@@ -38,7 +39,7 @@ const RESOLUTION_ERROR: Record<HttpFailure, DidResolutionErrorName> = {
 /** GETs a JSON document for a resolver; failures come back as resolution error names. */
 export async function fetchForResolution(
   url: string,
-  options: { limits: HttpLimits; fetch: FetchLike | undefined; accept: string; mediaTypes: ReadonlySet<string> },
+  options: { limits: HttpLimits; fetch: FetchLike | undefined; urlPolicy?: UrlPolicy; accept: string; mediaTypes: ReadonlySet<string> },
 ): Promise<DidFetchResult> {
   const result = await fetchJson(url, options);
   if (result.ok) return { ok: true, contentType: result.contentType, json: result.json };

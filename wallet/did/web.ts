@@ -103,7 +103,7 @@ export function createWebResolver(options: WebResolverOptions = {}): MethodResol
   return async (did): Promise<DidResolutionResult> => {
     const url = documentUrl(did, policy);
     if (!(url instanceof URL)) return resolutionError(url.error, url.message);
-    const fetched = await fetchForResolution(url.href, { limits, fetch: options.fetch, accept: DID_ACCEPT, mediaTypes: DID_MEDIA_TYPES });
+    const fetched = await fetchForResolution(url.href, { limits, fetch: options.fetch, urlPolicy: policy, accept: DID_ACCEPT, mediaTypes: DID_MEDIA_TYPES });
     if (!fetched.ok) return resolutionError(fetched.error, fetched.message);
     try {
       const didDocument = assertDidDocument(fetched.json, did);

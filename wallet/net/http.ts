@@ -6,12 +6,17 @@
  * - redirect-free (`redirect: 'manual'`: a 3xx, or a browser's opaque redirect, is refused, so
  *   a host cannot bounce the reader to another host or into its own network),
  * - cookie- and referrer-free in browsers,
- * - parsed with the crypto core's strict JSON (no `__proto__`, bounded depth and size).
+ * - parsed with the crypto core's strict JSON (no `__proto__`, bounded depth and size),
+ * - in Node, connected only to addresses the URL policy allows, judged after DNS resolution
+ *   (node-fetch.ts), unless the caller brings its own fetch.
  * Failures come back as values, never as throws: callers translate them into their own
  * vocabulary (DID resolution metadata, STATUS_UNAVAILABLE).
  */
 import { bytesToUtf8 } from '../crypto/bytes.ts';
 import { parseJson, type JsonValue } from '../crypto/jcs.ts';
+import { isMandateError } from '../crypto/errors.ts';
+import { type GetBuiltinModule, guardedNodeFetch } from './node-fetch.ts';
+import type { UrlPolicy } from './url-policy.ts';
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
@@ -65,7 +70,14 @@ export async function readBounded(stream: ReadableStream<Uint8Array> | null, max
 
 export interface FetchJsonOptions {
   limits: HttpLimits;
+  /** The caller's own fetch: it then answers for where requests go. */
   fetch?: FetchLike;
+  /**
+   * The policy `url` was checked against (url-policy.ts), for a URL someone else chose. Without
+   * `fetch`, Node then applies it again to the addresses the host resolves to. Absent for URLs
+   * the operator configured (a ledger mirror).
+   */
+  urlPolicy?: UrlPolicy;
   accept: string;
   /** Media types accepted for the body (lower case, without parameters). */
   mediaTypes: ReadonlySet<string>;
@@ -75,12 +87,19 @@ async function discard(response: Response): Promise<void> {
   await response.body?.cancel().catch(() => undefined);
 }
 
+/** The caller's fetch; else, in Node and under a policy, the guarded transport; else the global fetch. */
+function fetchFor(options: FetchJsonOptions): FetchLike {
+  if (options.fetch !== undefined) return options.fetch;
+  const getBuiltinModule = (globalThis as { process?: { getBuiltinModule?: GetBuiltinModule } }).process?.getBuiltinModule;
+  return getBuiltinModule !== undefined && options.urlPolicy !== undefined ? guardedNodeFetch(getBuiltinModule, options.urlPolicy) : globalFetch;
+}
+
 /** GETs `url` and parses its body as JSON within `limits`; every failure is a value. */
 export async function fetchJson(url: string, options: FetchJsonOptions): Promise<HttpJsonResult> {
   const { limits } = options;
   const timeout = AbortSignal.timeout(limits.timeoutMs);
   try {
-    const response = await (options.fetch ?? globalFetch)(url, {
+    const response = await fetchFor(options)(url, {
       method: 'GET',
       headers: { accept: options.accept },
       redirect: 'manual',
@@ -115,8 +134,9 @@ export async function fetchJson(url: string, options: FetchJsonOptions): Promise
       return { ok: false, failure: 'json', message: 'response body is not safe JSON (syntax, depth, size or a forbidden key)' };
     }
     return { ok: true, status: response.status, contentType, headers: response.headers, json };
-  } catch {
+  } catch (error) {
     if (timeout.aborted) return { ok: false, failure: 'timeout', message: `timed out after ${limits.timeoutMs} ms` };
+    if (isMandateError(error, 'ADDRESS_REFUSED')) return { ok: false, failure: 'network', message: `address refused: ${error.message}` };
     return { ok: false, failure: 'network', message: 'network error while fetching' };
   }
 }

@@ -107,7 +107,7 @@ export function createStatusListClient(options: StatusListClientOptions): Status
   const downloads = new LruCache<string, Download>({ max: options.max ?? 256, now: clock });
 
   async function fetchList(url: string, now: number): Promise<CachedList> {
-    const result = await fetchJson(url, { limits, fetch: options.fetch, accept: 'application/vc, application/json', mediaTypes: MEDIA_TYPES });
+    const result = await fetchJson(url, { limits, fetch: options.fetch, urlPolicy: options, accept: 'application/vc, application/json', mediaTypes: MEDIA_TYPES });
     if (!result.ok) throw unavailable(`status list ${url}: ${result.message}`);
     const credential = parseStatusListCredential(result.json);
     // §3.2 and docs/status-lists.md step 4: the list names itself by the URL it was fetched from.
