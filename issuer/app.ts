@@ -18,7 +18,8 @@ import { cors } from 'hono/cors';
 import { etag } from 'hono/etag';
 import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
-import { JsonError, parseUnambiguousJson } from '../wallet/crypto/jcs.ts';
+import { isMandateError } from '../wallet/crypto/errors.ts';
+import { parseUnambiguousJson } from '../wallet/crypto/jcs.ts';
 import type { IssuerContext } from './context.ts';
 import type { IssuerEnv } from './http/env.ts';
 import { apiError, createErrorHandler, notFoundHandler, validationHook } from './http/errors.ts';
@@ -63,7 +64,7 @@ function jsonBodies(): MiddlewareHandler<IssuerEnv> {
       } catch (error) {
         // The validator turns any failure into its own "Malformed JSON"; the error handler
         // takes the precise reason from here.
-        if (error instanceof JsonError && error.code === 'JSON_DUPLICATE_NAME') c.set('bodyRefusal', 'the request body names a member twice in one object (I-JSON, RFC 7493 §2.3)');
+        if (isMandateError(error, 'JSON_DUPLICATE_NAME')) c.set('bodyRefusal', 'the request body names a member twice in one object (I-JSON, RFC 7493 §2.3)');
         throw error;
       }
     };
