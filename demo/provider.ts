@@ -35,6 +35,7 @@ import { issueGrant } from '../wallet/vc/grant.ts';
 import { didKeyIdentity, newUrnUuid, type SigningIdentity } from '../wallet/vc/identity.ts';
 import { issuerId, parseCredential } from '../wallet/vc/parse.ts';
 import { isMandateError } from '../wallet/crypto/errors.ts';
+import { parseJson } from '../wallet/crypto/jcs.ts';
 import type { AgentCredential, DelegationGrantCredential, UserConsent } from '../wallet/vc/types.ts';
 
 /** One line of what the provider checked, as the page shows it (✓/✗). */
@@ -209,9 +210,11 @@ export async function createDemoProvider(options: ProviderOptions): Promise<Demo
   app.post('/provider/grants', async (c) => {
     let body: unknown;
     try {
-      body = JSON.parse(await c.req.text());
+      // The strict reader a verifier uses: a consent or credential whose text names a member
+      // twice would read one way here and another to a first-wins parser downstream.
+      body = parseJson(await c.req.text());
     } catch {
-      return c.json({ error: { code: 'MALFORMED', message: 'the body is not JSON' } }, 400);
+      return c.json({ error: { code: 'MALFORMED', message: 'the body is not safe JSON (syntax, depth, a forbidden key or a member named twice)' } }, 400);
     }
     const { checks, consent, agent } = await checkConsentRequest(body);
     if (!consent || !agent) return c.json({ granted: false, checks }, 403);

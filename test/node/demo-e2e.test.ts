@@ -147,6 +147,7 @@ describe('npm run demo', () => {
     expect(checks.at(-1)).toEqual(expect.objectContaining({ ok: false, check: expect.stringContaining("user's signature") }));
 
     expect((await post('/provider/grants', 'not json')).status).toBe(400);
+    expect((await post('/provider/grants', '{"consent":{},"agentCredential":{},"consent":{}}')).status).toBe(400);
     expect((await post('/provider/grants', 'x'.repeat(40_000))).status).toBe(413);
     expect((await post('/provider/refusals', { reason: 'not a code', action: 'GET /' })).status).toBe(400);
     const badRevoke = await post('/operator/revoke', { vcId: 42 });
