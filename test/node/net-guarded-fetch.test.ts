@@ -3,9 +3,11 @@
 // internal alias or a rebinding DNS answer cannot reach the verifier's own network.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createResolver, createWebResolver } from '../../wallet/did/index.ts';
 import { fetchJson } from '../../wallet/net/http.ts';
+import { checkUrlPolicy } from '../../wallet/net/url-policy.ts';
 import { AddressRefusedError, guardedLookup, guardedNodeFetch, type Lookup, refusedAddress } from '../../wallet/net/node-fetch.ts';
 
 let server: Server;
@@ -59,6 +61,32 @@ describe('refusedAddress: the URL policy applied to a resolved address', () => {
     expect(refused('did.example', '127.0.0.1', { allowHttpLoopback: true })).toBe(true);
     expect(refused('localhost', '10.0.0.1', { allowHttpLoopback: true })).toBe(true);
     expect(refusedAddress('did.example', '10.1.2.3', {})).toBe('did.example resolves to 10.1.2.3, a private address (needs allowPrivateNetwork)');
+  });
+
+  it('judges every address as checkUrlPolicy judges the same address written in a URL (property)', () => {
+    const octet = fc.oneof(fc.integer({ min: 0, max: 255 }), fc.constantFrom(0, 10, 100, 127, 169, 172, 192, 224, 254, 255));
+    const ipv4 = fc.tuple(octet, octet, octet, octet).map((o) => o.join('.'));
+    const group = fc.oneof(fc.integer({ min: 0, max: 0xffff }), fc.constantFrom(0, 1, 0x64, 0xff9b, 0xfc00, 0xfd12, 0xfe80, 0xff02, 0xffff));
+    const ipv6 = fc.oneof(
+      fc.array(group, { minLength: 8, maxLength: 8 }).map((g) => g.map((x) => x.toString(16)).join(':')),
+      ipv4.map((v4) => `::ffff:${v4}`),
+      ipv4.map((v4) => `64:ff9b::${v4}`),
+      fc.constantFrom('::', '::1', '::7f00:1'),
+    );
+    fc.assert(
+      fc.property(fc.oneof(ipv4, ipv6), fc.boolean(), (address, allowPrivateNetwork) => {
+        const policy = { allowPrivateNetwork };
+        const literal = address.includes(':') ? `[${address}]` : address;
+        let urlRefused = false;
+        try {
+          checkUrlPolicy(`https://${literal}/`, policy, (message) => new Error(message));
+        } catch {
+          urlRefused = true;
+        }
+        expect(refusedAddress('did.example', address, policy) !== undefined, address).toBe(urlRefused);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
