@@ -4,8 +4,7 @@
  * DID Resolution error names (DID Core §7.1.2), because a resolver reports failures in
  * resolution metadata instead of throwing.
  */
-import { fetchJson, type FetchLike, type HttpFailure, type HttpLimits } from '../net/http.ts';
-import type { UrlPolicy } from '../net/url-policy.ts';
+import { fetchJson, type FetchJsonOptions, type FetchLike, type HttpFailure, type HttpLimits } from '../net/http.ts';
 import { DidError } from './errors.ts';
 import type { DidResolutionErrorName } from './types.ts';
 
@@ -39,7 +38,8 @@ const RESOLUTION_ERROR: Record<HttpFailure, DidResolutionErrorName> = {
 /** GETs a JSON document for a resolver; failures come back as resolution error names. */
 export async function fetchForResolution(
   url: string,
-  options: { limits: HttpLimits; fetch: FetchLike | undefined; urlPolicy?: UrlPolicy; accept: string; mediaTypes: ReadonlySet<string> },
+  // `fetch` named even when undefined: a resolver must hand on its caller's fetch, never drop it.
+  options: FetchJsonOptions & { fetch: FetchLike | undefined },
 ): Promise<DidFetchResult> {
   const result = await fetchJson(url, options);
   if (result.ok) return { ok: true, contentType: result.contentType, json: result.json };
