@@ -10,7 +10,8 @@ import { isMandateError } from '../../wallet/crypto/errors.ts';
 import { createIndexedDbCredentialStore } from '../../wallet/client/credential-store.ts';
 import { IssuerClient } from '../../wallet/client/issuer-client.ts';
 import { createIndexedDbKeyStore } from '../../wallet/keystore/indexeddb.ts';
-import { credentialDigest } from '../../wallet/vc/delegation.ts';
+import { credentialDigest, validUntilOf } from '../../wallet/vc/delegation.ts';
+import { within } from '../../wallet/vc/scopes.ts';
 import { createConsent } from '../../wallet/vc/grant.ts';
 import { newUrnUuid } from '../../wallet/vc/identity.ts';
 import { signPresentation } from '../../wallet/vc/presentation.ts';
@@ -298,13 +299,18 @@ async function main(): Promise<void> {
             state.subCredential = credential;
             const parent = chain[1] as AgentCredential;
             const s = credential.credentialSubject;
+            const p = parent.credentialSubject;
+            const parentDomains = p.domains;
+            const domainsWithin = parentDomains === undefined || (s.domains !== undefined && s.domains.every((d) => parentDomains.includes(d)));
+            // Each line is judged here again, from the two credentials as stored: `delegate`
+            // refused to sign a wider child, and this shows what that means.
             view.body.append(
               renderChecks([
-                { check: 'scopes within the parent’s', ok: true, detail: `${s.privilegeScopes.join(' ')} ⊂ ${parent.credentialSubject.privilegeScopes.join(' ')}` },
-                { check: 'depth below the parent’s', ok: s.delegationDepth < parent.credentialSubject.delegationDepth, detail: `${s.delegationDepth} < ${parent.credentialSubject.delegationDepth}` },
-                { check: 'domains within the parent’s', ok: true, detail: (s.domains ?? []).join(' ') },
-                { check: 'valid no longer than the parent', ok: true, detail: `until ${credential.validUntil ?? ''}` },
-                { check: 'names its parent by id and digest', ok: true, detail: credential.parentCredential.digestMultibase.slice(0, 24) + '…' },
+                { check: 'scopes within the parent’s', ok: within(s.privilegeScopes, p.privilegeScopes), detail: `${s.privilegeScopes.join(' ')} ⊂ ${p.privilegeScopes.join(' ')}` },
+                { check: 'depth below the parent’s', ok: s.delegationDepth < p.delegationDepth, detail: `${s.delegationDepth} < ${p.delegationDepth}` },
+                { check: 'domains within the parent’s', ok: domainsWithin, detail: (s.domains ?? []).join(' ') },
+                { check: 'valid no longer than the parent', ok: validUntilOf(credential) <= validUntilOf(parent), detail: `until ${credential.validUntil ?? ''}` },
+                { check: 'names its parent by id and digest', ok: credential.parentCredential.id === parent.id && credential.parentCredential.digestMultibase === credentialDigest(parent), detail: credential.parentCredential.digestMultibase.slice(0, 24) + '…' },
               ]),
               renderJson('DelegatedAgentCredential (agent → sub-agent)', credential, true),
             );

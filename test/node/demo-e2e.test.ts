@@ -82,6 +82,8 @@ describe('npm run demo', () => {
 
     await run('step-4', 'run-4');
     expect(await page.locator('#step-4 pre').last().textContent()).toContain('"delegationDepth": 1');
+    // Judged in the page from the stored credentials (scopes, depth, domains, validity, digest).
+    expect(await page.locator('#step-4 .checks li[data-ok="true"]').count()).toBe(5);
 
     await run('step-5', 'run-5');
     const approved = page.locator('#outcome-5');
