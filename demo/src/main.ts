@@ -220,7 +220,7 @@ async function main(): Promise<void> {
             view.body.append(
               renderChecks([
                 { check: 'minted by the operator with the admin key, server-side', ok: true, detail: 'POST /v1/enrollment-tokens' },
-                { check: 'single use, expires', ok: true, detail: minted.response.expiresAt },
+                { check: 'single use, expires', ok: Date.parse(minted.response.expiresAt) > Date.now(), detail: minted.response.expiresAt },
               ]),
               renderJson('POST /v1/enrollment-tokens — request', minted.request),
               renderJson('response (the token is shown once)', minted.response, true),

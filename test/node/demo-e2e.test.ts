@@ -65,6 +65,7 @@ describe('npm run demo', () => {
 
     await run('step-1', 'run-1');
     expect(await page.locator('#step-1 pre').last().textContent()).toMatch(/"token"/);
+    expect(await page.locator('#step-1 .checks li[data-ok="true"]').count()).toBe(2);
     // The admin key never reaches the page: not in the config, not in any answer shown.
     expect(await page.content()).not.toContain(demo.issuer.ctx.config.adminApiKey);
 
