@@ -94,6 +94,11 @@ export type Env = Readonly<Record<string, string | undefined>>;
 const SECRETS_FILE = 'issuer-secrets.json';
 const HEX32 = /^[0-9a-fA-F]{64}$/;
 const MIN_ADMIN_KEY_LENGTH = 32;
+/**
+ * RFC 6750 §2.1 `b64token` (token68): the characters a Bearer credential can carry. A key with
+ * any other character (a space, `!`, `:`) could be configured but never presented.
+ */
+export const BEARER_TOKEN_CHARACTERS = '[A-Za-z0-9\\-._~+/]+=*';
 
 const blankToUndefined = (value: unknown): unknown => (typeof value === 'string' && value.trim() === '' ? undefined : value);
 const optionalString = z.preprocess(blankToUndefined, z.string().optional());
@@ -272,6 +277,9 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
   const kekHex = fill('keyEncryptionKey', 'SERVICE_KEY_ENCRYPTION_KEY', () => bytesToHex(randomBytes(32)));
   const source = (envName: string) => (e[envName as keyof ParsedEnv] !== undefined ? 'environment' : (secretsFile ?? 'generated'));
   if (adminApiKey.length < MIN_ADMIN_KEY_LENGTH) invalid(`SERVICE_ADMIN_API_KEY: must be at least ${MIN_ADMIN_KEY_LENGTH} characters (${source('SERVICE_ADMIN_API_KEY')})`);
+  if (!new RegExp(`^${BEARER_TOKEN_CHARACTERS}$`).test(adminApiKey)) {
+    invalid(`SERVICE_ADMIN_API_KEY: may hold only letters, digits and - . _ ~ + /, with = only at the end, as a Bearer token can (RFC 6750 §2.1) (${source('SERVICE_ADMIN_API_KEY')})`);
+  }
   const signingKey = parseKey(signingHex, 'SERVICE_SIGNING_KEY', source('SERVICE_SIGNING_KEY'));
   const keyEncryptionKey = parseKey(kekHex, 'SERVICE_KEY_ENCRYPTION_KEY', source('SERVICE_KEY_ENCRYPTION_KEY'));
   if (generatedSecrets.length > 0 && secretsFile !== undefined) writeSecretsFile(secretsFile, stored);

@@ -6,6 +6,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { equalBytes } from '../../wallet/crypto/bytes.ts';
 import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
+import { BEARER_TOKEN_CHARACTERS } from '../config.ts';
 import type { IssuerEnv } from './env.ts';
 import { apiError } from './errors.ts';
 
@@ -17,9 +18,11 @@ export interface AdminAuthOptions {
   openWhen?: () => boolean;
 }
 
-/** RFC 6750 §2.1: `Bearer` (case-insensitive scheme), one space, then the token. */
-function bearerToken(header: string | undefined): string | undefined {
-  const match = header === undefined ? null : /^Bearer +([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header);
+const BEARER_HEADER = new RegExp(`^Bearer +(${BEARER_TOKEN_CHARACTERS})\\s*$`, 'i');
+
+/** RFC 6750 §2.1: `Bearer` (case-insensitive scheme), spaces, then the token. */
+export function bearerToken(header: string | undefined): string | undefined {
+  const match = header === undefined ? null : BEARER_HEADER.exec(header);
   return match?.[1];
 }
 
