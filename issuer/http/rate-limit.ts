@@ -14,6 +14,7 @@ import { bytesToHex } from '../../wallet/crypto/bytes.ts';
 import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
 import { LruCache } from '../../wallet/crypto/lru.ts';
 import { ipv6Groups } from '../../wallet/net/url-policy.ts';
+import { bearerToken } from './admin-auth.ts';
 import type { IssuerEnv } from './env.ts';
 import { apiError } from './errors.ts';
 
@@ -113,7 +114,9 @@ export function rateLimit(limits: RateLimits): MiddlewareHandler<IssuerEnv> {
   return async (c, next) => {
     enforce(limits.perIp.hit(`ip:${addressKey(clientIp(c))}`), 'from this address');
     const authorization = c.req.header('authorization');
-    if (authorization !== undefined) enforce(limits.perToken.hit(credentialKey('auth', authorization)), 'with this credential');
+    // Counted by the token as authentication reads it: `bearer K` and `Bearer   K` are one
+    // credential, not a fresh budget each.
+    if (authorization !== undefined) enforce(limits.perToken.hit(credentialKey('auth', bearerToken(authorization) ?? authorization)), 'with this credential');
     return next();
   };
 }

@@ -126,6 +126,10 @@ describe('rate limits', () => {
       const withKey = [];
       for (let i = 0; i < 4; i++) withKey.push((await limited.call('/v1/agents', { admin: true })).status);
       expect(withKey).toEqual([200, 200, 200, 429]);
+      // Spelled otherwise (scheme case, spaces), it is the same credential with the same budget.
+      for (const scheme of ['bearer ', 'BEARER ', 'Bearer   ']) {
+        expect((await limited.call('/v1/agents', { headers: { authorization: `${scheme}${TEST_ADMIN_KEY}` } })).status).toBe(429);
+      }
       // Anonymous requests from the same address are not affected by that key's budget.
       expect((await limited.call('/v1/health')).status).toBe(200);
       const token = await mintToken(limited).catch(() => undefined); // the admin key is exhausted now
