@@ -11,9 +11,9 @@
  *   this challenge: a `UserConsent` (its `user` = the user DID; what the user approved is then
  *   part of the evidence) or a DID-Auth `VerifiablePresentation` (its `holder` = the user DID).
  *
- * Single use: any attempt that reaches a signature check consumes the challenge, whatever the
- * outcome (one guess per challenge); malformed requests do not. The consuming UPDATE is
- * conditional, so of two concurrent answers exactly one is judged.
+ * Single use: any answer that gets past input validation (the 400s) consumes the challenge,
+ * whatever the outcome (one guess per challenge), unless the challenge expired meanwhile. The
+ * consuming UPDATE is conditional, so of two concurrent answers exactly one is judged.
  */
 import { bytesToBase64url } from '../../wallet/crypto/aead.ts';
 import { hexToBytes, randomBytes, utf8ToBytes } from '../../wallet/crypto/bytes.ts';
@@ -240,7 +240,11 @@ async function verifyChallenge(ctx: IssuerContext, store: ChallengesStore, chall
     });
     return true;
   });
-  if (!consumed) throw apiError('CHALLENGE_USED', 'this challenge was already answered');
+  if (!consumed) {
+    throw store.get(challengeId)?.usedAt !== undefined
+      ? apiError('CHALLENGE_USED', 'this challenge was already answered')
+      : apiError('CHALLENGE_EXPIRED', 'this challenge expired while the answer was judged; ask for a new one');
+  }
   return verdict;
 }
 

@@ -267,7 +267,11 @@ export async function completeOnboarding(ctx: IssuerContext, input: CompleteInpu
       // The single-use gates, first in the transaction: losers throw and nothing is written.
       before: () => {
         const at = ctx.now();
-        if (!ctx.stores.tokens.completeSession(session.id, at)) throw apiError('CHALLENGE_USED', 'this onboarding challenge was already completed');
+        if (!ctx.stores.tokens.completeSession(session.id, at)) {
+          throw ctx.stores.tokens.findSession(session.id)?.completedAt !== null
+            ? apiError('CHALLENGE_USED', 'this onboarding challenge was already completed')
+            : apiError('CHALLENGE_EXPIRED', 'the onboarding challenge expired while the answer was judged; start again');
+        }
         if (!ctx.stores.tokens.claim(token.id, at, agentDid)) {
           const current = ctx.stores.tokens.findById(token.id);
           throw current?.usedAt !== null ? apiError('TOKEN_USED', 'the enrollment token was already used') : apiError('TOKEN_EXPIRED', 'the enrollment token has expired');

@@ -37,7 +37,10 @@ export interface ChallengesStore {
   /** Stores a new challenge and deletes a few long-expired unanswered ones (by `createdAt`). */
   insert(record: Omit<UserChallengeRecord, 'usedAt' | 'verified'>): void;
   get(id: string): UserChallengeRecord | undefined;
-  /** Marks the challenge used with its outcome; false when it was already used. */
+  /**
+   * Marks the challenge used with its outcome; false when it was already used or is expired at
+   * `at` (checked again here: the answer's DID may have taken seconds to resolve).
+   */
   consume(id: string, at: number, outcome: ChallengeOutcome): boolean;
 }
 
@@ -56,7 +59,7 @@ export function createChallengesStore(db: IssuerDb): ChallengesStore {
     'INSERT INTO user_challenges (id, user_did, challenge, created_at, expires_at) VALUES (@id, @userDid, @challenge, @createdAt, @expiresAt)',
   );
   const select = db.sqlite.prepare<[string], Row>('SELECT id, user_did, challenge, created_at, expires_at, used_at, verified FROM user_challenges WHERE id = ?');
-  const consume = db.sqlite.prepare('UPDATE user_challenges SET used_at = ?, verified = ?, evidence = ? WHERE id = ? AND used_at IS NULL');
+  const consume = db.sqlite.prepare('UPDATE user_challenges SET used_at = ?, verified = ?, evidence = ? WHERE id = ? AND used_at IS NULL AND expires_at >= ?');
   // Through the partial index user_challenges_unanswered (schema.ts): no scan of answered rows.
   const prune = db.sqlite.prepare<[number, number]>(
     'DELETE FROM user_challenges WHERE rowid IN (SELECT rowid FROM user_challenges WHERE used_at IS NULL AND expires_at < ? ORDER BY expires_at LIMIT ?)',
@@ -82,7 +85,7 @@ export function createChallengesStore(db: IssuerDb): ChallengesStore {
       };
     },
     consume(id, at, outcome) {
-      return db.transaction(() => consume.run(at, outcome.verified ? 1 : 0, outcome.evidence, id).changes === 1);
+      return db.transaction(() => consume.run(at, outcome.verified ? 1 : 0, outcome.evidence, id, at).changes === 1);
     },
   };
 }

@@ -48,7 +48,10 @@ export interface TokenStore {
   list(page: PageOptions): EnrollmentTokenRecord[];
   insertSession(session: Omit<OnboardingSessionRecord, 'completedAt'>): void;
   findSession(id: string): OnboardingSessionRecord | undefined;
-  /** Marks the session completed if it is not already; true for exactly one caller. */
+  /**
+   * Marks the session completed if it is neither completed nor expired at `now` (checked again
+   * here: the answer's DID may have taken seconds to resolve); true for exactly one caller.
+   */
   completeSession(id: string, now: number): boolean;
 }
 
@@ -123,7 +126,7 @@ export function createSqliteTokenStore(db: IssuerDb): TokenStore {
   const insertSession = s.prepare(`INSERT INTO onboarding_sessions (id, token_id, custody, did, challenge, created_at, expires_at)
     VALUES (@id, @tokenId, @custody, @did, @challengeHash, @createdAt, @expiresAt)`);
   const session = s.prepare<[string], SessionRow>('SELECT * FROM onboarding_sessions WHERE id = ?');
-  const complete = s.prepare('UPDATE onboarding_sessions SET completed_at = ? WHERE id = ? AND completed_at IS NULL');
+  const complete = s.prepare('UPDATE onboarding_sessions SET completed_at = ? WHERE id = ? AND completed_at IS NULL AND expires_at > ?');
 
   return {
     insert(token) {
@@ -140,7 +143,7 @@ export function createSqliteTokenStore(db: IssuerDb): TokenStore {
     },
     insertSession: (value) => void insertSession.run(value),
     findSession: (id) => toSession(session.get(id)),
-    completeSession: (id, now) => complete.run(now, id).changes === 1,
+    completeSession: (id, now) => complete.run(now, id, now).changes === 1,
   };
 }
 
