@@ -15,7 +15,8 @@ const ListId = z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, 'lowercase letters, d
 
 const CreateRequest = z
   .strictObject({
-    purpose: z.string().regex(/^[a-z][a-zA-Z0-9_-]{0,63}$/).openapi({ example: 'revocation', description: 'statusPurpose (§2.1): revocation, suspension, …' }),
+    // Lowercase and at most 48 characters, so that the default id `<purpose>-<n>` is a ListId.
+    purpose: z.string().regex(/^[a-z][a-z0-9_-]{0,47}$/).openapi({ example: 'revocation', description: 'statusPurpose (§2.1): revocation, suspension, …' }),
     id: ListId.optional().openapi({ description: 'Default <purpose>-<n>' }),
     makeDefault: z.boolean().optional().openapi({ description: 'New credentials get entries on this list (default true)' }),
   })

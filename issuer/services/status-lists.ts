@@ -208,7 +208,9 @@ export function createIssuerStatusClient(ctx: IssuerContext): StatusListClient {
   };
 
   return {
-    check(entry, credentialIssuer, at) {
+    // async: whatever goes wrong below (a malformed escape in the URL, say) is a rejection, as
+    // the StatusListClient contract has it, never a synchronous throw.
+    async check(entry, credentialIssuer, at) {
       const url = typeof entry === 'object' && entry !== null ? (entry as { statusListCredential?: unknown }).statusListCredential : undefined;
       if (typeof url !== 'string' || !url.startsWith(prefix)) return remote.check(entry, credentialIssuer, at);
       const listId = decodeURIComponent(url.slice(prefix.length));

@@ -92,4 +92,26 @@ describe('POST /v1/status-list', () => {
     expect((await issuer.call('/v1/status-list', { admin: true, body: { purpose: 'Revocation!' } })).status).toBe(400);
     expect((await issuer.call('/v1/status-list', { body: { purpose: 'revocation' } })).status).toBe(401);
   });
+
+  it('takes only purposes whose default list id can be fetched: lowercase, at most 48 characters', async () => {
+    for (const purpose of ['statusMessage', `p${'x'.repeat(48)}`]) {
+      expect((await issuer.call('/v1/status-list', { admin: true, body: { purpose } })).status, purpose).toBe(400);
+    }
+    for (const purpose of ['message', `p${'x'.repeat(47)}`]) {
+      const created = await issuer.call('/v1/status-list', { admin: true, body: { purpose } });
+      expect(created.status, purpose).toBe(201);
+      expect((await fetch(created.json.url as string)).status, purpose).toBe(200);
+    }
+  });
+
+  it("the issuer's own status client rejects (never throws) on an entry whose list URL is malformed", async () => {
+    const entry = {
+      type: 'BitstringStatusListEntry',
+      statusPurpose: 'revocation',
+      statusListIndex: '7',
+      statusListCredential: `${issuer.url}/v1/status-list/%E0%A4%A`,
+    };
+    const pending = issuer.running.ctx.statusLists.check(entry, issuer.running.ctx.issuer.did);
+    await expect(pending).rejects.toThrow();
+  });
 });
