@@ -3,6 +3,7 @@
 // raw signer that skips the builders' narrowing checks so tests can craft what honest
 // builders refuse to produce.
 import { createProof } from '../../wallet/crypto/data-integrity.ts';
+import type { JsonLimits } from '../../wallet/crypto/jcs.ts';
 import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
 import { encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
 import { resolveDidKey } from '../../wallet/did/key.ts';
@@ -45,10 +46,11 @@ export function testResolver(): TestResolver {
 }
 
 /** Signs `unsigned` as an assertion of `identity` with no checks at all. */
-export async function signRaw<T extends object>(unsigned: T, identity: SigningIdentity, proofPurpose = 'assertionMethod'): Promise<T> {
+export async function signRaw<T extends object>(unsigned: T, identity: SigningIdentity, proofPurpose = 'assertionMethod', limits?: JsonLimits): Promise<T> {
   return (await createProof(unsigned as never, {
     signer: identity.signer,
     verificationMethod: identity.verificationMethod,
     proofPurpose,
+    ...(limits === undefined ? {} : { limits }),
   })) as unknown as T;
 }

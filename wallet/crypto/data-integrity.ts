@@ -55,6 +55,8 @@ export interface CreateProofOptions {
   challenge?: string;
   domain?: string | string[];
   nonce?: string;
+  /** Limits for the document and the proof configuration (defaults: jcs.ts; a verifier needs the same). */
+  limits?: JsonLimits;
 }
 
 export interface VerifyProofOptions {
@@ -193,8 +195,8 @@ export async function createProof<T extends object>(document: T, options: Create
   // Steps 3–5: proof configuration, transformation, hashing. Copy the document before the
   // first await, so a caller mutating it while we sign cannot make the output differ from
   // what was signed.
-  const canonicalProofConfig = proofConfiguration(proof);
-  const data = hashData(transformJcs(unsecured), canonicalProofConfig);
+  const canonicalProofConfig = proofConfiguration(proof, options.limits);
+  const data = hashData(transformJcs(unsecured, options.limits), canonicalProofConfig);
   const output = structuredClone(unsecured);
   const proofs = structuredClone(previous);
   const proofCopy = structuredClone(proof);
