@@ -1,6 +1,7 @@
 // Revocation and suspension through real status lists served over HTTP by the fixture server,
 // checked by verifyPresentation in Node and in Chromium.
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { bytesToBase64url } from '../../wallet/crypto/aead.ts';
 import { createKeyResolver } from '../../wallet/did/verification-method.ts';
 import { allocateIndex } from '../../wallet/status/allocate.ts';
 import { createStatusList, setStatus, type StatusBitstring } from '../../wallet/status/bitstring.ts';
@@ -31,16 +32,16 @@ interface PublishedList {
   publish(signer?: SigningIdentity): Promise<void>;
 }
 
-async function publishedList(purpose: string, ttl = 60_000): Promise<PublishedList> {
+async function publishedList(purpose: string, ttl = 60_000, shape: { length?: number; validFrom?: () => Date } = {}): Promise<PublishedList> {
   const url = `${base}/lists/${crypto.randomUUID()}`;
-  const list = createStatusList();
+  const list = createStatusList(shape.length === undefined ? {} : { length: shape.length });
   const published: PublishedList = {
     url,
     list,
     purpose,
     async publish(signer = platform) {
-      const unsigned = buildStatusListCredential({ id: url, issuer: signer.did, validFrom: new Date(), statusPurpose: purpose, encodedList: await encodeStatusList(list), ttl });
-      const signed = await signRaw(unsigned, signer);
+      const unsigned = buildStatusListCredential({ id: url, issuer: signer.did, validFrom: shape.validFrom?.() ?? new Date(), statusPurpose: purpose, encodedList: await encodeStatusList(list), ttl });
+      const signed = await signRaw(unsigned, signer, 'assertionMethod', { maxBytes: 256 * 1024 });
       const response = await fetch(`${base}/host${new URL(url).pathname}`, { method: 'PUT', body: JSON.stringify(signed), headers: { 'content-type': 'application/json' } });
       expect(response.status).toBe(204);
     },
@@ -215,6 +216,75 @@ describe('status lists in verifyPresentation', () => {
     expectReason(await verify(credential, client({ allowHttpLoopback: false })), 'STATUS_UNAVAILABLE');
   });
 
+  it('accepts a list credential larger than 64 KiB, up to maxBytes (a 1,048,576-entry list of random bits)', async () => {
+    const large = await publishedList('revocation', 60_000, { length: 1_048_576 });
+    for (let offset = 0; offset < large.list.bytes.length; offset += 65_536) crypto.getRandomValues(large.list.bytes.subarray(offset, offset + 65_536));
+    const { credential, indexes } = await credentialOn(large);
+    setStatus(large.list, indexes[0] as number, 0);
+    await large.publish();
+    expect((await (await fetch(large.url)).text()).length).toBeGreaterThan(128 * 1024);
+    expect((await verify(credential)).valid).toBe(true);
+    setStatus(large.list, indexes[0] as number, 1);
+    await large.publish();
+    expectReason(await verify(credential), 'CREDENTIAL_REVOKED');
+  });
+
+  it('STATUS_UNAVAILABLE: a list whose validFrom is ahead of the clock by more than the skew (60 s)', async () => {
+    const early = await publishedList('revocation', 60_000, { validFrom: () => new Date(Date.now() + 86_400_000) });
+    const { credential: onEarly } = await credentialOn(early);
+    expectReason(await verify(onEarly), 'STATUS_UNAVAILABLE');
+    expect((await verify(onEarly, client({ clockSkewMs: 2 * 86_400_000 }))).valid).toBe(true);
+    const justSigned = await publishedList('revocation', 60_000, { validFrom: () => new Date(Date.now() + 30_000) });
+    const { credential: onJustSigned } = await credentialOn(justSigned);
+    expect((await verify(onJustSigned)).valid).toBe(true);
+  });
+
+  it('a signed list that does not decode is refused for its ttl, and decompressed once, not at every check', async () => {
+    const list = await publishedList('revocation', 10_000);
+    const { credential } = await credentialOn(list);
+    const publishEncoded = async (encodedList: string) => {
+      const unsigned = buildStatusListCredential({ id: list.url, issuer: platform.did, validFrom: new Date(), statusPurpose: 'revocation', encodedList, ttl: 10_000 });
+      await fetch(`${base}/host${new URL(list.url).pathname}`, { method: 'PUT', body: JSON.stringify(await signRaw(unsigned, platform)), headers: { 'content-type': 'application/json' } });
+    };
+    // A GZIP header, then a deflate block of the reserved type 11 (RFC 1951 §3.2.3).
+    await publishEncoded(`u${bytesToBase64url(Uint8Array.of(0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0x07, 0, 0, 0, 0, 0, 0, 0, 2, 0))}`);
+    let clock = Date.now();
+    let fetches = 0;
+    const statusLists = client({ now: () => clock, fetch: (input, init) => (fetches++, fetch(input, init)) });
+    // One refusal object per decompression: the same one at every check means one decompression.
+    const entry = (credential.credentialStatus as unknown as object[])[0];
+    const refusals = new Set<unknown>();
+    for (let i = 0; i < 3; i++) refusals.add(await statusLists.check(entry, platform.did).then(() => 'accepted', (error: unknown) => error));
+    expect([refusals.size, fetches]).toEqual([1, 1]);
+    expect([...refusals][0]).toMatchObject({ code: 'STATUS_LIST_MALFORMED' });
+    expectReason(await verify(credential, statusLists, new Date(clock)), 'STATUS_UNAVAILABLE');
+    // The issuer publishes one that decodes: taken when the broken one's ttl is over.
+    await publishEncoded(await encodeStatusList(list.list));
+    clock += 10_000;
+    expect((await verify(credential, statusLists, new Date(clock))).valid).toBe(true);
+    expect(fetches).toBe(2);
+  });
+
+  it('keeps decompressed lists within maxCachedBytes: the least recently used one is fetched again', async () => {
+    const lists = await Promise.all([1, 2, 3].map(() => publishedList('revocation')));
+    const credentials = await Promise.all(lists.map(async (l) => (await credentialOn(l)).credential));
+    const run = async (maxCachedBytes?: number) => {
+      let fetches = 0;
+      const statusLists = client({ ...(maxCachedBytes === undefined ? {} : { maxCachedBytes }), fetch: (input, init) => (fetches++, fetch(input, init)) });
+      for (const credential of [...credentials, credentials[0] as AgentCredential]) expect((await verify(credential, statusLists)).valid).toBe(true);
+      return fetches;
+    };
+    expect(await run()).toBe(3);
+    expect(await run(40_000)).toBe(4); // room for two 16 KiB lists
+  });
+
+  it('STATUS_UNAVAILABLE when a status list client throws instead of rejecting', async () => {
+    const revocation = await publishedList('revocation');
+    const { credential } = await credentialOn(revocation);
+    const throwing = { check: () => { throw new Error('boom'); } };
+    expectReason(await verify(credential, throwing as never), 'STATUS_UNAVAILABLE');
+  });
+
   it('STATUS_UNAVAILABLE: a credential without credentialStatus, when the verifier requires one', async () => {
     const irrevocable = await issueAgentCredential({ issuer: platform, agentDid: agent.did, privilegeScopes: ['files'], delegationDepth: 0 });
     const vp = await signPresentation({ holder: agent, credentials: [irrevocable], challenge: 'n', domain: TARGET });
@@ -225,6 +295,11 @@ describe('status lists in verifyPresentation', () => {
     const { credential } = await credentialOn(revocation);
     const withStatus = await signPresentation({ holder: agent, credentials: [credential], challenge: 'n', domain: TARGET });
     expect((await verifyPresentation(withStatus, { ...trusting, requireCredentialStatus: true })).valid).toBe(true);
+    // An entry of a purpose that refuses nothing does not count: the credential still cannot be revoked.
+    const { credential: refreshOnly } = await credentialOn(await publishedList('refresh'));
+    const withRefresh = () => signPresentation({ holder: agent, credentials: [refreshOnly], challenge: 'n', domain: TARGET });
+    expect((await verifyPresentation(await withRefresh(), trusting)).valid).toBe(true);
+    expectReason(await verifyPresentation(await withRefresh(), { ...trusting, requireCredentialStatus: true }), 'STATUS_UNAVAILABLE');
   });
 
   it('concurrent verifications share one fetch of a list', async () => {

@@ -15,7 +15,7 @@ import { isMandateError } from '../crypto/errors.ts';
 import { LruCache } from '../crypto/lru.ts';
 import { fetchJson, type FetchLike } from '../net/http.ts';
 import { checkUrlPolicy, type UrlPolicy } from '../net/url-policy.ts';
-import type { StatusBitstring } from './bitstring.ts';
+import { statusListFromBytes } from './bitstring.ts';
 import {
   assertEntryMatchesList,
   parseStatusListCredential,
@@ -23,7 +23,7 @@ import {
   readEntryStatus,
   type BitstringStatusListCredential,
 } from './credential.ts';
-import { decodeStatusList } from './encoded-list.ts';
+import { inflateEncodedList } from './encoded-list.ts';
 import { StatusListError } from './errors.ts';
 
 export interface StatusListClientOptions extends UrlPolicy {
@@ -44,6 +44,13 @@ export interface StatusListClientOptions extends UrlPolicy {
   negativeTtlMs?: number;
   /** Most lists cached (default 256). */
   max?: number;
+  /**
+   * Most bytes of decompressed bitstrings cached (default 32 MiB): a 1 MiB bitstring can be a
+   * 1.4 KB `encodedList`, so the count alone would let lists someone else signs hold 256 MiB.
+   */
+  maxCachedBytes?: number;
+  /** How far ahead of this clock a list's `validFrom` may be (default 60 s): lists are re-signed at every change. */
+  clockSkewMs?: number;
   now?: () => number;
 }
 
@@ -72,8 +79,12 @@ interface CachedList {
   issuer: string;
   fetchedAt: number;
   freshUntil: number;
-  /** Decoded bitstrings by statusSize: decoding is the expensive part, done once per list. */
-  decoded: Map<number, Promise<StatusBitstring>>;
+  /**
+   * The decompressed bitstring, inflated once when the list is fetched (the expensive part) and
+   * read at every statusSize without copying; or why it does not inflate, which every check of
+   * this version of the list then reports at once.
+   */
+  bytes: Uint8Array | StatusListError;
 }
 
 /** A list's download: shared while it runs, and, when it failed, its refusal until `retryAt`. */
@@ -99,11 +110,17 @@ export function createStatusListClient(options: StatusListClientOptions): Status
   const defaultTtlMs = options.defaultTtlMs ?? 5 * 60_000;
   const graceMs = options.graceMs ?? 0;
   const negativeTtlMs = options.negativeTtlMs ?? 5_000;
-  for (const [name, ms] of [['graceMs', graceMs], ['negativeTtlMs', negativeTtlMs]] as const) {
+  const clockSkewMs = options.clockSkewMs ?? 60_000;
+  for (const [name, ms] of [['graceMs', graceMs], ['negativeTtlMs', negativeTtlMs], ['clockSkewMs', clockSkewMs]] as const) {
     if (!Number.isSafeInteger(ms) || ms < 0) throw new StatusListError('INVALID_STATUS_ARGUMENT', `${name} must be a non-negative integer of ms`);
   }
   // Entries outlive their ttl by the grace period, so a failed refresh can fall back to them.
-  const cache = new LruCache<string, CachedList>({ max: options.max ?? 256, now: clock });
+  const cache = new LruCache<string, CachedList>({
+    max: options.max ?? 256,
+    maxSize: options.maxCachedBytes ?? 32 * 1024 * 1024,
+    sizeOf: (list) => (list.bytes instanceof Uint8Array ? list.bytes.byteLength : 0) + list.credential.credentialSubject.encodedList.length,
+    now: clock,
+  });
   const downloads = new LruCache<string, Download>({ max: options.max ?? 256, now: clock });
 
   async function fetchList(url: string, now: number): Promise<CachedList> {
@@ -120,12 +137,22 @@ export function createStatusListClient(options: StatusListClientOptions): Status
           vm.split('#')[0] === issuer ? options.resolveKey(vm, purpose) : Promise.reject(unavailable(`status list ${url} is signed by a key outside its issuer`)),
         expectedProofPurpose: 'assertionMethod',
         now: new Date(now),
+        // The credential was fetched within this bound; canonical JSON must be allowed as much.
+        limits: { maxBytes: limits.maxBytes },
       });
     } catch (error) {
       throw unavailable(`status list ${url} does not verify: ${isMandateError(error) ? error.code : 'error'}`, error);
     }
+    // Inflated here, once. A signed list that does not inflate is its issuer's statement for its
+    // ttl like any other: cached with the refusal, not inflated again at every check.
+    let bytes: Uint8Array | StatusListError;
+    try {
+      bytes = await inflateEncodedList(credential.credentialSubject.encodedList, { maxBytes: maxListBytes });
+    } catch (error) {
+      bytes = error instanceof StatusListError ? error : unavailable(`status list ${url} does not decode`, error);
+    }
     const ttl = credential.credentialSubject.ttl ?? defaultTtlMs;
-    return { credential, issuer, fetchedAt: now, freshUntil: now + ttl, decoded: new Map() };
+    return { credential, issuer, fetchedAt: now, freshUntil: now + ttl, bytes };
   }
 
   async function listFor(url: string, now: number): Promise<CachedList> {
@@ -162,17 +189,16 @@ export function createStatusListClient(options: StatusListClientOptions): Status
       if (list.issuer !== credentialIssuer) {
         throw unavailable(`status list ${parsed.statusListCredential} is issued by ${list.issuer}, not by the credential's issuer`);
       }
-      const validUntil = list.credential.validUntil;
+      // VC DM 2.0 §4.9: the list is in force from validFrom until validUntil.
+      const { validFrom, validUntil } = list.credential;
       if (validUntil !== undefined && (parseDateTimeStamp(validUntil) ?? -Infinity) < now) throw unavailable(`status list ${parsed.statusListCredential} has expired`);
-      assertEntryMatchesList(parsed, list.credential);
-      const statusSize = parsed.statusSize ?? 1;
-      let decoded = list.decoded.get(statusSize);
-      if (!decoded) {
-        decoded = decodeStatusList(list.credential.credentialSubject.encodedList, { statusSize, maxBytes: maxListBytes });
-        list.decoded.set(statusSize, decoded);
-        decoded.catch(() => list.decoded.delete(statusSize));
+      if (validFrom !== undefined && (parseDateTimeStamp(validFrom) ?? Infinity) > now + clockSkewMs) {
+        throw unavailable(`status list ${parsed.statusListCredential} is not valid before ${validFrom}`);
       }
-      const result = readEntryStatus(parsed, await decoded, list.credential.credentialSubject.statusMessage);
+      assertEntryMatchesList(parsed, list.credential);
+      if (!(list.bytes instanceof Uint8Array)) throw list.bytes;
+      const entries = statusListFromBytes(list.bytes, parsed.statusSize ?? 1);
+      const result = readEntryStatus(parsed, entries, list.credential.credentialSubject.statusMessage);
       return {
         status: result.status,
         purpose: result.purpose,

@@ -53,12 +53,22 @@ export async function encodeStatusList(list: StatusBitstring): Promise<string> {
  * bitstring over the limits), STATUS_LIST_TOO_SHORT (fewer than `minEntries` entries).
  */
 export async function decodeStatusList(encodedList: string, options: DecodeStatusListOptions = {}): Promise<StatusBitstring> {
-  const { statusSize = 1, minEntries = MIN_STATUS_LIST_ENTRIES, maxBytes = MAX_STATUS_LIST_BYTES } = options;
-  const maxEncodedLength = options.maxEncodedLength ?? defaultMaxEncodedLength(maxBytes);
+  const { statusSize = 1, minEntries = MIN_STATUS_LIST_ENTRIES } = options;
   assertStatusSize(statusSize);
+  assertLimit(minEntries, 'minEntries');
+  return statusListFromBytes(await inflateEncodedList(encodedList, options), statusSize, minEntries);
+}
+
+/**
+ * The uncompressed bitstring of an `encodedList` (§3.4), whatever its entries' size: one copy
+ * serves every `statusSize` (`statusListFromBytes` wraps it without copying). Errors as
+ * `decodeStatusList`, but for STATUS_LIST_TOO_SHORT, which depends on the entry size.
+ */
+export async function inflateEncodedList(encodedList: string, options: Pick<DecodeStatusListOptions, 'maxBytes' | 'maxEncodedLength'> = {}): Promise<Uint8Array> {
+  const maxBytes = options.maxBytes ?? MAX_STATUS_LIST_BYTES;
+  const maxEncodedLength = options.maxEncodedLength ?? defaultMaxEncodedLength(maxBytes);
   assertLimit(maxBytes, 'maxBytes');
   assertLimit(maxEncodedLength, 'maxEncodedLength');
-  assertLimit(minEntries, 'minEntries');
   if (typeof encodedList !== 'string') throw new StatusListError('STATUS_LIST_MALFORMED', 'encodedList must be a string');
   if (encodedList.length > maxEncodedLength) {
     throw new StatusListError('STATUS_LIST_TOO_LARGE', `encodedList is longer than ${maxEncodedLength} characters`);
@@ -75,6 +85,5 @@ export async function decodeStatusList(encodedList: string, options: DecodeStatu
     // Only a length that leaves stray bits gets here (e.g. one character after a full group).
     throw new StatusListError('STATUS_LIST_MALFORMED', 'encodedList is not valid base64url', { cause: error });
   }
-  const bytes = await gunzip(compressed, maxBytes);
-  return statusListFromBytes(bytes, statusSize, minEntries);
+  return gunzip(compressed, maxBytes);
 }
