@@ -61,7 +61,8 @@ export interface VerifyPresentationOptions {
   maxPresentationLifetimeMs?: number;
   /**
    * Refuse (STATUS_UNAVAILABLE) an AgentCredential or DelegationGrantCredential that carries no
-   * credentialStatus: such a credential can never be revoked. Default false (VC DM 2.0 makes
+   * `revocation` or `suspension` status entry: such a credential can never be revoked (an entry
+   * of another purpose, say `message`, refuses nothing). Default false (VC DM 2.0 makes
    * status optional; Mandate's issuer always adds it). Delegated credentials are exempt: agents
    * keep no status lists, and revoking any credential above cuts the chain.
    */
@@ -157,6 +158,18 @@ function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
 
 /** A DID's resolution for this verification: settled at once when the resolver had it in memory. */
 type Resolution = Settled<DidResolutionResult> | Promise<Settled<DidResolutionResult>>;
+
+/** `settle` for a call that may also throw before returning its promise (a third-party client, say). */
+function settleCall<T>(call: () => Promise<T>): Promise<Settled<T>> {
+  try {
+    return settle(call());
+  } catch (error) {
+    return Promise.resolve({ ok: false, error });
+  }
+}
+
+/** The status purposes that can refuse a credential (step 6); `requireCredentialStatus` wants one. */
+const REVOKING_PURPOSES: ReadonlySet<string> = new Set(['revocation', 'suspension']);
 
 function startResolution(resolver: Resolvable, did: string): Resolution {
   try {
@@ -497,12 +510,13 @@ async function run(
   const lookups: Array<{ credential: MandateCredential; entry: StatusEntry; pending: Promise<Settled<StatusCheckResult>> }> = [];
   for (const [i, credential] of credentials.entries()) {
     const entries = statusEntries(credential);
-    if (entries.length === 0 && options.requireCredentialStatus === true && !('parentCredential' in credential)) {
-      throw new VerificationError('STATUS_UNAVAILABLE', `${credential.id} carries no credentialStatus, and this verifier requires one`);
+    if (options.requireCredentialStatus === true && !('parentCredential' in credential) && !entries.some((e) => REVOKING_PURPOSES.has(e.statusPurpose))) {
+      throw new VerificationError('STATUS_UNAVAILABLE', `${credential.id} carries no revocation or suspension status entry, and this verifier requires one`);
     }
     for (const entry of entries) {
-      const pending = options.statusLists
-        ? settle(options.statusLists.check(entry, issuers[i] as string, now))
+      const client = options.statusLists;
+      const pending = client
+        ? settleCall(() => client.check(entry, issuers[i] as string, now))
         : Promise.resolve({ ok: false as const, error: new VerificationError('STATUS_UNAVAILABLE', 'no status list client is configured') });
       lookups.push({ credential, entry, pending });
     }
