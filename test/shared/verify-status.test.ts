@@ -233,7 +233,7 @@ describe('status lists in verifyPresentation', () => {
     const early = await publishedList('revocation', 60_000, { validFrom: () => new Date(Date.now() + 86_400_000) });
     const { credential: onEarly } = await credentialOn(early);
     expectReason(await verify(onEarly), 'STATUS_UNAVAILABLE');
-    expect((await verify(onEarly, client({ clockSkewMs: 2 * 86_400_000 }))).valid).toBe(true);
+    expect((await verify(onEarly, client(), new Date(Date.now() + 86_400_000))).valid).toBe(true);
     const justSigned = await publishedList('revocation', 60_000, { validFrom: () => new Date(Date.now() + 30_000) });
     const { credential: onJustSigned } = await credentialOn(justSigned);
     expect((await verify(onJustSigned)).valid).toBe(true);

@@ -49,8 +49,6 @@ export interface StatusListClientOptions extends UrlPolicy {
    * 1.4 KB `encodedList`, so the count alone would let lists someone else signs hold 256 MiB.
    */
   maxCachedBytes?: number;
-  /** How far ahead of this clock a list's `validFrom` may be (default 60 s): lists are re-signed at every change. */
-  clockSkewMs?: number;
   now?: () => number;
 }
 
@@ -93,7 +91,10 @@ interface Download {
   retryAt: number;
 }
 
-const MEDIA_TYPES = new Set(['application/vc', 'application/vc+ld+json', 'application/ld+json', 'application/json']);
+const MEDIA_TYPES = /* @__PURE__ */ new Set(['application/vc', 'application/vc+ld+json', 'application/ld+json', 'application/json']);
+
+/** How far ahead of the verifier's clock a list's `validFrom` may be (the verifier's default clock skew). */
+const VALID_FROM_SKEW_MS = 60_000;
 
 function unavailable(message: string, cause?: unknown): StatusListError {
   return new StatusListError('STATUS_LIST_UNAVAILABLE', message, { cause });
@@ -110,8 +111,7 @@ export function createStatusListClient(options: StatusListClientOptions): Status
   const defaultTtlMs = options.defaultTtlMs ?? 5 * 60_000;
   const graceMs = options.graceMs ?? 0;
   const negativeTtlMs = options.negativeTtlMs ?? 5_000;
-  const clockSkewMs = options.clockSkewMs ?? 60_000;
-  for (const [name, ms] of [['graceMs', graceMs], ['negativeTtlMs', negativeTtlMs], ['clockSkewMs', clockSkewMs]] as const) {
+  for (const [name, ms] of [['graceMs', graceMs], ['negativeTtlMs', negativeTtlMs]] as const) {
     if (!Number.isSafeInteger(ms) || ms < 0) throw new StatusListError('INVALID_STATUS_ARGUMENT', `${name} must be a non-negative integer of ms`);
   }
   // Entries outlive their ttl by the grace period, so a failed refresh can fall back to them.
@@ -189,12 +189,11 @@ export function createStatusListClient(options: StatusListClientOptions): Status
       if (list.issuer !== credentialIssuer) {
         throw unavailable(`status list ${parsed.statusListCredential} is issued by ${list.issuer}, not by the credential's issuer`);
       }
-      // VC DM 2.0 §4.9: the list is in force from validFrom until validUntil.
+      // VC DM 2.0 §4.9: the list is in force from validFrom until validUntil. Lists are re-signed
+      // at every change, so a clock behind the issuer's by up to VALID_FROM_SKEW_MS takes them.
       const { validFrom, validUntil } = list.credential;
       if (validUntil !== undefined && (parseDateTimeStamp(validUntil) ?? -Infinity) < now) throw unavailable(`status list ${parsed.statusListCredential} has expired`);
-      if (validFrom !== undefined && (parseDateTimeStamp(validFrom) ?? Infinity) > now + clockSkewMs) {
-        throw unavailable(`status list ${parsed.statusListCredential} is not valid before ${validFrom}`);
-      }
+      if (validFrom !== undefined && (parseDateTimeStamp(validFrom) ?? Infinity) > now + VALID_FROM_SKEW_MS) throw unavailable(`status list ${parsed.statusListCredential} is not valid yet`);
       assertEntryMatchesList(parsed, list.credential);
       if (!(list.bytes instanceof Uint8Array)) throw list.bytes;
       const entries = statusListFromBytes(list.bytes, parsed.statusSize ?? 1);
