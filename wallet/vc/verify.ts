@@ -147,29 +147,25 @@ function reasonFor(error: unknown, fallback: ReasonCode, overrides: Record<strin
   return new VerificationError(fallback, 'verification failed unexpectedly', { cause: error });
 }
 
-/** Settles a promise into a value-or-error pair so parallel work never leaves a rejection unhandled. */
+/**
+ * Settles a call's promise into a value-or-error pair so parallel work never leaves a rejection
+ * unhandled. A call that throws instead of rejecting (a caller's resolver or status client)
+ * settles the same way.
+ */
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
-function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
-  return promise.then(
-    (value) => ({ ok: true as const, value }),
-    (error: unknown) => ({ ok: false as const, error }),
-  );
-}
-
-/** A DID's resolution for this verification: settled at once when the resolver had it in memory. */
-type Resolution = Settled<DidResolutionResult> | Promise<Settled<DidResolutionResult>>;
-
-/** `settle` for a call that may also throw before returning its promise (a third-party client, say). */
-function settleCall<T>(call: () => Promise<T>): Promise<Settled<T>> {
+function settle<T>(call: () => Promise<T>): Promise<Settled<T>> {
   try {
-    return settle(call());
+    return call().then(
+      (value) => ({ ok: true as const, value }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
   } catch (error) {
     return Promise.resolve({ ok: false, error });
   }
 }
 
-/** The status purposes that can refuse a credential (step 6); `requireCredentialStatus` wants one. */
-const REVOKING_PURPOSES: ReadonlySet<string> = new Set(['revocation', 'suspension']);
+/** A DID's resolution for this verification: settled at once when the resolver had it in memory. */
+type Resolution = Settled<DidResolutionResult> | Promise<Settled<DidResolutionResult>>;
 
 function startResolution(resolver: Resolvable, did: string): Resolution {
   try {
@@ -178,7 +174,7 @@ function startResolution(resolver: Resolvable, did: string): Resolution {
   } catch (error) {
     return { ok: false, error };
   }
-  return settle(resolver.resolve(did));
+  return settle(() => resolver.resolve(did));
 }
 
 /** This verification's resolutions: one per DID, read by every check. */
@@ -212,7 +208,8 @@ function startedTogether(dids: ReadonlySet<string>, resolver: Resolvable): Resol
     fresh,
     refreshed(did) {
       if (resolver.refresh === undefined) return undefined;
-      const again = settle(resolver.refresh(did)).then((settled) => {
+      const refreshing = resolver as Resolvable & Required<Pick<Resolvable, 'refresh'>>;
+      const again = settle(() => refreshing.refresh(did)).then((settled) => {
         if (settled.ok) fresh.set(did, settled.value);
         return settled;
       });
@@ -425,7 +422,7 @@ async function run(
   // A cached credential costs no signature work: only its keys are looked up again.
   const proofs = credentials.map((credential, i) => {
     const recalled = known[i];
-    const verify = () => settle(verifyCredentialProofs(credential, issuers[i] as string, keysOf, now, skew, memo));
+    const verify = () => settle(() => verifyCredentialProofs(credential, issuers[i] as string, keysOf, now, skew, memo));
     if (recalled === undefined) return verify();
     // A recognized credential's keys, looked up in this verification's resolutions: synchronously
     // when they are all in hand (a cached resolver), since that is the whole cost of a hit.
@@ -510,13 +507,13 @@ async function run(
   const lookups: Array<{ credential: MandateCredential; entry: StatusEntry; pending: Promise<Settled<StatusCheckResult>> }> = [];
   for (const [i, credential] of credentials.entries()) {
     const entries = statusEntries(credential);
-    if (options.requireCredentialStatus === true && !('parentCredential' in credential) && !entries.some((e) => REVOKING_PURPOSES.has(e.statusPurpose))) {
+    if (options.requireCredentialStatus === true && !('parentCredential' in credential) && !entries.some((e) => e.statusPurpose === 'revocation' || e.statusPurpose === 'suspension')) {
       throw new VerificationError('STATUS_UNAVAILABLE', `${credential.id} carries no revocation or suspension status entry, and this verifier requires one`);
     }
     for (const entry of entries) {
       const client = options.statusLists;
       const pending = client
-        ? settleCall(() => client.check(entry, issuers[i] as string, now))
+        ? settle(() => client.check(entry, issuers[i] as string, now))
         : Promise.resolve({ ok: false as const, error: new VerificationError('STATUS_UNAVAILABLE', 'no status list client is configured') });
       lookups.push({ credential, entry, pending });
     }
