@@ -71,7 +71,7 @@ export const DEFAULT_CHALLENGE_PATH = '/.well-known/mandate/challenge';
 /** The request header carrying the challenge in `challenge: 'request'` mode. */
 export const CHALLENGE_HEADER = 'X-Mandate-Challenge';
 /** Headers a verified request is forwarded with; any incoming `X-Mandate-*` header is dropped first. */
-export const CLAIM_HEADERS = Object.freeze({
+export const CLAIM_HEADERS = /* @__PURE__ */ Object.freeze({
   agentDid: 'X-Mandate-Agent-Did',
   /** The effective scopes, space-separated (a scope never contains a space: docs/scopes.md). */
   scopes: 'X-Mandate-Scopes',

@@ -67,7 +67,7 @@ export interface VerifierWorkerConfig {
 }
 
 /** Defaults of every optional setting, frozen so a caller cannot change them for everyone. */
-export const WORKER_CONFIG_DEFAULTS = Object.freeze({
+export const WORKER_CONFIG_DEFAULTS = /* @__PURE__ */ Object.freeze({
   challenge: 'endpoint' as ChallengeMode,
   challengePath: '/.well-known/mandate/challenge',
   didTtlMs: 5 * 60_000,
@@ -86,8 +86,8 @@ const MAX_ROUTES = 256;
 /** Longest duration accepted anywhere: 30 days. */
 const MAX_DURATION_MS = 30 * 24 * 3600_000;
 const MAX_REPLAY = 1_000_000;
-const ROUTE_KEYS: ReadonlySet<string> = new Set(['method', 'path', 'scopes']);
-const KEYS: ReadonlySet<string> = new Set(['target', 'trustedIssuers', 'trustedGrantIssuers', 'routes', ...Object.keys(WORKER_CONFIG_DEFAULTS)]);
+const ROUTE_KEYS: ReadonlySet<string> = /* @__PURE__ */ new Set(['method', 'path', 'scopes']);
+const KEYS: ReadonlySet<string> = /* @__PURE__ */ new Set(['target', 'trustedIssuers', 'trustedGrantIssuers', 'routes', ...Object.keys(WORKER_CONFIG_DEFAULTS)]);
 
 /** The worker's own settings, what each must be, and the check. (verifyRequest judges the rest.) */
 const CHECKS: ReadonlyArray<[keys: string[], expected: string, check: (value: unknown) => boolean]> = [

@@ -28,7 +28,7 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({ retries: 2, baseDelayMs: 200, maxDelayMs: 5000, maxRetryAfterMs: 30_000 });
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = /* @__PURE__ */ Object.freeze({ retries: 2, baseDelayMs: 200, maxDelayMs: 5000, maxRetryAfterMs: 30_000 });
 
 /** What a client reports for logs: never headers, bodies, tokens or keys. */
 export type TransportEvent =

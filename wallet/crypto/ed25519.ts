@@ -51,7 +51,7 @@ export interface Ed25519Options {
 // ---------------------------------------------------------------------------------------------
 // Backend choice
 
-const BACKENDS: readonly Ed25519Backend[] = Object.freeze(['node', 'webcrypto', 'noble']);
+const BACKENDS: readonly Ed25519Backend[] = /* @__PURE__ */ Object.freeze(['node', 'webcrypto', 'noble']);
 
 let chosenBackend: Ed25519Backend | undefined;
 let detectedBackend: Ed25519Backend | undefined;
@@ -61,7 +61,7 @@ type Runner =
   | { readonly kind: 'webcrypto'; readonly subtle: SubtleCrypto }
   | { readonly kind: 'noble' };
 
-const NOBLE: Runner = Object.freeze({ kind: 'noble' });
+const NOBLE: Runner = /* @__PURE__ */ Object.freeze({ kind: 'noble' });
 
 function unavailable(backend: string): Ed25519Error {
   return new Ed25519Error('NATIVE_UNAVAILABLE', `Ed25519 backend "${String(backend)}" is not available in this runtime`);

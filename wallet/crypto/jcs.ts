@@ -54,10 +54,10 @@ export interface JsonLimits {
   maxBytes?: number;
 }
 
-export const DEFAULT_JSON_LIMITS: Readonly<Required<JsonLimits>> = Object.freeze({ maxDepth: 32, maxBytes: 64 * 1024 });
+export const DEFAULT_JSON_LIMITS: Readonly<Required<JsonLimits>> = /* @__PURE__ */ Object.freeze({ maxDepth: 32, maxBytes: 64 * 1024 });
 
 /** Keys that reach Object.prototype or a constructor when a parsed value is merged or assigned. */
-const UNSAFE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+const UNSAFE_KEYS: ReadonlySet<string> = /* @__PURE__ */ new Set(['__proto__', 'constructor', 'prototype']);
 
 // ES2024 String.prototype.isWellFormed (Node ≥ 20, Chromium ≥ 111); the u-flag regex is the
 // fallback. With the u flag a valid surrogate pair is one code point, so only lone halves match.

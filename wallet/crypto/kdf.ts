@@ -42,14 +42,14 @@ export interface ScryptParams extends ScryptCost {
  * shared 2-core machine (bench figures in docs/keystores.md). That is the cost an attacker pays
  * per guess; a store unlocks once per process, so users pay it once.
  */
-export const SCRYPT_DEFAULT_COST: ScryptCost = Object.freeze({ N: 2 ** 17, r: 8, p: 1 });
+export const SCRYPT_DEFAULT_COST: ScryptCost = /* @__PURE__ */ Object.freeze({ N: 2 ** 17, r: 8, p: 1 });
 
 /**
  * Bounds applied to every cost, chosen or read from storage. The floor keeps a typo from
  * producing a trivially guessable file; the ceilings (256 MiB of memory, 4× the default work)
  * keep a crafted file from exhausting the process.
  */
-export const SCRYPT_LIMITS = Object.freeze({
+export const SCRYPT_LIMITS = /* @__PURE__ */ Object.freeze({
   minN: 2 ** 10,
   maxMemoryBytes: 2 ** 28,
   maxWorkBytes: 2 ** 29,

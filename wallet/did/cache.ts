@@ -51,7 +51,7 @@ export interface CachedResolver extends Resolvable {
   readonly size: number;
 }
 
-export const DID_CACHE_DEFAULTS = Object.freeze({ ttlMs: 5 * 60_000, max: 1000, negativeTtlMs: 30_000, refreshCooldownMs: 30_000 });
+export const DID_CACHE_DEFAULTS = /* @__PURE__ */ Object.freeze({ ttlMs: 5 * 60_000, max: 1000, negativeTtlMs: 30_000, refreshCooldownMs: 30_000 });
 
 interface Entry {
   result: DidResolutionResult;

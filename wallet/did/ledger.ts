@@ -66,7 +66,7 @@ export interface LedgerResolverOptions {
   pageSize?: number;
 }
 
-export const DID_LEDGER_DEFAULTS = Object.freeze({ network: 'mainnet', timeoutMs: 5000, maxBytes: 256 * 1024, maxPages: 20, maxMessages: 1000, pageSize: 100 });
+export const DID_LEDGER_DEFAULTS = /* @__PURE__ */ Object.freeze({ network: 'mainnet', timeoutMs: 5000, maxBytes: 256 * 1024, maxPages: 20, maxMessages: 1000, pageSize: 100 });
 
 /** Counts reported in `didResolutionMetadata.ledger`. */
 export interface LedgerReplayStats {
@@ -89,8 +89,8 @@ const CONSENSUS_TIMESTAMP = /^(\d{1,12})\.(\d{1,9})$/; // seconds.nanoseconds
 const MAX_TIMESTAMP_DRIFT_MS = 10 * 60_000;
 /** Keys tried per message: the root key plus at most this many capabilityInvocation keys. */
 const MAX_CONTROLLER_KEYS = 8;
-const MIRROR_MEDIA_TYPES: ReadonlySet<string> = new Set(['application/json']);
-const OPERATIONS: ReadonlySet<string> = new Set(['create', 'update', 'deactivate']);
+const MIRROR_MEDIA_TYPES: ReadonlySet<string> = /* @__PURE__ */ new Set(['application/json']);
+const OPERATIONS: ReadonlySet<string> = /* @__PURE__ */ new Set(['create', 'update', 'deactivate']);
 
 interface LedgerDid {
   network: string;

@@ -18,7 +18,7 @@ export type VerificationRelationship =
   | 'capabilityDelegation';
 
 /** The relationships in the order DID Core §5.3 lists them. */
-export const VERIFICATION_RELATIONSHIPS: readonly VerificationRelationship[] = Object.freeze([
+export const VERIFICATION_RELATIONSHIPS: readonly VerificationRelationship[] = /* @__PURE__ */ Object.freeze([
   'authentication',
   'assertionMethod',
   'keyAgreement',

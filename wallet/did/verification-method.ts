@@ -32,7 +32,7 @@ export interface KeyResolverOptions {
 }
 
 /** Proof purposes a key can serve; keyAgreement is for encryption and never signs proofs. */
-const PROOF_PURPOSES: ReadonlySet<string> = new Set(['assertionMethod', 'authentication', 'capabilityInvocation', 'capabilityDelegation']);
+const PROOF_PURPOSES: ReadonlySet<string> = /* @__PURE__ */ new Set(['assertionMethod', 'authentication', 'capabilityInvocation', 'capabilityDelegation']);
 
 function notAuthorized(message: string): never {
   throw new DidError('KEY_NOT_AUTHORIZED', message);

@@ -29,10 +29,10 @@ export interface WebResolverOptions extends UrlPolicy {
   maxBytes?: number;
 }
 
-export const DID_WEB_DEFAULTS = Object.freeze({ timeoutMs: 3000, maxBytes: 64 * 1024 });
+export const DID_WEB_DEFAULTS = /* @__PURE__ */ Object.freeze({ timeoutMs: 3000, maxBytes: 64 * 1024 });
 
 /** DID Core §6.2–6.3 representations, and plain JSON as most hosts serve did.json. */
-const DID_MEDIA_TYPES: ReadonlySet<string> = new Set(['application/did+json', 'application/did+ld+json', 'application/json', 'application/ld+json']);
+const DID_MEDIA_TYPES: ReadonlySet<string> = /* @__PURE__ */ new Set(['application/did+json', 'application/did+ld+json', 'application/json', 'application/ld+json']);
 const DID_ACCEPT = 'application/did+json, application/did+ld+json;q=0.9, application/json;q=0.8';
 
 // A decoded host: DNS name or IP literal, optional port. Userinfo, paths and anything else that

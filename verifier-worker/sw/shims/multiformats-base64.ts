@@ -48,7 +48,7 @@ function decode(text: string): Uint8Array {
   return out;
 }
 
-export const base64url = Object.freeze({
+export const base64url = /* @__PURE__ */ Object.freeze({
   name: 'base64url',
   prefix: 'u',
   encode: (bytes: Uint8Array): string => `u${encode(bytes)}`,
