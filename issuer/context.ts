@@ -9,7 +9,7 @@
  * this issuer's status lists are served to the wallet's status-list client in-process.
  */
 import { setEd25519Backend } from '../wallet/crypto/ed25519.ts';
-import { createReplayCache, type ReplayCache } from '../wallet/vc/replay-cache.ts';
+import type { ReplayCache } from '../wallet/vc/replay-cache.ts';
 import type { SigningIdentity } from '../wallet/vc/identity.ts';
 import type { StatusListClient } from '../wallet/status/client.ts';
 import { createAuditLog, type AuditLog } from './audit.ts';
@@ -21,6 +21,7 @@ import { createIssuerResolver, type IssuerResolver } from './services/resolver.t
 import { createIssuerStatusClient, ensureDefaultStatusLists } from './services/status-lists.ts';
 import { openDatabase, type IssuerDb } from './storage/db.ts';
 import { createSqliteStores, type IssuerStores } from './storage/stores.ts';
+import { createSqliteReplayCache } from './storage/replay-store.ts';
 
 export interface IssuerContext {
   readonly config: IssuerConfig;
@@ -70,7 +71,7 @@ export async function createIssuerContext(config: IssuerConfig, options: IssuerC
       resolver,
       // Replaced below: the client serves this issuer's lists through services that take the context.
       statusLists: undefined as unknown as StatusListClient,
-      replayCache: createReplayCache({ now }),
+      replayCache: createSqliteReplayCache(db, now),
       audit,
       rateLimits: {
         perIp: createRateLimiter({ limit: config.rateLimit.perIp, windowMs: window, now }),

@@ -140,4 +140,11 @@ export const SCHEMA: readonly string[] = [
     audit_id TEXT NOT NULL,
     received_at INTEGER NOT NULL
   )`,
+  // Presentation ids and challenges POST /v1/vp/verify accepted, until their presentation
+  // expires (replay-store.ts): a restart must not make a presentation acceptable again.
+  `CREATE TABLE IF NOT EXISTS replay_keys (
+    key TEXT PRIMARY KEY,
+    expires_at INTEGER NOT NULL
+  )`,
+  `CREATE INDEX IF NOT EXISTS replay_keys_expiry ON replay_keys(expires_at)`,
 ];

@@ -67,6 +67,18 @@ describe('POST /v1/vp/verify', () => {
     expect(await auditOf('VP_REJECTED', vp.id)).toMatchObject({ reason: 'REPLAYED', vpId: vp.id });
   });
 
+  it('still denies it as REPLAYED after a restart: the replay cache is in the SQLite file', async () => {
+    const { agent, credential } = await selfAgent();
+    const vp = await present(agent, [credential], { challenge: 'nonce-restart' });
+    const body = { presentation: vp, expectedTarget: TARGET, challenge: 'nonce-restart', session: true };
+    expect((await issuer.call('/v1/vp/verify', { body })).status).toBe(200);
+    issuer = await issuer.restart();
+    const again = await issuer.call('/v1/vp/verify', { body });
+    expect(again.status).toBe(403);
+    expect(again.json).toMatchObject({ reason: 'REPLAYED', vpId: vp.id });
+    expect(again.json.sessionToken).toBeUndefined();
+  });
+
   it('denies a presentation made for another service (TARGET_MISMATCH) and one with the wrong challenge', async () => {
     const { agent, credential } = await selfAgent();
     const elsewhere = await present(agent, [credential], { domain: 'other.example.com' });
