@@ -19,8 +19,9 @@ const VerifyRequest = z
     requiredScopes: ScopesSchema.optional().openapi({ description: 'Scopes the request needs (INSUFFICIENT_SCOPE otherwise)' }),
     session: z.boolean().optional().openapi({ description: 'true: also return a session token (EdDSA JWT); needs expectedTarget and challenge' }),
   })
-  // A token is a bearer credential for the target: it may only come from a presentation that
-  // answered the target's own nonce, or anyone holding a leaked presentation could mint one.
+  // A token is a bearer credential for the target, so the caller must name the target and the
+  // nonce it handed out. The issuer cannot know which nonces the target issued: this keeps a
+  // token from a presentation without one, not from whoever holds a presentation (docs/api.md).
   .refine((body) => body.session !== true || (body.expectedTarget !== undefined && body.challenge !== undefined), {
     message: 'session: true needs expectedTarget and challenge (the nonce the target handed out)',
     path: ['session'],
