@@ -78,7 +78,9 @@ export async function gunzip(bytes: Uint8Array, maxBytes: number): Promise<Uint8
     throw new StatusListError('STATUS_LIST_MALFORMED', 'encodedList is not valid GZIP data', { cause: error });
   }
   // zlib checks each member's own CRC32 and ISIZE, but Node accepts several concatenated members
-  // where Chromium refuses them; comparing the total with the last trailer refuses them everywhere.
+  // where Chromium refuses them; comparing the total with the last trailer refuses two non-empty
+  // members everywhere. (Not an empty member first, nor bytes after the trailer: Node reads past
+  // those, Chromium refuses them; docs/status-lists.md.)
   if (out.length % 2 ** 32 !== declared) {
     throw new StatusListError('STATUS_LIST_MALFORMED', 'encodedList must be exactly one GZIP member');
   }
