@@ -1,4 +1,4 @@
-import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { utf8ToBytes } from '../../wallet/crypto/bytes.ts';
 import { getPublicKey, sign, verify } from '../../wallet/crypto/ed25519.ts';
 import { decodePrivateKeyMultibase, encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
 import { createFileKeyStore, createMemoryKeyStore, type KeyStore } from '../../wallet/keystore/node.ts';
+import { exposedFileReason } from '../../wallet/keystore/file.ts';
 
 const code = (c: string) => expect.objectContaining({ code: c });
 const FAST = { N: 2 ** 10, r: 8, p: 1 };
@@ -180,8 +181,25 @@ describe('file key store: damaged files are reported, never replaced', () => {
     await expect(store.get('link')).rejects.toThrow(code('KEY_FILE_CORRUPT'));
     await expect(store.put('link', vectorSeed)).rejects.toThrow(code('KEY_FILE_CORRUPT'));
     expect((await lstat(join(dir, 'link.json'))).isSymbolicLink()).toBe(true);
-    await writeFile(join(dir, 'huge.json'), ' '.repeat(100_000) + '{}');
+    await writeFile(join(dir, 'huge.json'), ' '.repeat(100_000) + '{}', { mode: 0o600 });
     await expectCorrupt(store, 'huge');
+  });
+
+  it('KEY_FILE_EXPOSED: a key file others may read or write is not used, and left as it is', async () => {
+    const store = createFileKeyStore({ directory: dir });
+    await store.put('shared', vectorSeed);
+    for (const mode of [0o644, 0o620, 0o604]) {
+      await chmod(join(dir, 'shared.json'), mode);
+      await expect(store.get('shared')).rejects.toThrow(code('KEY_FILE_EXPOSED'));
+      await expect(store.signer('shared')).rejects.toThrow(code('KEY_FILE_EXPOSED'));
+      expect((await stat(join(dir, 'shared.json'))).mode & 0o777).toBe(mode);
+    }
+    await chmod(join(dir, 'shared.json'), 0o600);
+    expect((await store.get('shared'))?.id).toBe('shared');
+    // Another user's file (here a stat as another uid would report it) is refused the same way.
+    const uid = process.getuid?.() ?? 0;
+    expect(exposedFileReason({ uid: uid + 1, mode: 0o100600 })).toMatch(/another user/);
+    expect(exposedFileReason({ uid, mode: 0o100600 })).toBeUndefined();
   });
 
   it('an explicit delete removes a corrupt file', async () => {

@@ -12,6 +12,9 @@
  *   fsync'd afterwards so the new name survives a power loss.
  * - A record that does not parse is reported (KEY_FILE_CORRUPT) and left as it is: never
  *   replaced, never overwritten. Only an explicit delete() removes it.
+ * - A key file that another user owns, or that others may read or write, is refused
+ *   (KEY_FILE_EXPOSED), as ssh refuses such private keys: on a shared machine someone else could
+ *   have planted a key they know, or read the seed.
  * - With a passphrase, new keys are encrypted (scrypt → AES-256-GCM); existing records are read
  *   in whichever form they were written.
  */
@@ -22,7 +25,7 @@ import { bytesToHex, bytesToUtf8, randomBytes } from '../crypto/bytes.ts';
 import type { ScryptCost } from '../crypto/kdf.ts';
 import { createKeyStore, keyExists } from './core.ts';
 import { corrupt, type KeyRecord } from './record.ts';
-import type { KeyStore } from './types.ts';
+import { KeyStoreError, type KeyStore } from './types.ts';
 
 export interface FileKeyStoreOptions {
   /** Directory of the key files; created (mode 0700, with parents) on the first write. */
@@ -36,6 +39,19 @@ export interface FileKeyStoreOptions {
 /** Far above any record (≈ 600 bytes); bounds what a planted file can make us read. */
 const MAX_RECORD_BYTES = 64 * 1024;
 const SUFFIX = '.json';
+
+/**
+ * Why a file holding secrets must not be trusted: it belongs to another user than this process,
+ * or its group or others have any access (POSIX mode bits; Windows reports none). Undefined when
+ * it is private.
+ */
+export function exposedFileReason(stat: { uid: number; mode: number }): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  const uid = process.getuid?.();
+  if (uid !== undefined && stat.uid !== uid) return `it belongs to another user (uid ${stat.uid})`;
+  if ((stat.mode & 0o077) !== 0) return `its group or others have access (mode ${(stat.mode & 0o777).toString(8)}; chmod 600 it)`;
+  return undefined;
+}
 
 /** The `code` of a Node system error (ENOENT, EEXIST, …), if any. */
 export function errorCode(error: unknown): string | undefined {
@@ -69,6 +85,8 @@ async function readRecord(path: string, id: string): Promise<unknown> {
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) throw corrupt(id, 'not a regular file');
+    const exposed = exposedFileReason(stat);
+    if (exposed !== undefined) throw new KeyStoreError('KEY_FILE_EXPOSED', `stored key "${id}" is not used: ${exposed}`);
     if (stat.size > MAX_RECORD_BYTES) throw corrupt(id, `larger than ${MAX_RECORD_BYTES} bytes`);
     const bytes = await handle.readFile();
     try {

@@ -20,7 +20,9 @@ export type KeyStoreErrorCode =
   /** The passphrase does not decrypt the key (or its ciphertext was altered: GCM cannot tell). */
   | 'WRONG_PASSPHRASE'
   /** A stored record (file or IndexedDB entry) is torn, malformed or inconsistent. */
-  | 'KEY_FILE_CORRUPT';
+  | 'KEY_FILE_CORRUPT'
+  /** A key file belongs to another user, or others may read or write it (POSIX): not trusted. */
+  | 'KEY_FILE_EXPOSED';
 
 export class KeyStoreError extends MandateError<KeyStoreErrorCode> {
   override name = 'KeyStoreError';
