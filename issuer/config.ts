@@ -13,12 +13,13 @@
  * the host and port of `API_BASE_URL` with the port's ":" percent-encoded (did:web §3.1:
  * `did:web:127.0.0.1%3A8787`). `startIssuer` re-derives both after binding an ephemeral port.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { bytesToHex, hexToBytes, randomBytes } from '../wallet/crypto/bytes.ts';
 import { bytesToBase64url } from '../wallet/crypto/aead.ts';
 import { MandateError } from '../wallet/crypto/errors.ts';
+import { exposedFileReason } from '../wallet/keystore/file.ts';
 import { classifyHost } from '../wallet/net/url-policy.ts';
 
 export type ConfigErrorCode = 'CONFIG_INVALID' | 'CONFIG_MISSING' | 'SECRETS_FILE_INVALID';
@@ -195,11 +196,17 @@ interface StoredSecrets {
 
 function readSecretsFile(path: string): StoredSecrets {
   if (!existsSync(path)) return {};
+  // Another user's file, or one others may read or write, could hold keys someone else knows.
+  const exposed = exposedFileReason(statSync(path));
+  if (exposed !== undefined) throw new ConfigError('SECRETS_FILE_INVALID', `${path} is not used: ${exposed}`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch {
-    throw new ConfigError('SECRETS_FILE_INVALID', `${path} is not valid JSON; fix or delete it (a new one is generated)`);
+    throw new ConfigError(
+      'SECRETS_FILE_INVALID',
+      `${path} is not valid JSON; restore it (deleting it generates new secrets, and keys encrypted under the old key-encryption key can no longer be read)`,
+    );
   }
   const schema = z.object({ adminApiKey: z.string().optional(), signingKey: z.string().optional(), keyEncryptionKey: z.string().optional() });
   const result = schema.safeParse(parsed);
@@ -207,10 +214,23 @@ function readSecretsFile(path: string): StoredSecrets {
   return result.data;
 }
 
+/** Written whole or not at all: a temporary file, flushed, then renamed over the old one. */
 function writeSecretsFile(path: string, secrets: StoredSecrets): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  writeFileSync(path, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
-  chmodSync(path, 0o600); // writeFileSync's mode applies only when the file is created
+  const temporary = `${path}.${bytesToHex(randomBytes(8))}.tmp`;
+  try {
+    const fd = openSync(temporary, 'wx', 0o600);
+    try {
+      writeFileSync(fd, `${JSON.stringify(secrets, null, 2)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
 }
 
 function parseKey(value: string, name: string, source: string): Uint8Array {

@@ -159,15 +159,28 @@ describe('issuer configuration', () => {
   it('refuses a corrupt secrets file with one line naming it', () => {
     const dbPath = dbIn();
     const file = join(dbPath, '..', 'issuer-secrets.json');
-    writeFileSync(file, '{not json');
+    writeFileSync(file, '{not json', { mode: 0o600 });
     const error = configError({ SERVICE_SQLITE_PATH: dbPath });
     expect(error.code).toBe('SECRETS_FILE_INVALID');
     expect(error.message).toContain(file);
+    expect(error.message).toContain('restore it');
     writeFileSync(file, JSON.stringify({ signingKey: 42 }));
     expect(configError({ SERVICE_SQLITE_PATH: dbPath }).code).toBe('SECRETS_FILE_INVALID');
     writeFileSync(file, JSON.stringify({ signingKey: 'nothex' }));
     expect(configError({ SERVICE_SQLITE_PATH: dbPath }).message).toMatch(new RegExp(`^SERVICE_SIGNING_KEY: must be 32 bytes .*\\(${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\)$`));
     expect(readFileSync(file, 'utf8')).toContain('nothex');
+  });
+
+  it('refuses a secrets file others may read or write (someone else could have planted or read it)', () => {
+    const dbPath = dbIn();
+    const file = join(dbPath, '..', 'issuer-secrets.json');
+    writeFileSync(file, JSON.stringify({ adminApiKey: 'planted-by-someone-else-0123456789abcdef' }), { mode: 0o644 });
+    chmodSync(file, 0o644);
+    const error = configError({ SERVICE_SQLITE_PATH: dbPath });
+    expect(error.code).toBe('SECRETS_FILE_INVALID');
+    expect(error.message).toMatch(/is not used: its group or others have access \(mode 644; chmod 600 it\)/);
+    chmodSync(file, 0o600);
+    expect(loadConfig({ SERVICE_SQLITE_PATH: dbPath }).adminApiKey).toBe('planted-by-someone-else-0123456789abcdef');
   });
 
   it('warns when enrollment is open (development only)', () => {
