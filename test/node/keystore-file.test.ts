@@ -1,4 +1,5 @@
-import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { chmod, link, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -200,6 +201,26 @@ describe('file key store: damaged files are reported, never replaced', () => {
     const uid = process.getuid?.() ?? 0;
     expect(exposedFileReason({ uid: uid + 1, mode: 0o100600 })).toMatch(/another user/);
     expect(exposedFileReason({ uid, mode: 0o100600 })).toBeUndefined();
+  });
+
+  it('a FIFO in place of a key file is refused at once, not waited on', async () => {
+    const store = createFileKeyStore({ directory: dir });
+    await mkdir(dir, { recursive: true });
+    execFileSync('mkfifo', ['-m', '600', join(dir, 'pipe.json')]);
+    await expect(store.get('pipe')).rejects.toThrow(code('KEY_FILE_CORRUPT'));
+    await expect(store.list()).rejects.toThrow(code('KEY_FILE_CORRUPT'));
+    await expect(store.put('pipe', vectorSeed)).rejects.toThrow(code('KEY_FILE_CORRUPT'));
+  });
+
+  it("delete removes what a crashed write of that id left behind (a second link to the seed), and no other id's", async () => {
+    const store = createFileKeyStore({ directory: dir });
+    await store.put('k', vectorSeed);
+    await store.put('k.x', vectorSeed);
+    // What a crash between link(2) and unlink(2) leaves: the temporary name, linked to the record.
+    await link(join(dir, 'k.json'), join(dir, '.k.0123456789abcdef.tmp'));
+    await writeFile(join(dir, '.k.x.fedcba9876543210.tmp'), '{', { mode: 0o600 }); // k.x's, mid-write
+    expect(await store.delete('k')).toBe(true);
+    expect((await readdir(dir)).sort()).toEqual(['.k.x.fedcba9876543210.tmp', 'k.x.json']);
   });
 
   it('an explicit delete removes a corrupt file', async () => {

@@ -40,6 +40,11 @@ export interface FileKeyStoreOptions {
 const MAX_RECORD_BYTES = 64 * 1024;
 const SUFFIX = '.json';
 
+/** The temporary files of `id`'s writes, `.<id>.<16 hex>.tmp`, and no other id's (ids may contain dots). */
+function temporaryNameOf(id: string): RegExp {
+  return new RegExp(`^\\.${id.replaceAll('.', '\\.')}\\.[0-9a-f]{16}\\.tmp$`);
+}
+
 /**
  * Why a file holding secrets must not be trusted: it belongs to another user than this process,
  * or its group or others have any access (POSIX mode bits; Windows reports none). Undefined when
@@ -75,7 +80,9 @@ async function readRecord(path: string, id: string): Promise<unknown> {
   let handle;
   try {
     // O_NOFOLLOW: a symlink planted in place of a key file is refused, not followed.
-    handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    // O_NONBLOCK: a FIFO planted there opens at once (and is refused below as not a regular
+    // file) instead of blocking a thread-pool thread until someone writes to it.
+    handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     const code = errorCode(error);
     if (code === 'ENOENT') return undefined;
@@ -134,14 +141,20 @@ export function createFileKeyStore(options: FileKeyStoreOptions): KeyStore {
       read: (id) => readRecord(pathOf(id), id),
       insert: (id, record) => writeRecordExclusive(directory, id, record),
       async remove(id) {
+        // A write cut short by a crash can leave its temporary file, possibly a second link to
+        // the record: it goes with the key.
+        const temporary = temporaryNameOf(id);
+        const leftovers = (await readdir(directory).catch(() => [] as string[])).filter((name) => temporary.test(name));
+        await Promise.all(leftovers.map((name) => unlink(join(directory, name)).catch(() => undefined)));
+        let removed = true;
         try {
           await unlink(pathOf(id));
         } catch (error) {
-          if (errorCode(error) === 'ENOENT') return false;
-          throw error;
+          if (errorCode(error) !== 'ENOENT') throw error;
+          removed = false;
         }
-        await syncDirectory(directory);
-        return true;
+        if (removed || leftovers.length > 0) await syncDirectory(directory);
+        return removed;
       },
       async ids() {
         let names: string[];

@@ -94,7 +94,15 @@ function parseEncrypted(id: string, value: unknown): EncryptedSecretKey {
 }
 
 function isCryptoKey(value: unknown): value is CryptoKey {
-  return typeof CryptoKey !== 'undefined' && value instanceof CryptoKey && value.type === 'private' && value.algorithm.name === 'Ed25519' && value.usages.includes('sign');
+  return (
+    typeof CryptoKey !== 'undefined' &&
+    value instanceof CryptoKey &&
+    value.type === 'private' &&
+    // The store promises scripts of the origin cannot read the key: an extractable one breaks that.
+    value.extractable === false &&
+    value.algorithm.name === 'Ed25519' &&
+    value.usages.includes('sign')
+  );
 }
 
 /**
@@ -123,7 +131,7 @@ export function parseKeyRecord(id: string, value: unknown): ParsedRecord {
   const base = { id, publicKey, publicKeyMultibase: record.publicKeyMultibase as string, createdAt };
 
   if ('privateKey' in record) {
-    if (!isCryptoKey(record.privateKey)) throw corrupt(id, 'privateKey is not an Ed25519 signing CryptoKey');
+    if (!isCryptoKey(record.privateKey)) throw corrupt(id, 'privateKey is not a non-extractable Ed25519 signing CryptoKey');
     return { kind: 'cryptokey', privateKey: record.privateKey, info: { ...base, extractable: false } };
   }
   if ('encryptedSecretKey' in record) {
