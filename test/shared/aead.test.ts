@@ -172,6 +172,9 @@ describe('kdf (scrypt)', () => {
     }
     await expect(createPassphraseKey('passphrase', { N: 2 ** 30, r: 8, p: 1 })).rejects.toThrow(code('KDF_PARAMS_INVALID'));
     expect(() => assertScryptCost({ N: 2 ** 20, r: 1, p: 1 })).not.toThrow();
+    // Below 1 MiB of memory a guess costs well under a millisecond: a typo must not get there.
+    expect(() => assertScryptCost({ N: 2 ** 10, r: 1, p: 1 })).toThrow(code('KDF_PARAMS_INVALID'));
+    expect(() => assertScryptCost({ N: 2 ** 13, r: 1, p: 1 })).not.toThrow();
   });
 
   it('refuses empty, non-string and over-long passphrases with PASSPHRASE_INVALID', async () => {

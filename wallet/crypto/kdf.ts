@@ -51,6 +51,8 @@ export const SCRYPT_DEFAULT_COST: ScryptCost = /* @__PURE__ */ Object.freeze({ N
  */
 export const SCRYPT_LIMITS = /* @__PURE__ */ Object.freeze({
   minN: 2 ** 10,
+  /** 128·N·r: below 1 MiB a guess costs well under a millisecond (N = 2^10, r = 1 is 128 KiB). */
+  minMemoryBytes: 2 ** 20,
   maxMemoryBytes: 2 ** 28,
   maxWorkBytes: 2 ** 29,
   saltBytes: 16,
@@ -76,6 +78,7 @@ export function assertScryptCost(cost: unknown): ScryptCost {
   // RFC 7914 §2: N is a power of two greater than 1.
   if ((N & (N - 1)) !== 0 || N < SCRYPT_LIMITS.minN) throw paramsInvalid(`N must be a power of two of at least ${SCRYPT_LIMITS.minN}`);
   const memory = 128 * N * r;
+  if (memory < SCRYPT_LIMITS.minMemoryBytes) throw paramsInvalid(`need only ${memory} bytes of memory, below the floor of ${SCRYPT_LIMITS.minMemoryBytes}`);
   if (memory > SCRYPT_LIMITS.maxMemoryBytes) throw paramsInvalid(`need ${memory} bytes of memory, above the limit of ${SCRYPT_LIMITS.maxMemoryBytes}`);
   if (memory * p > SCRYPT_LIMITS.maxWorkBytes) throw paramsInvalid(`cost 128·N·r·p = ${memory * p} is above the limit of ${SCRYPT_LIMITS.maxWorkBytes}`);
   return { N, r, p };
