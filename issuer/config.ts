@@ -16,7 +16,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { bytesToHex, hexToBytes, randomBytes } from '../wallet/crypto/bytes.ts';
+import { bytesToHex, equalBytes, hexToBytes, randomBytes } from '../wallet/crypto/bytes.ts';
 import { bytesToBase64url } from '../wallet/crypto/aead.ts';
 import { MandateError } from '../wallet/crypto/errors.ts';
 import { exposedFileReason } from '../wallet/keystore/file.ts';
@@ -302,6 +302,8 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
   }
   const signingKey = parseKey(signingHex, 'SERVICE_SIGNING_KEY', source('SERVICE_SIGNING_KEY'));
   const keyEncryptionKey = parseKey(kekHex, 'SERVICE_KEY_ENCRYPTION_KEY', source('SERVICE_KEY_ENCRYPTION_KEY'));
+  // One secret as both an AES key and an Ed25519 seed: whoever learns one learns both.
+  if (equalBytes(signingKey, keyEncryptionKey)) invalid('SERVICE_KEY_ENCRYPTION_KEY: must differ from SERVICE_SIGNING_KEY');
   if (generatedSecrets.length > 0 && secretsFile !== undefined) writeSecretsFile(secretsFile, stored);
   if (generatedSecrets.length > 0) {
     warnings.push(

@@ -88,6 +88,7 @@ describe('issuer configuration', () => {
       [{ SERVICE_SIGNING_KEY: 'abcd' }, /^SERVICE_SIGNING_KEY: must be 32 bytes/],
       [{ SERVICE_PREVIOUS_SIGNING_KEYS: 'forget' }, /^SERVICE_PREVIOUS_SIGNING_KEYS: must be "keep" or "drop"/],
       [{ SERVICE_KEY_ENCRYPTION_KEY: 'z'.repeat(64) }, /^SERVICE_KEY_ENCRYPTION_KEY: must be 32 bytes/],
+      [{ SERVICE_SIGNING_KEY: 'c'.repeat(64), SERVICE_KEY_ENCRYPTION_KEY: 'C'.repeat(64) }, /^SERVICE_KEY_ENCRYPTION_KEY: must differ from SERVICE_SIGNING_KEY/],
       [{ SERVICE_ADMIN_API_KEY: 'short' }, /^SERVICE_ADMIN_API_KEY: must be at least 32 characters/],
       [{ SERVICE_ADMIN_API_KEY: 'correct horse battery staple and more words' }, /^SERVICE_ADMIN_API_KEY: may hold only letters, digits/],
       [{ SERVICE_ADMIN_API_KEY: 'key=with=equals=in=the=middle=0123456789ab' }, /^SERVICE_ADMIN_API_KEY: may hold only letters, digits/],
