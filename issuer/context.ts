@@ -22,6 +22,7 @@ import { createIssuerStatusClient, ensureDefaultStatusLists } from './services/s
 import { openDatabase, type IssuerDb } from './storage/db.ts';
 import { createSqliteStores, type IssuerStores } from './storage/stores.ts';
 import { createSqliteReplayCache } from './storage/replay-store.ts';
+import { assertKeyEncryptionKeyOpens } from './services/custody.ts';
 
 export interface IssuerContext {
   readonly config: IssuerConfig;
@@ -57,6 +58,7 @@ export async function createIssuerContext(config: IssuerConfig, options: IssuerC
   const db = openDatabase(config.sqlitePath);
   try {
     const stores = createSqliteStores(db);
+    await assertKeyEncryptionKeyOpens(stores.agents, config.keyEncryptionKey);
     const audit = createAuditLog(db, stores.audit, now);
     // Before anything is signed: the DID document names the signing key (and keys it replaced).
     const issuer = ensureIssuerIdentity({ config, db, stores, audit, log, now });

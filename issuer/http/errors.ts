@@ -92,6 +92,8 @@ export const ISSUER_ERRORS = {
   CREDENTIAL_TYPE_RESERVED: 422,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
+  /** A server-held key does not decrypt under the key-encryption key, or is not the key on record. */
+  CUSTODY_KEY_UNREADABLE: 500,
   SERVICE_UNAVAILABLE: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 

@@ -13,7 +13,8 @@ import type { DidDocument } from '../../wallet/did/types.ts';
 import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
-import type { ServerKeyRecord } from '../storage/agents-store.ts';
+import { ConfigError } from '../config.ts';
+import type { AgentStore, ServerKeyRecord } from '../storage/agents-store.ts';
 import { agentWebDid, multikeyDidDocument } from './did-documents.ts';
 
 export interface NewServerKey {
@@ -55,12 +56,40 @@ export async function createServerKey(ctx: IssuerContext, pathId: string): Promi
   }
 }
 
-/** The signing identity of a server-held DID (its seed decrypted for this use). CUSTODY_MISMATCH when the key is not held here. */
+/**
+ * The signing identity of a server-held DID (its seed decrypted for this use, then wiped).
+ * CUSTODY_MISMATCH when the key is not held here; CUSTODY_KEY_UNREADABLE when it does not
+ * decrypt, or decrypts to another key than the one on record.
+ */
 export async function serverSigningIdentity(ctx: IssuerContext, did: string): Promise<SigningIdentity> {
   const key = ctx.stores.agents.getKey(did);
   if (!key) throw apiError('CUSTODY_MISMATCH', `the issuer does not hold a key for ${did} (self-custody agents sign their own documents)`, { agentDid: did });
   // A deactivated DID's keys sign nothing more (DID Core §7.1.3): the operator retired this agent.
   if (ctx.stores.dids.get(did)?.deactivated === true) throw apiError('DID_DEACTIVATED', `${did} is deactivated: the issuer no longer signs for it`, { agentDid: did });
-  const seed = await decrypt(ctx.keyEncryptionKey, key.envelope, utf8ToBytes(did));
-  return { did, verificationMethod: key.verificationMethod, signer: seedSigner(seed) };
+  const unreadable = (why: string) => apiError('CUSTODY_KEY_UNREADABLE', `the key the issuer holds for ${did} ${why}`, { agentDid: did });
+  const seed = await decrypt(ctx.keyEncryptionKey, key.envelope, utf8ToBytes(did)).catch(() => {
+    throw unreadable('does not decrypt under SERVICE_KEY_ENCRYPTION_KEY');
+  });
+  try {
+    const signer = seedSigner(seed); // keeps its own copy
+    if (encodePublicKeyMultibase(signer.publicKey) !== key.publicKeyMultibase) throw unreadable('is not the key on record');
+    return { did, verificationMethod: key.verificationMethod, signer };
+  } finally {
+    seed.fill(0);
+  }
+}
+
+/**
+ * Refuses to start when the key-encryption key does not open the keys this database holds (a
+ * mistyped SERVICE_KEY_ENCRYPTION_KEY, or one replaced without re-encrypting them), instead of
+ * starting healthy and failing every custody call.
+ */
+export async function assertKeyEncryptionKeyOpens(agents: AgentStore, keyEncryptionKey: Uint8Array): Promise<void> {
+  const key = agents.anyKey();
+  if (key === undefined) return;
+  try {
+    (await decrypt(keyEncryptionKey, key.envelope, utf8ToBytes(key.did))).fill(0);
+  } catch {
+    throw new ConfigError('CONFIG_INVALID', 'SERVICE_KEY_ENCRYPTION_KEY: does not decrypt the server-held keys in this database (it is not the key they were encrypted with)');
+  }
 }

@@ -36,6 +36,8 @@ export interface AgentStore {
   setCurrentCredential(did: string, credentialId: string): void;
   insertKey(key: ServerKeyRecord): void;
   getKey(did: string): ServerKeyRecord | undefined;
+  /** One server-held key, if any (the start-up check of the key-encryption key). */
+  anyKey(): ServerKeyRecord | undefined;
 }
 
 interface AgentRow {
@@ -57,6 +59,17 @@ interface KeyRow {
   public_key_multibase: string;
   envelope: string;
   created_at: number;
+}
+
+function toKey(row: KeyRow | undefined): ServerKeyRecord | undefined {
+  if (!row) return undefined;
+  return {
+    did: row.did,
+    verificationMethod: row.verification_method,
+    publicKeyMultibase: row.public_key_multibase,
+    envelope: JSON.parse(row.envelope) as unknown,
+    createdAt: row.created_at,
+  };
 }
 
 function toAgent(row: AgentRow | undefined): AgentRecord | undefined {
@@ -85,6 +98,7 @@ export function createSqliteAgentStore(db: IssuerDb): AgentStore {
   const insertKey = s.prepare(`INSERT INTO agent_keys (did, verification_method, public_key_multibase, envelope, created_at)
     VALUES (@did, @verificationMethod, @publicKeyMultibase, @envelope, @createdAt)`);
   const getKey = s.prepare<[string], KeyRow>('SELECT * FROM agent_keys WHERE did = ?');
+  const anyKey = s.prepare<[], KeyRow>('SELECT * FROM agent_keys LIMIT 1');
 
   return {
     insert(agent) {
@@ -101,16 +115,7 @@ export function createSqliteAgentStore(db: IssuerDb): AgentStore {
     },
     setCurrentCredential: (did, credentialId) => void setCurrent.run(credentialId, did),
     insertKey: (key) => void insertKey.run({ ...key, envelope: JSON.stringify(key.envelope) }),
-    getKey(did) {
-      const row = getKey.get(did);
-      if (!row) return undefined;
-      return {
-        did: row.did,
-        verificationMethod: row.verification_method,
-        publicKeyMultibase: row.public_key_multibase,
-        envelope: JSON.parse(row.envelope) as unknown,
-        createdAt: row.created_at,
-      };
-    },
+    getKey: (did) => toKey(getKey.get(did)),
+    anyKey: () => toKey(anyKey.get()),
   };
 }

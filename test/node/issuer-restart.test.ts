@@ -156,3 +156,36 @@ describe('restart with another signing key', () => {
     expect(await verifyExternally(vp, { trustedIssuer: did, domain: TARGET, challenge: 'new-did-1' })).toMatchObject({ valid: true });
   });
 });
+
+describe('the key-encryption key', () => {
+  it('a restart with another key-encryption key is refused at start, not with 500s later', async () => {
+    const first = await startTestIssuer();
+    current = first;
+    await onboardServerAgent(first);
+    await first.stop();
+    const restarted = first.restart({ SERVICE_KEY_ENCRYPTION_KEY: '77'.repeat(32) });
+    await expect(restarted).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringMatching(/^SERVICE_KEY_ENCRYPTION_KEY: does not decrypt the server-held keys/) });
+    current = await first.restart();
+    expect((await current.call('/v1/health')).status).toBe(200);
+  });
+
+  it('CUSTODY_KEY_UNREADABLE: a key row whose envelope or public key is not its own is refused, never used', async () => {
+    const issuer = await startTestIssuer();
+    current = issuer;
+    const a = await onboardServerAgent(issuer);
+    const b = await onboardServerAgent(issuer);
+    const sqlite = issuer.running.ctx.db.sqlite;
+    const row = (did: string) => sqlite.prepare('SELECT envelope, public_key_multibase FROM agent_keys WHERE did = ?').get(did) as { envelope: string; public_key_multibase: string };
+    const askVp = (did: string) => issuer.call(`/v1/agents/${encodeURIComponent(did)}/vp`, { admin: true, body: { targetService: TARGET, challenge: 'c' } });
+    // b's public key on a's row: a's seed decrypts, but it is not the key on record.
+    sqlite.prepare('UPDATE agent_keys SET public_key_multibase = ? WHERE did = ?').run(row(b.agentDid).public_key_multibase, a.agentDid);
+    const mismatched = await askVp(a.agentDid);
+    expect([mismatched.status, mismatched.json.error.code]).toEqual([500, 'CUSTODY_KEY_UNREADABLE']);
+    expect(mismatched.json.error.message).toContain('is not the key on record');
+    // b's envelope on a's row: bound to b's DID, it does not decrypt as a's.
+    sqlite.prepare('UPDATE agent_keys SET envelope = ? WHERE did = ?').run(row(b.agentDid).envelope, a.agentDid);
+    const swapped = await askVp(a.agentDid);
+    expect([swapped.status, swapped.json.error.code]).toEqual([500, 'CUSTODY_KEY_UNREADABLE']);
+    expect((await askVp(b.agentDid)).status).toBe(200);
+  });
+});
