@@ -160,18 +160,20 @@ describe('errors and audit', () => {
     expect(issuer.running.ctx.audit.list({ limit: 500 }).records.length).toBe(before);
   });
 
-  it('answers an internal failure with 500 INTERNAL_ERROR and no stack trace; the log names the error code', async () => {
-    // Move agent B's encrypted key onto agent A's row: the AAD (the DID) no longer matches, so it must not decrypt.
+  it('answers an internal failure with 500 INTERNAL_ERROR and no stack trace; the log names the error', async () => {
+    // A failure no route expects: the table of server-held keys is gone from under the issuer.
     const a = await onboardServerAgent(issuer);
-    const b = await onboardServerAgent(issuer);
     const sqlite = issuer.running.ctx.db.sqlite;
-    const envelope = (sqlite.prepare('SELECT envelope FROM agent_keys WHERE did = ?').get(b.agentDid) as { envelope: string }).envelope;
-    sqlite.prepare('UPDATE agent_keys SET envelope = ? WHERE did = ?').run(envelope, a.agentDid);
-    const res = await issuer.call(`/v1/agents/${encodeURIComponent(a.agentDid)}/vp`, { admin: true, body: { targetService: 'files.example.com' } });
-    expect(res.status).toBe(500);
-    expect(res.json).toEqual({ error: { code: 'INTERNAL_ERROR', message: 'internal error' } });
+    sqlite.exec('ALTER TABLE agent_keys RENAME TO agent_keys_away');
+    try {
+      const res = await issuer.call(`/v1/agents/${encodeURIComponent(a.agentDid)}/vp`, { admin: true, body: { targetService: 'files.example.com' } });
+      expect(res.status).toBe(500);
+      expect(res.json).toEqual({ error: { code: 'INTERNAL_ERROR', message: 'internal error' } });
+    } finally {
+      sqlite.exec('ALTER TABLE agent_keys_away RENAME TO agent_keys');
+    }
     const logged = logLines.map((l) => JSON.parse(l)).find((l) => l.msg === 'unhandled error');
-    expect(logged).toMatchObject({ level: 'error', code: 'DECRYPTION_FAILED', method: 'POST' });
+    expect(logged).toMatchObject({ level: 'error', error: 'SqliteError', method: 'POST' });
   });
 
   it('logs one JSON line per request with method, path, status, ms and request id, never secrets', async () => {
