@@ -13,7 +13,7 @@
  * the host and port of `API_BASE_URL` with the port's ":" percent-encoded (did:web §3.1:
  * `did:web:127.0.0.1%3A8787`). `startIssuer` re-derives both after binding an ephemeral port.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { bytesToHex, equalBytes, hexToBytes, randomBytes } from '../wallet/crypto/bytes.ts';
@@ -195,9 +195,10 @@ interface StoredSecrets {
 }
 
 function readSecretsFile(path: string): StoredSecrets {
-  if (!existsSync(path)) return {};
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (stat === undefined) return {};
   // Another user's file, or one others may read or write, could hold keys someone else knows.
-  const exposed = exposedFileReason(statSync(path));
+  const exposed = exposedFileReason(stat);
   if (exposed !== undefined) throw new ConfigError('SECRETS_FILE_INVALID', `${path} is not used: ${exposed}`);
   let parsed: unknown;
   try {
