@@ -13,7 +13,7 @@
  * the host and port of `API_BASE_URL` with the port's ":" percent-encoded (did:web §3.1:
  * `did:web:127.0.0.1%3A8787`). `startIssuer` re-derives both after binding an ephemeral port.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { bytesToHex, equalBytes, hexToBytes, randomBytes } from '../wallet/crypto/bytes.ts';
@@ -194,9 +194,10 @@ interface StoredSecrets {
   keyEncryptionKey?: string;
 }
 
-function readSecretsFile(path: string): StoredSecrets {
+/** The stored secrets, or undefined when there is no file. */
+function readSecretsFile(path: string): StoredSecrets | undefined {
   const stat = statSync(path, { throwIfNoEntry: false });
-  if (stat === undefined) return {};
+  if (stat === undefined) return undefined;
   // Another user's file, or one others may read or write, could hold keys someone else knows.
   const exposed = exposedFileReason(stat);
   if (exposed !== undefined) throw new ConfigError('SECRETS_FILE_INVALID', `${path} is not used: ${exposed}`);
@@ -215,8 +216,13 @@ function readSecretsFile(path: string): StoredSecrets {
   return result.data;
 }
 
-/** Written whole or not at all: a temporary file, flushed, then renamed over the old one. */
-function writeSecretsFile(path: string, secrets: StoredSecrets): void {
+/**
+ * Written whole or not at all: a temporary file, flushed, then put in place. Where no file
+ * existed (`create`), it is linked into place, which fails if another process created one
+ * meanwhile: two issuers started at once on a fresh directory must not each keep secrets the
+ * other overwrote. Returns false when that happened; the caller reads the winner's file.
+ */
+function writeSecretsFile(path: string, secrets: StoredSecrets, create: boolean): boolean {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = `${path}.${bytesToHex(randomBytes(8))}.tmp`;
   try {
@@ -227,10 +233,19 @@ function writeSecretsFile(path: string, secrets: StoredSecrets): void {
     } finally {
       closeSync(fd);
     }
-    renameSync(temporary, path);
-  } catch (error) {
+    if (!create) {
+      renameSync(temporary, path);
+      return true;
+    }
+    try {
+      linkSync(temporary, path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw error;
+    }
+    return true;
+  } finally {
     rmSync(temporary, { force: true });
-    throw error;
   }
 }
 
@@ -279,10 +294,13 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
   let secretsFile: string | undefined;
   const generatedSecrets: string[] = [];
   let stored: StoredSecrets = {};
+  let secretsFileExisted = false;
   const inMemory = e.SERVICE_SQLITE_PATH === ':memory:';
   if (missing.length > 0 && !inMemory) {
     secretsFile = join(dirname(resolve(e.SERVICE_SQLITE_PATH)), SECRETS_FILE);
-    stored = readSecretsFile(secretsFile);
+    const existing = readSecretsFile(secretsFile);
+    secretsFileExisted = existing !== undefined;
+    stored = existing ?? {};
   }
   const fill = (key: keyof StoredSecrets, envName: string, make: () => string): string => {
     const fromEnv = e[envName as keyof ParsedEnv] as string | undefined;
@@ -305,7 +323,10 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
   const keyEncryptionKey = parseKey(kekHex, 'SERVICE_KEY_ENCRYPTION_KEY', source('SERVICE_KEY_ENCRYPTION_KEY'));
   // One secret as both an AES key and an Ed25519 seed: whoever learns one learns both.
   if (equalBytes(signingKey, keyEncryptionKey)) invalid('SERVICE_KEY_ENCRYPTION_KEY: must differ from SERVICE_SIGNING_KEY');
-  if (generatedSecrets.length > 0 && secretsFile !== undefined) writeSecretsFile(secretsFile, stored);
+  if (generatedSecrets.length > 0 && secretsFile !== undefined && !writeSecretsFile(secretsFile, stored, !secretsFileExisted)) {
+    // Another issuer created the file first: use what it stored.
+    return loadConfig(env);
+  }
   if (generatedSecrets.length > 0) {
     warnings.push(
       secretsFile === undefined

@@ -144,6 +144,18 @@ describe('issuer configuration', () => {
     expect(loadConfig({ SERVICE_SQLITE_PATH: dbPath, SERVICE_SIGNING_KEY: KEY }).signingKey).toEqual(new Uint8Array(32).fill(0xaa));
   });
 
+  it('two issuers started at once on a fresh directory keep the same secrets: the file is created once, never overwritten', async () => {
+    const dbPath = dbIn();
+    const file = join(dbPath, '..', 'issuer-secrets.json');
+    // Each process loads tsx first, then all read and write at one instant.
+    const startAt = Date.now() + 4000;
+    const outputs = await Promise.all(
+      Array.from({ length: 6 }, () => run(process.execPath, ['--import', 'tsx', 'test/support/load-config-at.ts', dbPath, String(startAt)], { cwd: process.cwd() })),
+    );
+    const onDisk = JSON.parse(readFileSync(file, 'utf8')) as { signingKey: string; keyEncryptionKey: string; adminApiKey: string };
+    for (const { stdout } of outputs) expect(JSON.parse(stdout)).toEqual(onDisk);
+  });
+
   it('keeps the database readable by its user only: a new directory 0700, the file and its WAL 0600', () => {
     const path = join(dbIn(), '..', 'data', 'issuer.db');
     const db = openDatabase(path);

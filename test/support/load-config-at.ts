@@ -1,0 +1,12 @@
+// Child process for the start-up race test: loads the issuer configuration for the database
+// `argv[2]` at the wall-clock instant `argv[3]` (ms), so that several processes read and write
+// the development secrets file at the same moment, and prints the secrets it ended up with.
+import { bytesToHex } from '../../wallet/crypto/bytes.ts';
+import { loadConfig } from '../../issuer/config.ts';
+
+const [sqlitePath, startAt] = process.argv.slice(2);
+while (Date.now() < Number(startAt)) {
+  // Spin rather than sleep: a timer fires up to a few ms late, which would spread the processes apart.
+}
+const config = loadConfig({ SERVICE_SQLITE_PATH: sqlitePath });
+process.stdout.write(JSON.stringify({ signingKey: bytesToHex(config.signingKey), keyEncryptionKey: bytesToHex(config.keyEncryptionKey), adminApiKey: config.adminApiKey }));
