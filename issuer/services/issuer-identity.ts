@@ -9,7 +9,9 @@
  * only, with `expires` (Controlled Identifiers §2.2) set an hour past the latest `validUntil` of
  * the unrevoked credentials issued until then: those verify until they expire, and verifiers
  * refuse the old key after that by themselves. SERVICE_PREVIOUS_SIGNING_KEYS=drop removes previous keys
- * at once (a compromised key). Status lists are signed again with the new key when next served.
+ * at once (a compromised key), and such a key is refused as SERVICE_SIGNING_KEY ever after: a
+ * stale replica, a rolled-back secret or an old `.env` must not put it back. Status lists are
+ * signed again with the new key when next served.
  * A did:key issuer cannot overlap keys: its DID is its key.
  */
 import { getPublicKey, seedSigner } from '../../wallet/crypto/ed25519.ts';
@@ -19,11 +21,14 @@ import { didKeyDocument } from '../../wallet/did/key.ts';
 import { multikeyDocument } from '../../wallet/did/multikey-document.ts';
 import type { DidDocument } from '../../wallet/did/types.ts';
 import { didKeyIdentity, type SigningIdentity } from '../../wallet/vc/identity.ts';
+import { ConfigError } from '../config.ts';
 import type { IssuerContext } from '../context.ts';
 
 const ISSUER_DID_SETTING = 'issuer.did';
 /** The highest `#key-<n>` ever given, so that a dropped key's number is never given again. */
 const LAST_KEY_NUMBER_SETTING = 'issuer.lastKeyNumber';
+/** The public keys (multibase, JSON array) removed with SERVICE_PREVIOUS_SIGNING_KEYS=drop. */
+const RETIRED_KEYS_SETTING = 'issuer.retiredKeys';
 /**
  * How long a previous key outlives the last credential it signed: more than any verifier's clock
  * skew (60 s by default), so such a credential is refused as expired, never for its key.
@@ -72,16 +77,32 @@ function issuerWebDocument(did: string, current: IssuerKey, previous: readonly I
   };
 }
 
+function retiredKeys(deps: IssuerIdentityDeps): string[] {
+  const stored = deps.stores.settings.get(RETIRED_KEYS_SETTING);
+  return stored === undefined ? [] : (JSON.parse(stored) as string[]);
+}
+
 /** The keys of the did:web document after this start: which one signs, which ones still verify. */
 function rotate(deps: IssuerIdentityDeps, did: string, existing: DidDocument | undefined): { current: IssuerKey; previous: IssuerKey[]; changed: boolean } {
   const keys = keysOf(existing);
   const now = deps.now();
   const multibase = encodePublicKeyMultibase(getPublicKey(deps.config.signingKey));
+  const retired = retiredKeys(deps);
+  if (retired.includes(multibase)) {
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      `SERVICE_SIGNING_KEY: this key (${multibase}) was removed with SERVICE_PREVIOUS_SIGNING_KEYS=drop as compromised and is never used again; configure a new key`,
+    );
+  }
   const live = (k: IssuerKey) => k.expires !== undefined && (parseDateTimeStamp(k.expires) ?? -Infinity) > now;
   const known = keys.find((k) => k.publicKeyMultibase === multibase);
   const changed = known === undefined || known.expires !== undefined; // a new key, or an earlier one back in use
   const current: IssuerKey = { id: known?.id ?? nextKeyId(deps, did, keys), publicKeyMultibase: multibase };
-  if (deps.config.previousSigningKeys === 'drop') return { current, previous: [], changed };
+  if (deps.config.previousSigningKeys === 'drop') {
+    const dropped = keys.map((k) => k.publicKeyMultibase).filter((k) => k !== multibase && !retired.includes(k));
+    if (dropped.length > 0) deps.stores.settings.set(RETIRED_KEYS_SETTING, JSON.stringify([...retired, ...dropped]));
+    return { current, previous: [], changed };
+  }
   // The key being replaced verifies what it signed until the last of those credentials expires.
   const until = deps.stores.credentials.latestValidUntil(did, now);
   const previous = keys

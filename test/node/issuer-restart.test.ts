@@ -131,9 +131,14 @@ describe('restart with another signing key', () => {
     expect((await third.call('/.well-known/did.json')).json.verificationMethod.map((m: { id: string }) => m.id)).toEqual([`${did}#key-2`]);
     expect(third.running.ctx.audit.list({ event: 'ISSUER_DOCUMENT_UPDATED' }).records).toHaveLength(1);
     expect(await accepts(third, kept.agentDid, 'kept-2')).toMatchObject({ valid: false, reason: 'KEY_NOT_AUTHORIZED' });
-    // A later rotation takes the next number, even back to a key dropped from the document:
-    // a method id never names two keys.
-    const fourth = await third.restart({ SERVICE_SIGNING_KEY: '11'.repeat(32), SERVICE_PREVIOUS_SIGNING_KEYS: 'keep' });
+    // The dropped key is compromised: configured again (a stale replica, a rolled-back secret, an
+    // old .env), it is refused at start, and nothing changes.
+    await expect(third.restart({ SERVICE_SIGNING_KEY: '11'.repeat(32), SERVICE_PREVIOUS_SIGNING_KEYS: 'keep' })).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringMatching(/^SERVICE_SIGNING_KEY: this key \(z6Mk\w+\) was removed with SERVICE_PREVIOUS_SIGNING_KEYS=drop as compromised/),
+    });
+    // A later rotation takes the next number: a method id never names two keys.
+    const fourth = await third.restart({ SERVICE_SIGNING_KEY: '33'.repeat(32), SERVICE_PREVIOUS_SIGNING_KEYS: 'keep' });
     current = fourth;
     expect((await fourth.call('/.well-known/did.json')).json.verificationMethod.map((m: { id: string }) => m.id)).toEqual([`${did}#key-3`, `${did}#key-2`]);
     expect((await accepts(fourth, after.agentDid, 'after-rotation-2')).valid).toBe(true);
