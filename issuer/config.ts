@@ -249,6 +249,19 @@ function writeSecretsFile(path: string, secrets: StoredSecrets, create: boolean)
   }
 }
 
+/**
+ * Fewer distinct values than any random secret of its size would show (the chance is below
+ * 1e-12 either way): a placeholder such as "aaaa…", "0000…" or "abab…" left in a production
+ * environment. 16 of 256 byte values in 32 random bytes; 6 characters in an admin key of at
+ * least 32 characters, even a hexadecimal one (16 symbols).
+ */
+const MIN_DISTINCT_KEY_BYTES = 16;
+const MIN_DISTINCT_ADMIN_KEY_CHARACTERS = 6;
+
+function looksPlaceholder(values: Iterable<unknown>, minDistinct: number): boolean {
+  return new Set(values).size < minDistinct;
+}
+
 function parseKey(value: string, name: string, source: string): Uint8Array {
   if (!HEX32.test(value)) invalid(`${name}: must be 32 bytes as 64 hexadecimal characters (${source})`);
   return hexToBytes(value, 32, name);
@@ -323,6 +336,12 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
   const keyEncryptionKey = parseKey(kekHex, 'SERVICE_KEY_ENCRYPTION_KEY', source('SERVICE_KEY_ENCRYPTION_KEY'));
   // One secret as both an AES key and an Ed25519 seed: whoever learns one learns both.
   if (equalBytes(signingKey, keyEncryptionKey)) invalid('SERVICE_KEY_ENCRYPTION_KEY: must differ from SERVICE_SIGNING_KEY');
+  if (production) {
+    const placeholder = 'is not random (a placeholder?); generate one with: node -e "console.log(require(\'crypto\').randomBytes(32).toString(\'hex\'))"';
+    if (looksPlaceholder(adminApiKey, MIN_DISTINCT_ADMIN_KEY_CHARACTERS)) invalid(`SERVICE_ADMIN_API_KEY: ${placeholder}`);
+    if (looksPlaceholder(signingKey, MIN_DISTINCT_KEY_BYTES)) invalid(`SERVICE_SIGNING_KEY: ${placeholder}`);
+    if (looksPlaceholder(keyEncryptionKey, MIN_DISTINCT_KEY_BYTES)) invalid(`SERVICE_KEY_ENCRYPTION_KEY: ${placeholder}`);
+  }
   if (generatedSecrets.length > 0 && secretsFile !== undefined && !writeSecretsFile(secretsFile, stored, !secretsFileExisted)) {
     // Another issuer created the file first: use what it stored.
     return loadConfig(env);

@@ -17,13 +17,14 @@ function dbIn(): string {
   return join(dir, 'issuer.db');
 }
 const KEY = 'a'.repeat(64);
+// Production refuses keys that are not random, so its fixture's keys are (fixed) random bytes.
 const production = {
   NODE_ENV: 'production',
   API_BASE_URL: 'https://issuer.example.com',
   DID_DOMAIN: 'issuer.example.com',
-  SERVICE_ADMIN_API_KEY: 'x'.repeat(40),
-  SERVICE_SIGNING_KEY: KEY,
-  SERVICE_KEY_ENCRYPTION_KEY: 'b'.repeat(64),
+  SERVICE_ADMIN_API_KEY: 'Zq3vN8kXe1RbT0yLw7HsUc5mJp2dGf9A',
+  SERVICE_SIGNING_KEY: '9f1c4e7a2b8d05f36e91a4c7d2b58e0f13a6c9d4e7f0b2a58c1d6e93f4a7b20c',
+  SERVICE_KEY_ENCRYPTION_KEY: '3a7e0c91f5d24b86a1e9c3f70d5b28e4c6a1f93d07b5e28c4f1a69d3e0b7c52f',
 };
 
 function configError(env: Record<string, string>): ConfigError {
@@ -119,6 +120,19 @@ describe('issuer configuration', () => {
     expect(configError({ ...noDomain, SERVICE_SQLITE_PATH: dbPath }).message).toMatch(/^DID_DOMAIN: required with DID_METHOD=web in production/);
     expect(configError({ ...production, SERVICE_SQLITE_PATH: dbPath, API_BASE_URL: 'http://issuer.example.com' }).message).toMatch(/must be https in production/);
     expect(configError({ ...production, SERVICE_SQLITE_PATH: dbPath, SERVICE_OPEN_ENROLLMENT: 'true' }).message).toMatch(/^SERVICE_OPEN_ENROLLMENT: must not be true in production/);
+    // A placeholder left in the environment: a repeated character, all-zero or two alternating bytes.
+    for (const [name, value] of [
+      ['SERVICE_ADMIN_API_KEY', 'x'.repeat(40)],
+      ['SERVICE_ADMIN_API_KEY', 'abc12'.repeat(8)],
+      ['SERVICE_SIGNING_KEY', '00'.repeat(32)],
+      ['SERVICE_KEY_ENCRYPTION_KEY', 'ab01'.repeat(16)],
+    ] as const) {
+      const error = configError({ ...production, SERVICE_SQLITE_PATH: dbPath, [name]: value });
+      expect(error.code).toBe('CONFIG_INVALID');
+      expect(error.message).toMatch(new RegExp(`^${name}: is not random \\(a placeholder\\?\\); generate one with`));
+    }
+    // Development accepts them: tests and demos use fixed, readable keys.
+    expect(loadConfig({ SERVICE_SQLITE_PATH: ':memory:', SERVICE_ADMIN_API_KEY: 'x'.repeat(40), SERVICE_SIGNING_KEY: '00'.repeat(32), SERVICE_KEY_ENCRYPTION_KEY: 'ab01'.repeat(16) }).adminApiKey).toBe('x'.repeat(40));
     const config = loadConfig({ ...production, SERVICE_SQLITE_PATH: dbPath });
     expect(config.generatedSecrets).toEqual([]);
     expect(config.secretsFile).toBeUndefined();
