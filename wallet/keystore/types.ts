@@ -28,7 +28,11 @@ export class KeyStoreError extends MandateError<KeyStoreErrorCode> {
   override name = 'KeyStoreError';
 }
 
-/** Public information about a stored key. Never contains private material. */
+/**
+ * Public information about a stored key. Never contains private material. For an encrypted
+ * key it is what the record says until `signer()`/`exportSeed()` unlock it and check it
+ * (docs/keystores.md "Record format (version 1)").
+ */
 export interface KeyInfo {
   readonly id: string;
   /** 32-byte Ed25519 public key. */
