@@ -31,6 +31,7 @@ import {
   formatDateTimeStamp,
   hashData,
   type KeyResolver,
+  MAX_PROOF_SET_SIZE,
   parseDateTimeStamp,
   proofConfiguration,
   ProofError,
@@ -280,6 +281,21 @@ describe('proof sets (VC Data Integrity §4.3, §4.5)', () => {
     const otherSuite = clone(twice);
     ((otherSuite.proof as DataIntegrityProof[])[0] as { cryptosuite: string }).cryptosuite = 'ecdsa-jcs-2019';
     await expect(verifyProof(otherSuite, options)).rejects.toThrow(reason('CRYPTOSUITE_UNSUPPORTED'));
+  });
+
+  it('PROOF_MALFORMED before any key is resolved: more than MAX_PROOF_SET_SIZE proofs, or one proofValue twice (each would cost a signature check)', async () => {
+    const { twice, options } = await twoProofs();
+    const [first, second] = twice.proof as DataIntegrityProof[];
+    const repeated = { ...twice, proof: [first, second, { ...(first as DataIntegrityProof), created: '2024-01-05T00:00:00Z' }] };
+    await expect(verifyProof(repeated, options)).rejects.toThrow(/each with its own proofValue/);
+    const many = await Array.from({ length: MAX_PROOF_SET_SIZE - 1 }).reduce<Promise<Signed>>(async (doc, _, i) => {
+      const k = freshKey();
+      return (await createProof(await doc, { signer: k.signer, verificationMethod: k.method, proofPurpose: 'assertionMethod', created: `2024-02-0${i + 1}T00:00:00Z` })) as unknown as Signed;
+    }, Promise.resolve(clone(twice)));
+    expect((many.proof as DataIntegrityProof[]).length).toBe(MAX_PROOF_SET_SIZE + 1);
+    await expect(verifyProof(many, options)).rejects.toThrow(reason('PROOF_MALFORMED'));
+    await expect(verifyProof(many, options)).rejects.toThrow(`a proof set holds at most ${MAX_PROOF_SET_SIZE} proofs`);
+    expect(options.resolveKey.calls).toEqual([]);
   });
 
   it('checks every proof locally before resolving any key', async () => {

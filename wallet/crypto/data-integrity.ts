@@ -124,6 +124,9 @@ function optionsError(message: string): ProofError {
   return new ProofError('PROOF_OPTIONS_INVALID', message);
 }
 
+/** Most proofs a secured document may carry (a proof set, VC-DI §2.1.1, rarely holds more than two). */
+export const MAX_PROOF_SET_SIZE = 4;
+
 function malformed(message: string, cause?: unknown): ProofError {
   return new ProofError('PROOF_MALFORMED', message, cause === undefined ? undefined : { cause });
 }
@@ -344,6 +347,12 @@ export async function verifyProof(securedDocument: unknown, options: VerifyProof
 
   // All local checks of all proofs first: a document with one bad proof costs no key lookups.
   const parsedProofs = allProofs.map(parseProof);
+  // Each proof costs a signature check: one valid proof repeated could make one document cost
+  // a verifier dozens of them.
+  const proofValues = new Set(parsedProofs.map((p) => p.proof.proofValue));
+  if (proofValues.size < parsedProofs.length || proofValues.size > MAX_PROOF_SET_SIZE) {
+    throw malformed(`a proof set holds at most ${MAX_PROOF_SET_SIZE} proofs, each with its own proofValue`);
+  }
   let ids: Set<string> | undefined; // built only when some proof names a previousProof
   for (const parsed of parsedProofs) {
     checkProofClaims(parsed, options, now, skew);
