@@ -2,7 +2,7 @@
 // chain, grants), then every reason code provoked by crafted input. Status-list reasons live in
 // verify-status.test.ts.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createProof } from '../../wallet/crypto/data-integrity.ts';
+import { createProof, MAX_PROOF_SET_SIZE } from '../../wallet/crypto/data-integrity.ts';
 import { issueAgentCredential } from '../../wallet/vc/agent-credential.ts';
 import { createVerifiedCredentialCache } from '../../wallet/vc/credential-cache.ts';
 import { credentialDigest, delegate } from '../../wallet/vc/delegation.ts';
@@ -127,6 +127,21 @@ describe('verifyPresentation — accepted', () => {
     // The cache never lets an expired credential through: validity is checked every time.
     const later = await verifyPresentation(await present(agent, [root], { created: new Date(Date.now() + 48 * HOUR) }), options({ credentialCache: cache, now: new Date(Date.now() + 48 * HOUR) }));
     expectRefused(later, 'CREDENTIAL_EXPIRED', 'credentials');
+  });
+
+  it('caches only credentials of presentations that passed: a refused one neither fills the cache nor evicts an entry', async () => {
+    const cache = createVerifiedCredentialCache({ max: 1 });
+    const stranger = newIdentity();
+    // A throwaway key presenting the agent's (public) credential, or its own self-signed one.
+    const selfSigned = await issueAgentCredential({ issuer: stranger, agentDid: stranger.did, privilegeScopes: ['files'], delegationDepth: 0, validUntil: new Date(Date.now() + HOUR) });
+    expectRefused(await verifyPresentation(await present(stranger, [root]), options({ credentialCache: cache })), 'HOLDER_MISMATCH', 'chain');
+    const genuine = await verifyPresentation(await present(agent, [root]), options({ credentialCache: cache }));
+    expect(genuine.valid && genuine.chain[0]?.cached).toBe(false);
+    expectRefused(await verifyPresentation(await present(stranger, [selfSigned]), options({ credentialCache: cache })), 'UNTRUSTED_ISSUER', 'chain');
+    // The agent's credential with its proof wrapped in a set: same proofValue, other content.
+    expectRefused(await verifyPresentation(await present(stranger, [{ ...root, proof: [root.proof] } as never]), options({ credentialCache: cache })), 'HOLDER_MISMATCH', 'chain');
+    const again = await verifyPresentation(await present(agent, [root]), options({ credentialCache: cache }));
+    expect(again.valid && again.chain[0]?.cached).toBe(true);
   });
 
   it('verifies a cached credential\'s signature again once the cache TTL has passed', async () => {
@@ -277,6 +292,26 @@ describe('verifyPresentation — refused', () => {
     // A presentation has one proof: a set, even of its own valid proof, is not one.
     expectRefused(await verifyPresentation({ ...vp, proof: [vp.proof] }, options({ resolver: counting })), 'MALFORMED', 'presentation');
     expect(asked).toEqual([]);
+  });
+
+  it('MALFORMED: a credential whose proof set holds more than MAX_PROOF_SET_SIZE proofs, or one proofValue twice (each costs a signature check)', async () => {
+    const tooMany = await present(agent, [{ ...root, proof: Array.from({ length: MAX_PROOF_SET_SIZE + 1 }, () => root.proof) } as never]);
+    const many = await verifyPresentation(tooMany, options());
+    expectRefused(many, 'MALFORMED', 'credentials');
+    expect(!many.valid && many.message).toMatch(/a proof set holds at most 4 proofs, each with its own proofValue/);
+    const repeated = await verifyPresentation(await present(agent, [{ ...root, proof: [root.proof, root.proof] } as never]), options());
+    expectRefused(repeated, 'MALFORMED', 'credentials');
+    expect(!repeated.valid && repeated.message).toMatch(/each with its own proofValue/);
+  });
+
+  it('MALFORMED: a grant naming a parentCredential (only delegated credentials have a parent)', async () => {
+    const provider = newIdentity();
+    const consent = await createConsent({ user: newIdentity(), agentDid: agent.did, providerDid: provider.did, privilegeScopes: ['files:read'], challenge: 'c-p' });
+    const grant = await issueGrant({ provider, agentDid: agent.did, privilegeScopes: ['files:read'], consent, ceiling: root.credentialSubject.privilegeScopes });
+    const parented = { ...grant, parentCredential: { id: root.id, digestMultibase: credentialDigest(root) } };
+    const result = await verifyPresentation(await present(agent, [root, parented as never]), options({ trustedGrantIssuers: [provider.did] }));
+    expectRefused(result, 'MALFORMED', 'presentation');
+    expect(!result.valid && result.message).toMatch(/a DelegationGrantCredential has no parentCredential/);
   });
 
   it('MALFORMED: a @context other than [v2, Mandate] or [v2] — such as one appended after signing, which the proofs alone would let through', async () => {

@@ -146,6 +146,8 @@ export function parseCredential(value: unknown): MandateCredential {
   requireDid(subject.id, 'credentialSubject.id');
   requireScopes(subject.privilegeScopes, 'credentialSubject.privilegeScopes');
 
+  // Only a delegated credential names a parent (and so stands in a chain, not at its root).
+  if (kind !== 'DelegatedAgentCredential' && value.parentCredential !== undefined) malformed(`a ${kind} has no parentCredential`);
   if (kind === 'DelegationGrantCredential') {
     requireDid(subject.onBehalfOf, 'credentialSubject.onBehalfOf');
     const consent = subject.consent;
@@ -172,7 +174,6 @@ export function parseCredential(value: unknown): MandateCredential {
     requireString(parent.digestMultibase, 'parentCredential.digestMultibase');
     return value as unknown as DelegatedAgentCredential;
   }
-  if (value.parentCredential !== undefined) malformed('an AgentCredential has no parentCredential');
   return value as unknown as AgentCredential;
 }
 

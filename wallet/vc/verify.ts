@@ -431,6 +431,9 @@ async function run(
     return keyResolutions.some((r) => r instanceof Promise) ? Promise.all(keyResolutions).then(judge) : judge(keyResolutions as Settled<DidResolutionResult>[]);
   });
   const cachedNow: boolean[] = [];
+  // Recorded only once the whole presentation passed, like the replay cache: a refused one (a
+  // throwaway key presenting self-signed credentials) must not fill the cache or evict entries.
+  const toCache: Array<() => void> = [];
   for (const [i, credential] of credentials.entries()) {
     const settled = (await proofs[i]) as Settled<CheckedProofs>; // one per credential
     if (!settled.ok) {
@@ -448,7 +451,7 @@ async function run(
     const digest = digests[i];
     if (cache !== undefined && !checked.cached && digest !== undefined) {
       // Cached no longer than the earliest proof `expires`: a hit does not look at the proofs.
-      cache.add({ canonical: canonicalizeJson(credential, undefined, memo), digest, keys: checked.keys }, Math.min(validUntil, checked.notAfter));
+      toCache.push(() => cache.add({ canonical: canonicalizeJson(credential, undefined, memo), digest, keys: checked.keys }, Math.min(validUntil, checked.notAfter)));
     }
   }
   pass('credentials');
@@ -544,6 +547,7 @@ async function run(
     }
     pass('replay');
   }
+  for (const add of toCache) add();
 
   return {
     valid: true,

@@ -54,7 +54,7 @@ export const base64url = /* @__PURE__ */ Object.freeze({
   encode: (bytes: Uint8Array): string => `u${encode(bytes)}`,
   decode(text: string): Uint8Array {
     if (typeof text !== 'string') throw new Error('Can only multibase decode strings');
-    if (text.codePointAt(0) !== 0x75) throw new Error(`Unable to decode multibase string, base64url decoder only supports inputs prefixed with u`);
+    if (text.codePointAt(0) !== 0x75) throw new Error('a base64url multibase string starts with "u"');
     return decode(text.slice(1));
   },
 });

@@ -18,7 +18,7 @@
 export { sha256 } from '../../../node_modules/@noble/hashes/sha2.js';
 
 function unavailable(): never {
-  throw new Error('SHA-512 is not part of the verifier worker: it verifies Ed25519 with WebCrypto only');
+  throw new Error('SHA-512 is not part of the verifier worker');
 }
 
 /** Shaped like noble's CHash (eddsa() checks `outputLen` when the curve is built); never computes. */
