@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { IssuerClient } from '../wallet/client/issuer-client.ts';
 import { CliError, type ExitCode } from './errors.ts';
-import { jsonText, type Io } from './output.ts';
+import { jsonText, terminalSafe, type Io } from './output.ts';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -148,7 +148,7 @@ export function createContext(spec: CommandSpec, parsed: { options: OptionValues
     env,
     client: () => (client ??= new IssuerClient({ baseUrl: url(), adminKey: adminKey(), timeoutMs: timeoutMs() })),
     print(human, data) {
-      io.stdout(json ? jsonText(data) : human);
+      io.stdout(json ? jsonText(data) : terminalSafe(human));
     },
   };
 }

@@ -14,7 +14,7 @@ import { vcCommands } from './commands/vcs.ts';
 import { verifyCommands } from './commands/verify.ts';
 import { checkArgs, createContext, GLOBAL_OPTIONS, parseCommandLine, usage, type CommandSpec, type Env, type OptionSpec } from './command.ts';
 import { CliError, describeError, EXIT, exitCodeFor, type ExitCode } from './errors.ts';
-import { jsonText, processIo, type Io } from './output.ts';
+import { jsonText, processIo, terminalSafe, type Io } from './output.ts';
 
 export const COMMANDS: readonly CommandSpec[] = [
   ...tokenCommands,
@@ -128,7 +128,8 @@ export async function run(argv: readonly string[], env: Env = process.env, io: I
     } else {
       const where = described.status === undefined ? described.code : `${described.code}, HTTP ${described.status}`;
       const hint = error instanceof CliError && error.code === 'USAGE' ? '\nRun "mandate --help" (or "mandate <command> --help") for usage.' : '';
-      io.stderr(`mandate: ${described.message} [${where}]${hint}\n`);
+      // One line: a message (from the issuer, say) cannot break it or drive the terminal.
+      io.stderr(`mandate: ${terminalSafe(described.message).replaceAll('\n', '\\n')} [${where}]${hint}\n`);
     }
     // Opt-in only: a stack is for the developer of the CLI, not for logs.
     if (code === EXIT.INTERNAL && env.MANDATE_DEBUG === '1' && error instanceof Error) io.stderr(`${error.stack ?? error.message}\n`);

@@ -13,6 +13,19 @@ export const processIo: Io = {
   stderr: (text) => void process.stderr.write(text),
 };
 
+/**
+ * Characters a terminal acts on instead of showing: C0 controls but tab and line feed, DEL, C1
+ * controls, and the Unicode bidirectional formatting characters (Trojan Source, CVE-2021-42574).
+ * An audit reason, a consent's agent or an issuer's error message is chosen by whoever sent it:
+ * printed raw, ESC sequences could clear the screen, retitle the window or paint a fake verdict.
+ */
+const UNSAFE_FOR_TERMINAL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** `text` with every character a terminal would act on shown as a `\u001b`-style escape. */
+export function terminalSafe(text: string): string {
+  return text.replace(UNSAFE_FOR_TERMINAL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 export type Cell = string | number | boolean | null | undefined;
 
 function cellText(value: Cell | readonly string[]): string {

@@ -135,6 +135,17 @@ describe('mandate CLI: help, usage and offline commands', () => {
     exits(failing, EXIT.ISSUER_FAILED, 'database is locked [INTERNAL_ERROR, HTTP 500]');
     exits(notApi, EXIT.ISSUER_FAILED, '[RESPONSE_INVALID]');
   });
+
+  it('shows characters a terminal would act on as escapes: an issuer\'s message cannot clear the screen or add a line', async () => {
+    const base = inject('fixtureBaseUrl');
+    const message = '\u001b]0;pwned\u0007\u001b[2J\u001b[32maudit chain intact\u001b[0m\nsecond line \u202eevil\u009b';
+    await fetch(`${base}/host/cli-hostile/v1/audit/verify`, { method: 'PUT', body: JSON.stringify({ error: { code: 'INTERNAL_ERROR', message } }), headers: { 'content-type': 'application/json', 'x-status': '500' } });
+    const hostile = await mandate(['audit', 'verify', '--url', `${base}/cli-hostile`], { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY });
+    expect(hostile.code).toBe(EXIT.ISSUER_FAILED);
+    expect(hostile.stderr).toBe(
+      'mandate: \\u001b]0;pwned\\u0007\\u001b[2J\\u001b[32maudit chain intact\\u001b[0m\\nsecond line \\u202eevil\\u009b [INTERNAL_ERROR, HTTP 500]\n',
+    );
+  });
 });
 
 // Each test spawns several CLI processes; on a loaded machine one can take seconds to start.
@@ -303,6 +314,12 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
     expect(intact.code).toBe(EXIT.OK);
     expect(intact.stdout).toMatch(/^audit chain intact: \d+ records, head [0-9a-f]{64}\n$/);
     exits(badTime, EXIT.USAGE, '[ARGUMENT_INVALID]');
+
+    // Text an outsider chose (a provider event's result, say) is shown, not obeyed by the terminal.
+    issuer.running.ctx.db.sqlite.prepare('UPDATE audit SET reason = ? WHERE seq = (SELECT MAX(seq) FROM audit)').run('ok\u001b[2J\u001b[1A');
+    const tailed = await operator('audit', 'tail', '--lines', '1');
+    expect(tailed.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    expect(tailed.stdout).toContain('ok\\u001b[2J\\u001b[1A');
 
     issuer.running.ctx.db.sqlite.exec(`UPDATE audit SET reason = 'edited' WHERE seq = 2`);
     const broken = await operator('audit', 'verify');
