@@ -2,7 +2,7 @@
 // network policy judges the addresses a host NAME resolves to, where the socket connects, so an
 // internal alias or a rebinding DNS answer cannot reach the verifier's own network.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createResolver, createWebResolver } from '../../wallet/did/index.ts';
@@ -150,6 +150,24 @@ describe('fetchJson through the guarded transport (real DNS, real sockets)', () 
     expect(await fetchJson(`http://localhost:${port}/big`, { limits, ...policy, ...json })).toMatchObject({ ok: false, failure: 'too-large' });
     for (const path of ['/silent', '/stall']) {
       expect(await fetchJson(`http://localhost:${port}${path}`, { limits: { ...limits, timeoutMs: 300 }, ...policy, ...json }), path).toMatchObject({ ok: false, failure: 'timeout' });
+    }
+  });
+
+  it('settles when the host switches protocols (HTTP 101): node:http reports neither a response nor an error for it', async () => {
+    const raw = createNetServer((socket) => {
+      socket.once('data', () => socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n'));
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    try {
+      const upgradePort = (raw.address() as AddressInfo).port;
+      const result = await fetchJson(`http://localhost:${upgradePort}/doc`, { limits, urlPolicy: { allowHttpLoopback: true }, ...json });
+      expect(result).toMatchObject({ ok: false, failure: 'network' });
+      // Through a did:web resolver: a failed resolution, not one that never ends.
+      const resolved = await createResolver({ methods: { web: createWebResolver({ allowHttpLoopback: true }) } }).resolve(`did:web:localhost%3A${upgradePort}`);
+      expect(resolved.didResolutionMetadata.error).toBe('internalError');
+    } finally {
+      raw.close();
     }
   });
 

@@ -99,10 +99,18 @@ export function guardedNodeFetch(getBuiltinModule: GetBuiltinModule, policy: Url
   return (input, init) =>
     new Promise<Response>((resolve, reject) => {
       const url = new URL(input);
+      let settled = false;
+      const fail = (error: unknown): void => {
+        if (settled) return;
+        settled = true;
+        request.destroy();
+        reject(error);
+      };
       const request = (url.protocol === 'https:' ? https : http).request(
         url,
         { method: init.method ?? 'GET', headers: Object.fromEntries(new Headers(init.headers)), lookup, ...(init.signal ? { signal: init.signal } : {}) },
         (message) => {
+          settled = true;
           try {
             resolve(toWebResponse(message, stream));
           } catch (error) {
@@ -111,7 +119,16 @@ export function guardedNodeFetch(getBuiltinModule: GetBuiltinModule, policy: Url
           }
         },
       );
-      request.on('error', reject);
+      request.on('error', fail);
+      // node:http answers a 101 (Switching Protocols) with neither 'response' nor 'error': it
+      // destroys the socket, and an abort after that does nothing. Without these the promise
+      // would never settle, and a cached resolver would keep that DID's lookup in flight forever.
+      request.on('upgrade', (_message, socket: NodeStream.Duplex) => {
+        socket.destroy();
+        fail(new Error('the host switched protocols (HTTP 101)'));
+      });
+      request.on('close', () => fail(new Error('the connection closed before a response')));
+      init.signal?.addEventListener('abort', () => fail(init.signal?.reason), { once: true });
       request.end();
     });
 }
