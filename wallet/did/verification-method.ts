@@ -15,6 +15,7 @@
  */
 import type { KeyResolver } from '../crypto/data-integrity.ts';
 import { isMandateError } from '../crypto/errors.ts';
+import { parseDateTimeStamp } from '../crypto/proof-config.ts';
 import { ed25519KeyFromMultibase } from './public-key.ts';
 import { DidError } from './errors.ts';
 import { parseDid } from './parse.ts';
@@ -74,8 +75,10 @@ function assertUsableAt(vm: VerificationMethod, nowMs: number): void {
   for (const [field, label] of LIFETIME_FIELDS) {
     const value = vm[field];
     if (value === undefined) continue;
-    const at = Date.parse(value);
-    if (Number.isNaN(at)) notAuthorized(`verification method ${field} is not a valid dateTime`);
+    // Strictly, with a time zone: Date.parse would read a zone-less value in the verifier's own
+    // zone (one key, usable in one time zone and expired in another) and take "99999" as a year.
+    const at = parseDateTimeStamp(value);
+    if (at === undefined) notAuthorized(`verification method ${field} is not a dateTimeStamp`);
     if (at <= nowMs) notAuthorized(`verification method ${label} at ${new Date(at).toISOString()}`);
   }
 }
