@@ -197,5 +197,8 @@ describe('did:web resolution against a real HTTP host', () => {
   it('throws INVALID_OPTIONS for limits that are not positive integers', () => {
     expect(() => createWebResolver({ timeoutMs: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
     expect(() => createWebResolver({ maxBytes: Number.POSITIVE_INFINITY })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+    // A timer delay of 2^31 ms or more fires at once: every fetch would time out.
+    expect(() => createWebResolver({ timeoutMs: 2 ** 31 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', message: 'timeoutMs must be a positive integer below 2^31' }));
+    expect(createWebResolver({ timeoutMs: 2 ** 31 - 1 })).toBeDefined();
   });
 });

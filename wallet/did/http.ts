@@ -14,12 +14,15 @@ export type DidFetchResult =
   | { ok: true; contentType: string; json: unknown }
   | { ok: false; error: DidResolutionErrorName; message: string };
 
-/** Throws DidError INVALID_OPTIONS unless the limits are positive integers. */
+/**
+ * Throws DidError INVALID_OPTIONS unless the limits are positive integers below 2^31: timers
+ * take a signed 32-bit delay, and a longer one fires at once (so every fetch would time out).
+ */
 export function assertHttpLimits(limits: HttpLimits): void {
   for (const key of ['timeoutMs', 'maxBytes'] as const) {
     const value = limits[key];
-    if (!Number.isInteger(value) || value <= 0 || value > 2 ** 31) {
-      throw new DidError('INVALID_OPTIONS', `${key} must be a positive integer`);
+    if (!Number.isInteger(value) || value <= 0 || value >= 2 ** 31) {
+      throw new DidError('INVALID_OPTIONS', `${key} must be a positive integer below 2^31`);
     }
   }
 }
