@@ -21,6 +21,17 @@ export const DidSchema = z
   .regex(/^did:[a-z0-9]+:[A-Za-z0-9._:%-]*[A-Za-z0-9._%-]$/, 'must be a DID (did:<method>:<id>)')
   .openapi({ example: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK' });
 
+/**
+ * Free text that ends up in the audit trail and on operators' screens: no control characters
+ * (a terminal would act on them) and no bidirectional formatting characters (they reorder
+ * what is shown, CVE-2021-42574).
+ */
+export const PrintableTextSchema = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^[^\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+$/u, 'must not contain control or bidirectional formatting characters');
+
 /** A target service name as presentations and credentials carry it (`domain`). */
 export const DomainSchema = z.string().min(1).max(253).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces').openapi({ example: 'files.example.com' });
 

@@ -22,6 +22,7 @@ import { verify } from '../../wallet/crypto/ed25519.ts';
 import { isMandateError } from '../../wallet/crypto/errors.ts';
 import { assertSafeJson, type JsonObject } from '../../wallet/crypto/jcs.ts';
 import { decodeBase58btc } from '../../wallet/crypto/multikey.ts';
+import { didOf } from '../../wallet/did/parse.ts';
 import { absoluteDidUrl } from '../../wallet/did/verification-method.ts';
 import { parseScopes } from '../../wallet/vc/scopes.ts';
 import { clipText } from '../audit.ts';
@@ -229,7 +230,8 @@ async function verifyChallenge(ctx: IssuerContext, store: ChallengesStore, chall
       event: verdict.verified ? 'CONSENT_VERIFIED' : 'CONSENT_REJECTED',
       actor,
       ...(verdict.verified ? {} : { reason: verdict.reason }),
-      ...(verdict.verified && typeof verdict.consent?.agent === 'string' ? { agentDid: verdict.consent.agent } : {}),
+      // Filed under the agent only when it names a DID: it is the signer's text, kept in `data` as written.
+      ...(verdict.verified && typeof verdict.consent?.agent === 'string' && didOf(verdict.consent.agent) === verdict.consent.agent ? { agentDid: verdict.consent.agent } : {}),
       data: {
         challengeId,
         userDid,

@@ -113,6 +113,13 @@ describe('POST /v1/audit/events', () => {
     const capability = await post(await signedEvent(provider, {}, { proofPurpose: 'capabilityInvocation' }));
     expect(capability.status).toBe(400);
     expect(capability.json.error.code).toBe('VALIDATION_FAILED');
+    // Text that reaches operators' terminals and screens: no control or bidi formatting characters.
+    for (const fields of [{ result: 'allowed\u001b[2J' }, { action: 'files:read /q3\u202efdp.exe' }, { vpId: 'urn:uuid:x\n' }]) {
+      const refused = await post(await signedEvent(provider, fields));
+      expect(refused.status, JSON.stringify(fields)).toBe(400);
+      expect(refused.json.error.details[0].message).toBe('must not contain control or bidirectional formatting characters');
+    }
+    expect((await post(await signedEvent(provider, { action: 'files:read /Überblick Q3.pdf' }))).status).toBe(201);
   });
 });
 

@@ -92,6 +92,21 @@ describe('POST /v1/challenges/:id/verify', () => {
     expect(audit.json.records[0].data).toMatchObject({ challengeId, userDid: user.did, consent: { privilegeScopes: ['files:read'] } });
   });
 
+  it('files a consent under its agent only when the agent is a DID: other text the signer chose stays in the record\'s data', async () => {
+    const user = newUser();
+    const agent = 'did:key:z6Mk\u001b[1A\u001b[2KREVOKED ALL';
+    const { challengeId, challenge } = await challengeFor(user.did);
+    const consent = await createProof(
+      { type: 'UserConsent', user: user.did, agent, provider: PROVIDER, privilegeScopes: ['files:read'] },
+      { signer: user.signer, verificationMethod: user.verificationMethod, proofPurpose: 'authentication', challenge },
+    );
+    expect((await answer(challengeId, { proof: consent })).json).toMatchObject({ verified: true, consent: { agent } });
+    const records = (await issuer.call('/v1/audit?event=CONSENT_VERIFIED&limit=500', { admin: true })).json.records as { agentDid?: string; data: { challengeId: string; consent: { agent: string } } }[];
+    const record = records.find((r) => r.data.challengeId === challengeId);
+    expect(record?.data.consent.agent).toBe(agent);
+    expect(record).not.toHaveProperty('agentDid');
+  });
+
   it('records a consent whose long agent name is cut inside an emoji (the cut never splits a surrogate pair)', async () => {
     const user = newUser();
     const agent = `did:key:${'a'.repeat(503)}\u{1F600}`; // the emoji's halves at UTF-16 indexes 511 and 512
