@@ -56,12 +56,12 @@ export function renderAudit(root: HTMLElement, params: URLSearchParams): () => v
   let stopped = false;
 
   let chainCheckedAt = -Infinity;
-  const refresh = async () => {
+  const refresh = async (checkChainNow = false) => {
     clearTimeout(timer);
     const filter = { agent: agent.value.trim(), event: event.value.trim().toUpperCase(), from: isoOf(from.value), to: isoOf(to.value), limit: 100 };
     // Re-hashing the whole chain costs the server work in proportion to the log: not on every
     // live poll, at most once per CHAIN_EVERY_MS (and on each explicit refresh).
-    const checkChain = !live.checked || Date.now() - chainCheckedAt >= CHAIN_EVERY_MS;
+    const checkChain = checkChainNow || !live.checked || Date.now() - chainCheckedAt >= CHAIN_EVERY_MS;
     const result = await attempt(errors, () =>
       Promise.all([api<{ records: AuditRecord[] }>(`/v1/console/audit/latest${query(filter)}`), checkChain ? api<ChainVerdict>('/v1/audit/verify') : undefined]),
     );
@@ -83,7 +83,7 @@ export function renderAudit(root: HTMLElement, params: URLSearchParams): () => v
     chain,
     h(
       'form',
-      { class: 'filters', onSubmit: (e: Event) => (e.preventDefault(), void refresh()) },
+      { class: 'filters', onSubmit: (e: Event) => (e.preventDefault(), void refresh(true)) },
       field('Agent DID', agent),
       field('Event', event),
       field('From', from),
