@@ -26,6 +26,8 @@ function classifyIpv4(octets: number[]): HostClass {
     (a === 192 && b === 168) || // RFC 1918
     (a === 169 && b === 254) || // RFC 3927 link-local (cloud metadata endpoints live here)
     (a === 100 && b >= 64 && b <= 127) || // RFC 6598 shared address space
+    (a === 198 && (b & 0xfe) === 18) || // RFC 2544 benchmarking 198.18/15
+    (a === 192 && b === 0 && octets[2] === 0) || // RFC 6890 IETF protocol assignments 192.0.0/24
     a >= 224 // multicast, reserved, broadcast
   ) {
     return 'private';
@@ -46,18 +48,23 @@ export function ipv6Groups(address: string): number[] | undefined {
 function classifyIpv6(address: string): HostClass {
   const groups = ipv6Groups(address);
   if (!groups) return 'private'; // unparseable: fail closed
-  const [g0 = 0, , , , , g5 = 0, g6 = 0, g7 = 0] = groups;
-  if (groups.slice(0, 7).every((g) => g === 0)) return g7 === 1 ? 'loopback' : 'private'; // ::1, ::
-  const embeddedIpv4 = (): HostClass => classifyIpv4([g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff]);
-  // RFC 4291 §2.5.5: IPv4-mapped ::ffff:a.b.c.d and the deprecated IPv4-compatible ::a.b.c.d
-  // (WHATWG writes [::127.0.0.1] as [::7f00:1]): judge the embedded IPv4 address.
-  if (groups.slice(0, 5).every((g) => g === 0) && (g5 === 0xffff || g5 === 0)) return embeddedIpv4();
-  // RFC 6052 §2.1 NAT64 well-known prefix 64:ff9b::/96: a gateway translates it to the IPv4 one.
-  if (g0 === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0)) return embeddedIpv4();
-  if ((g0 & 0xfe00) === 0xfc00) return 'private'; // fc00::/7 unique local (RFC 4193)
-  if ((g0 & 0xffc0) === 0xfe80) return 'private'; // fe80::/10 link-local
-  if ((g0 & 0xff00) === 0xff00) return 'private'; // ff00::/8 multicast
-  return 'public';
+  const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = groups;
+  const ipv4In = (high: number, low: number): HostClass => classifyIpv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+  // Addresses a host, gateway or tunnel turns into the IPv4 address they embed: judge that one.
+  // `::`, ::1 and RFC 4291 §2.5.5 IPv4-compatible ::a.b.c.d (0.0.0.0/8 and 0.0.0.1 are refused
+  // as IPv4, and ::1 is loopback as 127/8 is); IPv4-mapped ::ffff:a.b.c.d; RFC 6145 §2.1
+  // IPv4-translated ::ffff:0:a.b.c.d; RFC 6052 §2.1 NAT64 64:ff9b::/96.
+  if (!(g0 | g1 | g2 | g3) && ((!g4 && (!g5 || g5 === 0xffff)) || (g4 === 0xffff && !g5))) return !(g4 | g5 | g6) && g7 === 1 ? 'loopback' : ipv4In(g6, g7);
+  if (g0 === 0x64 && g1 === 0xff9b && !(g2 | g3 | g4 | g5)) return ipv4In(g6, g7);
+  if (g0 === 0x2002) return ipv4In(g1, g2); // RFC 3056 6to4 2002:a.b.c.d::/48
+  return (g0 & 0xfe00) === 0xfc00 || // fc00::/7 unique local (RFC 4193)
+    (g0 & 0xff80) === 0xfe80 || // fe80::/10 link-local and fec0::/10 site-local (RFC 3879, still routed inside sites)
+    g0 >= 0xff00 || // ff00::/8 multicast
+    (g0 === 0x64 && g1 === 0xff9b && g2 === 1) || // 64:ff9b:1::/48 local-use NAT64 (RFC 8215)
+    (g0 === 0x2001 && !g1) || // 2001::/32 Teredo (RFC 4380): a tunnel to an IPv4 client
+    (g0 === 0x100 && !(g1 | g2 | g3)) // 100::/64 discard-only (RFC 6666)
+    ? 'private'
+    : 'public';
 }
 
 /** How far from the public internet a URL host (WHATWG-normalized `URL.hostname`) is. */

@@ -11,7 +11,7 @@
 import { parseDateTimeStamp, verifyProof, type KeyResolver, type VerifiedProof } from '../crypto/data-integrity.ts';
 import { equalBytes } from '../crypto/bytes.ts';
 import { isMandateError } from '../crypto/errors.ts';
-import { type CanonicalMemo, canonicalizeJson, createCanonicalMemo, parseJson, type JsonLimits } from '../crypto/jcs.ts';
+import { type CanonicalMemo, canonicalizeJson, createCanonicalMemo, JsonError, parseJson, type JsonLimits } from '../crypto/jcs.ts';
 import type { DidResolutionResult, Resolvable } from '../did/types.ts';
 import { isStaleMiss, keyFromResolution } from '../did/verification-method.ts';
 import type { StatusCheckResult, StatusListClient } from '../status/client.ts';
@@ -128,19 +128,13 @@ const PROOF_REASONS: Record<string, ReasonCode> = {
   INVALID_PUBLIC_KEY: 'KEY_NOT_AUTHORIZED',
   PROOF_MALFORMED: 'MALFORMED',
   PROOF_MISSING: 'MALFORMED',
-  JSON_UNSAFE_KEY: 'MALFORMED',
-  JSON_NON_FINITE: 'MALFORMED',
-  JSON_UNSUPPORTED_VALUE: 'MALFORMED',
-  JSON_LONE_SURROGATE: 'MALFORMED',
-  JSON_TOO_DEEP: 'MALFORMED',
-  JSON_TOO_LARGE: 'MALFORMED',
-  JSON_SYNTAX: 'MALFORMED',
 };
 
 function reasonFor(error: unknown, fallback: ReasonCode, overrides: Record<string, ReasonCode> = {}): VerificationError {
   if (error instanceof VerificationError) return error;
   if (isMandateError(error)) {
-    const reason = overrides[error.code] ?? PROOF_REASONS[error.code] ?? fallback;
+    // Input that is not safe JSON (JsonError, any JSON_* code) is malformed wherever it is found.
+    const reason = overrides[error.code] ?? PROOF_REASONS[error.code] ?? (error instanceof JsonError ? 'MALFORMED' : fallback);
     return new VerificationError(reason, error.message, { cause: error });
   }
   // Unknown failures (bugs, platform errors) fail closed without leaking their text.
