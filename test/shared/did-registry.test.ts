@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   assertDidDocument,
+  createKeyResolver,
   createResolver,
   parseDid,
   resolveDidKey,
@@ -200,6 +201,26 @@ describe('createResolver', () => {
     expect((await resolver.resolve('did:liar:me')).didResolutionMetadata.error).toBe('invalidDidDocument');
     expect(await resolver.resolve('did:both:1')).toMatchObject({ didDocument: null, didResolutionMetadata: { error: 'notFound' } });
     expect((await resolver.resolve('did:empty:1')).didResolutionMetadata.error).toBe('notFound');
+  });
+
+  it('fails closed on a malformed document from a plugin: invalidDidDocument, never a TypeError in a key lookup later', async () => {
+    const odd = (extra: Record<string, unknown>) => async (did: string) => {
+      const result = docFor(did);
+      return { ...result, didDocument: { ...result.didDocument, ...extra } };
+    };
+    const resolver = createResolver({
+      methods: {
+        object: odd({ verificationMethod: {} }),
+        nulls: odd({ assertionMethod: [null] }),
+        string: odd({ assertionMethod: 'did:string:1#k' }),
+        anonymous: odd({ authentication: [{ type: 'Multikey', publicKeyMultibase: 'z6Mk' }] }),
+      },
+    });
+    for (const did of ['did:object:1', 'did:nulls:1', 'did:string:1', 'did:anonymous:1']) {
+      const result = await resolver.resolve(did);
+      expect(result, did).toMatchObject({ didDocument: null, didResolutionMetadata: { error: 'invalidDidDocument' } });
+      await expect(createKeyResolver(resolver)(`${did}#k`, 'assertionMethod'), did).rejects.toMatchObject({ code: 'DID_RESOLUTION_FAILED' });
+    }
   });
 
   it('register adds or replaces a method; bad names and non-functions throw INVALID_METHOD_RESOLVER', async () => {

@@ -10,6 +10,7 @@
  * `did:ledger` never downloads its code.
  */
 import { tryParseDid } from './parse.ts';
+import { assertDidDocument } from './document.ts';
 import { DidError } from './errors.ts';
 import {
   resolutionError,
@@ -62,8 +63,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * Checks what a method resolver returned before anyone relies on it: the right shape, and a
- * document whose id is the DID asked for (DID Core §5.1.1). A result carrying an error never
- * carries a document.
+ * well-formed document whose id is the DID asked for (DID Core §5.1.1). A result carrying an
+ * error never carries a document.
  */
 function checkResult(result: unknown, parsed: ParsedDid): DidResolutionResult {
   if (!isObject(result) || !isObject(result.didResolutionMetadata) || !isObject(result.didDocumentMetadata)) {
@@ -73,7 +74,13 @@ function checkResult(result: unknown, parsed: ParsedDid): DidResolutionResult {
   if (checked.didResolutionMetadata.error !== undefined) return { ...checked, didDocument: null };
   const doc = checked.didDocument;
   if (!isObject(doc)) return resolutionError('notFound', `the did:${parsed.method} resolver returned no document`);
-  if (doc.id !== parsed.did) return resolutionError('invalidDidDocument', 'DID document id does not match the DID that was resolved');
+  // Shape too (every member a key lookup reads): a plugin's odd document must not surface
+  // later as a TypeError in a key resolver.
+  try {
+    assertDidDocument(doc, parsed.did);
+  } catch (error) {
+    return resolutionError('invalidDidDocument', (error as DidError).message);
+  }
   return checked;
 }
 
