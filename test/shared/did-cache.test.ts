@@ -217,6 +217,54 @@ describe('createCachedResolver', () => {
     expect(inner.calls).toHaveLength(2);
   });
 
+  it('keeps calls of different intent apart while a resolution is under way', async () => {
+    const c = clock();
+    // An inner resolver whose answers the test releases one at a time, recording what was asked.
+    const asked: Array<{ noCache?: boolean; answer: (r: DidResolutionResult) => void }> = [];
+    const inner: Resolvable = {
+      resolve: (_did, resolveOptions = {}) => new Promise((answer) => asked.push({ ...resolveOptions, answer })),
+    };
+    const good = (tag: string): DidResolutionResult => ({ didDocument: { id: 'did:ex:k', alsoKnownAs: [tag] }, didDocumentMetadata: {}, didResolutionMetadata: {} });
+    const down: DidResolutionResult = { didDocument: null, didDocumentMetadata: {}, didResolutionMetadata: { error: 'internalError' } };
+    const settle = async () => {
+      for (let i = 0; i < 5; i++) await Promise.resolve();
+    };
+    const cached = createCachedResolver(inner, { now: c.now, ttlMs: 60_000 });
+
+    // A refresh that starts while a plain resolution is under way asks past every cache itself.
+    const plain = cached.resolve('did:ex:k');
+    await settle();
+    const refresh = cached.refresh('did:ex:k#key-2');
+    await settle();
+    expect(asked.map((a) => a.noCache === true)).toEqual([false, true]);
+    asked[0]?.answer(good('stored'));
+    asked[1]?.answer(good('rotated'));
+    expect((await plain).didDocument?.alsoKnownAs).toEqual(['stored']);
+    expect((await refresh).didDocument?.alsoKnownAs).toEqual(['rotated']);
+
+    // A plain resolution joining a refresh that fails gets the failure, not the good copy the
+    // refresh keeps for itself: that copy's ttl ran out meanwhile.
+    c.advance(31_000); // past the refresh cooldown, within the ttl
+    const failing = cached.refresh('did:ex:k#key-3');
+    await settle();
+    c.advance(30_000); // the copy expires while the refresh is under way
+    const joined = cached.resolve('did:ex:k');
+    await settle();
+    expect(asked).toHaveLength(3);
+    asked[2]?.answer(down);
+    expect((await joined).didResolutionMetadata.error).toBe('internalError');
+    expect((await failing).didDocument?.alsoKnownAs).toEqual(['rotated']);
+
+    // invalidate() while a resolution is under way: its result is not cached when it lands.
+    c.advance(61_000);
+    const pending = cached.resolve('did:ex:k');
+    await settle();
+    cached.invalidate('did:ex:k');
+    asked[3]?.answer(good('before-invalidate'));
+    expect((await pending).didDocument?.alsoKnownAs).toEqual(['before-invalidate']);
+    expect(cached.resolveCached('did:ex:k')).toBeUndefined();
+  });
+
   it('has the documented defaults and throws INVALID_OPTIONS for nonsense', () => {
     expect(DID_CACHE_DEFAULTS).toEqual({ ttlMs: 300_000, max: 1000, negativeTtlMs: 30_000, refreshCooldownMs: 30_000 });
     const inner = countingResolver({});

@@ -81,7 +81,10 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
   const cache = new LruCache<string, Entry>({ max, now });
   /** When each DID was last refreshed: the cooldown counts from it even when that refresh failed. */
   const refreshedAt = new LruCache<string, number>({ max, now });
+  /** Resolutions under way, by DID; those past every cache (`noCache`) by DID + " !". */
   const inFlight = new Map<string, Promise<Entry>>();
+  /** Bumped by `invalidate`: a resolution started before it lands without being cached. */
+  let generation = 0;
 
   function present(entry: Entry, cached: boolean): DidResolutionResult {
     // Fresh outer objects per caller; the frozen document is shared.
@@ -97,10 +100,16 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
     };
   }
 
-  /** Resolves `key` into the cache; a failure leaves `keep` (a good entry, when refreshing) in place. */
+  /**
+   * Resolves `key` into the cache; a failure leaves `keep` (a good entry, when refreshing) in the
+   * cache, and is what every caller gets. A plain resolution joins one under way of either kind
+   * (one past the caches is as fresh); one past the caches joins only its own kind.
+   */
   function fetchEntry(key: string, resolveOptions: DidResolutionOptions, keep?: Entry): Promise<Entry> {
-    const pending = inFlight.get(key);
+    const flight = resolveOptions.noCache === true ? `${key} !` : key;
+    const pending = inFlight.get(`${key} !`) ?? inFlight.get(flight);
     if (pending) return pending;
+    const startedIn = generation;
     const started = Promise.resolve()
       .then(() => inner.resolve(key, resolveOptions))
       .catch(() => resolutionError('internalError', 'resolver failed unexpectedly'))
@@ -117,14 +126,14 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
         const innerCached = result.didResolutionMetadata.cached === true;
         const entry: Entry = { result: deepFreeze(result), retrievedAt, retrieved: new Date(retrievedAt).toISOString(), innerCached };
         const failed = result.didResolutionMetadata.error !== undefined;
-        if (failed && keep !== undefined) return keep;
+        if (startedIn !== generation || (failed && keep !== undefined)) return entry;
         if (!failed) cache.set(key, entry, ttlMs);
         else if (negativeTtlMs > 0) cache.set(key, entry, negativeTtlMs);
         else cache.delete(key);
         return entry;
       })
-      .finally(() => inFlight.delete(key));
-    inFlight.set(key, started);
+      .finally(() => inFlight.delete(flight));
+    inFlight.set(flight, started);
     return started;
   }
 
@@ -143,6 +152,7 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
       return cache.size;
     },
     invalidate(did?: string) {
+      generation++;
       if (did === undefined) cache.clear();
       else cache.delete(didOf(did) ?? did);
     },
@@ -164,7 +174,7 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
       // bad moment cost every verification its cached document).
       const good = entry?.result.didResolutionMetadata.error === undefined ? entry : undefined;
       const fresh = await fetchEntry(key, { noCache: true }, good);
-      return present(fresh, fresh === good);
+      return fresh.result.didResolutionMetadata.error !== undefined && good ? present(good, true) : present(fresh, false);
     },
     resolveCached(didUrl: string): DidResolutionResult | undefined {
       const entry = cachedEntry(didUrl);
