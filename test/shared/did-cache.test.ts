@@ -262,7 +262,8 @@ describe('createCachedResolver', () => {
     cached.invalidate('did:ex:k');
     asked[3]?.answer(good('before-invalidate'));
     expect((await pending).didDocument?.alsoKnownAs).toEqual(['before-invalidate']);
-    expect(cached.resolveCached('did:ex:k')).toBeUndefined();
+    expect(cached.resolveCached?.('did:ex:k')).toBeUndefined();
+    expect(cached.size).toBe(0);
   });
 
   it('has the documented defaults and throws INVALID_OPTIONS for nonsense', () => {

@@ -204,9 +204,9 @@ describe('createResolver', () => {
   });
 
   it('fails closed on a malformed document from a plugin: invalidDidDocument, never a TypeError in a key lookup later', async () => {
-    const odd = (extra: Record<string, unknown>) => async (did: string) => {
+    const odd = (extra: Record<string, unknown>): MethodResolver => async (did) => {
       const result = docFor(did);
-      return { ...result, didDocument: { ...result.didDocument, ...extra } };
+      return { ...result, didDocument: { ...result.didDocument, ...extra } as DidResolutionResult['didDocument'] };
     };
     const resolver = createResolver({
       methods: {
