@@ -9,12 +9,17 @@
  * - Read with O_NOFOLLOW (a symlink planted in place of the file is refused), as a regular file
  *   of at most `maxFileBytes`, strict UTF-8 safe JSON, every credential re-validated: anything
  *   else is CREDENTIAL_STORE_CORRUPT and the file is left as it is.
- * - Writes within one process are serialized; ONE process should own a wallet directory (two
- *   processes writing the same file can lose each other's additions, never corrupt it).
+ * - Every read-modify-write (put, delete) re-reads the file while holding BOTH a queue shared by
+ *   every store object on that file in this process, and a lock file `.<file>.lock` created
+ *   with O_EXCL, which serializes separate processes. A lock left by a crashed writer is broken
+ *   once its owner is known to be dead (same host) or it is older than LOCK_STALE_MS.
  */
 import { constants } from 'node:fs';
-import { mkdir, open, rename, unlink } from 'node:fs/promises';
-import { dirname, join, basename } from 'node:path';
+import { link, lstat, mkdir, open, realpath, rename, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { threadId } from 'node:worker_threads';
 import { bytesToHex, bytesToUtf8, randomBytes } from '../crypto/bytes.ts';
 import { parseJson } from '../crypto/jcs.ts';
 import type { MandateCredential } from '../vc/types.ts';
@@ -98,44 +103,269 @@ async function writeFileRecords(path: string, credentials: readonly MandateCrede
   await syncDirectory(directory);
 }
 
+// ---------------------------------------------------------------------------------------------
+// In-process queue: one per file, shared by every store object on it.
+
+/** The tail of each file's queue, by queueKey; an entry is dropped as soon as its queue drains. */
+const fileQueues = new Map<string, Promise<void>>();
+
+const ignore = (): void => undefined;
+
+/** Runs `run` after every earlier run queued for `key` in this process has settled. */
+function serializeFile<T>(key: string, run: () => Promise<T>): Promise<T> {
+  const result = (fileQueues.get(key) ?? Promise.resolve()).then(run);
+  const tail = result.then(ignore, ignore);
+  fileQueues.set(key, tail);
+  // Only the last run of a burst finds itself still the tail: the Map never outgrows the files in use.
+  void tail.then(() => {
+    if (fileQueues.get(key) === tail) fileQueues.delete(key);
+  });
+  return result;
+}
+
+/**
+ * The queue's key: the absolute path with symlinks in its EXISTING directories resolved, so two
+ * spellings of one directory (`/tmp` and `/private/tmp`, a symlinked home) share a queue. The
+ * file name itself is kept as written: the file may not be a symlink (reads refuse one with
+ * O_NOFOLLOW, rename replaces one), so following it would only let a planted link pick the queue.
+ * Directories still to be created are appended as written (mkdir creates real directories).
+ * Any spelling this misses is still serialized by the lock file, which lives in the real directory.
+ */
+async function queueKey(path: string): Promise<string> {
+  const absolute = resolve(path);
+  const missing = [basename(absolute)];
+  for (let directory = dirname(absolute); ; directory = dirname(directory)) {
+    try {
+      return join(await realpath(directory), ...missing);
+    } catch (error) {
+      if (errorCode(error) !== 'ENOENT' || dirname(directory) === directory) return absolute;
+      missing.unshift(basename(directory));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lock file: serializes writers across processes.
+
+/**
+ * A lock older than this is taken to be abandoned (a crash, a writer on another host). A
+ * read-modify-write holds the lock for milliseconds; a writer stalled longer than this may lose
+ * its lock, and then its write may undo a concurrent addition (the file is still never torn).
+ */
+export const LOCK_STALE_MS = 30_000;
+const LOCK_RETRY_MIN_MS = 2;
+const LOCK_RETRY_MAX_MS = 100;
+const LOCK_MAX_BYTES = 1024;
+
+/** Nonces of the locks this thread (this module instance) holds right now. */
+const heldLocks = new Set<string>();
+
+interface LockOwner {
+  pid: number;
+  /** Worker threads share the pid but not this module's `heldLocks`. */
+  thread: number;
+  host: string;
+  nonce: string;
+}
+
+/** What was found at a lock path: enough to tell later whether it is still the same lock. */
+interface LockSeen {
+  ino: number;
+  mtimeMs: number;
+  text: string | undefined;
+}
+
+const lockPathOf = (path: string): string => join(dirname(path), `.${basename(path)}.lock`);
+
+function parseOwner(text: string | undefined): LockOwner | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined; // Being written right now, or torn by a crash: judged by its age alone.
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  const { pid, thread, host, nonce } = value as Record<string, unknown>;
+  // pid ≤ 0 would address process groups in process.kill.
+  if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  if (typeof thread !== 'number' || typeof host !== 'string' || typeof nonce !== 'string') return undefined;
+  return { pid, thread, host, nonce };
+}
+
+/** The lock at `lockPath`, or undefined when there is none. Never follows a symlink. */
+async function inspectLock(lockPath: string): Promise<LockSeen | undefined> {
+  let stat;
+  try {
+    stat = await lstat(lockPath);
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return undefined;
+    throw error;
+  }
+  let text: string | undefined;
+  try {
+    const handle = await open(lockPath, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    try {
+      const { buffer, bytesRead } = await handle.read(Buffer.alloc(LOCK_MAX_BYTES), 0, LOCK_MAX_BYTES, 0);
+      text = buffer.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return undefined;
+    text = undefined; // A symlink or unreadable: judged by its age alone.
+  }
+  return { ino: stat.ino, mtimeMs: stat.mtimeMs, text };
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0); // Signal 0: only checks that the process exists.
+    return true;
+  } catch (error) {
+    return errorCode(error) === 'EPERM'; // Exists, owned by another user.
+  }
+}
+
+function isStale(seen: LockSeen): boolean {
+  const owner = parseOwner(seen.text);
+  if (owner !== undefined && owner.host === hostname()) {
+    // Our pid and thread but not a lock we hold: left by an earlier process that had our pid (a
+    // container restarted as pid 1) or by this one after a failed release. Never a live writer.
+    if (owner.pid === process.pid && owner.thread === threadId) return !heldLocks.has(owner.nonce);
+    if (owner.pid !== process.pid && !processIsAlive(owner.pid)) return true;
+  }
+  // Another host, an unreadable lock, another live thread, or a live pid (perhaps reused): by age.
+  return Date.now() - seen.mtimeMs > LOCK_STALE_MS;
+}
+
+/**
+ * Removes the lock at `lockPath` only if it is the one `wanted` accepts. Moved aside first
+ * (rename is atomic), then checked, and put back (link, which never replaces) when it was
+ * another, so a writer never deletes a lock that someone created after it last looked. (While
+ * such a lock is aside, a third writer could take the lock; that needs a stale lock broken by two
+ * writers at the same instant, and costs at worst a lost addition, never a torn file.)
+ */
+async function removeLockIf(lockPath: string, wanted: (found: LockSeen) => boolean): Promise<boolean> {
+  const aside = `${lockPath}.${bytesToHex(randomBytes(8))}.old`;
+  try {
+    await rename(lockPath, aside);
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return false;
+    throw error;
+  }
+  const found = await inspectLock(aside);
+  const removed = found !== undefined && wanted(found);
+  if (!removed) await link(aside, lockPath).catch(ignore); // EEXIST: a newer lock already took its place.
+  await unlink(aside).catch(ignore);
+  return removed;
+}
+
+const sameLock = (a: LockSeen, b: LockSeen): boolean => a.ino === b.ino && a.mtimeMs === b.mtimeMs && a.text === b.text;
+
+async function createLock(lockPath: string, content: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(lockPath, 'wx', 0o600); // O_CREAT | O_EXCL: exactly one creator wins.
+  } catch (error) {
+    if (errorCode(error) === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    try {
+      await handle.writeFile(content);
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    await unlink(lockPath).catch(ignore); // An empty lock would block everyone for LOCK_STALE_MS.
+    throw error;
+  }
+  return true;
+}
+
+/** Waits for the lock (breaking a stale one) and returns its nonce. */
+async function acquireLock(lockPath: string): Promise<string> {
+  const nonce = bytesToHex(randomBytes(16));
+  const content = JSON.stringify({ pid: process.pid, thread: threadId, host: hostname(), nonce } satisfies LockOwner);
+  for (let attempt = 0; ; attempt++) {
+    if (await createLock(lockPath, content)) {
+      heldLocks.add(nonce);
+      return nonce;
+    }
+    const seen = await inspectLock(lockPath);
+    if (seen === undefined) continue; // Released in between: try again at once.
+    if (isStale(seen) && (await removeLockIf(lockPath, (found) => sameLock(found, seen)))) continue;
+    // Backoff with jitter, so waiters do not retry in lockstep.
+    await sleep(Math.min(LOCK_RETRY_MAX_MS, LOCK_RETRY_MIN_MS * 2 ** attempt) * (0.5 + Math.random() / 2));
+  }
+}
+
+async function releaseLock(lockPath: string, nonce: string): Promise<void> {
+  try {
+    await removeLockIf(lockPath, (found) => parseOwner(found.text)?.nonce === nonce);
+  } finally {
+    heldLocks.delete(nonce);
+  }
+}
+
+/** Runs `run` holding the file's lock; creates the directory (0700) the lock lives in. */
+async function withFileLock<T>(path: string, run: () => Promise<T>): Promise<T> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const lockPath = lockPathOf(path);
+  const nonce = await acquireLock(lockPath);
+  try {
+    return await run();
+  } finally {
+    await releaseLock(lockPath, nonce);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
 /** A CredentialStore in the JSON file `options.path`. */
 export function createFileCredentialStore(options: FileCredentialStoreOptions): CredentialStore {
   const { path } = options;
   const max = maxCredentialsOf(options);
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  // One read-modify-write at a time, so concurrent puts in this process never lose each other.
-  let queue: Promise<unknown> = Promise.resolve();
-  const exclusive = <T>(run: () => Promise<T>): Promise<T> => {
-    const next = queue.then(run, run);
-    queue = next.catch(() => undefined);
-    return next;
-  };
+  // The key is computed once, so this object's calls enter the queue in the order they were made.
+  let key: Promise<string> | undefined;
+  const queued = <T>(run: () => Promise<T>): Promise<T> => (key ??= queueKey(path)).then((k) => serializeFile(k, run));
   const load = (): Promise<MandateCredential[]> => readFileRecords(path, maxFileBytes);
   const byId = (a: MandateCredential, b: MandateCredential): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
   return {
     list: async () => (await load()).sort(byId),
     get: async (id) => (await load()).find((c) => c.id === id),
-    put: (credential) =>
-      exclusive(async () => {
-        const copy = checkCredentialInput(credential);
-        const fingerprint = credentialFingerprint(copy);
-        const credentials = await load();
-        const existing = credentials.find((c) => c.id === copy.id);
-        if (existing) {
-          if (credentialFingerprint(existing) !== fingerprint) throw conflict(copy.id);
-          return;
-        }
-        if (credentials.length >= max) throw full(max);
-        await writeFileRecords(path, [...credentials, copy].sort(byId));
-      }),
+    async put(credential) {
+      const copy = checkCredentialInput(credential);
+      const fingerprint = credentialFingerprint(copy);
+      // Read under the queue AND the lock: what another writer stored before is seen, so a
+      // conflicting copy is CREDENTIAL_CONFLICT and no addition is written over.
+      await queued(() =>
+        withFileLock(path, async () => {
+          const credentials = await load();
+          const existing = credentials.find((c) => c.id === copy.id);
+          if (existing) {
+            if (credentialFingerprint(existing) !== fingerprint) throw conflict(copy.id);
+            return;
+          }
+          if (credentials.length >= max) throw full(max);
+          await writeFileRecords(path, [...credentials, copy].sort(byId));
+        }),
+      );
+    },
     delete: (id) =>
-      exclusive(async () => {
-        const credentials = await load();
-        const kept = credentials.filter((c) => c.id !== id);
-        if (kept.length === credentials.length) return false;
-        await writeFileRecords(path, kept);
-        return true;
+      queued(async () => {
+        // Nothing to delete needs no lock (and creates no directory): that state was observed.
+        if (!(await load()).some((c) => c.id === id)) return false;
+        return withFileLock(path, async () => {
+          const credentials = await load();
+          const kept = credentials.filter((c) => c.id !== id);
+          if (kept.length === credentials.length) return false;
+          await writeFileRecords(path, kept);
+          return true;
+        });
       }),
   };
 }
