@@ -1,4 +1,4 @@
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it, vi } from 'vitest';
 import canonicalize from 'canonicalize';
 import { hexToBytes, utf8ToBytes } from '../../wallet/crypto/bytes.ts';
 import { seedSigner, verify, type Signer } from '../../wallet/crypto/ed25519.ts';
@@ -11,6 +11,13 @@ import {
   encodeLedgerMessage,
   type LedgerMessage,
 } from '../../wallet/did/ledger.ts';
+import { ed25519KeyFromMultibase } from '../../wallet/did/public-key.ts';
+
+// Every Ed25519 key the DID layer accepts from a document goes through ed25519KeyFromMultibase
+// (the root key of a did:ledger, and each capabilityInvocation method via publicKeyOf). Spying on
+// it, with the real implementation kept, measures replay work as a count of key checks.
+vi.mock(import('../../wallet/did/public-key.ts'), { spy: true });
+const keyChecks = vi.mocked(ed25519KeyFromMultibase);
 
 const base = inject('fixtureBaseUrl');
 const run = `l${Math.random().toString(36).slice(2, 10)}`; // node and browser share one fixture server
@@ -310,5 +317,106 @@ describe('did:ledger resolution from a mirror node', () => {
     ]) {
       expect(() => createLedgerResolver(options), JSON.stringify(options)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
     }
+  });
+});
+
+describe('did:ledger replay cost and deadline', () => {
+  // Small order (the identity point): refused by every key check, whatever its method id.
+  const invalidKey = encodePublicKeyMultibase(Uint8Array.from({ length: 32 }, (_, i) => (i === 0 ? 1 : 0)));
+
+  /**
+   * A document whose capabilityInvocation lists `invalid` methods with invalid keys, then `last`
+   * if given. Relative ids keep 255 methods under the 64 KiB a signed message may hold.
+   */
+  function documentWithInvalidKeys(did: string, invalid: number, last?: Signer): DidDocument {
+    const doc = documentFor(did);
+    doc.capabilityInvocation = [];
+    for (let i = 0; i < invalid; i++) {
+      doc.verificationMethod?.push({ id: `#bad${i}`, type: 'Multikey', controller: did, publicKeyMultibase: invalidKey });
+      doc.capabilityInvocation.push(`#bad${i}`);
+    }
+    if (last) {
+      doc.verificationMethod?.push({ id: `${did}#last`, type: 'Multikey', controller: did, publicKeyMultibase: encodePublicKeyMultibase(last.publicKey) });
+      doc.capabilityInvocation.push('#last');
+    }
+    return doc;
+  }
+
+  /** Deactivations signed by a stranger, in order after `from`: junk anyone can post. */
+  async function junk(did: string, from: number, count: number): Promise<MirrorEntry[]> {
+    const entries: MirrorEntry[] = [];
+    for (let n = from; n < from + count; n++) entries.push(entry(await message('deactivate', did, n, stranger), n));
+    return entries;
+  }
+
+  it('examines only the first 8 capabilityInvocation entries: an entry without a usable key uses up its place', async () => {
+    for (const [invalid, delegateSigns] of [[7, true], [8, false]] as const) {
+      const topic = newTopic();
+      const did = didLedgerFromPublicKey(root.publicKey, topic, 'testnet');
+      const created = documentWithInvalidKeys(did, invalid, delegate);
+      const byDelegate = { ...created, alsoKnownAs: ['https://agents.example/by-delegate'] };
+      await publishPage(topic, [entry(await message('create', did, 1, root, created), 1), entry(await message('update', did, 2, delegate, byDelegate), 2)]);
+      const result = await resolver.resolve(did);
+      expect(result.didDocument, `delegate after ${invalid} invalid entries`).toEqual(delegateSigns ? byDelegate : created);
+      expect(result.didResolutionMetadata.ledger, `delegate after ${invalid} invalid entries`).toMatchObject({ applied: delegateSigns ? 2 : 1, ignored: { badSignature: delegateSigns ? 0 : 1 } });
+    }
+  });
+
+  it('checks the keys of a document once when it is applied, never per message: junk after 255 invalid keys costs no key checks', async () => {
+    const checksFor = async (junkCount: number): Promise<number> => {
+      const topic = newTopic();
+      const did = didLedgerFromPublicKey(root.publicKey, topic, 'testnet');
+      await publishPage(topic, [entry(await message('create', did, 1, root, documentWithInvalidKeys(did, 255)), 1), ...(await junk(did, 2, junkCount))]);
+      keyChecks.mockClear();
+      const result = await resolver.resolve(did);
+      expect(result.didDocument?.id).toBe(did);
+      expect(result.didResolutionMetadata.ledger).toMatchObject({ messages: 1 + junkCount, applied: 1, ignored: { badSignature: junkCount } });
+      return keyChecks.mock.calls.length;
+    };
+    const few = await checksFor(2);
+    const many = await checksFor(40);
+    expect(few).toBeGreaterThan(0); // the spy sees the checks
+    expect(few).toBeLessThanOrEqual(1 + 8); // the DID's root key, then the first 8 entries of the one applied state
+    expect(many).toBe(few);
+  });
+
+  it('checks the deadline before each message: a replay that outlasts timeoutMs stops with internalError', async () => {
+    const topic = newTopic();
+    const did = didLedgerFromPublicKey(root.publicKey, topic, 'testnet');
+    const history = [entry(await message('create', did, 1), 1), ...(await junk(did, 2, 30))];
+    await publishPage(topic, history);
+    // A clock that moves 1 s per reading: the deadline passes a few messages into the page.
+    let t = 0;
+    const slow = createResolver({ methods: { ledger: createLedgerResolver({ mirrorBaseUrl, network: 'testnet', timeoutMs: 5000, now: () => (t += 1000) }) } });
+    const result = await slow.resolve(did);
+    expect(result.didResolutionMetadata).toMatchObject({ error: 'internalError', message: 'timed out after 5000 ms', ledger: { pages: 1 } });
+    expect(result.didResolutionMetadata.ledger).toMatchObject({ messages: expect.toSatisfy((n: number) => n < history.length) });
+    // the same history, read by a clock that stands still, resolves
+    const still = createResolver({ methods: { ledger: createLedgerResolver({ mirrorBaseUrl, network: 'testnet', timeoutMs: 5000, now: () => 0 }) } });
+    expect((await still.resolve(did)).didResolutionMetadata).toMatchObject({ ledger: { messages: history.length, applied: 1 } });
+  });
+
+  it('yields to the event loop during a long replay', async () => {
+    const topic = newTopic();
+    const did = didLedgerFromPublicKey(root.publicKey, topic, 'testnet');
+    await publishPage(topic, [entry(await message('create', did, 1), 1), ...(await junk(did, 2, 10))]);
+    // Readings 1 and 2 come before the page is fetched; from the third on, the replay is running.
+    let readings = 0;
+    let timerFired = false;
+    const seenDuringReplay: boolean[] = [];
+    const now = (): number => {
+      readings++;
+      if (readings === 3) setTimeout(() => (timerFired = true), 0);
+      if (readings > 3) seenDuringReplay.push(timerFired);
+      return readings * 100; // every reading is 100 ms of replay work, past the 50 ms slice
+    };
+    const paced = createResolver({ methods: { ledger: createLedgerResolver({ mirrorBaseUrl, network: 'testnet', timeoutMs: 60_000, now }) } });
+    const result = await paced.resolve(did);
+    expect(result.didResolutionMetadata).toMatchObject({ ledger: { messages: 11, applied: 1 } });
+    expect(seenDuringReplay).toContain(true);
+  });
+
+  it('throws INVALID_OPTIONS for a clock that is not a function', () => {
+    expect(() => createLedgerResolver({ mirrorBaseUrl: 'https://mirror.example', now: 5 as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
   });
 });

@@ -9,17 +9,18 @@
  *   {operation: 'create'|'update'|'deactivate', did, document?, timestamp, signature}
  * where `signature` is 'z' + base58btc of an Ed25519 signature over the JCS (RFC 8785) of the
  * message without `signature`, made by the root key in the DID or by a key in the current
- * document's `capabilityInvocation`.
+ * document's `capabilityInvocation` (only its first MAX_CONTROLLER_KEYS entries are examined).
  *
  * Anyone can write to a public topic, so the resolver replays the history and ignores (and
  * counts, in `didResolutionMetadata.ledger`) every message that is malformed, names another
  * DID, has a bad signature, or is out of order: an update or deactivate before the create, a
  * second create, anything after a deactivate, or a `timestamp` not later than the last applied
  * one (so an old, validly signed update cannot be replayed to roll the document back). The
- * last valid state wins. History that does not fit the page/message limits fails closed
- * (`internalError`) rather than returning a state that may miss a later deactivation.
+ * last valid state wins. History that does not fit the page/message limits, or is not read and
+ * replayed within `timeoutMs`, fails closed (`internalError`) rather than returning a state that
+ * may miss a later deactivation.
  */
-import { bytesToUtf8, utf8ToBytes } from '../crypto/bytes.ts';
+import { bytesToUtf8, equalBytes, utf8ToBytes } from '../crypto/bytes.ts';
 import type { Signer } from '../crypto/ed25519.ts';
 import { verify } from '../crypto/ed25519.ts';
 import { canonicalBytes, canonicalizeJson, parseJson, type JsonValue } from '../crypto/jcs.ts';
@@ -54,7 +55,10 @@ export interface LedgerResolverOptions {
   /** The only network this resolver answers for (default 'mainnet'); other networks → methodNotSupported. */
   network?: string;
   fetch?: FetchLike;
-  /** Deadline for the whole history read, all pages (default 5000 ms). */
+  /**
+   * Deadline for the whole history read and replay, all pages (default 5000 ms): checked before
+   * each page is fetched and before each message is replayed.
+   */
   timeoutMs?: number;
   /** Largest page body (default 256 KiB). */
   maxBytes?: number;
@@ -64,6 +68,8 @@ export interface LedgerResolverOptions {
   maxMessages?: number;
   /** Messages requested per page (default 100). */
   pageSize?: number;
+  /** Clock in ms since the epoch that `timeoutMs` is measured on (default Date.now). */
+  now?: () => number;
 }
 
 export const DID_LEDGER_DEFAULTS = /* @__PURE__ */ Object.freeze({ network: 'mainnet', timeoutMs: 5000, maxBytes: 256 * 1024, maxPages: 20, maxMessages: 1000, pageSize: 100 });
@@ -87,8 +93,18 @@ const CONSENSUS_TIMESTAMP = /^(\d{1,12})\.(\d{1,9})$/; // seconds.nanoseconds
  * the DID frozen in that state for good.
  */
 const MAX_TIMESTAMP_DRIFT_MS = 10 * 60_000;
-/** Keys tried per message: the root key plus at most this many capabilityInvocation keys. */
+/**
+ * capabilityInvocation entries examined per document state: the first this many, in document
+ * order. An entry that yields no usable key still uses up its place, so a document listing
+ * hundreds of invalid keys costs at most this many key checks (a mixed-order key costs about
+ * 3 ms to refuse), once per applied state, never per message.
+ */
 const MAX_CONTROLLER_KEYS = 8;
+/**
+ * Replay work (by the resolver's clock) after which the replay yields to the event loop, so a
+ * long replay does not starve timers and I/O until its deadline.
+ */
+const YIELD_EVERY_MS = 50;
 const MIRROR_MEDIA_TYPES: ReadonlySet<string> = /* @__PURE__ */ new Set(['application/json']);
 const OPERATIONS: ReadonlySet<string> = /* @__PURE__ */ new Set(['create', 'update', 'deactivate']);
 
@@ -181,26 +197,36 @@ interface State {
   updated: string;
   versionId: string;
   timestampMs: number;
+  /** The keys that may sign the next message, derived once when this state was applied. */
+  signers: readonly Uint8Array[];
 }
 
-// The keys that may sign the next message: the root key, then the Ed25519 Multikeys the current
-// document lists under capabilityInvocation (controlled by the DID itself).
-function controllerKeys(root: Uint8Array, state: State | undefined): Uint8Array[] {
+type CapabilityInvocationEntry = NonNullable<DidDocument['capabilityInvocation']>[number];
+
+// The Ed25519 key of one capabilityInvocation entry, or undefined when the document does not
+// authorize it (DID Core §5.3.4: referenced or embedded there, declared once, controlled by the
+// DID) or it is not a valid Ed25519 Multikey: a key the document cannot authorize cannot sign.
+function capabilityKey(doc: DidDocument, entry: CapabilityInvocationEntry): Uint8Array | undefined {
+  try {
+    return publicKeyOf(findVerificationMethod(doc, absoluteDidUrl(typeof entry === 'string' ? entry : entry.id, doc.id), 'capabilityInvocation'));
+  } catch {
+    return undefined;
+  }
+}
+
+// The keys that may sign the message after `doc` was applied: the root key, then the keys of
+// the first MAX_CONTROLLER_KEYS capabilityInvocation entries that yield one, each listed once.
+// Called once per applied state; entries past the cap are never looked at.
+function controllerKeys(root: Uint8Array, doc: DidDocument): Uint8Array[] {
   const keys = [root];
-  const doc = state?.document;
-  for (const entry of doc?.capabilityInvocation ?? []) {
-    if (!doc || keys.length > MAX_CONTROLLER_KEYS) break;
-    const id = absoluteDidUrl(typeof entry === 'string' ? entry : entry.id, doc.id);
-    try {
-      keys.push(publicKeyOf(findVerificationMethod(doc, id, 'capabilityInvocation')));
-    } catch {
-      // a key the document cannot authorize cannot sign; skip it
-    }
+  for (const entry of (doc.capabilityInvocation ?? []).slice(0, MAX_CONTROLLER_KEYS)) {
+    const key = capabilityKey(doc, entry);
+    if (key && !keys.some((known) => equalBytes(known, key))) keys.push(key);
   }
   return keys;
 }
 
-async function signedByAny(message: Record<string, JsonValue>, keys: Uint8Array[], maxBytes: number): Promise<boolean> {
+async function signedByAny(message: Record<string, JsonValue>, keys: readonly Uint8Array[], maxBytes: number): Promise<boolean> {
   const { signature, ...unsigned } = message;
   let signatureBytes: Uint8Array;
   let payload: Uint8Array;
@@ -267,20 +293,48 @@ async function applyEntry(replay: Replay, entry: JsonValue, did: string, rootKey
     stats.ignored.outOfOrder++;
     return;
   }
-  if (!(await signedByAny(message, controllerKeys(rootKey, state), maxBytes))) {
+  // Before the create only the root key signs; after it, the signers of the current state.
+  if (!(await signedByAny(message, state?.signers ?? [rootKey], maxBytes))) {
     stats.ignored.badSignature++;
     return;
   }
   const at = new Date(consensusMs).toISOString();
+  const deactivated = message.operation === 'deactivate';
+  const current = document ?? (state as State).document;
   stats.applied++;
   replay.state = {
-    document: document ?? (state as State).document,
-    deactivated: message.operation === 'deactivate',
+    document: current,
+    deactivated,
     created: state?.created ?? at,
     updated: at,
     versionId: String(sequence),
     timestampMs,
+    // nothing applies after a deactivate, so its state needs no signers
+    signers: deactivated ? [] : controllerKeys(rootKey, current),
   };
+}
+
+function nextMacrotask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** The resolver's clock for one resolution: its deadline and when the replay last yielded. */
+interface Pace {
+  readonly now: () => number;
+  readonly deadline: number;
+  resumedAt: number;
+}
+
+// Called before each message: false once the deadline has passed. Replaying is synchronous work
+// chained by microtasks, so without a checkpoint here one page of costly messages would run to
+// its end however late it got, with timers starved all the while.
+async function beforeMessage(pace: Pace): Promise<boolean> {
+  let at = pace.now();
+  if (at - pace.resumedAt >= YIELD_EVERY_MS) {
+    await nextMacrotask();
+    at = pace.resumedAt = pace.now();
+  }
+  return at < pace.deadline;
 }
 
 // Hedera's links.next is origin-relative; it must stay on the mirror and under its base path.
@@ -297,7 +351,9 @@ export function createLedgerResolver(options: LedgerResolverOptions): MethodReso
   const maxPages = options.maxPages ?? d.maxPages;
   const maxMessages = options.maxMessages ?? d.maxMessages;
   const pageSize = options.pageSize ?? d.pageSize;
+  const now = options.now ?? Date.now;
   assertHttpLimits({ timeoutMs, maxBytes });
+  if (typeof now !== 'function') throw new DidError('INVALID_OPTIONS', 'now must be a function returning ms since the epoch');
   for (const [name, value] of [['maxPages', maxPages], ['maxMessages', maxMessages], ['pageSize', pageSize]] as const) {
     if (!Number.isInteger(value) || value < 1 || value > 100_000) throw new DidError('INVALID_OPTIONS', `${name} must be a positive integer`);
   }
@@ -328,15 +384,19 @@ export function createLedgerResolver(options: LedgerResolverOptions): MethodReso
       result.didResolutionMetadata.ledger = replay.stats;
       return result;
     };
-    const deadline = Date.now() + timeoutMs;
+    const start = now();
+    const pace: Pace = { now, deadline: start + timeoutMs, resumedAt: start };
+    const timedOut = (): DidResolutionResult => fail('internalError', `timed out after ${timeoutMs} ms`);
     let url: URL | undefined = new URL(`${basePath}/api/v1/topics/${ledgerDid.topicId}/messages?limit=${pageSize}&order=asc`, base);
     const seen = new Set<string>();
     while (url) {
       if (replay.stats.pages >= maxPages || seen.has(url.href)) return fail('internalError', `topic history exceeds ${maxPages} pages or loops; refusing a partial history`);
       seen.add(url.href);
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) return fail('internalError', `timed out after ${timeoutMs} ms`);
-      const page = await fetchForResolution(url.href, { limits: { timeoutMs: remaining, maxBytes }, fetch: options.fetch, accept: 'application/json', mediaTypes: MIRROR_MEDIA_TYPES });
+      const remaining = pace.deadline - now();
+      if (remaining <= 0) return timedOut();
+      // AbortSignal.timeout takes whole ms; a clock that jumped back must not lengthen the wait
+      const pageTimeoutMs = Math.min(Math.ceil(remaining), timeoutMs);
+      const page = await fetchForResolution(url.href, { limits: { timeoutMs: pageTimeoutMs, maxBytes }, fetch: options.fetch, accept: 'application/json', mediaTypes: MIRROR_MEDIA_TYPES });
       replay.stats.pages++;
       if (!page.ok) {
         if (page.error === 'notFound') return fail('notFound', 'topic not found on the mirror node');
@@ -347,7 +407,10 @@ export function createLedgerResolver(options: LedgerResolverOptions): MethodReso
         return fail('internalError', 'mirror node returned a malformed page');
       }
       if (replay.stats.messages + body.messages.length > maxMessages) return fail('internalError', `topic history exceeds ${maxMessages} messages; refusing a partial history`);
-      for (const entry of body.messages) await applyEntry(replay, entry, did, ledgerDid.rootKey, maxBytes);
+      for (const entry of body.messages) {
+        if (!(await beforeMessage(pace))) return timedOut();
+        await applyEntry(replay, entry, did, ledgerDid.rootKey, maxBytes);
+      }
       const next = isObject(body.links) ? body.links.next : null;
       if (next === null || next === undefined) url = undefined;
       else {
