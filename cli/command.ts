@@ -5,6 +5,7 @@
  * unknown option is a usage error, never silently ignored.
  */
 import { parseArgs } from 'node:util';
+import { IssuerClientError } from '../wallet/client/errors.ts';
 import { IssuerClient } from '../wallet/client/issuer-client.ts';
 import { CliError, type ExitCode } from './errors.ts';
 import { jsonText, terminalSafe, type Io } from './output.ts';
@@ -45,6 +46,11 @@ export interface CommandContext {
   io: Io;
   env: Env;
   client(): IssuerClient;
+  /**
+   * The command's --timeout deadline, started by the first issuer call: pass it to every client
+   * call so retries and Retry-After waits stay inside it too.
+   */
+  readonly signal: AbortSignal;
   /** Prints `human` or, with --json, `data` as one JSON document. */
   print(human: string, data: unknown): void;
 }
@@ -56,7 +62,7 @@ const DEFAULT_TIMEOUT_SECONDS = 10;
 export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec & { short?: string }>> = Object.freeze({
   url: { type: 'string', value: 'url', description: `issuer base URL (env MANDATE_URL, API_BASE_URL; default ${DEFAULT_URL})` },
   'admin-key': { type: 'string', value: 'key', description: 'admin API key (prefer env MANDATE_ADMIN_KEY or SERVICE_ADMIN_API_KEY: flags show in ps)' },
-  timeout: { type: 'string', value: 'seconds', description: `per-request deadline (default ${DEFAULT_TIMEOUT_SECONDS})` },
+  timeout: { type: 'string', value: 'seconds', description: `deadline for the whole command, retries included (default ${DEFAULT_TIMEOUT_SECONDS})` },
   json: { type: 'boolean', description: 'print one JSON document (errors as JSON on stderr)' },
   help: { type: 'boolean', short: 'h', description: 'show help' },
 });
@@ -126,8 +132,42 @@ function firstSet(...values: (string | undefined)[]): string | undefined {
   return values.find((v) => v !== undefined && v !== '');
 }
 
+/**
+ * One deadline for a whole command (--timeout). The client's own timeout is per attempt, and a
+ * GET is tried three times with Retry-After waits of up to 30 s in between: without this, "no
+ * answer within --timeout" could take minutes. Started lazily, so a bad --timeout only matters
+ * to commands that call the issuer.
+ */
+export class Deadline {
+  readonly #options: OptionValues;
+  #signal: AbortSignal | undefined;
+  #ms: number | undefined;
+
+  constructor(options: OptionValues) {
+    this.#options = options;
+  }
+
+  /** Milliseconds from --timeout (ARGUMENT_INVALID when it is not 1–3600 seconds). */
+  get ms(): number {
+    return (this.#ms ??= (integerOption(this.#options, 'timeout', 1, 3600) ?? DEFAULT_TIMEOUT_SECONDS) * 1000);
+  }
+
+  get signal(): AbortSignal {
+    return (this.#signal ??= AbortSignal.timeout(this.ms));
+  }
+
+  /**
+   * The client reports a caller's abort as ABORTED (exit 5); when the caller is this deadline,
+   * the operator was promised TIMEOUT (exit 4, docs/cli.md §Exit codes).
+   */
+  explain(error: unknown): unknown {
+    const ours = this.#signal?.aborted === true && error instanceof IssuerClientError && error.code === 'ABORTED';
+    return ours ? new IssuerClientError('TIMEOUT', `no complete answer within --timeout ${this.ms / 1000} s (retries included)`) : error;
+  }
+}
+
 /** The context a command runs in; clients are built on first use, with the URL and key resolved then. */
-export function createContext(spec: CommandSpec, parsed: { options: OptionValues; args: string[] }, env: Env, io: Io): CommandContext {
+export function createContext(spec: CommandSpec, parsed: { options: OptionValues; args: string[] }, env: Env, io: Io, deadline = new Deadline(parsed.options)): CommandContext {
   const { options } = parsed;
   const json = options.json === true;
   const url = (): string => firstSet(stringOption(options, 'url'), env.MANDATE_URL, env.API_BASE_URL) ?? DEFAULT_URL;
@@ -138,7 +178,6 @@ export function createContext(spec: CommandSpec, parsed: { options: OptionValues
     }
     return key;
   };
-  const timeoutMs = (): number => (integerOption(options, 'timeout', 1, 3600) ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
   let client: IssuerClient | undefined;
   return {
     args: parsed.args,
@@ -146,7 +185,11 @@ export function createContext(spec: CommandSpec, parsed: { options: OptionValues
     json,
     io,
     env,
-    client: () => (client ??= new IssuerClient({ baseUrl: url(), adminKey: adminKey(), timeoutMs: timeoutMs() })),
+    // Any one attempt may use the whole --timeout; ctx.signal bounds all of them together.
+    client: () => (client ??= new IssuerClient({ baseUrl: url(), adminKey: adminKey(), timeoutMs: deadline.ms })),
+    get signal() {
+      return deadline.signal;
+    },
     print(human, data) {
       io.stdout(json ? jsonText(data) : terminalSafe(human));
     },

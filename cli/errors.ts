@@ -14,6 +14,7 @@
  * | 5 | issuer failure: a 5xx, or an answer that is not the documented JSON |
  */
 import { MandateError } from '../wallet/crypto/errors.ts';
+import type { JsonValue } from '../wallet/crypto/jcs.ts';
 import { IssuerApiError, IssuerClientError } from '../wallet/client/errors.ts';
 
 export const EXIT = Object.freeze({ OK: 0, INTERNAL: 1, USAGE: 2, DENIED: 3, UNREACHABLE: 4, ISSUER_FAILED: 5 });
@@ -58,10 +59,39 @@ export function exitCodeFor(error: unknown): ExitCode {
   return EXIT.INTERNAL;
 }
 
-/** The error as `{code, message, status?}`: stable fields only, never a stack or a cause. */
-export function describeError(error: unknown): { code: string; message: string; status?: number } {
-  if (error instanceof IssuerApiError) return { code: error.code, message: error.message, status: error.status };
+/**
+ * The error as `{code, message, status?, details?}`: stable fields only, never a stack or a
+ * cause. `details` is the issuer's (a VALIDATION_FAILED's `[{path, message}]`), already
+ * redacted of the admin key by the client.
+ */
+export function describeError(error: unknown): { code: string; message: string; status?: number; details?: JsonValue } {
+  if (error instanceof IssuerApiError) return { code: error.code, message: error.message, status: error.status, ...(error.details === undefined ? {} : { details: error.details }) };
   if (error instanceof MandateError) return { code: error.code, message: error.message };
   // A bug: its text could hold anything, so only a fixed message leaves the process.
   return { code: 'INTERNAL', message: 'unexpected internal error (set MANDATE_DEBUG=1 to see it)' };
+}
+
+/** Issues shown at most: the issuer sends up to 20, a hostile one could send thousands. */
+const MAX_ISSUES = 10;
+/** Characters shown at most per issue. */
+const MAX_ISSUE_CHARS = 200;
+
+function issueText(detail: JsonValue): string | undefined {
+  if (detail === null || typeof detail !== 'object' || Array.isArray(detail) || typeof detail.message !== 'string') return undefined;
+  const text = typeof detail.path === 'string' && detail.path !== '' ? `${detail.path}: ${detail.message}` : detail.message;
+  // By code point, so a cut never leaves half a surrogate pair.
+  return [...text].slice(0, MAX_ISSUE_CHARS).join('');
+}
+
+/**
+ * ` (json.requestedScopes.0: Invalid string; …)` from a validation error's details
+ * (`[{path, message}]`, issuer/http/errors.ts), or '' for details of any other shape: without
+ * it, "invalid request body" does not say which option was wrong.
+ */
+export function validationText(details: JsonValue | undefined): string {
+  if (!Array.isArray(details)) return '';
+  const issues = details.map(issueText).filter((text): text is string => text !== undefined);
+  if (issues.length === 0) return '';
+  const more = issues.length > MAX_ISSUES ? `; and ${issues.length - MAX_ISSUES} more` : '';
+  return ` (${issues.slice(0, MAX_ISSUES).join('; ')}${more})`;
 }

@@ -12,8 +12,8 @@ import { statusListCommands } from './commands/status-lists.ts';
 import { tokenCommands } from './commands/tokens.ts';
 import { vcCommands } from './commands/vcs.ts';
 import { verifyCommands } from './commands/verify.ts';
-import { checkArgs, createContext, GLOBAL_OPTIONS, parseCommandLine, usage, type CommandSpec, type Env, type OptionSpec } from './command.ts';
-import { CliError, describeError, EXIT, exitCodeFor, type ExitCode } from './errors.ts';
+import { checkArgs, createContext, Deadline, GLOBAL_OPTIONS, parseCommandLine, usage, type CommandSpec, type Env, type OptionSpec } from './command.ts';
+import { CliError, describeError, EXIT, exitCodeFor, validationText, type ExitCode } from './errors.ts';
 import { jsonText, processIo, terminalSafe, type Io } from './output.ts';
 
 export const COMMANDS: readonly CommandSpec[] = [
@@ -113,7 +113,12 @@ async function dispatch(argv: readonly string[], env: Env, io: Io): Promise<Exit
     return EXIT.OK;
   }
   checkArgs(spec, parsed.args);
-  return spec.run(createContext(spec, parsed, env, io));
+  const deadline = new Deadline(parsed.options);
+  try {
+    return await spec.run(createContext(spec, parsed, env, io, deadline));
+  } catch (error) {
+    throw deadline.explain(error);
+  }
 }
 
 /** Runs one command line; resolves to the process exit code (errors.ts). */
@@ -128,8 +133,9 @@ export async function run(argv: readonly string[], env: Env = process.env, io: I
     } else {
       const where = described.status === undefined ? described.code : `${described.code}, HTTP ${described.status}`;
       const hint = error instanceof CliError && error.code === 'USAGE' ? '\nRun "mandate --help" (or "mandate <command> --help") for usage.' : '';
+      const text = described.message + validationText(described.details);
       // One line: a message (from the issuer, say) cannot break it or drive the terminal.
-      io.stderr(`mandate: ${terminalSafe(described.message).replaceAll('\n', '\\n')} [${where}]${hint}\n`);
+      io.stderr(`mandate: ${terminalSafe(text).replaceAll('\n', '\\n')} [${where}]${hint}\n`);
     }
     // Opt-in only: a stack is for the developer of the CLI, not for logs.
     if (code === EXIT.INTERNAL && env.MANDATE_DEBUG === '1' && error instanceof Error) io.stderr(`${error.stack ?? error.message}\n`);

@@ -39,6 +39,8 @@ export interface AuditQuery {
   cursor?: string;
   /** 1..500, default 100. */
   limit?: number;
+  /** 'desc': newest first, each page older than the last. Default 'asc'. */
+  order?: 'asc' | 'desc';
 }
 
 export interface AuditPage {
@@ -167,13 +169,17 @@ export function createAuditLog(db: IssuerDb, store: AuditStore, now: () => numbe
     },
     list(query = {}) {
       const limit = Math.min(Math.max(Math.trunc(query.limit ?? 100), 1), 500);
-      const afterSeq = query.cursor === undefined ? 0 : Number.parseInt(query.cursor, 10);
+      const parsed = query.cursor === undefined ? 0 : Number.parseInt(query.cursor, 10);
+      const cursor = Number.isSafeInteger(parsed) && parsed > 0 ? parsed : undefined;
+      // The cursor is the seq of the previous page's last record: the next page starts past it,
+      // going up (asc) or down (desc).
+      const bound = query.order === 'desc' ? { order: 'desc' as const, ...(cursor === undefined ? {} : { beforeSeq: cursor }) } : { afterSeq: cursor ?? 0 };
       const rows = store.list({
         ...(query.agentDid === undefined ? {} : { agentDid: query.agentDid }),
         ...(query.event === undefined ? {} : { event: query.event }),
         ...(query.from === undefined ? {} : { from: query.from }),
         ...(query.to === undefined ? {} : { to: query.to }),
-        afterSeq: Number.isSafeInteger(afterSeq) && afterSeq > 0 ? afterSeq : 0,
+        ...bound,
         limit: limit + 1,
       });
       const page = rows.slice(0, limit).map(toRecord);

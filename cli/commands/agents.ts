@@ -15,7 +15,7 @@ export const agentCommands: readonly CommandSpec[] = [
     async run(ctx) {
       const limit = integerOption(ctx.options, 'limit', 1, 500);
       const cursor = stringOption(ctx.options, 'cursor');
-      const result = await ctx.client().listAgents({ ...(limit ? { limit } : {}), ...(cursor ? { cursor } : {}) });
+      const result = await ctx.client().listAgents({ ...(limit ? { limit } : {}), ...(cursor ? { cursor } : {}), signal: ctx.signal });
       ctx.print(
         table(
           ['did', 'custody', 'scopes', 'depth', 'domains', 'credential', 'created'],
@@ -32,7 +32,7 @@ export const agentCommands: readonly CommandSpec[] = [
     needs: 'admin',
     args: [{ name: 'did', description: "the agent's DID" }],
     async run(ctx) {
-      const agent = await ctx.client().getAgent(ctx.args[0] as string);
+      const agent = await ctx.client().getAgent(ctx.args[0] as string, { signal: ctx.signal });
       const human =
         keyValues([
           ['did', agent.did],

@@ -55,7 +55,7 @@ export const didCommands: readonly CommandSpec[] = [
           : publicKeyMultibase !== undefined
             ? { publicKeyMultibase, ...(name ? { name } : {}) }
             : { ...(method ? { method } : {}), ...(name ? { name } : {}) };
-      const did = await ctx.client().createDid(input);
+      const did = await ctx.client().createDid(input, { signal: ctx.signal });
       ctx.print(`Created.\n${hostedText(did)}`, did);
       return EXIT.OK;
     },
@@ -66,7 +66,7 @@ export const didCommands: readonly CommandSpec[] = [
     needs: 'issuer',
     args: [didArg],
     async run(ctx) {
-      const result = await ctx.client().resolveDid(ctx.args[0] as string);
+      const result = await ctx.client().resolveDid(ctx.args[0] as string, { signal: ctx.signal });
       const document = result.didDocument;
       const methods = Array.isArray(document?.verificationMethod) ? document.verificationMethod : [];
       const human =
@@ -101,7 +101,7 @@ export const didCommands: readonly CommandSpec[] = [
       const type = requiredOption(ctx.options, 'type');
       const serviceEndpoint = requiredOption(ctx.options, 'endpoint');
       const id = stringOption(ctx.options, 'id');
-      const did = await ctx.client().addService(ctx.args[0] as string, { type, serviceEndpoint, ...(id === undefined ? {} : { id }) });
+      const did = await ctx.client().addService(ctx.args[0] as string, { type, serviceEndpoint, ...(id === undefined ? {} : { id }) }, { signal: ctx.signal });
       ctx.print(`Service added.\n${hostedText(did)}`, did);
       return EXIT.OK;
     },
@@ -112,7 +112,7 @@ export const didCommands: readonly CommandSpec[] = [
     needs: 'admin',
     args: [didArg, { name: 'serviceId', description: 'the service id or its fragment' }],
     async run(ctx) {
-      const did = await ctx.client().removeService(ctx.args[0] as string, ctx.args[1] as string);
+      const did = await ctx.client().removeService(ctx.args[0] as string, ctx.args[1] as string, { signal: ctx.signal });
       ctx.print(`Service removed.\n${hostedText(did)}`, did);
       return EXIT.OK;
     },
@@ -125,7 +125,7 @@ export const didCommands: readonly CommandSpec[] = [
     options: { reason: { type: 'string', value: 'text', description: 'why (kept in the audit log)' } },
     async run(ctx) {
       const reason = stringOption(ctx.options, 'reason');
-      const did = await ctx.client().deactivateDid(ctx.args[0] as string, reason === undefined ? {} : { reason });
+      const did = await ctx.client().deactivateDid(ctx.args[0] as string, { ...(reason === undefined ? {} : { reason }), signal: ctx.signal });
       ctx.print(`Deactivated.\n${hostedText(did)}`, did);
       return EXIT.OK;
     },

@@ -36,7 +36,7 @@ export const statusListCommands: readonly CommandSpec[] = [
       const purpose = choiceOption(ctx.options, 'purpose', PURPOSES);
       if (purpose === undefined) throw usage('--purpose is required');
       const id = stringOption(ctx.options, 'id');
-      const list = await ctx.client().createStatusList({ purpose, ...(id === undefined ? {} : { id }), makeDefault: ctx.options['no-default'] !== true });
+      const list = await ctx.client().createStatusList({ purpose, ...(id === undefined ? {} : { id }), makeDefault: ctx.options['no-default'] !== true }, { signal: ctx.signal });
       ctx.print(`Created.\n${keyValues([['list id', list.listId], ['purpose', list.purpose], ['url', list.url], ['entries', list.length]])}`, list);
       return EXIT.OK;
     },
@@ -48,7 +48,7 @@ export const statusListCommands: readonly CommandSpec[] = [
     args: [{ name: 'listId', description: 'the list id (e.g. revocation-1)' }],
     async run(ctx) {
       const listId = ctx.args[0] as string;
-      const json = await ctx.client().getStatusListCredential(listId);
+      const json = await ctx.client().getStatusListCredential(listId, { signal: ctx.signal });
       // Loaded here, not at start-up: only this command decodes lists.
       const [{ getStatus }, { parseStatusListCredential }, { decodeStatusList }] = await Promise.all([
         import('../../wallet/status/bitstring.ts'),

@@ -32,13 +32,16 @@ export const tokenCommands: readonly CommandSpec[] = [
       const maxDelegationDepth = integerOption(ctx.options, 'max-depth', 0, 16) ?? 0;
       const ttlSeconds = integerOption(ctx.options, 'ttl', 10, 604_800);
       const credentialValiditySeconds = integerOption(ctx.options, 'validity', 1, 10 * 365 * 86_400);
-      const minted = await ctx.client().mintEnrollmentToken({
-        requestedScopes,
-        requestedDomains,
-        maxDelegationDepth,
-        ...(ttlSeconds === undefined ? {} : { ttlSeconds }),
-        ...(credentialValiditySeconds === undefined ? {} : { credentialValiditySeconds }),
-      });
+      const minted = await ctx.client().mintEnrollmentToken(
+        {
+          requestedScopes,
+          requestedDomains,
+          maxDelegationDepth,
+          ...(ttlSeconds === undefined ? {} : { ttlSeconds }),
+          ...(credentialValiditySeconds === undefined ? {} : { credentialValiditySeconds }),
+        },
+        { signal: ctx.signal },
+      );
       ctx.print(
         `Enrollment token (shown once: hand it to the agent now):\n\n  ${minted.token}\n\n` +
           keyValues([
@@ -62,7 +65,7 @@ export const tokenCommands: readonly CommandSpec[] = [
       const state = choiceOption(ctx.options, 'state', STATES);
       const limit = integerOption(ctx.options, 'limit', 1, 500);
       const cursor = stringOption(ctx.options, 'cursor');
-      const result = await ctx.client().listEnrollmentTokens({ ...(state ? { state } : {}), ...(limit ? { limit } : {}), ...(cursor ? { cursor } : {}) });
+      const result = await ctx.client().listEnrollmentTokens({ ...(state ? { state } : {}), ...(limit ? { limit } : {}), ...(cursor ? { cursor } : {}), signal: ctx.signal });
       ctx.print(
         table(
           ['token id', 'state', 'scopes', 'depth', 'domains', 'expires', 'agent'],

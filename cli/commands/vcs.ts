@@ -52,13 +52,16 @@ export const vcCommands: readonly CommandSpec[] = [
       if (privilegeScopes.length === 0) throw usage('at least one --scope is required');
       const domains = listOption(ctx.options, 'domain');
       const validitySeconds = integerOption(ctx.options, 'validity', 1, VALIDITY_MAX);
-      const view = await ctx.client().issueCredential({
-        subjectDid,
-        privilegeScopes,
-        delegationDepth: integerOption(ctx.options, 'depth', 0, 16) ?? 0,
-        ...(domains.length > 0 ? { domains } : {}),
-        ...(validitySeconds === undefined ? {} : { validitySeconds }),
-      });
+      const view = await ctx.client().issueCredential(
+        {
+          subjectDid,
+          privilegeScopes,
+          delegationDepth: integerOption(ctx.options, 'depth', 0, 16) ?? 0,
+          ...(domains.length > 0 ? { domains } : {}),
+          ...(validitySeconds === undefined ? {} : { validitySeconds }),
+        },
+        { signal: ctx.signal },
+      );
       ctx.print(`Issued.\n${credentialText(view)}`, view);
       return EXIT.OK;
     },
@@ -71,7 +74,7 @@ export const vcCommands: readonly CommandSpec[] = [
     options: { reason: { type: 'string', value: 'text', description: 'why (kept in the audit log)' } },
     async run(ctx) {
       const reason = stringOption(ctx.options, 'reason');
-      const view = await ctx.client().revoke(ctx.args[0] as string, reason === undefined ? {} : { reason });
+      const view = await ctx.client().revoke(ctx.args[0] as string, { ...(reason === undefined ? {} : { reason }), signal: ctx.signal });
       ctx.print(`${view.alreadyRevoked ? 'Already revoked.' : 'Revoked.'}\n${credentialText(view)}`, view);
       return EXIT.OK;
     },
@@ -84,7 +87,7 @@ export const vcCommands: readonly CommandSpec[] = [
     options: { validity: { type: 'string', value: 'seconds', description: "the new credential's validity" } },
     async run(ctx) {
       const validitySeconds = integerOption(ctx.options, 'validity', 1, VALIDITY_MAX);
-      const view = await ctx.client().renew(ctx.args[0] as string, validitySeconds === undefined ? {} : { validitySeconds });
+      const view = await ctx.client().renew(ctx.args[0] as string, { ...(validitySeconds === undefined ? {} : { validitySeconds }), signal: ctx.signal });
       ctx.print(`Renewed (supersedes ${view.previousVcId ?? ctx.args[0]}).\n${credentialText(view)}`, view);
       return EXIT.OK;
     },
@@ -95,7 +98,7 @@ export const vcCommands: readonly CommandSpec[] = [
     needs: 'issuer',
     args: vcIdArg,
     async run(ctx) {
-      const view = await ctx.client().getCredential(ctx.args[0] as string);
+      const view = await ctx.client().getCredential(ctx.args[0] as string, { signal: ctx.signal });
       ctx.print(credentialText(view), view);
       return EXIT.OK;
     },

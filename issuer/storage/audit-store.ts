@@ -29,6 +29,10 @@ export interface AuditFilter {
   to?: number;
   /** Only records with seq greater than this. */
   afterSeq?: number;
+  /** Only records with seq less than this (the cursor of a newest-first page). */
+  beforeSeq?: number;
+  /** 'desc': newest first, so the tail of a long log is read without paging through all of it. Default 'asc'. */
+  order?: 'asc' | 'desc';
   limit: number;
 }
 
@@ -36,7 +40,7 @@ export interface AuditStore {
   /** The last record's seq and hash (undefined for an empty log). */
   last(): { seq: number; hash: string } | undefined;
   append(row: AuditRow): void;
-  /** In seq order. */
+  /** In seq order, ascending unless `filter.order` is 'desc'. */
   list(filter: AuditFilter): AuditRow[];
 }
 
@@ -79,14 +83,15 @@ export function createSqliteAuditStore(db: IssuerDb): AuditStore {
   return {
     last: () => last.get(),
     append: (row) => void append.run(row),
-    list(filter) {
+    list({ order, ...filter }) {
       const where: string[] = ['seq > @afterSeq'];
+      if (filter.beforeSeq !== undefined) where.push('seq < @beforeSeq');
       if (filter.agentDid !== undefined) where.push('agent_did = @agentDid');
       if (filter.event !== undefined) where.push('event = @event');
       if (filter.from !== undefined) where.push('at >= @from');
       if (filter.to !== undefined) where.push('at <= @to');
       // Built only from the fixed fragments above; values are bound parameters.
-      const statement = s.prepare<[Record<string, unknown>], Row>(`SELECT * FROM audit WHERE ${where.join(' AND ')} ORDER BY seq LIMIT @limit`);
+      const statement = s.prepare<[Record<string, unknown>], Row>(`SELECT * FROM audit WHERE ${where.join(' AND ')} ORDER BY seq ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT @limit`);
       return statement.all({ ...filter, afterSeq: filter.afterSeq ?? 0 }).map(toAuditRow);
     },
   };

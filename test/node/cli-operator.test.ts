@@ -4,6 +4,8 @@
 // since each one starts a Node process.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +56,40 @@ function json(result: CliResult): any {
 
 function noSecret(...results: CliResult[]): void {
   for (const r of results) expect(r.stdout + r.stderr).not.toContain(TEST_ADMIN_KEY);
+}
+
+interface Stub {
+  url: string;
+  /** The path and query of each request, in order. */
+  requests: string[];
+  close(): void;
+}
+
+/** An HTTP server on 127.0.0.1 that answers as `handler` says and counts what it is asked. */
+async function stub(handler: (req: IncomingMessage, res: ServerResponse, hit: number) => void | Promise<void>): Promise<Stub> {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    requests.push(req.url ?? '');
+    void handler(req, res, requests.length);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+function answer(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+}
+
+/** An audit record as the API shapes it, for stubs. */
+function auditRecord(seq: number): Record<string, unknown> {
+  return { seq, id: `urn:uuid:00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`, at: '2026-01-01T00:00:00.000Z', event: 'REQUEST_REFUSED', actor: 'anonymous', prevHash: '0'.repeat(64), hash: '1'.repeat(64) };
 }
 
 beforeAll(async () => {
@@ -145,6 +181,78 @@ describe('mandate CLI: help, usage and offline commands', () => {
     expect(hostile.stderr).toBe(
       'mandate: \\u001b]0;pwned\\u0007\\u001b[2J\\u001b[32maudit chain intact\\u001b[0m\\nsecond line \\u202eevil\\u009b [INTERNAL_ERROR, HTTP 500]\n',
     );
+  });
+
+  it('audit tail ends against an issuer whose cursor never does: an empty page, a repeated cursor, or too many pages exit 5', async () => {
+    const [empty, repeated, endless] = await Promise.all([
+      // Always a new cursor, never a record.
+      stub((_req, res, hit) => answer(res, 200, { records: [], nextCursor: String(1_000_000 - hit) })),
+      stub((_req, res) => answer(res, 200, { records: [auditRecord(9)], nextCursor: '8' })),
+      // One record and a fresh cursor per page: only the page bound ends it before 10 000 lines.
+      stub((_req, res, hit) => answer(res, 200, { records: [auditRecord(1_000_000 - hit)], nextCursor: String(1_000_000 - hit) })),
+    ]);
+    try {
+      const admin = { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY };
+      const [fromEmpty, fromRepeated, fromEndless] = await Promise.all([
+        mandate(['audit', 'tail', '--url', empty.url], admin),
+        mandate(['audit', 'tail', '--url', repeated.url], admin),
+        mandate(['audit', 'tail', '--url', endless.url, '--lines', '10000'], admin),
+      ]);
+      exits(fromEmpty, EXIT.ISSUER_FAILED, "the issuer's audit pages do not advance", '[RESPONSE_INVALID]');
+      expect(empty.requests).toHaveLength(1);
+      exits(fromRepeated, EXIT.ISSUER_FAILED, 'do not advance');
+      expect(repeated.requests).toHaveLength(2);
+      exits(fromEndless, EXIT.ISSUER_FAILED, 'did not reach 10000 records in 50 pages');
+      expect(endless.requests).toHaveLength(50);
+    } finally {
+      for (const s of [empty, repeated, endless]) s.close();
+    }
+  });
+
+  it('--timeout is one deadline for the whole command: retries and Retry-After waits stay inside it (exit 4)', async () => {
+    const [busy, stalled] = await Promise.all([
+      stub((_req, res) => answer(res, 503, { error: { code: 'UNAVAILABLE', message: 'busy' } }, { 'retry-after': '30' })),
+      // Headers, then a body that never ends.
+      stub((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).write('{"agents": [')),
+    ]);
+    try {
+      const admin = { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY };
+      const [fromBusy, fromStalled, asJson] = await Promise.all([
+        mandate(['agents', 'list', '--url', busy.url, '--timeout', '1'], admin),
+        mandate(['agents', 'list', '--url', stalled.url, '--timeout', '1'], admin),
+        mandate(['audit', 'verify', '--url', busy.url, '--timeout', '1', '--json'], admin),
+      ]);
+      // A GET is retried, but the 30 s Retry-After wait would end past the deadline.
+      exits(fromBusy, EXIT.UNREACHABLE, 'no complete answer within --timeout 1 s', '[TIMEOUT]');
+      exits(fromStalled, EXIT.UNREACHABLE, '[TIMEOUT]');
+      expect(JSON.parse(asJson.stderr)).toEqual({ error: { code: 'TIMEOUT', message: expect.stringContaining('--timeout 1 s'), exitCode: EXIT.UNREACHABLE } });
+      // One request per command: no retry was started that could not finish in time.
+      expect(busy.requests.map((r) => r.split('?')[0]).sort()).toEqual(['/v1/agents', '/v1/audit/verify']);
+      expect(stalled.requests).toHaveLength(1);
+    } finally {
+      busy.close();
+      stalled.close();
+    }
+  });
+
+  it("shows an issuer's validation details on the error line, escaped, bounded and on one line", async () => {
+    const details = [{ path: 'json.requestedScopes.0', message: 'bad\u001b[2J\nscope' }, { message: 'no path' }, 'not an issue', ...Array.from({ length: 12 }, (_, i) => ({ path: `json.x.${i}`, message: 'm' }))];
+    const hostile = await stub((_req, res) => answer(res, 400, { error: { code: 'VALIDATION_FAILED', message: 'invalid request body', details } }));
+    try {
+      const [line, asJson] = await Promise.all([
+        mandate(['tokens', 'mint', '--scope', 's', '--domain', 'd.example', '--url', hostile.url], { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY }),
+        mandate(['tokens', 'mint', '--scope', 's', '--domain', 'd.example', '--url', hostile.url, '--json'], { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY }),
+      ]);
+      expect(line.code).toBe(EXIT.DENIED);
+      expect(line.stderr).toBe(
+        'mandate: invalid request body (json.requestedScopes.0: bad\\u001b[2J\\nscope; no path; ' +
+          Array.from({ length: 8 }, (_, i) => `json.x.${i}: m`).join('; ') +
+          '; and 4 more) [VALIDATION_FAILED, HTTP 400]\n',
+      );
+      expect(JSON.parse(asJson.stderr).error).toEqual({ code: 'VALIDATION_FAILED', message: 'invalid request body', status: 400, details, exitCode: EXIT.DENIED });
+    } finally {
+      hostile.close();
+    }
   });
 });
 
@@ -325,5 +433,43 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
     const broken = await operator('audit', 'verify');
     expect(broken.code).toBe(EXIT.DENIED);
     expect(broken.stdout).toMatch(/^audit chain BROKEN at record 2 \(of \d+\)\n$/);
+  });
+
+  it('audit tail asks for the newest records first: one request for a short tail of a long log, filters kept', async () => {
+    const { ctx } = issuer.running;
+    const event = 'CLI_TAIL_PROBE';
+    ctx.db.sqlite.transaction(() => {
+      for (let i = 0; i < 1234; i++) ctx.audit.record({ event, actor: 'system', reason: `probe-${i}` });
+    })();
+    ctx.audit.record({ event: 'CLI_TAIL_OTHER', actor: 'system' });
+    // A proxy in front of the issuer counts what the CLI asks for.
+    const proxy = await stub(async (req, res) => {
+      const upstream = await fetch(issuer.url + (req.url ?? ''), { headers: { authorization: req.headers.authorization ?? '' } });
+      res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await upstream.arrayBuffer()));
+    });
+    const viaProxy = (...args: string[]): Promise<CliResult> => mandate(['audit', 'tail', '--url', proxy.url, ...args], { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY });
+    try {
+      const short = await viaProxy('--event', event, '--from', '2000-01-01', '--lines', '5', '--json');
+      expect(proxy.requests).toHaveLength(1);
+      expect(proxy.requests[0]).toMatch(/^\/v1\/audit\?event=CLI_TAIL_PROBE&from=2000-01-01T00%3A00%3A00.000Z&order=desc&limit=5$/);
+      expect(json(short).records.map((r: { reason: string }) => r.reason)).toEqual(['probe-1229', 'probe-1230', 'probe-1231', 'probe-1232', 'probe-1233']);
+
+      // 1100 lines: pages of 500, 500 and 100, each older than the last; shown oldest first.
+      proxy.requests.length = 0;
+      const long = await viaProxy('--event', event, '--lines', '1100', '--json');
+      expect(proxy.requests).toHaveLength(3);
+      const records = json(long).records as { seq: number; reason: string }[];
+      expect(records.map((r) => r.reason)).toEqual(Array.from({ length: 1100 }, (_, i) => `probe-${134 + i}`));
+      expect(records.every((r, i) => i === 0 || r.seq === records[i - 1]!.seq + 1)).toBe(true);
+    } finally {
+      proxy.close();
+    }
+  });
+
+  it('names the field a validation error is about', async () => {
+    const [badScope, badDid] = await Promise.all([operator('tokens', 'mint', '--scope', 'BAD SCOPE', '--domain', 'x.example'), operator('agents', 'show', 'not-a-did')]);
+    exits(badScope, EXIT.DENIED, 'mandate: invalid request body (json.requestedScopes.0: ', ') [VALIDATION_FAILED, HTTP 400]');
+    exits(badDid, EXIT.DENIED, 'mandate: invalid param (param.did: ');
+    for (const r of [badScope, badDid]) expect(r.stderr.split('\n')).toHaveLength(2);
   });
 });

@@ -138,6 +138,13 @@ describe('GET /v1/audit', () => {
     const page2 = await issuer.call(`/v1/audit?event=PROVIDER_RESULT&from=${from}&to=${to}&limit=2&cursor=${page1.json.nextCursor}`, { admin: true });
     expect(page2.json.records.map((r: { reason: string }) => r.reason)).toEqual(['r2', 'r3']);
     expect(page2.json.nextCursor).toBeUndefined();
+    // Newest first: each page older than the one before, with the same filters.
+    const newest = await issuer.call(`/v1/audit?event=PROVIDER_RESULT&from=${from}&to=${to}&limit=3&order=desc`, { admin: true });
+    expect(newest.json.records.map((r: { reason: string }) => r.reason)).toEqual(['r3', 'r2', 'r1']);
+    const older = await issuer.call(`/v1/audit?event=PROVIDER_RESULT&from=${from}&to=${to}&limit=3&order=desc&cursor=${newest.json.nextCursor}`, { admin: true });
+    expect(older.json.records.map((r: { reason: string }) => r.reason)).toEqual(['r0']);
+    expect(older.json.nextCursor).toBeUndefined();
+    expect((await issuer.call('/v1/audit?order=sideways', { admin: true })).json.error.code).toBe('VALIDATION_FAILED');
   });
 
   it('requires the admin key and valid filters', async () => {

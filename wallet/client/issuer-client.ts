@@ -234,6 +234,8 @@ export interface AuditQuery {
   to?: Date | string;
   cursor?: string;
   limit?: number;
+  /** 'desc': newest first, each page older than the last (the tail without reading the whole log). Default 'asc'. */
+  order?: 'asc' | 'desc';
   signal?: AbortSignal;
 }
 
@@ -612,7 +614,7 @@ export class IssuerClient {
       await this.#json({
         method: 'GET',
         path: '/v1/audit',
-        query: { agent: query.agent, event: query.event, from: isoTime(query.from), to: isoTime(query.to), cursor: query.cursor, limit: query.limit },
+        query: { agent: query.agent, event: query.event, from: isoTime(query.from), to: isoTime(query.to), order: query.order, cursor: query.cursor, limit: query.limit },
         admin: 'required',
         idempotent: true,
         signal: query.signal,
