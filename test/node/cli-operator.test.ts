@@ -58,7 +58,7 @@ function noSecret(...results: CliResult[]): void {
   for (const r of results) expect(r.stdout + r.stderr).not.toContain(TEST_ADMIN_KEY);
 }
 
-interface Stub {
+interface FakeServer {
   url: string;
   /** The path and query of each request, in order. */
   requests: string[];
@@ -66,7 +66,7 @@ interface Stub {
 }
 
 /** An HTTP server on 127.0.0.1 that answers as `handler` says and counts what it is asked. */
-async function stub(handler: (req: IncomingMessage, res: ServerResponse, hit: number) => void | Promise<void>): Promise<Stub> {
+async function fakeServer(handler: (req: IncomingMessage, res: ServerResponse, hit: number) => void | Promise<void>): Promise<FakeServer> {
   const requests: string[] = [];
   const server = createServer((req, res) => {
     requests.push(req.url ?? '');
@@ -87,7 +87,7 @@ function answer(res: ServerResponse, status: number, body: unknown, headers: Rec
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 }
 
-/** An audit record as the API shapes it, for stubs. */
+/** An audit record as the API shapes it, for fake servers. */
 function auditRecord(seq: number): Record<string, unknown> {
   return { seq, id: `urn:uuid:00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`, at: '2026-01-01T00:00:00.000Z', event: 'REQUEST_REFUSED', actor: 'anonymous', prevHash: '0'.repeat(64), hash: '1'.repeat(64) };
 }
@@ -186,10 +186,10 @@ describe('mandate CLI: help, usage and offline commands', () => {
   it('audit tail ends against an issuer whose cursor never does: an empty page, a repeated cursor, or too many pages exit 5', async () => {
     const [empty, repeated, endless] = await Promise.all([
       // Always a new cursor, never a record.
-      stub((_req, res, hit) => answer(res, 200, { records: [], nextCursor: String(1_000_000 - hit) })),
-      stub((_req, res) => answer(res, 200, { records: [auditRecord(9)], nextCursor: '8' })),
+      fakeServer((_req, res, hit) => answer(res, 200, { records: [], nextCursor: String(1_000_000 - hit) })),
+      fakeServer((_req, res) => answer(res, 200, { records: [auditRecord(9)], nextCursor: '8' })),
       // One record and a fresh cursor per page: only the page bound ends it before 10 000 lines.
-      stub((_req, res, hit) => answer(res, 200, { records: [auditRecord(1_000_000 - hit)], nextCursor: String(1_000_000 - hit) })),
+      fakeServer((_req, res, hit) => answer(res, 200, { records: [auditRecord(1_000_000 - hit)], nextCursor: String(1_000_000 - hit) })),
     ]);
     try {
       const admin = { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY };
@@ -211,9 +211,9 @@ describe('mandate CLI: help, usage and offline commands', () => {
 
   it('--timeout is one deadline for the whole command: retries and Retry-After waits stay inside it (exit 4)', async () => {
     const [busy, stalled] = await Promise.all([
-      stub((_req, res) => answer(res, 503, { error: { code: 'UNAVAILABLE', message: 'busy' } }, { 'retry-after': '30' })),
+      fakeServer((_req, res) => answer(res, 503, { error: { code: 'UNAVAILABLE', message: 'busy' } }, { 'retry-after': '30' })),
       // Headers, then a body that never ends.
-      stub((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).write('{"agents": [')),
+      fakeServer((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).write('{"agents": [')),
     ]);
     try {
       const admin = { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY };
@@ -237,7 +237,7 @@ describe('mandate CLI: help, usage and offline commands', () => {
 
   it("shows an issuer's validation details on the error line, escaped, bounded and on one line", async () => {
     const details = [{ path: 'json.requestedScopes.0', message: 'bad\u001b[2J\nscope' }, { message: 'no path' }, 'not an issue', ...Array.from({ length: 12 }, (_, i) => ({ path: `json.x.${i}`, message: 'm' }))];
-    const hostile = await stub((_req, res) => answer(res, 400, { error: { code: 'VALIDATION_FAILED', message: 'invalid request body', details } }));
+    const hostile = await fakeServer((_req, res) => answer(res, 400, { error: { code: 'VALIDATION_FAILED', message: 'invalid request body', details } }));
     try {
       const [line, asJson] = await Promise.all([
         mandate(['tokens', 'mint', '--scope', 's', '--domain', 'd.example', '--url', hostile.url], { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY }),
@@ -443,7 +443,7 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
     })();
     ctx.audit.record({ event: 'CLI_TAIL_OTHER', actor: 'system' });
     // A proxy in front of the issuer counts what the CLI asks for.
-    const proxy = await stub(async (req, res) => {
+    const proxy = await fakeServer(async (req, res) => {
       const upstream = await fetch(issuer.url + (req.url ?? ''), { headers: { authorization: req.headers.authorization ?? '' } });
       res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await upstream.arrayBuffer()));
     });
