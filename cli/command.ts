@@ -167,7 +167,7 @@ export class Deadline {
 }
 
 /** The context a command runs in; clients are built on first use, with the URL and key resolved then. */
-export function createContext(spec: CommandSpec, parsed: { options: OptionValues; args: string[] }, env: Env, io: Io, deadline = new Deadline(parsed.options)): CommandContext {
+export function createContext(spec: CommandSpec, parsed: { options: OptionValues; args: string[] }, env: Env, io: Io, deadline: Deadline): CommandContext {
   const { options } = parsed;
   const json = options.json === true;
   const url = (): string => firstSet(stringOption(options, 'url'), env.MANDATE_URL, env.API_BASE_URL) ?? DEFAULT_URL;
