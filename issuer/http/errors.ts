@@ -196,7 +196,7 @@ export function createErrorHandler(deps: ErrorHandlerDeps): ErrorHandler<IssuerE
         method: c.req.method,
         path: c.req.path,
         error: thrown instanceof Error ? thrown.name : typeof thrown,
-        code: thrown instanceof MandateError ? thrown.code : undefined,
+        code: thrown instanceof MandateError ? thrown.code : sqliteCode(thrown),
         message: thrown instanceof MandateError ? thrown.message : undefined,
       });
       safeAudit(deps, c, 'REQUEST_FAILED', apiError('INTERNAL_ERROR', 'internal error'));
@@ -205,6 +205,12 @@ export function createErrorHandler(deps: ErrorHandlerDeps): ErrorHandler<IssuerE
     if (error.audit) safeAudit(deps, c, error.status >= 500 ? 'REQUEST_FAILED' : 'REQUEST_REFUSED', error);
     return send(c, error);
   };
+}
+
+/** A SqliteError's result code (`SQLITE_BUSY`, …): a fixed name, safe to log, that says what failed. */
+function sqliteCode(thrown: unknown): string | undefined {
+  const code: unknown = thrown instanceof Error && thrown.name === 'SqliteError' ? (thrown as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && /^SQLITE_[A-Z_]{1,40}$/.test(code) ? code : undefined;
 }
 
 function safeAudit(deps: ErrorHandlerDeps, c: Context<IssuerEnv>, event: string, error: ApiError): void {

@@ -6,7 +6,7 @@
  * - WAL journal (readers never block the writer; `sqlite3 .backup` / `VACUUM INTO` work live),
  * - `foreign_keys = ON` (off by default in SQLite),
  * - `synchronous = NORMAL` (durable at WAL checkpoints; safe with WAL, much faster than FULL),
- * - `busy_timeout` so a second process (a backup) waits instead of failing,
+ * - `busy_timeout` so a second process (a backup, another issuer) waits instead of failing,
  * - every schema statement of schema.ts run on open,
  * - readable by the issuer's user only: the directory it creates is 0700, and the database file
  *   and its -wal/-shm companions are 0600 (SQLite gives the companions the database's mode).
@@ -21,7 +21,12 @@ export type SqliteDatabase = Database.Database;
 
 export interface IssuerDb {
   readonly sqlite: SqliteDatabase;
-  /** Runs `fn` in one transaction (nested calls become savepoints); a throw rolls everything back. */
+  /**
+   * Runs `fn` in one transaction (nested calls become savepoints); a throw rolls everything back.
+   * `BEGIN IMMEDIATE`: the write lock is taken at the start. A deferred transaction that reads
+   * first and writes later fails at once with SQLITE_BUSY_SNAPSHOT (busy_timeout does not apply)
+   * when another process on the file committed in between; an immediate one waits its turn.
+   */
   transaction<T>(fn: () => T): T;
   close(): void;
 }
@@ -42,7 +47,7 @@ export function openDatabase(path: string): IssuerDb {
   })();
   return {
     sqlite,
-    transaction: <T>(fn: () => T): T => sqlite.transaction(fn)(),
+    transaction: <T>(fn: () => T): T => sqlite.transaction(fn).immediate(),
     close: () => {
       if (sqlite.open) sqlite.close();
     },

@@ -173,7 +173,7 @@ describe('errors and audit', () => {
       sqlite.exec('ALTER TABLE agent_keys_away RENAME TO agent_keys');
     }
     const logged = logLines.map((l) => JSON.parse(l)).find((l) => l.msg === 'unhandled error');
-    expect(logged).toMatchObject({ level: 'error', error: 'SqliteError', method: 'POST' });
+    expect(logged).toMatchObject({ level: 'error', error: 'SqliteError', code: 'SQLITE_ERROR', method: 'POST' });
   });
 
   it('logs one JSON line per request with method, path, status, ms and request id, never secrets', async () => {

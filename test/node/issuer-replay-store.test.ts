@@ -55,3 +55,25 @@ describe('createSqliteReplayCache', () => {
     expect(count()).toBe(45 - 5 * 8);
   });
 });
+
+describe('transactions on a file shared by two connections', () => {
+  it('hold the write lock from the start: a read-then-write transaction is never undone by another writer', () => {
+    const path = dbPath();
+    const first = open(path);
+    const second = open(path);
+    second.sqlite.pragma('busy_timeout = 0'); // fail at once instead of waiting for `first`
+    const put = (db: IssuerDb, key: string) => db.sqlite.prepare('INSERT INTO replay_keys (key, expires_at) VALUES (?, ?)').run(key, 1);
+    let secondError: unknown;
+    first.transaction(() => {
+      first.sqlite.prepare('SELECT count(*) AS n FROM replay_keys').get(); // a read snapshot…
+      try {
+        put(second, 'second'); // …another writer in between…
+      } catch (error) {
+        secondError = error;
+      }
+      put(first, 'first'); // …and the write that a deferred transaction would lose (SQLITE_BUSY_SNAPSHOT)
+    });
+    expect(secondError).toMatchObject({ code: 'SQLITE_BUSY' });
+    expect(second.sqlite.prepare('SELECT key FROM replay_keys').all()).toEqual([{ key: 'first' }]);
+  });
+});
