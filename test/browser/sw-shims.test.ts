@@ -1,17 +1,18 @@
 // The worker bundle replaces multiformats' base64url codec with a line-for-line port
 // (verifier-worker/sw/shims/multiformats-base64.ts) to save bytes. It must be the same codec:
 // same text for every byte string, same bytes or the same refusal for every string. Likewise
-// its edwards25519 group (verifier-worker/sw/shims/noble-ed25519.ts) must judge every public
-// key as noble's does.
+// its public-key rules (verifier-worker/sw/shims/ed25519-noble.ts) must judge every public key
+// as the wallet's noble-based ones do.
 import { ED25519_TORSION_SUBGROUP, ed25519 as noble } from '@noble/curves/ed25519.js';
 import fc from 'fast-check';
 import { base64url as original } from 'multiformats/bases/base64';
 import { describe, expect, it } from 'vitest';
-import { sha256 as realSha256 } from '@noble/hashes/sha2.js';
 import { base64url as shim } from '../../verifier-worker/sw/shims/multiformats-base64.ts';
+import { decodeCheckedPublicKey, nobleVerify, publicKeyProblem as shimProblem } from '../../verifier-worker/sw/shims/ed25519-noble.ts';
 import { ed25519 as shimEd25519 } from '../../verifier-worker/sw/shims/noble-ed25519.ts';
-import { sha256, sha512 } from '../../verifier-worker/sw/shims/noble-sha2.ts';
-import { bytesToHex, hexToBytes } from '../../wallet/crypto/bytes.ts';
+import { hexToBytes } from '../../wallet/crypto/bytes.ts';
+import { publicKeyProblem as walletProblem } from '../../wallet/crypto/ed25519-noble.ts';
+import { PUBLIC_KEY_PROBLEMS } from '../../wallet/crypto/ed25519-spec.ts';
 
 function decodeOutcome(codec: { decode(text: string): Uint8Array }, text: string): string {
   try {
@@ -41,64 +42,45 @@ describe('the base64url shim of the worker bundle', () => {
   });
 });
 
-describe('the SHA-2 shim of the worker bundle', () => {
-  it('is the real SHA-256', () => {
-    const message = new TextEncoder().encode('abc');
-    expect(sha256(message)).toEqual(realSha256(message));
-  });
+describe('the Ed25519 public-key rules of the worker bundle', () => {
+  /** The two implementations' verdicts on 32 bytes: the problem, or 'accepted'. */
+  const verdicts = (bytes: Uint8Array) => [shimProblem(bytes) ?? 'accepted', walletProblem(bytes) ?? 'accepted'];
+  const agree = (bytes: Uint8Array) => {
+    const [shim, wallet] = verdicts(bytes);
+    return shim === wallet;
+  };
 
-  it('has no SHA-512: anything that reaches it fails, loudly', () => {
-    expect(sha512.outputLen).toBe(64);
-    expect(() => sha512(new Uint8Array(1))).toThrow(/SHA-512 is not part of the verifier worker/);
-    expect(() => sha512.create()).toThrow(/SHA-512 is not part of the verifier worker/);
-  });
-});
-
-describe('the edwards25519 shim of the worker bundle', () => {
-  type PointCons = typeof noble.Point;
-  /** What public-key validation reads off 32 bytes: refused, or the point's encoding and its order class. */
-  function judge(Point: PointCons, bytes: Uint8Array): string {
-    let point;
-    try {
-      point = Point.fromBytes(bytes, false);
-    } catch {
-      return 'refused';
-    }
-    return `${bytesToHex(point.toBytes())} small=${point.isSmallOrder()} torsionFree=${point.isTorsionFree()}`;
-  }
-  const agree = (bytes: Uint8Array) => judge(shimEd25519.Point, bytes) === judge(noble.Point, bytes);
-
-  it('has the same base point and order', () => {
-    expect(shimEd25519.Point.BASE.toBytes()).toEqual(noble.Point.BASE.toBytes());
-    expect(shimEd25519.Point.Fn.ORDER).toBe(noble.Point.Fn.ORDER);
-  });
-
-  it('decodes, or refuses, random encodings as noble does (most valid ones have a torsion component)', () => {
+  it('judges random encodings as the wallet does (most valid ones have a torsion component)', () => {
     fc.assert(fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), agree), { numRuns: 150 });
   });
 
-  it('agrees on public keys, on the eight small-order points, on mixed-order points and on non-canonical encodings', () => {
+  it('accepts public keys, and refuses the eight small-order points, mixed-order points and non-canonical encodings, in the same words', () => {
     const torsion = ED25519_TORSION_SUBGROUP.map((hex) => noble.Point.fromHex(hex));
     fc.assert(
-      fc.property(fc.bigInt({ min: 1n, max: noble.Point.Fn.ORDER - 1n }), fc.integer({ min: 0, max: 7 }), (scalar, t) => {
+      fc.property(fc.bigInt({ min: 1n, max: noble.Point.Fn.ORDER - 1n }), fc.integer({ min: 1, max: 7 }), (scalar, t) => {
         const key = noble.Point.BASE.multiply(scalar);
         const mixed = key.add(torsion[t] as typeof key);
-        return agree(key.toBytes()) && agree(mixed.toBytes()) && judge(shimEd25519.Point, key.toBytes()).endsWith('small=false torsionFree=true');
+        expect(verdicts(key.toBytes())).toEqual(['accepted', 'accepted']);
+        expect(verdicts(mixed.toBytes())).toEqual([PUBLIC_KEY_PROBLEMS.torsion, PUBLIC_KEY_PROBLEMS.torsion]);
       }),
       { numRuns: 40 },
     );
-    for (const point of torsion) {
-      expect(agree(point.toBytes())).toBe(true);
-      expect(judge(shimEd25519.Point, point.toBytes())).toMatch(/small=true/);
+    for (const point of torsion) expect(verdicts(point.toBytes())).toEqual([PUBLIC_KEY_PROBLEMS.smallOrder, PUBLIC_KEY_PROBLEMS.smallOrder]);
+    // y = p (not reduced), x = 0 with the sign bit set (RFC 8032 §5.1.3 steps 1 and 4), and a
+    // y whose x² = u/v has no root (y = 2).
+    for (const hex of [
+      'edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+      '0100000000000000000000000000000000000000000000000000000000000080',
+      '0200000000000000000000000000000000000000000000000000000000000000',
+    ]) {
+      expect(verdicts(hexToBytes(hex))).toEqual([PUBLIC_KEY_PROBLEMS.encoding, PUBLIC_KEY_PROBLEMS.encoding]);
     }
-    // y = p (not reduced), and x = 0 with the sign bit set (RFC 8032 §5.1.3 steps 1 and 4).
-    for (const hex of ['edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f', '0100000000000000000000000000000000000000000000000000000000000080']) {
-      expect(judge(shimEd25519.Point, hexToBytes(hex))).toBe('refused');
-      expect(agree(hexToBytes(hex))).toBe(true);
-    }
+    expect(shimProblem(new Uint8Array(31))).toBe(PUBLIC_KEY_PROBLEMS.encoding);
   });
 
-  it('cannot sign', () => {
+  it('has no pure-JS verification and no signing: anything that reaches them fails, loudly', () => {
+    expect(() => nobleVerify(new Uint8Array(64), new Uint8Array(0), new Uint8Array(32), noble.Point.BASE)).toThrow(/not part of the verifier worker/);
+    expect(() => decodeCheckedPublicKey(noble.Point.BASE.toBytes())).toThrow(/not part of the verifier worker/);
     expect(() => shimEd25519.getPublicKey(new Uint8Array(32))).toThrow(/not part of the verifier worker/);
     expect(() => shimEd25519.sign(new Uint8Array(1), new Uint8Array(32))).toThrow(/not part of the verifier worker/);
   });

@@ -4,7 +4,7 @@
  * guard (guard.ts); all decisions are made there.
  *
  * - install: checks that WebCrypto has Ed25519 (the bundle has no other verifier, see
- *   shims/noble-sha2.ts) and waits for the configuration (a configuration file that is missing or
+ *   shims/ed25519-noble.ts) and waits for the configuration (a configuration file that is missing or
  *   invalid fails the installation, so a broken verifier never replaces a working one), then
  *   skipWaiting();
  * - activate: clients.claim(), so the page that registered the worker is guarded without a reload;
@@ -44,7 +44,7 @@ const runtime = createRuntime({
   guard: { track },
 });
 
-/** The bundle verifies Ed25519 with WebCrypto only (shims/noble-sha2.ts): no install without it. */
+/** The bundle verifies Ed25519 with WebCrypto only (shims/ed25519-noble.ts): no install without it. */
 async function requireWebCryptoEd25519(): Promise<void> {
   if (!(await getWebCryptoEd25519())) throw new VerifierWorkerError('SW_UNSUPPORTED', 'this browser has no WebCrypto Ed25519');
 }

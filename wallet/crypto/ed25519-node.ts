@@ -18,7 +18,7 @@
  */
 import type * as NodeCrypto from 'node:crypto';
 import { concatBytes, hexToBytes } from './bytes.ts';
-import { RFC8032_TEST1 } from './ed25519-noble.ts';
+import { RFC8032_TEST1 } from './ed25519-spec.ts';
 
 export type NodeKeyObject = NodeCrypto.KeyObject;
 

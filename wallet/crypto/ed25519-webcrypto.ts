@@ -11,7 +11,7 @@
  * between our checks and the native call.
  */
 import { concatBytes, hexToBytes } from './bytes.ts';
-import { RFC8032_TEST1 } from './ed25519-noble.ts';
+import { RFC8032_TEST1 } from './ed25519-spec.ts';
 
 const ALGORITHM = 'Ed25519';
 const PKCS8_PREFIX = /* @__PURE__ */ hexToBytes('302e020100300506032b657004220420');

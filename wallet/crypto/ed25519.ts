@@ -22,7 +22,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { assertBytes, hexToBytes, randomBytes } from './bytes.ts';
 import { MandateError } from './errors.ts';
 import { LruCache } from './lru.ts';
-import { decodeCheckedPublicKey, decodePublicKey, nobleVerify, type EdwardsPoint } from './ed25519-noble.ts';
+import { decodeCheckedPublicKey, nobleVerify, publicKeyProblem, type EdwardsPoint } from './ed25519-noble.ts';
 import { getNodeCrypto, nodeGetPublicKey, nodePrivateKey, nodePublicKey, nodeSign, nodeVerify, type NodeKeyObject } from './ed25519-node.ts';
 import { getWebCryptoEd25519, isEd25519SigningKey, webGenerateKey, webPrivateKey, webPublicKey, webSign, webVerify } from './ed25519-webcrypto.ts';
 
@@ -170,7 +170,7 @@ function sameMasked(a: Uint8Array, offset: number, b: Uint8Array): boolean {
 
 interface CachedPublicKey {
   readonly bytes: Uint8Array;
-  /** For the noble backend: from validation, or decoded again when it first needs it. */
+  /** For the noble backend: decoded when it first needs it (validation keeps no point). */
   point: EdwardsPoint | undefined;
   node?: NodeKeyObject;
   web?: Promise<CryptoKey>;
@@ -205,14 +205,12 @@ function lookupPublicKey(publicKey: Uint8Array): CachedPublicKey | string {
   const hit = publicKeys.get(id);
   if (hit) return hit;
   const bytes = publicKey.slice();
-  let point: EdwardsPoint | undefined;
   if (!validatedKeys.has(id)) {
-    const decoded = decodePublicKey(bytes);
-    if (typeof decoded === 'string') return decoded;
+    const problem = publicKeyProblem(bytes);
+    if (problem !== undefined) return problem;
     validatedKeys.set(id, true);
-    point = decoded;
   }
-  const entry: CachedPublicKey = { bytes, point };
+  const entry: CachedPublicKey = { bytes, point: undefined };
   publicKeys.set(id, entry);
   return entry;
 }
