@@ -178,6 +178,21 @@ describe('deadlines and cancellation', () => {
     expect(attemptsOf(postEvents)).toEqual(['1 TIMEOUT']);
   });
 
+  it('TIMEOUT and ABORTED even from a fetch that ignores the abort signal', async () => {
+    const unanswered: typeof fetch = () => new Promise<Response>(() => undefined);
+    const stalledBody: typeof fetch = async () =>
+      new Response(new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new TextEncoder().encode('{"ok":')) }), {
+        headers: { 'content-type': 'application/json' },
+      });
+    for (const fetch of [unanswered, stalledBody]) {
+      await expect(client({ fetch, timeoutMs: 100, retry: false }).health()).rejects.toEqual(code('TIMEOUT'));
+      const controller = new AbortController();
+      const pending = client({ fetch }).health({ signal: controller.signal });
+      setTimeout(() => controller.abort(), 50);
+      await expect(pending).rejects.toEqual(code('ABORTED'));
+    }
+  });
+
   it('ABORTED when the caller aborts, without retrying', async () => {
     script.set('GET /v1/health', [{ ...HEALTH, stallMs: 3000 }]);
     const controller = new AbortController();

@@ -146,6 +146,19 @@ describe('did:web resolution against a real HTTP host', () => {
     expect(result.didResolutionMetadata).toMatchObject({ error: 'internalError', message: expect.stringMatching(/timed out/) });
   });
 
+  it('times out a caller fetch that ignores the abort signal, before headers and while streaming the body', async () => {
+    const unanswered: FetchLike = () => new Promise<Response>(() => undefined);
+    const stalledBody: FetchLike = async () =>
+      new Response(new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new TextEncoder().encode('{"id":')) }), {
+        headers: { 'content-type': 'application/did+json' },
+      });
+    for (const fetch of [unanswered, stalledBody]) {
+      const resolver = createResolver({ methods: { web: createWebResolver({ timeoutMs: 100, fetch }) } });
+      const result = await resolver.resolve('did:web:example.com');
+      expect(result.didResolutionMetadata).toMatchObject({ error: 'internalError', message: expect.stringMatching(/timed out after 100 ms/) });
+    }
+  });
+
   it('stops reading past the size cap, whatever Content-Length claims', async () => {
     // /big/<n>/did.json serves ~n bytes of JSON
     const declared = await local.resolve(`did:web:${hostId}:big:100000`);

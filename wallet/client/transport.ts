@@ -13,7 +13,7 @@
  */
 import { bytesToUtf8 } from '../crypto/bytes.ts';
 import { parseJson, type JsonValue } from '../crypto/jcs.ts';
-import { readBounded, type FetchLike } from '../net/http.ts';
+import { readBounded, untilAborted, type FetchLike } from '../net/http.ts';
 import { classifyHost } from '../net/url-policy.ts';
 import { IssuerApiError, IssuerClientError, redact } from './errors.ts';
 
@@ -189,7 +189,7 @@ export function createTransport(options: TransportOptions): Transport {
     };
     let response: Response;
     try {
-      response = await doFetch(buildUrl(baseUrl, spec), {
+      const request = doFetch(buildUrl(baseUrl, spec), {
         method: spec.method,
         headers,
         ...(body === undefined ? {} : { body }),
@@ -198,6 +198,7 @@ export function createTransport(options: TransportOptions): Transport {
         referrerPolicy: 'no-referrer',
         signal,
       });
+      response = await untilAborted(request, signal);
     } catch (error) {
       return failure(error);
     }
@@ -208,7 +209,7 @@ export function createTransport(options: TransportOptions): Transport {
     let received: Uint8Array | undefined;
     try {
       const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-      received = declared > maxBytes ? (await response.body?.cancel().catch(() => undefined), undefined) : await readBounded(response.body, maxBytes);
+      received = declared > maxBytes ? (await response.body?.cancel().catch(() => undefined), undefined) : await untilAborted(readBounded(response.body, maxBytes), signal);
     } catch (error) {
       return failure(error);
     }

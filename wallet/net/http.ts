@@ -1,7 +1,8 @@
 /**
  * Bounded HTTP reads of JSON documents that someone else chose the URL of (did:web documents,
  * ledger mirrors, status lists). Every read is:
- * - time-boxed (one AbortSignal covering headers AND body),
+ * - time-boxed (one AbortSignal covering headers AND body, and raced too: a caller's own fetch
+ *   may ignore the signal),
  * - size-capped while streaming (Content-Length is the sender's claim, not a limit),
  * - redirect-free (`redirect: 'manual'`: a 3xx, or a browser's opaque redirect, is refused, so
  *   a host cannot bounce the reader to another host or into its own network),
@@ -94,12 +95,25 @@ function fetchFor(options: FetchJsonOptions): FetchLike {
   return getBuiltinModule !== undefined && options.urlPolicy !== undefined ? guardedNodeFetch(getBuiltinModule, options.urlPolicy) : globalFetch;
 }
 
+/**
+ * `work`, or `signal`'s abort as soon as it comes: a caller's own fetch (or its body stream) may
+ * ignore the signal, and the time box must hold all the same. Work left behind settles unheard
+ * (the race still listens to it), and the listener goes with the signal once it fires.
+ */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  const aborted = new Promise<never>((_, reject) => {
+    signal.throwIfAborted();
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+  return Promise.race([work, aborted]);
+}
+
 /** GETs `url` and parses its body as JSON within `limits`; every failure is a value. */
 export async function fetchJson(url: string, options: FetchJsonOptions): Promise<HttpJsonResult> {
   const { limits } = options;
   const timeout = AbortSignal.timeout(limits.timeoutMs);
   try {
-    const response = await fetchFor(options)(url, {
+    const request = fetchFor(options)(url, {
       method: 'GET',
       headers: { accept: options.accept },
       redirect: 'manual',
@@ -107,6 +121,7 @@ export async function fetchJson(url: string, options: FetchJsonOptions): Promise
       referrerPolicy: 'no-referrer',
       signal: timeout,
     });
+    const response = await untilAborted(request, timeout);
     if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
       await discard(response);
       return { ok: false, failure: 'redirect', message: 'redirect refused', status: response.status };
@@ -125,7 +140,7 @@ export async function fetchJson(url: string, options: FetchJsonOptions): Promise
       return { ok: false, failure: 'content-type', message: `content type "${contentType.slice(0, 64)}" is not accepted` };
     }
     const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-    const body = declared > limits.maxBytes ? (await discard(response), undefined) : await readBounded(response.body, limits.maxBytes);
+    const body = declared > limits.maxBytes ? (await discard(response), undefined) : await untilAborted(readBounded(response.body, limits.maxBytes), timeout);
     if (!body) return { ok: false, failure: 'too-large', message: `response too large (limit ${limits.maxBytes} bytes)` };
     let json: JsonValue;
     try {
