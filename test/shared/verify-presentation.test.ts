@@ -11,7 +11,7 @@ import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import { MANDATE_CONTEXTS } from '../../wallet/vc/context.ts';
 import { MAX_DOMAINS } from '../../wallet/vc/parse.ts';
 import { signPresentation } from '../../wallet/vc/presentation.ts';
-import { createReplayCache } from '../../wallet/vc/replay-cache.ts';
+import { createReplayCache, type ReplayCache } from '../../wallet/vc/replay-cache.ts';
 import type { AgentCredential, DelegatedAgentCredential, MandateCredential } from '../../wallet/vc/types.ts';
 import { verifyPresentation, type VerificationResult, type VerifyPresentationOptions } from '../../wallet/vc/verify.ts';
 import { newIdentity, signRaw, testIdentity, testResolver, type TestResolver } from '../support/agents.ts';
@@ -441,6 +441,24 @@ describe('verifyPresentation — refused', () => {
     expect((await verifyPresentation(vp, options({ replayCache }))).valid).toBe(true);
     expectRefused(await verifyPresentation(vp, options({ replayCache })), 'REPLAYED', 'replay');
     expectRefused(await verifyPresentation(await present(agent, [root]), options({ replayCache })), 'REPLAYED', 'replay');
+  });
+
+  it('REPLAYED: a shared cache that answers with a promise (Redis SET NX) is awaited, and only true accepts', async () => {
+    const store = new Map<string, number>();
+    const shared: ReplayCache = {
+      remember: async (key, expiresAt) => {
+        await new Promise((resolve) => setTimeout(resolve, 1)); // a network round trip
+        if (store.has(key)) return false;
+        store.set(key, expiresAt);
+        return true;
+      },
+    };
+    const vp = await present(agent, [root]);
+    expect((await verifyPresentation(vp, options({ replayCache: shared }))).valid).toBe(true);
+    expectRefused(await verifyPresentation(vp, options({ replayCache: shared })), 'REPLAYED', 'replay');
+    // A cache that answers something other than true ('OK', a truthy object) refuses.
+    const sloppy = { remember: () => 'OK' } as unknown as ReplayCache;
+    expectRefused(await verifyPresentation(await present(agent, [root]), options({ replayCache: sloppy })), 'REPLAYED', 'replay');
   });
 
   it('remembers only presentations that passed every other check: refused ones neither fill the cache nor use up a nonce', async () => {

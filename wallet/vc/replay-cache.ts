@@ -23,9 +23,11 @@ export interface ReplayCache {
    * Atomically checks and records `key` until `expiresAt` (ms since the epoch). Returns false
    * when the key was already recorded and has not expired, when `expiresAt` has already passed
    * by this cache's clock, or when it expires at or before what the cache can still vouch for
-   * (see the module note): the caller must refuse.
+   * (see the module note): the caller must refuse. A cache shared through a network store
+   * (Redis `SET key 1 NX PXAT expiresAt`) answers with a promise; the verifier accepts only
+   * `true`, so any other answer refuses.
    */
-  remember(key: string, expiresAt: number): boolean;
+  remember(key: string, expiresAt: number): boolean | Promise<boolean>;
 }
 
 export function createReplayCache(options: ReplayCacheOptions = {}): ReplayCache {

@@ -527,18 +527,21 @@ async function run(
 
   // 7. Replay, last: only a presentation that passed everything else is remembered, so refused
   //    ones (a throwaway key wrapping someone's public credential, say) cannot fill the cache
-  //    or use up a verifier's nonce. Both keys are recorded synchronously, after the last
-  //    await, so two concurrent verifications of one presentation cannot both get through.
-  if (options.replayCache) {
+  //    or use up a verifier's nonce. An in-memory cache records both keys synchronously, after
+  //    the last await, so two concurrent verifications of one presentation cannot both get
+  //    through; a shared one (Redis `SET NX`) answers with a promise and is atomic itself.
+  //    Only `true` accepts: a cache that answers anything else fails closed.
+  const replayCache = options.replayCache;
+  if (replayCache) {
     enter('replay');
     const until = expiresAt + skew;
+    const remember = async (key: string, refusal: string): Promise<void> => {
+      const answer = replayCache.remember(key, until);
+      if ((typeof answer === 'boolean' ? answer : await answer) !== true) throw new VerificationError('REPLAYED', `${refusal}${UNVOUCHED}`);
+    };
     // A full cache also refuses presentations about to expire that it could no longer vouch for.
-    if (!options.replayCache.remember(`vp:${presentation.id}`, until)) {
-      throw new VerificationError('REPLAYED', `presentation ${presentation.id} was already presented${UNVOUCHED}`);
-    }
-    if (proof?.challenge !== undefined && !options.replayCache.remember(`challenge:${proof.challenge}`, until)) {
-      throw new VerificationError('REPLAYED', `this challenge was already answered${UNVOUCHED}`);
-    }
+    await remember(`vp:${presentation.id}`, `presentation ${presentation.id} was already presented`);
+    if (proof?.challenge !== undefined) await remember(`challenge:${proof.challenge}`, 'this challenge was already answered');
     pass('replay');
   }
   for (const add of toCache) add();
