@@ -235,6 +235,16 @@ describe('what survives a restart of the worker', () => {
     expect((await after.guard.respond(new Request(`${ORIGIN}/api/orders/1`, { headers: { authorization: authorization(answered) } }))).status).toBe(200);
   });
 
+  it('a replay store that cannot write: none/request modes refuse rather than accept what a restart would forget; endpoint mode serves', async () => {
+    const failingReplay = (): GuardStores => ({ ...memoryStores(), replay: { ...createMemoryStore<number>(), set: () => Promise.reject(new DOMException('quota', 'QuotaExceededError')) } });
+    const none = await harness({ config: config({ challenge: 'none' }), stores: failingReplay() });
+    const vp = await present(agent, credential, 'any', TARGET);
+    expect(await reasonOf(await none.guard.respond(new Request(`${ORIGIN}/api/orders/1`, { headers: { authorization: authorization(vp) } })))).toBe('401 REPLAYED');
+    expect(none.forwarded).toHaveLength(0);
+    const endpoint = await harness({ stores: failingReplay() });
+    expect((await endpoint.guard.respond(await presented(endpoint.guard))).status).toBe(200);
+  });
+
   it('did:web documents: verification works offline from the stored document, until its TTL', async () => {
     const stores = memoryStores();
     const clock = { now: Date.now() };

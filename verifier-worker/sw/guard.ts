@@ -92,7 +92,7 @@ export async function createGuard(config: unknown, options: GuardOptions): Promi
     defaultTtlMs: resolved.statusListTtlMs,
     staleIfErrorMs: resolved.statusListStaleIfErrorMs,
   });
-  const replayCache = createWorkerReplayCache({ store: stores.replay, max: resolved.replayMax, now, track });
+  const replayCache = createWorkerReplayCache({ store: stores.replay, max: resolved.replayMax, now, track, durable: resolved.challenge !== 'endpoint' });
   const challenges = createWorkerChallengeStore({ store: stores.challenges, now, track });
   const verifier: VerifyRequestOptions = {
     ...verifierSettings(resolved),

@@ -7,6 +7,12 @@
  * Decisions are the wallet's `createReplayCache` (bounded, with a horizon instead of forgetting
  * live keys), made in memory and synchronously so the check stays atomic; every accepted key is
  * written through to the store, and `load()` reads the live ones back in expiry order.
+ *
+ * `durable`: when the replay cache is all that keeps a presentation single-use (challenge modes
+ * `none` and `request`), a key counts as remembered only once the store has it, and a failed
+ * write refuses the presentation. Otherwise a worker whose storage fails (quota, blocked
+ * storage) would forget it at its next stop and accept it again. In `endpoint` mode a lost write
+ * reopens nothing (the nonce it answered is gone too), so the write is not waited for.
  */
 import { createReplayCache, type ReplayCache } from '../../wallet/vc/replay-cache.ts';
 import { tryStore, type KeyValueStore } from './store.ts';
@@ -19,6 +25,8 @@ export interface WorkerReplayCacheOptions {
   now?: () => number;
   /** Receives every storage write, so a worker can stay alive until it lands (ExtendableEvent.waitUntil). */
   track?: (write: Promise<unknown>) => void;
+  /** Accept a key only once it is stored (see the module note). */
+  durable?: boolean;
 }
 
 export interface WorkerReplayCache extends ReplayCache {
@@ -43,8 +51,13 @@ export function createWorkerReplayCache(options: WorkerReplayCacheOptions): Work
     },
     remember(key, expiresAt) {
       if (!memory.remember(key, expiresAt)) return false;
-      write(() => options.store.set(key, expiresAt));
-      return true;
+      if (!options.durable) {
+        write(() => options.store.set(key, expiresAt));
+        return true;
+      }
+      const stored = tryStore(() => options.store.set(key, expiresAt).then(() => true), false);
+      track(stored);
+      return stored;
     },
   };
 }

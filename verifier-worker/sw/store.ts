@@ -8,7 +8,9 @@
  *
  * Storage is a cache, not a source of truth: everything read back is validated again (DID
  * documents by shape, status lists by their signature), and a storage failure (quota, a
- * browser that disables IndexedDB) degrades to memory-only operation, never to an open door.
+ * browser that disables IndexedDB) degrades to memory-only operation, never to an open door —
+ * where memory alone would be one (a replay cache without nonces), the write is awaited and
+ * its failure refuses (replay.ts).
  */
 export interface KeyValueStore<V> {
   get(key: string): Promise<V | undefined>;

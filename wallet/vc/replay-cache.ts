@@ -30,7 +30,12 @@ export interface ReplayCache {
   remember(key: string, expiresAt: number): boolean | Promise<boolean>;
 }
 
-export function createReplayCache(options: ReplayCacheOptions = {}): ReplayCache {
+/** The in-memory cache: it always answers at once. */
+export interface MemoryReplayCache extends ReplayCache {
+  remember(key: string, expiresAt: number): boolean;
+}
+
+export function createReplayCache(options: ReplayCacheOptions = {}): MemoryReplayCache {
   const now = options.now ?? Date.now;
   const max = options.max ?? 100_000;
   if (!Number.isSafeInteger(max) || max < 1) throw new RangeError('ReplayCache max must be a positive integer');
