@@ -307,6 +307,17 @@ describe('verifyRequest — required scopes', () => {
     expectDenied(garbled, 403, 'INSUFFICIENT_SCOPE');
     expect(garbled.body.message).toContain('method override');
     expect(requestMethods(new Request(`${API}/x?_method=patch`, { method: 'POST', headers: { 'x-http-method-override': 'delete' } }))).toEqual(['POST', 'PATCH', 'DELETE']);
+    // The spellings lenient gateways read as the same override: `_` in header names (CGI),
+    // and query keys as PHP reads them (`.`, ' ' and `[` become `_`; arrays; any case).
+    const methodsOf = (query: string, headers: Record<string, string> = {}) => requestMethods(new Request(`${API}/x${query}`, { method: 'POST', headers }));
+    expect(methodsOf('', { X_HTTP_Method_Override: 'DELETE' })).toEqual(['POST', 'DELETE']);
+    expect(methodsOf('', { 'x_method-override': 'put' })).toEqual(['POST', 'PUT']);
+    for (const query of ['?.method=DELETE', '?_method[]=DELETE', '?_Method=DELETE', '?[method=DELETE']) {
+      expect(methodsOf(query), query).toEqual(['POST', 'DELETE']);
+    }
+    expect(methodsOf('?_methodology=x&method=DELETE')).toEqual(['POST']); // other parameters are not overrides
+    expectDenied(await judge('/files/1', 'GET', {}, { X_HTTP_Method_Override: 'DELETE' }), 403, 'INSUFFICIENT_SCOPE');
+    expectDenied(await judge('/files/1?.method=DELETE'), 403, 'INSUFFICIENT_SCOPE');
   });
 
   it('the first rule matching method and path applies', async () => {
