@@ -381,6 +381,10 @@ export interface VerifyRequestOptions {
   maxPresentationBytes?: number;
   /** Accept self-issued roots (issuer = subject). Development only. */
   allowSelfSigned?: boolean;
+  /** Longest presentation lifetime (`expires` − `created`) accepted (default 1 hour). */
+  maxPresentationLifetimeMs?: number;
+  /** Refuse root credentials and grants without a revocation or suspension entry (default false). */
+  requireCredentialStatus?: boolean;
 }
 
 /** What the handler behind the verifier learns about the agent. */
@@ -494,6 +498,8 @@ function stateFor(options: VerifyRequestOptions): VerifierState {
       ...(options.maxChainLength === undefined ? {} : { maxChainLength: options.maxChainLength }),
       maxPresentationBytes: maxBytes,
       allowSelfSigned: options.allowSelfSigned === true,
+      ...(options.maxPresentationLifetimeMs === undefined ? {} : { maxPresentationLifetimeMs: options.maxPresentationLifetimeMs }),
+      requireCredentialStatus: options.requireCredentialStatus === true,
     },
   };
   // The options verifyPresentation itself will get, checked now: a bad skew, chain length or

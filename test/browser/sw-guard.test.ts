@@ -5,7 +5,7 @@
 // cuts the network, and an injectable clock moves through TTLs without waiting.
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createGuard, type Guard, type GuardOptions, type GuardStores } from '../../verifier-worker/sw/guard.ts';
-import { isGuarded, parseWorkerConfig, WORKER_CONFIG_DEFAULTS } from '../../verifier-worker/sw/config.ts';
+import { isGuarded, parseWorkerConfig, verifierSettings, WORKER_CONFIG_DEFAULTS } from '../../verifier-worker/sw/config.ts';
 import type { VerificationReport } from '../../verifier-worker/sw/report.ts';
 import type { StoredStatusList } from '../../verifier-worker/sw/status-cache.ts';
 import { createMemoryStore } from '../../verifier-worker/sw/store.ts';
@@ -126,6 +126,8 @@ describe('configuration', () => {
     ['a TTL of more than 30 days', () => ({ ...config(), statusListTtlMs: 31 * 24 * 3600_000 })],
     ['a replay cache of size 0', () => ({ ...config(), replayMax: 0 })],
     ['allowHttpLoopback that is not a boolean', () => ({ ...config(), allowHttpLoopback: 'yes' })],
+    ['requireCredentialStatus that is not a boolean', () => ({ ...config(), requireCredentialStatus: 1 })],
+    ['a negative presentation lifetime', () => ({ ...config(), maxPresentationLifetimeMs: -1 })],
     ['a report channel with spaces', () => ({ ...config(), reportChannel: 'my channel' })],
     ['a missing target (verifyRequest\'s own check)', () => ({ ...config(), target: undefined })],
     ['an issuer that is not a DID', () => ({ ...config(), trustedIssuers: ['https://issuer.example'] })],
@@ -134,6 +136,12 @@ describe('configuration', () => {
     ['an unknown challenge mode', () => ({ ...config(), challenge: 'sometimes' })],
   ] as Array<[string, () => unknown]>)('CONFIG_INVALID for %s', (_name, value) => {
     expect(() => parseWorkerConfig(value())).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
+  });
+
+  it('requireCredentialStatus and maxPresentationLifetimeMs reach the verifier', async () => {
+    expect(verifierSettings(parseWorkerConfig(config({ requireCredentialStatus: true })))).toMatchObject({ requireCredentialStatus: true, maxPresentationLifetimeMs: 3600_000 });
+    const brief = await harness({ config: config({ maxPresentationLifetimeMs: 60_000 }) });
+    expect(await reasonOf(await brief.guard.respond(await presented(brief.guard)))).toBe('401 VP_EXPIRED');
   });
 
   it('guards every spelling of a configured path, for every method, and nothing else', () => {

@@ -445,6 +445,18 @@ describe('forwardClaims', () => {
   });
 });
 
+describe('verifyRequest — verifyPresentation options passed through', () => {
+  it('requireCredentialStatus and maxPresentationLifetimeMs apply to requests (the credential has no status entry; presentations live 5 minutes)', async () => {
+    const plain = verifier();
+    expect((await verifyRequest(await presentedRequest(plain), plain)).allowed).toBe(true);
+    const strict = verifier({ requireCredentialStatus: true });
+    expectDenied(await verifyRequest(await presentedRequest(strict), strict), 403, 'STATUS_UNAVAILABLE');
+    const brief = verifier({ maxPresentationLifetimeMs: 60_000 });
+    expectDenied(await verifyRequest(await presentedRequest(brief), brief), 401, 'VP_EXPIRED');
+    expect(() => prepareVerifier(verifier({ maxPresentationLifetimeMs: -1 }))).toThrow(expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }));
+  });
+});
+
 describe('configuration errors (INVALID_VERIFIER_OPTIONS)', () => {
   it('refuses what cannot be safe or cannot work, at setup', async () => {
     const bad: Array<Partial<VerifyRequestOptions> | Record<string, unknown>> = [

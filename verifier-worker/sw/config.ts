@@ -60,6 +60,10 @@ export interface VerifierWorkerConfig {
   replayMax?: number;
   /** Clock tolerance both ways (default 60 s). */
   clockSkewMs?: number;
+  /** Longest presentation lifetime accepted (default 1 hour; see docs/verifier.md on replay capacity). */
+  maxPresentationLifetimeMs?: number;
+  /** Refuse root credentials and grants without a revocation or suspension entry (default false). */
+  requireCredentialStatus?: boolean;
   /** Fetch DID documents and status lists from loopback hosts over http. Tests and local development only. */
   allowHttpLoopback?: boolean;
   /** BroadcastChannel the worker reports decisions on (default "mandate-verifier"); null: no reports. */
@@ -76,6 +80,8 @@ export const WORKER_CONFIG_DEFAULTS = /* @__PURE__ */ Object.freeze({
   statusListStaleIfErrorMs: 0,
   replayMax: 10_000,
   clockSkewMs: 60_000,
+  maxPresentationLifetimeMs: 3600_000,
+  requireCredentialStatus: false,
   allowHttpLoopback: false,
   reportChannel: DEFAULT_REPORT_CHANNEL as string | null,
 });
@@ -92,12 +98,12 @@ const KEYS: ReadonlySet<string> = /* @__PURE__ */ new Set(['target', 'trustedIss
 /** The worker's own settings, what each must be, and the check. (verifyRequest judges the rest.) */
 const CHECKS: ReadonlyArray<[keys: string[], expected: string, check: (value: unknown) => boolean]> = [
   [
-    ['didTtlMs', 'didStaleIfErrorMs', 'statusListTtlMs', 'statusListStaleIfErrorMs', 'clockSkewMs'],
+    ['didTtlMs', 'didStaleIfErrorMs', 'statusListTtlMs', 'statusListStaleIfErrorMs', 'clockSkewMs', 'maxPresentationLifetimeMs'],
     `an integer number of ms from 0 to ${MAX_DURATION_MS}`,
     (v) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= MAX_DURATION_MS,
   ],
   [['replayMax'], `an integer from 1 to ${MAX_REPLAY}`, (v) => Number.isSafeInteger(v) && (v as number) >= 1 && (v as number) <= MAX_REPLAY],
-  [['allowHttpLoopback'], 'true or false', (v) => typeof v === 'boolean'],
+  [['allowHttpLoopback', 'requireCredentialStatus'], 'true or false', (v) => typeof v === 'boolean'],
   [['reportChannel'], 'null or 1 to 64 characters of [A-Za-z0-9._:-]', (v) => v === null || (typeof v === 'string' && /^[A-Za-z0-9._:-]{1,64}$/.test(v))],
 ];
 
@@ -151,6 +157,8 @@ export function verifierSettings(config: ResolvedWorkerConfig): VerifyRequestOpt
     challenge: config.challenge,
     challengePath: config.challengePath,
     clockSkewMs: config.clockSkewMs,
+    maxPresentationLifetimeMs: config.maxPresentationLifetimeMs,
+    requireCredentialStatus: config.requireCredentialStatus,
   };
 }
 
