@@ -53,10 +53,16 @@ function originOf(req: IncomingMessage, options: ToWebRequestOptions): string {
   }
 }
 
-/** A request-target that the verifier and the application behind it would read as different paths. */
-export class RequestTargetError extends MandateError<'AMBIGUOUS_REQUEST_TARGET'> {
+/**
+ * A request line the verifier cannot judge as the application will read it: a target with dot
+ * segments or backslashes (AMBIGUOUS_REQUEST_TARGET), or a method a Web `Request` cannot carry
+ * (UNSUPPORTED_METHOD: CONNECT, TRACE, TRACK — Fetch §2.2.1 "forbidden method").
+ */
+export class RequestTargetError extends MandateError<'AMBIGUOUS_REQUEST_TARGET' | 'UNSUPPORTED_METHOD'> {
   override name = 'RequestTargetError';
 }
+
+const FORBIDDEN_METHOD = /^(?:CONNECT|TRACE|TRACK)$/i;
 
 /** `.`, `..` and their percent-encoded spellings (WHATWG URL §4.1 single-/double-dot segments). */
 const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
@@ -77,7 +83,10 @@ function assertPlainTarget(target: string): void {
 
 /**
  * The request line and headers of `req` as a Web `Request` (no body; HTTP/2 pseudo-headers
- * skipped). Throws RequestTargetError for a target with dot segments or backslashes.
+ * skipped). The path is the full one: under an Express/Connect mount (`app.use('/api', …)`),
+ * `req.url` has lost the mount's prefix, which `req.originalUrl` keeps, and rules are written
+ * for full paths. Throws RequestTargetError for a target with dot segments or backslashes, and
+ * for a method a `Request` cannot carry.
  */
 export function toWebRequest(req: IncomingMessage, options: ToWebRequestOptions = {}): Request {
   const headers = new Headers();
@@ -87,11 +96,14 @@ export function toWebRequest(req: IncomingMessage, options: ToWebRequestOptions 
   }
   // An origin-form target is appended to the origin, never resolved against it: resolved,
   // `//api/admin/x` would be read as host `api` and path `/admin/x`.
-  const target = req.url ?? '/';
+  const { originalUrl } = req as { originalUrl?: unknown };
+  const target = typeof originalUrl === 'string' ? originalUrl : (req.url ?? '/');
   assertPlainTarget(target);
+  const method = req.method ?? 'GET';
+  if (FORBIDDEN_METHOD.test(method)) throw new RequestTargetError('UNSUPPORTED_METHOD', `${method} requests cannot be verified`);
   const base = new URL(originOf(req, options));
   const url = target.startsWith('/') ? new URL(base.origin + target) : new URL(target, base);
-  return new Request(url, { method: req.method ?? 'GET', headers });
+  return new Request(url, { method, headers });
 }
 
 /** Writes a Web `Response` (status, headers, body) to `res`. */
@@ -103,14 +115,18 @@ export async function sendResponse(res: ServerResponse, response: Response): Pro
 }
 
 /**
- * Removes `Authorization` and every incoming `x-mandate-*` header from `req` (both `headers`
- * and `rawHeaders`), then sets the claim headers and `req.agent`.
+ * Removes `Authorization` and every incoming `x-mandate-*` header from `req` (`headers`,
+ * `headersDistinct` and `rawHeaders`), then sets the claim headers and `req.agent`.
  */
 export function applyNodeClaims(req: IncomingMessage, claims: AgentClaims): asserts req is AgentRequest {
   const stripped = (name: string): boolean => {
     return name.toLowerCase() === 'authorization' || isMandateHeaderName(name);
   };
+  // Node builds headersDistinct lazily from rawHeaders (with the header count as received), and
+  // keeps it: read it now, before rawHeaders changes, and edit it like `headers`.
+  const distinct = req.headersDistinct;
   for (const name of Object.keys(req.headers)) if (stripped(name)) delete req.headers[name];
+  for (const name of Object.keys(distinct)) if (stripped(name)) delete distinct[name];
   const raw = req.rawHeaders;
   for (let i = raw.length - 2; i >= 0; i -= 2) if (stripped(raw[i] as string)) raw.splice(i, 2);
   const claimHeaders: [string, string][] = [
@@ -120,12 +136,13 @@ export function applyNodeClaims(req: IncomingMessage, claims: AgentClaims): asse
   ];
   for (const [name, value] of claimHeaders) {
     req.headers[name.toLowerCase()] = value;
+    distinct[name.toLowerCase()] = [value];
     raw.push(name, value);
   }
   (req as AgentRequest).agent = claims;
 }
 
-/** The Request for `req`, or — for a target the application could read otherwise — its 400 MALFORMED refusal. */
+/** The Request for `req`, or — for a request line it cannot judge (RequestTargetError) — its 400 MALFORMED refusal. */
 function webRequestOrRefusal(req: IncomingMessage, options: ToWebRequestOptions): Request | RequestDenied {
   try {
     return toWebRequest(req, options);

@@ -528,10 +528,11 @@ export function denialStatus(reason: ReasonCode, failedCheck: CheckName): Denial
 function authenticateHeader(state: VerifierState, request: Request, reason: ReasonCode): string {
   const params = [`realm="${state.target}"`];
   if (state.mode === 'endpoint') {
-    // URL.href percent-encodes anything that could break out of the quoted string.
+    // The quoted string must stay one (RFC 9110 §5.6.4): URL.href keeps '"' and '\' in a host
+    // taken from the client's Host header, so those are percent-encoded.
     let endpoint = state.challengePath;
     try {
-      endpoint = new URL(state.challengePath, request.url).href;
+      endpoint = new URL(state.challengePath, request.url).href.replace(/["\\]/g, encodeURIComponent);
     } catch {
       // A relative request URL (some test harnesses): the path alone still tells the client.
     }
@@ -608,7 +609,10 @@ export async function verifyRequest(request: Request, options: VerifyRequestOpti
     if (!(error instanceof PresentationHeaderError)) throw error;
     return deny(state, request, 'MALFORMED', error.message, 'presentation', HEADER_STATUS[error.code]);
   }
-  // A path with no rule is refused before any crypto or nonce is spent on it.
+  // The nonce is taken first (endpoint mode): whatever is refused after this, that presentation
+  // is spent. Then a path with no rule is refused before any crypto is spent on it.
+  const challenge = await expectedChallenge(state, request, presentation);
+  if (typeof challenge === 'object') return challenge;
   const url = new URL(request.url);
   const methods = requestMethods(request, url);
   const requiredScopes = methods === undefined ? undefined : await scopesFor(state.scopes, request, url, methods);
@@ -616,8 +620,6 @@ export async function verifyRequest(request: Request, options: VerifyRequestOpti
     const asked = methods === undefined ? 'a method override that is no method name:' : methods.join(' and ');
     return deny(state, request, 'INSUFFICIENT_SCOPE', `no scope rule allows ${asked} ${url.pathname}`, 'scopes');
   }
-  const challenge = await expectedChallenge(state, request, presentation);
-  if (typeof challenge === 'object') return challenge;
 
   const result = await verifyPresentation(presentation, {
     ...state.verification,

@@ -173,6 +173,27 @@ describe('nodeMiddleware (Connect/Express style)', () => {
     expect([error.status, await error.text()]).toEqual([500, 'error handler: lookup failed']);
   });
 
+  it('under a mount (app.use(\'/api\', …)) the rules judge the full path, as written, and the nonce is served there', async () => {
+    /** What Connect and Express do for a layer mounted at `prefix`: req.url loses it, req.originalUrl keeps it. */
+    const mounted = (prefix: string, layer: ReturnType<typeof nodeMiddleware>) => (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => {
+      const withOriginal = req as IncomingMessage & { originalUrl?: string };
+      if (!(req.url ?? '').startsWith(`${prefix}/`)) return next();
+      withOriginal.originalUrl = req.url;
+      req.url = (req.url ?? '').slice(prefix.length);
+      return layer(req, res, next);
+    };
+    const table = [{ path: '/api/admin/*', scopes: ['admin'] }, { path: '/*', scopes: [] }];
+    const settings = options({ requiredScopes: table, challengePath: `/api${DEFAULT_CHALLENGE_PATH}` });
+    const url = await serve(connect(mounted('/api', nodeMiddleware(settings)), (req, res) => void res.end(`app ${req.url}`)));
+    const challenge = await challengeFrom(`${url}/api`);
+    const admin = await fetch(`${url}/api/admin/users`, { headers: { authorization: await authorization(challenge) } });
+    expect([admin.status, ((await admin.json()) as { reason: string }).reason]).toEqual([403, 'INSUFFICIENT_SCOPE']);
+    const files = await fetch(`${url}/api/files/1`, { headers: { authorization: await authorization(await challengeFrom(`${url}/api`)) } });
+    expect([files.status, await files.text()]).toEqual([200, 'app /files/1']);
+    const anonymous = await fetch(`${url}/api/files/1`);
+    expect(anonymous.headers.get('www-authenticate')).toContain(`challenge-endpoint="${url}/api${DEFAULT_CHALLENGE_PATH}"`);
+  });
+
   it('forwardHeaders: false sets req.agent and leaves the headers as sent', async () => {
     const url = await serve(connect(nodeMiddleware(options({ forwardHeaders: false })), (req, res) => void echo(req as AgentRequest, res)));
     const response = await fetch(url + '/files/1', { headers: { authorization: await authorization(await challengeFrom(url)) } });
@@ -184,12 +205,12 @@ describe('nodeMiddleware (Connect/Express style)', () => {
 });
 
 /** One HTTP/1.1 request written as is (fetch would resolve dot segments first); status line and body. */
-function rawRequest(url: string, target: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+function rawRequest(url: string, target: string, headers: Record<string, string>, method = 'GET'): Promise<{ status: number; body: string }> {
   const { port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connectSocket(Number(port), '127.0.0.1', () => {
       const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-      socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n${lines}Connection: close\r\n\r\n`);
+      socket.write(`${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n${lines}Connection: close\r\n\r\n`);
     });
     let text = '';
     socket.setEncoding('utf8');
@@ -244,6 +265,53 @@ describe('a request-target the application could read as another path', () => {
     const refused = await verifyNodeRequest(await incoming('/api/admin/../../public'), settings);
     expect(refused.allowed ? 'allowed' : [refused.status, refused.body.reason, refused.failedCheck]).toEqual([400, 'MALFORMED', 'presentation']);
     expect((await verifyNodeRequest(await incoming('/public'), settings)).allowed).toBe(true);
+  });
+});
+
+describe('request lines and headers the adapter must not trip over', () => {
+  it('TRACE (a method a Web Request cannot carry) is 400 MALFORMED from nodeHandler and nodeMiddleware, a verdict from verifyNodeRequest', async () => {
+    const app = (_req: IncomingMessage, res: ServerResponse) => void res.end('app');
+    const handler = await serve(nodeHandler(options(), app));
+    let passedOn: unknown = 'nothing';
+    const layer = nodeMiddleware(options());
+    const middleware = await serve((req, res) => void layer(req, res, (error?: unknown) => ((passedOn = error), app(req, res))));
+    for (const url of [handler, middleware]) {
+      const { status, body } = await rawRequest(url, '/files/1', {}, 'TRACE');
+      expect([status, (JSON.parse(body) as { reason: string }).reason]).toEqual([400, 'MALFORMED']);
+    }
+    expect(passedOn).toBe('nothing');
+    const verdict = await verifyNodeRequest({ url: '/files/1', method: 'TRACE', headers: { host: 'api.example.com' }, rawHeaders: [] } as unknown as IncomingMessage, options());
+    expect(verdict.allowed ? 'allowed' : [verdict.status, verdict.body.reason]).toEqual([400, 'MALFORMED']);
+    expect(() => toWebRequest({ url: '/', method: 'CONNECT', headers: {}, rawHeaders: [] } as unknown as IncomingMessage)).toThrow(expect.objectContaining({ code: 'UNSUPPORTED_METHOD' }));
+  });
+
+  it('headersDistinct, read before or after the middleware, shows the claims and none of what the client sent', async () => {
+    const seen: unknown[] = [];
+    const middleware = nodeMiddleware(options());
+    const url = await serve(async (req, res) => {
+      const early = req.url === '/early' ? req.headersDistinct : undefined; // a logger that reads it first
+      await middleware(req, res, () => {
+        const late = req.headersDistinct;
+        seen.push({ early: early === undefined ? undefined : Object.keys(early).filter((n) => n.startsWith('x-mandate') || n === 'authorization'), late: Object.keys(late).filter((n) => n.startsWith('x-mandate') || n === 'authorization').sort(), scopes: late['x-mandate-scopes'] });
+        res.end();
+      });
+    });
+    const forged = { 'X-Mandate-Scopes': 'files:admin', 'X-Mandate-Agent-Did': 'did:web:ceo.example.com', 'X_Mandate_Vp_Id': 'x', 'x-mandate-extra': '1', 'X-MANDATE-MORE': '2' };
+    for (const path of ['/late', '/early']) {
+      const response = await fetch(url + path, { headers: { ...forged, authorization: await authorization(await challengeFrom(url)) } });
+      expect(response.status).toBe(200);
+    }
+    const claims = ['x-mandate-agent-did', 'x-mandate-scopes', 'x-mandate-vp-id'];
+    expect(seen).toEqual([
+      { early: undefined, late: claims, scopes: ['files:read'] },
+      { early: claims, late: claims, scopes: ['files:read'] },
+    ]);
+  });
+
+  it('a Host header with quotes cannot add parameters to WWW-Authenticate', async () => {
+    const verdict = await verifyNodeRequest({ url: '/files/1', method: 'GET', headers: { host: 'x",realm="attacker.example",error="OK' }, rawHeaders: [] } as unknown as IncomingMessage, options());
+    const header = verdict.allowed ? '' : (verdict.headers['WWW-Authenticate'] ?? '');
+    expect(header).toMatch(/^VP realm="files\.example\.com", challenge-endpoint="[^"\\]*", error="MALFORMED"$/);
   });
 });
 

@@ -320,6 +320,14 @@ describe('verifyRequest — required scopes', () => {
     expectDenied(await judge('/files/1?.method=DELETE'), 403, 'INSUFFICIENT_SCOPE');
   });
 
+  it('a presentation refused for its path has spent its nonce: it is dead on every other path too', async () => {
+    const options = verifier({ requiredScopes: table });
+    const { challenge } = await issueChallenge(options);
+    const header = encodePresentationHeader(await present(challenge));
+    expectDenied(await verifyRequest(requestWith(header, { path: '/admin' }), options), 403, 'INSUFFICIENT_SCOPE');
+    expectDenied(await verifyRequest(requestWith(header, { path: '/files/1' }), options), 401, 'CHALLENGE_MISMATCH');
+  });
+
   it('the first rule matching method and path applies', async () => {
     expect((await judge('/files/42')).allowed).toBe(true);
     expect((await judge('/files/42', 'HEAD')).allowed).toBe(true); // a GET rule covers HEAD
