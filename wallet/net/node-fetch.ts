@@ -47,7 +47,9 @@ export function refusedAddress(hostname: string, address: string, policy: UrlPol
   const addressClass = classifyHost(host);
   if (addressClass === 'public' || policy.allowPrivateNetwork === true) return undefined;
   if (addressClass === 'loopback' && policy.allowHttpLoopback === true && classifyHost(hostname) === 'loopback') return undefined;
-  return `${hostname.slice(0, 253)} resolves to ${address}, a ${addressClass} address (needs allowPrivateNetwork)`;
+  // Not the address itself: this message reaches whoever named the host (a verifier's refusal
+  // body), and would map the verifier's internal DNS for them.
+  return `${hostname.slice(0, 253)} resolves to a ${addressClass} address (needs allowPrivateNetwork)`;
 }
 
 /**
