@@ -186,6 +186,7 @@ export async function issueDirect(ctx: IssuerContext, input: DirectIssueInput, a
     domains: input.domains ?? null,
     validitySeconds: input.validitySeconds ?? ctx.config.credentialTtlSeconds,
   };
+  let supersession: { replaces: string; supersedes: boolean } | Record<string, never> = {};
   const { prepared } = await issueAtomically(ctx, terms, {
     after: (p) => {
       const agent = ctx.stores.agents.get(input.subjectDid);
@@ -193,10 +194,13 @@ export async function issueDirect(ctx: IssuerContext, input: DirectIssueInput, a
         // Only a live credential is linked: reinstating the new one must never lift a suspension
         // the operator put on the old one (reinstatement reaches every predecessor).
         const replaced = agent.currentCredentialId === null ? undefined : ctx.stores.credentials.get(agent.currentCredentialId);
-        if (replaced && replaced.revokedAt === null && replaced.suspendedAt === null) ctx.stores.credentials.markSuperseded(replaced.id, p.credential.id);
+        const linked = replaced !== undefined && replaced.revokedAt === null && replaced.suspendedAt === null;
+        if (linked) ctx.stores.credentials.markSuperseded(replaced.id, p.credential.id);
         ctx.stores.agents.setCurrentCredential(input.subjectDid, p.credential.id);
+        // The audit trail must be able to rebuild what a later revoke or suspend reaches.
+        if (replaced) supersession = { replaces: replaced.id, supersedes: linked };
       }
-      ctx.audit.record({ event: 'CREDENTIAL_ISSUED', actor, agentDid: input.subjectDid, data: { vcId: p.credential.id, via: 'direct' } });
+      ctx.audit.record({ event: 'CREDENTIAL_ISSUED', actor, agentDid: input.subjectDid, data: { vcId: p.credential.id, via: 'direct', ...supersession } });
     },
   });
   return credentialView(ctx, ctx.stores.credentials.get(prepared.credential.id) as CredentialRecord);
@@ -246,6 +250,25 @@ function applyToPredecessors(ctx: IssuerContext, record: CredentialRecord, chang
   }
 }
 
+/** Most credentials of one agent that revoking its current credential reaches besides its lineage. */
+const MAX_AGENT_CREDENTIALS = 10_000;
+
+/**
+ * Revoking an agent's current credential revokes the agent's authority: every other live
+ * AgentCredential this issuer issued to that DID goes too, not only the ones the current one
+ * superseded. Some never were: one issued before the DID enrolled, one left unlinked because it
+ * was suspended when its replacement was issued and reinstated since, one whose renewal made an
+ * older credential current again.
+ */
+function revokeRestOfAgent(ctx: IssuerContext, record: CredentialRecord, actor: string, reason: string | undefined): void {
+  if (ctx.stores.agents.get(record.subjectDid)?.currentCredentialId !== record.id) return;
+  const now = ctx.now();
+  for (const other of ctx.stores.credentials.listBySubject(record.subjectDid, MAX_AGENT_CREDENTIALS)) {
+    if (other.type !== 'AgentCredential' || other.revokedAt !== null || (other.validUntil !== null && other.validUntil <= now)) continue;
+    applyStatus(ctx, other, REVOKE, actor, reason, { vcId: other.id, with: record.id });
+  }
+}
+
 /** Sets the revocation bit: visible in the next fetch of the list. Revocation is final. */
 export function revokeCredential(ctx: IssuerContext, vcId: string, reason: string | undefined, actor: string): CredentialView {
   const record = getCredential(ctx, vcId);
@@ -255,6 +278,7 @@ export function revokeCredential(ctx: IssuerContext, vcId: string, reason: strin
       throw apiError('CREDENTIAL_ALREADY_REVOKED', `${record.id} is already revoked`, { agentDid: record.subjectDid });
     }
     applyToPredecessors(ctx, record, REVOKE, actor, reason);
+    revokeRestOfAgent(ctx, record, actor, reason);
   });
   return credentialView(ctx, getCredential(ctx, record.id));
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeStatusList } from '../../wallet/status/encoded-list.ts';
 import { getStatus } from '../../wallet/status/bitstring.ts';
 import { newIdentity } from '../support/agents.ts';
-import { onboardServerAgent, startTestIssuer, verifyAtIssuer, type TestIssuer } from '../support/issuer.ts';
+import { onboardSelfAgent, onboardServerAgent, startTestIssuer, verifyAtIssuer, type TestIssuer } from '../support/issuer.ts';
 
 const TARGET = 'files.example.com';
 let issuer: TestIssuer;
@@ -78,6 +78,44 @@ describe('POST /v1/vcs (direct issuance)', () => {
     expect((await issuer.call(vcPath(wide))).json).toMatchObject({ state: 'suspended' });
     expect((await issuer.call(vcPath(wide))).json.supersededBy).toBeUndefined();
     expect((await present(agentDid, undefined, wide)).json.reason).toBe('CREDENTIAL_SUSPENDED');
+  });
+
+  it('revoking the current credential revokes every live credential of the agent, linked or not', async () => {
+    const direct = (subjectDid: string, privilegeScopes: string[]) => issuer.call('/v1/vcs', { admin: true, body: { subjectDid, privilegeScopes, delegationDepth: 0, domains: [TARGET] } });
+    const revoke = (vcId: string) => issuer.call(vcPath(vcId, 'revoke'), { admin: true, body: { reason: 'agent retired' } });
+    // A: the old one was suspended when the new one was issued (so left unlinked), then reinstated.
+    const a = await onboardServerAgent(issuer);
+    await issuer.call(vcPath(a.vcId, 'suspend'), { admin: true, body: {} });
+    const aNew = (await direct(a.agentDid, ['files:read'])).json.vcId as string;
+    await issuer.call(vcPath(a.vcId, 'reinstate'), { admin: true, body: {} });
+    expect((await revoke(aNew)).status).toBe(200);
+    expect((await present(a.agentDid, undefined, a.vcId)).json.reason).toBe('CREDENTIAL_REVOKED');
+    // B: renewing the older one made it current again, leaving the newer one unlinked.
+    const b = await onboardServerAgent(issuer);
+    await issuer.call(vcPath(b.vcId, 'suspend'), { admin: true, body: {} });
+    const bNew = (await direct(b.agentDid, ['files:read'])).json.vcId as string;
+    await issuer.call(vcPath(b.vcId, 'reinstate'), { admin: true, body: {} });
+    const renewed = (await issuer.call(vcPath(b.vcId, 'renew'), { admin: true, body: {} })).json.vcId as string;
+    expect((await revoke(renewed)).status).toBe(200);
+    expect((await present(b.agentDid, undefined, bNew)).json.reason).toBe('CREDENTIAL_REVOKED');
+    // C: a credential issued to the DID before it enrolled.
+    const holder = newIdentity();
+    const early = (await direct(holder.did, ['files'])).json.vcId as string;
+    const enrolled = await onboardSelfAgent(issuer, holder);
+    expect((await revoke(enrolled.vcId)).status).toBe(200);
+    expect((await issuer.call(vcPath(early))).json.state).toBe('revoked');
+    // Each revocation is its own audit record, naming the credential acted on.
+    const records = issuer.running.ctx.audit.list({ event: 'CREDENTIAL_REVOKED', limit: 500 }).records;
+    expect(records.find((r) => r.data?.vcId === a.vcId)?.data).toEqual({ vcId: a.vcId, with: aNew });
+    // And the issuance says what it replaced, and whether it took over its lineage.
+    const issued = issuer.running.ctx.audit.list({ event: 'CREDENTIAL_ISSUED', limit: 500 }).records.find((r) => r.data?.vcId === aNew);
+    expect(issued?.data).toEqual({ vcId: aNew, via: 'direct', replaces: a.vcId, supersedes: false });
+    // Revoking a credential that is not the current one reaches only what it superseded.
+    const c = await onboardServerAgent(issuer);
+    const cNew = (await direct(c.agentDid, ['files:read'])).json.vcId as string;
+    const stray = (await direct(c.agentDid, ['files:read'])).json.vcId as string; // now current; cNew superseded by it
+    expect((await revoke(cNew)).status).toBe(200);
+    expect((await present(c.agentDid, undefined, stray)).json.valid).toBe(true);
   });
 
   it('refuses bad input (400), missing admin key (401)', async () => {
