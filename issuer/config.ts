@@ -185,8 +185,11 @@ function normalizeBaseUrl(value: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
-// did:web §3.1: a domain name or IP with an optional percent-encoded port, then optional ":"-separated path.
-const DID_DOMAIN_SYNTAX = /^[A-Za-z0-9.-]+(?:%3A\d{1,5})?(?::[A-Za-z0-9._~-]+)*$/;
+// did:web §3.1: a host with an optional percent-encoded port. No ":"-separated path: the issuer
+// serves its document at /.well-known/did.json, where did:web looks only for a DID without one.
+const DID_DOMAIN_SYNTAX = /^[A-Za-z0-9.-]+(?:%3A\d{1,5})?$/;
+/** An IPv4 literal host (the syntax above admits no IPv6 literal). */
+const IP_HOST = /^[\d.]+(?:%3A|$)/;
 
 interface StoredSecrets {
   adminApiKey?: string;
@@ -289,7 +292,9 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
   if (e.DID_METHOD === 'web') {
     if (e.DID_DOMAIN === undefined && production) throw new ConfigError('CONFIG_MISSING', 'DID_DOMAIN: required with DID_METHOD=web in production');
     didDomain = e.DID_DOMAIN ?? didDomainFor(apiBaseUrl);
-    if (!DID_DOMAIN_SYNTAX.test(didDomain)) invalid(`DID_DOMAIN: must be a host with an optional %3A-encoded port, e.g. issuer.example.com or 127.0.0.1%3A8787`);
+    if (!DID_DOMAIN_SYNTAX.test(didDomain)) invalid(`DID_DOMAIN: must be a host with an optional %3A-encoded port and no path, e.g. issuer.example.com or 127.0.0.1%3A8787`);
+    // did:web §3.1: the identifier "MUST NOT include IP addresses". Development's loopback default is the exception.
+    if (production && IP_HOST.test(didDomain)) invalid('DID_DOMAIN: must be a DNS name in production (did:web: the identifier must not include IP addresses)');
   } else if (e.DID_DOMAIN !== undefined) {
     warnings.push('DID_DOMAIN is ignored with DID_METHOD=key');
   }

@@ -86,6 +86,8 @@ describe('issuer configuration', () => {
       [{ API_BASE_URL: 'not a url' }, /^API_BASE_URL: must be an absolute/],
       [{ API_BASE_URL: 'ftp://example.com' }, /^API_BASE_URL: must use http or https/],
       [{ DID_DOMAIN: 'bad domain/with/slashes' }, /^DID_DOMAIN: /],
+      // A path would name a DID whose document did:web looks for at /tenants/acme/did.json, which the issuer does not serve.
+      [{ DID_DOMAIN: 'issuer.example.com:tenants:acme' }, /^DID_DOMAIN: must be a host with an optional %3A-encoded port and no path/],
       [{ SERVICE_SIGNING_KEY: 'abcd' }, /^SERVICE_SIGNING_KEY: must be 32 bytes/],
       [{ SERVICE_PREVIOUS_SIGNING_KEYS: 'forget' }, /^SERVICE_PREVIOUS_SIGNING_KEYS: must be "keep" or "drop"/],
       [{ SERVICE_KEY_ENCRYPTION_KEY: 'z'.repeat(64) }, /^SERVICE_KEY_ENCRYPTION_KEY: must be 32 bytes/],
@@ -120,6 +122,9 @@ describe('issuer configuration', () => {
     expect(configError({ ...noDomain, SERVICE_SQLITE_PATH: dbPath }).message).toMatch(/^DID_DOMAIN: required with DID_METHOD=web in production/);
     expect(configError({ ...production, SERVICE_SQLITE_PATH: dbPath, API_BASE_URL: 'http://issuer.example.com' }).message).toMatch(/must be https in production/);
     expect(configError({ ...production, SERVICE_SQLITE_PATH: dbPath, SERVICE_OPEN_ENROLLMENT: 'true' }).message).toMatch(/^SERVICE_OPEN_ENROLLMENT: must not be true in production/);
+    for (const domain of ['203.0.113.7', '10.0.0.5%3A8443']) {
+      expect(configError({ ...production, SERVICE_SQLITE_PATH: dbPath, DID_DOMAIN: domain }).message).toMatch(/^DID_DOMAIN: must be a DNS name in production/);
+    }
     // A placeholder left in the environment: a repeated character, all-zero or two alternating bytes.
     for (const [name, value] of [
       ['SERVICE_ADMIN_API_KEY', 'x'.repeat(40)],
