@@ -65,13 +65,17 @@ class Refusal extends Error {
 }
 
 /** POST /v1/challenges */
+/** Longest user DID kept whole in the audit trail (a DID may be 2048 characters long here). */
+const MAX_AUDITED_DID = 256;
+
 function issueChallenge(ctx: IssuerContext, store: ChallengesStore, userDid: string, actor: string): IssuedChallenge {
   const did = requireDid(userDid);
   const createdAt = ctx.now();
   const issued = { challengeId: crypto.randomUUID(), challenge: bytesToBase64url(randomBytes(32)), userDid: did, expiresAt: new Date(createdAt + CHALLENGE_TTL_MS) };
   ctx.db.transaction(() => {
     store.insert({ id: issued.challengeId, userDid: did, challenge: issued.challenge, createdAt, expiresAt: createdAt + CHALLENGE_TTL_MS });
-    ctx.audit.record({ event: 'USER_CHALLENGE_ISSUED', actor, data: { challengeId: issued.challengeId, userDid: did } });
+    // Clipped: anyone may ask for challenges, and the audit trail is never pruned.
+    ctx.audit.record({ event: 'USER_CHALLENGE_ISSUED', actor, data: { challengeId: issued.challengeId, userDid: clipText(did, MAX_AUDITED_DID) } });
   });
   return issued;
 }

@@ -53,6 +53,14 @@ describe('POST /v1/challenges', () => {
     const fragment = await issuer.call('/v1/challenges', { body: { userDid: 'did:key:z6Mk#frag' } });
     expect(fragment.status).toBe(400);
   });
+
+  it('keeps at most 256 characters of an anonymous caller\'s DID in the audit trail, which is never pruned', async () => {
+    const long = `did:example:${'a'.repeat(2000)}`;
+    const issued = await challengeFor(long);
+    const record = issuer.running.ctx.audit.list({ event: 'USER_CHALLENGE_ISSUED', limit: 500 }).records.find((r) => r.data?.challengeId === issued.challengeId);
+    expect(String(record?.data?.userDid).length).toBeLessThanOrEqual(256);
+    expect(String(record?.data?.userDid)).toMatch(/^did:example:a+/);
+  });
 });
 
 describe('POST /v1/challenges/:id/verify', () => {
