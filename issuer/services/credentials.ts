@@ -186,21 +186,20 @@ export async function issueDirect(ctx: IssuerContext, input: DirectIssueInput, a
     domains: input.domains ?? null,
     validitySeconds: input.validitySeconds ?? ctx.config.credentialTtlSeconds,
   };
-  let supersession: { replaces: string; supersedes: boolean } | Record<string, never> = {};
   const { prepared } = await issueAtomically(ctx, terms, {
     after: (p) => {
       const agent = ctx.stores.agents.get(input.subjectDid);
-      if (agent) {
-        // Only a live credential is linked: reinstating the new one must never lift a suspension
-        // the operator put on the old one (reinstatement reaches every predecessor).
-        const replaced = agent.currentCredentialId === null ? undefined : ctx.stores.credentials.get(agent.currentCredentialId);
-        const linked = replaced !== undefined && replaced.revokedAt === null && replaced.suspendedAt === null;
-        if (linked) ctx.stores.credentials.markSuperseded(replaced.id, p.credential.id);
-        ctx.stores.agents.setCurrentCredential(input.subjectDid, p.credential.id);
-        // The audit trail must be able to rebuild what a later revoke or suspend reaches.
-        if (replaced) supersession = { replaces: replaced.id, supersedes: linked };
-      }
-      ctx.audit.record({ event: 'CREDENTIAL_ISSUED', actor, agentDid: input.subjectDid, data: { vcId: p.credential.id, via: 'direct', ...supersession } });
+      const replaced = agent?.currentCredentialId ? ctx.stores.credentials.get(agent.currentCredentialId) : undefined;
+      // Only a live credential is linked: reinstating the new one must never lift a suspension
+      // the operator put on the old one (reinstatement reaches every predecessor).
+      const linked = replaced !== undefined && replaced.revokedAt === null && replaced.suspendedAt === null;
+      if (linked) ctx.stores.credentials.markSuperseded(replaced.id, p.credential.id);
+      if (agent) ctx.stores.agents.setCurrentCredential(input.subjectDid, p.credential.id);
+      // What it replaced, and whether it took it over: the audit trail must be able to rebuild
+      // what a later revoke or suspend reaches.
+      const data: JsonObject = { vcId: p.credential.id, via: 'direct' };
+      if (replaced) Object.assign(data, { replaces: replaced.id, supersedes: linked });
+      ctx.audit.record({ event: 'CREDENTIAL_ISSUED', actor, agentDid: input.subjectDid, data });
     },
   });
   return credentialView(ctx, ctx.stores.credentials.get(prepared.credential.id) as CredentialRecord);
