@@ -17,6 +17,7 @@
 import { createProof, formatDateTimeStamp, parseDateTimeStamp, verifyProof } from '../../wallet/crypto/data-integrity.ts';
 import { isMandateError } from '../../wallet/crypto/errors.ts';
 import { assertSafeJson } from '../../wallet/crypto/jcs.ts';
+import { assertConformingCredential } from '../../wallet/vc/conformance.ts';
 import { VC_V2_CONTEXT } from '../../wallet/vc/context.ts';
 import { newUrnUuid } from '../../wallet/vc/identity.ts';
 import { CREDENTIAL_TYPES, MAX_STATUS_ENTRIES, statusEntries } from '../../wallet/vc/parse.ts';
@@ -65,16 +66,26 @@ function problem(check: string, error: unknown): VcApiProblem {
   return { check, code: 'ERROR', message: 'verification failed' };
 }
 
-/** VC DM 2.0 §4 basics every VC-API credential must have; `what` names it in messages. */
-function shapeErrors(value: unknown, what: 'credential' | 'presentation'): string | undefined {
-  if (!isObject(value)) return `${what} must be a JSON object`;
+/** VC DM 2.0 §4.13 basics of a presentation; its credentials are each checked on their own. */
+function presentationShapeError(value: unknown): string | undefined {
+  if (!isObject(value)) return 'presentation must be a JSON object';
   const context = value['@context'];
-  if (!Array.isArray(context) || context[0] !== VC_V2_CONTEXT) return `${what} @context must start with ${VC_V2_CONTEXT}`;
+  if (!Array.isArray(context) || context[0] !== VC_V2_CONTEXT) return `presentation @context must start with ${VC_V2_CONTEXT}`;
   const types = value.type;
-  const required = what === 'credential' ? 'VerifiableCredential' : 'VerifiablePresentation';
-  if (!(types === required || (Array.isArray(types) && types.includes(required)))) return `${what} type must include ${required}`;
-  if (what === 'credential' && !isObject(value.credentialSubject) && !Array.isArray(value.credentialSubject)) return 'credentialSubject is required';
+  if (!(types === 'VerifiablePresentation' || (Array.isArray(types) && types.includes('VerifiablePresentation')))) {
+    return 'presentation type must include VerifiablePresentation';
+  }
   return undefined;
+}
+
+/** The VC DM 2.0 rule `credential` breaks, if any (`assertConformingCredential`). */
+function conformanceError(credential: unknown): string | undefined {
+  try {
+    assertConformingCredential(credential);
+    return undefined;
+  } catch (error) {
+    return isMandateError(error) ? error.message : 'not a VC DM 2.0 credential';
+  }
 }
 
 export interface VcApi {
@@ -94,7 +105,7 @@ export function createVcApi(ctx: IssuerContext): VcApi {
   async function verifyCredential(credential: unknown, statusBudget = { left: MAX_STATUS_ENTRIES }): Promise<CredentialVerification> {
     const checks = ['proof', 'validity'];
     const errors: VcApiProblem[] = [];
-    const shape = shapeErrors(credential, 'credential');
+    const shape = conformanceError(credential);
     if (shape !== undefined) return { verified: false, checks, warnings: [], errors: [{ check: 'shape', code: 'MALFORMED', message: shape }] };
     const vc = credential as Json;
     const issuer = didOfIssuer(vc.issuer);
@@ -106,15 +117,15 @@ export function createVcApi(ctx: IssuerContext): VcApi {
       errors.push(problem('proof', error));
     }
     const proofVerified = errors.length === 0;
-    // VC DM 2.0 §4.9: validFrom / validUntil (both optional).
+    // VC DM 2.0 §4.9: validFrom / validUntil (both optional; their syntax passed the shape check).
     for (const [field, fails] of [
       ['validFrom', (t: number) => t > now + 60_000],
       ['validUntil', (t: number) => t < now - 60_000],
     ] as const) {
-      if (vc[field] === undefined) continue;
       const at = parseDateTimeStamp(vc[field]);
-      if (at === undefined) errors.push({ check: 'validity', code: 'MALFORMED', message: `${field} is not an XML Schema dateTimeStamp` });
-      else if (fails(at)) errors.push({ check: 'validity', code: field === 'validFrom' ? 'CREDENTIAL_NOT_YET_VALID' : 'CREDENTIAL_EXPIRED', message: `the credential ${field} is ${String(vc[field])}` });
+      if (at !== undefined && fails(at)) {
+        errors.push({ check: 'validity', code: field === 'validFrom' ? 'CREDENTIAL_NOT_YET_VALID' : 'CREDENTIAL_EXPIRED', message: `the credential ${field} is ${String(vc[field])}` });
+      }
     }
     let entries: StatusEntry[] = [];
     try {
@@ -150,9 +161,8 @@ export function createVcApi(ctx: IssuerContext): VcApi {
 
   return {
     async issue(credential, actor) {
-      const shape = shapeErrors(credential, 'credential');
-      if (shape !== undefined) throw apiError('CREDENTIAL_INVALID', shape);
-      const vc = { ...(credential as Json) };
+      if (!isObject(credential)) throw apiError('CREDENTIAL_INVALID', 'credential must be a JSON object');
+      const vc = { ...credential };
       try {
         assertSafeJson(vc);
       } catch (error) {
@@ -168,6 +178,9 @@ export function createVcApi(ctx: IssuerContext): VcApi {
       if (didOfIssuer(vc.issuer) !== ctx.issuer.did) throw apiError('ISSUER_MISMATCH', `this service issues as ${ctx.issuer.did}`);
       vc.id ??= newUrnUuid();
       vc.validFrom ??= formatDateTimeStamp(new Date(ctx.now()));
+      // VC DM 2.0 §2.1: a conforming issuer signs only conforming documents.
+      const shape = conformanceError(vc);
+      if (shape !== undefined) throw apiError('CREDENTIAL_INVALID', shape);
       const signed = await createProof(vc, {
         signer: ctx.issuer.signer,
         verificationMethod: ctx.issuer.verificationMethod,
@@ -183,7 +196,7 @@ export function createVcApi(ctx: IssuerContext): VcApi {
     async verifyPresentation(presentation, options) {
       const checks = ['proof'];
       const errors: VcApiProblem[] = [];
-      const shape = shapeErrors(presentation, 'presentation');
+      const shape = presentationShapeError(presentation);
       if (shape !== undefined) {
         const failed = { verified: false, checks, warnings: [], errors: [{ check: 'shape', code: 'MALFORMED', message: shape }] };
         return { ...failed, presentationResult: { verified: false }, credentialResults: [] };

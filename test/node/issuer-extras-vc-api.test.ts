@@ -66,6 +66,21 @@ describe('POST /credentials/issue', () => {
     expect(tooDeep.json.error.code).toBe('CREDENTIAL_INVALID');
   });
 
+  it.each([
+    ['a date-only validFrom', { validFrom: '2024-01-01' }],
+    ['validUntil "tomorrow"', { validUntil: 'tomorrow' }],
+    ['validUntil before validFrom', { validFrom: '2030-01-01T00:00:00Z', validUntil: '2029-01-01T00:00:00Z' }],
+    ['an id that is not a URL', { id: 'not a url' }],
+    ['a @context entry that is neither URL nor object', { '@context': ['https://www.w3.org/ns/credentials/v2', 42] }],
+    ['a credentialStatus without type', { credentialStatus: { id: 'https://status.example.com/1#5' } }],
+  ])('refuses to sign a credential that breaks VC DM 2.0: %s (400 CREDENTIAL_INVALID, nothing audited)', async (_name, extra) => {
+    const before = issuer.running.ctx.audit.list({ event: 'VC_API_ISSUED', limit: 500 }).records.length;
+    const res = await issue(unsignedCredential(extra));
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('CREDENTIAL_INVALID');
+    expect(issuer.running.ctx.audit.list({ event: 'VC_API_ISSUED', limit: 500 }).records.length).toBe(before);
+  });
+
   it('is an operator act (401 without the admin key)', async () => {
     const res = await issue(unsignedCredential(), false);
     expect(res.status).toBe(401);
@@ -132,6 +147,19 @@ describe('POST /credentials/verify', () => {
     const tooMany = await issuer.call('/credentials/verify', { body: { verifiableCredential: selfIssued } });
     expect(tooMany.status).toBe(400);
     expect(tooMany.json.errors).toEqual([expect.objectContaining({ check: 'status', code: 'MALFORMED' })]);
+  });
+
+  it('reports a signed credential that breaks VC DM 2.0 as MALFORMED, whoever signed it', async () => {
+    const signer = didKeyIdentity(seedSigner(generateSeed()));
+    for (const extra of [{ id: 'not a url' }, { '@context': ['https://www.w3.org/ns/credentials/v2', 42] }]) {
+      const signed = await createProof(
+        { ...unsignedCredential(), issuer: signer.did, validFrom: '2026-01-01T00:00:00Z', ...extra },
+        { signer: signer.signer, verificationMethod: signer.verificationMethod, proofPurpose: 'assertionMethod' },
+      );
+      const res = await issuer.call('/credentials/verify', { body: { verifiableCredential: signed } });
+      expect(res.status).toBe(400);
+      expect(res.json).toMatchObject({ verified: false, errors: [expect.objectContaining({ check: 'shape', code: 'MALFORMED' })] });
+    }
   });
 
   it("refuses a credential signed with a key that is not its issuer's", async () => {

@@ -5,6 +5,7 @@ export { MANDATE_CONTEXT, MANDATE_CONTEXT_URL, MANDATE_CONTEXTS, VC_V2_CONTEXT }
 export { didKeyIdentity, newUrnUuid, type SigningIdentity } from './identity.ts';
 export { ScopeError, covers, within, uncovered, narrow, normalizeScopes, parseScope, parseScopes, assertScope } from './scopes.ts';
 export { parseCredential, parsePresentation, issuerId } from './parse.ts';
+export { assertConformingCredential } from './conformance.ts';
 export { issueAgentCredential, type AgentCredentialOptions } from './agent-credential.ts';
 export { delegate, checkDelegationLink, credentialDigest, type DelegateOptions } from './delegation.ts';
 export { createConsent, issueGrant, checkGrant, type ConsentOptions, type GrantOptions } from './grant.ts';
