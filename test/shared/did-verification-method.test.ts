@@ -140,6 +140,21 @@ describe('createKeyResolver with crafted documents', () => {
     expect(await codeOf(resolveKey(`${DID}#bad`, 'capabilityDelegation'))).toMatch(/^INVALID_PUBLIC_KEY/);
   });
 
+  it('a method with two key materials is refused, whichever resolver served it (DID Core §5.2.1)', async () => {
+    const other = encodePublicKeyMultibase(Uint8Array.from({ length: 32 }, (_, i) => i + 1));
+    const doc: DidDocument = {
+      id: DID,
+      assertionMethod: [vm(`${DID}#jwk`, { publicKeyJwk: { kty: 'OKP', crv: 'Ed25519', x: 'AA' } }), vm(`${DID}#b58`, { publicKeyBase58: other } as Partial<VerificationMethod>)],
+    };
+    // Through a registry, the document itself is refused; a bare Resolvable skips that check.
+    const registry = testResolver({ [DID]: { doc } });
+    const bare = { resolve: async () => ({ didDocument: doc, didDocumentMetadata: {}, didResolutionMetadata: {} }) };
+    for (const id of ['jwk', 'b58']) {
+      expect(await codeOf(createKeyResolver(registry)(`${DID}#${id}`, 'assertionMethod'))).toMatch(/^DID_RESOLUTION_FAILED: .*invalidDidDocument .*more than one verification material/);
+      expect(await codeOf(createKeyResolver(bare)(`${DID}#${id}`, 'assertionMethod'))).toMatch(/^INVALID_PUBLIC_KEY: .*more than one verification material/);
+    }
+  });
+
   it('INVALID_PUBLIC_KEY: a small-order key in a document', async () => {
     const smallOrder = encodePublicKeyMultibase(Uint8Array.from({ length: 32 }, (_, i) => (i === 0 ? 1 : 0)));
     const resolver = testResolver({ [DID]: { doc: { id: DID, assertionMethod: [vm(`${DID}#k`, { publicKeyMultibase: smallOrder })] } } });

@@ -128,6 +128,15 @@ describe('did:web resolution against a real HTTP host', () => {
     expect(result).toMatchObject({ didDocument: null, didResolutionMetadata: { error: 'invalidDidDocument' } });
   });
 
+  it('refuses a document whose method carries two key materials (DID Core §5.2.1)', async () => {
+    const did = await hostedDid('two-materials', (d) => ({
+      id: d,
+      verificationMethod: [{ id: `${d}#k`, type: 'Multikey', controller: d, publicKeyMultibase: 'z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', publicKeyJwk: { kty: 'OKP', crv: 'Ed25519', x: 'AA' } }],
+    }));
+    const result = await local.resolve(did);
+    expect(result).toMatchObject({ didDocument: null, didResolutionMetadata: { error: 'invalidDidDocument', message: expect.stringMatching(/more than one verification material/) } });
+  });
+
   it('rejects bodies that are not JSON, not a JSON media type, or carry __proto__ keys', async () => {
     const notJson = await hostedDid('not-json', () => '{"id": ');
     expect((await local.resolve(notJson)).didResolutionMetadata.error).toBe('invalidDidDocument');

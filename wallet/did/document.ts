@@ -34,6 +34,18 @@ function checkArray(value: unknown, name: string): unknown[] | undefined {
   return value;
 }
 
+/** Verification material properties (DID Core §5.2.1; `publicKeyBase58` from the older suites). */
+const MATERIALS = ['publicKeyMultibase', 'publicKeyJwk', 'publicKeyBase58'] as const;
+
+/**
+ * DID Core §5.2.1 (and Controlled Identifiers §2.2): "A verification method MUST NOT contain
+ * multiple verification material properties for the same material." With two, verifiers that
+ * read different properties would disagree about which key the document authorizes.
+ */
+export function materialProperties(vm: object): string[] {
+  return MATERIALS.filter((key) => (vm as Record<string, unknown>)[key] !== undefined);
+}
+
 // DID Core §5.2: id, type and controller are required strings; key material is typed.
 function checkVerificationMethod(value: unknown, name: string): void {
   if (!isObject(value)) fail(`${name} must be an object`);
@@ -46,6 +58,8 @@ function checkVerificationMethod(value: unknown, name: string): void {
   if (value.publicKeyJwk !== undefined && (!isObject(value.publicKeyJwk) || typeof value.publicKeyJwk.kty !== 'string')) {
     fail(`${name}.publicKeyJwk must be a JWK object`);
   }
+  const materials = materialProperties(value);
+  if (materials.length > 1) fail(`${name} carries more than one verification material (${materials.join(', ')}); DID Core §5.2.1 forbids it`);
   for (const key of ['expires', 'revoked'] as const) {
     if (value[key] !== undefined && typeof value[key] !== 'string') fail(`${name}.${key} must be a dateTime string`);
   }

@@ -18,6 +18,7 @@ import { isMandateError } from '../crypto/errors.ts';
 import { parseDateTimeStamp } from '../crypto/proof-config.ts';
 import { ed25519KeyFromMultibase } from './public-key.ts';
 import { DidError } from './errors.ts';
+import { materialProperties } from './document.ts';
 import { parseDid } from './parse.ts';
 import type { DidDocument, DidResolutionResult, Resolvable, VerificationMethod, VerificationRelationship } from './types.ts';
 
@@ -87,6 +88,10 @@ function assertUsableAt(vm: VerificationMethod, nowMs: number): void {
 export function publicKeyOf(vm: VerificationMethod): Uint8Array {
   if (vm.type !== 'Multikey' || typeof vm.publicKeyMultibase !== 'string') {
     throw new DidError('INVALID_PUBLIC_KEY', `verification method must be an Ed25519 Multikey with publicKeyMultibase (got type "${String(vm.type).slice(0, 64)}")`);
+  }
+  // Documents that did not pass assertDidDocument (did:key's, a caller's own) get the same rule.
+  if (materialProperties(vm).length > 1) {
+    throw new DidError('INVALID_PUBLIC_KEY', 'verification method carries more than one verification material (DID Core §5.2.1)');
   }
   return ed25519KeyFromMultibase(vm.publicKeyMultibase);
 }
