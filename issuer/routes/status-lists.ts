@@ -8,15 +8,16 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { IssuerContext } from '../context.ts';
 import { adminAuth } from '../http/admin-auth.ts';
 import { createRouter } from '../http/errors.ts';
-import { createStatusListRecord, publishedStatusList, statusListUrl } from '../services/status-lists.ts';
+import { createStatusListRecord, ISSUED_PURPOSES, publishedStatusList, statusListUrl } from '../services/status-lists.ts';
 import { ADMIN_SECURITY, errorResponses, jsonBody, JsonObjectSchema, jsonResponse } from './schemas.ts';
 
 const ListId = z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, 'lowercase letters, digits, _ and -, starting with a letter');
 
 const CreateRequest = z
   .strictObject({
-    // Lowercase and at most 48 characters, so that the default id `<purpose>-<n>` is a ListId.
-    purpose: z.string().regex(/^[a-z][a-z0-9_-]{0,47}$/).openapi({ example: 'revocation', description: 'statusPurpose (§2.1): revocation, suspension, …' }),
+    // Only the purposes this issuer gives its credentials entries on: a `message` list would also
+    // need statusSize and statusMessages (Bitstring Status List §2.2), and no entry could use it.
+    purpose: z.enum(ISSUED_PURPOSES).openapi({ example: 'revocation', description: 'statusPurpose (§2.1) of the entries this list will hold' }),
     id: ListId.optional().openapi({ description: 'Default <purpose>-<n>' }),
     makeDefault: z.boolean().optional().openapi({ description: 'New credentials get entries on this list (default true)' }),
   })
