@@ -491,7 +491,7 @@ function stateFor(options: VerifyRequestOptions): VerifierState {
       trustedGrantIssuers: [...(options.trustedGrantIssuers ?? [])],
       expectedDomain: target,
       resolver,
-      statusLists: options.statusLists ?? createStatusListClient({ resolveKey: createKeyResolver(resolver, { now }), ...network, now }),
+      statusLists: options.statusLists,
       replayCache: options.replayCache ?? createReplayCache({ now }),
       credentialCache: options.credentialCache ?? createVerifiedCredentialCache({ now }),
       ...(options.clockSkewMs === undefined ? {} : { clockSkewMs: options.clockSkewMs }),
@@ -505,6 +505,8 @@ function stateFor(options: VerifyRequestOptions): VerifierState {
   // The options verifyPresentation itself will get, checked now: a bad skew, chain length or
   // helper fails at setup, not as a 500 on every request.
   assertVerifyPresentationOptions(state.verification);
+  // Made after that check, since it is given the (now valid) clock skew.
+  state.verification.statusLists ??= createStatusListClient({ resolveKey: createKeyResolver(resolver, { now }), ...network, now, clockSkewMs: options.clockSkewMs ?? 60_000 });
   states.set(options, state);
   return state;
 }

@@ -17,6 +17,7 @@
 import { createProof, formatDateTimeStamp, parseDateTimeStamp, verifyProof } from '../../wallet/crypto/data-integrity.ts';
 import { isMandateError } from '../../wallet/crypto/errors.ts';
 import { assertSafeJson } from '../../wallet/crypto/jcs.ts';
+import { StatusListError, statusProcessingError } from '../../wallet/status/errors.ts';
 import { assertConformingCredential } from '../../wallet/vc/conformance.ts';
 import { VC_V2_CONTEXT } from '../../wallet/vc/context.ts';
 import { newUrnUuid } from '../../wallet/vc/identity.ts';
@@ -31,6 +32,8 @@ export interface VcApiProblem {
   check: string;
   code: string;
   message: string;
+  /** Problem-details type, for the processing errors Bitstring Status List §3.5 names. */
+  type?: string;
 }
 
 export interface CredentialVerification {
@@ -64,6 +67,18 @@ function didOfIssuer(issuer: unknown): string | undefined {
 function problem(check: string, error: unknown): VcApiProblem {
   if (isMandateError(error)) return { check, code: error.code, message: error.message };
   return { check, code: 'ERROR', message: 'verification failed' };
+}
+
+/**
+ * A status check that gave no answer, under its Bitstring Status List §3.5 name
+ * (STATUS_RETRIEVAL_ERROR, STATUS_VERIFICATION_ERROR, …) where the spec has one, else
+ * STATUS_UNAVAILABLE (a local limit, an unexpected failure).
+ */
+function statusProblem(error: unknown): VcApiProblem {
+  const name = error instanceof StatusListError ? statusProcessingError(error.code) : undefined;
+  const message = isMandateError(error) ? error.message : 'the status list could not be checked';
+  if (name === undefined) return { check: 'status', code: 'STATUS_UNAVAILABLE', message };
+  return { check: 'status', code: name, message, type: `https://www.w3.org/ns/credentials/status-list#${name}` };
 }
 
 /** VC DM 2.0 §4.13 basics of a presentation; its credentials are each checked on their own. */
@@ -105,6 +120,7 @@ export function createVcApi(ctx: IssuerContext): VcApi {
   async function verifyCredential(credential: unknown, statusBudget = { left: MAX_STATUS_ENTRIES }): Promise<CredentialVerification> {
     const checks = ['proof', 'validity'];
     const errors: VcApiProblem[] = [];
+    const warnings: VcApiProblem[] = [];
     const shape = conformanceError(credential);
     if (shape !== undefined) return { verified: false, checks, warnings: [], errors: [{ check: 'shape', code: 'MALFORMED', message: shape }] };
     const vc = credential as Json;
@@ -146,17 +162,21 @@ export function createVcApi(ctx: IssuerContext): VcApi {
       checks.push('status');
       for (const entry of entries) {
         try {
-          const { status, purpose } = await ctx.statusLists.check(entry, issuer, now);
-          if (status !== 0) {
-            const code = purpose === 'revocation' ? 'CREDENTIAL_REVOKED' : purpose === 'suspension' ? 'CREDENTIAL_SUSPENDED' : 'STATUS_SET';
-            errors.push({ check: 'status', code, message: `the credential's ${purpose} status is set` });
+          const { status, purpose, message } = await ctx.statusLists.check(entry, issuer, now);
+          if (status === 0) continue;
+          if (purpose === 'revocation' || purpose === 'suspension') {
+            errors.push({ check: 'status', code: purpose === 'revocation' ? 'CREDENTIAL_REVOKED' : 'CREDENTIAL_SUSPENDED', message: `the credential's ${purpose} status is set` });
+          } else {
+            // Like verifyPresentation: only revocation and suspension invalidate; a message or
+            // refresh status is information for the caller.
+            warnings.push({ check: 'status', code: 'STATUS_SET', message: `the credential's ${purpose} status is ${status}${message === undefined ? '' : ` (${message})`}` });
           }
         } catch (error) {
-          errors.push({ ...problem('status', error), code: 'STATUS_UNAVAILABLE' });
+          errors.push(statusProblem(error));
         }
       }
     }
-    return { verified: errors.length === 0, checks, warnings: [], errors };
+    return { verified: errors.length === 0, checks, warnings, errors };
   }
 
   return {

@@ -319,7 +319,16 @@ describe('what survives a restart of the worker', () => {
     expect(await reasonOf(await beyond.guard.respond(await presented(beyond.guard, '/api/orders/1', new Date(clock.now))))).toBe('403 STATUS_UNAVAILABLE');
   });
 
+  it('clockSkewMs reaches the status lists: a worker clock 2 minutes behind the issuer takes a fresh list with a 3-minute skew', async () => {
+    // The list was signed with validFrom = the issuer's clock; this worker's clock is behind it.
+    const behind = () => Date.now() - 120_000;
+    const tolerant = await harness({ config: config({ clockSkewMs: 180_000 }), now: behind });
+    const response = await tolerant.guard.respond(await presented(tolerant.guard, '/api/orders/1', new Date(behind())));
+    expect(response.status, await response.clone().text()).toBe(200);
+  });
+
   it('a stored status list is verified again when read back: an altered copy is refused, not trusted', async () => {
+
     const stores = memoryStores();
     const first = await harness({ stores });
     expect((await first.guard.respond(await presented(first.guard))).status).toBe(200);

@@ -4,7 +4,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProof } from '../../wallet/crypto/data-integrity.ts';
+import { bytesToBase64url } from '../../wallet/crypto/aead.ts';
 import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
+import { createStatusList, setStatus } from '../../wallet/status/bitstring.ts';
+import { buildStatusListCredential, buildStatusListEntry } from '../../wallet/status/credential.ts';
+import { encodeStatusList } from '../../wallet/status/encoded-list.ts';
+import { gzip } from '../../wallet/status/gzip.ts';
 import { didKeyIdentity } from '../../wallet/vc/identity.ts';
 import { onboardServerAgent, startTestIssuer, type TestIssuer } from '../support/issuer.ts';
 
@@ -236,6 +241,59 @@ describe('POST /presentations/verify', () => {
         r.errors.some((e) => e.check === 'status' && e.code === 'STATUS_UNAVAILABLE' && /not checked/.test((e as { message?: string }).message ?? '')),
       );
       expect(overBudget).toHaveLength(1);
+    } finally {
+      lists.close();
+    }
+  });
+});
+
+describe('POST /credentials/verify: status processing errors (Bitstring Status List §3.5)', () => {
+  it('names each error as §3.5 does, with its problem type; a set message bit is a warning, not a failure', async () => {
+    const bodies = new Map<string, string>();
+    const lists = createServer((req, res) => {
+      const body = bodies.get(req.url ?? '');
+      if (body === undefined) res.writeHead(404).end();
+      else res.writeHead(200, { 'content-type': 'application/vc' }).end(body);
+    });
+    await new Promise<void>((resolve) => lists.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(lists.address() as AddressInfo).port}`;
+    try {
+      const publish = async (path: string, purpose: string, edit: (list: ReturnType<typeof createStatusList>) => void = () => undefined, encodedList?: string) => {
+        const list = createStatusList();
+        edit(list);
+        const unsigned = buildStatusListCredential({ id: base + path, issuer: holder.did, validFrom: '2026-01-01T00:00:00Z', statusPurpose: purpose, encodedList: encodedList ?? (await encodeStatusList(list)) });
+        const signed = (await createProof(unsigned, { signer: holder.signer, verificationMethod: holder.verificationMethod, proofPurpose: 'assertionMethod' })) as Record<string, unknown>;
+        bodies.set(path, JSON.stringify(signed));
+        return signed;
+      };
+      await publish('/revocation', 'revocation');
+      await publish('/suspension', 'suspension');
+      const tampered = await publish('/tampered', 'revocation');
+      bodies.set('/tampered', JSON.stringify({ ...tampered, credentialSubject: { ...(tampered.credentialSubject as object), ttl: 1 } }));
+      await publish('/short', 'revocation', undefined, `u${bytesToBase64url(await gzip(new Uint8Array(1024)))}`);
+      await publish('/message', 'message', (list) => setStatus(list, 5, 1));
+
+      const verdict = async (path: string, index: number, purpose = 'revocation') => {
+        const vc = await createProof(
+          { ...unsignedCredential(), issuer: holder.did, validFrom: '2026-01-01T00:00:00Z', credentialStatus: [buildStatusListEntry({ statusListCredential: base + path, statusListIndex: index, statusPurpose: purpose })] },
+          { signer: holder.signer, verificationMethod: holder.verificationMethod, proofPurpose: 'assertionMethod' },
+        );
+        return (await issuer.call('/credentials/verify', { body: { verifiableCredential: vc } })).json;
+      };
+      const cases: Array<[string, number, string | undefined, string]> = [
+        ['/missing', 1, undefined, 'STATUS_RETRIEVAL_ERROR'],
+        ['/tampered', 1, undefined, 'STATUS_VERIFICATION_ERROR'],
+        ['/suspension', 1, 'revocation', 'STATUS_VERIFICATION_ERROR'],
+        ['/short', 1, undefined, 'STATUS_LIST_LENGTH_ERROR'],
+        ['/revocation', 200_000, undefined, 'RANGE_ERROR'],
+      ];
+      for (const [path, index, purpose, name] of cases) {
+        const result = await verdict(path, index, purpose);
+        expect(result.verified, path).toBe(false);
+        expect(result.errors, path).toEqual([{ check: 'status', code: name, type: `https://www.w3.org/ns/credentials/status-list#${name}`, message: expect.any(String) }]);
+      }
+      const message = await verdict('/message', 5, 'message');
+      expect(message).toMatchObject({ verified: true, errors: [], warnings: [{ check: 'status', code: 'STATUS_SET', message: expect.stringMatching(/message status is 1/) }] });
     } finally {
       lists.close();
     }

@@ -3,6 +3,9 @@
 // per-path scopes, the status of every refusal, forwarding claims, and configuration errors.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createStatusList } from '../../wallet/status/bitstring.ts';
+import { buildStatusListCredential, buildStatusListEntry } from '../../wallet/status/credential.ts';
+import { encodeStatusList } from '../../wallet/status/encoded-list.ts';
 import { issueAgentCredential } from '../../wallet/vc/agent-credential.ts';
 import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import { signPresentation } from '../../wallet/vc/presentation.ts';
@@ -28,7 +31,7 @@ import {
   type RequestVerdict,
   type VerifyRequestOptions,
 } from '../../verifier-worker/request.ts';
-import { newIdentity, testResolver, type TestResolver } from '../support/agents.ts';
+import { newIdentity, signRaw, testResolver, type TestResolver } from '../support/agents.ts';
 
 const TARGET = 'files.example.com';
 const API = 'https://api.example.com';
@@ -462,6 +465,31 @@ describe('verifyRequest — verifyPresentation options passed through', () => {
     const brief = verifier({ maxPresentationLifetimeMs: 60_000 });
     expectDenied(await verifyRequest(await presentedRequest(brief), brief), 401, 'VP_EXPIRED');
     expect(() => prepareVerifier(verifier({ maxPresentationLifetimeMs: -1 }))).toThrow(expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }));
+  });
+
+  it("clockSkewMs reaches the default status client: a list signed by a clock 2 minutes ahead passes a 3-minute skew only", async () => {
+    const url = 'https://status.example.com/lists/ahead';
+    const list = await signRaw(
+      buildStatusListCredential({ id: url, issuer: platform.did, validFrom: new Date(Date.now() + 120_000), statusPurpose: 'revocation', encodedList: await encodeStatusList(createStatusList()) }),
+      platform,
+    );
+    const onList = await issueAgentCredential({
+      issuer: platform,
+      agentDid: agent.did,
+      privilegeScopes: ['files:read'],
+      delegationDepth: 0,
+      domains: [TARGET],
+      credentialStatus: [buildStatusListEntry({ statusListCredential: url, statusListIndex: 7, statusPurpose: 'revocation' })] as never,
+    });
+    const fetch = async () => new Response(JSON.stringify(list), { headers: { 'content-type': 'application/vc' } });
+    const request = async (options: VerifyRequestOptions) => {
+      const { challenge } = await issueChallenge(options);
+      return requestWith(encodePresentationHeader(await signPresentation({ holder: agent, credentials: [onList], challenge, domain: TARGET })));
+    };
+    const tolerant = verifier({ fetch, clockSkewMs: 180_000 });
+    expect((await verifyRequest(await request(tolerant), tolerant)).allowed).toBe(true);
+    const strict = verifier({ fetch });
+    expectDenied(await verifyRequest(await request(strict), strict), 403, 'STATUS_UNAVAILABLE');
   });
 });
 

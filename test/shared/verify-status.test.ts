@@ -8,6 +8,7 @@ import { createStatusList, setStatus, type StatusBitstring } from '../../wallet/
 import { createStatusListClient, type StatusListClientOptions } from '../../wallet/status/client.ts';
 import { buildStatusListCredential, buildStatusListEntry } from '../../wallet/status/credential.ts';
 import { encodeStatusList } from '../../wallet/status/encoded-list.ts';
+import { statusProcessingError, type StatusListError } from '../../wallet/status/errors.ts';
 import { issueAgentCredential } from '../../wallet/vc/agent-credential.ts';
 import { createVerifiedCredentialCache } from '../../wallet/vc/credential-cache.ts';
 import { delegate } from '../../wallet/vc/delegation.ts';
@@ -208,6 +209,47 @@ describe('status lists in verifyPresentation', () => {
     const signedUnnamed = await signRaw(unnamed as never, platform);
     await fetch(`${base}/host${new URL(anonymous.url).pathname}`, { method: 'PUT', body: JSON.stringify(signedUnnamed), headers: { 'content-type': 'application/json' } });
     expectReason(await verify(onAnonymous), 'STATUS_UNAVAILABLE');
+  });
+
+  it('the client tells a list it cannot fetch (retrieval error) from one that does not verify (verification error), as §3.5 does', async () => {
+    const codeOf = async (credential: AgentCredential, statusLists = client()) => {
+      const entry = (credential.credentialStatus as unknown[])[0];
+      const error = (await statusLists.check(entry, platform.did).then(() => undefined, (e: unknown) => e)) as StatusListError | undefined;
+      return error && `${error.code} ${statusProcessingError(error.code) ?? '-'}`;
+    };
+    const missing = await publishedList('revocation');
+    const { credential: onMissing } = await credentialOn(missing);
+    await fetch(`${base}/host${new URL(missing.url).pathname}`, { method: 'DELETE' });
+    expect(await codeOf(onMissing)).toBe('STATUS_LIST_UNAVAILABLE STATUS_RETRIEVAL_ERROR');
+
+    const tampered = await publishedList('revocation');
+    const { credential: onTampered } = await credentialOn(tampered);
+    const signed = JSON.parse(await (await fetch(tampered.url)).text()) as { credentialSubject: Record<string, unknown> };
+    setStatus(tampered.list, 5, 1);
+    signed.credentialSubject.encodedList = await encodeStatusList(tampered.list);
+    await fetch(`${base}/host${new URL(tampered.url).pathname}`, { method: 'PUT', body: JSON.stringify(signed), headers: { 'content-type': 'application/json' } });
+    expect(await codeOf(onTampered)).toBe('STATUS_LIST_UNVERIFIED STATUS_VERIFICATION_ERROR');
+
+    const foreign = await publishedList('revocation');
+    const { credential: onForeign } = await credentialOn(foreign);
+    await foreign.publish(newIdentity());
+    expect(await codeOf(onForeign)).toBe('STATUS_LIST_UNVERIFIED STATUS_VERIFICATION_ERROR');
+
+    const early = await publishedList('revocation', 60_000, { validFrom: () => new Date(Date.now() + 120_000) });
+    const { credential: onEarly } = await credentialOn(early);
+    expect(await codeOf(onEarly)).toBe('STATUS_LIST_UNVERIFIED STATUS_VERIFICATION_ERROR');
+    // A verifier that allows more clock skew says so to its status client too.
+    expect(await codeOf(onEarly, client({ clockSkewMs: 180_000 }))).toBeUndefined();
+    expect(() => client({ clockSkewMs: -1 })).toThrow(expect.objectContaining({ code: 'INVALID_STATUS_ARGUMENT' }));
+
+    // The rest of §3.5; a local size limit has no spec name.
+    expect(['STATUS_LIST_TOO_SHORT', 'STATUS_INDEX_OUT_OF_RANGE', 'STATUS_PURPOSE_MISMATCH', 'STATUS_ENTRY_MALFORMED', 'STATUS_LIST_TOO_LARGE'].map((c) => statusProcessingError(c as never))).toEqual([
+      'STATUS_LIST_LENGTH_ERROR',
+      'RANGE_ERROR',
+      'STATUS_VERIFICATION_ERROR',
+      'MALFORMED_VALUE_ERROR',
+      undefined,
+    ]);
   });
 
   it('STATUS_UNAVAILABLE: plain http to a non-loopback host is refused before any fetch', async () => {

@@ -91,6 +91,7 @@ export async function createGuard(config: unknown, options: GuardOptions): Promi
     resolveKey: createKeyResolver(resolver, { now }),
     defaultTtlMs: resolved.statusListTtlMs,
     staleIfErrorMs: resolved.statusListStaleIfErrorMs,
+    clockSkewMs: resolved.clockSkewMs,
   });
   const replayCache = createWorkerReplayCache({ store: stores.replay, max: resolved.replayMax, now, track, durable: resolved.challenge !== 'endpoint' });
   const challenges = createWorkerChallengeStore({ store: stores.challenges, now, track });

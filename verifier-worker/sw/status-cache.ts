@@ -42,6 +42,8 @@ export interface WorkerStatusListOptions {
   /** How long past its TTL a stored list may stand in while its host fails (default 0). */
   staleIfErrorMs?: number;
   allowHttpLoopback?: boolean;
+  /** How far ahead of the clock a list's validFrom may be (the worker's clockSkewMs; default 60 s). */
+  clockSkewMs?: number;
   fetch?: FetchLike;
   now?: () => number;
   /** Most lists held in memory (default 256). */
@@ -126,6 +128,7 @@ export function createWorkerStatusLists(options: WorkerStatusListOptions): Statu
     slot.client = createStatusListClient({
       resolveKey: options.resolveKey,
       allowHttpLoopback: options.allowHttpLoopback === true,
+      ...(options.clockSkewMs === undefined ? {} : { clockSkewMs: options.clockSkewMs }),
       defaultTtlMs,
       maxBytes: MAX_LIST_BYTES,
       now: clock,

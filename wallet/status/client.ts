@@ -1,9 +1,10 @@
 /**
  * The verifier side of Bitstring Status List v1.0 (§3.2 Validate Algorithm): fetch the list
  * credential an entry points to, verify its proof and issuer, cache it for its `ttl`, and read
- * the entry's status. Everything fails closed: a list that cannot be fetched, verified or
- * decoded is STATUS_LIST_UNAVAILABLE, unless the caller allows a grace period, in which case a
- * list cached earlier is used up to that long past its ttl (and its age is reported).
+ * the entry's status. Everything fails closed: a list that cannot be fetched is
+ * STATUS_LIST_UNAVAILABLE and one that does not verify STATUS_LIST_UNVERIFIED (§3.5's retrieval
+ * and verification errors), unless the caller allows a grace period, in which case a list
+ * cached earlier is used up to that long past its ttl (and its age is reported).
  *
  * Concurrent checks of one list share one fetch, and a failed fetch is remembered for
  * `negativeTtlMs`: while an issuer's list server is down, every verifier asks it once per
@@ -49,6 +50,13 @@ export interface StatusListClientOptions extends UrlPolicy {
    * 1.4 KB `encodedList`, so the count alone would let lists someone else signs hold 256 MiB.
    */
   maxCachedBytes?: number;
+  /**
+   * How far ahead of this clock a list's `validFrom` and its proof's `created` may be (default
+   * 60 s, the verifier's default `clockSkewMs`): issuers re-sign a list at every change, so a
+   * clock a little behind theirs must still take a fresh one. Set it to the verifier's
+   * `clockSkewMs` when that differs.
+   */
+  clockSkewMs?: number;
   now?: () => number;
 }
 
@@ -66,8 +74,8 @@ export interface StatusCheckResult {
 export interface StatusListClient {
   /**
    * The status of `entry` of a credential issued by `credentialIssuer`; the list must be signed
-   * by that same issuer. Throws StatusListError (STATUS_LIST_UNAVAILABLE and the list's own
-   * codes) when no trustworthy answer can be given.
+   * by that same issuer. Throws StatusListError (STATUS_LIST_UNAVAILABLE, STATUS_LIST_UNVERIFIED
+   * and the list's own codes) when no trustworthy answer can be given.
    */
   check(entry: unknown, credentialIssuer: string, now?: number): Promise<StatusCheckResult>;
 }
@@ -93,11 +101,12 @@ interface Download {
 
 const MEDIA_TYPES = /* @__PURE__ */ new Set(['application/vc', 'application/vc+ld+json', 'application/ld+json', 'application/json']);
 
-/** How far ahead of the verifier's clock a list's `validFrom` may be (the verifier's default clock skew). */
-const VALID_FROM_SKEW_MS = 60_000;
-
 function unavailable(message: string, cause?: unknown): StatusListError {
   return new StatusListError('STATUS_LIST_UNAVAILABLE', message, { cause });
+}
+
+function unverified(message: string, cause?: unknown): StatusListError {
+  return new StatusListError('STATUS_LIST_UNVERIFIED', message, { cause });
 }
 
 function issuerOf(credential: BitstringStatusListCredential): string {
@@ -111,6 +120,9 @@ export function createStatusListClient(options: StatusListClientOptions): Status
   const defaultTtlMs = options.defaultTtlMs ?? 5 * 60_000;
   const graceMs = options.graceMs ?? 0;
   const negativeTtlMs = options.negativeTtlMs ?? 5_000;
+  const clockSkewMs = options.clockSkewMs ?? 60_000;
+  // A number of ms, as verifyPresentation's own clockSkewMs (which may carry a fraction).
+  if (!(Number.isFinite(clockSkewMs) && clockSkewMs >= 0)) throw new StatusListError('INVALID_STATUS_ARGUMENT', 'clockSkewMs must be a non-negative number of ms');
   for (const [name, ms] of [['graceMs', graceMs], ['negativeTtlMs', negativeTtlMs]] as const) {
     if (!Number.isSafeInteger(ms) || ms < 0) throw new StatusListError('INVALID_STATUS_ARGUMENT', `${name} must be a non-negative integer of ms`);
   }
@@ -128,20 +140,21 @@ export function createStatusListClient(options: StatusListClientOptions): Status
     if (!result.ok) throw unavailable(`status list ${url}: ${result.message}`);
     const credential = parseStatusListCredential(result.json);
     // §3.2 and docs/status-lists.md step 4: the list names itself by the URL it was fetched from.
-    if (credential.id !== url) throw unavailable(`status list ${url} names itself ${credential.id ?? '(no id)'}`);
+    if (credential.id !== url) throw unverified(`status list ${url} names itself ${credential.id ?? '(no id)'}`);
     // §3.2 step 4: the list credential's own proof, by a key of its issuer.
     const issuer = issuerOf(credential);
     try {
       await verifyProof(result.json, {
         resolveKey: (vm, purpose) =>
-          vm.split('#')[0] === issuer ? options.resolveKey(vm, purpose) : Promise.reject(unavailable(`status list ${url} is signed by a key outside its issuer`)),
+          vm.split('#')[0] === issuer ? options.resolveKey(vm, purpose) : Promise.reject(unverified(`status list ${url} is signed by a key outside its issuer`)),
         expectedProofPurpose: 'assertionMethod',
         now: new Date(now),
+        clockSkewMs,
         // The credential was fetched within this bound; canonical JSON must be allowed as much.
         limits: { maxBytes: limits.maxBytes },
       });
     } catch (error) {
-      throw unavailable(`status list ${url} does not verify: ${isMandateError(error) ? error.code : 'error'}`, error);
+      throw unverified(`status list ${url} does not verify: ${isMandateError(error) ? error.code : 'error'}`, error);
     }
     // Inflated here, once. A signed list that does not inflate is its issuer's statement for its
     // ttl like any other: cached with the refusal, not inflated again at every check.
@@ -187,13 +200,13 @@ export function createStatusListClient(options: StatusListClientOptions): Status
       checkUrlPolicy(parsed.statusListCredential, options, (message) => unavailable(`status list URL refused: ${message}`));
       const list = await listFor(parsed.statusListCredential, now);
       if (list.issuer !== credentialIssuer) {
-        throw unavailable(`status list ${parsed.statusListCredential} is issued by ${list.issuer}, not by the credential's issuer`);
+        throw unverified(`status list ${parsed.statusListCredential} is issued by ${list.issuer}, not by the credential's issuer`);
       }
       // VC DM 2.0 §4.9: the list is in force from validFrom until validUntil. Lists are re-signed
-      // at every change, so a clock behind the issuer's by up to VALID_FROM_SKEW_MS takes them.
+      // at every change, so a clock behind the issuer's by up to clockSkewMs takes them.
       const { validFrom, validUntil } = list.credential;
-      if (validUntil !== undefined && (parseDateTimeStamp(validUntil) ?? -Infinity) < now) throw unavailable(`status list ${parsed.statusListCredential} has expired`);
-      if (validFrom !== undefined && (parseDateTimeStamp(validFrom) ?? Infinity) > now + VALID_FROM_SKEW_MS) throw unavailable(`status list ${parsed.statusListCredential} is not valid yet`);
+      if (validUntil !== undefined && (parseDateTimeStamp(validUntil) ?? -Infinity) < now) throw unverified(`status list ${parsed.statusListCredential} has expired`);
+      if (validFrom !== undefined && (parseDateTimeStamp(validFrom) ?? Infinity) > now + clockSkewMs) throw unverified(`status list ${parsed.statusListCredential} is not valid yet`);
       assertEntryMatchesList(parsed, list.credential);
       if (!(list.bytes instanceof Uint8Array)) throw list.bytes;
       const entries = statusListFromBytes(list.bytes, parsed.statusSize ?? 1);

@@ -20,8 +20,13 @@ export type StatusListErrorCode =
   | 'STATUS_PURPOSE_MISMATCH'
   /** The list is not the one the entry points to: other id or statusSize (STATUS_VERIFICATION_ERROR). */
   | 'STATUS_LIST_MISMATCH'
-  /** The list could not be fetched, verified or trusted, and no usable cached copy exists (verifier side). */
+  /** The list could not be fetched, and no usable cached copy exists (§3.2 step 4, STATUS_RETRIEVAL_ERROR). */
   | 'STATUS_LIST_UNAVAILABLE'
+  /**
+   * The list was fetched but cannot be trusted: its proof fails, it names another id, another
+   * issuer signed it, or it is outside its validity period (§3.2 step 4, STATUS_VERIFICATION_ERROR).
+   */
+  | 'STATUS_LIST_UNVERIFIED'
   /** Every index of the list is allocated (issuer side). */
   | 'STATUS_LIST_FULL'
   /** A caller passed an argument outside the function's contract (issuer side: size, value, date…). */
@@ -29,4 +34,27 @@ export type StatusListErrorCode =
 
 export class StatusListError extends MandateError<StatusListErrorCode> {
   override name = 'StatusListError';
+}
+
+/** The processing errors of Bitstring Status List v1.0 §3.5. */
+export type StatusProcessingError = 'STATUS_RETRIEVAL_ERROR' | 'STATUS_VERIFICATION_ERROR' | 'STATUS_LIST_LENGTH_ERROR' | 'RANGE_ERROR' | 'MALFORMED_VALUE_ERROR';
+
+const PROCESSING_ERRORS: Partial<Record<StatusListErrorCode, StatusProcessingError>> = {
+  STATUS_LIST_MALFORMED: 'MALFORMED_VALUE_ERROR',
+  STATUS_ENTRY_MALFORMED: 'MALFORMED_VALUE_ERROR',
+  STATUS_LIST_TOO_SHORT: 'STATUS_LIST_LENGTH_ERROR',
+  STATUS_INDEX_OUT_OF_RANGE: 'RANGE_ERROR',
+  STATUS_PURPOSE_MISMATCH: 'STATUS_VERIFICATION_ERROR',
+  STATUS_LIST_MISMATCH: 'STATUS_VERIFICATION_ERROR',
+  STATUS_LIST_UNAVAILABLE: 'STATUS_RETRIEVAL_ERROR',
+  STATUS_LIST_UNVERIFIED: 'STATUS_VERIFICATION_ERROR',
+};
+
+/**
+ * The §3.5 name of a verifier-side failure, for an HTTP layer's problem details (`type`
+ * `https://www.w3.org/ns/credentials/status-list#<name>`); undefined for local limits
+ * (STATUS_LIST_TOO_LARGE) and issuer-side codes.
+ */
+export function statusProcessingError(code: StatusListErrorCode): StatusProcessingError | undefined {
+  return PROCESSING_ERRORS[code];
 }

@@ -1,5 +1,5 @@
 /** Bitstring Status List v1.0: lists, entries, list credentials and the verifier's client. See docs/status-lists.md. */
-export { StatusListError, type StatusListErrorCode } from './errors.ts';
+export { StatusListError, statusProcessingError, type StatusListErrorCode, type StatusProcessingError } from './errors.ts';
 export { createStatusList, getStatus, setStatus, statusListFromBytes, MIN_STATUS_LIST_ENTRIES, type StatusBitstring, type CreateStatusListOptions } from './bitstring.ts';
 export { encodeStatusList, decodeStatusList, type DecodeStatusListOptions } from './encoded-list.ts';
 export { allocateIndex, type AllocateIndexOptions, type UsedIndexes } from './allocate.ts';
