@@ -9,6 +9,7 @@
 import { MandateError, isMandateError } from './crypto/errors.ts';
 import { encodePublicKeyMultibase } from './crypto/multikey.ts';
 import { didKeyFromPublicKey } from './did/key.ts';
+import { isDid } from './did/parse.ts';
 import type { KeyStore } from './keystore/types.ts';
 import { issueAgentCredential } from './vc/agent-credential.ts';
 import { delegate as signDelegation } from './vc/delegation.ts';
@@ -144,7 +145,7 @@ export class Wallet {
     } else {
       const did = requireText(options.did, 'did');
       const verificationMethod = requireText(options.verificationMethod, 'verificationMethod');
-      if (!/^did:[a-z0-9]+:\S+$/.test(did) || !verificationMethod.startsWith(`${did}#`)) {
+      if (!isDid(did) || !verificationMethod.startsWith(`${did}#`)) {
         throw optionsInvalid('did must be a DID and verificationMethod a DID URL of it (did#fragment)');
       }
       if (did.startsWith('did:key:') && did !== didKeyFromPublicKey(signer.publicKey)) throw optionsInvalid(`${did} is not the did:key of key "${keyId}"`);

@@ -4,6 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { MAX_SCOPE_LENGTH, MAX_SCOPES } from '../../wallet/vc/scopes.ts';
+import { DID_SYNTAX } from '../../wallet/did/parse.ts';
 
 // docs/scopes.md grammar (wallet/vc/scopes.ts SCOPE_RE): segment(:segment)*, segments [a-z0-9._-]+.
 export const ScopeSchema = z
@@ -18,7 +19,7 @@ export const ScopesSchema = z.array(ScopeSchema).min(1).max(MAX_SCOPES);
 export const DidSchema = z
   .string()
   .max(2048)
-  .regex(/^did:[a-z0-9]+:[A-Za-z0-9._:%-]*[A-Za-z0-9._%-]$/, 'must be a DID (did:<method>:<id>)')
+  .regex(DID_SYNTAX, 'must be a DID (did:<method>:<id>, DID Core §3.1)')
   .openapi({ example: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK' });
 
 /**

@@ -294,6 +294,21 @@ describe('verifyPresentation — refused', () => {
     expect(asked).toEqual([]);
   });
 
+  it('MALFORMED before any DID is resolved: an issuer, holder or subject that is not a DID by DID Core §3.1', async () => {
+    const asked: string[] = [];
+    const counting = { resolve: (did: string) => (asked.push(did), resolver.resolve(did)) };
+    const vp = await present(agent, [root]);
+    for (const did of ['did:example:a:', 'did:example:%zz', 'did:Example:a', 'did:example:a b', 'did:example:']) {
+      expectRefused(await verifyPresentation({ ...vp, holder: did }, options({ resolver: counting })), 'MALFORMED', 'presentation');
+      expectRefused(await verifyPresentation(await present(agent, [{ ...root, issuer: did } as never]), options({ resolver: counting })), 'MALFORMED', 'presentation');
+      const subject = { ...root.credentialSubject, id: did };
+      expectRefused(await verifyPresentation(await present(agent, [{ ...root, credentialSubject: subject } as never]), options({ resolver: counting })), 'MALFORMED', 'presentation');
+    }
+    expect(asked).toEqual([]);
+    // Empty segments are DID Core syntax: such a DID is well-formed, so it gets as far as resolution.
+    expect((await verifyPresentation(await present(agent, [{ ...root, issuer: 'did:example:a::b' } as never]), options({ resolver: counting })))).toMatchObject({ valid: false, reason: 'DID_RESOLUTION_FAILED' });
+  });
+
   it('MALFORMED: a credential whose proof set holds more than MAX_PROOF_SET_SIZE proofs, or one proofValue twice (each costs a signature check)', async () => {
     const tooMany = await present(agent, [{ ...root, proof: Array.from({ length: MAX_PROOF_SET_SIZE + 1 }, () => root.proof) } as never]);
     const many = await verifyPresentation(tooMany, options());

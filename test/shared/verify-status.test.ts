@@ -252,6 +252,26 @@ describe('status lists in verifyPresentation', () => {
     ]);
   });
 
+  it('STATUS_UNAVAILABLE in check 6 for entries that break Bitstring Status List §2.1 (docs/protocol.md §Status entry rules)', async () => {
+    const list = await publishedList('revocation');
+    const good = buildStatusListEntry({ statusListCredential: list.url, statusListIndex: 3, statusPurpose: 'revocation' });
+    const broken: Array<Record<string, unknown>> = [
+      { ...good, id: 'not a url' },
+      { ...good, id: list.url },
+      { ...good, statusListCredential: 'lists/1' },
+      { ...good, statusSize: 2 },
+      { ...good, statusSize: 9 },
+      { ...good, statusMessage: [{ status: '0x0', message: 'valid' }] },
+      { ...good, statusReference: 'see the docs' },
+    ];
+    for (const entry of broken) {
+      const credential = await issueAgentCredential({ issuer: platform, agentDid: agent.did, privilegeScopes: ['files'], delegationDepth: 0, credentialStatus: [entry] as never });
+      expectReason(await verify(credential), 'STATUS_UNAVAILABLE');
+    }
+    const fine = await issueAgentCredential({ issuer: platform, agentDid: agent.did, privilegeScopes: ['files'], delegationDepth: 0, credentialStatus: [good] as never });
+    expect((await verify(fine)).valid).toBe(true);
+  });
+
   it('STATUS_UNAVAILABLE: plain http to a non-loopback host is refused before any fetch', async () => {
     const revocation = await publishedList('revocation');
     const { credential } = await credentialOn(revocation);

@@ -22,6 +22,14 @@ const DID_URL = new RegExp(
   `^did:([a-z0-9]+):((?:${IDCHAR}*:)*${IDCHAR}+)((?:/${PCHAR}*)*)(?:\\?((?:${PCHAR}|[/?])*))?(?:#((?:${PCHAR}|[/?])*))?$`,
 );
 
+/** A DID alone (DID Core §3.1), no path, query or fragment. */
+export const DID_SYNTAX = new RegExp(`^did:[a-z0-9]+:(?:${IDCHAR}*:)*${IDCHAR}+$`);
+
+/** Whether `value` is a DID by DID Core §3.1 (and within MAX_DID_URL_LENGTH). */
+export function isDid(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= MAX_DID_URL_LENGTH && DID_SYNTAX.test(value);
+}
+
 /**
  * The shape nearly every DID URL a verifier sees has ("did:key:z6Mk…#z6Mk…": no percent-encoding,
  * path or query), matched by a flat pattern first. It accepts a subset of DID_URL's language

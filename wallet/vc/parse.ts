@@ -4,6 +4,7 @@
  * `MALFORMED`. Scope strings are validated here too (docs/scopes.md grammar).
  */
 import { parseDateTimeStamp } from '../crypto/data-integrity.ts';
+import { isDid } from '../did/parse.ts';
 import { MANDATE_CONTEXT_URL, VC_V2_CONTEXT } from './context.ts';
 import { VerificationError } from './reasons.ts';
 import { parseScopes } from './scopes.ts';
@@ -27,7 +28,6 @@ export type CredentialKind = (typeof CREDENTIAL_TYPES)[number];
 export const MAX_DOMAINS = 256;
 
 const URN_UUID = /^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DID = /^did:[a-z0-9]+:[A-Za-z0-9._:%-]+$/;
 
 function malformed(message: string): never {
   throw new VerificationError('MALFORMED', message);
@@ -43,7 +43,7 @@ function requireString(value: unknown, what: string): string {
 }
 
 function requireDid(value: unknown, what: string): string {
-  if (typeof value !== 'string' || !DID.test(value)) malformed(`${what} must be a DID`);
+  if (!isDid(value)) malformed(`${what} must be a DID (DID Core §3.1)`);
   return value;
 }
 

@@ -12,6 +12,7 @@ import { parseDateTimeStamp, verifyProof, type KeyResolver, type VerifiedProof }
 import { equalBytes } from '../crypto/bytes.ts';
 import { isMandateError } from '../crypto/errors.ts';
 import { type CanonicalMemo, canonicalizeJson, createCanonicalMemo, JsonError, parseJson, type JsonLimits } from '../crypto/jcs.ts';
+import { isDid } from '../did/parse.ts';
 import type { DidResolutionResult, Resolvable } from '../did/types.ts';
 import { isStaleMiss, keyFromResolution } from '../did/verification-method.ts';
 import type { StatusCheckResult, StatusListClient } from '../status/client.ts';
@@ -251,9 +252,9 @@ export function invalidVerifierOptions(message: string): never {
   throw new VerifierOptionsError('INVALID_VERIFIER_OPTIONS', message);
 }
 
-/** A list of DIDs (trusted issuers): strings starting `did:`. */
+/** A list of DIDs (trusted issuers), each by DID Core §3.1. */
 export function isDidList(value: unknown): value is readonly string[] {
-  return Array.isArray(value) && value.every((d) => typeof d === 'string' && d.startsWith('did:'));
+  return Array.isArray(value) && value.every(isDid);
 }
 
 const isCount = (value: unknown): boolean => value === undefined || (Number.isSafeInteger(value) && (value as number) >= 1);
