@@ -193,7 +193,7 @@ export async function issueDirect(ctx: IssuerContext, input: DirectIssueInput, a
       // Only a live credential is linked: reinstating the new one must never lift a suspension
       // the operator put on the old one (reinstatement reaches every predecessor).
       const linked = replaced !== undefined && replaced.revokedAt === null && replaced.suspendedAt === null;
-      if (linked) ctx.stores.credentials.markSuperseded(replaced.id, p.credential.id);
+      if (linked) ctx.stores.credentials.markSuperseded(replaced.id, p.credential.id, false);
       if (agent) ctx.stores.agents.setCurrentCredential(input.subjectDid, p.credential.id);
       // What it replaced, and whether it took it over: the audit trail must be able to rebuild
       // what a later revoke or suspend reaches.
@@ -226,27 +226,50 @@ const REVOKE: StatusChange = { purpose: 'revocation', on: true, event: 'CREDENTI
 
 /**
  * Applies `change` to `record` inside the caller's transaction: the store's mark, the list bit,
- * the audit record. False, and nothing changed, when the record has no entry on that list or
- * the mark was already so.
+ * the audit record. `cause` is the credential the operator acted on (`record` itself, or a
+ * successor whose change cascades here). False, and nothing changed, when the record has no
+ * entry on that list or the mark was already so.
  */
-function applyStatus(ctx: IssuerContext, record: CredentialRecord, change: StatusChange, actor: string, reason: string | undefined, data: JsonObject): boolean {
+function applyStatus(ctx: IssuerContext, record: CredentialRecord, change: StatusChange, cause: string, actor: string, reason: string | undefined, data: JsonObject): boolean {
   const position = record[change.purpose];
   if (position === null) return false;
   const at = ctx.now();
-  const marked = change.purpose === 'revocation' ? ctx.stores.credentials.markRevoked(record.id, at) : ctx.stores.credentials.setSuspended(record.id, change.on ? at : null);
+  const { credentials } = ctx.stores;
+  const marked = change.purpose === 'revocation' ? credentials.markRevoked(record.id, at) : change.on ? credentials.suspend(record.id, at, cause) : credentials.reinstate(record.id);
   if (!marked) return false;
   setListStatus(ctx, position.listId, position.index, change.on ? 1 : 0);
   ctx.audit.record({ event: change.event, actor, agentDid: record.subjectDid, ...(reason ? { reason } : {}), data });
   return true;
 }
 
-/** `change` for every live credential `record` superseded: they carry the same authority. */
+/**
+ * `change` for every live credential `record` superseded: they carry the same authority. A
+ * reinstatement lifts only the suspensions `record`'s own suspension caused: one the operator
+ * put on a predecessor by itself stays (suspensions recorded before causes were kept, with no
+ * cause, are lifted as they always were).
+ */
 function applyToPredecessors(ctx: IssuerContext, record: CredentialRecord, change: StatusChange, actor: string, reason: string | undefined): void {
   const now = ctx.now();
   for (const old of ctx.stores.credentials.predecessorsOf(record.id)) {
     if (old.revokedAt !== null || (old.validUntil !== null && old.validUntil <= now)) continue;
-    applyStatus(ctx, old, change, actor, reason, { vcId: old.id, with: record.id });
+    if (change.purpose === 'suspension' && !change.on && old.suspendedWith !== null && old.suspendedWith !== record.id) continue;
+    applyStatus(ctx, old, change, record.id, actor, reason, { vcId: old.id, with: record.id });
   }
+}
+
+/**
+ * The newest renewal of `record` (itself when it was not renewed). A renewal is the same
+ * credential with a new validity, so revoking, suspending or reinstating any credential of a
+ * renewal line acts on its newest one, and from there on every predecessor. Without this, a
+ * revoke that lands just after a renewal commits would reach the old copy only, answer success,
+ * and leave the agent holding the renewal.
+ */
+function newestRenewal(ctx: IssuerContext, record: CredentialRecord): CredentialRecord {
+  let current = record;
+  for (let hops = 0; current.renewed && current.supersededBy !== null && hops < MAX_AGENT_CREDENTIALS; hops++) {
+    current = getCredential(ctx, current.supersededBy);
+  }
+  return current;
 }
 
 /** Most credentials of one agent that revoking its current credential reaches besides its lineage. */
@@ -264,39 +287,47 @@ function revokeRestOfAgent(ctx: IssuerContext, record: CredentialRecord, actor: 
   const now = ctx.now();
   for (const other of ctx.stores.credentials.listBySubject(record.subjectDid, MAX_AGENT_CREDENTIALS)) {
     if (other.type !== 'AgentCredential' || other.revokedAt !== null || (other.validUntil !== null && other.validUntil <= now)) continue;
-    applyStatus(ctx, other, REVOKE, actor, reason, { vcId: other.id, with: record.id });
+    applyStatus(ctx, other, REVOKE, record.id, actor, reason, { vcId: other.id, with: record.id });
   }
+}
+
+/** The audit data of the credential acted on: its id, and the one named when that was an older copy. */
+function actedOn(target: CredentialRecord, named: CredentialRecord): JsonObject {
+  return target.id === named.id ? { vcId: target.id } : { vcId: target.id, named: named.id };
 }
 
 /** Sets the revocation bit: visible in the next fetch of the list. Revocation is final. */
 export function revokeCredential(ctx: IssuerContext, vcId: string, reason: string | undefined, actor: string): CredentialView {
-  const record = getCredential(ctx, vcId);
-  requireStatusPosition(record, 'revocation');
+  requireStatusPosition(getCredential(ctx, vcId), 'revocation');
   ctx.db.transaction(() => {
-    if (!applyStatus(ctx, record, REVOKE, actor, reason, { vcId: record.id })) {
+    // Read inside the transaction: a renewal that committed a moment ago is followed.
+    const named = getCredential(ctx, vcId);
+    const record = newestRenewal(ctx, named);
+    if (!applyStatus(ctx, record, REVOKE, record.id, actor, reason, actedOn(record, named))) {
       throw apiError('CREDENTIAL_ALREADY_REVOKED', `${record.id} is already revoked`, { agentDid: record.subjectDid });
     }
     applyToPredecessors(ctx, record, REVOKE, actor, reason);
     revokeRestOfAgent(ctx, record, actor, reason);
   });
-  return credentialView(ctx, getCredential(ctx, record.id));
+  return credentialView(ctx, getCredential(ctx, vcId));
 }
 
 /** Suspends (on = true) or reinstates (on = false) through the suspension list. */
 export function setSuspension(ctx: IssuerContext, vcId: string, on: boolean, reason: string | undefined, actor: string): CredentialView {
-  const record = getCredential(ctx, vcId);
-  requireStatusPosition(record, 'suspension');
+  requireStatusPosition(getCredential(ctx, vcId), 'suspension');
   const change: StatusChange = { purpose: 'suspension', on, event: on ? 'CREDENTIAL_SUSPENDED' : 'CREDENTIAL_REINSTATED' };
   ctx.db.transaction(() => {
+    const named = getCredential(ctx, vcId);
+    const record = newestRenewal(ctx, named);
     if (on && record.revokedAt !== null) throw apiError('CREDENTIAL_REVOKED', `${record.id} is revoked`, { agentDid: record.subjectDid });
-    if (!applyStatus(ctx, record, change, actor, reason, { vcId: record.id })) {
+    if (!applyStatus(ctx, record, change, record.id, actor, reason, actedOn(record, named))) {
       throw on
         ? apiError('CREDENTIAL_SUSPENDED', `${record.id} is already suspended`, { agentDid: record.subjectDid })
         : apiError('CREDENTIAL_NOT_SUSPENDED', `${record.id} is not suspended`, { agentDid: record.subjectDid });
     }
     applyToPredecessors(ctx, record, change, actor, reason);
   });
-  return credentialView(ctx, getCredential(ctx, record.id));
+  return credentialView(ctx, getCredential(ctx, vcId));
 }
 
 /** A new credential with the same terms and a new validity; the old one is superseded (not revoked). */
@@ -325,7 +356,7 @@ export async function renewCredential(ctx: IssuerContext, vcId: string, validity
       before: (p) => {
         // Re-checked inside the transaction: a concurrent renewal or revocation wins.
         refuse(problemOf(getCredential(ctx, old.id)));
-        ctx.stores.credentials.markSuperseded(old.id, p.credential.id);
+        ctx.stores.credentials.markSuperseded(old.id, p.credential.id, true);
       },
       after: (p) => {
         if (ctx.stores.agents.get(subject.id)) ctx.stores.agents.setCurrentCredential(subject.id, p.credential.id);

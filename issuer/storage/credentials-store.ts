@@ -1,7 +1,7 @@
 /**
  * Every credential this issuer signed (and delegated credentials it signed for server-custody
  * delegators), with their lifecycle: status list positions, revocation, suspension, and
- * supersession by a renewal.
+ * supersession by a renewal or a replacement.
  */
 import type { IssuerDb } from './db.ts';
 
@@ -24,25 +24,31 @@ export interface CredentialRecord {
   validUntil: number | null;
   issuedAt: number;
   supersededBy: string | null;
+  /** `supersededBy` renewed this credential (same terms); false for a replacement by POST /v1/vcs. */
+  renewed: boolean;
   revokedAt: number | null;
   suspendedAt: number | null;
+  /** Whose suspension this is: the credential's own id, or its successor's whose suspension reached it (null before this was recorded). */
+  suspendedWith: string | null;
 }
 
-export type NewCredential = Omit<CredentialRecord, 'supersededBy' | 'revokedAt' | 'suspendedAt'>;
+export type NewCredential = Omit<CredentialRecord, 'supersededBy' | 'renewed' | 'revokedAt' | 'suspendedAt' | 'suspendedWith'>;
 
 export interface CredentialStore {
   insert(record: NewCredential): void;
   get(id: string): CredentialRecord | undefined;
   /** Newest first. */
   listBySubject(subjectDid: string, limit: number): CredentialRecord[];
-  /** True when the credential was not superseded before. */
-  markSuperseded(id: string, by: string): boolean;
-  /** The credentials `id` replaced by renewal, directly or through earlier renewals. */
+  /** True when the credential was not superseded before; `renewed` when `by` is its renewal. */
+  markSuperseded(id: string, by: string, renewed: boolean): boolean;
+  /** The credentials `id` superseded, directly or through earlier supersessions. */
   predecessorsOf(id: string): CredentialRecord[];
   /** True when the credential was not revoked before. */
   markRevoked(id: string, at: number): boolean;
-  /** Sets (a time) or clears (null) the suspension mark; true when it changed. */
-  setSuspended(id: string, at: number | null): boolean;
+  /** Suspends at `at` because of `with` (itself or a successor); true when it was not suspended. */
+  suspend(id: string, at: number, withId: string): boolean;
+  /** Lifts the suspension; true when it was suspended. */
+  reinstate(id: string): boolean;
   /** The latest `validUntil` among `issuerDid`'s unrevoked credentials still valid after `now`. */
   latestValidUntil(issuerDid: string, now: number): number | undefined;
 }
@@ -62,8 +68,10 @@ interface CredentialRow {
   valid_until: number | null;
   issued_at: number;
   superseded_by: string | null;
+  renewed: number | null;
   revoked_at: number | null;
   suspended_at: number | null;
+  suspended_with: string | null;
 }
 
 function position(listId: string | null, index: number | null): StatusPosition | null {
@@ -85,8 +93,10 @@ function toRecord(row: CredentialRow | undefined): CredentialRecord | undefined 
     validUntil: row.valid_until,
     issuedAt: row.issued_at,
     supersededBy: row.superseded_by,
+    renewed: row.renewed === 1,
     revokedAt: row.revoked_at,
     suspendedAt: row.suspended_at,
+    suspendedWith: row.suspended_with,
   };
 }
 
@@ -97,14 +107,14 @@ export function createSqliteCredentialStore(db: IssuerDb): CredentialStore {
     VALUES (@id, @type, @subjectDid, @issuerDid, @json, @parentId, @revocationList, @revocationIndex, @suspensionList, @suspensionIndex, @validFrom, @validUntil, @issuedAt)`);
   const get = s.prepare<[string], CredentialRow>('SELECT * FROM credentials WHERE id = ?');
   const bySubject = s.prepare<[string, number], CredentialRow>('SELECT * FROM credentials WHERE subject_did = ? ORDER BY issued_at DESC, rowid DESC LIMIT ?');
-  const supersede = s.prepare('UPDATE credentials SET superseded_by = ? WHERE id = ? AND superseded_by IS NULL');
+  const supersede = s.prepare('UPDATE credentials SET superseded_by = ?, renewed = ? WHERE id = ? AND superseded_by IS NULL');
   const predecessors = s.prepare<[string], CredentialRow>(`WITH RECURSIVE lineage(id) AS (
       SELECT id FROM credentials WHERE superseded_by = ?
       UNION SELECT c.id FROM credentials c JOIN lineage l ON c.superseded_by = l.id)
     SELECT credentials.* FROM credentials JOIN lineage USING (id) ORDER BY issued_at DESC, rowid DESC`);
   const revoke = s.prepare('UPDATE credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
-  const suspend = s.prepare('UPDATE credentials SET suspended_at = ? WHERE id = ? AND suspended_at IS NULL');
-  const reinstate = s.prepare('UPDATE credentials SET suspended_at = NULL WHERE id = ? AND suspended_at IS NOT NULL');
+  const suspend = s.prepare('UPDATE credentials SET suspended_at = ?, suspended_with = ? WHERE id = ? AND suspended_at IS NULL');
+  const reinstate = s.prepare('UPDATE credentials SET suspended_at = NULL, suspended_with = NULL WHERE id = ? AND suspended_at IS NOT NULL');
   const latest = s.prepare<[string, number], { until: number | null }>(
     'SELECT MAX(valid_until) AS until FROM credentials WHERE issuer_did = ? AND valid_until > ? AND revoked_at IS NULL',
   );
@@ -129,10 +139,11 @@ export function createSqliteCredentialStore(db: IssuerDb): CredentialStore {
     },
     get: (id) => toRecord(get.get(id)),
     listBySubject: (subjectDid, limit) => bySubject.all(subjectDid, limit).map((row) => toRecord(row) as CredentialRecord),
-    markSuperseded: (id, by) => supersede.run(by, id).changes === 1,
+    markSuperseded: (id, by, renewed) => supersede.run(by, renewed ? 1 : 0, id).changes === 1,
     predecessorsOf: (id) => predecessors.all(id).map((row) => toRecord(row) as CredentialRecord),
     markRevoked: (id, at) => revoke.run(at, id).changes === 1,
-    setSuspended: (id, at) => (at === null ? reinstate.run(id) : suspend.run(at, id)).changes === 1,
+    suspend: (id, at, withId) => suspend.run(at, withId, id).changes === 1,
+    reinstate: (id) => reinstate.run(id).changes === 1,
     latestValidUntil: (issuerDid, now) => latest.get(issuerDid, now)?.until ?? undefined,
   };
 }

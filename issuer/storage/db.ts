@@ -7,7 +7,8 @@
  * - `foreign_keys = ON` (off by default in SQLite),
  * - `synchronous = NORMAL` (durable at WAL checkpoints; safe with WAL, much faster than FULL),
  * - `busy_timeout` so a second process (a backup, another issuer) waits instead of failing,
- * - every schema statement of schema.ts run on open,
+ * - every schema statement of schema.ts run on open, and the columns added since a file was
+ *   created added to it,
  * - readable by the issuer's user only: the directory it creates is 0700, and the database file
  *   and its -wal/-shm companions are 0600 (SQLite gives the companions the database's mode).
  *   The file holds the audit trail and consent evidence in the clear.
@@ -15,7 +16,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { SCHEMA } from './schema.ts';
+import { ADDED_COLUMNS, SCHEMA } from './schema.ts';
 
 export type SqliteDatabase = Database.Database;
 
@@ -44,6 +45,10 @@ export function openDatabase(path: string): IssuerDb {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.transaction(() => {
     for (const statement of SCHEMA) sqlite.exec(statement);
+    for (const [table, column, declaration] of ADDED_COLUMNS) {
+      const columns = sqlite.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${table}')`).all();
+      if (!columns.some((c) => c.name === column)) sqlite.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${declaration}`);
+    }
   })();
   return {
     sqlite,

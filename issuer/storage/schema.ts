@@ -7,7 +7,8 @@
  * (enrollment tokens as SHA-256 hashes, server-held seeds as AES-256-GCM envelopes).
  *
  * Every statement is CREATE … IF NOT EXISTS: new tables are appended, and an existing database
- * gains them on its next start.
+ * gains them on its next start. Columns added to an existing table are listed in ADDED_COLUMNS,
+ * which db.ts adds to a database that lacks them (SQLite has no ADD COLUMN IF NOT EXISTS).
  */
 export const SCHEMA: readonly string[] = [
   // Enrollment tokens (issue: 256-bit random, stored only as a hash, single use, short TTL).
@@ -147,4 +148,17 @@ export const SCHEMA: readonly string[] = [
     expires_at INTEGER NOT NULL
   )`,
   `CREATE INDEX IF NOT EXISTS replay_keys_expiry ON replay_keys(expires_at)`,
+];
+
+/**
+ * Columns added after their table was first shipped: [table, column, declaration]. A database
+ * created before gets them on its next start, NULL in existing rows.
+ */
+export const ADDED_COLUMNS: ReadonlyArray<readonly [table: string, column: string, declaration: string]> = [
+  // 1 when `superseded_by` is a renewal of this credential (same terms, a new validity), which a
+  // revoke or suspend follows forward; 0 or NULL for a replacement by POST /v1/vcs.
+  ['credentials', 'renewed', 'INTEGER'],
+  // Whose suspension suspended this credential: its own id, or the successor whose suspension
+  // cascaded to it. Reinstating a successor lifts only the suspensions it caused.
+  ['credentials', 'suspended_with', 'TEXT'],
 ];

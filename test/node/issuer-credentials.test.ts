@@ -246,6 +246,50 @@ describe('renewal', () => {
     expect(revocations.filter((r) => r.data.with === third)).toHaveLength(2);
   });
 
+  it('a renewal is the same credential: revoking or suspending an older copy acts on the newest, and through it on every copy', async () => {
+    const { agentDid, vcId: first } = await onboardServerAgent(issuer);
+    const second = (await issuer.call(vcPath(first, 'renew'), { admin: true, body: {} })).json.vcId as string;
+    const suspended = await issuer.call(vcPath(first, 'suspend'), { admin: true, body: {} });
+    expect(suspended.status).toBe(200);
+    for (const vcId of [first, second]) expect((await present(agentDid, undefined, vcId)).json.reason, vcId).toBe('CREDENTIAL_SUSPENDED');
+    // Reinstating through either copy lifts both.
+    expect((await issuer.call(vcPath(first, 'reinstate'), { admin: true, body: {} })).status).toBe(200);
+    for (const vcId of [first, second]) expect((await present(agentDid, undefined, vcId)).json.valid, vcId).toBe(true);
+    const revoked = await issuer.call(vcPath(first, 'revoke'), { admin: true, body: {} });
+    expect(revoked.json.state).toBe('revoked');
+    expect((await present(agentDid, undefined, second)).json.reason).toBe('CREDENTIAL_REVOKED');
+    const audit = await issuer.call(`/v1/audit?agent=${encodeURIComponent(agentDid)}&event=CREDENTIAL_REVOKED`, { admin: true });
+    expect(audit.json.records.map((r: { data: unknown }) => r.data)).toEqual(expect.arrayContaining([{ vcId: second, named: first }, { vcId: first, with: second }]));
+  });
+
+  it('revoke racing a renewal: whenever the revoke answers 200, no credential of the agent verifies', async () => {
+    for (let trial = 0; trial < 12; trial++) {
+      const { agentDid, vcId } = await onboardServerAgent(issuer);
+      const renewal = issuer.call(vcPath(vcId, 'renew'), { admin: true, body: {} });
+      // Staggered, so that some revokes land before the renewal commits and some after.
+      await new Promise((resolve) => setTimeout(resolve, trial % 4));
+      const [renewed, revoked] = await Promise.all([renewal, issuer.call(vcPath(vcId, 'revoke'), { admin: true, body: {} })]);
+      expect(revoked.status).toBe(200);
+      expect([201, 409]).toContain(renewed.status);
+      const held = renewed.status === 201 ? [vcId, renewed.json.vcId as string] : [vcId];
+      for (const id of held) expect((await present(agentDid, undefined, id)).json.reason, `${trial} ${id}`).toBe('CREDENTIAL_REVOKED');
+    }
+  });
+
+  it("reinstating a renewal lifts only the suspensions it caused, not one the operator put on a replaced credential", async () => {
+    const { agentDid, vcId: old } = await onboardServerAgent(issuer);
+    // A direct issuance replaces (supersedes) the live credential; then the old copy leaks.
+    const replaced = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: agentDid, privilegeScopes: ['files:read'], delegationDepth: 0, domains: [TARGET] } });
+    const current = replaced.json.vcId as string;
+    expect((await issuer.call(vcPath(old))).json.supersededBy).toBe(current);
+    await issuer.call(vcPath(old, 'suspend'), { admin: true, body: { reason: 'old copy leaked' } });
+    // A temporary hold on the current credential, then lifted.
+    await issuer.call(vcPath(current, 'suspend'), { admin: true, body: {} });
+    await issuer.call(vcPath(current, 'reinstate'), { admin: true, body: {} });
+    expect((await present(agentDid, undefined, current)).json.valid).toBe(true);
+    expect((await present(agentDid, undefined, old)).json.reason).toBe('CREDENTIAL_SUSPENDED');
+  });
+
   it('refuses revoked (409 CREDENTIAL_REVOKED) and suspended (409 CREDENTIAL_SUSPENDED) credentials', async () => {
     const a = await onboardServerAgent(issuer);
     await issuer.call(vcPath(a.vcId, 'revoke'), { admin: true, body: {} });
