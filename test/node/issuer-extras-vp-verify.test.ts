@@ -67,6 +67,23 @@ describe('POST /v1/vp/verify', () => {
     expect(await auditOf('VP_REJECTED', vp.id)).toMatchObject({ reason: 'REPLAYED', vpId: vp.id });
   });
 
+  it("a nonce is one target's: another agent answering the same nonce for another target is accepted; a replay records nothing", async () => {
+    const other = 'mail.example.com';
+    const x = await selfAgent();
+    const yAgent = newAgent();
+    const y = await onboardSelfAgent(issuer, yAgent, await mintToken(issuer, { requestedDomains: [other] }));
+    const nonce = `order-${crypto.randomUUID()}`;
+    const atFiles = await present(x.agent, [x.credential], { challenge: nonce });
+    expect((await issuer.call('/v1/vp/verify', { body: { presentation: atFiles, expectedTarget: TARGET, challenge: nonce } })).status).toBe(200);
+    const atMail = await present(yAgent, [y.verifiableCredential as unknown as AgentCredential], { challenge: nonce, domain: other });
+    const accepted = await issuer.call('/v1/vp/verify', { body: { presentation: atMail, expectedTarget: other, challenge: nonce } });
+    expect(accepted.json).toMatchObject({ valid: true, agentDid: yAgent.did });
+    // The same nonce at the same target again, in a new presentation: refused, and its id not spent.
+    const again = await present(yAgent, [y.verifiableCredential as unknown as AgentCredential], { challenge: nonce, domain: other });
+    expect((await issuer.call('/v1/vp/verify', { body: { presentation: again, expectedTarget: other, challenge: nonce } })).json).toMatchObject({ reason: 'REPLAYED' });
+    expect(issuer.running.ctx.db.sqlite.prepare('SELECT COUNT(*) AS n FROM replay_keys WHERE key = ?').get(`vp:${again.id}`)).toEqual({ n: 0 });
+  });
+
   it('still denies it as REPLAYED after a restart: the replay cache is in the SQLite file', async () => {
     const { agent, credential } = await selfAgent();
     const vp = await present(agent, [credential], { challenge: 'nonce-restart' });

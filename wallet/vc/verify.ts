@@ -541,8 +541,11 @@ async function run(
       if ((typeof answer === 'boolean' ? answer : await answer) !== true) throw new VerificationError('REPLAYED', `${refusal}${UNVOUCHED}`);
     };
     // A full cache also refuses presentations about to expire that it could no longer vouch for.
+    // The challenge is a nonce of one target: keyed by it, so a verifier serving several targets
+    // (the issuer's /v1/vp/verify) does not let an agent of one spend a nonce another handed out.
+    // It is taken first: a replayed presentation then fails there and records nothing.
+    if (proof?.challenge !== undefined) await remember(`challenge:${options.expectedDomain}:${proof.challenge}`, 'this challenge was already answered');
     await remember(`vp:${presentation.id}`, `presentation ${presentation.id} was already presented`);
-    if (proof?.challenge !== undefined) await remember(`challenge:${proof.challenge}`, 'this challenge was already answered');
     pass('replay');
   }
   for (const add of toCache) add();
