@@ -16,7 +16,7 @@ import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
 import type { AgentRecord } from '../storage/agents-store.ts';
 import type { CredentialRecord } from '../storage/credentials-store.ts';
-import { serverSigningIdentity } from './custody.ts';
+import { refuseIfDeactivated, serverSigningIdentity } from './custody.ts';
 import type { AgentDetail, AgentInfo } from '../../wallet/client/issuer-client.ts';
 import { credentialState, credentialView, type CredentialState, type CredentialView } from './credentials.ts';
 
@@ -108,8 +108,18 @@ export async function presentFor(ctx: IssuerContext, did: string, input: Present
     created: new Date(ctx.now()),
     ...(input.lifetimeSeconds === undefined ? {} : { lifetimeMs: input.lifetimeSeconds * 1000 }),
   });
-  ctx.audit.record({ event: 'PRESENTATION_SIGNED', actor, agentDid: did, vpId: vp.id, data: { targetService: input.targetService, vcId: leaf.id } });
+  ctx.db.transaction(() => {
+    refuseIfDeactivated(ctx, did);
+    ctx.audit.record({ event: 'PRESENTATION_SIGNED', actor, agentDid: did, vpId: vp.id, data: { targetService: input.targetService, vcId: leaf.id } });
+  });
   return vp;
+}
+
+/** A delegation is refused from a revoked parent, and while the parent is suspended (every chain through it is). */
+function refuseUnusableParent(parent: CredentialRecord): void {
+  const did = parent.subjectDid;
+  if (parent.revokedAt !== null) throw apiError('CREDENTIAL_REVOKED', `${did}'s credential ${parent.id} is revoked`, { agentDid: did });
+  if (parent.suspendedAt !== null) throw apiError('CREDENTIAL_SUSPENDED', `${did}'s credential ${parent.id} is suspended; reinstate it first`, { agentDid: did });
 }
 
 export interface DelegationInput {
@@ -136,9 +146,7 @@ export async function delegateFor(ctx: IssuerContext, did: string, input: Delega
   }
   const parentRecord = agent.currentCredentialId === null ? undefined : ctx.stores.credentials.get(agent.currentCredentialId);
   if (!parentRecord) throw apiError('NO_CURRENT_CREDENTIAL', `${did} has no current credential to delegate from`, { agentDid: did });
-  if (parentRecord.revokedAt !== null) throw apiError('CREDENTIAL_REVOKED', `${did}'s credential ${parentRecord.id} is revoked`, { agentDid: did });
-  // Every chain through a suspended credential is refused while it stays suspended.
-  if (parentRecord.suspendedAt !== null) throw apiError('CREDENTIAL_SUSPENDED', `${did}'s credential ${parentRecord.id} is suspended; reinstate it first`, { agentDid: did });
+  refuseUnusableParent(parentRecord);
   const delegator = await serverSigningIdentity(ctx, did);
   const now = ctx.now();
   let child;
@@ -173,6 +181,9 @@ export async function delegateFor(ctx: IssuerContext, did: string, input: Delega
     issuedAt: now,
   };
   ctx.db.transaction(() => {
+    // Again, as it is now: a revoke, suspend or deactivation may have committed while signing.
+    refuseUnusableParent(ctx.stores.credentials.get(parentRecord.id) as CredentialRecord);
+    refuseIfDeactivated(ctx, did);
     ctx.stores.credentials.insert(record);
     ctx.audit.record({ event: 'DELEGATION_ISSUED', actor, agentDid: did, data: { vcId: child.id, delegateeDid: input.delegateeDid, parentId: parentRecord.id, scopes: input.scopes } });
   });

@@ -57,6 +57,15 @@ export async function createServerKey(ctx: IssuerContext, pathId: string): Promi
 }
 
 /**
+ * A deactivated DID's keys sign nothing more (DID Core §7.1.3): the operator retired this agent.
+ * Checked before its key is opened, and again inside the transaction that records what was
+ * signed, since a deactivation can commit while the signature is being made.
+ */
+export function refuseIfDeactivated(ctx: IssuerContext, did: string): void {
+  if (ctx.stores.dids.get(did)?.deactivated === true) throw apiError('DID_DEACTIVATED', `${did} is deactivated: the issuer no longer signs for it`, { agentDid: did });
+}
+
+/**
  * The signing identity of a server-held DID (its seed decrypted for this use, then wiped).
  * CUSTODY_MISMATCH when the key is not held here; CUSTODY_KEY_UNREADABLE when it does not
  * decrypt, or decrypts to another key than the one on record.
@@ -64,8 +73,7 @@ export async function createServerKey(ctx: IssuerContext, pathId: string): Promi
 export async function serverSigningIdentity(ctx: IssuerContext, did: string): Promise<SigningIdentity> {
   const key = ctx.stores.agents.getKey(did);
   if (!key) throw apiError('CUSTODY_MISMATCH', `the issuer does not hold a key for ${did} (self-custody agents sign their own documents)`, { agentDid: did });
-  // A deactivated DID's keys sign nothing more (DID Core §7.1.3): the operator retired this agent.
-  if (ctx.stores.dids.get(did)?.deactivated === true) throw apiError('DID_DEACTIVATED', `${did} is deactivated: the issuer no longer signs for it`, { agentDid: did });
+  refuseIfDeactivated(ctx, did);
   const unreadable = (why: string) => apiError('CUSTODY_KEY_UNREADABLE', `the key the issuer holds for ${did} ${why}`, { agentDid: did });
   const seed = await decrypt(ctx.keyEncryptionKey, key.envelope, utf8ToBytes(did)).catch(() => {
     throw unreadable('does not decrypt under SERVICE_KEY_ENCRYPTION_KEY');

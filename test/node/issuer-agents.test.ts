@@ -1,6 +1,9 @@
 // What the issuer signs for server-custody agents (presentations, delegations) and the admin
 // views of agents; self-custody agents sign for themselves and are refused here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { delegateFor, presentFor } from '../../issuer/services/agents.ts';
+import { revokeCredential, setSuspension } from '../../issuer/services/credentials.ts';
+import { deactivateDid } from '../../issuer/services/dids.ts';
 import { signPresentation } from '../../wallet/vc/presentation.ts';
 import type { ChainCredential } from '../../wallet/vc/types.ts';
 import { newIdentity } from '../support/agents.ts';
@@ -176,5 +179,31 @@ describe('POST /v1/agents/:did/delegations', () => {
     expect([deactivated.status, deactivated.json.error.code]).toEqual([410, 'DID_DEACTIVATED']);
     const vp = await issuer.call(agentPath(parent.agentDid, '/vp'), { admin: true, body: { targetService: TARGET } });
     expect([vp.status, vp.json.error.code]).toEqual([410, 'DID_DEACTIVATED']);
+  });
+
+  it('signs nothing whose retirement commits while it is being signed: the record is refused and nothing is audited', async () => {
+    const { ctx } = issuer.running;
+    const signed = (event: string, did: string) => ctx.audit.list({ event, agentDid: did, limit: 500 }).records.length;
+    // A revoke and a suspend land between the checks before signing and the recording transaction.
+    for (const retire of ['revoke', 'suspend'] as const) {
+      const parent = await delegator();
+      const vcId = ctx.stores.agents.get(parent.agentDid)?.currentCredentialId as string;
+      const pending = delegateFor(ctx, parent.agentDid, { delegateeDid: newIdentity().did, scopes: ['files:read'], lifetimeSeconds: 600 }, 'admin');
+      if (retire === 'revoke') revokeCredential(ctx, vcId, undefined, 'admin');
+      else setSuspension(ctx, vcId, true, undefined, 'admin');
+      await expect(pending).rejects.toMatchObject({ code: retire === 'revoke' ? 'CREDENTIAL_REVOKED' : 'CREDENTIAL_SUSPENDED' });
+      expect(signed('DELEGATION_ISSUED', parent.agentDid)).toBe(0);
+    }
+    // A deactivation lands while a presentation or a delegation is being signed.
+    for (const sign of ['presentation', 'delegation'] as const) {
+      const agent = await delegator();
+      const pending =
+        sign === 'presentation'
+          ? presentFor(ctx, agent.agentDid, { targetService: TARGET }, 'admin')
+          : delegateFor(ctx, agent.agentDid, { delegateeDid: newIdentity().did, scopes: ['files:read'], lifetimeSeconds: 600 }, 'admin');
+      deactivateDid(ctx, agent.agentDid, 'admin');
+      await expect(pending).rejects.toMatchObject({ code: 'DID_DEACTIVATED' });
+      expect(signed(sign === 'presentation' ? 'PRESENTATION_SIGNED' : 'DELEGATION_ISSUED', agent.agentDid)).toBe(0);
+    }
   });
 });
