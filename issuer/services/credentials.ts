@@ -20,6 +20,7 @@ import type { AgentCredential } from '../../wallet/vc/types.ts';
 import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
 import type { CredentialRecord, NewCredential } from '../storage/credentials-store.ts';
+import type { AgentTerms } from '../storage/agents-store.ts';
 import { commitReservation, IndexTaken, ISSUED_PURPOSES, reserveIndex, setListStatus, statusListUrl, type IndexReservation } from './status-lists.ts';
 
 export interface AgentCredentialTerms {
@@ -172,6 +173,12 @@ export interface DirectIssueInput {
   validitySeconds?: number;
 }
 
+/** The authority an AgentCredential gives, as the agent views show it. */
+function termsOf(credential: AgentCredential): AgentTerms {
+  const subject = credential.credentialSubject;
+  return { privilegeScopes: [...subject.privilegeScopes], delegationDepth: subject.delegationDepth, domains: subject.domains === undefined ? null : [...subject.domains] };
+}
+
 /**
  * POST /v1/vcs: an operator issues directly. For an enrolled subject this becomes the current
  * credential and supersedes the one it replaces when that one is live (neither revoked nor
@@ -194,7 +201,7 @@ export async function issueDirect(ctx: IssuerContext, input: DirectIssueInput, a
       // the operator put on the old one (reinstatement reaches every predecessor).
       const linked = replaced !== undefined && replaced.revokedAt === null && replaced.suspendedAt === null;
       if (linked) ctx.stores.credentials.markSuperseded(replaced.id, p.credential.id, false);
-      if (agent) ctx.stores.agents.setCurrentCredential(input.subjectDid, p.credential.id);
+      if (agent) ctx.stores.agents.setCurrentCredential(input.subjectDid, p.credential.id, termsOf(p.credential));
       // What it replaced, and whether it took it over: the audit trail must be able to rebuild
       // what a later revoke or suspend reaches.
       const data: JsonObject = { vcId: p.credential.id, via: 'direct' };
@@ -359,7 +366,7 @@ export async function renewCredential(ctx: IssuerContext, vcId: string, validity
         ctx.stores.credentials.markSuperseded(old.id, p.credential.id, true);
       },
       after: (p) => {
-        if (ctx.stores.agents.get(subject.id)) ctx.stores.agents.setCurrentCredential(subject.id, p.credential.id);
+        if (ctx.stores.agents.get(subject.id)) ctx.stores.agents.setCurrentCredential(subject.id, p.credential.id, termsOf(p.credential));
         ctx.audit.record({ event: 'CREDENTIAL_RENEWED', actor, agentDid: subject.id, data: { vcId: p.credential.id, previousVcId: old.id } });
       },
     },

@@ -19,6 +19,9 @@ export interface AgentRecord {
   createdAt: number;
 }
 
+/** The authority an agent holds: its current credential's subject terms. */
+export type AgentTerms = Pick<AgentRecord, 'privilegeScopes' | 'delegationDepth' | 'domains'>;
+
 export interface ServerKeyRecord {
   did: string;
   verificationMethod: string;
@@ -33,7 +36,8 @@ export interface AgentStore {
   get(did: string): AgentRecord | undefined;
   /** Oldest first, after `cursor` (a DID's creation order). */
   list(page: { cursor?: string; limit: number }): AgentRecord[];
-  setCurrentCredential(did: string, credentialId: string): void;
+  /** Makes `credentialId` the agent's current credential, and its terms the agent's authority. */
+  setCurrentCredential(did: string, credentialId: string, terms: AgentTerms): void;
   insertKey(key: ServerKeyRecord): void;
   getKey(did: string): ServerKeyRecord | undefined;
   /** One server-held key, if any (the start-up check of the key-encryption key). */
@@ -94,7 +98,9 @@ export function createSqliteAgentStore(db: IssuerDb): AgentStore {
   const get = s.prepare<[string], AgentRow>('SELECT rowid, * FROM agents WHERE did = ?');
   const rowidOf = s.prepare<[string], { rowid: number }>('SELECT rowid FROM agents WHERE did = ?');
   const list = s.prepare<[number, number], AgentRow>('SELECT rowid, * FROM agents WHERE rowid > ? ORDER BY rowid LIMIT ?');
-  const setCurrent = s.prepare('UPDATE agents SET current_credential_id = ? WHERE did = ?');
+  const setCurrent = s.prepare(
+    'UPDATE agents SET current_credential_id = @credentialId, privilege_scopes = @privilegeScopes, delegation_depth = @delegationDepth, domains = @domains WHERE did = @did',
+  );
   const insertKey = s.prepare(`INSERT INTO agent_keys (did, verification_method, public_key_multibase, envelope, created_at)
     VALUES (@did, @verificationMethod, @publicKeyMultibase, @envelope, @createdAt)`);
   const getKey = s.prepare<[string], KeyRow>('SELECT * FROM agent_keys WHERE did = ?');
@@ -113,7 +119,14 @@ export function createSqliteAgentStore(db: IssuerDb): AgentStore {
       const after = cursor === undefined ? 0 : (rowidOf.get(cursor)?.rowid ?? Number.MAX_SAFE_INTEGER);
       return list.all(after, limit).map((row) => toAgent(row) as AgentRecord);
     },
-    setCurrentCredential: (did, credentialId) => void setCurrent.run(credentialId, did),
+    setCurrentCredential: (did, credentialId, terms) =>
+      void setCurrent.run({
+        did,
+        credentialId,
+        privilegeScopes: JSON.stringify(terms.privilegeScopes),
+        delegationDepth: terms.delegationDepth,
+        domains: terms.domains === null ? null : JSON.stringify(terms.domains),
+      }),
     insertKey: (key) => void insertKey.run({ ...key, envelope: JSON.stringify(key.envelope) }),
     getKey: (did) => toKey(getKey.get(did)),
     anyKey: () => toKey(anyKey.get()),

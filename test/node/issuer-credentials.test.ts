@@ -58,6 +58,27 @@ describe('POST /v1/vcs (direct issuance)', () => {
     expect((await present(agentDid)).json.effectiveScopes).toEqual(['files:read']);
   });
 
+  it("the agent views show what the agent holds now (its current credential's terms), not what it enrolled with", async () => {
+    const { agentDid } = await onboardServerAgent(issuer);
+    const viewOf = async () => {
+      const detail = (await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}`, { admin: true })).json;
+      let listed: Record<string, unknown> | undefined;
+      for (let cursor: string | undefined, page; !listed; cursor = page.nextCursor) {
+        page = (await issuer.call(`/v1/agents?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { admin: true })).json;
+        listed = page.agents.find((a: { did: string }) => a.did === agentDid);
+        if (!page.nextCursor) break;
+      }
+      const pick = (v: Record<string, unknown>) => ({ privilegeScopes: v.privilegeScopes, delegationDepth: v.delegationDepth, domains: v.domains });
+      expect(pick(listed as Record<string, unknown>)).toEqual(pick(detail));
+      return pick(detail);
+    };
+    expect(await viewOf()).toEqual({ privilegeScopes: ['files:read', 'files:write'], delegationDepth: 2, domains: [TARGET] });
+    const wider = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: agentDid, privilegeScopes: ['files', 'mail:send'], delegationDepth: 4 } });
+    expect(await viewOf()).toEqual({ privilegeScopes: ['files', 'mail:send'], delegationDepth: 4, domains: undefined });
+    await issuer.call(vcPath(wider.json.vcId, 'renew'), { admin: true, body: {} });
+    expect(await viewOf()).toEqual({ privilegeScopes: ['files', 'mail:send'], delegationDepth: 4, domains: undefined });
+  });
+
   it('supersedes the credential it replaces: revoking the new one revokes the older, wider one too', async () => {
     const { agentDid, vcId: wide } = await onboardServerAgent(issuer);
     const narrow = (await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: agentDid, privilegeScopes: ['files:read'], delegationDepth: 0, domains: [TARGET] } })).json.vcId as string;
