@@ -9,6 +9,7 @@ import {
   type DidResolutionResult,
   type MethodResolver,
 } from '../../wallet/did/index.ts';
+import { DID_SYNTAX, isDid } from '../../wallet/did/parse.ts';
 
 const KEY_DID = 'did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp';
 
@@ -90,6 +91,25 @@ describe('parseDid (DID Core §3.1–3.2)', () => {
     });
     expect(parseDid(KEY_DID)).toEqual({ did: KEY_DID, didUrl: KEY_DID, method: 'key', id: KEY_DID.slice(8) });
     expect(parseDid('did:ex::a')).toMatchObject({ id: ':a' }); // empty id segments are allowed, a trailing ":" is not
+  });
+
+  it('isDid agrees with DID_SYNTAX (its flat fast path included) and with parseDid, on DIDs and near-DIDs', () => {
+    const text = fc.array(fc.constantFrom(...'did:ke0aZ9._-%3A:/#? '.split('')), { maxLength: 24 }).map((a) => a.join(''));
+    const candidates = fc.oneof(text.map((t) => `did:${t}`), text.map((t) => `did:ex:${t}`), text);
+    fc.assert(
+      fc.property(candidates, (candidate) => {
+        const bare = (() => {
+          try {
+            return parseDid(candidate).did === candidate;
+          } catch {
+            return false;
+          }
+        })();
+        expect(isDid(candidate), candidate).toBe(DID_SYNTAX.test(candidate));
+        expect(isDid(candidate), candidate).toBe(bare);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('splits every generated DID URL so that its parts spell it again (simple and full grammar alike)', () => {
