@@ -506,7 +506,12 @@ function stateFor(options: VerifyRequestOptions): VerifierState {
   // helper fails at setup, not as a 500 on every request.
   assertVerifyPresentationOptions(state.verification);
   // Made after that check, since it is given the (now valid) clock skew.
-  state.verification.statusLists ??= createStatusListClient({ resolveKey: createKeyResolver(resolver, { now }), ...network, now, clockSkewMs: options.clockSkewMs ?? 60_000 });
+  state.verification.statusLists ??= createStatusListClient({
+    resolveKey: createKeyResolver(resolver, { now }),
+    ...network,
+    now,
+    ...(options.clockSkewMs === undefined ? {} : { clockSkewMs: options.clockSkewMs }),
+  });
   states.set(options, state);
   return state;
 }

@@ -6,7 +6,7 @@
 import { isMandateError } from '../../wallet/crypto/errors.ts';
 import { bytesToBase64url } from '../../wallet/crypto/aead.ts';
 import { randomBytes } from '../../wallet/crypto/bytes.ts';
-import { parseDid } from '../../wallet/did/parse.ts';
+import { isDid } from '../../wallet/did/parse.ts';
 import { delegate } from '../../wallet/vc/delegation.ts';
 import { signPresentation } from '../../wallet/vc/presentation.ts';
 import { VerificationError } from '../../wallet/vc/reasons.ts';
@@ -139,9 +139,7 @@ export interface DelegationInput {
 export async function delegateFor(ctx: IssuerContext, did: string, input: DelegationInput, actor: string): Promise<CredentialView> {
   const agent = requireAgent(ctx, did);
   requireServerCustody(agent, 'delegations');
-  try {
-    if (parseDid(input.delegateeDid).did !== input.delegateeDid) throw new Error('DID URL');
-  } catch {
+  if (!isDid(input.delegateeDid)) {
     throw apiError('VALIDATION_FAILED', 'delegateeDid must be a DID', { details: [{ path: 'json.delegateeDid', message: 'not a DID' }] });
   }
   const parentRecord = agent.currentCredentialId === null ? undefined : ctx.stores.credentials.get(agent.currentCredentialId);

@@ -42,7 +42,7 @@ export interface WorkerStatusListOptions {
   /** How long past its TTL a stored list may stand in while its host fails (default 0). */
   staleIfErrorMs?: number;
   allowHttpLoopback?: boolean;
-  /** How far ahead of the clock a list's validFrom may be (the worker's clockSkewMs; default 60 s). */
+  /** How far ahead of the clock a list's validFrom and proof created may be (the worker's clockSkewMs; default 60 s). */
   clockSkewMs?: number;
   fetch?: FetchLike;
   now?: () => number;

@@ -70,20 +70,18 @@ const TYPED_MEMBERS: ReadonlyArray<{ name: string; idRequired: boolean }> = [
 function checkTypedMember(value: unknown, name: string, idRequired: boolean): void {
   for (const item of oneOrMore(value, name)) {
     if (!isObject(item)) malformed(`${name} must be an object or an array of objects`);
-    types(item.type, name);
+    const itemTypes = types(item.type, name);
     if (idRequired || item.id !== undefined) requireUrl(item.id, `${name}.id`);
+    if (name === 'credentialStatus' && itemTypes.includes('BitstringStatusListEntry')) checkStatusListEntry(item);
   }
 }
 
 /** Bitstring Status List §2.1: the entry rules, with the status module's wording. */
-function checkStatusListEntries(value: unknown): void {
-  for (const entry of oneOrMore(value, 'credentialStatus')) {
-    if (!isObject(entry) || !types(entry.type, 'credentialStatus').includes('BitstringStatusListEntry')) continue;
-    try {
-      parseStatusListEntry(entry);
-    } catch (error) {
-      malformed(`credentialStatus: ${isMandateError(error) ? error.message : 'not a BitstringStatusListEntry'}`);
-    }
+function checkStatusListEntry(entry: Record<string, unknown>): void {
+  try {
+    parseStatusListEntry(entry);
+  } catch (error) {
+    malformed(`credentialStatus: ${isMandateError(error) ? error.message : 'not a BitstringStatusListEntry'}`);
   }
 }
 
@@ -112,5 +110,4 @@ export function assertConformingCredential(value: unknown): void {
   for (const { name, idRequired } of TYPED_MEMBERS) {
     if (value[name] !== undefined) checkTypedMember(value[name], name, idRequired);
   }
-  if (value.credentialStatus !== undefined) checkStatusListEntries(value.credentialStatus);
 }
