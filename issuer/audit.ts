@@ -31,6 +31,8 @@ export type { AuditRecord };
 export interface AuditQuery {
   agentDid?: string;
   event?: string;
+  /** true: only events third parties reported (users' consents, providers' events); false: all but those. */
+  reported?: boolean;
   /** Inclusive, epoch ms. */
   from?: number;
   /** Inclusive, epoch ms. */
@@ -177,6 +179,7 @@ export function createAuditLog(db: IssuerDb, store: AuditStore, now: () => numbe
       const rows = store.list({
         ...(query.agentDid === undefined ? {} : { agentDid: query.agentDid }),
         ...(query.event === undefined ? {} : { event: query.event }),
+        ...(query.reported === undefined ? {} : { reported: query.reported }),
         ...(query.from === undefined ? {} : { from: query.from }),
         ...(query.to === undefined ? {} : { to: query.to }),
         ...bound,

@@ -67,10 +67,15 @@ export function renderAgent(root: HTMLElement, did: string): void {
   const load = async () => {
     const detail = await attempt(errors, () => api<AgentDetail>(`/v1/agents/${enc(did)}`));
     if (!detail) return replace(body);
-    const [delegations, resolution, audit] = await Promise.all([
+    // What the issuer recorded and what others reported, apart: anyone with a key can file
+    // reports (consents, provider events) under any agent, and must not crowd out its history.
+    const latest = (reported: boolean, limit: number) =>
+      api<{ records: AuditRecord[] }>(`/v1/console/audit/latest${query({ agent: did, reported: String(reported), limit })}`).catch(() => ({ records: [] }));
+    const [delegations, resolution, audit, reports] = await Promise.all([
       api<{ delegations: Credential[] }>(`/v1/console/agents/${enc(did)}/delegations`).catch(() => ({ delegations: [] })),
       api<{ didDocument?: unknown }>(`/v1/dids/${enc(did)}`).catch((error: unknown) => ({ error })),
-      api<{ records: AuditRecord[] }>(`/v1/console/audit/latest${query({ agent: did, limit: 20 })}`).catch(() => ({ records: [] })),
+      latest(false, 20),
+      latest(true, 10),
     ]);
     const credentialRows = detail.credentials.map((c) => [
       shortId(c.vcId, 20),
@@ -99,6 +104,14 @@ export function renderAgent(root: HTMLElement, did: string): void {
         'didDocument' in resolution && resolution.didDocument !== undefined ? pretty(resolution.didDocument) : h('p', { class: 'empty' }, 'Not resolvable through this issuer.'),
       ),
       h('section', { 'aria-labelledby': 'h-audit' }, h('h2', { id: 'h-audit' }, 'Recent audit events'), auditTable(audit.records), h('p', {}, h('a', { href: `#/audit?agent=${enc(did)}` }, 'Full audit trail of this agent'))),
+      h(
+        'section',
+        { 'aria-labelledby': 'h-reports' },
+        h('h2', { id: 'h-reports' }, 'Reports naming this agent'),
+        h('p', { class: 'notice' }, 'Consents and provider events, each signed by a user or a provider. Anyone with a key can file one naming any agent.'),
+        auditTable(reports.records),
+        h('p', {}, h('a', { href: `#/audit?agent=${enc(did)}&reported=true` }, 'All reports naming this agent')),
+      ),
     );
   };
   void load();

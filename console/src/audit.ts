@@ -1,5 +1,6 @@
 /**
- * The audit trail: newest first, filtered by agent, event and time range, refreshed every few
+ * The audit trail: newest first, filtered by agent, event, source (the issuer's own records or
+ * reports by users and providers) and time range, refreshed every few
  * seconds while the view is open, with the hash-chain verdict ("intact" / "broken at record N")
  * re-checked on every refresh. Refusals are flagged with their reason code.
  */
@@ -45,6 +46,15 @@ function isoOf(local: string): string | undefined {
 export function renderAudit(root: HTMLElement, params: URLSearchParams): () => void {
   const agent = h('input', { type: 'text', name: 'agent', autocomplete: 'off', value: params.get('agent') ?? '', placeholder: 'did:…' });
   const event = h('input', { type: 'text', name: 'event', autocomplete: 'off', value: params.get('event') ?? '', placeholder: 'REQUEST_REFUSED' });
+  // Reports are signed by users and providers, and anyone with a key can file one under any agent.
+  const source = h(
+    'select',
+    { name: 'reported' },
+    h('option', { value: '' }, 'All records'),
+    h('option', { value: 'false' }, "The issuer's own"),
+    h('option', { value: 'true' }, 'Reports by users and providers'),
+  );
+  source.value = params.get('reported') ?? '';
   const from = h('input', { type: 'datetime-local', name: 'from', step: 1 });
   const to = h('input', { type: 'datetime-local', name: 'to', step: 1 });
   const live = h('input', { type: 'checkbox', name: 'live', checked: true });
@@ -58,7 +68,7 @@ export function renderAudit(root: HTMLElement, params: URLSearchParams): () => v
   let chainCheckedAt = -Infinity;
   const refresh = async (checkChainNow = false) => {
     clearTimeout(timer);
-    const filter = { agent: agent.value.trim(), event: event.value.trim().toUpperCase(), from: isoOf(from.value), to: isoOf(to.value), limit: 100 };
+    const filter = { agent: agent.value.trim(), event: event.value.trim().toUpperCase(), reported: source.value, from: isoOf(from.value), to: isoOf(to.value), limit: 100 };
     // Re-hashing the whole chain costs the server work in proportion to the log: not on every
     // live poll, at most once per CHAIN_EVERY_MS (and on each explicit refresh).
     const checkChain = checkChainNow || !live.checked || Date.now() - chainCheckedAt >= CHAIN_EVERY_MS;
@@ -86,6 +96,7 @@ export function renderAudit(root: HTMLElement, params: URLSearchParams): () => v
       { class: 'filters', onSubmit: (e: Event) => (e.preventDefault(), void refresh(true)) },
       field('Agent DID', agent),
       field('Event', event),
+      field('Records', source),
       field('From', from),
       field('To', to),
       h('div', { class: 'field checkbox' }, live, h('label', { for: 'audit-live' }, 'Live updates')),

@@ -31,6 +31,14 @@ const IsoTime = z.iso.datetime({ offset: true }).openapi({ example: '2026-11-22T
 export const AuditQuery = z.object({
   agent: DidSchema.optional().openapi({ description: 'Only records about this agent DID' }),
   event: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/).optional().openapi({ example: 'VP_REJECTED' }),
+  reported: z
+    .enum(['true', 'false'])
+    .transform((value) => value === 'true')
+    .optional()
+    .openapi({
+      description:
+        "true: only events a third party signed and sent (users' answers to challenges, providers' events), which anyone with a key can file under any agent; false: only what the issuer recorded itself",
+    }),
   from: IsoTime.optional().openapi({ description: 'Inclusive lower bound (ISO 8601)' }),
   to: IsoTime.optional().openapi({ description: 'Inclusive upper bound (ISO 8601)' }),
   cursor: z.string().regex(/^\d{1,15}$/).optional(),
@@ -98,6 +106,7 @@ export function auditRoutes(ctx: IssuerContext) {
         order: q.order,
         ...(q.agent === undefined ? {} : { agentDid: q.agent }),
         ...(q.event === undefined ? {} : { event: q.event }),
+        ...(q.reported === undefined ? {} : { reported: q.reported }),
         ...(from === undefined ? {} : { from }),
         ...(to === undefined ? {} : { to }),
         ...(q.cursor === undefined ? {} : { cursor: q.cursor }),

@@ -183,24 +183,16 @@ export function consoleSupportRoutes(ctx: IssuerContext) {
       const from = q.from === undefined ? undefined : Date.parse(q.from);
       const to = q.to === undefined ? undefined : Date.parse(q.to);
       if (from !== undefined && to !== undefined && from > to) throw apiError('VALIDATION_FAILED', '"from" is after "to"');
-      const where: string[] = ['1 = 1'];
-      if (q.agent !== undefined) where.push('agent_did = @agent');
-      if (q.event !== undefined) where.push('event = @event');
-      if (from !== undefined) where.push('at >= @from');
-      if (to !== undefined) where.push('at <= @to');
-      // The seq just before the newest `limit` matches; built only from the fixed fragments above.
-      const boundary = sqlite
-        .prepare<[Record<string, unknown>], { seq: number }>(`SELECT seq FROM audit WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT 1 OFFSET @offset`)
-        .get({ ...(q.agent === undefined ? {} : { agent: q.agent }), ...(q.event === undefined ? {} : { event: q.event }), ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }), offset: q.limit });
       const page = ctx.audit.list({
         limit: q.limit,
-        ...(boundary === undefined ? {} : { cursor: String(boundary.seq) }),
+        order: 'desc',
         ...(q.agent === undefined ? {} : { agentDid: q.agent }),
         ...(q.event === undefined ? {} : { event: q.event }),
+        ...(q.reported === undefined ? {} : { reported: q.reported }),
         ...(from === undefined ? {} : { from }),
         ...(to === undefined ? {} : { to }),
       });
-      return c.json({ records: page.records.reverse() as unknown as Record<string, unknown>[] }, 200);
+      return c.json({ records: page.records as unknown as Record<string, unknown>[] }, 200);
     },
   );
   return app;

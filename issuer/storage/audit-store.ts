@@ -4,6 +4,7 @@
  * behind the issuer's back detectable.
  */
 import type { IssuerDb } from './db.ts';
+import { REPORTED_SQL } from './schema.ts';
 
 export interface AuditRow {
   seq: number;
@@ -23,6 +24,8 @@ export interface AuditRow {
 export interface AuditFilter {
   agentDid?: string;
   event?: string;
+  /** true: only reported events (REPORTED_EVENTS, schema.ts); false: none of them. */
+  reported?: boolean;
   /** Inclusive lower bound, epoch ms. */
   from?: number;
   /** Inclusive upper bound, epoch ms. */
@@ -88,6 +91,7 @@ export function createSqliteAuditStore(db: IssuerDb): AuditStore {
       if (filter.beforeSeq !== undefined) where.push('seq < @beforeSeq');
       if (filter.agentDid !== undefined) where.push('agent_did = @agentDid');
       if (filter.event !== undefined) where.push('event = @event');
+      if (filter.reported !== undefined) where.push(`${REPORTED_SQL} = ${filter.reported ? 1 : 0}`);
       if (filter.from !== undefined) where.push('at >= @from');
       if (filter.to !== undefined) where.push('at <= @to');
       // Built only from the fixed fragments above; values are bound parameters.

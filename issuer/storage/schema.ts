@@ -10,6 +10,17 @@
  * gains them on its next start. Columns added to an existing table are listed in ADDED_COLUMNS,
  * which db.ts adds to a database that lacks them (SQLite has no ADD COLUMN IF NOT EXISTS).
  */
+/**
+ * Audit events whose content a third party signed and sent: users' answers to challenges and
+ * providers' events (`POST /v1/challenges/{id}/verify`, `POST /v1/audit/events`). Anyone with
+ * a key can produce one naming any agent, so the audit log tells them apart from what the
+ * issuer itself did (`reported` in audit queries).
+ */
+export const REPORTED_EVENTS = ['CONSENT_VERIFIED', 'CONSENT_REJECTED', 'PROVIDER_AUTHORIZATION', 'PROVIDER_ACTION', 'PROVIDER_RESULT'] as const;
+
+/** 1 for a reported event, else 0: the expression of index audit_agent_reported, which queries must repeat as written. */
+export const REPORTED_SQL = `(event IN (${REPORTED_EVENTS.map((e) => `'${e}'`).join(', ')}))`;
+
 export const SCHEMA: readonly string[] = [
   // Enrollment tokens (issue: 256-bit random, stored only as a hash, single use, short TTL).
   `CREATE TABLE IF NOT EXISTS enrollment_tokens (
@@ -114,6 +125,9 @@ export const SCHEMA: readonly string[] = [
     hash TEXT NOT NULL
   )`,
   `CREATE INDEX IF NOT EXISTS audit_agent ON audit(agent_did, seq)`,
+  // An agent's own history without the reports filed under it (REPORTED_SQL): anyone with a key
+  // can file those, so this view must not have to step over them.
+  `CREATE INDEX IF NOT EXISTS audit_agent_reported ON audit(agent_did, ${REPORTED_SQL}, seq)`,
   `CREATE INDEX IF NOT EXISTS audit_event ON audit(event, seq)`,
   `CREATE TABLE IF NOT EXISTS settings (
     key TEXT PRIMARY KEY,

@@ -11,6 +11,9 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { buildConsole } from '../../console/build.ts';
+import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
+import { createConsent } from '../../wallet/vc/grant.ts';
+import { didKeyIdentity } from '../../wallet/vc/identity.ts';
 import { onboardServerAgent, startTestIssuer, TEST_ADMIN_KEY, type TestIssuer } from '../support/issuer.ts';
 
 const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -155,6 +158,25 @@ describe('operator console', () => {
     await expect.poll(() => page.locator('pre.json').first().textContent()).toContain(agent.agentDid);
     expect(await page.getByRole('heading', { name: 'Recent audit events' }).isVisible()).toBe(true);
     await expect.poll(() => page.locator('section', { hasText: 'Recent audit events' }).textContent()).toContain('AGENT_ENROLLED');
+  });
+
+  it("shows consents naming the agent as reports, apart from the agent's own history", async () => {
+    const user = didKeyIdentity(seedSigner(generateSeed()));
+    const { challengeId, challenge } = (await issuer.call('/v1/challenges', { body: { userDid: user.did } })).json;
+    const consent = await createConsent({ user, agentDid: agent.agentDid, providerDid: 'did:web:files.example.com', privilegeScopes: ['files:read'], challenge });
+    expect((await issuer.call(`/v1/challenges/${challengeId}/verify`, { body: { proof: consent } })).json.verified).toBe(true);
+    await page.reload();
+    const reports = page.locator('section', { has: page.getByRole('heading', { name: 'Reports naming this agent' }) });
+    await expect.poll(() => reports.textContent()).toContain('CONSENT_VERIFIED');
+    const own = page.locator('section', { has: page.getByRole('heading', { name: 'Recent audit events' }) });
+    expect(await own.textContent()).toContain('AGENT_ENROLLED');
+    expect(await own.textContent()).not.toContain('CONSENT_VERIFIED');
+    await reports.getByRole('link', { name: 'All reports naming this agent' }).click();
+    await expect.poll(() => page.getByLabel('Records').inputValue()).toBe('true');
+    await expect.poll(() => page.locator('tbody').textContent()).toContain('CONSENT_VERIFIED');
+    expect(await page.locator('tbody').textContent()).not.toContain('AGENT_ENROLLED');
+    await page.goBack();
+    await expect.poll(() => page.getByRole('heading', { name: 'Credentials' }).isVisible()).toBe(true);
   });
 
   it('renews, then revokes the current credential only after confirmation', async () => {

@@ -6,6 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP, consoleRoutes } from '../../issuer/routes/console.ts';
+import { createProof } from '../../wallet/crypto/data-integrity.ts';
+import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
+import { createConsent } from '../../wallet/vc/grant.ts';
+import { didKeyIdentity } from '../../wallet/vc/identity.ts';
 import { mintToken, onboardServerAgent, startTestIssuer, type TestIssuer } from '../support/issuer.ts';
 
 let issuer: TestIssuer;
@@ -166,6 +170,37 @@ describe('GET /v1/console/audit/latest', () => {
     const forAgent = await issuer.call(`/v1/console/audit/latest?agent=${encodeURIComponent(first.agentDid)}&limit=500`, { admin: true });
     expect(forAgent.json.records.length).toBeGreaterThan(0);
     expect(forAgent.json.records.every((r: { agentDid?: string }) => r.agentDid === first.agentDid)).toBe(true);
+  });
+
+  it("keeps an agent's own history apart from reports naming it: anonymous consents and provider events do not push it off the agent page", async () => {
+    const revoked = await issuer.call(`/v1/vcs/${encodeURIComponent(first.vcId)}/revoke`, { admin: true, body: { reason: 'rotated' } });
+    expect(revoked.status).toBe(200);
+    const agent = encodeURIComponent(first.agentDid);
+    // 25 throwaway users each file a verified consent naming the agent; a throwaway provider files an event.
+    for (let i = 0; i < 25; i++) {
+      const user = didKeyIdentity(seedSigner(generateSeed()));
+      const { challengeId, challenge } = (await issuer.call('/v1/challenges', { body: { userDid: user.did } })).json;
+      const consent = await createConsent({ user, agentDid: first.agentDid, providerDid: 'did:web:files.example.com', privilegeScopes: ['files:read'], challenge });
+      expect((await issuer.call(`/v1/challenges/${challengeId}/verify`, { body: { proof: consent } })).json.verified).toBe(true);
+    }
+    const provider = didKeyIdentity(seedSigner(generateSeed()));
+    const event = await createProof(
+      { type: 'AuditEvent', id: `urn:uuid:${crypto.randomUUID()}`, provider: provider.did, event: 'action', agentDid: first.agentDid, action: 'files:read /q3.pdf' },
+      { signer: provider.signer, verificationMethod: provider.verificationMethod, proofPurpose: 'assertionMethod' },
+    );
+    expect((await issuer.call('/v1/audit/events', { body: event })).status).toBe(201);
+
+    const everything = (await issuer.call(`/v1/console/audit/latest?agent=${agent}&limit=20`, { admin: true })).json.records as { event: string }[];
+    expect(everything.map((r) => r.event)).not.toContain('CREDENTIAL_REVOKED'); // what the agent page showed before
+    const own = (await issuer.call(`/v1/console/audit/latest?agent=${agent}&reported=false&limit=20`, { admin: true })).json.records as { event: string }[];
+    expect(own.map((r) => r.event)).toEqual(expect.arrayContaining(['CREDENTIAL_REVOKED', 'AGENT_ENROLLED']));
+    expect(own.map((r) => r.event)).not.toContain('CONSENT_VERIFIED');
+    const reports = (await issuer.call(`/v1/console/audit/latest?agent=${agent}&reported=true&limit=500`, { admin: true })).json.records as { event: string }[];
+    expect(reports.map((r) => r.event)).toEqual(['PROVIDER_ACTION', ...Array(25).fill('CONSENT_VERIFIED')]);
+    // The same filter on the paged log, oldest first.
+    const paged = await issuer.call(`/v1/audit?agent=${agent}&reported=false&limit=500`, { admin: true });
+    expect(paged.json.records.map((r: { event: string }) => r.event)).toEqual(own.map((r) => r.event).reverse());
+    expect((await issuer.call('/v1/audit?reported=maybe', { admin: true })).json.error.code).toBe('VALIDATION_FAILED');
   });
 
   it('refuses a time range whose start is after its end (400 VALIDATION_FAILED)', async () => {
