@@ -35,6 +35,11 @@ import { requireDid } from './dids.ts';
 export const CHALLENGE_TTL_MS = 5 * 60_000;
 /** A user DID with more authentication keys than this is not tried key by key. */
 const MAX_KEYS_TRIED = 8;
+/**
+ * Largest signed answer (`proof`, in canonical JSON bytes). It is kept as consent evidence for
+ * good, and anyone may answer a challenge for their own DID: a UserConsent is under 1 KiB.
+ */
+export const MAX_SIGNED_ANSWER_BYTES = 4 * 1024;
 
 export type ChallengeRefusal = 'SIGNATURE_INVALID' | 'KEY_NOT_AUTHORIZED' | 'DID_RESOLUTION_FAILED' | 'DID_DEACTIVATED' | 'CHALLENGE_MISMATCH' | 'USER_MISMATCH' | 'PROOF_INVALID';
 
@@ -64,10 +69,10 @@ class Refusal extends Error {
   }
 }
 
-/** POST /v1/challenges */
 /** Longest user DID kept whole in the audit trail (a DID may be 2048 characters long here). */
 const MAX_AUDITED_DID = 256;
 
+/** POST /v1/challenges */
 function issueChallenge(ctx: IssuerContext, store: ChallengesStore, userDid: string, actor: string): IssuedChallenge {
   const did = requireDid(userDid);
   const createdAt = ctx.now();
@@ -202,7 +207,7 @@ async function verifyChallenge(ctx: IssuerContext, store: ChallengesStore, chall
   const kind = answer.proof === undefined ? undefined : proofKind(answer.proof);
   if (answer.proof !== undefined) {
     try {
-      assertSafeJson(answer.proof, { maxBytes: 16 * 1024 });
+      assertSafeJson(answer.proof, { maxBytes: MAX_SIGNED_ANSWER_BYTES });
     } catch (error) {
       throw apiError('VALIDATION_FAILED', `proof: ${(error as Error).message}`);
     }

@@ -235,6 +235,23 @@ describe('POST /v1/challenges/:id/verify', () => {
     expect((await answer(challengeId, { proof: { type: 'Something' } })).json.error.code).toBe('VALIDATION_FAILED');
   });
 
+  it('refuses a signed answer over 4 KiB, which would be kept for good, and leaves the challenge usable', async () => {
+    const user = newUser();
+    const { challengeId, challenge } = await challengeFor(user.did);
+    const padded = await createProof(
+      { type: 'UserConsent', user: user.did, agent: newUser().did, provider: PROVIDER, privilegeScopes: ['files:read'], note: 'x'.repeat(4000) },
+      { signer: user.signer, verificationMethod: user.verificationMethod, proofPurpose: 'authentication', challenge },
+    );
+    const res = await answer(challengeId, { proof: padded });
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('VALIDATION_FAILED');
+    expect(res.json.error.message).toContain('4096 bytes');
+    const row = issuer.running.ctx.db.sqlite.prepare('SELECT used_at, evidence FROM user_challenges WHERE id = ?').get(challengeId) as { used_at: number | null; evidence: string | null };
+    expect(row).toEqual({ used_at: null, evidence: null });
+    const consent = await createConsent({ user, agentDid: newUser().did, providerDid: PROVIDER, privilegeScopes: ['files:read'], challenge });
+    expect((await answer(challengeId, { proof: consent as unknown as Record<string, unknown> })).json.verified).toBe(true);
+  });
+
   it('answers 404 for an unknown challenge and 403 CHALLENGE_EXPIRED after five minutes', async () => {
     expect((await answer(crypto.randomUUID(), { signature: 'z1' })).status).toBe(404);
     const user = newUser();
