@@ -8,7 +8,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { IssuerContext } from '../context.ts';
 import { adminAuth } from '../http/admin-auth.ts';
 import { apiError, createRouter } from '../http/errors.ts';
-import { agentView, requireAgent } from '../services/agents.ts';
+import { agentView, currentCredential, requireAgent } from '../services/agents.ts';
 import { credentialState, credentialView } from '../services/credentials.ts';
 import { statusListUrl } from '../services/status-lists.ts';
 import { AgentSchema } from './agents.ts';
@@ -70,7 +70,7 @@ export function consoleSupportRoutes(ctx: IssuerContext) {
   const annotate = (did: string): z.infer<typeof ConsoleAgentSchema> => {
     const agent = requireAgent(ctx, did);
     const view = agentView(ctx, agent);
-    const current = agent.currentCredentialId === null ? undefined : ctx.stores.credentials.get(agent.currentCredentialId);
+    const current = currentCredential(ctx, agent);
     const { didDocumentUrl: _url, ...rest } = view;
     return { ...rest, credentialState: current ? credentialState(current, ctx.now()) : 'none' };
   };

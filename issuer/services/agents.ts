@@ -18,7 +18,7 @@ import type { AgentRecord } from '../storage/agents-store.ts';
 import type { CredentialRecord } from '../storage/credentials-store.ts';
 import { refuseIfDeactivated, serverSigningIdentity } from './custody.ts';
 import type { AgentDetail, AgentInfo } from '../../wallet/client/issuer-client.ts';
-import { credentialState, credentialView, type CredentialState, type CredentialView } from './credentials.ts';
+import { credentialState, credentialView, normalizeVcId, type CredentialState, type CredentialView } from './credentials.ts';
 
 // The wire types are the client's (docs/api.md `Agent`, `AgentDetail`): one definition for both ends.
 type AgentView = AgentInfo;
@@ -55,7 +55,7 @@ export function listAgents(ctx: IssuerContext, page: { cursor?: string; limit: n
 
 export function getAgentDetail(ctx: IssuerContext, did: string): AgentDetail {
   const agent = requireAgent(ctx, did);
-  const current = agent.currentCredentialId === null ? undefined : ctx.stores.credentials.get(agent.currentCredentialId);
+  const current = currentCredential(ctx, agent);
   const now = ctx.now();
   return {
     ...agentView(ctx, agent),
@@ -83,6 +83,11 @@ function requireServerCustody(agent: AgentRecord, what: string): void {
   }
 }
 
+/** The agent's current credential (the newest it was issued), if it has one. */
+export function currentCredential(ctx: IssuerContext, agent: AgentRecord): CredentialRecord | undefined {
+  return agent.currentCredentialId === null ? undefined : ctx.stores.credentials.get(agent.currentCredentialId);
+}
+
 export interface PresentationInput {
   targetService: string;
   challenge?: string;
@@ -95,9 +100,11 @@ export interface PresentationInput {
 export async function presentFor(ctx: IssuerContext, did: string, input: PresentationInput, actor: string): Promise<VerifiablePresentation> {
   const agent = requireAgent(ctx, did);
   requireServerCustody(agent, 'presentations');
-  const credentialId = input.credentialId ?? agent.currentCredentialId;
-  const leaf = credentialId === null ? undefined : ctx.stores.credentials.get(credentialId);
-  if (!leaf) throw apiError('NO_CURRENT_CREDENTIAL', `${did} has no credential${input.credentialId ? ` ${input.credentialId.slice(0, 80)}` : ''} to present`, { agentDid: did });
+  // A credential named but not held here is 404, like a path's {vcId} (which it may be written as).
+  const named = input.credentialId === undefined ? undefined : normalizeVcId(input.credentialId);
+  const leaf = named === undefined ? currentCredential(ctx, agent) : ctx.stores.credentials.get(named);
+  if (!leaf && named !== undefined) throw apiError('CREDENTIAL_NOT_FOUND', `no credential ${named.slice(0, 80)}`, { agentDid: did });
+  if (!leaf) throw apiError('NO_CURRENT_CREDENTIAL', `${did} has no current credential to present`, { agentDid: did });
   if (leaf.subjectDid !== did) throw apiError('CREDENTIAL_NOT_FOUND', `${leaf.id} is not a credential of ${did}`, { agentDid: did });
   const holder = await serverSigningIdentity(ctx, did);
   const vp = await signPresentation({
@@ -142,7 +149,7 @@ export async function delegateFor(ctx: IssuerContext, did: string, input: Delega
   if (!isDid(input.delegateeDid)) {
     throw apiError('VALIDATION_FAILED', 'delegateeDid must be a DID', { details: [{ path: 'json.delegateeDid', message: 'not a DID' }] });
   }
-  const parentRecord = agent.currentCredentialId === null ? undefined : ctx.stores.credentials.get(agent.currentCredentialId);
+  const parentRecord = currentCredential(ctx, agent);
   if (!parentRecord) throw apiError('NO_CURRENT_CREDENTIAL', `${did} has no current credential to delegate from`, { agentDid: did });
   refuseUnusableParent(parentRecord);
   const delegator = await serverSigningIdentity(ctx, did);

@@ -78,9 +78,30 @@ describe('POST /v1/agents/:did/vp', () => {
     expect((await issuer.call(agentPath(agentDid, '/vp'), { admin: true, body: { targetService: 'has space' } })).status).toBe(400);
     expect((await issuer.call(agentPath(agentDid, '/vp'), { admin: true, body: {} })).status).toBe(400);
     expect((await issuer.call(agentPath(agentDid, '/vp'), { body: { targetService: TARGET } })).status).toBe(401);
-    const foreign = await issuer.call(agentPath(agentDid, '/vp'), { admin: true, body: { targetService: TARGET, credentialId: `urn:uuid:${crypto.randomUUID()}` } });
-    expect(foreign.status).toBe(409);
-    expect(foreign.json.error.code).toBe('NO_CURRENT_CREDENTIAL');
+    const unknown = await issuer.call(agentPath(agentDid, '/vp'), { admin: true, body: { targetService: TARGET, credentialId: `urn:uuid:${crypto.randomUUID()}` } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.error.code).toBe('CREDENTIAL_NOT_FOUND');
+    const another = await onboardServerAgent(issuer);
+    const foreign = await issuer.call(agentPath(agentDid, '/vp'), { admin: true, body: { targetService: TARGET, credentialId: another.vcId } });
+    expect(foreign.status).toBe(404);
+    expect(foreign.json.error.code).toBe('CREDENTIAL_NOT_FOUND');
+  });
+
+  it('takes credentialId as the full urn:uuid or the bare UUID, like a path {vcId}', async () => {
+    const { agentDid, vcId } = await onboardServerAgent(issuer);
+    for (const credentialId of [vcId, vcId.slice('urn:uuid:'.length).toUpperCase()]) {
+      const res = await issuer.call(agentPath(agentDid, '/vp'), { admin: true, body: { targetService: TARGET, credentialId } });
+      expect(res.status, credentialId).toBe(200);
+      expect(res.json.verifiableCredential[0].id).toBe(vcId);
+    }
+  });
+
+  it('is 409 NO_CURRENT_CREDENTIAL when the agent has no credential to present', async () => {
+    const { agentDid } = await onboardServerAgent(issuer);
+    issuer.running.ctx.db.sqlite.prepare('UPDATE agents SET current_credential_id = NULL WHERE did = ?').run(agentDid);
+    const res = await issuer.call(agentPath(agentDid, '/vp'), { admin: true, body: { targetService: TARGET } });
+    expect(res.status).toBe(409);
+    expect(res.json.error.code).toBe('NO_CURRENT_CREDENTIAL');
   });
 });
 
