@@ -17,6 +17,7 @@ import { apiError } from '../http/errors.ts';
 import type { AgentRecord } from '../storage/agents-store.ts';
 import type { CredentialRecord } from '../storage/credentials-store.ts';
 import { refuseIfDeactivated, serverSigningIdentity } from './custody.ts';
+import { requireUsableDid } from './dids.ts';
 import type { AgentDetail, AgentInfo } from '../../wallet/client/issuer-client.ts';
 import { credentialState, credentialView, normalizeVcId, type CredentialState, type CredentialView } from './credentials.ts';
 
@@ -149,6 +150,7 @@ export async function delegateFor(ctx: IssuerContext, did: string, input: Delega
   if (!isDid(input.delegateeDid)) {
     throw apiError('VALIDATION_FAILED', 'delegateeDid must be a DID', { details: [{ path: 'json.delegateeDid', message: 'not a DID' }] });
   }
+  requireUsableDid(input.delegateeDid);
   const parentRecord = currentCredential(ctx, agent);
   if (!parentRecord) throw apiError('NO_CURRENT_CREDENTIAL', `${did} has no current credential to delegate from`, { agentDid: did });
   refuseUnusableParent(parentRecord);

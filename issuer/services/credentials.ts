@@ -18,6 +18,7 @@ import { newUrnUuid } from '../../wallet/vc/identity.ts';
 import { VerificationError } from '../../wallet/vc/reasons.ts';
 import type { AgentCredential } from '../../wallet/vc/types.ts';
 import type { IssuerContext } from '../context.ts';
+import { requireUsableDid } from './dids.ts';
 import { apiError } from '../http/errors.ts';
 import type { CredentialRecord, NewCredential } from '../storage/credentials-store.ts';
 import type { AgentTerms } from '../storage/agents-store.ts';
@@ -187,7 +188,7 @@ function termsOf(credential: AgentCredential): AgentTerms {
  */
 export async function issueDirect(ctx: IssuerContext, input: DirectIssueInput, actor: string): Promise<CredentialView> {
   const terms: AgentCredentialTerms = {
-    subjectDid: input.subjectDid,
+    subjectDid: requireUsableDid(input.subjectDid),
     privilegeScopes: input.privilegeScopes,
     delegationDepth: input.delegationDepth,
     domains: input.domains ?? null,

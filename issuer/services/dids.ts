@@ -22,6 +22,7 @@ import { encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
 import type { JsonObject } from '../../wallet/crypto/jcs.ts';
 import { didKeyDocument, didKeyFromPublicKey, publicKeyFromDidKey } from '../../wallet/did/key.ts';
 import { parseDid } from '../../wallet/did/parse.ts';
+import { didWebToUrl } from '../../wallet/did/web.ts';
 import { ed25519KeyFromMultibase } from '../../wallet/did/public-key.ts';
 import type { DidDocument, DidResolutionResult, Service, ServiceEndpoint } from '../../wallet/did/types.ts';
 import type { IssuerContext } from '../context.ts';
@@ -92,6 +93,23 @@ export function requireDid(value: string): string {
   }
   if (parsed.did !== value) throw apiError('INVALID_DID', 'expected a DID without path, query or fragment');
   return parsed.did;
+}
+
+/**
+ * `requireDid`, and for the methods every verifier knows, a DID that names something: a did:key
+ * must decode to an Ed25519 key (did:key §3.1), a did:web's host and path must make a URL
+ * (did:web §3.2; any host, since it may be this issuer's own). A credential signed for any
+ * other would name a subject no verifier can resolve. 400 INVALID_DID.
+ */
+export function requireUsableDid(value: string): string {
+  const did = requireDid(value);
+  try {
+    if (did.startsWith('did:key:')) publicKeyFromDidKey(did);
+    else if (did.startsWith('did:web:')) didWebToUrl(did, { allowHttpLoopback: true, allowPrivateNetwork: true });
+  } catch (error) {
+    throw apiError('INVALID_DID', `${did.slice(0, 200)} cannot be resolved: ${(error as Error).message}`);
+  }
+  return did;
 }
 
 function hostedOrThrow(ctx: IssuerContext, did: string): HostedDidRecord {

@@ -184,6 +184,13 @@ describe('POST /v1/agents/:did/delegations', () => {
     const missing = await issuer.call(agentPath(parent.agentDid, '/delegations'), { admin: true, body: { delegateeDid: newIdentity().did, scopes: ['files:read'] } });
     expect(missing.status).toBe(400);
     expect(missing.json.error.details[0].path).toBe('json.lifetimeSeconds');
+    // DIDs that parse but name nothing a verifier could resolve: no delegation is signed for them.
+    for (const delegateeDid of ['did:key:zzzz', 'did:key:z6LSbysY2xFMRpGMhb7tFTLMpeuPRaqaWM1yECx2AtzE3KCc', 'did:web:%E0%A4', 'did:web:example.com:%2E%2E']) {
+      const refused = await issuer.call(agentPath(parent.agentDid, '/delegations'), { admin: true, body: { delegateeDid, scopes: ['files:read'], lifetimeSeconds: 600 } });
+      expect(refused.status, delegateeDid).toBe(400);
+      expect(refused.json.error.code, delegateeDid).toBe('INVALID_DID');
+    }
+    expect(issuer.running.ctx.audit.list({ event: 'DELEGATION_ISSUED', agentDid: parent.agentDid }).records).toHaveLength(0);
   });
 
   it('signs nothing from a suspended credential (409) or for a deactivated agent DID (410)', async () => {

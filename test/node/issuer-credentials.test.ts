@@ -49,6 +49,18 @@ describe('POST /v1/vcs (direct issuance)', () => {
     expect(again.json.verifiableCredential.credentialSubject.domains).toBeUndefined();
   });
 
+  it('refuses a subject DID that parses but names nothing a verifier could resolve (400 INVALID_DID), and signs nothing', async () => {
+    const before = issuer.running.ctx.audit.list({ event: 'CREDENTIAL_ISSUED', limit: 500 }).records.length;
+    for (const subjectDid of ['did:key:zzzz', 'did:key:z6LSbysY2xFMRpGMhb7tFTLMpeuPRaqaWM1yECx2AtzE3KCc', 'did:web:%E0%A4', 'did:web:exa_mple.com']) {
+      const res = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid, privilegeScopes: ['calendar:read'], delegationDepth: 0 } });
+      expect(res.status, subjectDid).toBe(400);
+      expect(res.json.error.code, subjectDid).toBe('INVALID_DID');
+    }
+    expect(issuer.running.ctx.audit.list({ event: 'CREDENTIAL_ISSUED', limit: 500 }).records).toHaveLength(before);
+    // Any other method is the operator's to vouch for: it only has to be a DID.
+    expect((await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: 'did:example:agent-7', privilegeScopes: ['calendar:read'], delegationDepth: 0 } })).status).toBe(201);
+  });
+
   it('makes the new credential the current one of an enrolled agent', async () => {
     const { agentDid, vcId } = await onboardServerAgent(issuer);
     const res = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: agentDid, privilegeScopes: ['files:read'], delegationDepth: 0, domains: [TARGET] } });
