@@ -22,6 +22,7 @@ import { assertConformingCredential } from '../../wallet/vc/conformance.ts';
 import { VC_V2_CONTEXT } from '../../wallet/vc/context.ts';
 import { newUrnUuid } from '../../wallet/vc/identity.ts';
 import { CREDENTIAL_TYPES, MAX_STATUS_ENTRIES, statusEntries } from '../../wallet/vc/parse.ts';
+import { isDid } from '../../wallet/did/parse.ts';
 import type { StatusEntry } from '../../wallet/vc/types.ts';
 import { clipText } from '../audit.ts';
 import type { IssuerContext } from '../context.ts';
@@ -61,7 +62,7 @@ function isObject(value: unknown): value is Json {
 
 function didOfIssuer(issuer: unknown): string | undefined {
   const id = isObject(issuer) ? issuer.id : issuer;
-  return typeof id === 'string' && id.startsWith('did:') ? id : undefined;
+  return isDid(id) ? id : undefined;
 }
 
 function problem(check: string, error: unknown): VcApiProblem {

@@ -113,6 +113,11 @@ describe('POST /credentials/verify', () => {
     const malformed = await issuer.call('/credentials/verify', { body: { verifiableCredential: { type: 'nothing' } } });
     expect(malformed.status).toBe(400);
     expect(malformed.json.errors[0].code).toBe('MALFORMED');
+    // URLs that only start like a DID (DID Core §3.1) are not resolved at all.
+    for (const notDid of ['did:example:a:', 'did:example:%zz', 'did:Example:a']) {
+      const res = await issuer.call('/credentials/verify', { body: { verifiableCredential: { ...expired, issuer: notDid } } });
+      expect(res.json.errors, notDid).toEqual([{ check: 'shape', code: 'MALFORMED', message: 'issuer must be a DID' }]);
+    }
     expect((await issuer.call('/credentials/verify', { body: {} })).json.error.code).toBe('VALIDATION_FAILED');
   });
 
