@@ -329,6 +329,41 @@ describe('verifyPresentation — refused', () => {
     expect(!result.valid && result.message).toMatch(/a DelegationGrantCredential has no parentCredential/);
   });
 
+  it('MALFORMED: an AgentCredential naming a parentCredential, and a parentCredential of the wrong shape (docs/protocol.md §Delegated credential)', async () => {
+    const { proof: _proof, ...unsignedRoot } = root;
+    const parented = await signRaw({ ...unsignedRoot, parentCredential: { id: root.id, digestMultibase: credentialDigest(root) } }, platform);
+    expectRefused(await verifyPresentation(await present(agent, [parented]), options()), 'MALFORMED', 'presentation');
+    const child = await delegate(root, { delegator: agent, delegateeDid: subAgent.did, scopes: ['files:read'], domains: [TARGET] });
+    const { proof: _childProof, ...unsignedChild } = child;
+    for (const parentCredential of [{ id: '', digestMultibase: credentialDigest(root) }, { id: 'https://example.com/1', digestMultibase: credentialDigest(root) }, { id: root.id, digestMultibase: '' }, 'urn:uuid:x']) {
+      const odd = await signRaw({ ...unsignedChild, parentCredential } as never, agent);
+      expectRefused(await verifyPresentation(await present(subAgent, [odd, root]), options()), 'MALFORMED', 'presentation');
+    }
+    // Well formed but naming another parent: a broken link, judged in check 4.
+    const other = await signRaw({ ...unsignedChild, parentCredential: { id: `urn:uuid:${crypto.randomUUID()}`, digestMultibase: credentialDigest(root) } }, agent);
+    expectRefused(await verifyPresentation(await present(subAgent, [other, root]), options()), 'CHAIN_BROKEN', 'chain');
+  });
+
+  it('accepts the Mandate type listed twice and a URN:UUID prefix in capitals; two Mandate types are MALFORMED (docs/protocol.md §Common envelope)', async () => {
+    const { proof: _proof, ...unsignedRoot } = root;
+    const twice = await signRaw({ ...unsignedRoot, type: ['VerifiableCredential', 'AgentCredential', 'AgentCredential'] }, platform);
+    expect((await verifyPresentation(await present(agent, [twice]), options())).valid).toBe(true);
+    const capitals = await signRaw({ ...unsignedRoot, id: root.id.replace('urn:uuid:', 'URN:UUID:').toUpperCase() }, platform);
+    expect((await verifyPresentation(await present(agent, [capitals]), options())).valid).toBe(true);
+    const two = await signRaw({ ...unsignedRoot, type: ['VerifiableCredential', 'AgentCredential', 'DelegationGrantCredential'] }, platform);
+    expectRefused(await verifyPresentation(await present(agent, [two]), options()), 'MALFORMED', 'presentation');
+  });
+
+  it('MALFORMED: a presentation proof over maxPresentationBytes on its own, though the rest is small', async () => {
+    const vp = await present(agent, [root]);
+    const padded = { ...vp, proof: { ...vp.proof, note: 'x'.repeat(66 * 1024) } };
+    const result = await verifyPresentation(padded, options());
+    expectRefused(result, 'MALFORMED', 'presentation');
+    expect(!result.valid && result.message).toMatch(/65536 bytes/);
+    // Under the limit, the extra member is just a signature that no longer verifies.
+    expectRefused(await verifyPresentation({ ...vp, proof: { ...vp.proof, note: 'x'.repeat(1024) } }, options()), 'VP_SIGNATURE_INVALID', 'presentation');
+  });
+
   it('MALFORMED: a @context other than [v2, Mandate] or [v2] — such as one appended after signing, which the proofs alone would let through', async () => {
     const extra = 'https://attacker.example/ctx';
     const { proof: _proof, ...unsignedRoot } = root;
@@ -711,6 +746,19 @@ describe('verifyPresentation — refused', () => {
     const beyondConsent = await craftedGrant(provider, { id: agent.did, privilegeScopes: ['files'], onBehalfOf: user.did, consent: forAgent });
     expectRefused(await verifyPresentation(await present(agent, [root, beyondConsent]), trusting), 'SCOPE_ESCALATION', 'chain');
     await expect(issueGrant({ provider, agentDid: agent.did, privilegeScopes: ['files'], consent: forAgent, ceiling: ['files'] })).rejects.toMatchObject({ code: 'SCOPE_ESCALATION' });
+  });
+
+  it("resolves a grant's onBehalfOf in check 2, and a consent user who is someone else in check 3 (docs/protocol.md §Order within the checks)", async () => {
+    const provider = newIdentity();
+    const user = newIdentity();
+    const trusting = options({ trustedGrantIssuers: [provider.did] });
+    const ghost = testIdentity(`ghost-${crypto.randomUUID()}`); // never registered: does not resolve
+    const byGhost = await createConsent({ user: ghost, agentDid: agent.did, providerDid: provider.did, privilegeScopes: ['files:read'], challenge: 'c-8' });
+    const ghostConsent = await craftedGrant(provider, { id: agent.did, privilegeScopes: ['files:read'], onBehalfOf: user.did, consent: byGhost });
+    expectRefused(await verifyPresentation(await present(agent, [root, ghostConsent]), trusting), 'DID_RESOLUTION_FAILED', 'credentials');
+    const forUser = await createConsent({ user, agentDid: agent.did, providerDid: provider.did, privilegeScopes: ['files:read'], challenge: 'c-9' });
+    const ghostBehalf = await craftedGrant(provider, { id: agent.did, privilegeScopes: ['files:read'], onBehalfOf: ghost.did, consent: forUser });
+    expectRefused(await verifyPresentation(await present(agent, [root, ghostBehalf]), trusting), 'DID_RESOLUTION_FAILED', 'dids');
   });
 
   it('INSUFFICIENT_SCOPE: a required scope outside the effective scopes', async () => {

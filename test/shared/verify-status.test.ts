@@ -364,6 +364,25 @@ describe('status lists in verifyPresentation', () => {
     expectReason(await verifyPresentation(await withRefresh(), { ...trusting, requireCredentialStatus: true }), 'STATUS_UNAVAILABLE');
   });
 
+  it('requireCredentialStatus looks at every credential before any list is read: a revoked root beside an irrevocable grant is STATUS_UNAVAILABLE', async () => {
+    const revocation = await publishedList('revocation');
+    const { credential, indexes } = await credentialOn(revocation);
+    setStatus(revocation.list, indexes[0] as number, 1);
+    await revocation.publish();
+    const provider = newIdentity();
+    const consent = await createConsent({ user: newIdentity(), agentDid: agent.did, providerDid: provider.did, privilegeScopes: ['files:read'], challenge: 'g-o' });
+    const grant = await issueGrant({ provider, agentDid: agent.did, privilegeScopes: ['files:read'], consent, ceiling: ['files'] });
+    const vp = await signPresentation({ holder: agent, credentials: [credential, grant], challenge: 'n', domain: TARGET });
+    const trusting = { trustedIssuers: [platform.did], trustedGrantIssuers: [provider.did], expectedDomain: TARGET, resolver };
+    let fetches = 0;
+    const statusLists = client({ fetch: (input, init) => (fetches++, fetch(input, init)) });
+    expectReason(await verifyPresentation(vp, { ...trusting, statusLists }), 'CREDENTIAL_REVOKED');
+    fetches = 0;
+    const required = await verifyPresentation(vp, { ...trusting, statusLists: client({ fetch: (input, init) => (fetches++, fetch(input, init)) }), requireCredentialStatus: true });
+    expectReason(required, 'STATUS_UNAVAILABLE');
+    expect(fetches).toBe(0);
+  });
+
   it('concurrent verifications share one fetch of a list', async () => {
     const revocation = await publishedList('revocation');
     const { credential } = await credentialOn(revocation);

@@ -503,12 +503,16 @@ async function run(
   enter('status');
   const statusAges: SourceAge[] = [];
   const lookups: Array<{ credential: MandateCredential; entry: StatusEntry; pending: Promise<Settled<StatusCheckResult>> }> = [];
-  for (const [i, credential] of credentials.entries()) {
-    const entries = statusEntries(credential);
-    if (options.requireCredentialStatus === true && !('parentCredential' in credential) && !entries.some((e) => e.statusPurpose === 'revocation' || e.statusPurpose === 'suspension')) {
+  const entriesOf = credentials.map(statusEntries);
+  // A credential that can never be revoked decides the verdict: judged before any list is fetched.
+  if (options.requireCredentialStatus === true) {
+    for (const [i, credential] of credentials.entries()) {
+      if ('parentCredential' in credential || entriesOf[i]?.some((e) => e.statusPurpose === 'revocation' || e.statusPurpose === 'suspension')) continue;
       throw new VerificationError('STATUS_UNAVAILABLE', `${credential.id} carries no revocation or suspension status entry, and this verifier requires one`);
     }
-    for (const entry of entries) {
+  }
+  for (const [i, credential] of credentials.entries()) {
+    for (const entry of entriesOf[i] ?? []) {
       const client = options.statusLists;
       const pending = client
         ? settle(() => client.check(entry, issuers[i] as string, now))
