@@ -46,15 +46,15 @@ interface StepView {
 
 const CHALLENGE_PATH = '/.well-known/mandate/challenge';
 /** The verifier's checks in the order it runs them (wallet/vc/verify.ts). */
-const CHECK_ORDER = ['presentation', 'replay', 'dids', 'credentials', 'chain', 'scopes', 'status'] as const;
+const CHECK_ORDER = ['presentation', 'dids', 'credentials', 'chain', 'scopes', 'status', 'replay'] as const;
 const CHECK_LABELS: Record<(typeof CHECK_ORDER)[number], string> = {
   presentation: "presentation: holder's signature, challenge, domain = target, lifetime",
-  replay: 'replay: presentation id not seen before',
   dids: 'DIDs resolved (issuer did:web, agents did:key, provider, user)',
-  credentials: "credentials' signatures and validity; root issued by the trusted issuer",
-  chain: 'delegation chain: each link narrower (scopes, depth, domains, time); grants',
+  credentials: "credentials' signatures and validity",
+  chain: 'delegation chain: root from the trusted issuer, each link narrower (scopes, depth, domains, time); grants',
   scopes: 'scopes: effective scopes cover the route; target in the leaf’s domains',
   status: 'status lists: not revoked (issuer’s list and provider’s list)',
+  replay: 'replay: challenge and presentation id not seen before (last: a refusal uses up nothing)',
 };
 
 function element<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {

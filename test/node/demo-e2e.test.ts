@@ -104,6 +104,12 @@ describe('npm run demo', () => {
     expect(await revoked.getAttribute('data-verdict')).toBe('denied');
     expect(await revoked.textContent()).toContain('CREDENTIAL_REVOKED');
     expect(await page.locator('#step-6').getAttribute('data-state')).toBe('done');
+    // The verifier's checks in the order it runs them: each passed, then the failed one, then none reached.
+    for (const list of await page.locator('#step-6 .checks').all()) {
+      const marks = (await list.locator('li').evaluateAll((items) => items.map((li) => li.getAttribute('data-ok')))).join(' ');
+      expect(marks).toMatch(/^(true )*false( skipped)*$/);
+      expect(await list.locator('li').last().textContent()).toContain('replay');
+    }
     await shot('denied', 'step-6');
 
     await run('step-7', 'run-7');
