@@ -205,7 +205,8 @@ async function main(): Promise<void> {
     if (!denied) fail(`expected ${expected}, got ${call.status} ${reason}`);
   };
 
-  const steps: Array<{ title: string; text: string; buttons: Array<{ label: string; run: (view: StepView) => Promise<void> }> }> = [
+  /** `repeatable`: a read-only step, which may be run again (each run replaces what the last one showed). */
+  const steps: Array<{ title: string; text: string; buttons: Array<{ label: string; repeatable?: boolean; run: (view: StepView) => Promise<void> }> }> = [
     {
       title: '1 · The operator mints an enrollment token',
       text: 'The demo runner mints it server-side with the issuer’s admin key (which never reaches this page) and hands the page the single-use token: scopes files:read files:write, delegation depth 2, domain limited to the provider.',
@@ -402,18 +403,24 @@ async function main(): Promise<void> {
       buttons: [
         {
           label: 'Show the audit trail',
+          repeatable: true,
           run: async (view) => {
             const answer = (await getJson(await fetch('/operator/audit', { cache: 'no-store' }))) as {
               chain: { intact: boolean; count: number; brokenAt?: number };
               records: Array<{ seq: number; at: string; event: string; actor: string; agentDid?: string; reason?: string; data?: Record<string, unknown> }>;
             };
-            const refusals = answer.records.filter((r) => /denied|refus|revok/i.test(`${r.event} ${r.reason ?? ''} ${JSON.stringify(r.data ?? {})}`));
-            view.body.append(
-              renderChecks([
-                { check: 'hash chain intact', ok: answer.chain.intact, detail: answer.chain.intact ? `${answer.chain.count} records` : `broken at record ${answer.chain.brokenAt ?? '?'}` },
-                { check: 'refusals recorded with their reason codes', ok: refusals.some((r) => JSON.stringify(r).includes('SCOPE_ESCALATION')) && refusals.some((r) => JSON.stringify(r).includes('CREDENTIAL_REVOKED')) },
-              ]),
-            );
+            // This page's refusals only: the issuer may hold earlier runs of the story.
+            const sub = state.sub?.did;
+            const refusals = answer.records.filter((r) => sub !== undefined && r.agentDid === sub && /denied|refus|revok/i.test(`${r.event} ${r.reason ?? ''} ${JSON.stringify(r.data ?? {})}`));
+            const checks = [
+              { check: 'hash chain intact', ok: answer.chain.intact, detail: answer.chain.intact ? `${answer.chain.count} records` : `broken at record ${answer.chain.brokenAt ?? '?'}` },
+              {
+                check: 'this story’s refusals recorded with their reason codes',
+                ok: refusals.some((r) => JSON.stringify(r).includes('SCOPE_ESCALATION')) && refusals.some((r) => JSON.stringify(r).includes('CREDENTIAL_REVOKED')),
+                ...(sub === undefined ? { detail: 'run steps 1–6 first' } : {}),
+              },
+            ];
+            view.body.append(renderChecks(checks));
             const table = element('table', { id: 'audit-table' });
             const head = element('tr');
             for (const h of ['#', 'time', 'event', 'actor', 'agent', 'reason / result']) head.append(element('th', { scope: 'col' }, h));
@@ -426,6 +433,7 @@ async function main(): Promise<void> {
               (table.lastChild as HTMLElement).append(row);
             }
             view.body.append(table, renderJson('GET /v1/audit (raw)', answer));
+            if (checks.some((c) => !c.ok)) fail(`not yet: ${checks.filter((c) => !c.ok).map((c) => c.check).join('; ')}`);
           },
         },
       ],
@@ -438,14 +446,20 @@ async function main(): Promise<void> {
     section.append(element('h2', { id: `step-${i + 1}-title` }, step.title), element('p', {}, step.text));
     const body = element('div', { class: 'result', 'aria-live': 'polite' });
     const view: StepView = { section, buttons: [], body };
+    const succeeded = new Set<number>();
     step.buttons.forEach((b, j) => {
       const button = element('button', { type: 'button', id: `run-${i + 1}${step.buttons.length > 1 ? String.fromCharCode(97 + j) : ''}` }, b.label);
       button.addEventListener('click', () => {
         button.disabled = true;
         section.dataset.state = 'running';
+        // A retry starts clean: the last attempt's error no longer applies.
+        if (b.repeatable) body.replaceChildren();
+        else for (const stale of body.querySelectorAll('p.error')) stale.remove();
         b.run(view).then(
           () => {
-            section.dataset.state = j === step.buttons.length - 1 ? 'done' : 'partial';
+            succeeded.add(j);
+            section.dataset.state = succeeded.size === step.buttons.length ? 'done' : 'partial';
+            if (b.repeatable) button.disabled = false;
           },
           (error: unknown) => {
             section.dataset.state = 'failed';

@@ -63,6 +63,12 @@ describe('npm run demo', () => {
     await expect.poll(() => page.locator('#verifier-status').getAttribute('data-state'), { timeout: 20_000 }).toBe('ready');
     await expect.poll(() => page.locator('[data-party="issuer"]').textContent()).toBe(demo.issuer.ctx.issuer.did);
 
+    // Step 7 before the story: the trail is shown, but it holds no refusal of this page's yet.
+    await page.click('#run-7');
+    await expect.poll(() => page.locator('#step-7').getAttribute('data-state')).toBe('failed');
+    expect(await page.locator('#step-7 .error').textContent()).toContain('this story’s refusals');
+    expect(await page.locator('#run-7').isEnabled()).toBe(true);
+
     await run('step-1', 'run-1');
     expect(await page.locator('#step-1 pre').last().textContent()).toMatch(/"token"/);
     expect(await page.locator('#step-1 .checks li[data-ok="true"]').count()).toBe(2);
@@ -118,6 +124,10 @@ describe('npm run demo', () => {
     expect(auditText).toContain('SCOPE_ESCALATION');
     expect(auditText).toContain('CREDENTIAL_REVOKED');
     expect(await page.locator('#step-7 .checks li[data-ok="true"]').count()).toBe(2);
+    expect(await page.locator('#step-7 .error').count()).toBe(0); // the early attempt's error is gone
+    // Read-only, so it can be shown again: the new trail replaces the old one.
+    await run('step-7', 'run-7');
+    expect(await page.locator('#audit-table').count()).toBe(1);
     await shot('audit', 'step-7');
     await shot('full');
 
