@@ -25,6 +25,7 @@ import { startIssuer, type RunningIssuer } from '../issuer/server.ts';
 import { randomBytes } from '../wallet/crypto/bytes.ts';
 import { encodeBase64url } from '../wallet/crypto/multikey.ts';
 import { IssuerClient } from '../wallet/client/issuer-client.ts';
+import { isIssuerApiError } from '../wallet/client/errors.ts';
 import { buildVerifierBundles } from '../verifier-worker/build.ts';
 import { createDemoProvider, type DemoProvider } from './provider.ts';
 import { buildStrictPage } from '../console/build.ts';
@@ -104,106 +105,126 @@ function errorJson(code: string, message: string, status: 400 | 404 | 502): Resp
 }
 
 export async function startDemo(options: StartDemoOptions = {}): Promise<RunningDemo> {
-  const tempDirs: string[] = [];
-  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'mandate-demo-')));
-  if (options.dataDir === undefined) tempDirs.push(dataDir);
-  else await mkdir(dataDir, { recursive: true });
-  const buildDir = options.buildDir ?? (await mkdtemp(join(tmpdir(), 'mandate-demo-build-')));
-  if (options.buildDir === undefined) tempDirs.push(buildDir);
-  await buildDemoPage(buildDir);
-
-  const adminKey = encodeBase64url(randomBytes(32));
-  const issuer = await startIssuer({
-    port: 0,
-    config: loadConfig({
-      NODE_ENV: 'development',
-      LOG_LEVEL: 'silent',
-      HOST: '127.0.0.1',
-      SERVICE_SQLITE_PATH: join(dataDir, 'issuer.db'),
-      SERVICE_ADMIN_API_KEY: adminKey,
-      SERVICE_STATUS_LIST_TTL_SECONDS: '1',
-    }),
-  });
-  const operator = new IssuerClient({ baseUrl: issuer.url, adminKey, allowInsecureHttp: true });
-  const issuerDid = issuer.ctx.issuer.did;
-
-  // The page origin's port must be known before the provider is built (its status list URL names it).
-  const app = new Hono();
-  let handler: (request: Request) => Response | Promise<Response> = () => errorJson('STARTING', 'the demo is starting', 502);
-  app.all('*', (c) => handler(c.req.raw));
-  let server: ServerType;
+  // Each step registers how to undo itself, so a failed start leaves nothing behind (the data
+  // directory holds the issuer's secrets), and close() undoes them all, in reverse.
+  const undo: Array<() => Promise<unknown>> = [];
+  const release = async () => {
+    for (const step of [...undo].reverse()) await step();
+  };
   try {
-    server = await listen(app, options.port ?? 5173);
-  } catch (error) {
-    await issuer.close();
-    throw error;
-  }
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const provider = await createDemoProvider({ origin, target: DEMO_TARGET, issuerDid, issuerUrl: issuer.url, offeredScopes: DEMO_SCOPES });
-  const csp = contentSecurityPolicy(issuer.url);
+    const tempDir = async (prefix: string) => {
+      const dir = await mkdtemp(join(tmpdir(), prefix));
+      undo.push(() => rm(dir, { recursive: true, force: true }));
+      return dir;
+    };
+    const dataDir = options.dataDir ?? (await tempDir('mandate-demo-'));
+    if (options.dataDir !== undefined) await mkdir(dataDir, { recursive: true });
+    const buildDir = options.buildDir ?? (await tempDir('mandate-demo-build-'));
 
-  const routes = new Hono();
-  // The same bound as the provider's: no request of this demo needs more.
-  routes.use('*', bodyLimit({ maxSize: 32 * 1024, onError: (c) => c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'request bodies are limited to 32 KiB' } }, 413) }));
-  routes.get('/demo/config.json', (c) =>
-    c.json({ issuerDid, issuerUrl: issuer.url, issuerRelay: `${origin}/issuer`, providerDid: provider.did, target: DEMO_TARGET, scopes: DEMO_SCOPES }, 200, { 'cache-control': 'no-store' }),
-  );
-  routes.post('/operator/enrollment-token', async (c) => {
-    const request = { requestedScopes: [...DEMO_SCOPES], maxDelegationDepth: 2, requestedDomains: [DEMO_TARGET], ttlSeconds: 900 };
-    const token = await operator.mintEnrollmentToken(request);
-    return c.json({ request, response: token }, 201, { 'cache-control': 'no-store' });
-  });
-  routes.post('/operator/revoke', async (c) => {
-    const body: unknown = await c.req.json().catch(() => undefined);
-    const vcId = typeof body === 'object' && body !== null ? (body as { vcId?: unknown }).vcId : undefined;
-    if (typeof vcId !== 'string' || vcId.length > 256) return errorJson('MALFORMED', 'expected {vcId}', 400);
-    const revoked = await operator.revoke(vcId, { reason: 'demo: the operator revokes the agent' });
-    const { verifiableCredential: _omitted, ...view } = revoked;
-    return c.json(view);
-  });
-  routes.get('/operator/audit', async (c) => {
-    const [page, chain] = await Promise.all([operator.audit({ limit: 200 }), operator.verifyAuditChain()]);
-    return c.json({ chain, records: [...page.records].sort((a, b) => a.seq - b.seq) }, 200, { 'cache-control': 'no-store' });
-  });
-  routes.all('/issuer/*', async (c) => {
-    const path = c.req.path.slice('/issuer'.length);
-    if (!RELAYED.has(`${c.req.method} ${path}`)) return errorJson('NOT_RELAYED', 'the demo relays only the onboarding endpoints', 404);
-    const init: RequestInit = { method: c.req.method, headers: { 'content-type': 'application/json' } };
-    if (c.req.method === 'POST') init.body = await c.req.text();
-    try {
-      const answer = await fetch(issuer.url + path, init);
-      return new Response(answer.body, { status: answer.status, headers: { 'content-type': answer.headers.get('content-type') ?? 'application/json', 'cache-control': 'no-store' } });
-    } catch {
-      return errorJson('ISSUER_UNREACHABLE', 'the issuer did not answer', 502);
-    }
-  });
-  routes.route('/', provider.app);
-  routes.get('*', async (c) => (await staticFile(buildDir, c.req.path, csp)) ?? errorJson('NOT_FOUND', 'no such page', 404));
-  routes.onError((error) => Response.json({ error: { code: 'DEMO_ERROR', message: error.message } }, { status: 500 }));
-  handler = (request) => routes.fetch(request);
-
-  let closing: Promise<void> | undefined;
-  return {
-    url: `${origin}/`,
-    issuer,
-    provider,
-    close() {
-      closing ??= (async () => {
-        await new Promise<void>((resolve) => {
+    // The port first, so that a busy one fails at once rather than after the build; the page
+    // origin must also be known before the provider is built (its status list URL names it).
+    const app = new Hono();
+    let handler: (request: Request) => Response | Promise<Response> = () => errorJson('STARTING', 'the demo is starting', 502);
+    app.all('*', (c) => handler(c.req.raw));
+    const server = await listen(app, options.port ?? 5173);
+    undo.push(
+      () =>
+        new Promise<void>((resolve) => {
           server.close(() => resolve());
           (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-        });
-        await issuer.close();
-        for (const dir of tempDirs) await rm(dir, { recursive: true, force: true });
-      })();
-      return closing;
-    },
-  };
+        }),
+    );
+
+    await buildDemoPage(buildDir);
+    const adminKey = encodeBase64url(randomBytes(32));
+    const issuer = await startIssuer({
+      port: 0,
+      config: loadConfig({
+        NODE_ENV: 'development',
+        LOG_LEVEL: 'silent',
+        HOST: '127.0.0.1',
+        SERVICE_SQLITE_PATH: join(dataDir, 'issuer.db'),
+        SERVICE_ADMIN_API_KEY: adminKey,
+        SERVICE_STATUS_LIST_TTL_SECONDS: '1',
+      }),
+    });
+    undo.push(() => issuer.close());
+    const operator = new IssuerClient({ baseUrl: issuer.url, adminKey, allowInsecureHttp: true });
+    const issuerDid = issuer.ctx.issuer.did;
+
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const provider = await createDemoProvider({ origin, target: DEMO_TARGET, issuerDid, issuerUrl: issuer.url, offeredScopes: DEMO_SCOPES });
+    const csp = contentSecurityPolicy(issuer.url);
+
+    const routes = new Hono();
+    // The same bound as the provider's: no request of this demo needs more.
+    routes.use('*', bodyLimit({ maxSize: 32 * 1024, onError: (c) => c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'request bodies are limited to 32 KiB' } }, 413) }));
+    routes.get('/demo/config.json', (c) =>
+      c.json({ issuerDid, issuerUrl: issuer.url, issuerRelay: `${origin}/issuer`, providerDid: provider.did, target: DEMO_TARGET, scopes: DEMO_SCOPES }, 200, { 'cache-control': 'no-store' }),
+    );
+    routes.post('/operator/enrollment-token', async (c) => {
+      const request = { requestedScopes: [...DEMO_SCOPES], maxDelegationDepth: 2, requestedDomains: [DEMO_TARGET], ttlSeconds: 900 };
+      const token = await operator.mintEnrollmentToken(request);
+      return c.json({ request, response: token }, 201, { 'cache-control': 'no-store' });
+    });
+    routes.post('/operator/revoke', async (c) => {
+      const body: unknown = await c.req.json().catch(() => undefined);
+      const vcId = typeof body === 'object' && body !== null ? (body as { vcId?: unknown }).vcId : undefined;
+      if (typeof vcId !== 'string' || vcId.length > 256) return errorJson('MALFORMED', 'expected {vcId}', 400);
+      const revoked = await operator.revoke(vcId, { reason: 'demo: the operator revokes the agent' });
+      const { verifiableCredential: _omitted, ...view } = revoked;
+      return c.json(view);
+    });
+    routes.get('/operator/audit', async (c) => {
+      const [page, chain] = await Promise.all([operator.audit({ limit: 200 }), operator.verifyAuditChain()]);
+      return c.json({ chain, records: [...page.records].sort((a, b) => a.seq - b.seq) }, 200, { 'cache-control': 'no-store' });
+    });
+    routes.all('/issuer/*', async (c) => {
+      const path = c.req.path.slice('/issuer'.length);
+      if (!RELAYED.has(`${c.req.method} ${path}`)) return errorJson('NOT_RELAYED', 'the demo relays only the onboarding endpoints', 404);
+      const init: RequestInit = { method: c.req.method, headers: { 'content-type': 'application/json' } };
+      if (c.req.method === 'POST') init.body = await c.req.text();
+      try {
+        const answer = await fetch(issuer.url + path, init);
+        return new Response(answer.body, { status: answer.status, headers: { 'content-type': answer.headers.get('content-type') ?? 'application/json', 'cache-control': 'no-store' } });
+      } catch {
+        return errorJson('ISSUER_UNREACHABLE', 'the issuer did not answer', 502);
+      }
+    });
+    routes.route('/', provider.app);
+    routes.get('*', async (c) => (await staticFile(buildDir, c.req.path, csp)) ?? errorJson('NOT_FOUND', 'no such page', 404));
+    // The issuer's refusal (say, 404 for an unknown credential) passes through as it came.
+    routes.onError((error) =>
+      isIssuerApiError(error)
+        ? Response.json({ error: { code: error.code, message: error.message } }, { status: error.status })
+        : Response.json({ error: { code: 'DEMO_ERROR', message: error.message } }, { status: 500 }),
+    );
+    handler = (request) => routes.fetch(request);
+
+    let closing: Promise<void> | undefined;
+    return {
+      url: `${origin}/`,
+      issuer,
+      provider,
+      close: () => (closing ??= release()),
+    };
+  } catch (error) {
+    await release();
+    throw error;
+  }
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const port = process.env.DEMO_PORT === undefined ? undefined : Number(process.env.DEMO_PORT);
-  const demo = await startDemo({ ...(port === undefined ? {} : { port }), ...(process.env.DEMO_DATA_DIR ? { dataDir: process.env.DEMO_DATA_DIR } : {}) });
+  const demo = await startDemo({ ...(port === undefined ? {} : { port }), ...(process.env.DEMO_DATA_DIR ? { dataDir: process.env.DEMO_DATA_DIR } : {}) }).catch((error: unknown) => {
+    const inUse = (error as { code?: unknown }).code === 'EADDRINUSE';
+    process.stderr.write(
+      inUse
+        ? `mandate demo: port ${port ?? 5173} is in use (is the demo already running?); set DEMO_PORT to use another port\n`
+        : `mandate demo: failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(1);
+  });
   process.stderr.write(`Mandate demo: open ${demo.url}\n  issuer ${demo.issuer.url} (${demo.issuer.ctx.issuer.did})\n  provider ${demo.provider.did}\nCtrl-C to stop.\n`);
   const stop = () => void demo.close().then(() => process.exit(0), () => process.exit(1));
   process.once('SIGINT', stop);

@@ -5,7 +5,9 @@
 // CREDENTIAL_REVOKED (after the operator's revocation), and the audit trail shows both refusals
 // with an intact hash chain. Screenshots go to test/artifacts/. Any error in the page's console
 // fails the test, except the browser's own line for the two 403 answers the story provokes.
-import { mkdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright';
@@ -172,8 +174,29 @@ describe('npm run demo', () => {
     const badRevoke = await post('/operator/revoke', { vcId: 42 });
     expect(badRevoke.status).toBe(400);
     expect(((await badRevoke.json()) as { error: { code: string } }).error.code).toBe('MALFORMED');
+    // The issuer's own refusal passes through: an unknown credential is its 404, not a 500.
+    const unknown = await post('/operator/revoke', { vcId: `urn:uuid:${crypto.randomUUID()}` });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('CREDENTIAL_NOT_FOUND');
 
     // Static files never leave the build directory.
     expect((await fetch(new URL('/..%2f..%2fetc/passwd', demo.url))).status).toBe(404);
   });
+
+  it('on a busy port, says so in one line naming DEMO_PORT, and leaves no temp directory (they hold the secrets)', async () => {
+    const port = new URL(demo.url).port;
+    const demoDirs = () => readdirSync(tmpdir()).filter((name) => name.startsWith('mandate-demo-'));
+    const before = demoDirs();
+    await expect(startDemo({ port: Number(port) })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    expect(demoDirs()).toEqual(before);
+    const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, ['--import', 'tsx', 'demo/main.ts'], { env: { ...process.env, DEMO_PORT: port }, timeout: 60_000 }, (error, _stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stderr }),
+      );
+      child.stdin?.end();
+    });
+    expect(code).toBe(1);
+    expect(stderr).toBe(`mandate demo: port ${port} is in use (is the demo already running?); set DEMO_PORT to use another port\n`);
+    expect(demoDirs()).toEqual(before);
+  }, 90_000);
 });
