@@ -1,5 +1,5 @@
-/** `mandate vcs issue|revoke|renew|show`: the credential lifecycle (docs/api.md §Credentials). */
-import type { CredentialView } from '../../wallet/client/issuer-client.ts';
+/** `mandate vcs issue|revoke|suspend|reinstate|renew|show`: the credential lifecycle (docs/api.md §Credentials). */
+import type { CredentialView, StatusChangeView } from '../../wallet/client/issuer-client.ts';
 import type { CommandSpec } from '../command.ts';
 import { integerOption, listOption, requiredOption, stringOption, usage } from '../command.ts';
 import { EXIT } from '../errors.ts';
@@ -33,6 +33,35 @@ export function credentialText(view: CredentialView): string {
 }
 
 const vcIdArg = [{ name: 'vcId', description: 'the credential id (urn:uuid:…)' }] as const;
+
+/**
+ * The credentials a status action reached besides the one named: its renewals and predecessors,
+ * and for a revoked current credential the agent's others. The operator named one; all changed.
+ */
+function alsoChanged(verb: string, named: string, view: StatusChangeView): string {
+  const others = (view.changed ?? []).filter((id) => id !== view.vcId && id !== named);
+  return others.length === 0 ? '' : `Also ${verb} (${others.length}: renewals, predecessors or the agent's other credentials):\n${others.map((id) => `  ${id}`).join('\n')}\n`;
+}
+
+const reasonOption = { reason: { type: 'string', value: 'text', description: 'why (kept in the audit log)' } } as const;
+
+/** `vcs suspend` and `vcs reinstate`: the suspension list, either way. */
+function suspensionCommand(name: 'suspend' | 'reinstate', summary: string, verb: string): CommandSpec {
+  return {
+    path: ['vcs', name],
+    summary,
+    needs: 'admin',
+    args: vcIdArg,
+    options: reasonOption,
+    async run(ctx) {
+      const reason = stringOption(ctx.options, 'reason');
+      const named = ctx.args[0] as string;
+      const view = await ctx.client()[name](named, { ...(reason === undefined ? {} : { reason }), signal: ctx.signal });
+      ctx.print(`${verb[0]?.toUpperCase()}${verb.slice(1)}.\n${alsoChanged(verb, named, view)}${credentialText(view)}`, view);
+      return EXIT.OK;
+    },
+  };
+}
 
 export const vcCommands: readonly CommandSpec[] = [
   {
@@ -71,14 +100,17 @@ export const vcCommands: readonly CommandSpec[] = [
     summary: 'Revoke a credential (final; published on its status list)',
     needs: 'admin',
     args: vcIdArg,
-    options: { reason: { type: 'string', value: 'text', description: 'why (kept in the audit log)' } },
+    options: reasonOption,
     async run(ctx) {
       const reason = stringOption(ctx.options, 'reason');
-      const view = await ctx.client().revoke(ctx.args[0] as string, { ...(reason === undefined ? {} : { reason }), signal: ctx.signal });
-      ctx.print(`${view.alreadyRevoked ? 'Already revoked.' : 'Revoked.'}\n${credentialText(view)}`, view);
+      const named = ctx.args[0] as string;
+      const view = await ctx.client().revoke(named, { ...(reason === undefined ? {} : { reason }), signal: ctx.signal });
+      ctx.print(`${view.alreadyRevoked ? 'Already revoked.' : 'Revoked.'}\n${alsoChanged('revoked', named, view)}${credentialText(view)}`, view);
       return EXIT.OK;
     },
   },
+  suspensionCommand('suspend', 'Suspend a credential (its renewals and predecessors too) until reinstated', 'suspended'),
+  suspensionCommand('reinstate', 'Lift a suspension (and the ones it caused on predecessors)', 'reinstated'),
   {
     path: ['vcs', 'renew'],
     summary: 'Issue a successor with the same subject and limits; the old one becomes superseded',

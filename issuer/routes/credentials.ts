@@ -7,7 +7,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { IssuerContext } from '../context.ts';
 import { adminAuth } from '../http/admin-auth.ts';
 import { createRouter } from '../http/errors.ts';
-import { type CredentialView, credentialView, getCredential, issueDirect, renewCredential, revokeCredential, setSuspension } from '../services/credentials.ts';
+import { type CredentialView, credentialView, getCredential, issueDirect, renewCredential, revokeCredential, setSuspension, type StatusActionView } from '../services/credentials.ts';
 import { ADMIN_SECURITY, DidSchema, DomainSchema, errorResponses, jsonBody, JsonObjectSchema, jsonResponse, optionalJsonBody, ScopesSchema } from './schemas.ts';
 
 /** A credential view as the OpenAPI schema types it (its `verifiableCredential` as a plain JSON object). */
@@ -33,6 +33,13 @@ export const CredentialViewSchema = z
     verifiableCredential: JsonObjectSchema,
   })
   .openapi('Credential');
+
+const StatusActionSchema = CredentialViewSchema.extend({
+  changed: z.array(z.string()).openapi({
+    description:
+      'Every credential this action revoked, suspended or reinstated, the one acted on first: besides the one named, its renewals and predecessors, and for the revocation of an agent current credential, every other live credential of the agent',
+  }),
+}).openapi('CredentialStatusChange');
 
 const IssueRequest = z
   .strictObject({
@@ -78,7 +85,7 @@ export function credentialRoutes(ctx: IssuerContext) {
     (c) => c.json(credentialResponse(credentialView(ctx, getCredential(ctx, c.req.valid('param').vcId))), 200),
   );
 
-  const lifecycle = (path: string, summary: string, run: (vcId: string, reason: string | undefined, actor: string) => ReturnType<typeof credentialView>) =>
+  const lifecycle = (path: string, summary: string, run: (vcId: string, reason: string | undefined, actor: string) => StatusActionView) =>
     app.openapi(
       createRoute({
         method: 'post',
@@ -88,7 +95,7 @@ export function credentialRoutes(ctx: IssuerContext) {
         security: ADMIN_SECURITY,
         middleware: [admin] as const,
         request: { params: VcIdParam, body: optionalJsonBody(ReasonRequest) },
-        responses: { 200: jsonResponse(CredentialViewSchema, 'The credential after the change'), ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429) },
+        responses: { 200: jsonResponse(StatusActionSchema, 'The credential after the change, and every credential the change reached'), ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429) },
       }),
       (c) => c.json(credentialResponse(run(c.req.valid('param').vcId, c.req.valid('json').reason, c.get('actor'))), 200),
     );

@@ -232,13 +232,21 @@ interface StatusChange {
 
 const REVOKE: StatusChange = { purpose: 'revocation', on: true, event: 'CREDENTIAL_REVOKED' };
 
+/** One status action in progress: who acts, why, and the ids of the credentials it changed so far. */
+interface StatusAction {
+  actor: string;
+  reason: string | undefined;
+  changed: string[];
+}
+
 /**
  * Applies `change` to `record` inside the caller's transaction: the store's mark, the list bit,
  * the audit record. `cause` is the credential the operator acted on (`record` itself, or a
  * successor whose change cascades here). False, and nothing changed, when the record has no
  * entry on that list or the mark was already so.
  */
-function applyStatus(ctx: IssuerContext, record: CredentialRecord, change: StatusChange, cause: string, actor: string, reason: string | undefined, data: JsonObject): boolean {
+function applyStatus(ctx: IssuerContext, record: CredentialRecord, change: StatusChange, cause: string, action: StatusAction, data: JsonObject): boolean {
+  const { actor, reason } = action;
   const position = record[change.purpose];
   if (position === null) return false;
   const at = ctx.now();
@@ -247,6 +255,7 @@ function applyStatus(ctx: IssuerContext, record: CredentialRecord, change: Statu
   if (!marked) return false;
   setListStatus(ctx, position.listId, position.index, change.on ? 1 : 0);
   ctx.audit.record({ event: change.event, actor, agentDid: record.subjectDid, ...(reason ? { reason } : {}), data });
+  action.changed.push(record.id);
   return true;
 }
 
@@ -256,12 +265,12 @@ function applyStatus(ctx: IssuerContext, record: CredentialRecord, change: Statu
  * put on a predecessor by itself stays (suspensions recorded before causes were kept, with no
  * cause, are lifted as they always were).
  */
-function applyToPredecessors(ctx: IssuerContext, record: CredentialRecord, change: StatusChange, actor: string, reason: string | undefined): void {
+function applyToPredecessors(ctx: IssuerContext, record: CredentialRecord, change: StatusChange, action: StatusAction): void {
   const now = ctx.now();
   for (const old of ctx.stores.credentials.predecessorsOf(record.id)) {
     if (old.revokedAt !== null || (old.validUntil !== null && old.validUntil <= now)) continue;
     if (change.purpose === 'suspension' && !change.on && old.suspendedWith !== null && old.suspendedWith !== record.id) continue;
-    applyStatus(ctx, old, change, record.id, actor, reason, { vcId: old.id, with: record.id });
+    applyStatus(ctx, old, change, record.id, action, { vcId: old.id, with: record.id });
   }
 }
 
@@ -290,12 +299,12 @@ const MAX_AGENT_CREDENTIALS = 10_000;
  * was suspended when its replacement was issued and reinstated since, one whose renewal made an
  * older credential current again.
  */
-function revokeRestOfAgent(ctx: IssuerContext, record: CredentialRecord, actor: string, reason: string | undefined): void {
+function revokeRestOfAgent(ctx: IssuerContext, record: CredentialRecord, action: StatusAction): void {
   if (ctx.stores.agents.get(record.subjectDid)?.currentCredentialId !== record.id) return;
   const now = ctx.now();
   for (const other of ctx.stores.credentials.listBySubject(record.subjectDid, MAX_AGENT_CREDENTIALS)) {
     if (other.type !== 'AgentCredential' || other.revokedAt !== null || (other.validUntil !== null && other.validUntil <= now)) continue;
-    applyStatus(ctx, other, REVOKE, record.id, actor, reason, { vcId: other.id, with: record.id });
+    applyStatus(ctx, other, REVOKE, record.id, action, { vcId: other.id, with: record.id });
   }
 }
 
@@ -304,38 +313,47 @@ function actedOn(target: CredentialRecord, named: CredentialRecord): JsonObject 
   return target.id === named.id ? { vcId: target.id } : { vcId: target.id, named: named.id };
 }
 
+/**
+ * The credential named, as it is after a status action, and `changed`: every credential the
+ * action revoked, suspended or reinstated, the one acted on first. It can be more than the one
+ * named (its renewals, its predecessors, the rest of the agent's): the operator must see that.
+ */
+export type StatusActionView = CredentialView & { changed: string[] };
+
 /** Sets the revocation bit: visible in the next fetch of the list. Revocation is final. */
-export function revokeCredential(ctx: IssuerContext, vcId: string, reason: string | undefined, actor: string): CredentialView {
+export function revokeCredential(ctx: IssuerContext, vcId: string, reason: string | undefined, actor: string): StatusActionView {
   requireStatusPosition(getCredential(ctx, vcId), 'revocation');
+  const action: StatusAction = { actor, reason, changed: [] };
   ctx.db.transaction(() => {
     // Read inside the transaction: a renewal that committed a moment ago is followed.
     const named = getCredential(ctx, vcId);
     const record = newestRenewal(ctx, named);
-    if (!applyStatus(ctx, record, REVOKE, record.id, actor, reason, actedOn(record, named))) {
+    if (!applyStatus(ctx, record, REVOKE, record.id, action, actedOn(record, named))) {
       throw apiError('CREDENTIAL_ALREADY_REVOKED', `${record.id} is already revoked`, { agentDid: record.subjectDid });
     }
-    applyToPredecessors(ctx, record, REVOKE, actor, reason);
-    revokeRestOfAgent(ctx, record, actor, reason);
+    applyToPredecessors(ctx, record, REVOKE, action);
+    revokeRestOfAgent(ctx, record, action);
   });
-  return credentialView(ctx, getCredential(ctx, vcId));
+  return { ...credentialView(ctx, getCredential(ctx, vcId)), changed: action.changed };
 }
 
 /** Suspends (on = true) or reinstates (on = false) through the suspension list. */
-export function setSuspension(ctx: IssuerContext, vcId: string, on: boolean, reason: string | undefined, actor: string): CredentialView {
+export function setSuspension(ctx: IssuerContext, vcId: string, on: boolean, reason: string | undefined, actor: string): StatusActionView {
   requireStatusPosition(getCredential(ctx, vcId), 'suspension');
   const change: StatusChange = { purpose: 'suspension', on, event: on ? 'CREDENTIAL_SUSPENDED' : 'CREDENTIAL_REINSTATED' };
+  const action: StatusAction = { actor, reason, changed: [] };
   ctx.db.transaction(() => {
     const named = getCredential(ctx, vcId);
     const record = newestRenewal(ctx, named);
     if (on && record.revokedAt !== null) throw apiError('CREDENTIAL_REVOKED', `${record.id} is revoked`, { agentDid: record.subjectDid });
-    if (!applyStatus(ctx, record, change, record.id, actor, reason, actedOn(record, named))) {
+    if (!applyStatus(ctx, record, change, record.id, action, actedOn(record, named))) {
       throw on
         ? apiError('CREDENTIAL_SUSPENDED', `${record.id} is already suspended`, { agentDid: record.subjectDid })
         : apiError('CREDENTIAL_NOT_SUSPENDED', `${record.id} is not suspended`, { agentDid: record.subjectDid });
     }
-    applyToPredecessors(ctx, record, change, actor, reason);
+    applyToPredecessors(ctx, record, change, action);
   });
-  return credentialView(ctx, getCredential(ctx, vcId));
+  return { ...credentialView(ctx, getCredential(ctx, vcId)), changed: action.changed };
 }
 
 /** A new credential with the same terms and a new validity; the old one is superseded (not revoked). */

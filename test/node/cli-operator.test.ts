@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EXIT } from '../../cli/errors.ts';
+import { newIdentity } from '../support/agents.ts';
 import { mintToken, onboardServerAgent, startTestIssuer, TEST_ADMIN_KEY, type TestIssuer } from '../support/issuer.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/mandate.mjs', import.meta.url));
@@ -316,6 +317,27 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
     expect(again.stdout).toMatch(/^Already revoked\./);
     exits(renewRevoked, EXIT.DENIED, '[CREDENTIAL_REVOKED, HTTP 409]');
     noSecret(list, show, issued, renewed, revoked, renewRevoked);
+  });
+
+  it('suspends and reinstates, and says which other credentials an action reached (an old copy reaches its renewal)', async () => {
+    const subject = newIdentity().did; // not enrolled: its credentials are exactly the two below
+    const issued = json(await operator('vcs', 'issue', '--subject', subject, '--scope', 'files:read', '--json'));
+    const renewed = json(await operator('vcs', 'renew', issued.vcId, '--json'));
+    // Named: the old copy. Acted on: its newest renewal, then back down the line.
+    const suspended = await operator('vcs', 'suspend', issued.vcId, '--reason', 'investigating');
+    expect(suspended.code).toBe(EXIT.OK);
+    expect(suspended.stdout).toMatch(/^Suspended\.\nAlso suspended \(1: renewals, predecessors or the agent's other credentials\):\n {2}\S+\n/);
+    expect(suspended.stdout).toContain(`  ${renewed.vcId}\n`);
+    expect((await issuer.call(`/v1/vcs/${encodeURIComponent(renewed.vcId)}`)).json.state).toBe('suspended');
+    const asJson = json(await operator('vcs', 'reinstate', renewed.vcId, '--json'));
+    expect(asJson).toMatchObject({ vcId: renewed.vcId, state: 'active', changed: [renewed.vcId, issued.vcId] });
+    const again = await operator('vcs', 'reinstate', renewed.vcId);
+    exits(again, EXIT.DENIED, '[CREDENTIAL_NOT_SUSPENDED, HTTP 409]');
+    // Revoking the old copy revokes its renewal, the live one: the output says so.
+    const revoked = await operator('vcs', 'revoke', issued.vcId);
+    expect(revoked.stdout).toMatch(/^Revoked\.\nAlso revoked \(\d+: /);
+    expect(revoked.stdout).toContain(`  ${renewed.vcId}\n`);
+    noSecret(suspended, revoked);
   });
 
   it('creates and shows status lists with their fill level', async () => {

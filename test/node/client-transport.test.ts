@@ -214,6 +214,14 @@ describe('answers the client refuses', () => {
     script.set('GET /v1/health', [{ status: 302, headers: { location: 'http://127.0.0.1:9/steal' } }]);
     await expect(client().health()).rejects.toEqual(code('RESPONSE_INVALID'));
     expect(hits.get('GET /v1/health')).toBe(4);
+    // A status change's `changed` is a list of ids, or absent (an issuer older than it).
+    const path = `POST /v1/vcs/${encodeURIComponent(VC)}/suspend`;
+    script.set(path, [json(200, { ...credentialView('suspended'), changed: VC })]);
+    await expect(client().suspend(VC)).rejects.toEqual(code('RESPONSE_INVALID'));
+    script.set(path, [json(200, { ...credentialView('suspended'), changed: [VC, 42] })]);
+    await expect(client().suspend(VC)).rejects.toEqual(code('RESPONSE_INVALID'));
+    script.set(path, [json(200, { ...credentialView('suspended'), changed: [VC] })]);
+    await expect(client().suspend(VC)).resolves.toMatchObject({ state: 'suspended', changed: [VC] });
   });
 
   it('RESPONSE_TOO_LARGE beyond maxResponseBytes, declared or streamed', async () => {

@@ -190,6 +190,18 @@ describe('revocation', () => {
     expect(badBody.status).toBe(400);
   });
 
+  it("answers with every credential it reached: revoking an agent's current credential ends its others too", async () => {
+    const { agentDid, vcId: enrolled } = await onboardServerAgent(issuer);
+    const replacement = (await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: agentDid, privilegeScopes: ['files:read'], delegationDepth: 0 } })).json.vcId as string;
+    const renewal = (await issuer.call(vcPath(replacement, 'renew'), { admin: true, body: {} })).json.vcId as string;
+    // Named: the middle one. Acted on: its renewal (the current credential), then back down.
+    const res = await issuer.call(vcPath(replacement, 'revoke'), { admin: true, body: {} });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ vcId: replacement, state: 'revoked' });
+    expect(res.json.changed[0]).toBe(renewal);
+    expect([...res.json.changed].sort()).toEqual([enrolled, replacement, renewal].sort());
+  });
+
   it('is visible in the very next fetch of the status list (new ETag, bit set)', async () => {
     const { vcId, verifiableCredential } = await onboardServerAgent(issuer);
     const entry = verifiableCredential.credentialStatus as { statusListCredential: string; statusListIndex: string }[];

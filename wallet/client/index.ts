@@ -18,6 +18,7 @@ export {
   type RequestVpOptions,
   type ServerDelegationOptions,
   type CredentialView,
+  type StatusChangeView,
   type CredentialState,
   type MintTokenInput,
   type EnrollmentToken,

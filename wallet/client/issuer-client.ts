@@ -120,6 +120,14 @@ export interface CredentialView {
   verifiableCredential: AgentCredential | DelegatedAgentCredential;
 }
 
+/**
+ * A credential after a revoke, suspend or reinstate, with `changed`: every credential the action
+ * reached, the one acted on first — its renewals and predecessors too, and for the revocation
+ * of an agent's current credential every other live credential of the agent (docs/api.md).
+ * Absent from the answers of issuers older than this member.
+ */
+export type StatusChangeView = CredentialView & { changed?: string[] };
+
 /** docs/api.md `GET /v1/enrollment-tokens`: a token's record, never its value. */
 export interface EnrollmentTokenInfo {
   tokenId: string;
@@ -528,25 +536,32 @@ export class IssuerClient {
    * Revokes a credential (admin). Idempotent: a credential that is already revoked resolves with
    * its current view and `alreadyRevoked: true` (see the module note).
    */
-  async revoke(vcId: string, options: { reason?: string; signal?: AbortSignal } = {}): Promise<CredentialView & { alreadyRevoked?: true }> {
+  async revoke(vcId: string, options: { reason?: string; signal?: AbortSignal } = {}): Promise<StatusChangeView & { alreadyRevoked?: true }> {
     try {
-      return await this.#credential({ method: 'POST', path: `/v1/vcs/${enc(vcId)}/revoke`, body: defined({ reason: options.reason }), admin: 'required', idempotent: true, signal: options.signal });
+      return await this.#statusChange('revoke', vcId, options, true);
     } catch (error) {
       if (!isIssuerApiError(error, 'CREDENTIAL_ALREADY_REVOKED')) throw error;
       const current = await this.getCredential(vcId, options);
       if (current.state !== 'revoked') throw error;
-      return { ...current, alreadyRevoked: true };
+      return { ...current, changed: [], alreadyRevoked: true };
     }
   }
 
   /** Suspends a credential (admin; not retried). */
-  suspend(vcId: string, options: { reason?: string; signal?: AbortSignal } = {}): Promise<CredentialView> {
-    return this.#credential({ method: 'POST', path: `/v1/vcs/${enc(vcId)}/suspend`, body: defined({ reason: options.reason }), admin: 'required', idempotent: false, signal: options.signal });
+  suspend(vcId: string, options: { reason?: string; signal?: AbortSignal } = {}): Promise<StatusChangeView> {
+    return this.#statusChange('suspend', vcId, options, false);
   }
 
   /** Lifts a suspension (admin; not retried). */
-  reinstate(vcId: string, options: { reason?: string; signal?: AbortSignal } = {}): Promise<CredentialView> {
-    return this.#credential({ method: 'POST', path: `/v1/vcs/${enc(vcId)}/reinstate`, body: defined({ reason: options.reason }), admin: 'required', idempotent: false, signal: options.signal });
+  reinstate(vcId: string, options: { reason?: string; signal?: AbortSignal } = {}): Promise<StatusChangeView> {
+    return this.#statusChange('reinstate', vcId, options, false);
+  }
+
+  async #statusChange(action: 'revoke' | 'suspend' | 'reinstate', vcId: string, options: { reason?: string; signal?: AbortSignal }, idempotent: boolean): Promise<StatusChangeView> {
+    const view = await this.#credential({ method: 'POST', path: `/v1/vcs/${enc(vcId)}/${action}`, body: defined({ reason: options.reason }), admin: 'required', idempotent, signal: options.signal });
+    const changed: unknown = (view as { changed?: unknown }).changed;
+    if (changed !== undefined && !(Array.isArray(changed) && changed.every((id) => typeof id === 'string'))) throw invalid('a credential status change');
+    return view as StatusChangeView;
   }
 
   /** A new credential with the same subject and limits; the old one becomes superseded (admin). */
