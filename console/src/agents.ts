@@ -82,7 +82,7 @@ export function renderAgent(root: HTMLElement, did: string): void {
       c.type,
       [stateBadge(c.state), c.vcId === detail.currentCredentialId ? [' ', h('span', { class: 'badge muted' }, 'current')] : null],
       formatTime(c.issuedAt),
-      c.state === 'active' ? credentialActions(c.vcId, errors, load) : '—',
+      credentialActions(c, errors, load) ?? '—',
     ]);
     const delegationRows = delegations.delegations.map((c) => [shortId(c.vcId, 20), agentLink(c.subjectDid), stateBadge(c.state), formatTime(c.issuedAt), formatTime(c.validUntil)]);
     replace(

@@ -76,6 +76,8 @@ export function renderAudit(root: HTMLElement, params: URLSearchParams): () => v
       Promise.all([api<{ records: AuditRecord[] }>(`/v1/console/audit/latest${query(filter)}`), checkChain ? api<ChainVerdict>('/v1/audit/verify') : undefined]),
     );
     if (stopped) return;
+    // A refused filter shows no rows: the last ones answered another filter.
+    if (!result) replace(records);
     if (result) {
       replace(records, auditTable(result[0].records));
       if (result[1]) {

@@ -1,31 +1,56 @@
-/** Credentials: revoke (confirmed) and renew, a lookup by id, and the status lists' fill levels. */
+/** Credentials: revoke (confirmed), suspend, reinstate and renew, a lookup by id, and the status lists' fill levels. */
 import { api, enc, type Credential, type StatusListFill } from './api.ts';
 import { facts, formatTime, fullId, h, replace, shortId, stateBadge, table } from './dom.ts';
-import { announce, attempt, confirmAction, heading, loading, pretty } from './ui.ts';
+import { announce, attempt, confirmAction, heading, loading, pretty, sourceButton, whileBusy } from './ui.ts';
 
-/** Revoke and Renew buttons for an active credential; `done` reloads the view after either. */
-export function credentialActions(vcId: string, errors: Element, done: () => void | Promise<void>): HTMLElement {
-  const revoke = async () => {
-    const sure = await confirmAction('Revoke this credential?', `${vcId} will be revoked for good: every verifier refuses it from its next status-list check. This cannot be undone.`, 'Revoke credential');
-    if (!sure) return;
-    const result = await attempt(errors, () => api<Credential>(`/v1/vcs/${enc(vcId)}/revoke`, { body: { reason: 'revoked by an operator in the console' } }));
-    if (result) {
-      announce(`Credential ${vcId} revoked.`);
-      await done();
-    }
+/** The ids an action reached besides the one named, for the status line. */
+function alsoReached(vcId: string, changed: readonly string[] | undefined): string {
+  const others = (changed ?? []).filter((id) => id !== vcId);
+  return others.length === 0 ? '' : ` Also ${others.length} more: ${others.join(', ')}.`;
+}
+
+/**
+ * The actions a credential's state allows — active: Revoke, Suspend, Renew; suspended: Reinstate,
+ * Revoke; null for any other state. Each button is disabled while its request runs; `done`
+ * reloads the view after an action.
+ */
+export function credentialActions(credential: Pick<Credential, 'vcId' | 'state'>, errors: Element, done: () => void | Promise<void>): HTMLElement | null {
+  const { vcId, state } = credential;
+  if (state !== 'active' && state !== 'suspended') return null;
+  const statusChange = async (button: HTMLButtonElement | null, action: 'revoke' | 'suspend' | 'reinstate', past: string) => {
+    const result = await whileBusy(button, () =>
+      attempt(errors, () => api<Credential & { changed?: string[] }>(`/v1/vcs/${enc(vcId)}/${action}`, { body: { reason: `${past} by an operator in the console` } })),
+    );
+    if (!result) return;
+    announce(`Credential ${vcId} ${past}.${alsoReached(vcId, result.changed)}`);
+    await done();
   };
-  const renew = async () => {
-    const result = await attempt(errors, () => api<Credential>(`/v1/vcs/${enc(vcId)}/renew`, { body: {} }));
+  const revoke = async (event: Event) => {
+    const button = sourceButton(event);
+    const sure = await confirmAction(
+      'Revoke this credential?',
+      `${vcId} will be revoked for good: every verifier refuses it from its next status-list check. Its renewals and older copies go with it, and if it is an agent's current credential, so does every other live credential of that agent. This cannot be undone.`,
+      'Revoke credential',
+    );
+    if (sure) await statusChange(button, 'revoke', 'revoked');
+  };
+  const renew = async (event: Event) => {
+    const result = await whileBusy(sourceButton(event), () => attempt(errors, () => api<Credential>(`/v1/vcs/${enc(vcId)}/renew`, { body: {} })));
     if (result) {
       announce(`Credential renewed: ${result.vcId} replaces ${vcId}.`);
       await done();
     }
   };
+  const actionButton = (label: string, kind: string, run: (event: Event) => Promise<void>) =>
+    h('button', { type: 'button', class: kind, onClick: (event: Event) => void run(event), 'aria-label': `${label} ${vcId}` }, label);
   return h(
     'div',
     { class: 'actions' },
-    h('button', { type: 'button', class: 'danger', onClick: () => void revoke(), 'aria-label': `Revoke ${vcId}` }, 'Revoke'),
-    h('button', { type: 'button', class: 'secondary', onClick: () => void renew(), 'aria-label': `Renew ${vcId}` }, 'Renew'),
+    actionButton('Revoke', 'danger', revoke),
+    state === 'active'
+      ? actionButton('Suspend', 'secondary', (event) => statusChange(sourceButton(event), 'suspend', 'suspended'))
+      : actionButton('Reinstate', 'secondary', (event) => statusChange(sourceButton(event), 'reinstate', 'reinstated')),
+    state === 'active' ? actionButton('Renew', 'secondary', renew) : null,
   );
 }
 
@@ -61,7 +86,7 @@ export function renderCredentials(root: HTMLElement): void {
         ['Valid', `${formatTime(credential.validFrom)} → ${formatTime(credential.validUntil)}`],
         ['Superseded by', credential.supersededBy ? fullId(credential.supersededBy) : null],
       ]),
-      credential.state === 'active' ? credentialActions(credential.vcId, errors, lookUp) : null,
+      credentialActions(credential, errors, async () => void (await Promise.all([lookUp(), loadLists()]))),
       h('details', {}, h('summary', {}, 'Signed credential'), pretty(credential.verifiableCredential)),
     );
   };

@@ -1,7 +1,7 @@
 /** DIDs hosted or tracked here: service endpoints (add, remove) and deactivation (confirmed). */
 import { api, enc, type HostedDid } from './api.ts';
 import { facts, field, formatTime, fullId, h, replace, shortId, stateBadge, table } from './dom.ts';
-import { announce, attempt, confirmAction, heading, loading, pretty } from './ui.ts';
+import { announce, attempt, confirmAction, heading, loading, pretty, sourceButton, whileBusy } from './ui.ts';
 
 export function renderDids(root: HTMLElement): void {
   const errors = h('div');
@@ -39,13 +39,17 @@ export function renderDid(root: HTMLElement, did: string): void {
       return replace(body);
     }
     const services = hosted.didDocument.service ?? [];
+    // What the issuer would refuse is not offered: its own DID is managed by its configuration
+    // (ISSUER_DID_PROTECTED), and a did:key document cannot express services.
+    const ownDid = hosted.kind === 'issuer';
+    const editable = !hosted.deactivated && !ownDid && hosted.did.startsWith('did:web:');
     const serviceId = h('input', { type: 'text', name: 'id', autocomplete: 'off', placeholder: 'files' });
     const serviceType = h('input', { type: 'text', name: 'type', required: true, autocomplete: 'off', placeholder: 'LinkedDomains' });
     const serviceEndpoint = h('input', { type: 'url', name: 'endpoint', required: true, autocomplete: 'off', placeholder: 'https://files.example.com/' });
 
-    const remove = async (id: string) => {
+    const remove = async (event: Event, id: string) => {
       const fragment = id.includes('#') ? id.slice(id.indexOf('#') + 1) : id;
-      const done = await attempt(errors, () => api<HostedDid>(`/v1/dids/${enc(did)}/services/${enc(fragment)}`, { method: 'DELETE' }));
+      const done = await whileBusy(sourceButton(event), () => attempt(errors, () => api<HostedDid>(`/v1/dids/${enc(did)}/services/${enc(fragment)}`, { method: 'DELETE' })));
       if (done) {
         announce(`Service ${id} removed.`);
         await load();
@@ -53,8 +57,10 @@ export function renderDid(root: HTMLElement, did: string): void {
     };
     const add = async (event: Event) => {
       event.preventDefault();
-      const done = await attempt(errors, () =>
-        api<HostedDid>(`/v1/dids/${enc(did)}/services`, { body: { ...(serviceId.value.trim() ? { id: serviceId.value.trim() } : {}), type: serviceType.value.trim(), serviceEndpoint: serviceEndpoint.value.trim() } }),
+      const done = await whileBusy(sourceButton(event), () =>
+        attempt(errors, () =>
+          api<HostedDid>(`/v1/dids/${enc(did)}/services`, { body: { ...(serviceId.value.trim() ? { id: serviceId.value.trim() } : {}), type: serviceType.value.trim(), serviceEndpoint: serviceEndpoint.value.trim() } }),
+        ),
       );
       if (done) {
         announce('Service added.');
@@ -85,10 +91,10 @@ export function renderDid(root: HTMLElement, did: string): void {
         table(
           'Service endpoints',
           ['Id', 'Type', 'Endpoint', 'Actions'],
-          services.map((s) => [h('code', {}, s.id), Array.isArray(s.type) ? s.type.join(' ') : s.type, fullId(endpointText(s.serviceEndpoint)), hosted.deactivated ? '—' : h('button', { type: 'button', class: 'secondary', 'aria-label': `Remove service ${s.id}`, onClick: () => void remove(s.id) }, 'Remove')]),
+          services.map((s) => [h('code', {}, s.id), Array.isArray(s.type) ? s.type.join(' ') : s.type, fullId(endpointText(s.serviceEndpoint)), !editable ? '—' : h('button', { type: 'button', class: 'secondary', 'aria-label': `Remove service ${s.id}`, onClick: (e: Event) => void remove(e, s.id) }, 'Remove')]),
           'No service endpoint.',
         ),
-        hosted.deactivated
+        !editable
           ? null
           : h(
               'form',
@@ -101,7 +107,8 @@ export function renderDid(root: HTMLElement, did: string): void {
             ),
       ),
       h('section', { 'aria-labelledby': 'h-document' }, h('h2', { id: 'h-document' }, 'DID document'), pretty(hosted.didDocument)),
-      hosted.deactivated ? null : h('section', { class: 'danger-zone', 'aria-labelledby': 'h-danger' }, h('h2', { id: 'h-danger' }, 'Deactivate'), h('button', { type: 'button', class: 'danger', onClick: () => void deactivate() }, 'Deactivate DID…')),
+      ownDid ? h('p', { class: 'notice' }, "This is the issuer's own DID: its document follows the issuer's signing key and configuration (docs/operations.md).") : null,
+      hosted.deactivated || ownDid ? null : h('section', { class: 'danger-zone', 'aria-labelledby': 'h-danger' }, h('h2', { id: 'h-danger' }, 'Deactivate'), h('button', { type: 'button', class: 'danger', onClick: () => void deactivate() }, 'Deactivate DID…')),
     );
   };
   void load();

@@ -10,6 +10,7 @@ import { renderCredentials } from './credentials.ts';
 import { renderDid, renderDids } from './dids.ts';
 import { h, replace } from './dom.ts';
 import { renderEnrollment } from './enrollment.ts';
+import { keepFocusAcrossRenders } from './focus.ts';
 import { attempt } from './ui.ts';
 
 const SECTIONS = [
@@ -118,5 +119,6 @@ window.addEventListener('hashchange', () => {
 });
 window.addEventListener(SIGNED_OUT_EVENT, () => renderSignIn('The issuer refused the admin key: sign in again.'));
 
+keepFocusAcrossRenders(app);
 if (adminKey.get() === null) renderSignIn();
 else renderShell();

@@ -28,6 +28,30 @@ export async function attempt<T>(errorSlot: Element, action: () => Promise<T>): 
 }
 
 /**
+ * Runs `action` with `button` disabled until it settles, so that a double click cannot mint two
+ * tokens or send one renewal twice. (A disabled default button also stops implicit submission.)
+ */
+export async function whileBusy<T>(button: HTMLButtonElement | null, action: () => Promise<T>): Promise<T> {
+  // Disabling a focused button drops focus to <body>: it comes back when the button does.
+  const hadFocus = button !== null && document.activeElement === button;
+  if (button) button.disabled = true;
+  try {
+    return await action();
+  } finally {
+    if (button) {
+      button.disabled = false;
+      if (hadFocus && button.isConnected) button.focus();
+    }
+  }
+}
+
+/** The button that started `event`: the clicked one, or the form's submitter. */
+export function sourceButton(event: Event): HTMLButtonElement | null {
+  const source = (event as SubmitEvent).submitter ?? event.currentTarget;
+  return source instanceof HTMLButtonElement ? source : null;
+}
+
+/**
  * A modal confirmation (<dialog>: focus is trapped and Escape cancels). Focus starts on Cancel,
  * so Enter alone never confirms a destructive act.
  */

@@ -130,6 +130,15 @@ describe('operator console', () => {
     await expect.poll(() => page.locator('table').textContent()).toContain('outstanding');
     await shot('enrollment-1440');
 
+    // A double click mints one token, not two (the button waits for the answer).
+    const countTokens = async () => (await issuer.call('/v1/enrollment-tokens?limit=500', { admin: true })).json.tokens.length as number;
+    const before = await countTokens();
+    await page.getByRole('button', { name: 'Mint token' }).dblclick();
+    await expect.poll(() => page.getByRole('button', { name: 'Mint token' }).isEnabled()).toBe(true);
+    await expect.poll(() => minted.inputValue()).not.toBe(token);
+    expect(await countTokens()).toBe(before + 1);
+    token = await minted.inputValue();
+
     // Leaving the view drops the token: the list shows its id and state, never its value.
     await page.getByRole('link', { name: 'Agents' }).click();
     await page.getByRole('link', { name: 'Enrollment' }).click();
@@ -196,9 +205,22 @@ describe('operator console', () => {
     await dialog.waitFor({ state: 'detached' });
     expect((await issuer.call(`/v1/vcs/${encodeURIComponent(current)}`)).json.state).toBe('active');
 
+    // Suspend, then Reinstate: the suspension reaches the renewed-from credential too, and says so.
+    await page.getByRole('button', { name: `Suspend ${current}` }).click();
+    await expect.poll(() => page.locator('#status').textContent()).toContain(`Credential ${current} suspended. Also 1 more: ${agent.vcId}.`);
+    expect((await issuer.call(`/v1/vcs/${encodeURIComponent(agent.vcId)}`)).json.state).toBe('suspended');
+    await page.getByRole('button', { name: `Reinstate ${current}` }).click();
+    await expect.poll(() => page.locator('#status').textContent()).toContain(`Credential ${current} reinstated.`);
+    expect((await issuer.call(`/v1/vcs/${encodeURIComponent(current)}`)).json.state).toBe('active');
+    // The button that had focus is gone after the redraw: focus lands on the view's heading, not <body>.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+
     await page.getByRole('button', { name: `Revoke ${current}` }).click();
+    expect(await dialog.textContent()).toContain("every other live credential of that agent");
     await dialog.getByRole('button', { name: 'Revoke credential' }).click();
     await expect.poll(() => page.locator('#status').textContent()).toContain('revoked');
+    // Its buttons are gone: focus moves to the view's heading.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
     expect((await issuer.call(`/v1/vcs/${encodeURIComponent(current)}`)).json.state).toBe('revoked');
     await expect.poll(() => page.locator('tbody').first().textContent()).toContain('revoked');
 
@@ -220,6 +242,18 @@ describe('operator console', () => {
     await page.getByRole('button', { name: 'Look up' }).click();
     await expect.poll(() => page.locator('dl.facts').textContent()).toContain('revoked');
     await shot('credentials-1440');
+    // A revocation from the lookup shows at once in the list's fill level.
+    const fresh = await onboardServerAgent(issuer);
+    const list = (await issuer.call(`/v1/vcs/${encodeURIComponent(fresh.vcId)}`)).json.statusLists.find((l: { purpose: string }) => l.purpose === 'revocation').listId as string;
+    const row = page.locator('tbody tr', { hasText: list });
+    await page.reload();
+    const setBefore = Number(/(\d+) set/.exec((await row.textContent()) ?? '')?.[1]);
+    await page.getByLabel('Credential id').fill(fresh.vcId);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByRole('button', { name: `Revoke ${fresh.vcId}` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke credential' }).click();
+    await expect.poll(() => page.locator('dl.facts').textContent()).toContain('revoked');
+    await expect.poll(() => row.textContent()).toContain(`${setBefore + 1} set`);
   });
 
   it('shows the audit trail with the revocation, the refusals and the chain intact, live', async () => {
@@ -248,6 +282,15 @@ describe('operator console', () => {
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await expect.poll(() => table.textContent()).toContain('STATUS_LIST_CREATED');
     await shot('audit-1440');
+    // A refused filter leaves no rows behind that answered another one.
+    expected = [/status of 400/];
+    await page.getByLabel('From').fill('2026-01-02T00:00:00');
+    await page.getByLabel('To').fill('2026-01-01T00:00:00');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('VALIDATION_FAILED');
+    expect(await page.locator('tbody tr').count()).toBe(0);
+    await page.getByLabel('From').fill('');
+    await page.getByLabel('To').fill('');
   });
 
   it('adds and removes a service endpoint and deactivates a DID after confirmation', async () => {
@@ -277,6 +320,15 @@ describe('operator console', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Deactivate DID' }).click();
     await expect.poll(() => page.locator('dl.facts').textContent()).toContain('deactivated');
     expect((await issuer.call(`/v1/dids/${encodeURIComponent(did)}`)).json.didDocumentMetadata.deactivated).toBe(true);
+  });
+
+  it("offers no action on the issuer's own DID, which the issuer would refuse", async () => {
+    const own = issuer.running.ctx.issuer.did;
+    await page.goto(`${issuer.url}/console#/dids/${encodeURIComponent(own)}`);
+    await expect.poll(() => page.locator('dl.facts').textContent()).toContain('issuer');
+    expect(await page.getByText("This is the issuer's own DID").isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Deactivate DID…' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Add service' }).count()).toBe(0);
   });
 
   it('works at 375 px: no horizontal scrolling, tables stacked', async () => {
