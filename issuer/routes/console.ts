@@ -71,6 +71,8 @@ export function consoleRoutes(_ctx: IssuerContext, options: ConsoleRouteOptions 
   };
   app.get('/console', page);
   app.get('/console/', page);
+  // The issuer's root is where a person opening the README's URL lands: the console, not a 404.
+  app.get('/', (c) => c.redirect('/console', 302));
 
   app.get('/console/assets/:name', (c) => {
     const name = c.req.param('name');

@@ -228,12 +228,17 @@ describe('npm start', () => {
     const url = await new Promise<string>((resolve, reject) => {
       child.stderr.on('data', (chunk: Buffer) => {
         stderr += chunk.toString();
-        const match = /listening on (http:\/\/\S+)\n  issuer DID: \S+\n/.exec(stderr);
+        const match = /listening on (http:\/\/\S+)\n(?:.*\n)*  issuer DID: \S+\n/.exec(stderr);
         if (match?.[1]) resolve(match[1]);
       });
       child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
     });
     expect(stderr).toContain(`development secrets (admin API key, keys): ${join(dir, 'issuer-secrets.json')}`);
+    // Where a newcomer goes next: the banner names the console, and the root leads there.
+    expect(stderr).toContain(`  operator console: ${url}/console\n`);
+    const root = await fetch(url, { redirect: 'manual' });
+    expect(root.status).toBe(302);
+    expect(root.headers.get('location')).toBe('/console');
     const health = await fetch(`${url}/v1/health`);
     expect(health.status).toBe(200);
     const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
