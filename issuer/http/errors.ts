@@ -133,6 +133,11 @@ export function apiError(code: IssuerErrorCode, message: string, options?: ApiEr
   return new ApiError(ISSUER_ERRORS[code], code, message, options);
 }
 
+/** A page cursor this issuer never gave: refused, lest a mistyped one read as "no more results". */
+export function invalidCursor(): ApiError<IssuerErrorCode> {
+  return apiError('VALIDATION_FAILED', 'cursor is not one this list gave: pass nextCursor back as it came', { details: [{ path: 'query.cursor', message: 'unknown cursor' }] });
+}
+
 export interface ErrorBody {
   error: { code: string; message: string; details?: JsonValue };
 }

@@ -7,7 +7,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { IssuerContext } from '../context.ts';
 import { adminAuth } from '../http/admin-auth.ts';
-import { apiError, createRouter } from '../http/errors.ts';
+import { apiError, createRouter, invalidCursor } from '../http/errors.ts';
 import { agentView, currentCredential, requireAgent } from '../services/agents.ts';
 import { credentialState, credentialView } from '../services/credentials.ts';
 import { statusListUrl } from '../services/status-lists.ts';
@@ -98,6 +98,7 @@ export function consoleSupportRoutes(ctx: IssuerContext) {
       // Scan in creation order until one more match than asked (to know a next page exists).
       while (found.length <= limit && scanned < MAX_AGENTS_SCANNED) {
         const rows = ctx.stores.agents.list({ ...(after === undefined ? {} : { cursor: after }), limit: SCAN_PAGE });
+        if (rows === undefined) throw invalidCursor();
         for (const row of rows) {
           scanned++;
           const agent = annotate(row.did);

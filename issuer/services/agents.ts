@@ -13,7 +13,7 @@ import { VerificationError } from '../../wallet/vc/reasons.ts';
 import type { ChainCredential, VerifiablePresentation } from '../../wallet/vc/types.ts';
 import { parseDateTimeStamp } from '../../wallet/crypto/data-integrity.ts';
 import type { IssuerContext } from '../context.ts';
-import { apiError } from '../http/errors.ts';
+import { apiError, invalidCursor } from '../http/errors.ts';
 import type { AgentRecord } from '../storage/agents-store.ts';
 import type { CredentialRecord } from '../storage/credentials-store.ts';
 import { refuseIfDeactivated, serverSigningIdentity } from './custody.ts';
@@ -49,6 +49,7 @@ export function requireAgent(ctx: IssuerContext, did: string): AgentRecord {
 
 export function listAgents(ctx: IssuerContext, page: { cursor?: string; limit: number }): { agents: AgentView[]; nextCursor?: string } {
   const rows = ctx.stores.agents.list({ ...(page.cursor === undefined ? {} : { cursor: page.cursor }), limit: page.limit + 1 });
+  if (rows === undefined) throw invalidCursor();
   const agents = rows.slice(0, page.limit).map((a) => agentView(ctx, a));
   const last = agents[agents.length - 1];
   return rows.length > page.limit && last ? { agents, nextCursor: last.did } : { agents };

@@ -26,7 +26,7 @@ import { didWebToUrl } from '../../wallet/did/web.ts';
 import { ed25519KeyFromMultibase } from '../../wallet/did/public-key.ts';
 import type { DidDocument, DidResolutionResult, Service, ServiceEndpoint } from '../../wallet/did/types.ts';
 import type { IssuerContext } from '../context.ts';
-import { apiError } from '../http/errors.ts';
+import { apiError, invalidCursor } from '../http/errors.ts';
 import type { HostedDidKind, HostedDidRecord } from '../storage/dids-store.ts';
 import { multikeyDidDocument } from './did-documents.ts';
 import { hostedResolution } from './resolver.ts';
@@ -264,6 +264,7 @@ export function managedWebDocument(ctx: IssuerContext, id: string): DidDocument 
 /** GET /v1/dids (admin): hosted DIDs, oldest first. */
 export function listDids(ctx: IssuerContext, page: { kind?: HostedDidKind; cursor?: string; limit: number }): { dids: DidView[]; nextCursor?: string } {
   const records = ctx.stores.dids.list({ ...page, limit: page.limit + 1 });
+  if (records === undefined) throw invalidCursor();
   const dids = records.slice(0, page.limit).map((record) => view(ctx, record));
   const last = dids[dids.length - 1];
   return records.length > page.limit && last ? { dids, nextCursor: last.did } : { dids };

@@ -27,10 +27,10 @@ import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
 import { parseDid } from '../../wallet/did/parse.ts';
 import { createKeyResolver } from '../../wallet/did/verification-method.ts';
 import type { IssuerContext } from '../context.ts';
-import { apiError } from '../http/errors.ts';
+import { apiError, invalidCursor } from '../http/errors.ts';
 import { credentialKey, enforce } from '../http/rate-limit.ts';
 import type { EnrollmentTokenRecord, OnboardingSessionRecord } from '../storage/tokens-store.ts';
-import { tokenCursor } from '../storage/tokens-store.ts';
+import { isTokenCursor, tokenCursor } from '../storage/tokens-store.ts';
 import { createServerKey, type NewServerKey } from './custody.ts';
 import { issueAtomically } from './credentials.ts';
 import type { EnrollmentTokenInfo } from '../../wallet/client/issuer-client.ts';
@@ -111,6 +111,7 @@ function tokenView(row: EnrollmentTokenRecord, state: TokenState): TokenView {
 
 /** Admin listing, newest first: never the token values (they are not stored). */
 export function listEnrollmentTokens(ctx: IssuerContext, page: { cursor?: string; limit: number; state?: TokenState }): { tokens: TokenView[]; nextCursor?: string } {
+  if (page.cursor !== undefined && !isTokenCursor(page.cursor)) throw invalidCursor();
   const now = ctx.now();
   const views: TokenView[] = [];
   let cursor = page.cursor;

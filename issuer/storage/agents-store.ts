@@ -34,8 +34,8 @@ export interface ServerKeyRecord {
 export interface AgentStore {
   insert(agent: AgentRecord): void;
   get(did: string): AgentRecord | undefined;
-  /** Oldest first, after `cursor` (a DID's creation order). */
-  list(page: { cursor?: string; limit: number }): AgentRecord[];
+  /** Oldest first, after `cursor` (a DID's creation order); undefined when no agent has that DID. */
+  list(page: { cursor?: string; limit: number }): AgentRecord[] | undefined;
   /** Makes `credentialId` the agent's current credential, and its terms the agent's authority. */
   setCurrentCredential(did: string, credentialId: string, terms: AgentTerms): void;
   insertKey(key: ServerKeyRecord): void;
@@ -116,8 +116,8 @@ export function createSqliteAgentStore(db: IssuerDb): AgentStore {
     },
     get: (did) => toAgent(get.get(did)),
     list({ cursor, limit }) {
-      const after = cursor === undefined ? 0 : (rowidOf.get(cursor)?.rowid ?? Number.MAX_SAFE_INTEGER);
-      return list.all(after, limit).map((row) => toAgent(row) as AgentRecord);
+      const after = cursor === undefined ? 0 : rowidOf.get(cursor)?.rowid;
+      return after === undefined ? undefined : list.all(after, limit).map((row) => toAgent(row) as AgentRecord);
     },
     setCurrentCredential: (did, credentialId, terms) =>
       void setCurrent.run({

@@ -25,8 +25,8 @@ export interface DidStore {
   updateDocument(did: string, document: DidDocument, at: number): boolean;
   /** Marks the DID deactivated (DID Core §7.1.3); false when absent or already deactivated. */
   deactivate(did: string, at: number): boolean;
-  /** Oldest first, after `cursor` (a DID). */
-  list(page: { kind?: HostedDidKind; cursor?: string; limit: number }): HostedDidRecord[];
+  /** Oldest first, after `cursor` (a DID); undefined when no DID here is that one. */
+  list(page: { kind?: HostedDidKind; cursor?: string; limit: number }): HostedDidRecord[] | undefined;
 }
 
 interface DidRow {
@@ -69,7 +69,8 @@ export function createSqliteDidStore(db: IssuerDb): DidStore {
     updateDocument: (did, document, at) => update.run(JSON.stringify(document), at, did).changes === 1,
     deactivate: (did, at) => deactivate.run(at, did).changes === 1,
     list({ kind, cursor, limit }) {
-      const after = cursor === undefined ? 0 : (rowidOf.get(cursor)?.rowid ?? Number.MAX_SAFE_INTEGER);
+      const after = cursor === undefined ? 0 : rowidOf.get(cursor)?.rowid;
+      if (after === undefined) return undefined;
       const rows = kind === undefined ? listAll.all(after, limit) : listKind.all(after, kind, limit);
       return rows.map((row) => toRecord(row) as HostedDidRecord);
     },

@@ -151,3 +151,8 @@ export function createSqliteTokenStore(db: IssuerDb): TokenStore {
 export function tokenCursor(token: EnrollmentTokenRecord): string {
   return `${token.createdAt}|${token.id}`;
 }
+
+/** True for what `tokenCursor` writes: creation time in ms, '|', the token's UUID. */
+export function isTokenCursor(value: string): boolean {
+  return /^\d{1,16}\|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value);
+}

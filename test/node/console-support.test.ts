@@ -105,6 +105,19 @@ describe('GET /v1/console/agents', () => {
     expect(none.json.agents).toEqual([]);
   });
 
+  it('refuses a cursor no list gave (400), on every paged list, rather than answer an empty page', async () => {
+    for (const path of ['/v1/enrollment-tokens?cursor=garbage', '/v1/enrollment-tokens?cursor=1|x', '/v1/agents?cursor=did:example:nobody', '/v1/dids?cursor=garbage', '/v1/console/agents?cursor=did:example:nobody']) {
+      const res = await issuer.call(path, { admin: true });
+      expect(res.status, path).toBe(400);
+      expect(res.json.error.code, path).toBe('VALIDATION_FAILED');
+    }
+    // What the lists do give still pages on.
+    const first = await issuer.call('/v1/enrollment-tokens?limit=1', { admin: true });
+    expect((await issuer.call(`/v1/enrollment-tokens?limit=1&cursor=${encodeURIComponent(first.json.nextCursor)}`, { admin: true })).status).toBe(200);
+    const agents = await issuer.call('/v1/agents?limit=1', { admin: true });
+    expect((await issuer.call(`/v1/agents?limit=1&cursor=${encodeURIComponent(agents.json.nextCursor)}`, { admin: true })).status).toBe(200);
+  });
+
   it('pages with a cursor', async () => {
     const one = await issuer.call('/v1/console/agents?limit=1', { admin: true });
     expect(one.json.agents).toHaveLength(1);
