@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { IssuerClientError } from '../wallet/client/errors.ts';
 import { IssuerClient } from '../wallet/client/issuer-client.ts';
+import { classifyHost } from '../wallet/net/url-policy.ts';
 import { CliError, type ExitCode } from './errors.ts';
 import { jsonText, terminalSafe, type Io } from './output.ts';
 
@@ -170,7 +171,16 @@ export class Deadline {
 export function createContext(spec: CommandSpec, parsed: { options: OptionValues; args: string[] }, env: Env, io: Io, deadline: Deadline): CommandContext {
   const { options } = parsed;
   const json = options.json === true;
-  const url = (): string => firstSet(stringOption(options, 'url'), env.MANDATE_URL, env.API_BASE_URL) ?? DEFAULT_URL;
+  const url = (): string => {
+    const value = firstSet(stringOption(options, 'url'), env.MANDATE_URL, env.API_BASE_URL) ?? DEFAULT_URL;
+    // Checked here to name this CLI's terms: the client would say "use https or allowInsecureHttp",
+    // an option of the library that no flag sets (the admin key must not travel in clear).
+    const parsed = URL.canParse(value) ? new URL(value) : undefined;
+    if (parsed?.protocol === 'http:' && classifyHost(parsed.hostname) !== 'loopback') {
+      throw new CliError('ARGUMENT_INVALID', 'the issuer URL must be https (plain http only to this machine, 127.0.0.1 or localhost: the admin key would travel in clear)');
+    }
+    return value;
+  };
   const adminKey = (): string | undefined => {
     const key = firstSet(stringOption(options, 'admin-key'), env.MANDATE_ADMIN_KEY, env.SERVICE_ADMIN_API_KEY);
     if (key === undefined && spec.needs === 'admin') {
@@ -202,4 +212,6 @@ export function checkArgs(spec: CommandSpec, args: readonly string[]): void {
   if (args.length < expected) throw usage(`missing <${spec.args?.[args.length]?.name ?? 'argument'}>`);
   // The value itself is not echoed: a misplaced secret must not reach a terminal log.
   if (args.length > expected) throw usage(`unexpected argument #${expected + 1} (expected ${expected})`);
+  const empty = args.findIndex((arg) => arg.trim() === '');
+  if (empty >= 0) throw usage(`<${spec.args?.[empty]?.name ?? 'argument'}> is empty`);
 }

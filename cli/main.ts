@@ -14,7 +14,7 @@ import { vcCommands } from './commands/vcs.ts';
 import { verifyCommands } from './commands/verify.ts';
 import { checkArgs, createContext, Deadline, GLOBAL_OPTIONS, parseCommandLine, usage, type CommandSpec, type Env, type OptionSpec } from './command.ts';
 import { CliError, describeError, EXIT, exitCodeFor, validationText, type ExitCode } from './errors.ts';
-import { jsonText, processIo, terminalSafe, type Io } from './output.ts';
+import { processIo, terminalSafe, type Io } from './output.ts';
 
 export const COMMANDS: readonly CommandSpec[] = [
   ...tokenCommands,
@@ -129,7 +129,8 @@ export async function run(argv: readonly string[], env: Env = process.env, io: I
     const code = exitCodeFor(error);
     const described = describeError(error);
     if (argv.includes('--json')) {
-      io.stderr(jsonText({ error: { ...described, exitCode: code } }));
+      // Compact: one line, like every error (JSON.stringify escapes any line feed inside).
+      io.stderr(`${JSON.stringify({ error: { ...described, exitCode: code } })}\n`);
     } else {
       const where = described.status === undefined ? described.code : `${described.code}, HTTP ${described.status}`;
       const hint = error instanceof CliError && error.code === 'USAGE' ? '\nRun "mandate --help" (or "mandate <command> --help") for usage.' : '';

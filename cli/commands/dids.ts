@@ -49,6 +49,7 @@ export const didCommands: readonly CommandSpec[] = [
       const existing = stringOption(ctx.options, 'did');
       if (existing !== undefined && (method || name || publicKeyMultibase)) throw usage('--did cannot be combined with --method, --name or --public-key');
       if (publicKeyMultibase !== undefined && method) throw usage('--public-key cannot be combined with --method');
+      if (name !== undefined && method === 'key') throw usage('--name names a did:web path segment: it does not apply to --method key');
       const input: CreateDidInput =
         existing !== undefined
           ? { did: existing }

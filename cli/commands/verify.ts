@@ -99,9 +99,11 @@ export const verifyCommands: readonly CommandSpec[] = [
         ...(requiredScopes.length === 0 ? {} : { requiredScopes }),
       });
       const checks = result.checks.map((c) => `${c.ok ? '✓' : '✗'} ${c.check}${c.ok ? '' : `  ${c.reason ?? ''}${c.message ? `: ${c.message}` : ''}`}\n`).join('');
+      // The library names its options; this CLI has a flag instead.
+      const loopbackRefused = !result.valid && policy.allowHttpLoopback !== true && /a loopback host is refused|http to loopback/.test(result.message);
       const verdict = result.valid
         ? `VALID  agent ${result.agentDid}\n  effective scopes: ${result.effectiveScopes.join(', ') || '-'}\n  chain: ${result.chain.map((l) => `${l.type} ${l.id}`).join(' → ')}\n`
-        : `DENIED  ${result.reason}: ${result.message} (check: ${result.failedCheck})\n`;
+        : `DENIED  ${result.reason}: ${result.message} (check: ${result.failedCheck})\n${loopbackRefused ? 'hint: a DID or status list on this machine (127.0.0.1, localhost) needs --allow-http-loopback\n' : ''}`;
       ctx.print(checks + verdict, result);
       return result.valid ? EXIT.OK : EXIT.DENIED;
     },

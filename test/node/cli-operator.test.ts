@@ -125,6 +125,10 @@ describe('mandate CLI: help, usage and offline commands', () => {
     exits(unknownOption, EXIT.USAGE, "Unknown option '--bogus'", '[USAGE]');
     exits(badState, EXIT.USAGE, '--state must be one of outstanding, used, expired [ARGUMENT_INVALID]');
     exits(missingArg, EXIT.USAGE, 'missing <vcId>');
+    // Caught here rather than sent to the issuer (which answered them 404 / 400, exit 3).
+    const [emptyArg, nameWithKey] = await Promise.all([mandate(['vcs', 'show', ' ']), mandate(['dids', 'create', '--method', 'key', '--name', 'one'], { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY })]);
+    exits(emptyArg, EXIT.USAGE, '<vcId> is empty', '[USAGE]');
+    exits(nameWithKey, EXIT.USAGE, '--name names a did:web path segment', '[USAGE]');
     // A secret typed in the wrong place is refused without being echoed.
     expect(extraArg.code).toBe(EXIT.USAGE);
     noSecret(badState, extraArg);
@@ -149,12 +153,15 @@ describe('mandate CLI: help, usage and offline commands', () => {
       mandate(['agents', 'list', '--url', 'http://issuer.example.com'], { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY }),
       mandate(['agents', 'list', '--admin-key', wrongKey], { MANDATE_URL: issuer.url }),
     ]);
-    exits(cleartext, EXIT.USAGE, 'plain http is refused except to loopback hosts', '[CONFIG_INVALID]');
+    // In the CLI's terms: no flag sets the library's allowInsecureHttp, so the message names none.
+    exits(cleartext, EXIT.USAGE, 'the issuer URL must be https (plain http only to this machine', '[ARGUMENT_INVALID]');
+    expect(cleartext.stderr).not.toContain('allowInsecureHttp');
     exits(unauthorized, EXIT.DENIED, '[UNAUTHORIZED, HTTP 401]');
     expect(unauthorized.stderr).not.toContain(wrongKey);
     exits(noKey, EXIT.USAGE, 'needs the admin key: set MANDATE_ADMIN_KEY', '[ADMIN_KEY_MISSING]');
     expect(unreachable.code).toBe(EXIT.UNREACHABLE);
     expect(JSON.parse(unreachable.stderr)).toEqual({ error: { code: 'NETWORK_ERROR', message: 'the issuer could not be reached', exitCode: 4 } });
+    expect(unreachable.stderr.split('\n')).toHaveLength(2); // one line, like every error
     expect(unreachable.stdout).toBe('');
     noSecret(noKey, unreachable, cleartext);
   });
@@ -402,13 +409,14 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
     writeFileSync(bad, JSON.stringify(tampered));
     writeFileSync(join(dir, 'not-json.json'), '{"@context": [');
     const common = ['--trusted-issuer', issuerDid, '--target', 'files.example.com', '--challenge', 'cli-nonce-1', '--allow-http-loopback'];
-    const [valid, denied, deniedJson, wrongTarget, noFile, notJson] = await Promise.all([
+    const [valid, denied, deniedJson, wrongTarget, noFile, notJson, noLoopback] = await Promise.all([
       mandate(['verify', good, ...common]),
       mandate(['verify', bad, ...common]),
       mandate(['verify', '-', ...common, '--json'], {}, JSON.stringify(tampered)),
       mandate(['verify', good, ...common.slice(0, 2), '--target', 'mail.example.com', '--allow-http-loopback']),
       mandate(['verify', join(dir, 'absent.json'), ...common]),
       mandate(['verify', join(dir, 'not-json.json'), '--target', 'files.example.com', '--allow-self-signed']),
+      mandate(['verify', good, ...common.slice(0, -1)]), // the issuer's did:web is on 127.0.0.1
     ]);
     expect(valid.code, valid.stdout + valid.stderr).toBe(EXIT.OK);
     expect(valid.stdout).toContain('✓ presentation');
@@ -425,6 +433,9 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
     expect(wrongTarget.stdout).toContain('DENIED  TARGET_MISMATCH');
     exits(noFile, EXIT.USAGE, '[FILE_UNREADABLE]');
     exits(notJson, EXIT.USAGE, 'is not JSON', '[FILE_INVALID]');
+    // Without the flag, the refusal says which flag, in this CLI's terms.
+    expect(noLoopback.code).toBe(EXIT.DENIED);
+    expect(noLoopback.stdout).toContain('hint: a DID or status list on this machine (127.0.0.1, localhost) needs --allow-http-loopback');
   });
 
   it('tails the audit log with refusals and their reason codes, and reports a broken chain with exit 3', async () => {
