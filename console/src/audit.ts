@@ -14,9 +14,14 @@ const CHAIN_EVERY_MS = 60_000;
 
 const REFUSAL_EVENTS = new Set(['REQUEST_REFUSED', 'VP_REJECTED', 'CONSENT_REJECTED']);
 
+/** The issuer's refusals, and those a provider reports: its event's `result` ("denied …") is the record's reason. */
+function isRefusal(record: AuditRecord): boolean {
+  return REFUSAL_EVENTS.has(record.event) || (record.event.startsWith('PROVIDER_') && /^denied\b/i.test(record.reason ?? ''));
+}
+
 export function auditTable(records: AuditRecord[]): HTMLElement {
   const rows = records.map((r) => {
-    const refused = REFUSAL_EVENTS.has(r.event);
+    const refused = isRefusal(r);
     return [
       String(r.seq),
       formatTime(r.at),

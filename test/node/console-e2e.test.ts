@@ -11,6 +11,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { buildConsole } from '../../console/build.ts';
+import { createProof } from '../../wallet/crypto/data-integrity.ts';
 import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
 import { createConsent } from '../../wallet/vc/grant.ts';
 import { didKeyIdentity } from '../../wallet/vc/identity.ts';
@@ -264,6 +265,14 @@ describe('operator console', () => {
     expect(await table.textContent()).toContain('REQUEST_REFUSED');
     expect(await table.textContent()).toContain('UNAUTHORIZED');
     expect(await page.locator('strong.reason', { hasText: 'CREDENTIAL_REVOKED' }).count()).toBeGreaterThan(0);
+    // A provider's report of its own refusal is flagged like the issuer's.
+    const provider = didKeyIdentity(seedSigner(generateSeed()));
+    const denial = await createProof(
+      { type: 'AuditEvent', id: `urn:uuid:${crypto.randomUUID()}`, provider: provider.did, event: 'authorization', agentDid: agent.agentDid, action: 'GET /q3.pdf', result: 'denied SCOPE_ESCALATION' },
+      { signer: provider.signer, verificationMethod: provider.verificationMethod, proofPurpose: 'assertionMethod' },
+    );
+    expect((await issuer.call('/v1/audit/events', { body: denial })).status).toBe(201);
+    await expect.poll(() => page.locator('strong.reason', { hasText: 'denied SCOPE_ESCALATION' }).count(), { timeout: 15_000 }).toBe(1);
     await expectLabelledControls();
 
     // Live: a record written now appears without a reload.
