@@ -45,8 +45,8 @@ function alsoChanged(verb: string, named: string, view: StatusChangeView): strin
 
 const reasonOption = { reason: { type: 'string', value: 'text', description: 'why (kept in the audit log)' } } as const;
 
-/** `vcs suspend` and `vcs reinstate`: the suspension list, either way. */
-function suspensionCommand(name: 'suspend' | 'reinstate', summary: string, verb: string): CommandSpec {
+/** `vcs revoke`, `vcs suspend` and `vcs reinstate`: a status list bit, and all it reached. */
+function statusCommand(name: 'revoke' | 'suspend' | 'reinstate', summary: string, verb: string): CommandSpec {
   return {
     path: ['vcs', name],
     summary,
@@ -56,8 +56,9 @@ function suspensionCommand(name: 'suspend' | 'reinstate', summary: string, verb:
     async run(ctx) {
       const reason = stringOption(ctx.options, 'reason');
       const named = ctx.args[0] as string;
-      const view = await ctx.client()[name](named, { ...(reason === undefined ? {} : { reason }), signal: ctx.signal });
-      ctx.print(`${verb[0]?.toUpperCase()}${verb.slice(1)}.\n${alsoChanged(verb, named, view)}${credentialText(view)}`, view);
+      const view: StatusChangeView & { alreadyRevoked?: true } = await ctx.client()[name](named, { ...(reason === undefined ? {} : { reason }), signal: ctx.signal });
+      const headline = view.alreadyRevoked ? 'Already revoked.' : `${verb[0]?.toUpperCase()}${verb.slice(1)}.`;
+      ctx.print(`${headline}\n${alsoChanged(verb, named, view)}${credentialText(view)}`, view);
       return EXIT.OK;
     },
   };
@@ -95,22 +96,9 @@ export const vcCommands: readonly CommandSpec[] = [
       return EXIT.OK;
     },
   },
-  {
-    path: ['vcs', 'revoke'],
-    summary: 'Revoke a credential (final; published on its status list)',
-    needs: 'admin',
-    args: vcIdArg,
-    options: reasonOption,
-    async run(ctx) {
-      const reason = stringOption(ctx.options, 'reason');
-      const named = ctx.args[0] as string;
-      const view = await ctx.client().revoke(named, { ...(reason === undefined ? {} : { reason }), signal: ctx.signal });
-      ctx.print(`${view.alreadyRevoked ? 'Already revoked.' : 'Revoked.'}\n${alsoChanged('revoked', named, view)}${credentialText(view)}`, view);
-      return EXIT.OK;
-    },
-  },
-  suspensionCommand('suspend', 'Suspend a credential (its renewals and predecessors too) until reinstated', 'suspended'),
-  suspensionCommand('reinstate', 'Lift a suspension (and the ones it caused on predecessors)', 'reinstated'),
+  statusCommand('revoke', 'Revoke a credential (final; published on its status list)', 'revoked'),
+  statusCommand('suspend', 'Suspend a credential (its renewals and predecessors too) until reinstated', 'suspended'),
+  statusCommand('reinstate', 'Lift a suspension (and the ones it caused on predecessors)', 'reinstated'),
   {
     path: ['vcs', 'renew'],
     summary: 'Issue a successor with the same subject and limits; the old one becomes superseded',
