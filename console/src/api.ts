@@ -99,7 +99,13 @@ export function query(params: Record<string, string | number | undefined>): stri
 // The shapes the console reads are the API's wire types, which the issuer builds and the client
 // reads (type-only imports: erased from the bundle, and a change on either side fails the
 // console's typecheck).
-export type { AgentDetail, AgentInfo as Agent, CredentialView as Credential, EnrollmentTokenInfo as TokenState } from '../../wallet/client/issuer-client.ts';
+export type {
+  AgentDetail,
+  AgentInfo as Agent,
+  CredentialView as Credential,
+  EnrollmentTokenInfo as TokenState,
+  StatusChangeView as StatusChange,
+} from '../../wallet/client/issuer-client.ts';
 export type { DidView as HostedDid } from '../../issuer/services/dids.ts';
 export type { AuditRecord, ChainVerdict } from '../../issuer/audit.ts';
 

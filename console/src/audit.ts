@@ -83,7 +83,7 @@ export function renderAudit(root: HTMLElement, params: URLSearchParams): () => v
     if (stopped) return;
     // A refused filter shows no rows: the last ones answered another filter.
     if (!result) replace(records);
-    if (result) {
+    else {
       replace(records, auditTable(result[0].records));
       if (result[1]) {
         replace(chain, chainIndicator(result[1]));

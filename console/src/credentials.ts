@@ -1,7 +1,7 @@
 /** Credentials: revoke (confirmed), suspend, reinstate and renew, a lookup by id, and the status lists' fill levels. */
-import { api, enc, type Credential, type StatusListFill } from './api.ts';
+import { api, enc, type Credential, type StatusChange, type StatusListFill } from './api.ts';
 import { facts, formatTime, fullId, h, replace, shortId, stateBadge, table } from './dom.ts';
-import { announce, attempt, confirmAction, heading, loading, pretty, sourceButton, whileBusy } from './ui.ts';
+import { announce, attempt, confirmAction, heading, loading, pretty, sourceButton } from './ui.ts';
 
 /** The ids an action reached besides the one named, for the status line. */
 function alsoReached(vcId: string, changed: readonly string[] | undefined): string {
@@ -18,9 +18,7 @@ export function credentialActions(credential: Pick<Credential, 'vcId' | 'state'>
   const { vcId, state } = credential;
   if (state !== 'active' && state !== 'suspended') return null;
   const statusChange = async (button: HTMLButtonElement | null, action: 'revoke' | 'suspend' | 'reinstate', past: string) => {
-    const result = await whileBusy(button, () =>
-      attempt(errors, () => api<Credential & { changed?: string[] }>(`/v1/vcs/${enc(vcId)}/${action}`, { body: { reason: `${past} by an operator in the console` } })),
-    );
+    const result = await attempt(errors, () => api<StatusChange>(`/v1/vcs/${enc(vcId)}/${action}`, { body: { reason: `${past} by an operator in the console` } }), button);
     if (!result) return;
     announce(`Credential ${vcId} ${past}.${alsoReached(vcId, result.changed)}`);
     await done();
@@ -35,7 +33,7 @@ export function credentialActions(credential: Pick<Credential, 'vcId' | 'state'>
     if (sure) await statusChange(button, 'revoke', 'revoked');
   };
   const renew = async (event: Event) => {
-    const result = await whileBusy(sourceButton(event), () => attempt(errors, () => api<Credential>(`/v1/vcs/${enc(vcId)}/renew`, { body: {} })));
+    const result = await attempt(errors, () => api<Credential>(`/v1/vcs/${enc(vcId)}/renew`, { body: {} }), sourceButton(event));
     if (result) {
       announce(`Credential renewed: ${result.vcId} replaces ${vcId}.`);
       await done();

@@ -1,7 +1,7 @@
 /** DIDs hosted or tracked here: service endpoints (add, remove) and deactivation (confirmed). */
 import { api, enc, type HostedDid } from './api.ts';
 import { facts, field, formatTime, fullId, h, replace, shortId, stateBadge, table } from './dom.ts';
-import { announce, attempt, confirmAction, heading, loading, pretty, sourceButton, whileBusy } from './ui.ts';
+import { announce, attempt, confirmAction, heading, loading, pretty, sourceButton } from './ui.ts';
 
 export function renderDids(root: HTMLElement): void {
   const errors = h('div');
@@ -49,7 +49,7 @@ export function renderDid(root: HTMLElement, did: string): void {
 
     const remove = async (event: Event, id: string) => {
       const fragment = id.includes('#') ? id.slice(id.indexOf('#') + 1) : id;
-      const done = await whileBusy(sourceButton(event), () => attempt(errors, () => api<HostedDid>(`/v1/dids/${enc(did)}/services/${enc(fragment)}`, { method: 'DELETE' })));
+      const done = await attempt(errors, () => api<HostedDid>(`/v1/dids/${enc(did)}/services/${enc(fragment)}`, { method: 'DELETE' }), sourceButton(event));
       if (done) {
         announce(`Service ${id} removed.`);
         await load();
@@ -57,10 +57,10 @@ export function renderDid(root: HTMLElement, did: string): void {
     };
     const add = async (event: Event) => {
       event.preventDefault();
-      const done = await whileBusy(sourceButton(event), () =>
-        attempt(errors, () =>
-          api<HostedDid>(`/v1/dids/${enc(did)}/services`, { body: { ...(serviceId.value.trim() ? { id: serviceId.value.trim() } : {}), type: serviceType.value.trim(), serviceEndpoint: serviceEndpoint.value.trim() } }),
-        ),
+      const done = await attempt(
+        errors,
+        () => api<HostedDid>(`/v1/dids/${enc(did)}/services`, { body: { ...(serviceId.value.trim() ? { id: serviceId.value.trim() } : {}), type: serviceType.value.trim(), serviceEndpoint: serviceEndpoint.value.trim() } }),
+        sourceButton(event),
       );
       if (done) {
         announce('Service added.');

@@ -5,7 +5,7 @@
  */
 import { api, query, type TokenState } from './api.ts';
 import { field, formatTime, h, replace, shortId, stateBadge, table } from './dom.ts';
-import { announce, attempt, heading, loading, sourceButton, whileBusy } from './ui.ts';
+import { announce, attempt, heading, loading, sourceButton } from './ui.ts';
 
 const words = (value: string): string[] => value.split(/[\s,]+/).filter((w) => w !== '');
 
@@ -77,12 +77,13 @@ export function renderEnrollment(root: HTMLElement): void {
 
   const mint = async (event: Event) => {
     event.preventDefault();
-    const minted = await whileBusy(sourceButton(event), () =>
-      attempt(errors, () =>
+    const minted = await attempt(
+      errors,
+      () =>
         api<{ tokenId: string; token: string; expiresAt: string }>('/v1/enrollment-tokens', {
           body: { requestedScopes: words(scopes.value), maxDelegationDepth: Number(depth.value), requestedDomains: words(domains.value), ttlSeconds: Number(ttl.value) },
         }),
-      ),
+      sourceButton(event),
     );
     if (!minted) return;
     replace(mintedSlot, tokenPanel(minted));

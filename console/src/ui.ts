@@ -16,31 +16,26 @@ export function announce(message: string): void {
   if (region) replace(region, message);
 }
 
-/** Runs an action; an error is shown in `errorSlot` (cleared first) instead of being thrown. */
-export async function attempt<T>(errorSlot: Element, action: () => Promise<T>): Promise<T | undefined> {
+/**
+ * Runs an action; an error is shown in `errorSlot` (cleared first) instead of being thrown.
+ * `busy`, the button that started it, stays disabled until it settles, so that a double click
+ * cannot mint two tokens or send one renewal twice (a disabled default button also stops
+ * implicit submission).
+ */
+export async function attempt<T>(errorSlot: Element, action: () => Promise<T>, busy: HTMLButtonElement | null = null): Promise<T | undefined> {
   replace(errorSlot);
+  // Disabling a focused button drops focus to <body>: it comes back when the button does.
+  const hadFocus = busy !== null && document.activeElement === busy;
+  if (busy) busy.disabled = true;
   try {
     return await action();
   } catch (error) {
     replace(errorSlot, errorMessage(error));
     return undefined;
-  }
-}
-
-/**
- * Runs `action` with `button` disabled until it settles, so that a double click cannot mint two
- * tokens or send one renewal twice. (A disabled default button also stops implicit submission.)
- */
-export async function whileBusy<T>(button: HTMLButtonElement | null, action: () => Promise<T>): Promise<T> {
-  // Disabling a focused button drops focus to <body>: it comes back when the button does.
-  const hadFocus = button !== null && document.activeElement === button;
-  if (button) button.disabled = true;
-  try {
-    return await action();
   } finally {
-    if (button) {
-      button.disabled = false;
-      if (hadFocus && button.isConnected) button.focus();
+    if (busy) {
+      busy.disabled = false;
+      if (hadFocus && busy.isConnected) busy.focus();
     }
   }
 }
