@@ -186,7 +186,10 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
       if (c.req.method === 'POST') init.body = await c.req.text();
       try {
         const answer = await fetch(issuer.url + path, init);
-        return new Response(answer.body, { status: answer.status, headers: { 'content-type': answer.headers.get('content-type') ?? 'application/json', 'cache-control': 'no-store' } });
+        // Relayed whole, with a Content-Length: Chromium labels a no-store answer that arrives in
+        // pieces and is read as a stream (the wallet client's bounded read) "canceled" in
+        // DevTools, though the page received all of it (microsoft/playwright#42742).
+        return new Response(await answer.arrayBuffer(), { status: answer.status, headers: { 'content-type': answer.headers.get('content-type') ?? 'application/json', 'cache-control': 'no-store' } });
       } catch {
         return errorJson('ISSUER_UNREACHABLE', 'the issuer did not answer', 502);
       }

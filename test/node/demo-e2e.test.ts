@@ -149,6 +149,12 @@ describe('npm run demo', () => {
     const relayed = await fetch(new URL('/issuer/v1/audit', demo.url));
     expect(relayed.status).toBe(404);
     expect(((await relayed.json()) as { error: { code: string } }).error.code).toBe('NOT_RELAYED');
+    // A relayed answer comes whole, with its length (docs/demo.md: Chromium's "canceled" label).
+    const onboard = await post('/issuer/v1/onboard', {});
+    expect(onboard.status).toBe(400);
+    const onboardBody = await onboard.text();
+    expect(onboard.headers.get('content-length')).toBe(String(Buffer.byteLength(onboardBody)));
+    expect(JSON.parse(onboardBody)).toMatchObject({ error: { code: 'VALIDATION_FAILED' } });
 
     // Consent with a challenge the provider never issued: refused before any signature is checked.
     const forged = await post('/provider/grants', { consent: { type: 'UserConsent', proof: { challenge: 'not-ours' } }, agentCredential: {} });
