@@ -594,6 +594,21 @@ describe('verifyPresentation — refused', () => {
     expectRefused(await verifyPresentation(vp, options()), 'KEY_NOT_AUTHORIZED', 'presentation');
   });
 
+  it('a proof naming its key by a relative reference or a non-DID URL, or a previousProof that names no proof (docs/protocol.md §Verification)', async () => {
+    const vp = await present(agent, [root]);
+    const withProof = (change: Record<string, unknown>) => ({ ...vp, proof: { ...vp.proof, ...change } });
+    const fragment = String(vp.proof?.verificationMethod).slice(agent.did.length); // "#z6Mk…"
+    // Not an absolute URL: a proof member malformed, before any key is looked up.
+    expectRefused(await verifyPresentation(withProof({ verificationMethod: fragment }), options()), 'MALFORMED', 'presentation');
+    // A URL, but not a DID URL of the holder.
+    expectRefused(await verifyPresentation(withProof({ verificationMethod: `https://files.example.com/keys${fragment}` }), options()), 'KEY_NOT_AUTHORIZED', 'presentation');
+    // A presentation has one proof, so a previousProof has nothing to name.
+    expectRefused(await verifyPresentation(withProof({ previousProof: 'urn:uuid:0b8f4d9e-0c57-4d7e-9a77-3f0c2a1d5e6b' }), options()), 'MALFORMED', 'presentation');
+    // The same for a credential's proof, in check 3.
+    const credential = { ...root, proof: { ...root.proof, verificationMethod: `https://files.example.com/keys${fragment}` } } as AgentCredential;
+    expectRefused(await verifyPresentation(await present(agent, [credential]), options()), 'KEY_NOT_AUTHORIZED', 'credentials');
+  });
+
   it('KEY_NOT_AUTHORIZED: a holder key that is only an assertionMethod, not an authentication key', async () => {
     const assertOnly = testIdentity('assert-only-holder');
     resolver.documents.set(assertOnly.did, { document: { ...assertOnly.document, authentication: [] } });
