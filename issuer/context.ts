@@ -16,6 +16,7 @@ import { createAuditLog, type AuditLog } from './audit.ts';
 import type { IssuerConfig } from './config.ts';
 import { createLogger, type Logger } from './http/logger.ts';
 import { createRateLimiter, type RateLimits } from './http/rate-limit.ts';
+import { completeLegacyRevocations } from './services/credentials.ts';
 import { ensureIssuerIdentity } from './services/issuer-identity.ts';
 import { createIssuerResolver, type IssuerResolver } from './services/resolver.ts';
 import { createIssuerStatusClient, ensureDefaultStatusLists } from './services/status-lists.ts';
@@ -85,6 +86,10 @@ export async function createIssuerContext(config: IssuerConfig, options: IssuerC
     };
     (ctx as { statusLists: StatusListClient }).statusLists = createIssuerStatusClient(ctx);
     ensureDefaultStatusLists(ctx);
+    if (db.upgradedFrom !== undefined) {
+      const completed = completeLegacyRevocations(ctx);
+      if (completed.length > 0) log.warn('upgrade: revoked credentials that revocations by an older issuer had left working', { count: completed.length });
+    }
     return ctx;
   } catch (error) {
     db.close();

@@ -328,13 +328,34 @@ export function revokeCredential(ctx: IssuerContext, vcId: string, reason: strin
     // Read inside the transaction: a renewal that committed a moment ago is followed.
     const named = getCredential(ctx, vcId);
     const record = newestRenewal(ctx, named);
-    if (!applyStatus(ctx, record, REVOKE, record.id, action, actedOn(record, named))) {
-      throw apiError('CREDENTIAL_ALREADY_REVOKED', `${record.id} is already revoked`, { agentDid: record.subjectDid });
-    }
+    applyStatus(ctx, record, REVOKE, record.id, action, actedOn(record, named));
+    // Also when it was revoked already: a revocation made by an issuer older than these rules
+    // may have left what it superseded, or the rest of the agent's, working. Asking again
+    // completes it; only a revocation that reaches nothing new is refused.
     applyToPredecessors(ctx, record, REVOKE, action);
     revokeRestOfAgent(ctx, record, action);
+    if (action.changed.length === 0) throw apiError('CREDENTIAL_ALREADY_REVOKED', `${record.id} is already revoked`, { agentDid: record.subjectDid });
   });
   return { ...credentialView(ctx, getCredential(ctx, vcId)), changed: action.changed };
+}
+
+/**
+ * Completes, on a file an older issuer wrote (storage/upgrade.ts), the revocations it made before
+ * a revocation reached what the credential superseded and, for an agent's current credential,
+ * the rest of the agent's: each credential reached now gets its list bit and its own audit
+ * record (actor `system`, `data.with` = the revoked credential). Returns their ids. A revocation
+ * of an old copy is not carried forward to its renewals: the older issuer may have meant that
+ * copy only, and revoking it again now does follow the line.
+ */
+export function completeLegacyRevocations(ctx: IssuerContext): string[] {
+  const action: StatusAction = { actor: 'system', reason: 'upgrade: completes a revocation an older issuer left partial', changed: [] };
+  ctx.db.transaction(() => {
+    for (const record of ctx.stores.credentials.partialRevocations(ctx.now())) {
+      applyToPredecessors(ctx, record, REVOKE, action);
+      revokeRestOfAgent(ctx, record, action);
+    }
+  });
+  return action.changed;
 }
 
 /** Suspends (on = true) or reinstates (on = false) through the suspension list. */
@@ -346,12 +367,12 @@ export function setSuspension(ctx: IssuerContext, vcId: string, on: boolean, rea
     const named = getCredential(ctx, vcId);
     const record = newestRenewal(ctx, named);
     if (on && record.revokedAt !== null) throw apiError('CREDENTIAL_REVOKED', `${record.id} is revoked`, { agentDid: record.subjectDid });
-    if (!applyStatus(ctx, record, change, record.id, action, actedOn(record, named))) {
-      throw on
-        ? apiError('CREDENTIAL_SUSPENDED', `${record.id} is already suspended`, { agentDid: record.subjectDid })
-        : apiError('CREDENTIAL_NOT_SUSPENDED', `${record.id} is not suspended`, { agentDid: record.subjectDid });
-    }
+    const applied = applyStatus(ctx, record, change, record.id, action, actedOn(record, named));
+    if (!applied && !on) throw apiError('CREDENTIAL_NOT_SUSPENDED', `${record.id} is not suspended`, { agentDid: record.subjectDid });
+    // A suspension asked again reaches predecessors left working (by an older issuer, or
+    // reinstated by name since); one that reaches nothing new is refused.
     applyToPredecessors(ctx, record, change, action);
+    if (action.changed.length === 0) throw apiError('CREDENTIAL_SUSPENDED', `${record.id} is already suspended`, { agentDid: record.subjectDid });
   });
   return { ...credentialView(ctx, getCredential(ctx, vcId)), changed: action.changed };
 }

@@ -51,6 +51,12 @@ export interface CredentialStore {
   reinstate(id: string): boolean;
   /** The latest `validUntil` among `issuerDid`'s unrevoked credentials still valid after `now`. */
   latestValidUntil(issuerDid: string, now: number): number | undefined;
+  /**
+   * Revoked credentials that left authority working at `now`: one it superseded is unrevoked and
+   * unexpired, or it is an agent's current credential and another AgentCredential of that agent
+   * is. Revocations made by this code never do; ones an older issuer made may.
+   */
+  partialRevocations(now: number): CredentialRecord[];
 }
 
 interface CredentialRow {
@@ -115,6 +121,12 @@ export function createSqliteCredentialStore(db: IssuerDb): CredentialStore {
   const revoke = s.prepare('UPDATE credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
   const suspend = s.prepare('UPDATE credentials SET suspended_at = ?, suspended_with = ? WHERE id = ? AND suspended_at IS NULL');
   const reinstate = s.prepare('UPDATE credentials SET suspended_at = NULL, suspended_with = NULL WHERE id = ? AND suspended_at IS NOT NULL');
+  const live = (alias: string) => `${alias}.revoked_at IS NULL AND (${alias}.valid_until IS NULL OR ${alias}.valid_until > @now)`;
+  const partial = s.prepare<{ now: number }, CredentialRow>(`SELECT c.* FROM credentials c WHERE c.revoked_at IS NOT NULL AND (
+      EXISTS (SELECT 1 FROM credentials p WHERE p.superseded_by = c.id AND ${live('p')})
+      OR EXISTS (SELECT 1 FROM agents a JOIN credentials o ON o.subject_did = a.did
+        WHERE a.current_credential_id = c.id AND o.type = 'AgentCredential' AND ${live('o')}))
+    ORDER BY c.issued_at, c.rowid`);
   const latest = s.prepare<[string, number], { until: number | null }>(
     'SELECT MAX(valid_until) AS until FROM credentials WHERE issuer_did = ? AND valid_until > ? AND revoked_at IS NULL',
   );
@@ -145,5 +157,6 @@ export function createSqliteCredentialStore(db: IssuerDb): CredentialStore {
     suspend: (id, at, withId) => suspend.run(at, withId, id).changes === 1,
     reinstate: (id) => reinstate.run(id).changes === 1,
     latestValidUntil: (issuerDid, now) => latest.get(issuerDid, now)?.until ?? undefined,
+    partialRevocations: (now) => partial.all({ now }).map((row) => toRecord(row) as CredentialRecord),
   };
 }

@@ -7,8 +7,8 @@
  * - `foreign_keys = ON` (off by default in SQLite),
  * - `synchronous = NORMAL` (durable at WAL checkpoints; safe with WAL, much faster than FULL),
  * - `busy_timeout` so a second process (a backup, another issuer) waits instead of failing,
- * - every schema statement of schema.ts run on open, and the columns added since a file was
- *   created added to it,
+ * - every schema statement of schema.ts run on open, the columns added since a file was
+ *   created added to it, and its data brought up to this code's (upgrade.ts),
  * - readable by the issuer's user only: the directory it creates is 0700, and the database file
  *   and its -wal/-shm companions are 0600 (SQLite gives the companions the database's mode).
  *   The file holds the audit trail and consent evidence in the clear.
@@ -17,6 +17,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { ADDED_COLUMNS, SCHEMA } from './schema.ts';
+import { DATA_VERSION, upgradeData } from './upgrade.ts';
 
 export type SqliteDatabase = Database.Database;
 
@@ -29,6 +30,11 @@ export interface IssuerDb {
    * when another process on the file committed in between; an immediate one waits its turn.
    */
   transaction<T>(fn: () => T): T;
+  /**
+   * The data version the file had when opened, when older than this code's (upgrade.ts): 0 for
+   * a new file and for one an issuer before data versions wrote. Undefined for a current file.
+   */
+  readonly upgradedFrom: number | undefined;
   close(): void;
 }
 
@@ -43,15 +49,17 @@ export function openDatabase(path: string): IssuerDb {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
-  sqlite.transaction(() => {
+  const found = sqlite.transaction(() => {
     for (const statement of SCHEMA) sqlite.exec(statement);
     for (const [table, column, declaration] of ADDED_COLUMNS) {
       const columns = sqlite.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${table}')`).all();
       if (!columns.some((c) => c.name === column)) sqlite.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${declaration}`);
     }
-  })();
+    return upgradeData(sqlite);
+  }).immediate();
   return {
     sqlite,
+    upgradedFrom: found < DATA_VERSION ? found : undefined,
     transaction: <T>(fn: () => T): T => sqlite.transaction(fn).immediate(),
     close: () => {
       if (sqlite.open) sqlite.close();
