@@ -11,9 +11,9 @@
  * issuer left partial — is completed by the services once the issuer is up
  * (`completeLegacyRevocations`, services/credentials.ts) when `upgradeData` reports a legacy file.
  */
-import type Database from 'better-sqlite3';
 import { bytesToHex } from '../../wallet/crypto/bytes.ts';
 import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
+import type { SqliteDatabase } from './db.ts';
 
 /** The steps below, counted: the `user_version` of a file that has had them all. */
 export const DATA_VERSION = 1;
@@ -53,7 +53,7 @@ const BACKFILL_SUSPENDED_WITH = `
  * clear. Hashing those rows removes the clear values from the file and lets an onboarding left
  * at step 1 complete (the answer is compared with the hash).
  */
-function hashClearChallenges(sqlite: Database.Database): void {
+function hashClearChallenges(sqlite: SqliteDatabase): void {
   const clear = sqlite.prepare<[], { id: string; challenge: string }>(`SELECT id, challenge FROM onboarding_sessions WHERE challenge NOT GLOB '${'[0-9a-f]'.repeat(64)}'`).all();
   const update = sqlite.prepare('UPDATE onboarding_sessions SET challenge = ? WHERE id = ?');
   for (const { id, challenge } of clear) update.run(bytesToHex(sha256Utf8(challenge)), id);
@@ -63,7 +63,7 @@ function hashClearChallenges(sqlite: Database.Database): void {
  * Brings the data of an open file up to DATA_VERSION, inside the caller's transaction, and
  * returns the version it found. A file newer than this code is left alone.
  */
-export function upgradeData(sqlite: Database.Database): number {
+export function upgradeData(sqlite: SqliteDatabase): number {
   const found = sqlite.pragma('user_version', { simple: true }) as number;
   if (found >= DATA_VERSION) return found;
   sqlite.exec(BACKFILL_RENEWED);

@@ -19,15 +19,21 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+/** A file with the CREATE statements only, as an issuer before ADDED_COLUMNS and upgrade.ts left it. */
+function olderFile(): { path: string; old: Database.Database } {
+  const dir = tempDir();
+  dirs.push(dir);
+  const path = join(dir, 'issuer.db');
+  const old = new Database(path);
+  for (const statement of SCHEMA) old.exec(statement);
+  return { path, old };
+}
+
 describe('openDatabase on a file from before ADDED_COLUMNS', () => {
   it('adds the missing columns, keeps the rows, and reads them with the defaults', () => {
-    const dir = tempDir();
-    dirs.push(dir);
-    const path = join(dir, 'issuer.db');
     // The file as an earlier release left it: the CREATE statements only, and a superseded,
     // suspended credential.
-    const old = new Database(path);
-    for (const statement of SCHEMA) old.exec(statement);
+    const { path, old } = olderFile();
     old
       .prepare(
         `INSERT INTO credentials (id, type, subject_did, issuer_did, json, valid_from, issued_at, superseded_by, suspended_at)
@@ -54,11 +60,7 @@ describe('openDatabase on a file from before ADDED_COLUMNS', () => {
 
 describe('openDatabase on a file whose data an older issuer wrote (upgrade.ts)', () => {
   it('fills in renewals, suspension causes and hashed challenges from what the file holds, once', () => {
-    const dir = tempDir();
-    dirs.push(dir);
-    const path = join(dir, 'issuer.db');
-    const old = new Database(path);
-    for (const statement of SCHEMA) old.exec(statement);
+    const { path, old } = olderFile();
     const credential = old.prepare(
       `INSERT INTO credentials (id, type, subject_did, issuer_did, json, valid_from, issued_at, superseded_by, suspended_at)
        VALUES (?, 'AgentCredential', 'did:key:z6Mka', 'did:web:issuer.example', '{}', 0, 0, ?, ?)`,
