@@ -104,7 +104,9 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('mandate CLI: help, usage and offline commands', () => {
+// Each test spawns several CLI processes at once (up to 30 s each, the child timeout): on a
+// loaded machine they outlast the default 30 s test timeout though nothing is wrong.
+describe('mandate CLI: help, usage and offline commands', { timeout: 120_000 }, () => {
   it('prints help for the CLI and a command, and exits 2 with a usage error on bad input', async () => {
     const [top, command, noArgs, unknownOption, badState, missingArg, extraArg] = await Promise.all([
       mandate(['--help']),
