@@ -1,14 +1,17 @@
 // Crypto-core throughput: raw noble vs raw node:crypto vs raw WebCrypto, Mandate's verify() on
 // each backend (1 and 64 in flight — the issuer picks its backend from these numbers under
 // concurrent load), the cost of a key seen for the first time, and JCS canonicalization.
-// Each case runs for DURATION_MS bounded by performance.now(), after a short warm-up.
+// Each case runs for DURATION_MS bounded by performance.now(), after a short warm-up. Mandate's
+// code is the compiled package (bench/library.ts).
 //   npm run bench -- crypto
 import { createPrivateKey, createPublicKey, sign as nodeSign, verify as nodeVerify } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
-import canonicalize from 'canonicalize';
-import { hexToBytes } from '../wallet/crypto/bytes.ts';
-import { getEd25519Backend, seedSigner, verify, type Ed25519Backend } from '../wallet/crypto/ed25519.ts';
+import type { Ed25519Backend } from '../wallet/index.ts';
+import { shippedWallet } from './library.ts';
 import { measure } from './measure.ts';
+
+/** The library under test, compiled as shipped (bench/library.ts). */
+const { canonicalizeJson, getEd25519Backend, hexToBytes, seedSigner, verify } = await shippedWallet();
 
 const DURATION_MS = 1500;
 const WARMUP_MS = 300;
@@ -56,21 +59,6 @@ function sampleCredential(): Record<string, unknown> {
       proofValue: 'z2YwC8z3ap7yx1nZYCg4L3j3ApHsF8kgPdSb5xoS1VR7vPG3F561B52hYnQF9iseabecm3ijx4K1FBTQsCZahKZme',
     },
   };
-}
-
-/** Mandate's canonicalizeJson (wallet/crypto/jcs.ts) when present, else the canonicalize package. */
-async function jcsImplementation(): Promise<{ name: string; canonicalize: (value: unknown) => string }> {
-  const specifier = '../wallet/crypto/jcs.ts';
-  try {
-    const jcs = (await import(/* @vite-ignore */ specifier)) as { canonicalizeJson?: unknown };
-    if (typeof jcs.canonicalizeJson === 'function') {
-      const fn = jcs.canonicalizeJson as (value: unknown) => string;
-      return { name: 'mandate canonicalizeJson', canonicalize: fn };
-    }
-  } catch {
-    // not written yet: fall through to the package
-  }
-  return { name: 'canonicalize package', canonicalize: (value) => canonicalize(value) ?? '' };
 }
 
 export async function run(): Promise<Record<string, unknown>> {
@@ -135,17 +123,16 @@ export async function run(): Promise<Record<string, unknown>> {
   while (next < KEYS) await verifyNext();
   ops.mandateVerifyDefaultEvictedKey = await opsPerSec(verifyNext, 1, 1000);
 
-  const jcs = await jcsImplementation();
   const credential = sampleCredential();
   const credentialBytes = new TextEncoder().encode(JSON.stringify(credential)).length;
-  ops.jcsCanonicalize = await opsPerSec(() => jcs.canonicalize(credential));
+  ops.jcsCanonicalize = await opsPerSec(() => canonicalizeJson(credential));
 
   return {
     durationMsPerCase: DURATION_MS,
     messageBytes: message.length,
     defaultBackend,
     inFlight: IN_FLIGHT,
-    jcs: { implementation: jcs.name, credentialBytes },
+    jcs: { credentialBytes },
     opsPerSec: ops,
     ratios: {
       signNativeOverNoble: ratio(ops.nodeSign, ops.nobleSign),

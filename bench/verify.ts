@@ -1,6 +1,8 @@
 // In-process verifier throughput: Mandate's `verifyPresentation` against the raw cost of its
 // Ed25519 signatures and against Digital Bazaar's `vc.verify` on an equivalent presentation.
 //
+// The library is the compiled package (bench/library.ts), not the sources through tsx.
+//
 // Cases (each ~DURATION_MS bounded by performance.now(), after a warm-up; one verification at a
 // time, awaited, unless noted):
 //   raw                  node:crypto Ed25519 verify with one reused KeyObject — the ceiling
@@ -25,19 +27,27 @@
 import { createPublicKey, verify as nodeVerify } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { availableEd25519Backends, getEd25519Backend, seedSigner, setEd25519Backend } from '../wallet/crypto/ed25519.ts';
-import { createCachedResolver } from '../wallet/did/cache.ts';
-import { resolveDidKey } from '../wallet/did/key.ts';
-import { createResolver } from '../wallet/did/registry.ts';
-import { issueAgentCredential } from '../wallet/vc/agent-credential.ts';
-import { createVerifiedCredentialCache } from '../wallet/vc/credential-cache.ts';
-import { delegate } from '../wallet/vc/delegation.ts';
-import { didKeyIdentity, type SigningIdentity } from '../wallet/vc/identity.ts';
-import { signPresentation } from '../wallet/vc/presentation.ts';
-import type { ChainCredential, VerifiablePresentation } from '../wallet/vc/types.ts';
-import { verifyPresentation, type VerifyPresentationOptions } from '../wallet/vc/verify.ts';
+import type { ChainCredential, SigningIdentity, VerifiablePresentation, VerifyPresentationOptions } from '../wallet/index.ts';
 import { benchDigitalBazaarVp } from './digitalbazaar.ts';
+import { shippedWallet } from './library.ts';
 import { cpuMsSince, measure, measured, median, round, type Measure } from './measure.ts';
+
+/** The library under test, compiled as shipped (bench/library.ts). */
+const {
+  availableEd25519Backends,
+  createCachedResolver,
+  createResolver,
+  createVerifiedCredentialCache,
+  delegate,
+  didKeyIdentity,
+  getEd25519Backend,
+  issueAgentCredential,
+  resolveDidKey,
+  seedSigner,
+  setEd25519Backend,
+  signPresentation,
+  verifyPresentation,
+} = await shippedWallet();
 
 const DURATION_MS = 2000;
 const WARMUP_MS = 200;
@@ -289,6 +299,7 @@ export async function run(): Promise<Record<string, unknown>> {
   const pairedRawMs = ({ raw: pairedRaw }: Paired) => 1000 / pairedRaw.opsPerSec;
   return {
     durationMsPerCase: DURATION_MS,
+    library: 'dist/bench-lib (tsc, as shipped)',
     ed25519Backend: backend,
     loadAverage1m: { before: round(loadBefore[0] ?? 0), after: round(loadAfter[0] ?? 0) },
     opsPerSec: { ...each((m) => m.opsPerSec), digitalBazaarVp1: Math.round(digitalBazaarVp1.opsPerSec) },

@@ -33,19 +33,30 @@ export interface LibBuildReport {
   bytes: number;
 }
 
-/** Empties `dist/lib/` and compiles into it; rejects with tsc's diagnostics when it fails. */
-export async function buildLib(): Promise<LibBuildReport> {
-  await rm(LIB_DIR, { recursive: true, force: true });
+export interface LibBuildOptions {
+  /**
+   * Where to compile to (default `dist/lib/`), emptied first. It must lie inside this
+   * repository, so the compiled files find its node_modules.
+   */
+  outDir?: string;
+  /** Emit type declarations too (default true; code that only runs the output can skip them). */
+  declarations?: boolean;
+}
+
+/** Empties `outDir` and compiles into it; rejects with tsc's diagnostics when it fails. */
+export async function buildLib({ outDir = LIB_DIR, declarations = true }: LibBuildOptions = {}): Promise<LibBuildReport> {
+  await rm(outDir, { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const args = [tsc, '-p', join(root, 'tsconfig.lib.json'), '--outDir', outDir, ...(declarations ? [] : ['--declaration', 'false'])];
   try {
-    await promisify(execFile)(process.execPath, [tsc, '-p', join(root, 'tsconfig.lib.json')], { cwd: root });
+    await promisify(execFile)(process.execPath, args, { cwd: root });
   } catch (error) {
     const { stdout } = error as { stdout?: string };
     throw new Error(`tsc -p tsconfig.lib.json failed:\n${stdout ?? String(error)}`);
   }
   let files = 0;
   let bytes = 0;
-  for (const entry of await readdir(LIB_DIR, { recursive: true, withFileTypes: true })) {
+  for (const entry of await readdir(outDir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const path = join(entry.parentPath, entry.name);
     if (path.endsWith('.d.ts')) {
@@ -56,7 +67,7 @@ export async function buildLib(): Promise<LibBuildReport> {
     files += 1;
     bytes += (await readFile(path)).length;
   }
-  return { outDir: LIB_DIR, files, bytes };
+  return { outDir, files, bytes };
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
