@@ -15,9 +15,10 @@ describe('LruCache', () => {
   });
 
   it('keeps exact least-recently-used order under any sequence of get, set and delete', () => {
-    const op = fc.tuple(fc.constantFrom('get', 'set', 'delete'), fc.integer({ min: 0, max: 4 }));
+    const keys = [0, 1, 2, 3, 4, 5, 6];
+    const op = fc.tuple(fc.constantFrom('get', 'set', 'delete', 'clear'), fc.constantFrom(...keys));
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+      fc.property(fc.array(op, { maxLength: 100 }), (ops) => {
         const cache = new LruCache<number, number>({ max: 3 });
         let order: number[] = []; // the model: least recent first
         for (const [kind, key] of ops) {
@@ -28,15 +29,19 @@ describe('LruCache', () => {
           } else if (kind === 'set') {
             cache.set(key, key);
             order = [...order.filter((k) => k !== key), key].slice(-3);
-          } else {
+          } else if (kind === 'delete') {
             expect(cache.delete(key)).toBe(present);
             order = order.filter((k) => k !== key);
+          } else {
+            cache.clear();
+            order = [];
           }
           // ttlOf reads without refreshing: what is held must be exactly the model's keys.
-          expect([0, 1, 2, 3, 4].filter((k) => cache.ttlOf(k) !== undefined)).toEqual([...order].sort());
+          expect(keys.filter((k) => cache.ttlOf(k) !== undefined)).toEqual([...order].sort());
+          expect(cache.size).toBe(order.length);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: 500 },
     );
   });
 
@@ -51,6 +56,17 @@ describe('LruCache', () => {
     now += 1;
     expect(cache.get('k')).toBeUndefined();
     expect(cache.get('long')).toBe('v');
+  });
+
+  it('drops an expired entry from anywhere in the order and keeps the order of the rest', () => {
+    let now = 0;
+    const cache = new LruCache<string, number>({ max: 3, now: () => now });
+    cache.set('a', 1).set('b', 2, 10).set('c', 3); // b, in the middle, lives 10 ms
+    now = 10;
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.size).toBe(2);
+    cache.set('d', 4).set('e', 5); // full again at d; e evicts the least recently used: a
+    expect([cache.get('a'), cache.get('c'), cache.get('d'), cache.get('e')]).toEqual([undefined, 3, 4, 5]);
   });
 
   it('refuses a non-positive bound', () => {

@@ -19,20 +19,35 @@ export interface LruOptions<V = unknown> {
   sizeOf?: (value: V) => number;
 }
 
-interface Entry<V> {
+/**
+ * One cached value, linked into the recency list. A hit moves its entry to the newest end by
+ * relinking two neighbours: re-inserting into the Map instead (delete + set, which is how a Map
+ * alone keeps LRU order) costs a hash-table tombstone per hit and, measured, about 4% of the
+ * JavaScript time of a cached presentation verification, which hits these caches half a dozen
+ * times.
+ */
+interface Entry<K, V> {
+  readonly key: K;
   value: V;
   expiresAt: number;
   size: number;
+  /** The next less recently used entry (undefined for the oldest). */
+  older: Entry<K, V> | undefined;
+  /** The next more recently used entry (undefined for the newest). */
+  newer: Entry<K, V> | undefined;
 }
 
 export class LruCache<K, V> {
-  readonly #map = new Map<K, Entry<V>>();
+  readonly #map = new Map<K, Entry<K, V>>();
   readonly #max: number;
   readonly #ttlMs: number | undefined;
   readonly #now: () => number;
   readonly #maxSize: number;
   readonly #sizeOf: ((value: V) => number) | undefined;
   #size = 0;
+  /** The least recently used entry: evicted first. */
+  #oldest: Entry<K, V> | undefined;
+  #newest: Entry<K, V> | undefined;
 
   constructor(options: LruOptions<V>) {
     if (!Number.isInteger(options.max) || options.max < 1) throw new RangeError('LruCache max must be a positive integer');
@@ -54,11 +69,13 @@ export class LruCache<K, V> {
     const entry = this.#map.get(key);
     if (!entry) return undefined;
     if (entry.expiresAt <= this.#now()) {
-      this.delete(key);
+      this.#remove(entry);
       return undefined;
     }
-    this.#map.delete(key);
-    this.#map.set(key, entry);
+    if (entry !== this.#newest) {
+      this.#unlink(entry);
+      this.#append(entry);
+    }
     return entry.value;
   }
 
@@ -78,10 +95,12 @@ export class LruCache<K, V> {
     this.delete(key);
     const size = this.#sizeOf ? this.#sizeOf(value) : 0;
     if (size > this.#maxSize) return this;
-    this.#map.set(key, { value, expiresAt: ttlMs === undefined ? Infinity : this.#now() + ttlMs, size });
+    const entry: Entry<K, V> = { key, value, expiresAt: ttlMs === undefined ? Infinity : this.#now() + ttlMs, size, older: undefined, newer: undefined };
+    this.#map.set(key, entry);
+    this.#append(entry);
     this.#size += size;
-    while (this.#map.size > this.#max || this.#size > this.#maxSize) {
-      this.delete(this.#map.keys().next().value as K);
+    for (let oldest = this.#oldest; oldest !== undefined && (this.#map.size > this.#max || this.#size > this.#maxSize); oldest = this.#oldest) {
+      this.#remove(oldest);
     }
     return this;
   }
@@ -89,12 +108,37 @@ export class LruCache<K, V> {
   delete(key: K): boolean {
     const entry = this.#map.get(key);
     if (!entry) return false;
-    this.#size -= entry.size;
-    return this.#map.delete(key);
+    this.#remove(entry);
+    return true;
   }
 
   clear(): void {
     this.#map.clear();
+    this.#oldest = undefined;
+    this.#newest = undefined;
     this.#size = 0;
+  }
+
+  #remove(entry: Entry<K, V>): void {
+    this.#map.delete(entry.key);
+    this.#unlink(entry);
+    this.#size -= entry.size;
+  }
+
+  #unlink(entry: Entry<K, V>): void {
+    if (entry.older) entry.older.newer = entry.newer;
+    else this.#oldest = entry.newer;
+    if (entry.newer) entry.newer.older = entry.older;
+    else this.#newest = entry.older;
+    entry.older = undefined;
+    entry.newer = undefined;
+  }
+
+  /** Links a detached entry in as the most recently used. */
+  #append(entry: Entry<K, V>): void {
+    entry.older = this.#newest;
+    if (this.#newest) this.#newest.newer = entry;
+    else this.#oldest = entry;
+    this.#newest = entry;
   }
 }
