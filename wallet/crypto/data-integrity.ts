@@ -404,12 +404,10 @@ export async function verifyProof(securedDocument: unknown, options: VerifyProof
       throw new ProofError('PROOF_SIGNATURE_INVALID', `proof ${i + 1} of ${toVerify.length}: signature does not verify`);
     }
     const { created, expires } = parsedProofs[i] as ParsedProof;
-    verified.push({
-      proof,
-      publicKey,
-      ...(created !== undefined && { created: new Date(created) }),
-      ...(expires !== undefined && { expires: new Date(expires) }),
-    });
+    const result: VerifiedProof = { proof, publicKey };
+    if (created !== undefined) result.created = new Date(created);
+    if (expires !== undefined) result.expires = new Date(expires);
+    verified.push(result);
   }
   return { proofs: verified };
 }

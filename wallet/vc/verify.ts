@@ -341,7 +341,9 @@ async function run(
   // Every DID resolution starts together at the first key lookup (the resolver caches and
   // coalesces), after the presentation was canonicalized; step 2 judges them.
   const issuers = credentials.map(issuerId); // parallel to `credentials`, read once
-  const dids = new Set<string>([holder, ...issuers, ...grants.map((g) => g.credentialSubject.onBehalfOf)]);
+  const dids = new Set<string>().add(holder); // in this order: holder, issuers, consenting users
+  for (const issuer of issuers) dids.add(issuer);
+  for (const grant of grants) dids.add(grant.credentialSubject.onBehalfOf);
   const resolutions = startedTogether(dids, options.resolver);
   const resolutionOf = resolutions.of;
   const keysOf = keysFrom(resolutions, now);
@@ -430,7 +432,8 @@ async function run(
   // throwaway key presenting self-signed credentials) must not fill the cache or evict entries.
   const toCache: Array<() => void> = [];
   for (const [i, credential] of credentials.entries()) {
-    const settled = (await proofs[i]) as Settled<CheckedProofs>; // one per credential
+    const pending = proofs[i] as Settled<CheckedProofs> | Promise<Settled<CheckedProofs>>; // one per credential
+    const settled = pending instanceof Promise ? await pending : pending;
     if (!settled.ok) {
       throw reasonFor(settled.error, 'CREDENTIAL_SIGNATURE_INVALID', {
         PROOF_EXPIRED: 'CREDENTIAL_EXPIRED',
@@ -474,13 +477,12 @@ async function run(
   if (leaf.credentialSubject.id !== holder) {
     throw new VerificationError('HOLDER_MISMATCH', `the presentation is signed by ${holder}, but the credential is for ${leaf.credentialSubject.id}`);
   }
-  const chainSubjects = new Set(chain.map((c) => c.credentialSubject.id));
   for (const [j, grant] of grants.entries()) {
     const provider = issuers[chain.length + j] as string; // grants follow the chain in `credentials`
     if (!(options.trustedGrantIssuers ?? []).includes(provider)) {
       throw new VerificationError('UNTRUSTED_ISSUER', `${provider} is not a trusted grant issuer`);
     }
-    if (!chainSubjects.has(grant.credentialSubject.id)) {
+    if (!chain.some((c) => c.credentialSubject.id === grant.credentialSubject.id)) {
       throw new VerificationError('HOLDER_MISMATCH', `${grant.id} is for ${grant.credentialSubject.id}, who is not in the presented chain`);
     }
     checkGrant(grant, root.credentialSubject.privilegeScopes);
