@@ -348,10 +348,12 @@ export async function verifyProof(securedDocument: unknown, options: VerifyProof
   // All local checks of all proofs first: a document with one bad proof costs no key lookups.
   const parsedProofs = allProofs.map(parseProof);
   // Each proof costs a signature check: one valid proof repeated could make one document cost
-  // a verifier dozens of them.
-  const proofValues = new Set(parsedProofs.map((p) => p.proof.proofValue));
-  if (proofValues.size < parsedProofs.length || proofValues.size > MAX_PROOF_SET_SIZE) {
-    throw malformed(`a proof set holds at most ${MAX_PROOF_SET_SIZE} proofs, each with its own proofValue`);
+  // a verifier dozens of them. (A single proof, the usual case, needs no set.)
+  if (parsedProofs.length > 1) {
+    const proofValues = new Set(parsedProofs.map((p) => p.proof.proofValue));
+    if (proofValues.size < parsedProofs.length || proofValues.size > MAX_PROOF_SET_SIZE) {
+      throw malformed(`a proof set holds at most ${MAX_PROOF_SET_SIZE} proofs, each with its own proofValue`);
+    }
   }
   let ids: Set<string> | undefined; // built only when some proof names a previousProof
   for (const parsed of parsedProofs) {
