@@ -3,10 +3,11 @@
  * routes/*.ts (parse → service → shape); this file only composes.
  *
  * Middleware, outermost first:
- * 1. requestId (X-Request-Id in and out), 2. JSON request log, 3. secure headers,
- * 4. `actor` = anonymous (admin auth upgrades it), 5. rate limits (429 + Retry-After),
- * 6. body limit (413, default 64 KiB), 7. JSON-only bodies (415),
- * 8. on public documents only (DID documents, status lists, the context, JWKS): CORS for any
+ * 1. requestId (X-Request-Id in and out), 2. JSON request log, 3. `Connection: close` on an
+ * answer given before the body was read, 4. secure headers, 5. `actor` = anonymous (admin auth
+ * upgrades it), 6. rate limits (429 + Retry-After), 7. body limit (413, default 64 KiB),
+ * 8. JSON-only bodies (415; I-JSON, http/json-bodies.ts),
+ * 9. on public documents only (DID documents, status lists, the context, JWKS): CORS for any
  *    origin (GET), `Cross-Origin-Resource-Policy: cross-origin` and etag (304 on If-None-Match),
  *    because verifiers in browser pages and service workers of other origins must fetch them.
  * Errors anywhere become `{error: {code, message, details?}}` (http/errors.ts).
@@ -18,12 +19,12 @@ import { cors } from 'hono/cors';
 import { etag } from 'hono/etag';
 import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
-import { isMandateError } from '../wallet/crypto/errors.ts';
-import { parseUnambiguousJson } from '../wallet/crypto/jcs.ts';
 import type { IssuerContext } from './context.ts';
 import type { IssuerEnv } from './http/env.ts';
 import { apiError, createErrorHandler, notFoundHandler, validationHook } from './http/errors.ts';
 import { requestLogger } from './http/logger.ts';
+import { closeUnreadBodies } from './http/close-unread-body.ts';
+import { jsonBodies } from './http/json-bodies.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { credentialRoutes } from './routes/credentials.ts';
@@ -38,39 +39,6 @@ import { vcApiRoutes } from './routes/vc-api.ts';
 import { vpVerifyRoutes } from './routes/vp-verify.ts';
 import { consoleRoutes } from './routes/console.ts';
 import { consoleSupportRoutes } from './routes/console-support.ts';
-
-const JSON_MEDIA_TYPE = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;.*)?$/i;
-
-/**
- * Every issuer endpoint takes JSON: 415 for a request that carries a body of another type.
- * JSON bodies are read one way only: the routes' validators get `parseUnambiguousJson`, which
- * refuses an object naming a member twice (I-JSON, RFC 7493 §2.3). JSON.parse keeps the last
- * copy and a proxy or log reader in front may keep the first, so
- * `{"expectedTarget":"a","expectedTarget":"b"}` would mean one thing to each. The body is read
- * when a route's validator asks for it, after the route's authentication.
- */
-function jsonBodies(): MiddlewareHandler<IssuerEnv> {
-  return async (c, next) => {
-    const length = c.req.header('content-length');
-    const hasBody = c.req.raw.body !== null && (c.req.header('transfer-encoding') !== undefined || (length !== undefined && length !== '0'));
-    if (hasBody && !JSON_MEDIA_TYPE.test(c.req.header('content-type') ?? '')) {
-      throw apiError('UNSUPPORTED_MEDIA_TYPE', 'request bodies must be application/json');
-    }
-    const request = c.req;
-    request.json = async <T>(): Promise<T> => {
-      const text = await request.text();
-      try {
-        return parseUnambiguousJson(text) as T;
-      } catch (error) {
-        // The validator turns any failure into its own "Malformed JSON"; the error handler
-        // takes the precise reason from here.
-        if (isMandateError(error, 'JSON_DUPLICATE_NAME')) c.set('bodyRefusal', 'the request body names a member twice in one object (I-JSON, RFC 7493 §2.3)');
-        throw error;
-      }
-    };
-    return next();
-  };
-}
 
 /** Documents any verifier, in any origin, must be able to read. */
 const PUBLIC_DOCUMENTS = ['/.well-known/did.json', '/.well-known/jwks.json', '/agents/*', '/dids/*', '/contexts/*', '/v1/status-list/*', '/v1/sessions/public-key'];
@@ -91,6 +59,7 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
 
   app.use('*', requestId());
   app.use('*', requestLogger(ctx.log));
+  app.use('*', closeUnreadBodies());
   app.use('*', secureHeaders({ overwrite: false }));
   app.use('*', async (c, next) => {
     c.set('actor', 'anonymous');
@@ -106,7 +75,7 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
       },
     }),
   );
-  app.use('*', jsonBodies());
+  app.use('*', jsonBodies({ formPaths: ['/v1/sessions/introspect'] }));
   const publicCors = cors({ origin: '*', allowMethods: ['GET', 'HEAD'], exposeHeaders: ['ETag', 'Cache-Control'], maxAge: 86_400 });
   for (const path of PUBLIC_DOCUMENTS) app.use(path, publicCors, crossOriginReadable, etag());
   app.onError(createErrorHandler({ audit: ctx.audit, log: ctx.log }));

@@ -57,6 +57,9 @@ afterAll(() => issuer?.dispose());
 
 const value: fc.Arbitrary<Json> = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>,
+  // Any UTF-16 code units, lone surrogate halves among them (JSON text can spell "\ud800").
+  fc.string({ unit: 'binary', maxLength: 8 }),
+  fc.dictionary(fc.string({ unit: 'binary', maxLength: 4 }), fc.string({ unit: 'binary', maxLength: 4 }), { maxKeys: 2 }),
   fc.constantFrom<Json>(-1, 0, 1e308, 2 ** 53 + 1, '', ' ', [], {}, ['files:read', 'FILES'], { id: 'did:key:z6Mk' }),
 );
 
@@ -113,6 +116,26 @@ describe('the issuer under arbitrary requests', () => {
     // Some requests were served, most refused (by validation, by authentication, for want of a record).
     expect([200, 400, 401, 404].filter((status) => statuses.has(status))).toEqual([200, 400, 401, 404]);
   }, 600_000);
+
+  it('refuses a lone surrogate in any member of any JSON body, string or document, as 400 MALFORMED_JSON (I-JSON, RFC 7493 §2.1)', async () => {
+    let sent = 0;
+    for (const op of operations.filter((o) => o.bodyMembers !== undefined && o.bodyMembers.length > 0)) {
+      let path = op.path;
+      // A real DID where a DID goes, else a plain id: the path must pass for the body to be read.
+      for (const name of op.pathParams) path = path.replace(`{${name}}`, encodeURIComponent(name === 'did' ? (realValues[0] as string) : crypto.randomUUID()));
+      for (const member of op.bodyMembers as string[]) {
+        // As a value, as a document holding it, and as a member name.
+        for (const body of [`{"${member}":"x\\ud800"}`, `{"${member}":{"note":"\\udc00y"}}`, `{"${member}":{"a\\ud83d":1}}`]) {
+          const response = await fetch(`${issuer.url}${path}`, { method: op.method, headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_ADMIN_KEY}` }, body });
+          const where = `${op.method} ${path} ${body} → ${response.status}`;
+          expect(response.status, where).toBe(400);
+          expect(((await response.json()) as { error: { code: string } }).error.code, where).toBe('MALFORMED_JSON');
+          sent++;
+        }
+      }
+    }
+    expect(sent).toBeGreaterThan(80);
+  }, 120_000);
 
   it('afterwards: the audit chain is intact and the issuer serves', async () => {
     expect((await issuer.call('/v1/audit/verify', { admin: true })).json).toMatchObject({ intact: true });

@@ -3,6 +3,7 @@
 // refusals in the audit log, no stack traces, JSON request logs without secrets, and
 // `npm start` serving and shutting down gracefully.
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,6 +75,63 @@ describe('request bodies', () => {
     expect((await issuer.call('/v1/enrollment-tokens', { body: twice })).status).toBe(401);
     // The same member name in different objects is fine.
     expect((await issuer.call('/v1/enrollment-tokens', { admin: true, body: { ...mintBody, requestedScopes: ['files:read'] } })).status).toBe(201);
+  });
+});
+
+describe('request bodies: what JSON cannot carry, and the connection after a refusal', () => {
+  it('refuses a lone UTF-16 surrogate in any string with 400 MALFORMED_JSON (I-JSON, RFC 7493 §2.1), never 500', async () => {
+    const { agentDid } = await onboardServerAgent(issuer);
+    // The black-box finding: a challenge the server-custody key would have signed.
+    const res = await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}/vp`, { admin: true, body: '{"targetService":"files.example.com","challenge":"\\ud800"}' });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toEqual({ code: 'MALFORMED_JSON', message: 'the request body holds a lone UTF-16 surrogate, which is not Unicode text (I-JSON, RFC 7493 §2.1)' });
+    // A valid surrogate pair is one character, and welcome.
+    const pair = await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}/vp`, { admin: true, body: '{"targetService":"files.example.com","challenge":"\\ud83d\\ude00"}' });
+    expect(pair.status).toBe(200);
+    expect(pair.json.proof.challenge).toBe('\u{1F600}');
+  });
+
+  /** One keep-alive socket for every request, as a pooled client has. */
+  function keepAliveClient(base: string) {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const sockets = new Set<unknown>();
+    const send = (method: string, path: string, body?: string, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        const request = http.request(`${base}${path}`, { method, agent, headers: body === undefined ? headers : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers } }, (response) => {
+          response.resume();
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, connection: response.headers.connection }));
+        });
+        request.on('socket', (socket) => sockets.add(socket));
+        request.on('error', reject);
+        request.end(body);
+      });
+    return { send, sockets, close: () => agent.destroy() };
+  }
+
+  it('says Connection: close when it answers before reading the body, so a pooled client\'s next request on that socket does not fail', async () => {
+    const client = keepAliveClient(issuer.url);
+    try {
+      const big = JSON.stringify({ verifiableCredential: { padding: 'x'.repeat(300 * 1024) } });
+      for (const [path, body, headers, status] of [
+        ['/credentials/verify', big, {}, 413], // over the body limit
+        ['/v1/enrollment-tokens', JSON.stringify(mintBody), {}, 401], // refused before the body is read
+        ['/v1/onboard', 'token=abc', { 'content-type': 'text/plain' }, 415],
+      ] as const) {
+        const refused = await client.send('POST', path, body, headers);
+        expect(refused, path).toEqual({ status, connection: 'close' });
+        // At once, on the same pool: a fresh socket, and the unrelated request succeeds.
+        expect((await client.send('GET', '/v1/health')).status, path).toBe(200);
+      }
+      // A body read to its end keeps the connection: the next request reuses the socket.
+      const before = client.sockets.size;
+      const read = await client.send('POST', '/credentials/verify', JSON.stringify({ verifiableCredential: { type: 'x' } }));
+      expect(read.status).toBe(400);
+      expect(read.connection).toBe('keep-alive');
+      expect((await client.send('GET', '/v1/health')).status).toBe(200);
+      expect(client.sockets.size).toBe(before);
+    } finally {
+      client.close();
+    }
   });
 });
 

@@ -444,20 +444,24 @@ function membersWritten(text: string): number {
 }
 
 /**
- * Object members in a value JSON.parse built. Iterative: text within a body limit can nest
- * deeper than the call stack goes, and only parseJson bounds the depth.
+ * Object members in a value JSON.parse built, refusing any string or member name with a lone
+ * surrogate half (I-JSON, RFC 7493 §2.1), which JSON text can spell as an escape. Iterative:
+ * text within a body limit can nest deeper than the call stack goes, and only parseJson bounds
+ * the depth.
  */
 function membersParsed(value: unknown): number {
   let members = 0;
   const pending: unknown[] = [value];
   while (pending.length > 0) {
     const next = pending.pop();
+    if (typeof next === 'string') checkString(next, 'string');
     if (typeof next !== 'object' || next === null) continue;
     if (Array.isArray(next)) {
       for (const item of next) pending.push(item);
       continue;
     }
-    for (const member of Object.values(next)) {
+    for (const [name, member] of Object.entries(next)) {
+      checkString(name, 'key');
       members++;
       pending.push(member);
     }
@@ -499,11 +503,12 @@ export function parseJson(text: string, limits?: JsonLimits): JsonValue {
 }
 
 /**
- * JSON.parse for text that must read one way, and nothing more: JSON_SYNTAX, or
- * JSON_DUPLICATE_NAME for an object naming a member twice, which only the text shows. For a
- * layer that hands the value on to consumers applying their own limits (an HTTP body whose
- * presentation the verifier checks, and audits when it refuses), so no other rule of
- * parseJson applies here.
+ * JSON.parse for I-JSON text (RFC 7493), and nothing more: JSON_SYNTAX; JSON_DUPLICATE_NAME
+ * for an object naming a member twice, which only the text shows (§2.3); JSON_LONE_SURROGATE
+ * for a string or name that is not Unicode (§2.1), which no consumer could sign, store or
+ * compare reliably. For a layer that hands the value on to consumers applying their own limits
+ * (an HTTP body whose presentation the verifier checks), so no other rule of parseJson applies
+ * here.
  */
 export function parseUnambiguousJson(text: string): unknown {
   if (typeof text !== 'string') throw new JsonError('JSON_SYNTAX', 'JSON input must be a string');
