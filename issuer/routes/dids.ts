@@ -17,7 +17,7 @@ const UrlSchema = z
   .openapi({ example: 'https://files.example.com/api' });
 
 // DID Core §5.4: serviceEndpoint is a URL, a map, or a set of them.
-const ServiceEndpointSchema = z.union([UrlSchema, z.record(z.string(), z.unknown()), z.array(z.union([UrlSchema, z.record(z.string(), z.unknown())])).min(1).max(16)]);
+const ServiceEndpointSchema = z.union([UrlSchema, JsonObjectSchema, z.array(z.union([UrlSchema, JsonObjectSchema])).min(1).max(16)]);
 
 export const ServiceInputSchema = z
   .strictObject({

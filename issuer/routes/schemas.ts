@@ -81,8 +81,19 @@ export function jsonResponse<T extends z.ZodType>(schema: T, description: string
 
 export const ADMIN_SECURITY = [{ adminBearer: [] }];
 
-/** Any JSON object (credentials, presentations, DID documents): validated further by the wallet. */
-export const JsonObjectSchema = z.record(z.string(), z.unknown());
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Any JSON object (credentials, presentations, DID documents), validated further by the wallet
+ * and handed on exactly as received: z.record would build a copy, and the copy loses an own
+ * `__proto__` member (assigning it sets the prototype), so a member the wallet refuses as
+ * MALFORMED would be gone before the wallet saw it.
+ */
+export const JsonObjectSchema = z
+  .custom<Record<string, unknown>>(isJsonObject, { message: 'must be a JSON object' })
+  .openapi({ type: 'object', additionalProperties: true });
 
 export const PageQuerySchema = z.object({
   cursor: z.string().max(512).optional(),
