@@ -33,6 +33,9 @@ export interface AgentAuthOptions extends VerifyRequestOptions {
   forwardHeaders?: boolean;
 }
 
+/** agentAuth's own options, beside the verifier's (the same object goes to challengeHandler). */
+const AGENT_AUTH_KEYS = ['forwardHeaders'] as const satisfies ReadonlyArray<keyof AgentAuthOptions>;
+
 /** `c.var.agent`: declare `new Hono<AgentAuthEnv>()` (or merge `AgentVariables` into yours). */
 export interface AgentVariables {
   agent: AgentClaims;
@@ -50,7 +53,7 @@ export interface AgentAuthEnv {
  * `challengeHandler(sameOptions)`.
  */
 export function agentAuth(options: AgentAuthOptions): MiddlewareHandler<AgentAuthEnv> {
-  prepareVerifier(options);
+  prepareVerifier(options, AGENT_AUTH_KEYS);
   return createMiddleware<AgentAuthEnv>(async (c, next) => {
     const challenge = await handleChallengeRequest(c.req.raw, options);
     if (challenge) return challenge;
@@ -71,7 +74,7 @@ export function agentAuth(options: AgentAuthOptions): MiddlewareHandler<AgentAut
 
 /** The challenge endpoint alone, for `app.get(DEFAULT_CHALLENGE_PATH, challengeHandler(options))`. Same options object as agentAuth. */
 export function challengeHandler(options: VerifyRequestOptions): MiddlewareHandler {
-  prepareVerifier(options);
+  prepareVerifier(options, AGENT_AUTH_KEYS);
   return createMiddleware(async (c, next) => {
     const response = await handleChallengeRequest(c.req.raw, options);
     if (response) return response;

@@ -41,6 +41,9 @@ export interface NodeVerifierOptions extends VerifyRequestOptions, ToWebRequestO
   forwardHeaders?: boolean;
 }
 
+/** The Node entry points' own options, beside the verifier's. */
+const NODE_KEYS = ['baseUrl', 'forwardHeaders'] as const satisfies ReadonlyArray<keyof NodeVerifierOptions>;
+
 /** An IncomingMessage the verifier accepted: `req.agent` holds the claims. */
 export type AgentRequest = IncomingMessage & { agent: AgentClaims };
 
@@ -159,6 +162,7 @@ function webRequestOrRefusal(req: IncomingMessage, options: ToWebRequestOptions)
  * refusal rather than an exception.
  */
 export async function verifyNodeRequest(req: IncomingMessage, options: NodeVerifierOptions): Promise<RequestVerdict> {
+  prepareVerifier(options, NODE_KEYS);
   const request = webRequestOrRefusal(req, options);
   return request instanceof Request ? verifyRequest(request, options) : request;
 }
@@ -190,7 +194,7 @@ export function nodeHandler(
   options: NodeVerifierOptions,
   next: (req: AgentRequest, res: ServerResponse) => unknown,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  prepareVerifier(options);
+  prepareVerifier(options, NODE_KEYS);
   return async (req, res) => {
     try {
       const outcome = await judge(req, options);
@@ -210,7 +214,7 @@ export function nodeHandler(
 export function nodeMiddleware(
   options: NodeVerifierOptions,
 ): (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => Promise<void> {
-  prepareVerifier(options);
+  prepareVerifier(options, NODE_KEYS);
   return async (req, res, next) => {
     let outcome: Response | AgentClaims;
     try {

@@ -52,6 +52,7 @@ import {
   type SourceAge,
   type VerifyPresentationOptions,
 } from '../wallet/vc/verify.ts';
+import { assertKnownOptionKeys } from './option-keys.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Wire constants (the presentation's own transport lives in wallet/vc/transport.ts)
@@ -444,17 +445,20 @@ interface VerifierState {
 const states = new WeakMap<VerifyRequestOptions, VerifierState>();
 
 /**
- * Validates `options` and builds their defaults, once per options object. Called by every entry
+ * Validates `options` (unknown or misplaced keys included: option-keys.ts) and builds their
+ * defaults, once per options object. Called by every entry
  * point; the middleware factories call it at setup so a bad configuration fails at startup.
  */
-export function prepareVerifier(options: VerifyRequestOptions): void {
-  stateFor(options);
+export function prepareVerifier(options: VerifyRequestOptions, extraKeys: readonly string[] = []): void {
+  stateFor(options, extraKeys);
 }
 
-function stateFor(options: VerifyRequestOptions): VerifierState {
+/** `extraKeys`: options of the entry point's own (forwardHeaders, baseUrl), known beside the verifier's. */
+function stateFor(options: VerifyRequestOptions, extraKeys: readonly string[] = []): VerifierState {
   const known = states.get(options);
   if (known) return known;
   if (typeof options !== 'object' || options === null) invalidVerifierOptions('options must be an object');
+  assertKnownOptionKeys(options, extraKeys);
   const { target } = options;
   // The target is quoted in WWW-Authenticate: no quotes, backslashes or controls (RFC 9110 §5.6.4).
   if (typeof target !== 'string' || target.length === 0 || target.length > 256 || /["\\\u0000-\u001f\u007f-\uffff]/.test(target)) {

@@ -139,7 +139,7 @@ describe('fetchJson through the guarded transport (real DNS, real sockets)', () 
   it('refuses localhost under a policy without allowHttpLoopback, with the reason in the message', async () => {
     const before = hits;
     const result = await fetchJson(`http://localhost:${port}/doc`, { limits, urlPolicy: {}, ...json });
-    expect(result).toMatchObject({ ok: false, failure: 'network', message: expect.stringMatching(/^address refused: localhost resolves to a loopback address \(needs allowPrivateNetwork\)$/) });
+    expect(result).toMatchObject({ ok: false, failure: 'network', message: expect.stringMatching(/^address refused: localhost resolves to a loopback address \(needs allowHttpLoopback\)$/) });
     expect(hits).toBe(before);
   });
 

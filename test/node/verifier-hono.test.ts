@@ -156,6 +156,11 @@ describe('agentAuth — the challenge endpoint', () => {
 
   it('a bad configuration fails when the middleware is created', () => {
     expect(() => agentAuth({ trustedIssuers: [platform.did], target: TARGET, challenge: 'none' })).toThrow(expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }));
+    // A misplaced option is named with where it belongs; agentAuth's own forwardHeaders is known.
+    const misplaced = { trustedIssuers: [platform.did], target: TARGET, allowHttpLoopback: true } as Parameters<typeof agentAuth>[0];
+    expect(() => agentAuth(misplaced)).toThrow(expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS', message: expect.stringContaining('belongs inside urlPolicy') }));
+    expect(() => agentAuth({ trustedIssuers: [platform.did], target: TARGET, forwardHeaders: false })).not.toThrow();
+    expect(() => agentAuth({ trustedIssuers: [platform.did], target: TARGET, baseUrl: 'https://x' } as Parameters<typeof agentAuth>[0])).toThrow(expect.objectContaining({ message: expect.stringMatching(/^unknown verifier option "baseUrl"/) }));
   });
 });
 

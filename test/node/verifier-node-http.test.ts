@@ -86,6 +86,17 @@ async function authorization(challenge: string): Promise<string> {
   return encodePresentationHeader(await signPresentation({ holder: agent, credentials: [credential], challenge, domain: TARGET }));
 }
 
+describe('node entry points: options', () => {
+  it('know their own options (baseUrl, forwardHeaders) and refuse a misplaced one at setup, naming where it belongs', async () => {
+    expect(() => nodeHandler(options({ baseUrl: 'https://api.example.com', forwardHeaders: false }), echo)).not.toThrow();
+    const misplaced = { ...options(), allowPrivateNetwork: true } as NodeVerifierOptions;
+    for (const make of [() => nodeHandler(misplaced, echo), () => nodeMiddleware(misplaced)]) {
+      expect(make).toThrow(expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS', message: expect.stringContaining('belongs inside urlPolicy') }));
+    }
+    await expect(verifyNodeRequest({ headers: {}, url: '/' } as IncomingMessage, misplaced)).rejects.toMatchObject({ code: 'INVALID_VERIFIER_OPTIONS' });
+  });
+});
+
 describe('nodeHandler on a real http server', () => {
   it('verifies with the default resolver (did:web issuer), forwards claims, strips spoofs, leaves the body to the app', async () => {
     const url = await serve(nodeHandler(options(), echo));

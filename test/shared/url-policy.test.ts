@@ -51,6 +51,21 @@ describe('classifyHost', () => {
     for (const [literal, expected] of cases) expect(host(`https://${literal}/`), literal).toBe(expected);
   });
 
+  it('names the setting that admits a refused host: both ways in for loopback, allowPrivateNetwork for the rest', () => {
+    const message = (url: string, policy = {}) => {
+      try {
+        checkUrlPolicy(url, policy, (m) => new Error(m));
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(message('https://localhost:8443/x')).toBe('a loopback host is refused (allowHttpLoopback admits it over http, allowPrivateNetwork over https)');
+    expect(message('http://127.0.0.1:8080/x')).toBe('http: is refused: https only (http to loopback needs allowHttpLoopback)');
+    expect(message('https://10.0.0.1/x')).toBe('a private host is refused (needs allowPrivateNetwork)');
+    expect(message('http://127.0.0.1:8080/x', { allowHttpLoopback: true })).toBe('accepted');
+  });
+
   it('and checkUrlPolicy refuses them unless private networks are allowed', () => {
     for (const url of ['https://localhost./x', 'https://[::127.0.0.1]/x', 'https://[64:ff9b::a00:1]/x']) {
       expect(refused(url), url).toThrow(/host is refused/);

@@ -529,4 +529,28 @@ describe('configuration errors (INVALID_VERIFIER_OPTIONS)', () => {
     expect(() => createChallengeStore({ ttlMs: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }));
     expect(() => createChallengeStore({ max: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }));
   });
+
+  it('refuses an option it does not know, naming the key and where it belongs, instead of ignoring it', () => {
+    const refusal = (extra: Record<string, unknown>) => {
+      try {
+        prepareVerifier({ ...verifier(), ...extra } as VerifyRequestOptions);
+      } catch (error) {
+        return error as { code: string; message: string };
+      }
+      throw new Error(`accepted ${JSON.stringify(extra)}`);
+    };
+    // The black-box finding: at the top level it was ignored, and every did:web on loopback then failed.
+    expect(refusal({ allowHttpLoopback: true })).toMatchObject({ code: 'INVALID_VERIFIER_OPTIONS', message: 'allowHttpLoopback is not a verifier option: it belongs inside urlPolicy ({ urlPolicy: { allowHttpLoopback: true } })' });
+    expect(refusal({ allowPrivateNetwork: true }).message).toContain('belongs inside urlPolicy');
+    expect(refusal({ expectedDomain: 'files.example.com' }).message).toBe('expectedDomain is not a verifier option: use target');
+    expect(refusal({ trustedIssuer: 'did:key:z6Mk' }).message).toMatch(/^unknown verifier option "trustedIssuer" \(known: trustedIssuers, /);
+    expect(refusal({ urlPolicy: { allowHttpLoopBack: true } }).message).toBe('unknown urlPolicy option "allowHttpLoopBack" (known: allowHttpLoopback, allowPrivateNetwork)');
+    expect(refusal({ urlPolicy: { target: 'x' } }).message).toBe('unknown urlPolicy option "target": target belongs at the top level of the options, beside urlPolicy');
+    expect(refusal({ urlPolicy: { allowHttpLoopback: 'yes' } }).message).toBe('urlPolicy.allowHttpLoopback must be a boolean');
+    expect(refusal({ urlPolicy: true }).message).toMatch(/^urlPolicy must be an object/);
+    // Known options, and the entry points' own, pass.
+    expect(() => prepareVerifier({ ...verifier(), urlPolicy: { allowHttpLoopback: true } })).not.toThrow();
+    expect(() => prepareVerifier({ ...verifier(), forwardHeaders: false } as VerifyRequestOptions, ['forwardHeaders'])).not.toThrow();
+    expect(refusal({ forwardHeaders: false }).message).toMatch(/^unknown verifier option "forwardHeaders"/);
+  });
 });

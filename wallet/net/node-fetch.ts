@@ -49,7 +49,9 @@ export function refusedAddress(hostname: string, address: string, policy: UrlPol
   if (addressClass === 'loopback' && policy.allowHttpLoopback === true && classifyHost(hostname) === 'loopback') return undefined;
   // Not the address itself: this message reaches whoever named the host (a verifier's refusal
   // body), and would map the verifier's internal DNS for them.
-  return `${hostname.slice(0, 253)} resolves to a ${addressClass} address (needs allowPrivateNetwork)`;
+  // The setting that admits this host: a loopback name reaching a loopback address needs only allowHttpLoopback.
+  const needs = addressClass === 'loopback' && classifyHost(hostname) === 'loopback' ? 'allowHttpLoopback' : 'allowPrivateNetwork';
+  return `${hostname.slice(0, 253)} resolves to a ${addressClass} address (needs ${needs})`;
 }
 
 /**

@@ -97,7 +97,9 @@ export function checkUrlPolicy(url: string, policy: UrlPolicy, fail: (message: s
     throw fail(`${parsed.protocol} is refused: https only${hostClass === 'loopback' ? ' (http to loopback needs allowHttpLoopback)' : ''}`);
   }
   if (hostClass !== 'public' && !httpAllowed && policy.allowPrivateNetwork !== true) {
-    throw fail(`a ${hostClass} host is refused (needs allowPrivateNetwork)`);
+    // A loopback host has two ways in; did:web picks http only under allowHttpLoopback, so name both.
+    const needs = hostClass === 'loopback' ? 'allowHttpLoopback admits it over http, allowPrivateNetwork over https' : 'needs allowPrivateNetwork';
+    throw fail(`a ${hostClass} host is refused (${needs})`);
   }
   return parsed;
 }
