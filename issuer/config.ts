@@ -20,7 +20,7 @@ import { bytesToHex, equalBytes, hexToBytes, randomBytes } from '../wallet/crypt
 import { bytesToBase64url } from '../wallet/crypto/aead.ts';
 import { MandateError } from '../wallet/crypto/errors.ts';
 import { exposedFileReason } from '../wallet/keystore/file.ts';
-import { classifyHost } from '../wallet/net/url-policy.ts';
+import { classifyHost, type UrlPolicy } from '../wallet/net/url-policy.ts';
 
 export type ConfigErrorCode = 'CONFIG_INVALID' | 'CONFIG_MISSING' | 'SECRETS_FILE_INVALID';
 
@@ -69,6 +69,10 @@ export interface IssuerConfig {
   keyEncryptionKey: Uint8Array;
   /** Minting enrollment tokens without the admin key (development only). */
   openEnrollment: boolean;
+  /** SERVICE_FETCH_PRIVATE_NETWORK: did:web and status-list fetches may reach loopback, private and link-local addresses. */
+  fetchPrivateNetwork: boolean;
+  /** SERVICE_INTROSPECTION_KEYS: Bearer keys for services that may introspect session tokens (and nothing else). */
+  introspectionKeys: string[];
   logLevel: LogLevel;
   bodyLimitBytes: number;
   rateLimit: RateLimitConfig;
@@ -126,6 +130,8 @@ const envSchema = z.object({
   SERVICE_PREVIOUS_SIGNING_KEYS: z.preprocess(blankToUndefined, z.enum(['keep', 'drop'], { error: 'must be "keep" or "drop"' }).default('keep')),
   SERVICE_KEY_ENCRYPTION_KEY: optionalString,
   SERVICE_OPEN_ENROLLMENT: boolean(false),
+  SERVICE_FETCH_PRIVATE_NETWORK: boolean(false),
+  SERVICE_INTROSPECTION_KEYS: optionalString,
   LOG_LEVEL: z.preprocess(blankToUndefined, z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info')),
   SERVICE_BODY_LIMIT_BYTES: integer(64 * 1024, 1024, 16 * 1024 * 1024),
   SERVICE_RATE_LIMIT_PER_IP: integer(3000, 1, 10_000_000),
@@ -270,6 +276,20 @@ function parseKey(value: string, name: string, source: string): Uint8Array {
   return hexToBytes(value, 32, name);
 }
 
+/** SERVICE_INTROSPECTION_KEYS: comma-separated keys, each held to the admin key's rules and none the admin key. */
+function parseIntrospectionKeys(value: string | undefined, adminApiKey: string, production: boolean): string[] {
+  if (value === undefined) return [];
+  const keys = value.split(',').map((key) => key.trim());
+  const bearer = new RegExp(`^${BEARER_TOKEN_CHARACTERS}$`);
+  for (const [i, key] of keys.entries()) {
+    const name = `SERVICE_INTROSPECTION_KEYS (key ${i + 1})`;
+    if (key.length < MIN_ADMIN_KEY_LENGTH || !bearer.test(key)) invalid(`${name}: must be at least ${MIN_ADMIN_KEY_LENGTH} characters a Bearer token can hold (RFC 6750 §2.1)`);
+    if (key === adminApiKey) invalid(`${name}: must differ from SERVICE_ADMIN_API_KEY (it grants introspection only)`);
+    if (production && looksPlaceholder(key, MIN_DISTINCT_ADMIN_KEY_CHARACTERS)) invalid(`${name}: is not random (a placeholder?)`);
+  }
+  return keys;
+}
+
 /**
  * Validates `env` and returns the issuer's configuration. In development and test, missing
  * secrets are read from (or generated into) `issuer-secrets.json` beside the database.
@@ -347,6 +367,10 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
     if (looksPlaceholder(signingKey, MIN_DISTINCT_KEY_BYTES)) invalid(`SERVICE_SIGNING_KEY: ${placeholder}`);
     if (looksPlaceholder(keyEncryptionKey, MIN_DISTINCT_KEY_BYTES)) invalid(`SERVICE_KEY_ENCRYPTION_KEY: ${placeholder}`);
   }
+  const introspectionKeys = parseIntrospectionKeys(e.SERVICE_INTROSPECTION_KEYS, adminApiKey, production);
+  if (e.SERVICE_FETCH_PRIVATE_NETWORK) {
+    warnings.push('SERVICE_FETCH_PRIVATE_NETWORK=true: DIDs and status lists anyone names are fetched from private and loopback addresses too');
+  }
   if (generatedSecrets.length > 0 && secretsFile !== undefined && !writeSecretsFile(secretsFile, stored, !secretsFileExisted)) {
     // Another issuer created the file first: use what it stored.
     return loadConfig(env);
@@ -378,6 +402,8 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
     previousSigningKeys: e.SERVICE_PREVIOUS_SIGNING_KEYS,
     keyEncryptionKey,
     openEnrollment: e.SERVICE_OPEN_ENROLLMENT,
+    fetchPrivateNetwork: e.SERVICE_FETCH_PRIVATE_NETWORK,
+    introspectionKeys,
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.SERVICE_BODY_LIMIT_BYTES,
     rateLimit: { perIp: e.SERVICE_RATE_LIMIT_PER_IP, perToken: e.SERVICE_RATE_LIMIT_PER_TOKEN, windowMs: e.SERVICE_RATE_LIMIT_WINDOW_SECONDS * 1000 },
@@ -402,7 +428,14 @@ export function withBoundPort(config: IssuerConfig, port: number): IssuerConfig 
   return { ...config, port, apiBaseUrl, didDomain };
 }
 
-/** True when the issuer's own URLs are loopback (then did:web and status fetches may use plain http to loopback). */
-export function isLoopbackDeployment(config: Pick<IssuerConfig, 'apiBaseUrl'>): boolean {
-  return isLoopbackUrl(config.apiBaseUrl);
+/**
+ * What this issuer may fetch when a request names the URL (did:web documents, status lists):
+ * public https only, unless SERVICE_FETCH_PRIVATE_NETWORK says otherwise. Outside production an
+ * issuer on loopback may also read plain http from loopback (development, tests). In production
+ * never by default, whatever API_BASE_URL is: an anonymous caller names the did:web, and could
+ * otherwise reach every port of the machine. The issuer's own DIDs and lists are read in-process.
+ */
+export function fetchPolicy(config: Pick<IssuerConfig, 'apiBaseUrl' | 'nodeEnv' | 'fetchPrivateNetwork'>): UrlPolicy {
+  if (config.fetchPrivateNetwork) return { allowHttpLoopback: true, allowPrivateNetwork: true };
+  return { allowHttpLoopback: config.nodeEnv !== 'production' && isLoopbackUrl(config.apiBaseUrl), allowPrivateNetwork: false };
 }

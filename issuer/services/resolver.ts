@@ -2,8 +2,8 @@
  * The issuer's DID resolver. DIDs hosted here (the issuer, server-custody agents, /v1/dids)
  * are answered from the database on every call — no HTTP, no cache — so a deactivation or a
  * service change is visible to the very next verification. Every other DID goes through the
- * wallet's cached resolver: did:key (pure) and did:web over HTTPS, with plain-http loopback
- * allowed only when this issuer itself runs on loopback (development, tests).
+ * wallet's cached resolver: did:key (pure) and did:web over HTTPS, under the issuer's fetch
+ * policy (config.ts `fetchPolicy`: no private or loopback address in production).
  */
 import { createCachedResolver } from '../../wallet/did/cache.ts';
 import { resolveDidKey } from '../../wallet/did/key.ts';
@@ -11,7 +11,7 @@ import { didOf } from '../../wallet/did/parse.ts';
 import { createResolver } from '../../wallet/did/registry.ts';
 import { resolutionError, type DidResolutionOptions, type DidResolutionResult, type Resolvable } from '../../wallet/did/types.ts';
 import { createWebResolver } from '../../wallet/did/web.ts';
-import { isLoopbackDeployment, type IssuerConfig } from '../config.ts';
+import { fetchPolicy, type IssuerConfig } from '../config.ts';
 import type { DidStore, HostedDidRecord } from '../storage/dids-store.ts';
 
 export interface IssuerResolver extends Resolvable {
@@ -21,7 +21,7 @@ export interface IssuerResolver extends Resolvable {
 }
 
 export interface IssuerResolverOptions {
-  config: Pick<IssuerConfig, 'apiBaseUrl' | 'didMethod' | 'didDomain'>;
+  config: Pick<IssuerConfig, 'apiBaseUrl' | 'didMethod' | 'didDomain' | 'nodeEnv' | 'fetchPrivateNetwork'>;
   dids: DidStore;
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
 }
@@ -40,12 +40,11 @@ export function hostedResolution(record: HostedDidRecord): DidResolutionResult {
 }
 
 export function createIssuerResolver(options: IssuerResolverOptions): IssuerResolver {
-  const loopback = isLoopbackDeployment(options.config);
   const remote = createCachedResolver(
     createResolver({
       methods: {
         key: resolveDidKey,
-        web: createWebResolver({ allowHttpLoopback: loopback, ...(options.fetch ? { fetch: options.fetch } : {}) }),
+        web: createWebResolver({ ...fetchPolicy(options.config), ...(options.fetch ? { fetch: options.fetch } : {}) }),
       },
     }),
   );

@@ -23,7 +23,7 @@ import { createStatusList, getStatus, setStatus } from '../../wallet/status/bits
 import { createStatusListClient, type StatusListClient } from '../../wallet/status/client.ts';
 import { buildStatusListCredential, buildStatusListEntry, type BitstringStatusListEntry } from '../../wallet/status/credential.ts';
 import { encodeStatusList } from '../../wallet/status/encoded-list.ts';
-import { isLoopbackDeployment } from '../config.ts';
+import { fetchPolicy } from '../config.ts';
 import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
 import type { StatusListRecord } from '../storage/status-lists-store.ts';
@@ -192,8 +192,7 @@ async function signList(ctx: IssuerContext, list: StatusListRecord): Promise<Pub
  */
 export function createIssuerStatusClient(ctx: IssuerContext): StatusListClient {
   const resolveKey = createKeyResolver(ctx.resolver);
-  const loopback = isLoopbackDeployment(ctx.config);
-  const remote = createStatusListClient({ resolveKey, allowHttpLoopback: loopback, now: () => ctx.now() });
+  const remote = createStatusListClient({ resolveKey, ...fetchPolicy(ctx.config), now: () => ctx.now() });
   const prefix = `${ctx.config.apiBaseUrl}${LIST_PATH}`;
   const local = new Map<string, { version: number; client: StatusListClient }>();
 
