@@ -14,6 +14,8 @@ const REALM = 'mandate-issuer';
 
 export interface AdminAuthOptions {
   adminApiKey: string;
+  /** Further keys this route accepts, each with the actor it stands for (SERVICE_INTROSPECTION_KEYS). */
+  otherKeys?: ReadonlyArray<{ key: string; actor: string }>;
   /** When it returns true the request passes without a key (SERVICE_OPEN_ENROLLMENT for token minting). */
   openWhen?: () => boolean;
 }
@@ -43,6 +45,12 @@ export function adminAuth(options: AdminAuthOptions): MiddlewareHandler<IssuerEn
     const token = bearerToken(header);
     if (isAdminKey(token, options.adminApiKey)) {
       c.set('actor', 'admin');
+      return next();
+    }
+    // Every key is compared, so which one matched does not show in the timing.
+    const other = options.otherKeys?.map((k) => (isAdminKey(token, k.key) ? k.actor : undefined)).find((actor) => actor !== undefined);
+    if (other !== undefined) {
+      c.set('actor', other);
       return next();
     }
     if (options.openWhen?.() === true && header === undefined) return next();

@@ -6,10 +6,12 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { IssuerContext } from '../context.ts';
 import { createRouter } from '../http/errors.ts';
+import { adminAuth } from '../http/admin-auth.ts';
+import { introspectSessionToken } from '../services/introspection.ts';
 import { createSessionTokenIssuer, type SessionTokenIssuer } from '../services/session-tokens.ts';
 import { createSessionKeyStore } from '../storage/session-key-store.ts';
 import { createVpVerifier } from '../services/vp-verify.ts';
-import { DomainSchema, errorResponses, jsonBody, JsonObjectSchema, jsonResponse, ScopesSchema } from './schemas.ts';
+import { ADMIN_SECURITY, DomainSchema, errorResponses, jsonBody, JsonObjectSchema, jsonResponse, ScopesSchema } from './schemas.ts';
 
 const VerifyRequest = z
   .strictObject({
@@ -51,6 +53,28 @@ const DeniedSchema = z
   })
   .openapi('VpDenied');
 
+const IntrospectRequest = z
+  .strictObject({
+    token: z.string().min(1).max(8192).openapi({ description: 'A session token from POST /v1/vp/verify' }),
+    token_type_hint: z.string().max(64).optional().openapi({ description: 'RFC 7662 §2.1; ignored (there is one kind of token here)' }),
+  })
+  .openapi('IntrospectRequest');
+
+const IntrospectionSchema = z
+  .object({
+    active: z.boolean(),
+    token_type: z.literal('Bearer').optional(),
+    iss: z.string().optional(),
+    sub: z.string().optional(),
+    aud: z.string().optional(),
+    scope: z.string().optional(),
+    jti: z.string().optional(),
+    iat: z.number().optional(),
+    exp: z.number().optional(),
+    act: z.unknown().optional(),
+  })
+  .openapi('Introspection');
+
 export const JwkSchema = z
   .object({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string(), kid: z.string(), alg: z.literal('EdDSA'), use: z.literal('sig') })
   .openapi('SessionJwk');
@@ -80,6 +104,25 @@ export function vpVerifyRoutes(ctx: IssuerContext, sessions: SessionTokenIssuer 
     async (c) => {
       const verdict = await verifier.verify(c.req.valid('json'), c.get('actor'));
       return verdict.valid ? c.json(verdict, 200) : c.json(verdict, 403);
+    },
+  );
+
+  const introspectionAuth = adminAuth({ adminApiKey: ctx.config.adminApiKey, otherKeys: ctx.config.introspectionKeys.map((key) => ({ key, actor: 'introspection' })) });
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/sessions/introspect',
+      tags: ['Verification'],
+      summary:
+        'RFC 7662 token introspection of a session token: active until it expires or a credential it was minted from is revoked or suspended. Form-encoded. The admin key or a SERVICE_INTROSPECTION_KEYS key.',
+      security: ADMIN_SECURITY,
+      middleware: [introspectionAuth] as const,
+      request: { body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: IntrospectRequest } } } },
+      responses: { 200: jsonResponse(IntrospectionSchema, 'RFC 7662 §2.2: `{active: false}`, or the active token\'s claims'), ...errorResponses(400, 401, 413, 415, 429) },
+    }),
+    async (c) => {
+      c.header('cache-control', 'no-store'); // RFC 7662 §2.2 answers about a live credential
+      return c.json(await introspectSessionToken(ctx, sessions, c.req.valid('form').token), 200);
     },
   );
 

@@ -17,7 +17,7 @@ import { base64urlToBytes, bytesToBase64url, decrypt, encrypt } from '../../wall
 import { utf8ToBytes } from '../../wallet/crypto/bytes.ts';
 import { generateSeed, getPublicKey } from '../../wallet/crypto/ed25519.ts';
 import { MandateError } from '../../wallet/crypto/errors.ts';
-import { ed25519PublicJwk, signEdDsaJwt } from '../../wallet/crypto/jwt.ts';
+import { ed25519PublicJwk, signEdDsaJwt, verifyEdDsaJwt, type JwtClaims } from '../../wallet/crypto/jwt.ts';
 import type { ChainLink } from '../../wallet/vc/verify.ts';
 import type { SessionKeyStore } from '../storage/session-key-store.ts';
 
@@ -61,6 +61,8 @@ export interface IssuedSessionToken {
 export interface SessionTokenIssuer {
   publicJwk(): Promise<SessionPublicJwk>;
   issue(input: SessionClaimsInput): Promise<IssuedSessionToken>;
+  /** The claims of a token this issuer signed and that has not expired; undefined for any other. */
+  verify(token: string): Promise<JwtClaims | undefined>;
 }
 
 export interface SessionTokenOptions {
@@ -173,6 +175,15 @@ export function createSessionTokenIssuer(options: SessionTokenOptions): SessionT
         { seed, kid: jwk.kid },
       );
       return { token, expiresAt: new Date(exp * 1000), jti };
+    },
+    async verify(token) {
+      const { jwk } = await key();
+      try {
+        const { claims } = await verifyEdDsaJwt(token, { jwk, issuer: options.issuerDid, requiredClaims: ['exp', 'jti', 'sub'], now: now(), clockToleranceSec: 0 });
+        return claims;
+      } catch {
+        return undefined; // forged, expired or malformed: RFC 7662 §2.2 answers all alike
+      }
     },
   };
 }

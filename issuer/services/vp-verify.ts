@@ -22,6 +22,7 @@ import { verifyPresentation } from '../../wallet/vc/verify.ts';
 import { clipText } from '../audit.ts';
 import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
+import { presentationStatusEntries } from './introspection.ts';
 import type { SessionTokenIssuer } from './session-tokens.ts';
 import type { VpAccepted as VerdictAccepted, VpDenied } from '../../wallet/client/issuer-client.ts';
 
@@ -116,6 +117,10 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
       };
       if (input.session === true) {
         const session = await sessions.issue({ agentDid: result.agentDid, target, scopes: result.effectiveScopes, vpId: result.vpId, chain: result.chain });
+        ctx.stores.sessions.record(
+          { jti: session.jti, agentDid: result.agentDid, statusEntries: presentationStatusEntries(input.presentation), expiresAt: session.expiresAt.getTime() },
+          ctx.now(),
+        );
         accepted.sessionToken = session.token;
         accepted.sessionExpiresAt = session.expiresAt.toISOString();
       }

@@ -162,6 +162,15 @@ export const SCHEMA: readonly string[] = [
     expires_at INTEGER NOT NULL
   )`,
   `CREATE INDEX IF NOT EXISTS replay_keys_expiry ON replay_keys(expires_at)`,
+  // Session tokens minted by POST /v1/vp/verify, until they expire: the status entries of the
+  // credentials each was minted from, so introspection (RFC 7662) can say when one is revoked.
+  `CREATE TABLE IF NOT EXISTS sessions (
+    jti TEXT PRIMARY KEY,
+    agent_did TEXT NOT NULL,
+    status_entries TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+  )`,
+  `CREATE INDEX IF NOT EXISTS sessions_expiry ON sessions(expires_at)`,
 ];
 
 /**

@@ -7,6 +7,7 @@ import { createSqliteAuditStore, type AuditStore } from './audit-store.ts';
 import { createSqliteCredentialStore, type CredentialStore } from './credentials-store.ts';
 import type { IssuerDb } from './db.ts';
 import { createSqliteDidStore, type DidStore } from './dids-store.ts';
+import { createSqliteSessionStore, type SessionStore } from './sessions-store.ts';
 import { createSqliteSettingsStore, type SettingsStore } from './settings-store.ts';
 import { createSqliteStatusListStore, type StatusListStore } from './status-lists-store.ts';
 import { createSqliteTokenStore, type TokenStore } from './tokens-store.ts';
@@ -19,6 +20,7 @@ export interface IssuerStores {
   dids: DidStore;
   audit: AuditStore;
   settings: SettingsStore;
+  sessions: SessionStore;
 }
 
 export function createSqliteStores(db: IssuerDb): IssuerStores {
@@ -30,5 +32,6 @@ export function createSqliteStores(db: IssuerDb): IssuerStores {
     dids: createSqliteDidStore(db),
     audit: createSqliteAuditStore(db),
     settings: createSqliteSettingsStore(db),
+    sessions: createSqliteSessionStore(db),
   };
 }

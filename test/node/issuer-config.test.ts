@@ -5,7 +5,7 @@ import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, withBoundPort } from '../../issuer/config.ts';
+import { ConfigError, fetchPolicy, loadConfig, withBoundPort } from '../../issuer/config.ts';
 import { openDatabase } from '../../issuer/storage/db.ts';
 import { tempDir } from '../support/issuer.ts';
 
@@ -40,6 +40,27 @@ function configError(env: Record<string, string>): ConfigError {
 afterAll(async () => {
   const { rmSync } = await import('node:fs');
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('what the issuer fetches, and who may introspect', () => {
+  it('fetches only public https in production, whatever API_BASE_URL is; SERVICE_FETCH_PRIVATE_NETWORK opens the private network, with a warning', () => {
+    const loopbackProduction = loadConfig({ ...production, API_BASE_URL: 'http://127.0.0.1:8787', DID_METHOD: 'key' });
+    expect(fetchPolicy(loopbackProduction)).toEqual({ allowHttpLoopback: false, allowPrivateNetwork: false });
+    // Development on loopback reads plain http from loopback (its own did:web, a local provider).
+    expect(fetchPolicy(loadConfig({ SERVICE_SQLITE_PATH: dbIn() }))).toEqual({ allowHttpLoopback: true, allowPrivateNetwork: false });
+    const opened = loadConfig({ ...production, SERVICE_FETCH_PRIVATE_NETWORK: 'true' });
+    expect(fetchPolicy(opened)).toEqual({ allowHttpLoopback: true, allowPrivateNetwork: true });
+    expect(opened.warnings.join('\n')).toContain('SERVICE_FETCH_PRIVATE_NETWORK=true');
+  });
+
+  it('takes introspection keys held to the admin key\'s rules, none of them the admin key', () => {
+    const other = 'Kp4wQ9zRt2VnX7cLm3HbJ8sFd6Ga1YeU';
+    expect(loadConfig({ ...production, SERVICE_INTROSPECTION_KEYS: ` ${other} ,Wm5tR8pLq2ZxC7vN4bH1jK9sD3fG6aYe` }).introspectionKeys).toEqual([other, 'Wm5tR8pLq2ZxC7vN4bH1jK9sD3fG6aYe']);
+    expect(loadConfig({ ...production }).introspectionKeys).toEqual([]);
+    expect(configError({ ...production, SERVICE_INTROSPECTION_KEYS: 'short' }).message).toMatch(/^SERVICE_INTROSPECTION_KEYS \(key 1\): must be at least 32 characters/);
+    expect(configError({ ...production, SERVICE_INTROSPECTION_KEYS: `${other},${production.SERVICE_ADMIN_API_KEY}` }).message).toMatch(/^SERVICE_INTROSPECTION_KEYS \(key 2\): must differ from SERVICE_ADMIN_API_KEY/);
+    expect(configError({ ...production, SERVICE_INTROSPECTION_KEYS: 'ab'.repeat(20) }).message).toMatch(/^SERVICE_INTROSPECTION_KEYS \(key 1\): is not random/);
+  });
 });
 
 describe('issuer configuration', () => {

@@ -10,7 +10,7 @@ import { signPresentation } from '../../wallet/vc/presentation.ts';
 import type { AgentCredential, MandateCredential } from '../../wallet/vc/types.ts';
 import { actorClaimOf, createSessionTokenIssuer, SessionTokenError } from '../../issuer/services/session-tokens.ts';
 import { encrypt } from '../../wallet/crypto/aead.ts';
-import { mintToken, onboardSelfAgent, onboardServerAgent, startTestIssuer, type TestIssuer } from '../support/issuer.ts';
+import { mintToken, onboardSelfAgent, onboardServerAgent, startTestIssuer, TEST_ADMIN_KEY, type TestIssuer } from '../support/issuer.ts';
 
 const TARGET = 'files.example.com';
 let issuer: TestIssuer;
@@ -132,16 +132,37 @@ describe('POST /v1/vp/verify', () => {
     expect(await auditOf('VP_REJECTED', vpId)).toMatchObject({ reason: 'MALFORMED' });
   });
 
-  it('audits the refusal of a presentation whose id and proof domain carry a lone surrogate or run long', async () => {
+  it('audits the refusal of a presentation whose proof domain runs long, cut to fit the trail', async () => {
     const vpId = `urn:uuid:${crypto.randomUUID()}`;
-    // JSON can spell a lone surrogate half; JSON.stringify would escape it the same way.
-    const body = `{"presentation":{"id":"${vpId}\\ud800","proof":{"domain":"x\\ud800${'y'.repeat(20_000)}"}}}`;
+    const res = await issuer.call('/v1/vp/verify', { body: { presentation: { id: vpId, proof: { domain: `x${'y'.repeat(20_000)}` } } } });
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('MALFORMED');
+    const audited = await auditOf('VP_REJECTED', vpId);
+    expect(audited).toMatchObject({ reason: 'MALFORMED' });
+    expect((audited as { data: { target: string } }).data.target).toBe(`x${'y'.repeat(255)}`);
+  });
+
+  it('refuses a presentation holding a lone surrogate before reading it (400 MALFORMED_JSON, I-JSON), audited as a refused request', async () => {
+    const vpId = `urn:uuid:${crypto.randomUUID()}`;
+    // JSON can spell a lone surrogate half; no one could sign, store or compare it.
+    const body = `{"presentation":{"id":"${vpId}\\ud800","proof":{"domain":"x\\ud800"}}}`;
+    const res = await fetch(`${issuer.url}/v1/vp/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('MALFORMED_JSON');
+    const refused = (await issuer.call('/v1/audit?event=REQUEST_REFUSED&limit=500', { admin: true })).json.records as Array<{ reason: string; data: { path: string } }>;
+    expect(refused.at(-1)).toMatchObject({ reason: 'MALFORMED_JSON', data: { path: '/v1/vp/verify' } });
+  });
+
+  it('hands the verifier the presentation exactly as received: an unsigned "__proto__" member is refused, not dropped and accepted', async () => {
+    const { agent, credential } = await selfAgent();
+    const vp = await present(agent, [credential], { challenge: 'nonce-proto' });
+    // JSON.parse keeps "__proto__" as an own member; a rebuilt copy would lose it (and the signature would then verify).
+    const body = `{"presentation":{"__proto__":{"admin":true},${JSON.stringify(vp).slice(1)},"expectedTarget":"${TARGET}","challenge":"nonce-proto"}`;
     const res = await fetch(`${issuer.url}/v1/vp/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('MALFORMED');
-    const audited = await auditOf('VP_REJECTED', `${vpId}\ufffd`);
-    expect(audited).toMatchObject({ reason: 'MALFORMED' });
-    expect((audited as { data: { target: string } }).data.target).toBe(`x\ufffd${'y'.repeat(254)}`);
+    // The same presentation without it is accepted: the refusal was for that member alone.
+    expect((await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET, challenge: 'nonce-proto' } })).status).toBe(200);
   });
 
   it('answers 400 MALFORMED when neither expectedTarget nor a proof domain names the target', async () => {
@@ -314,5 +335,94 @@ describe('session tokens', () => {
     const jtis = new Set(results.map((r) => JSON.parse(Buffer.from(String(r.json.sessionToken).split('.')[1] ?? '', 'base64url').toString()).jti));
     expect(results.every((r) => r.status === 200)).toBe(true);
     expect(jtis.size).toBe(20);
+  });
+});
+
+describe('POST /v1/sessions/introspect (RFC 7662)', () => {
+  const SERVICE_KEY = 'svc-introspection-key-0123456789abcdefghijklmnop';
+  let own: TestIssuer;
+  let clock = Date.now();
+  beforeAll(async () => {
+    own = await startTestIssuer({ SERVICE_INTROSPECTION_KEYS: SERVICE_KEY }, { now: () => clock });
+  });
+  afterAll(() => own.dispose());
+
+  async function introspect(token: string, key: string | null = SERVICE_KEY, body = new URLSearchParams({ token }).toString()) {
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+    if (key !== null) headers.authorization = `Bearer ${key}`;
+    const res = await fetch(`${own.url}/v1/sessions/introspect`, { method: 'POST', headers, body });
+    return { status: res.status, cacheControl: res.headers.get('cache-control'), json: (await res.json()) as Record<string, unknown> };
+  }
+
+  async function session(chain?: { leaf: SigningIdentity; credentials: MandateCredential[] }) {
+    const agent = newAgent();
+    const enrolled = await onboardSelfAgent(own, agent);
+    const credential = enrolled.verifiableCredential as unknown as AgentCredential;
+    const holder = chain?.leaf ?? agent;
+    const challenge = crypto.randomUUID();
+    const vp = await present(holder, chain?.credentials ?? [credential], { challenge });
+    const res = await own.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET, challenge, session: true } });
+    expect(res.status).toBe(200);
+    return { token: res.json.sessionToken as string, vcId: enrolled.vcId, agent, credential };
+  }
+
+  it('answers active with the token claims, then active: false once its credential is revoked — before the token expires', async () => {
+    const { token, vcId, agent } = await session();
+    const active = await introspect(token);
+    expect(active.status).toBe(200);
+    expect(active.cacheControl).toBe('no-store');
+    expect(active.json).toMatchObject({ active: true, token_type: 'Bearer', iss: own.running.ctx.issuer.did, sub: agent.did, aud: TARGET, scope: 'files:read files:write' });
+    expect(await introspect(token, TEST_ADMIN_KEY)).toMatchObject({ status: 200, json: { active: true } });
+    expect((await own.call(`/v1/vcs/${encodeURIComponent(vcId)}/revoke`, { admin: true, body: {} })).status).toBe(200);
+    // Nothing else: RFC 7662 §2.2 says no more about an inactive token.
+    expect((await introspect(token)).json).toEqual({ active: false });
+  });
+
+  it('follows suspension both ways, and a revocation anywhere in a delegated chain', async () => {
+    const { token, vcId } = await session();
+    expect((await own.call(`/v1/vcs/${encodeURIComponent(vcId)}/suspend`, { admin: true, body: {} })).status).toBe(200);
+    expect((await introspect(token)).json).toEqual({ active: false });
+    expect((await own.call(`/v1/vcs/${encodeURIComponent(vcId)}/reinstate`, { admin: true, body: {} })).status).toBe(200);
+    expect((await introspect(token)).json.active).toBe(true);
+
+    const root = await session();
+    const leaf = newAgent();
+    const delegated = await delegate(root.credential, { delegator: root.agent, delegateeDid: leaf.did, scopes: ['files:read'] });
+    const { token: leafToken } = await session({ leaf, credentials: [delegated, root.credential] });
+    expect((await introspect(leafToken)).json).toMatchObject({ active: true, sub: leaf.did, act: { sub: root.agent.did } });
+    expect((await own.call(`/v1/vcs/${encodeURIComponent(root.vcId)}/revoke`, { admin: true, body: {} })).status).toBe(200);
+    expect((await introspect(leafToken)).json).toEqual({ active: false });
+  });
+
+  it('answers active: false for an expired, forged, foreign or unknown token alike', async () => {
+    const { token } = await session();
+    const [header, payload] = token.split('.') as [string, string, string];
+    const forged = `${header}.${payload}.${'A'.repeat(86)}`;
+    const foreign = await createSessionTokenIssuer({ store: { load: () => undefined, saveIfAbsent: (v) => v }, keyEncryptionKey: new Uint8Array(32).fill(7), issuerDid: own.running.ctx.issuer.did }).issue({
+      agentDid: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK',
+      target: TARGET,
+      scopes: ['files:read'],
+      vpId: 'urn:uuid:x',
+      chain: [],
+    });
+    for (const other of [forged, foreign.token, 'not-a-jwt']) expect((await introspect(other)).json, other).toEqual({ active: false });
+    clock += 301_000;
+    try {
+      expect((await introspect(token)).json).toEqual({ active: false });
+    } finally {
+      clock = Date.now();
+    }
+  });
+
+  it('is for the admin and the introspection keys only, form-encoded, one token', async () => {
+    const { token } = await session();
+    expect((await introspect(token, null)).status).toBe(401);
+    expect((await introspect(token, 'svc-wrong-key-0123456789abcdefghijklmnopqrstu')).status).toBe(401);
+    const json = await fetch(`${own.url}/v1/sessions/introspect`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${SERVICE_KEY}` }, body: JSON.stringify({ token }) });
+    expect(json.status).toBe(415);
+    expect((await introspect(token, SERVICE_KEY, '')).status).toBe(400);
+    expect((await introspect(token, SERVICE_KEY, `token=${token}&token=${token}`)).status).toBe(400);
+    // An introspection key opens nothing else.
+    expect((await own.call('/v1/agents', { headers: { authorization: `Bearer ${SERVICE_KEY}` } })).status).toBe(401);
   });
 });

@@ -1,0 +1,86 @@
+/**
+ * Token introspection (RFC 7662) of session tokens: for a service that must stop honouring a
+ * token as soon as a credential it was minted from is revoked or suspended, rather than when it
+ * expires (at most DEFAULT_SESSION_TTL_SECONDS later; docs/api.md §Session tokens).
+ *
+ * A token is active (§2.2) when this issuer signed it, it has not expired, it was minted here
+ * (its `jti` is on record) and no status entry of the credentials it was minted from is set for
+ * revocation or suspension. A status list that cannot be read makes it inactive: fail closed.
+ * An inactive token gets `{active: false}` and nothing more, whatever the reason (§2.2).
+ */
+import type { JwtClaims } from '../../wallet/crypto/jwt.ts';
+import { issuerId, statusEntries } from '../../wallet/vc/parse.ts';
+import type { IssuerContext } from '../context.ts';
+import type { SessionStatusEntry } from '../storage/sessions-store.ts';
+import type { SessionTokenIssuer } from './session-tokens.ts';
+
+/** RFC 7662 §2.2; the claims of the token when active. */
+export type IntrospectionResponse =
+  | { active: false }
+  | {
+      active: true;
+      token_type: 'Bearer';
+      iss: string;
+      sub: string;
+      aud: string;
+      scope: string;
+      jti: string;
+      iat: number;
+      exp: number;
+      act?: unknown;
+    };
+
+const INVALIDATING = new Set(['revocation', 'suspension']);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The status entries of a verified presentation's credentials, each with its issuer: what a
+ * session minted from it depends on. Called only after verifyPresentation accepted it.
+ */
+export function presentationStatusEntries(presentation: unknown): SessionStatusEntry[] {
+  const listed = isObject(presentation) ? presentation.verifiableCredential : undefined;
+  const credentials = Array.isArray(listed) ? listed : listed === undefined ? [] : [listed];
+  return credentials.filter(isObject).flatMap((vc) => {
+    const issuer = issuerId(vc as { issuer: unknown });
+    return statusEntries(vc).map((entry) => ({ issuer, entry: entry as unknown as Record<string, unknown> }));
+  });
+}
+
+/** True while no entry is set for revocation or suspension; false when one is, or cannot be read. */
+async function noneInvalidated(ctx: IssuerContext, entries: readonly SessionStatusEntry[]): Promise<boolean> {
+  const now = ctx.now();
+  const results = await Promise.all(
+    entries.map(({ issuer, entry }) =>
+      ctx.statusLists.check(entry, issuer, now).then(
+        ({ status, purpose }) => status === 0 || !INVALIDATING.has(purpose),
+        () => false,
+      ),
+    ),
+  );
+  return results.every(Boolean);
+}
+
+function activeResponse(claims: JwtClaims): IntrospectionResponse {
+  return {
+    active: true,
+    token_type: 'Bearer',
+    iss: claims.iss as string,
+    sub: claims.sub as string,
+    aud: claims.aud as string,
+    scope: typeof claims.scope === 'string' ? claims.scope : '',
+    jti: claims.jti as string,
+    iat: claims.iat as number,
+    exp: claims.exp as number,
+    ...(claims.act === undefined ? {} : { act: claims.act }),
+  };
+}
+
+export async function introspectSessionToken(ctx: IssuerContext, sessions: SessionTokenIssuer, token: string): Promise<IntrospectionResponse> {
+  const claims = await sessions.verify(token);
+  const session = claims === undefined ? undefined : ctx.stores.sessions.get(claims.jti as string, ctx.now());
+  if (claims === undefined || session === undefined || session.agentDid !== claims.sub) return { active: false };
+  return (await noneInvalidated(ctx, session.statusEntries)) ? activeResponse(claims) : { active: false };
+}

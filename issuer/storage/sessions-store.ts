@@ -1,0 +1,56 @@
+/**
+ * Session tokens as rows (POST /v1/vp/verify with `session: true`), kept until the token
+ * expires: which agent it is for and the status entries of every credential it was minted from,
+ * each with the DID that must have signed its list. Introspection (RFC 7662) re-checks those
+ * entries, so a revocation makes the token inactive before it expires.
+ */
+import type { IssuerDb } from './db.ts';
+
+/** A credential's status entry and the issuer whose list it points into. */
+export interface SessionStatusEntry {
+  issuer: string;
+  entry: Record<string, unknown>;
+}
+
+export interface SessionRecord {
+  jti: string;
+  agentDid: string;
+  statusEntries: SessionStatusEntry[];
+  expiresAt: number;
+}
+
+export interface SessionStore {
+  /** Records a minted token (its jti is fresh: a UUID); deletes a few expired rows first. */
+  record(session: SessionRecord, now: number): void;
+  /** The token's record while it has not expired. */
+  get(jti: string, now: number): SessionRecord | undefined;
+}
+
+interface SessionRow {
+  jti: string;
+  agent_did: string;
+  status_entries: string;
+  expires_at: number;
+}
+
+/** Expired rows deleted per new row: more than are added, so the table shrinks back to the live ones. */
+const PRUNED_PER_INSERT = 8;
+
+export function createSqliteSessionStore(db: IssuerDb): SessionStore {
+  const insert = db.sqlite.prepare('INSERT INTO sessions (jti, agent_did, status_entries, expires_at) VALUES (?, ?, ?, ?)');
+  const prune = db.sqlite.prepare<[number, number]>('DELETE FROM sessions WHERE rowid IN (SELECT rowid FROM sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)');
+  const select = db.sqlite.prepare<[string, number], SessionRow>('SELECT * FROM sessions WHERE jti = ? AND expires_at > ?');
+  return {
+    record(session, now) {
+      db.transaction(() => {
+        prune.run(now, PRUNED_PER_INSERT);
+        insert.run(session.jti, session.agentDid, JSON.stringify(session.statusEntries), session.expiresAt);
+      });
+    },
+    get(jti, now) {
+      const row = select.get(jti, now);
+      if (!row) return undefined;
+      return { jti: row.jti, agentDid: row.agent_did, statusEntries: JSON.parse(row.status_entries) as SessionStatusEntry[], expiresAt: row.expires_at };
+    },
+  };
+}
