@@ -2,7 +2,9 @@
  * Data Integrity proofs with the `eddsa-jcs-2022` cryptosuite: creating them (Data Integrity
  * EdDSA Cryptosuites v1.0 §3.3.1, VC Data Integrity 1.0 §4.2 Add Proof and §4.3 Add Proof
  * Set/Chain) and verifying them (EdDSA §3.3.2, VC-DI §4.4 Verify Proof and §4.5 Verify Proof
- * Sets and Chains).
+ * Sets and Chains). Other EdDSA cryptosuites (`eddsa-rdfc-2022`, §3.2) plug in through
+ * cryptosuite.ts and get the same checks; only their hashing differs, and eddsa-jcs-2022 keeps
+ * its own synchronous path.
  *
  * Choices the specifications leave open, made here on the safe side:
  * - Every proof of a proof set must verify and match the expected purpose (VC-DI §4.5
@@ -18,6 +20,7 @@
  *   lookup; the key resolver's own errors propagate unchanged.
  */
 import { assertBytes } from './bytes.ts';
+import { checkCryptosuite, type EddsaCryptosuite, findCryptosuite, isCryptosuite } from './cryptosuite.ts';
 import { verify, type Signer } from './ed25519.ts';
 import { assertSafeJson, type CanonicalMemo, canonicalizeJson, type JsonLimits, type JsonObject } from './jcs.ts';
 import { base58DigitsFor, decodeBase58btc, encodeBase58btc } from './multikey.ts';
@@ -25,6 +28,7 @@ import {
   DATA_INTEGRITY_PROOF,
   type DataIntegrityProof,
   EDDSA_JCS_2022,
+  type EddsaCryptosuiteName,
   formatDateTimeStamp,
   hashData,
   type JsonLdContext,
@@ -37,6 +41,7 @@ import {
 
 // The hashing internals and the proof model, for one-stop imports.
 export * from './proof-config.ts';
+export type { EddsaCryptosuite } from './cryptosuite.ts';
 
 /**
  * Maps a proof's verification method to its 32-byte Ed25519 public key, checking that the
@@ -57,6 +62,11 @@ export interface CreateProofOptions {
   nonce?: string;
   /** Limits for the document and the proof configuration (defaults: jcs.ts; a verifier needs the same). */
   limits?: JsonLimits;
+  /**
+   * The cryptosuite to sign with (EdDSA §3.1), e.g. `eddsaRdfc2022` from `mandate/wallet/node`.
+   * Default: the built-in eddsa-jcs-2022.
+   */
+  cryptosuite?: EddsaCryptosuite;
 }
 
 export interface VerifyProofOptions {
@@ -72,6 +82,12 @@ export interface VerifyProofOptions {
   clockSkewMs?: number;
   /** Limits for the document and each proof configuration (defaults: jcs.ts). */
   limits?: JsonLimits;
+  /**
+   * Cryptosuites accepted besides the built-in eddsa-jcs-2022 (EdDSA §3.1), e.g.
+   * `[eddsaRdfc2022]` from `mandate/wallet/node`. A proof of any other cryptosuite is
+   * CRYPTOSUITE_UNSUPPORTED.
+   */
+  cryptosuites?: readonly EddsaCryptosuite[];
   /**
    * Canonical forms already computed in this verification (`createCanonicalMemo`), so nested
    * objects seen before — a presentation's credentials, say — are not serialized again. Only
@@ -157,15 +173,13 @@ function withoutProof(document: Record<string, unknown>): Record<string, unknown
 }
 
 /**
- * Adds an `eddsa-jcs-2022` proof to `document` (EdDSA §3.3.1; VC-DI §4.2, and §4.3 when the
- * document already has proofs: the new proof is appended to the proof set). The input is not
- * modified; the result is a deep copy taken before signing.
+ * The proof options of a new proof (EdDSA §3.2.1/§3.3.1 step 1: the proof starts as a copy of
+ * the options), checked as VC-DI §4.2 step 2 asks: type, verificationMethod and proofPurpose
+ * are set. Members in the order of the W3C examples (JCS sorts them anyway; the N-Quads of
+ * eddsa-rdfc-2022 do not depend on it).
  */
-export async function createProof<T extends object>(document: T, options: CreateProofOptions): Promise<SecuredDocument<T>> {
-  if (!isRecord(document)) throw optionsError('document must be a JSON object');
-  const { signer, verificationMethod, proofPurpose, challenge, domain, nonce } = options;
-  if (typeof signer?.sign !== 'function') throw optionsError('signer must implement sign()');
-  // VC-DI §4.2 step 2: type, verificationMethod and proofPurpose must be set.
+function newProofOptions(options: CreateProofOptions, cryptosuite: EddsaCryptosuiteName): ProofOptions {
+  const { verificationMethod, proofPurpose, challenge, domain, nonce } = options;
   if (!isNonEmptyString(verificationMethod) || !ABSOLUTE_URL.test(verificationMethod)) {
     throw optionsError('verificationMethod must be a URL');
   }
@@ -173,12 +187,9 @@ export async function createProof<T extends object>(document: T, options: Create
   if (challenge !== undefined && typeof challenge !== 'string') throw optionsError('challenge must be a string');
   if (nonce !== undefined && typeof nonce !== 'string') throw optionsError('nonce must be a string');
   if (domain !== undefined && !isStringOrStringList(domain)) throw optionsError('domain must be a string or a list of strings');
-
-  // EdDSA §3.3.1 step 1: the proof starts as a copy of the options (in the member order of the
-  // W3C examples; JCS sorts members anyway).
-  const proof: ProofOptions = {
+  return {
     type: DATA_INTEGRITY_PROOF,
-    cryptosuite: EDDSA_JCS_2022,
+    cryptosuite,
     // Default: now, to the second (the precision of the W3C examples).
     created: toDateTimeStamp(options.created ?? new Date(Math.floor(Date.now() / 1000) * 1000), 'created'),
     ...(options.expires !== undefined && { expires: toDateTimeStamp(options.expires, 'expires') }),
@@ -188,24 +199,45 @@ export async function createProof<T extends object>(document: T, options: Create
     ...(domain !== undefined && { domain: Array.isArray(domain) ? [...domain] : domain }),
     ...(nonce !== undefined && { nonce }),
   };
-  // Step 2: the proof carries the document's @context, so it verifies inside a proof set.
-  if (Object.hasOwn(document, '@context')) proof['@context'] = document['@context'] as JsonLdContext;
+}
+
+/**
+ * Adds a Data Integrity proof to `document` (VC-DI §4.2, and §4.3 when the document already has
+ * proofs: the new proof is appended to the proof set): eddsa-jcs-2022 (EdDSA §3.3.1) unless
+ * `options.cryptosuite` names another suite (eddsa-rdfc-2022: §3.2.1). The input is not
+ * modified; the result is a deep copy taken before signing.
+ */
+export async function createProof<T extends object>(document: T, options: CreateProofOptions): Promise<SecuredDocument<T>> {
+  if (!isRecord(document)) throw optionsError('document must be a JSON object');
+  if (typeof options?.signer?.sign !== 'function') throw optionsError('signer must implement sign()');
+  const suite = options.cryptosuite === undefined ? undefined : checkCryptosuite(options.cryptosuite);
+  const proof = newProofOptions(options, (suite?.name ?? EDDSA_JCS_2022) as EddsaCryptosuiteName);
+  // JCS §3.3.1 step 2: the proof carries the document's @context, so it verifies inside a proof
+  // set. (eddsa-rdfc-2022 does not: §3.2.5 step 4 gives only the proof configuration that @context.)
+  if (suite === undefined && Object.hasOwn(document, '@context')) proof['@context'] = document['@context'] as JsonLdContext;
 
   // VC-DI §4.3 steps 1–2: existing proofs stay as they are; the new one signs the document
   // without them.
   const previous = existingProofs(document);
   const unsecured = withoutProof(document);
-  // Steps 3–5: proof configuration, transformation, hashing. Copy the document before the
-  // first await, so a caller mutating it while we sign cannot make the output differ from
-  // what was signed.
-  const canonicalProofConfig = proofConfiguration(proof, options.limits);
-  const data = hashData(transformJcs(unsecured, options.limits), canonicalProofConfig);
+  // Steps 3–5: proof configuration, transformation, hashing (JCS: here). Copy the document
+  // before the first await, so a caller mutating it while we sign cannot make the output differ
+  // from what was signed.
+  let data: Uint8Array | undefined;
+  if (suite === undefined) {
+    const canonicalProofConfig = proofConfiguration(proof, options.limits);
+    data = hashData(transformJcs(unsecured, options.limits), canonicalProofConfig);
+  } else {
+    assertSafeJson(unsecured, options.limits); // structuredClone would turn a Date or a Map into JSON-shaped data
+  }
   const output = structuredClone(unsecured);
   const proofs = structuredClone(previous);
   const proofCopy = structuredClone(proof);
+  // Another suite reads its input before its first await (cryptosuite.ts): the same snapshot.
+  data ??= assertBytes(await (suite as EddsaCryptosuite).hashData(unsecured, proof, { limits: options.limits }), 64, 'hash data');
 
-  // Step 6: §3.3.6 Proof Serialization — Ed25519 over the 64-byte hash data.
-  const signature = assertBytes(await signer.sign(data), 64, 'signature');
+  // Step 6: §3.2.6/§3.3.6 Proof Serialization — Ed25519 over the 64-byte hash data.
+  const signature = assertBytes(await options.signer.sign(data), 64, 'signature');
   // Step 7: proofValue is the base58btc multibase of the signature.
   const signed: DataIntegrityProof = { ...proofCopy, proofValue: encodeBase58btc(signature) };
   output.proof = previous.length === 0 ? signed : [...proofs, signed];
@@ -218,6 +250,8 @@ interface ParsedProof {
   proofBytes: Uint8Array;
   created: number | undefined;
   expires: number | undefined;
+  /** The caller's cryptosuite for this proof; undefined for the built-in eddsa-jcs-2022. */
+  suite: EddsaCryptosuite | undefined;
 }
 
 function checkOptionalString(proof: Record<string, unknown>, name: 'challenge' | 'nonce'): void {
@@ -237,13 +271,16 @@ function optionalTime(proof: Record<string, unknown>, name: 'created' | 'expires
   return time;
 }
 
-/** Checks one proof's members (VC-DI §2.1, §4.4 step 4; EdDSA §3.3.2 step 3). */
-function parseProof(value: unknown): ParsedProof {
+/** Checks one proof's members (VC-DI §2.1, §4.4 step 4; EdDSA §3.2.2/§3.3.2 step 3). */
+function parseProof(value: unknown, suites: readonly EddsaCryptosuite[] | undefined): ParsedProof {
   if (!isRecord(value)) throw malformed('each proof must be a JSON object');
   const { type, cryptosuite, verificationMethod, proofPurpose, proofValue } = value;
   if (typeof type !== 'string' || typeof cryptosuite !== 'string') throw malformed('proof "type" and "cryptosuite" must be strings');
-  if (type !== DATA_INTEGRITY_PROOF || cryptosuite !== EDDSA_JCS_2022) {
-    throw new ProofError('CRYPTOSUITE_UNSUPPORTED', `unsupported proof ${quote(type)}/${quote(cryptosuite)}; expected ${DATA_INTEGRITY_PROOF}/${EDDSA_JCS_2022}`);
+  // EdDSA §3.1 Instantiate Cryptosuite: eddsa-jcs-2022 is built in (no lookup on the hot
+  // path); any other name must be one of the caller's cryptosuites.
+  const suite = cryptosuite === EDDSA_JCS_2022 ? undefined : findCryptosuite(suites, cryptosuite);
+  if (type !== DATA_INTEGRITY_PROOF || (suite === undefined && cryptosuite !== EDDSA_JCS_2022)) {
+    throw new ProofError('CRYPTOSUITE_UNSUPPORTED', `unsupported proof ${quote(type)}/${quote(cryptosuite)}; expected ${DATA_INTEGRITY_PROOF}/${[EDDSA_JCS_2022, ...(suites ?? []).map((s) => s.name)].join(' or ')}`);
   }
   if (!isNonEmptyString(verificationMethod) || !ABSOLUTE_URL.test(verificationMethod)) {
     throw malformed('proof "verificationMethod" must be a URL');
@@ -262,9 +299,9 @@ function parseProof(value: unknown): ParsedProof {
   } catch (error) {
     throw malformed('proof "proofValue" must be a base58btc multibase string', error);
   }
-  // §3.3.6: an Ed25519 signature is exactly 64 bytes.
+  // §3.2.6/§3.3.6: an Ed25519 signature is exactly 64 bytes.
   if (proofBytes.length !== 64) throw malformed(`proof "proofValue" must encode 64 bytes, got ${proofBytes.length}`);
-  return { proof: value as unknown as DataIntegrityProof, proofBytes, created, expires };
+  return { proof: value as unknown as DataIntegrityProof, proofBytes, created, expires, suite };
 }
 
 function sameStringSet(a: string | string[], b: string | string[]): boolean {
@@ -308,6 +345,9 @@ function checkVerifyOptions(options: VerifyProofOptions): { now: number; skew: n
   if (Number.isNaN(now)) throw optionsError('now must be a valid Date');
   const skew = options.clockSkewMs ?? DEFAULT_CLOCK_SKEW_MS;
   if (!Number.isFinite(skew) || skew < 0) throw optionsError('clockSkewMs must be a non-negative number');
+  if (options.cryptosuites !== undefined && !(Array.isArray(options.cryptosuites) && options.cryptosuites.every(isCryptosuite))) {
+    throw optionsError('cryptosuites must be a list of cryptosuites');
+  }
   return { now, skew };
 }
 
@@ -332,21 +372,12 @@ function checkProofClaims(parsed: ParsedProof, options: VerifyProofOptions, now:
 }
 
 /**
- * Verifies every proof on `securedDocument` (EdDSA §3.3.2; VC-DI §4.4, §4.5). Resolves with
- * the verified proofs in document order; throws on the first proof that fails: ProofError
- * with a reason code, JsonError when the document is not safe JSON, or whatever `resolveKey`
- * throws.
+ * VC-DI §4.4 step 4 and §4.5 for every proof of the set, all before any hashing or key lookup:
+ * shape, set size, purpose, challenge, domain, validity window, previousProof references.
  */
-export async function verifyProof(securedDocument: unknown, options: VerifyProofOptions): Promise<{ proofs: VerifiedProof[] }> {
-  const { now, skew } = checkVerifyOptions(options);
-  if (!isRecord(securedDocument) || !Object.hasOwn(securedDocument, 'proof')) {
-    throw new ProofError('PROOF_MISSING', 'document has no proof');
-  }
-  const allProofs = asList(securedDocument.proof);
-  if (allProofs.length === 0) throw new ProofError('PROOF_MISSING', 'document has an empty proof set');
-
-  // All local checks of all proofs first: a document with one bad proof costs no key lookups.
-  const parsedProofs = allProofs.map(parseProof);
+function parseProofSet(allProofs: unknown[], options: VerifyProofOptions, now: number, skew: number): ParsedProof[] {
+  const parsedProofs: ParsedProof[] = [];
+  for (let i = 0; i < allProofs.length; i++) parsedProofs.push(parseProof(allProofs[i], options.cryptosuites));
   // Each proof costs a signature check: one valid proof repeated could make one document cost
   // a verifier dozens of them. (A single proof, the usual case, needs no set.)
   if (parsedProofs.length > 1) {
@@ -367,11 +398,17 @@ export async function verifyProof(securedDocument: unknown, options: VerifyProof
       throw malformed('proof "previousProof" names a proof that is not in the proof set');
     }
   }
+  return parsedProofs;
+}
 
-  // EdDSA §3.3.2 step 1: the unsecured document (shallow copy without `proof`).
-  const unsecured = withoutProof(securedDocument);
+/**
+ * The hash data of each eddsa-jcs-2022 proof (EdDSA §3.3.2 steps 2–6), synchronously; undefined
+ * for a proof of another cryptosuite (`hashSuiteProofs`).
+ */
+function hashJcsProofs(unsecured: Record<string, unknown>, parsedProofs: ParsedProof[], options: VerifyProofOptions): Array<Uint8Array | undefined> {
   let transformedDocument: string | undefined; // shared by proofs whose @context is the document's
-  const toVerify = parsedProofs.map(({ proof, proofBytes }) => {
+  return parsedProofs.map(({ proof, suite }) => {
+    if (suite !== undefined) return undefined;
     // Step 2: proof options = the proof without proofValue.
     const { proofValue: _proofValue, ...proofOptions } = proof;
     const proofContext = proof['@context'];
@@ -393,19 +430,57 @@ export async function verifyProof(securedDocument: unknown, options: VerifyProof
         : transformJcs({ ...unsecured, '@context': proofContext }, options.limits, options.memo);
     }
     // Steps 5–7: transformation, proof configuration, hashing.
-    const data = hashData(transformed, proofConfiguration(proofOptions as ProofOptions, options.limits, options.memo));
-    return { proof, proofBytes, data };
+    return hashData(transformed, proofConfiguration(proofOptions as ProofOptions, options.limits, options.memo));
   });
+}
+
+/**
+ * The hash data of each proof of another cryptosuite (EdDSA §3.2.2 steps 1–6 for
+ * eddsa-rdfc-2022), filled into `hashes`. Every suite is called before any is awaited: each
+ * reads its input before its first await (cryptosuite.ts), so all judge the document as it was
+ * passed in.
+ */
+async function hashSuiteProofs(unsecured: Record<string, unknown>, parsedProofs: ParsedProof[], hashes: Array<Uint8Array | undefined>, limits: JsonLimits | undefined): Promise<void> {
+  const pending = parsedProofs.map(({ proof, suite }) => {
+    if (suite === undefined) return undefined;
+    const { proofValue: _proofValue, ...proofOptions } = proof;
+    // A suite that throws rather than rejects becomes a rejection too, handled by Promise.all.
+    return new Promise<Uint8Array>((resolve) => resolve(suite.hashData(unsecured, proofOptions, { limits })));
+  });
+  for (const [i, data] of (await Promise.all(pending)).entries()) {
+    if (data !== undefined) hashes[i] = assertBytes(data, 64, 'hash data');
+  }
+}
+
+/**
+ * Verifies every proof on `securedDocument` (EdDSA §3.2.2/§3.3.2; VC-DI §4.4, §4.5). Resolves
+ * with the verified proofs in document order; throws on the first proof that fails: ProofError
+ * with a reason code, JsonError when the document is not safe JSON, or whatever `resolveKey`
+ * throws.
+ */
+export async function verifyProof(securedDocument: unknown, options: VerifyProofOptions): Promise<{ proofs: VerifiedProof[] }> {
+  const { now, skew } = checkVerifyOptions(options);
+  if (!isRecord(securedDocument) || !Object.hasOwn(securedDocument, 'proof')) {
+    throw new ProofError('PROOF_MISSING', 'document has no proof');
+  }
+  const allProofs = asList(securedDocument.proof);
+  if (allProofs.length === 0) throw new ProofError('PROOF_MISSING', 'document has an empty proof set');
+
+  // All local checks of all proofs first: a document with one bad proof costs no key lookups.
+  const parsedProofs = parseProofSet(allProofs, options, now, skew);
+  // EdDSA §3.2.2/§3.3.2 step 1: the unsecured document (shallow copy without `proof`).
+  const unsecured = withoutProof(securedDocument);
+  const hashes = hashJcsProofs(unsecured, parsedProofs, options);
+  if (hashes.includes(undefined)) await hashSuiteProofs(unsecured, parsedProofs, hashes, options.limits);
 
   const verified: VerifiedProof[] = [];
-  for (const [i, { proof, proofBytes, data }] of toVerify.entries()) {
-    // §3.3.7 step 1: the key comes from the verification method, authorized for the purpose.
+  for (const [i, { proof, proofBytes, created, expires }] of parsedProofs.entries()) {
+    // §3.2.7/§3.3.7 step 1: the key comes from the verification method, authorized for the purpose.
     const publicKey = assertBytes(await options.resolveKey(proof.verificationMethod, proof.proofPurpose), 32, 'resolved public key');
-    // §3.3.7 step 2.
-    if (!(await verify(proofBytes, data, publicKey))) {
-      throw new ProofError('PROOF_SIGNATURE_INVALID', `proof ${i + 1} of ${toVerify.length}: signature does not verify`);
+    // §3.2.7/§3.3.7 step 2 (every entry of `hashes` is set by now).
+    if (!(await verify(proofBytes, hashes[i] as Uint8Array, publicKey))) {
+      throw new ProofError('PROOF_SIGNATURE_INVALID', `proof ${i + 1} of ${parsedProofs.length}: signature does not verify`);
     }
-    const { created, expires } = parsedProofs[i] as ParsedProof;
     const result: VerifiedProof = { proof, publicKey };
     if (created !== undefined) result.created = new Date(created);
     if (expires !== undefined) result.expires = new Date(expires);

@@ -2,7 +2,8 @@
  * The pieces of Data Integrity EdDSA Cryptosuites v1.0 §3.3 `eddsa-jcs-2022` that turn a
  * document and a proof into the 64 bytes that Ed25519 signs: §3.3.3 Transformation, §3.3.4
  * Hashing, §3.3.5 Proof Configuration; plus the proof data model of VC Data Integrity 1.0
- * §2.1 "Proofs" and its dateTimeStamp values.
+ * §2.1 "Proofs" and its dateTimeStamp values, shared by every EdDSA cryptosuite (the
+ * `eddsa-rdfc-2022` steps of §3.2 are in eddsa-rdfc-2022.ts, Node only).
  *
  * Exported separately from data-integrity.ts (which signs and verifies) so tests and other
  * implementers can check every intermediate value of the W3C test vectors byte for byte.
@@ -14,6 +15,11 @@ import { type CanonicalMemo, canonicalizeJson, type JsonLimits, type JsonObject 
 
 export const DATA_INTEGRITY_PROOF = 'DataIntegrityProof';
 export const EDDSA_JCS_2022 = 'eddsa-jcs-2022';
+/** EdDSA §3.2; implemented in eddsa-rdfc-2022.ts (Node only: it needs a JSON-LD processor). */
+export const EDDSA_RDFC_2022 = 'eddsa-rdfc-2022';
+
+/** The `cryptosuite` identifiers of Data Integrity EdDSA Cryptosuites v1.0 §2.2.1 that Mandate implements. */
+export type EddsaCryptosuiteName = typeof EDDSA_JCS_2022 | typeof EDDSA_RDFC_2022;
 
 export type ProofErrorCode =
   | 'PROOF_MISSING'
@@ -36,12 +42,12 @@ export class ProofError extends MandateError<ProofErrorCode> {
 /** A JSON-LD `@context` value as carried by documents and proofs. */
 export type JsonLdContext = string | JsonObject | Array<string | JsonObject>;
 
-/** A `DataIntegrityProof` using `eddsa-jcs-2022` (VC Data Integrity 1.0 §2.1, §3.1). */
+/** A `DataIntegrityProof` using an EdDSA cryptosuite (VC Data Integrity 1.0 §2.1, §3.1; EdDSA §2.2.1). */
 export interface DataIntegrityProof {
   '@context'?: JsonLdContext;
   id?: string;
   type: typeof DATA_INTEGRITY_PROOF;
-  cryptosuite: typeof EDDSA_JCS_2022;
+  cryptosuite: EddsaCryptosuiteName;
   verificationMethod: string;
   proofPurpose: string;
   created?: string;
@@ -166,9 +172,21 @@ export function transformJcs(unsecuredDocument: unknown, limits?: JsonLimits, me
  * `proofValue` (§3.3.2 step 2 removes it before calling this).
  */
 export function proofConfiguration(proofOptions: ProofOptions, limits?: JsonLimits, memo?: CanonicalMemo): string {
+  checkProofConfiguration(proofOptions, EDDSA_JCS_2022);
+  // Steps 1 and 4 (the clone is implicit: canonicalization reads without modifying).
+  return canonicalizeJson(proofOptions, limits, memo);
+}
+
+/**
+ * Steps 2 and 3 of Proof Configuration, the same for every EdDSA cryptosuite (§3.2.5 for
+ * eddsa-rdfc-2022, §3.3.5 for eddsa-jcs-2022): the options are a `DataIntegrityProof` of
+ * `cryptosuite`, their `created` (when present) is a dateTimeStamp, and they carry no
+ * `proofValue` (Verify Proof removes it before calling Proof Configuration).
+ */
+export function checkProofConfiguration(proofOptions: ProofOptions, cryptosuite: EddsaCryptosuiteName): void {
   // Step 2.
-  if (proofOptions.type !== DATA_INTEGRITY_PROOF || proofOptions.cryptosuite !== EDDSA_JCS_2022) {
-    throw new ProofError('CRYPTOSUITE_UNSUPPORTED', `proof must be a ${DATA_INTEGRITY_PROOF} using ${EDDSA_JCS_2022}`);
+  if (proofOptions.type !== DATA_INTEGRITY_PROOF || proofOptions.cryptosuite !== cryptosuite) {
+    throw new ProofError('CRYPTOSUITE_UNSUPPORTED', `proof must be a ${DATA_INTEGRITY_PROOF} using ${cryptosuite}`);
   }
   // Step 3.
   if (proofOptions.created !== undefined && parseDateTimeStamp(proofOptions.created) === undefined) {
@@ -177,14 +195,13 @@ export function proofConfiguration(proofOptions: ProofOptions, limits?: JsonLimi
   if (Object.hasOwn(proofOptions, 'proofValue')) {
     throw new ProofError('PROOF_MALFORMED', 'proof options must not contain "proofValue"');
   }
-  // Steps 1 and 4 (the clone is implicit: canonicalization reads without modifying).
-  return canonicalizeJson(proofOptions, limits, memo);
 }
 
 /**
  * §3.3.4 Hashing (eddsa-jcs-2022): SHA-256(canonical proof configuration) ‖
  * SHA-256(transformed document), each over UTF-8 (§3.3.3: "Whenever this algorithm encodes
- * strings, it MUST use UTF-8") — the proof configuration hash comes FIRST. 64 bytes.
+ * strings, it MUST use UTF-8") — the proof configuration hash comes FIRST. 64 bytes. §3.2.4
+ * Hashing (eddsa-rdfc-2022) is the same over the canonical N-Quads.
  */
 export function hashData(transformedDocument: string, canonicalProofConfig: string): Uint8Array {
   return concatBytes(sha256Utf8(canonicalProofConfig), sha256Utf8(transformedDocument));
