@@ -75,7 +75,8 @@ describe('the npm package', () => {
 
   it('installs only the library\'s dependencies: no SQLite, no issuer framework', async () => {
     const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-    expect(Object.keys(manifest.dependencies).sort()).toEqual(['@noble/curves', '@noble/hashes', 'hono', 'idb-keyval', 'jose', 'multiformats']);
+    // jsonld: eddsa-rdfc-2022 in mandate/wallet/node, loaded on first use only.
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(['@noble/curves', '@noble/hashes', 'hono', 'idb-keyval', 'jose', 'jsonld', 'multiformats']);
     for (const absent of ['better-sqlite3', 'zod', '@hono/zod-openapi', '@hono/node-server', 'tsx', 'typescript']) {
       expect(existsSync(join(work, 'node_modules', absent)), absent).toBe(false);
     }
@@ -134,6 +135,25 @@ console.log(JSON.stringify({
       untrusted: 'UNTRUSTED_ISSUER',
       fileKeyStore: 'function',
     });
+  }, 60_000);
+
+  it('signs and verifies eddsa-rdfc-2022 in plain Node (jsonld.js, CommonJS, loaded from the compiled ESM)', async () => {
+    await writeFile(
+      join(work, 'rdfc.mjs'),
+      `
+import { createProof, eddsaRdfc2022, generateSeed, seedSigner, verifyProof } from 'mandate/wallet/node';
+const signer = seedSigner(generateSeed());
+const options = { signer, verificationMethod: 'did:example:issuer#key-1', proofPurpose: 'assertionMethod', cryptosuite: eddsaRdfc2022 };
+const credential = { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiableCredential'], issuer: 'did:example:issuer', credentialSubject: { id: 'did:example:subject', name: 'Alice' } };
+const signed = await createProof(credential, options);
+const verify = (doc) => verifyProof(doc, { resolveKey: async () => signer.publicKey, expectedProofPurpose: 'assertionMethod', cryptosuites: [eddsaRdfc2022] });
+const { proofs } = await verify(signed);
+const refused = await createProof({ ...credential, undefinedTerm: 1 }, options).then(() => 'signed', (error) => error.code);
+console.log(JSON.stringify({ cryptosuite: signed.proof.cryptosuite, verified: proofs.length, refused }));
+`,
+    );
+    const { stdout } = await run(process.execPath, ['rdfc.mjs'], { cwd: work, env: plainEnv });
+    expect(JSON.parse(stdout)).toEqual({ cryptosuite: 'eddsa-rdfc-2022', verified: 1, refused: 'PROOF_MALFORMED' });
   }, 60_000);
 
   it('types a TypeScript consumer (NodeNext resolution): correct use compiles, misuse is a type error', async () => {
