@@ -51,6 +51,15 @@ declare module '@digitalbazaar/eddsa-jcs-2022-cryptosuite' {
   export function createVerifyCryptosuite(): DbCryptosuite;
 }
 
+declare module '@digitalbazaar/eddsa-rdfc-2022-cryptosuite' {
+  import type { DbCryptosuite } from '@digitalbazaar/data-integrity';
+  /**
+   * eddsa-rdfc-2022, for signing and verifying: `canonize` is jsonld.toRDF (safe mode, base
+   * null, rdfDirection i18n-datatype) then rdf-canonize RDFC-1.0 (default maxWorkFactor 1).
+   */
+  export const cryptosuite: DbCryptosuite;
+}
+
 declare module '@digitalbazaar/ed25519-multikey' {
   import type { DbSigner } from '@digitalbazaar/data-integrity';
   export interface DbEd25519MultikeyInput {

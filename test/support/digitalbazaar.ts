@@ -1,15 +1,26 @@
 // Node-only facade over Digital Bazaar's independent Data Integrity stack (@digitalbazaar/vc +
-// data-integrity + eddsa-jcs-2022-cryptosuite + ed25519-multikey + did-method-key), so interop
-// tests and benchmarks can sign with one implementation and verify with the other.
+// data-integrity + eddsa-jcs-2022-cryptosuite + eddsa-rdfc-2022-cryptosuite + ed25519-multikey +
+// did-method-key), so interop tests and benchmarks can sign with one implementation and verify
+// with the other. Every function takes `cryptosuite` ('eddsa-jcs-2022' by default, or
+// 'eddsa-rdfc-2022').
 //
 // Everything here is offline: the document loader serves contexts from installed packages,
 // did:key documents from the did:key driver, and any extra contexts the caller hands in;
-// anything else throws. Nothing DB returns leaks out untyped: results are parsed into
-// `DbVerifyResult` / `DbPresentationVerifyResult`.
+// anything else throws. For eddsa-rdfc-2022 the default loader is `dbBundledDocumentLoader`,
+// which serves exactly Mandate's bundled context texts (wallet/jsonld/bundled-contexts.ts), so
+// both stacks canonicalize against the same definitions. Nothing DB returns leaks out untyped:
+// results are parsed into `DbVerifyResult` / `DbPresentationVerifyResult`.
 //
 // Digital Bazaar behaviour worth knowing (pinned versions; see the interop test for proof):
 // - eddsa-jcs-2022 never expands JSON-LD: the document and proof are JCS-canonicalised only, so
-//   undefined terms do NOT fail verification here (RDFC suites would, in safe mode).
+//   undefined terms do NOT fail verification here. eddsa-rdfc-2022 does, in safe mode: an
+//   undefined term fails signing (jsonld.ValidationError) and verification.
+// - eddsa-rdfc-2022 (DataIntegrityProof.canonizeProof) hashes the proof options under
+//   `{'@context': document['@context'], ...proof}` — a proof's own @context would win — and adds
+//   the data-integrity/v2 context to a signed document that has neither it nor VC 2.0's.
+// - Both stacks use the same jsonld.js and rdf-canonize (one copy in node_modules): interop here
+//   proves the suites agree on everything around canonicalization; the W3C vectors prove the
+//   canonicalization itself.
 // - vc.verifyCredential's default purpose (CredentialIssuancePurpose) demands that `issuer`
 //   equals the verification method's controller; the W3C vector's issuer is an https URL and its
 //   key a did:key, so it only verifies with `issuerMustControlKey: false` (plain assertionMethod).
@@ -24,12 +35,14 @@ import {
   createSignCryptosuite,
   createVerifyCryptosuite,
 } from '@digitalbazaar/eddsa-jcs-2022-cryptosuite';
+import { cryptosuite as eddsaRdfc2022Cryptosuite } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
 import * as Ed25519Multikey from '@digitalbazaar/ed25519-multikey';
 import type { DbEd25519KeyPair, DbEd25519MultikeyInput } from '@digitalbazaar/ed25519-multikey';
 import * as DidKey from '@digitalbazaar/did-method-key';
 import { contexts as credentialsContexts } from '@digitalbazaar/credentials-context';
 import dataIntegrityContext from '@digitalbazaar/data-integrity-context';
 import multikeyContext from '@digitalbazaar/multikey-context';
+import { BUNDLED_CONTEXT_TEXTS } from '../../wallet/jsonld/document-loader.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Public types
@@ -38,7 +51,10 @@ import multikeyContext from '@digitalbazaar/multikey-context';
 export type DbDocumentLoader = (url: string) => Promise<DbRemoteDocument>;
 export type { DbRemoteDocument };
 
-/** A Data Integrity proof as Digital Bazaar emits it for eddsa-jcs-2022. */
+/** The Digital Bazaar cryptosuite a facade function signs or verifies with. */
+export type DbCryptosuiteName = 'eddsa-jcs-2022' | 'eddsa-rdfc-2022';
+
+/** A Data Integrity proof as Digital Bazaar emits it (eddsa-jcs-2022 or eddsa-rdfc-2022). */
 export interface DbProof {
   type: 'DataIntegrityProof';
   cryptosuite: string;
@@ -46,7 +62,7 @@ export interface DbProof {
   expires?: string;
   verificationMethod: string;
   proofPurpose: string;
-  /** DB always copies the secured document's `@context` here when signing with JCS. */
+  /** DB always copies the secured document's `@context` here when signing with JCS (never with RDFC). */
   '@context'?: unknown;
   challenge?: string;
   domain?: string | string[];
@@ -86,11 +102,17 @@ export interface DbSignOptions {
   created?: string | Date | null;
   /** Proof `expires` (DB only checks its format when verifying, never the time). */
   expires?: string;
+  /** Default: `dbDocumentLoader()` for eddsa-jcs-2022, `dbBundledDocumentLoader()` for eddsa-rdfc-2022. */
   documentLoader?: DbDocumentLoader;
+  /** Default 'eddsa-jcs-2022'. */
+  cryptosuite?: DbCryptosuiteName;
 }
 
 export interface DbVerifyOptions {
+  /** Default: as for DbSignOptions. */
   documentLoader?: DbDocumentLoader;
+  /** The one cryptosuite DB accepts (default 'eddsa-jcs-2022'); proofs of another are not found. */
+  cryptosuite?: DbCryptosuiteName;
   /** Clock for validFrom/validUntil checks (DB allows 300 s of skew). */
   now?: Date | string;
   /**
@@ -170,6 +192,28 @@ export function dbDocumentLoader(extraContexts: Record<string, object> = {}): Db
 }
 
 const defaultLoader = dbDocumentLoader();
+
+/**
+ * Offline loader for eddsa-rdfc-2022 interop: Mandate's bundled contexts (the exact texts of
+ * wallet/jsonld/bundled-contexts.ts, parsed afresh on each load) and `did:key:z6Mk…` documents;
+ * any other URL throws. So both stacks expand every document against the same definitions.
+ */
+export function dbBundledDocumentLoader(): DbDocumentLoader {
+  return async (url: string): Promise<DbRemoteDocument> => {
+    const text = BUNDLED_CONTEXT_TEXTS.get(url);
+    if (text !== undefined) return { contextUrl: null, documentUrl: url, document: JSON.parse(text) as object };
+    if (url.startsWith('did:key:z6Mk')) {
+      return { contextUrl: null, documentUrl: url, document: await didKeyDriver.get({ url }) };
+    }
+    throw new Error(`dbBundledDocumentLoader: refusing to load "${url}" (offline: not a bundled context or did:key)`);
+  };
+}
+
+const bundledLoader = dbBundledDocumentLoader();
+
+function loaderFor(options: { documentLoader?: DbDocumentLoader; cryptosuite?: DbCryptosuiteName }): DbDocumentLoader {
+  return options.documentLoader ?? (options.cryptosuite === 'eddsa-rdfc-2022' ? bundledLoader : defaultLoader);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Keys
@@ -266,7 +310,7 @@ export async function dbKeyPairFromMultibase(input: {
 function signSuite(keyPair: DbKeyPair, options: DbSignOptions): DataIntegrityProof {
   const suite = new DataIntegrityProof({
     signer: keyPair.signer(),
-    cryptosuite: createSignCryptosuite(),
+    cryptosuite: options.cryptosuite === 'eddsa-rdfc-2022' ? eddsaRdfc2022Cryptosuite : createSignCryptosuite(),
     ...(options.created !== undefined ? { date: options.created } : {}),
   });
   if (options.expires !== undefined) suite.proof = { expires: options.expires };
@@ -281,7 +325,7 @@ function unsignedCopy<T extends object>(document: T, fn: string): T {
   return structuredClone(document);
 }
 
-/** Issue: Digital Bazaar `vc.issue` with an eddsa-jcs-2022 DataIntegrityProof (assertionMethod). */
+/** Issue: Digital Bazaar `vc.issue` with a DataIntegrityProof (assertionMethod; eddsa-jcs-2022 unless told). */
 export async function dbIssue<T extends object>(
   credential: T,
   keyPair: DbKeyPair,
@@ -290,7 +334,7 @@ export async function dbIssue<T extends object>(
   const signed = await vc.issue({
     credential: unsignedCopy(credential, 'dbIssue'),
     suite: signSuite(keyPair, options),
-    documentLoader: options.documentLoader ?? defaultLoader,
+    documentLoader: loaderFor(options),
   });
   return signed as DbSigned<T>;
 }
@@ -304,7 +348,7 @@ export async function dbSignPresentation<T extends object>(
   const signed = await vc.signPresentation({
     presentation: unsignedCopy(presentation, 'dbSignPresentation'),
     suite: signSuite(keyPair, options),
-    documentLoader: options.documentLoader ?? defaultLoader,
+    documentLoader: loaderFor(options),
     challenge: options.challenge,
     ...(options.domain !== undefined ? { domain: options.domain } : {}),
   });
@@ -326,8 +370,8 @@ function assertionProofPurpose(): vc.DbProofPurpose {
   return purpose as vc.DbProofPurpose;
 }
 
-function verifySuite(): DataIntegrityProof {
-  return new DataIntegrityProof({ cryptosuite: createVerifyCryptosuite() });
+function verifySuite(cryptosuite: DbCryptosuiteName | undefined): DataIntegrityProof {
+  return new DataIntegrityProof({ cryptosuite: cryptosuite === 'eddsa-rdfc-2022' ? eddsaRdfc2022Cryptosuite : createVerifyCryptosuite() });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -372,14 +416,14 @@ function credentialPurpose(options: DbVerifyOptions): vc.DbProofPurpose | undefi
   return options.issuerMustControlKey === false ? assertionProofPurpose() : undefined;
 }
 
-/** Verify a credential with Digital Bazaar `vc.verifyCredential` (eddsa-jcs-2022 only). */
+/** Verify a credential with Digital Bazaar `vc.verifyCredential` (with `options.cryptosuite` only). */
 export async function dbVerifyCredential(credential: object, options: DbVerifyOptions = {}): Promise<DbVerifyResult> {
   const purpose = credentialPurpose(options);
   try {
     const raw = await vc.verifyCredential({
       credential: structuredClone(credential),
-      suite: verifySuite(),
-      documentLoader: options.documentLoader ?? defaultLoader,
+      suite: verifySuite(options.cryptosuite),
+      documentLoader: loaderFor(options),
       ...(purpose ? { purpose } : {}),
       ...(options.now !== undefined ? { now: options.now } : {}),
       ...(options.checkStatus ? { checkStatus: options.checkStatus } : {}),
@@ -403,8 +447,8 @@ export async function dbVerifyPresentation(
   try {
     raw = await vc.verify({
       presentation: structuredClone(presentation),
-      suite: verifySuite(),
-      documentLoader: options.documentLoader ?? defaultLoader,
+      suite: verifySuite(options.cryptosuite),
+      documentLoader: loaderFor(options),
       challenge: options.challenge,
       ...(options.domain !== undefined ? { domain: options.domain } : {}),
       ...(purpose ? { purpose } : {}),
