@@ -252,10 +252,14 @@ describe('JSON boundary errors', () => {
     );
   });
 
-  it('parseUnambiguousJson refuses only what the text shows: the value\'s own rules are left to its consumers', () => {
+  it('parseUnambiguousJson refuses only what I-JSON refuses: the value\'s own rules are left to its consumers', () => {
     // Each of these is refused by parseJson for its value, and read as JSON.parse reads it here.
-    for (const text of ['{"__proto__":{"admin":true}}', '"\\ud800"', '[1e400]', `${'['.repeat(40)}${']'.repeat(40)}`]) {
+    for (const text of ['{"__proto__":{"admin":true}}', '[1e400]', `${'['.repeat(40)}${']'.repeat(40)}`, '"\\ud83d\\ude00"']) {
       expect(parseUnambiguousJson(text), text.slice(0, 30)).toEqual(JSON.parse(text));
+    }
+    // RFC 7493 §2.1: a lone surrogate half, in a string or a member name, at any depth.
+    for (const text of ['"\\ud800"', '{"a\\udc00":1}', `${'['.repeat(1000)}"x\\ud800"${']'.repeat(1000)}`, '{"a":{"b":["\\udbff"]}}']) {
+      expect(() => parseUnambiguousJson(text), text.slice(0, 30)).toThrow(code('JSON_LONE_SURROGATE'));
     }
     expect(() => parseUnambiguousJson(`${'['.repeat(100_000)}${']'.repeat(100_000)}`)).not.toThrow();
     // A repeated "__proto__" is still two members written and one parsed.
