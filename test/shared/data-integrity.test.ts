@@ -16,7 +16,7 @@ import sigHexJCS from '@vectors/w3c-vc-di-eddsa/eddsa-jcs-2022/sigHexJCS.txt?raw
 import sigBTC58JCS from '@vectors/w3c-vc-di-eddsa/eddsa-jcs-2022/sigBTC58JCS.txt?raw';
 import { bytesToHex, utf8ToBytes } from '../../wallet/crypto/bytes.ts';
 import { generateSeed, seedSigner, type Signer } from '../../wallet/crypto/ed25519.ts';
-import { digestMultibase, digestMultibaseUtf8, sha256, sha256Utf8, verifyDigestMultibase } from '../../wallet/crypto/hash.ts';
+import { digestMultibase, digestMultibaseUtf8, sha256, sha256Utf8, verifyDigestMultibase, verifyDigestSri, verifyResourceDigestMultibase } from '../../wallet/crypto/hash.ts';
 import { canonicalizeJson, createCanonicalMemo, parseJson } from '../../wallet/crypto/jcs.ts';
 import {
   decodeBase58btc,
@@ -634,6 +634,24 @@ describe('SHA-256 and digestMultibase (VC DM 2.0 §5.3)', () => {
     const overlong = `z${'1'.repeat(50_000)}${digestMultibase(resource).slice(1)}`; // leading zero digits: too long for a sha2-256 multihash
     for (const digest of [other, '', 'z', 'zz0', overlong, 'm' + digestMultibase(resource).slice(1), encodeBase58btc(sha256(resource)), 42 as unknown as string]) {
       expect(verifyDigestMultibase(resource, digest)).toBe(false);
+    }
+  });
+
+  it('related resources (VC DM 2.0 §5.3): SRI and both digestMultibase notations, checked against independent hashes', async () => {
+    const resource = utf8ToBytes('{"@context": {}}');
+    const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
+    const b64url = (bytes: Uint8Array) => b64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+    // WebCrypto computes the expected digests: an implementation independent of ours.
+    const digest = async (name: string) => new Uint8Array(await crypto.subtle.digest(name, resource));
+    const [d256, d384, d512] = await Promise.all(['SHA-256', 'SHA-384', 'SHA-512'].map(digest)) as [Uint8Array, Uint8Array, Uint8Array];
+    for (const sri of [`sha256-${b64(d256)}`, `sha384-${b64(d384)}`, `sha512-${b64(d512)}`]) expect(verifyDigestSri(resource, sri), sri).toBe(true);
+    for (const sri of [`sha384-${b64(d256)}`, `sha384-${b64url(d384)}x`, `md5-${b64(d256)}`, 'sha256-', `sha256-${b64(d256)}!`, 7]) expect(verifyDigestSri(resource, sri), String(sri)).toBe(false);
+    // The bare digest (as the W3C suite writes it), and the multihash (VC Data Integrity §2.6), in base64url and base58btc.
+    for (const value of [`u${b64url(d256)}`, `u${b64url(d384)}`, digestMultibase(resource), digestMultibase(resource, 'base64url'), encodeBase58btc(d256), `u${b64url(Uint8Array.of(0x20, 48, ...d384))}`]) {
+      expect(verifyResourceDigestMultibase(resource, value), value).toBe(true);
+    }
+    for (const value of [`u${b64url(d512)}`, `u${b64url(d256.slice(1))}`, `u${b64url(Uint8Array.of(0x12, 32, ...d384.slice(0, 32)))}`, digestMultibase(utf8ToBytes('other')), 'x', '', null]) {
+      expect(verifyResourceDigestMultibase(resource, value), String(value)).toBe(false);
     }
   });
 });

@@ -1,7 +1,7 @@
 // VC DM 2.0 conformance of generic credentials (wallet/vc/conformance.ts): each structural MUST
 // the issuer's VC-API relies on, provoked by a credential that breaks only that rule.
 import { describe, expect, it } from 'vitest';
-import { assertConformingCredential } from '../../wallet/vc/conformance.ts';
+import { assertConformingCredential, assertConformingCredentialV1, credentialDataModel } from '../../wallet/vc/conformance.ts';
 import { VerificationError } from '../../wallet/vc/reasons.ts';
 
 const V2 = 'https://www.w3.org/ns/credentials/v2';
@@ -82,7 +82,66 @@ describe('assertConformingCredential (VC DM 2.0 §4)', () => {
     ['termsOfUse without type (§5.5)', credential({ termsOfUse: [{ id: 'https://example.com/tou' }] }), /termsOfUse.type/],
     ['evidence without type (§5.6)', credential({ evidence: { id: 'https://example.com/e' } }), /evidence.type/],
     ['refreshService without type (§5.4)', credential({ refreshService: {} }), /refreshService.type/],
+    ['"id": null, which JSON-LD would read as no id (§4)', credential({ id: null }), /^id is null: a member that is present must have a value/],
+    ['"issuer": null (§4.7)', credential({ issuer: null }), /^issuer is null/],
+    ['"validUntil": null (§4.9)', credential({ validUntil: null }), /^validUntil is null/],
+    ['"issuer": {"id": null} (§4.7)', credential({ issuer: { id: null } }), /^issuer must be a URL, got null/],
+    ['name a number (§4.6)', credential({ name: 42 }), /^name must be a string or a language value object/],
+    ['name a value object with another member (§11.1)', credential({ name: { '@value': 'A', '@language': 'en', url: 'x' } }), /^name is a language value object with a member other than @value, @language and @direction: "url"/],
+    ['description a value object without @value (§11.1)', credential({ description: { '@language': 'en' } }), /^description must be a string or a language value object/],
+    ['issuer.description with a bad @direction (§11.1)', credential({ issuer: { id: 'did:example:issuer', description: { '@value': 'A', '@direction': 'up' } } }), /^issuer\.description\["@direction"\] must be "ltr" or "rtl"/],
+    ['issuer.name with a bad @language (§11.1)', credential({ issuer: { id: 'did:example:issuer', name: { '@value': 'A', '@language': 'en us' } } }), /^issuer\.name\["@language"\] must be a BCP 47 language tag/],
+    ['relatedResource a string (§5.3)', credential({ relatedResource: ['https://example.com/a'] }), /^relatedResource must be an object or an array of objects/],
+    ['relatedResource without id (§5.3)', credential({ relatedResource: [{ digestSRI: 'sha256-AAAA' }] }), /^relatedResource\.id must be a URL/],
+    ['relatedResource ids repeated (§5.3)', credential({ relatedResource: [{ id: 'https://example.com/a', digestSRI: 'sha256-AAAA' }, { id: 'https://example.com/a', digestSRI: 'sha256-BBBB' }] }), /appears twice/],
+    ['relatedResource without a digest (§5.3)', credential({ relatedResource: { id: 'https://example.com/a' } }), /needs a digestSRI or a digestMultibase/],
+    ['relatedResource digestSRI of an unknown hash (§5.3)', credential({ relatedResource: { id: 'https://example.com/a', digestSRI: 'md5-AAAA' } }), /digestSRI must be an SRI hash expression/],
+    ['relatedResource digestMultibase not multibase (§5.3)', credential({ relatedResource: { id: 'https://example.com/a', digestMultibase: 'f00ba4' } }), /digestMultibase must be multibase text/],
   ])('refuses %s', (_name, value, message) => {
     expect(problem(value)).toMatch(message);
+  });
+
+  it('accepts names and descriptions as strings, value objects and lists of them, and well-formed related resources', () => {
+    expect(problem(credential({ name: 'Example', description: { '@value': 'Beispiel', '@language': 'de', '@direction': 'ltr' } }))).toBeUndefined();
+    expect(problem(credential({ issuer: { id: 'did:example:issuer', name: [{ '@value': 'Dog', '@language': 'en' }, { '@value': 'Chien', '@language': 'fr-CA' }] } }))).toBeUndefined();
+    expect(problem(credential({ relatedResource: { id: V2, digestSRI: 'sha384-l/HrjlBCNWyAX91hr6LFV2Y3heB5Tcr6IeE4/Tje8YyzYBM8IhqjHWiWpr8+ZbYU', mediaType: 'application/ld+json' } }))).toBeUndefined();
+  });
+});
+
+describe('assertConformingCredentialV1 (VC DM 1.1 §4, verified for other implementations)', () => {
+  const v1 = (extra: Record<string, unknown> = {}) => ({
+    '@context': ['https://www.w3.org/2018/credentials/v1', 'https://w3id.org/security/data-integrity/v2'],
+    type: ['VerifiableCredential'],
+    issuer: 'did:example:issuer',
+    issuanceDate: '2024-01-01T00:00:00Z',
+    credentialSubject: { id: 'did:example:subject' },
+    ...extra,
+  });
+  const v1Problem = (value: unknown) => {
+    try {
+      assertConformingCredentialV1(value);
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it('accepts a 1.1 credential, and tells the data models apart by their first context', () => {
+    expect(v1Problem(v1())).toBeUndefined();
+    expect(v1Problem(v1({ expirationDate: '2030-01-01T00:00:00Z', credentialStatus: { id: 'https://example.com/s#1', type: 'ExampleStatus' } }))).toBeUndefined();
+    expect(credentialDataModel(v1())).toBe(1);
+    expect(credentialDataModel(credential())).toBe(2);
+    expect(credentialDataModel({ '@context': ['https://example.com'] })).toBeUndefined();
+  });
+
+  it.each([
+    ['the v2 context first', v1({ '@context': [V2] }), /VC 1\.1 @context/],
+    ['no issuanceDate (1.1 §4.6)', v1({ issuanceDate: undefined }), /issuanceDate is required/],
+    ['an expirationDate that is no dateTime', v1({ expirationDate: 'soon' }), /expirationDate must be/],
+    ['a status entry without id (1.1 §4.9)', v1({ credentialStatus: { type: 'ExampleStatus' } }), /credentialStatus\.id must be a URL/],
+    ['"issuanceDate": null', v1({ issuanceDate: null }), /issuanceDate is null/],
+    ['an empty subject', v1({ credentialSubject: {} }), /credentialSubject/],
+  ])('refuses %s', (_name, value, message) => {
+    expect(v1Problem(value)).toMatch(message);
   });
 });

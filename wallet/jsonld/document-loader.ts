@@ -19,9 +19,15 @@ import {
   VC_V2_URL,
 } from './bundled-contexts.ts';
 
-export type JsonLdErrorCode = 'JSONLD_CONTEXT_UNKNOWN';
+export type JsonLdErrorCode =
+  | 'JSONLD_CONTEXT_UNKNOWN'
+  | 'JSONLD_UNDEFINED_TERM'
+  | 'JSONLD_PROTECTED_TERM_REDEFINED'
+  | 'JSONLD_RELATIVE_IRI'
+  | 'JSONLD_INVALID'
+  | 'RELATED_RESOURCE_DIGEST_MISMATCH';
 
-/** A JSON-LD document the bundled contexts cannot process. */
+/** A document that breaks a JSON-LD rule (rules.ts), or names a context that is not bundled. */
 export class JsonLdError extends MandateError<JsonLdErrorCode> {
   override name = 'JsonLdError';
 }

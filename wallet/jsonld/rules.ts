@@ -1,0 +1,105 @@
+/// <reference path="../crypto/jsonld.d.ts" />
+/// <reference path="./jsonld-expand.d.ts" />
+/**
+ * The JSON-LD rules VC DM 2.0 requires of a credential or presentation (§4.3, §4.5, §5.1, §11),
+ * checked the way a JSON-LD processor in safe mode checks them (JSON-LD 1.1 API §5.1 Expansion,
+ * with jsonld.js's `safe` option) over the bundled contexts only:
+ * - every term (property or type) is defined by a context, `@vocab: null` included
+ *   (JSONLD_UNDEFINED_TERM);
+ * - a protected term is not redefined (JSONLD_PROTECTED_TERM_REDEFINED; VC v2's are protected);
+ * - a context maps terms to absolute IRIs, and ids and types expand to absolute IRIs
+ *   (JSONLD_RELATIVE_IRI);
+ * - every context is known (JSONLD_CONTEXT_UNKNOWN), and nothing else fails expansion
+ *   (JSONLD_INVALID).
+ * And for related resources (§5.3) whose bytes Mandate holds — its bundled contexts — the digest
+ * must match (RELATED_RESOURCE_DIGEST_MISMATCH).
+ *
+ * Node only, on the issuer's VC-API path: verifyPresentation, the middleware and the service
+ * worker keep their static profile checks (docs/conformance.md).
+ */
+import jsonld from 'jsonld';
+import { utf8ToBytes } from '../crypto/bytes.ts';
+import { verifyDigestSri, verifyResourceDigestMultibase } from '../crypto/hash.ts';
+import { BUNDLED_CONTEXT_TEXTS, bundledDocumentLoader, JsonLdError } from './document-loader.ts';
+
+/** The first 64 characters of something taken from the document, quoted. */
+function quote(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  return JSON.stringify(text.length > 64 ? `${text.slice(0, 64)}…` : text);
+}
+
+interface JsonLdFailure {
+  name?: unknown;
+  details?: { code?: unknown; event?: { code?: unknown; details?: Record<string, unknown> }; term?: unknown; cause?: unknown };
+}
+
+/** A safe-mode event (jsonld.ValidationError) as the rule it breaks. */
+function fromSafeModeEvent(code: unknown, details: Record<string, unknown>): JsonLdError {
+  switch (code) {
+    case 'invalid property':
+      return new JsonLdError('JSONLD_UNDEFINED_TERM', `the term ${quote(details.property)} is not defined by any @context (a JSON-LD processor would drop it)`);
+    case 'relative @type reference':
+      return new JsonLdError('JSONLD_UNDEFINED_TERM', `the type ${quote(details.type)} is not defined by any @context and is not an absolute IRI`);
+    case 'relative @id reference':
+    case 'relative @vocab reference':
+      return new JsonLdError('JSONLD_RELATIVE_IRI', `${quote(details.id ?? details.vocab)} is not an absolute IRI where JSON-LD needs one (${String(code)})`);
+    default:
+      return new JsonLdError('JSONLD_INVALID', `JSON-LD safe mode refuses the document: ${String(code).slice(0, 80)}`);
+  }
+}
+
+/** What jsonld.js threw, as the JSON-LD rule it breaks. */
+export function jsonLdRuleError(error: unknown): JsonLdError {
+  if (error instanceof JsonLdError) return error;
+  const failure = (typeof error === 'object' && error !== null ? error : {}) as JsonLdFailure;
+  // A context the bundled loader refused comes back wrapped ("loading remote context failed").
+  if (failure.details?.cause instanceof JsonLdError) return failure.details.cause;
+  const event = failure.details?.event;
+  if (failure.name === 'jsonld.ValidationError' && event !== undefined) return fromSafeModeEvent(event.code, event.details ?? {});
+  switch (failure.details?.code) {
+    case 'protected term redefinition':
+      return new JsonLdError('JSONLD_PROTECTED_TERM_REDEFINED', `a @context redefines the protected term ${quote(failure.details.term ?? '(unnamed)')} (VC DM 2.0 §5.1: the base context's terms are protected)`);
+    case 'invalid IRI mapping':
+      return new JsonLdError('JSONLD_RELATIVE_IRI', 'a @context maps a term to something that is not an absolute IRI (such as a URL with a space in it)');
+    case 'loading remote context failed':
+    case 'loading document failed':
+      return new JsonLdError('JSONLD_CONTEXT_UNKNOWN', 'a @context could not be loaded: only bundled contexts are accepted');
+    default:
+      return new JsonLdError('JSONLD_INVALID', `not valid JSON-LD: ${String(failure.details?.code ?? 'expansion failed').slice(0, 80)}`);
+  }
+}
+
+/** Expands `document` in safe mode over the bundled contexts; throws JsonLdError naming the rule broken. */
+export async function assertJsonLdRules(document: object): Promise<void> {
+  try {
+    await jsonld.expand(document, { documentLoader: bundledDocumentLoader, safe: true, base: null });
+  } catch (error) {
+    throw jsonLdRuleError(error);
+  }
+}
+
+/**
+ * §5.3: each related resource whose bytes Mandate holds (a bundled context) must match every
+ * digest given for it; RELATED_RESOURCE_DIGEST_MISMATCH otherwise. Returns the ids of the
+ * resources it could not check (not bundled, and never fetched). The shape of relatedResource
+ * was checked before (wallet/vc/conformance.ts).
+ */
+export function assertRelatedResourceDigests(document: Record<string, unknown>): string[] {
+  const listed = document.relatedResource;
+  const resources = (Array.isArray(listed) ? listed : listed === undefined ? [] : [listed]) as Array<Record<string, unknown>>;
+  const unchecked: string[] = [];
+  for (const resource of resources) {
+    const text = BUNDLED_CONTEXT_TEXTS.get(resource.id as string);
+    if (text === undefined) {
+      unchecked.push(resource.id as string);
+      continue;
+    }
+    const bytes = utf8ToBytes(text);
+    const sri = resource.digestSRI === undefined || verifyDigestSri(bytes, resource.digestSRI);
+    const multibase = resource.digestMultibase === undefined || verifyResourceDigestMultibase(bytes, resource.digestMultibase);
+    if (!sri || !multibase) {
+      throw new JsonLdError('RELATED_RESOURCE_DIGEST_MISMATCH', `the ${sri ? 'digestMultibase' : 'digestSRI'} of relatedResource ${quote(resource.id)} does not match the resource (VC DM 2.0 §5.3)`);
+    }
+  }
+  return unchecked;
+}
