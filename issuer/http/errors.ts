@@ -48,6 +48,8 @@ export const ISSUER_ERRORS = {
   CHALLENGE_NOT_FOUND: 404,
   CREDENTIAL_NOT_FOUND: 404,
   STATUS_LIST_NOT_FOUND: 404,
+  /** VC-API: the credential has no status entry for the purpose named. */
+  STATUS_ENTRY_NOT_FOUND: 404,
   DID_NOT_FOUND: 404,
   /** A service id the DID document does not have. */
   SERVICE_NOT_FOUND: 404,
@@ -61,6 +63,8 @@ export const ISSUER_ERRORS = {
   CREDENTIAL_NOT_SUSPENDED: 409,
   NO_CURRENT_CREDENTIAL: 409,
   STATUS_LIST_EXISTS: 409,
+  /** VC-API: a credential with this id (or options.credentialId) was issued here before. */
+  CREDENTIAL_EXISTS: 409,
   /** The DID (or the did:web path chosen for it) already exists here. */
   DID_EXISTS: 409,
   /** The DID document already has a service with this id. */
@@ -86,10 +90,10 @@ export const ISSUER_ERRORS = {
   DID_RESOLUTION_FAILED: 422,
   /** A provider's audit event signed too long ago (or in the future). */
   EVENT_STALE: 422,
-  /** VC-API: the credential names another issuer than this one. */
-  ISSUER_MISMATCH: 422,
   /** VC-API: Mandate authority types are issued only through /v1 (enrollment, /v1/vcs). */
   CREDENTIAL_TYPE_RESERVED: 422,
+  /** An entry for a purpose this issuer has no status list for (create one first). */
+  STATUS_LIST_UNAVAILABLE: 422,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   /** A server-held key does not decrypt under the key-encryption key, or is not the key on record. */

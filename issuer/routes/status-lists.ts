@@ -1,6 +1,6 @@
 /**
- * Status lists: creating one (admin) and fetching the signed BitstringStatusListCredential
- * (public), with `ETag` (the list version and a digest) and `Cache-Control: max-age` equal to
+ * Status lists: creating one (admin; any §2.1 purpose, statusSize and statusMessage) and fetching
+ * the signed BitstringStatusListCredential (public, by content negotiation), with `ETag` (the list version and a digest) and `Cache-Control: max-age` equal to
  * the list's `ttl` (Bitstring Status List §2.2), so HTTP caches and verifiers agree on
  * freshness; If-None-Match gets 304 from the etag middleware.
  */
@@ -8,22 +8,34 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { IssuerContext } from '../context.ts';
 import { adminAuth } from '../http/admin-auth.ts';
 import { createRouter } from '../http/errors.ts';
-import { createStatusListRecord, ISSUED_PURPOSES, publishedStatusList, statusListUrl } from '../services/status-lists.ts';
+import { accepts } from 'hono/accepts';
+import { MAX_STATUS_SIZE } from '../../wallet/status/bitstring.ts';
+import { createStatusListRecord, LIST_PURPOSES, publishedStatusList, statusListUrl } from '../services/status-lists.ts';
 import { ADMIN_SECURITY, errorResponses, jsonBody, JsonObjectSchema, jsonResponse } from './schemas.ts';
 
 const ListId = z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, 'lowercase letters, digits, _ and -, starting with a letter');
 
+const StatusMessageSchema = z.strictObject({
+  status: z.string().regex(/^0x[0-9a-fA-F]{1,2}$/).openapi({ example: '0x1' }),
+  message: z.string().min(1).max(256),
+});
+
 const CreateRequest = z
   .strictObject({
-    // Only the purposes this issuer gives its credentials entries on: a `message` list would also
-    // need statusSize and statusMessages (Bitstring Status List §2.2), and no entry could use it.
-    purpose: z.enum(ISSUED_PURPOSES).openapi({ example: 'revocation', description: 'statusPurpose (§2.1) of the entries this list will hold' }),
+    purpose: z.enum(LIST_PURPOSES).openapi({ example: 'revocation', description: 'statusPurpose (§2.1) of the entries this list will hold' }),
     id: ListId.optional().openapi({ description: 'Default <purpose>-<n>' }),
-    makeDefault: z.boolean().optional().openapi({ description: 'New credentials get entries on this list (default true)' }),
+    makeDefault: z.boolean().optional().openapi({ description: 'New credentials with an entry for this purpose get it on this list (default true)' }),
+    statusSize: z.number().int().min(1).max(MAX_STATUS_SIZE).optional().openapi({ description: 'Bits per entry (§2.1 statusSize, default 1)' }),
+    statusMessages: z.array(StatusMessageSchema).max(2 ** MAX_STATUS_SIZE).optional().openapi({ description: 'What each value means (§2.1 statusMessage): required above statusSize 1, one per value' }),
   })
   .openapi('CreateStatusList');
 
-const ListSchema = z.object({ listId: z.string(), purpose: z.string(), url: z.string(), length: z.number() }).openapi('StatusList');
+const ListSchema = z
+  .object({ listId: z.string(), purpose: z.string(), url: z.string(), length: z.number(), statusSize: z.number(), statusMessages: z.array(StatusMessageSchema).optional() })
+  .openapi('StatusList');
+
+/** VC DM 2.0 §6.3: a secured credential is application/vc; generic JSON-LD loaders read only json types, so they may ask for one. */
+const LIST_MEDIA_TYPES = ['application/vc', 'application/ld+json', 'application/json'];
 
 export function statusListRoutes(ctx: IssuerContext) {
   const app = createRouter();
@@ -43,11 +55,14 @@ export function statusListRoutes(ctx: IssuerContext) {
     (c) => {
       const input = c.req.valid('json');
       const list = ctx.db.transaction(() => {
-        const created = createStatusListRecord(ctx, input);
+        const created = createStatusListRecord(ctx, { ...input, statusMessages: input.statusMessages ?? null });
         ctx.audit.record({ event: 'STATUS_LIST_CREATED', actor: c.get('actor'), data: { listId: created.id, purpose: created.purpose } });
         return created;
       });
-      return c.json({ listId: list.id, purpose: list.purpose, url: statusListUrl(ctx, list.id), length: list.length }, 201);
+      return c.json(
+        { listId: list.id, purpose: list.purpose, url: statusListUrl(ctx, list.id), length: list.length, statusSize: list.statusSize, ...(list.statusMessages ? { statusMessages: list.statusMessages } : {}) },
+        201,
+      );
     },
   );
 
@@ -56,16 +71,21 @@ export function statusListRoutes(ctx: IssuerContext) {
       method: 'get',
       path: '/v1/status-list/{listId}',
       tags: ['Status lists'],
-      summary: 'The signed BitstringStatusListCredential, with ETag and Cache-Control matching its ttl. Public.',
+      summary:
+        'The signed BitstringStatusListCredential, with ETag and Cache-Control matching its ttl: application/vc, or application/ld+json or application/json when Accept prefers them (same bytes, same ETag). Public.',
       request: { params: z.object({ listId: ListId }) },
-      responses: { 200: { description: 'Signed list credential', content: { 'application/vc': { schema: JsonObjectSchema } } }, ...errorResponses(400, 404, 429) },
+      responses: {
+        200: { description: 'Signed list credential', content: Object.fromEntries(LIST_MEDIA_TYPES.map((type) => [type, { schema: JsonObjectSchema }])) },
+        ...errorResponses(400, 404, 429),
+      },
     }),
     async (c) => {
       const published = await publishedStatusList(ctx, c.req.valid('param').listId);
       return new Response(published.json, {
         status: 200,
         headers: {
-          'content-type': 'application/vc',
+          'content-type': accepts(c, { header: 'Accept', supports: LIST_MEDIA_TYPES, default: 'application/vc' }),
+          vary: 'Accept',
           etag: published.etag,
           'cache-control': `public, max-age=${Math.floor(published.ttlMs / 1000)}`,
         },

@@ -26,7 +26,7 @@ import { encodeStatusList } from '../../wallet/status/encoded-list.ts';
 import { fetchPolicy } from '../config.ts';
 import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
-import type { StatusListRecord } from '../storage/status-lists-store.ts';
+import type { StatusListRecord, StatusMessageRecord } from '../storage/status-lists-store.ts';
 
 /** Purposes every issued AgentCredential carries an entry for (docs/protocol.md §Agent credential). */
 export const ISSUED_PURPOSES = ['revocation', 'suspension'] as const;
@@ -52,16 +52,33 @@ function bitmapSet(bitmap: Uint8Array, index: number): void {
   bitmap[index >> 3] = (bitmap[index >> 3] as number) | (0x80 >> (index & 7));
 }
 
+/** Purposes a list may be created for (Bitstring Status List §2.1 statusPurpose). */
+export const LIST_PURPOSES = ['revocation', 'suspension', 'message', 'refresh'] as const;
+
 export interface CreateListInput {
   purpose: string;
   /** Default `<purpose>-<n>`. */
   id?: string;
   /** Make it the list new credentials get entries on (default true). */
   makeDefault?: boolean;
+  /** Bits per entry (§2.1 statusSize; default 1). */
+  statusSize?: number;
+  /** What each value means (§2.1 statusMessage): required above statusSize 1, 2^statusSize of them. */
+  statusMessages?: StatusMessageRecord[] | null;
+}
+
+/** The §2.1 rules on statusSize and statusMessage, as the wallet applies them to every entry built. */
+function checkSizeAndMessages(input: CreateListInput): void {
+  try {
+    buildStatusListEntry({ statusListCredential: 'https://example.invalid/list', statusListIndex: 0, statusPurpose: input.purpose, statusSize: input.statusSize ?? 1, ...(input.statusMessages ? { statusMessage: input.statusMessages } : {}) });
+  } catch (error) {
+    throw apiError('VALIDATION_FAILED', isMandateError(error) ? error.message : 'invalid statusSize or statusMessages');
+  }
 }
 
 /** Creates an empty list (131,072 entries, the §6.1 herd-privacy minimum); must run in a transaction. */
 export function createStatusListRecord(ctx: IssuerContext, input: CreateListInput): StatusListRecord {
+  checkSizeAndMessages(input);
   const existing = ctx.stores.statusLists.list();
   let id = input.id;
   if (id === undefined) {
@@ -71,9 +88,19 @@ export function createStatusListRecord(ctx: IssuerContext, input: CreateListInpu
   } else if (existing.some((l) => l.id === id)) {
     throw apiError('STATUS_LIST_EXISTS', `status list ${id} already exists`);
   }
-  const list = createStatusList();
+  const list = createStatusList({ statusSize: input.statusSize ?? 1 });
   const at = ctx.now();
-  ctx.stores.statusLists.insert({ id, purpose: input.purpose, length: list.length, bitstring: list.bytes, allocated: new Uint8Array(list.bytes.length), createdAt: at });
+  ctx.stores.statusLists.insert({
+    id,
+    purpose: input.purpose,
+    length: list.length,
+    statusSize: list.statusSize,
+    statusMessages: input.statusMessages ?? null,
+    bitstring: list.bytes,
+    // One bit per entry, whatever its size: which indexes are handed out.
+    allocated: new Uint8Array(Math.ceil(list.length / 8)),
+    createdAt: at,
+  });
   if (input.makeDefault ?? true) ctx.stores.settings.set(DEFAULT_LIST_SETTING(input.purpose), id);
   return ctx.stores.statusLists.get(id) as StatusListRecord;
 }
@@ -98,7 +125,23 @@ export interface IndexReservation {
   entry: BitstringStatusListEntry;
 }
 
-/** Picks a free random index on the default list of `purpose` (not yet recorded: see commitReservation). */
+/** The entry a credential carries for `index` of `list` (§2.1): statusSize only above 1, statusMessage when the list has messages. */
+export function statusEntryFor(ctx: Pick<IssuerContext, 'config'>, list: StatusListRecord, index: number): BitstringStatusListEntry {
+  return buildStatusListEntry({
+    statusListCredential: statusListUrl(ctx, list.id),
+    statusListIndex: index,
+    statusPurpose: list.purpose,
+    ...(list.statusSize > 1 ? { statusSize: list.statusSize } : {}),
+    ...(list.statusMessages ? { statusMessage: list.statusMessages } : {}),
+  });
+}
+
+/**
+ * Picks a free random index on the default list of `purpose` (not yet recorded: see
+ * commitReservation). A full list is followed by a new one like it; the revocation and
+ * suspension lists are opened on first need, any other purpose needs a list created first
+ * (STATUS_LIST_UNAVAILABLE).
+ */
 export function reserveIndex(ctx: IssuerContext, purpose: string): IndexReservation {
   return ctx.db.transaction(() => {
     for (let attempt = 0; attempt < 2; attempt++) {
@@ -107,14 +150,15 @@ export function reserveIndex(ctx: IssuerContext, purpose: string): IndexReservat
       if (list) {
         try {
           const index = allocateIndex(list.length, list.allocated);
-          const entry = buildStatusListEntry({ statusListCredential: statusListUrl(ctx, list.id), statusListIndex: index, statusPurpose: purpose });
-          return { purpose, listId: list.id, index, entry };
+          return { purpose, listId: list.id, index, entry: statusEntryFor(ctx, list, index) };
         } catch (error) {
           if (!isMandateError(error, 'STATUS_LIST_FULL')) throw error;
         }
+      } else if (!(ISSUED_PURPOSES as readonly string[]).includes(purpose)) {
+        throw apiError('STATUS_LIST_UNAVAILABLE', `this issuer has no ${purpose} status list: create one with POST /v1/status-list`);
       }
-      // Full (or missing): open the next list for this purpose and allocate there.
-      const next = createStatusListRecord(ctx, { purpose });
+      // Full (or missing): open the next list for this purpose, like the last one, and allocate there.
+      const next = createStatusListRecord(ctx, { purpose, statusSize: list?.statusSize ?? 1, statusMessages: list?.statusMessages ?? null });
       ctx.audit.record({ event: 'STATUS_LIST_CREATED', actor: 'system', data: { listId: next.id, purpose } });
     }
     throw new Error(`could not open a status list for ${purpose}`);
@@ -129,14 +173,21 @@ export function commitReservation(ctx: IssuerContext, reservation: IndexReservat
   ctx.stores.statusLists.saveAllocated(list.id, list.allocated, list.issued + 1, ctx.now());
 }
 
-/** Sets entry `index` of `listId` to `value` (1 = revoked / suspended, 0 = clear); run inside a transaction. */
-export function setListStatus(ctx: IssuerContext, listId: string, index: number, value: number): void {
+/**
+ * Sets entry `index` of `listId` to `value` (1 = revoked / suspended, 0 = clear; up to
+ * 2^statusSize − 1 on a larger list); run inside a transaction. False when it already had it.
+ */
+export function setListStatus(ctx: IssuerContext, listId: string, index: number, value: number): boolean {
   const list = ctx.stores.statusLists.get(listId);
   if (!list) throw apiError('STATUS_LIST_NOT_FOUND', `status list ${listId} does not exist`);
-  const bits = { bytes: list.bitstring, statusSize: 1, length: list.length };
-  if (getStatus(bits, index) === value) return;
+  if (!Number.isSafeInteger(value) || value < 0 || value >= 2 ** list.statusSize) {
+    throw apiError('VALIDATION_FAILED', `a status on list ${listId} is an integer from 0 to ${2 ** list.statusSize - 1}`);
+  }
+  const bits = { bytes: list.bitstring, statusSize: list.statusSize, length: list.length };
+  if (getStatus(bits, index) === value) return false;
   setStatus(bits, index, value);
   ctx.stores.statusLists.saveBitstring(list.id, bits.bytes, ctx.now());
+  return true;
 }
 
 export interface PublishedList {
@@ -168,7 +219,7 @@ export async function publishedStatusList(ctx: IssuerContext, listId: string): P
 }
 
 async function signList(ctx: IssuerContext, list: StatusListRecord): Promise<PublishedList> {
-  const encodedList = await encodeStatusList({ bytes: list.bitstring, statusSize: 1, length: list.length });
+  const encodedList = await encodeStatusList({ bytes: list.bitstring, statusSize: list.statusSize, length: list.length });
   const unsigned = buildStatusListCredential({
     id: statusListUrl(ctx, list.id),
     issuer: ctx.issuer.did,

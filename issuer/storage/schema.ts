@@ -171,6 +171,15 @@ export const SCHEMA: readonly string[] = [
     expires_at INTEGER NOT NULL
   )`,
   `CREATE INDEX IF NOT EXISTS sessions_expiry ON sessions(expires_at)`,
+  // Credentials POST /credentials/issue (the VC-API) signed, by the id a status update names
+  // (the credential's id, or options.credentialId): their status entries on this issuer's
+  // lists, so POST /credentials/status can set and clear them.
+  `CREATE TABLE IF NOT EXISTS vc_api_credentials (
+    id TEXT PRIMARY KEY,
+    types TEXT NOT NULL,
+    status_entries TEXT NOT NULL,
+    issued_at INTEGER NOT NULL
+  )`,
 ];
 
 /**
@@ -184,4 +193,8 @@ export const ADDED_COLUMNS: ReadonlyArray<readonly [table: string, column: strin
   // Whose suspension suspended this credential: its own id, or the successor whose suspension
   // cascaded to it. Reinstating a successor lifts only the suspensions it caused.
   ['credentials', 'suspended_with', 'TEXT'],
+  // Bits per entry (Bitstring Status List §2.1 statusSize); NULL in lists made before: 1.
+  ['status_lists', 'status_size', 'INTEGER'],
+  // The statusMessage array (JSON) entries on a list of statusSize > 1 carry; NULL: none.
+  ['status_lists', 'status_messages', 'TEXT'],
 ];

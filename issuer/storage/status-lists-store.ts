@@ -5,11 +5,21 @@
  */
 import type { IssuerDb } from './db.ts';
 
+/** One element of statusMessage (Bitstring Status List §2.1): a "0x…" status and its message. */
+export interface StatusMessageRecord {
+  status: string;
+  message: string;
+}
+
 export interface StatusListRecord {
   id: string;
   purpose: string;
-  /** Number of 1-bit entries. */
+  /** Number of entries. */
   length: number;
+  /** Bits per entry (§2.1 statusSize), 1 unless the list was created larger. */
+  statusSize: number;
+  /** What each value means, for entries on a list of statusSize > 1 (§2.1 statusMessage). */
+  statusMessages: StatusMessageRecord[] | null;
   bitstring: Uint8Array;
   allocated: Uint8Array;
   issued: number;
@@ -22,7 +32,7 @@ export interface StatusListRecord {
 }
 
 export interface StatusListStore {
-  insert(record: Pick<StatusListRecord, 'id' | 'purpose' | 'length' | 'bitstring' | 'allocated' | 'createdAt'>): void;
+  insert(record: Pick<StatusListRecord, 'id' | 'purpose' | 'length' | 'statusSize' | 'statusMessages' | 'bitstring' | 'allocated' | 'createdAt'>): void;
   get(id: string): StatusListRecord | undefined;
   /** The version only: cheap, for cache validation. */
   version(id: string): number | undefined;
@@ -40,6 +50,8 @@ interface ListRow {
   id: string;
   purpose: string;
   length: number;
+  status_size: number | null;
+  status_messages: string | null;
   bitstring: Buffer;
   allocated: Buffer;
   issued: number;
@@ -61,6 +73,8 @@ function toRecord(row: ListRow | undefined): StatusListRecord | undefined {
     id: row.id,
     purpose: row.purpose,
     length: row.length,
+    statusSize: row.status_size ?? 1,
+    statusMessages: row.status_messages === null ? null : (JSON.parse(row.status_messages) as StatusMessageRecord[]),
     bitstring: bytes(row.bitstring),
     allocated: bytes(row.allocated),
     issued: row.issued,
@@ -75,8 +89,8 @@ function toRecord(row: ListRow | undefined): StatusListRecord | undefined {
 
 export function createSqliteStatusListStore(db: IssuerDb): StatusListStore {
   const s = db.sqlite;
-  const insert = s.prepare(`INSERT INTO status_lists (id, purpose, length, bitstring, allocated, created_at, updated_at)
-    VALUES (@id, @purpose, @length, @bitstring, @allocated, @createdAt, @createdAt)`);
+  const insert = s.prepare(`INSERT INTO status_lists (id, purpose, length, status_size, status_messages, bitstring, allocated, created_at, updated_at)
+    VALUES (@id, @purpose, @length, @statusSize, @statusMessages, @bitstring, @allocated, @createdAt, @createdAt)`);
   const get = s.prepare<[string], ListRow>('SELECT * FROM status_lists WHERE id = ?');
   const version = s.prepare<[string], { version: number }>('SELECT version FROM status_lists WHERE id = ?');
   const list = s.prepare<[], ListRow>('SELECT * FROM status_lists ORDER BY created_at, id');
@@ -86,7 +100,13 @@ export function createSqliteStatusListStore(db: IssuerDb): StatusListStore {
   const clearSigned = s.prepare('UPDATE status_lists SET signed_version = NULL, signed_json = NULL, etag = NULL');
 
   return {
-    insert: (record) => void insert.run({ ...record, bitstring: Buffer.from(record.bitstring), allocated: Buffer.from(record.allocated) }),
+    insert: (record) =>
+      void insert.run({
+        ...record,
+        statusMessages: record.statusMessages === null ? null : JSON.stringify(record.statusMessages),
+        bitstring: Buffer.from(record.bitstring),
+        allocated: Buffer.from(record.allocated),
+      }),
     get: (id) => toRecord(get.get(id)),
     version: (id) => version.get(id)?.version,
     list: () => list.all().map((row) => toRecord(row) as StatusListRecord),

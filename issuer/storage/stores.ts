@@ -11,6 +11,7 @@ import { createSqliteSessionStore, type SessionStore } from './sessions-store.ts
 import { createSqliteSettingsStore, type SettingsStore } from './settings-store.ts';
 import { createSqliteStatusListStore, type StatusListStore } from './status-lists-store.ts';
 import { createSqliteTokenStore, type TokenStore } from './tokens-store.ts';
+import { createSqliteVcApiCredentialStore, type VcApiCredentialStore } from './vc-api-credentials-store.ts';
 
 export interface IssuerStores {
   tokens: TokenStore;
@@ -21,6 +22,7 @@ export interface IssuerStores {
   audit: AuditStore;
   settings: SettingsStore;
   sessions: SessionStore;
+  vcApiCredentials: VcApiCredentialStore;
 }
 
 export function createSqliteStores(db: IssuerDb): IssuerStores {
@@ -33,5 +35,6 @@ export function createSqliteStores(db: IssuerDb): IssuerStores {
     audit: createSqliteAuditStore(db),
     settings: createSqliteSettingsStore(db),
     sessions: createSqliteSessionStore(db),
+    vcApiCredentials: createSqliteVcApiCredentialStore(db),
   };
 }

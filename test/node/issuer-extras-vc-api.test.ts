@@ -42,20 +42,31 @@ beforeAll(async () => {
 afterAll(() => issuer.dispose());
 
 describe('POST /credentials/issue', () => {
-  it('signs as this issuer (eddsa-jcs-2022, assertionMethod), filling issuer, id and validFrom', async () => {
+  it('signs as this issuer (eddsa-jcs-2022, assertionMethod), filling issuer and id, adding no validFrom', async () => {
     const res = await issue(unsignedCredential());
     expect(res.status).toBe(201);
     const vc = res.json.verifiableCredential;
     expect(vc.issuer).toBe(issuer.running.ctx.issuer.did);
     expect(vc.id).toMatch(/^urn:uuid:/);
-    expect(typeof vc.validFrom).toBe('string');
+    expect(vc.validFrom).toBeUndefined(); // optional (VC DM 2.0 §4.9): valid from whenever
     expect(vc.proof).toMatchObject({ type: 'DataIntegrityProof', cryptosuite: 'eddsa-jcs-2022', proofPurpose: 'assertionMethod', verificationMethod: issuer.running.ctx.issuer.verificationMethod });
   });
 
-  it('refuses other issuers (422 ISSUER_MISMATCH), Mandate authority types (422 CREDENTIAL_TYPE_RESERVED) and non-credentials (400)', async () => {
+  it('issues as itself whatever issuer the request names (VC DM 2.0 §4.7), keeping its other members', async () => {
     const foreign = await issue(unsignedCredential({ issuer: 'did:web:someone-else.example' }));
-    expect(foreign.status).toBe(422);
-    expect(foreign.json.error.code).toBe('ISSUER_MISMATCH');
+    expect(foreign.status).toBe(201);
+    expect(foreign.json.verifiableCredential.issuer).toBe(issuer.running.ctx.issuer.did);
+    const named = await issue(unsignedCredential({ issuer: { id: 'did:example:issuer', name: 'Example University' } }));
+    expect(named.json.verifiableCredential.issuer).toEqual({ id: issuer.running.ctx.issuer.did, name: 'Example University' });
+    // But what it names must be an issuer: a URL, or an object whose id is one.
+    for (const bad of ['fake-issuer', null, { id: null }, { id: 'fake-issuer' }, { name: 'no id' }]) {
+      const res = await issue(unsignedCredential({ issuer: bad }));
+      expect(res.status, JSON.stringify(bad)).toBe(400);
+      expect(res.json.error.code, JSON.stringify(bad)).toBe('CREDENTIAL_INVALID');
+    }
+  });
+
+  it('refuses Mandate authority types (422 CREDENTIAL_TYPE_RESERVED) and non-credentials (400)', async () => {
     const reserved = await issue(unsignedCredential({ type: ['VerifiableCredential', 'AgentCredential'] }));
     expect(reserved.status).toBe(422);
     expect(reserved.json.error.code).toBe('CREDENTIAL_TYPE_RESERVED');
@@ -97,7 +108,7 @@ describe('POST /credentials/verify', () => {
     const vc = (await issue(unsignedCredential())).json.verifiableCredential;
     const ok = await issuer.call('/credentials/verify', { body: { verifiableCredential: vc } });
     expect(ok.status).toBe(200);
-    expect(ok.json).toEqual({ verified: true, checks: ['proof', 'validity'], warnings: [], errors: [] });
+    expect(ok.json).toEqual({ verified: true, checks: ['proof', 'validity', 'status'], warnings: [], errors: [] });
     const tampered = await issuer.call('/credentials/verify', { body: { verifiableCredential: { ...vc, credentialSubject: { id: holder.did, role: 'admin' } } } });
     expect(tampered.status).toBe(400);
     expect(tampered.json.verified).toBe(false);

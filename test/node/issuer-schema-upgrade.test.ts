@@ -5,6 +5,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSqliteStatusListStore } from '../../issuer/storage/status-lists-store.ts';
 import { createSqliteCredentialStore } from '../../issuer/storage/credentials-store.ts';
 import { openDatabase, type IssuerDb } from '../../issuer/storage/db.ts';
 import { ADDED_COLUMNS, SCHEMA } from '../../issuer/storage/schema.ts';
@@ -40,15 +41,17 @@ describe('openDatabase on a file from before ADDED_COLUMNS', () => {
          VALUES ('urn:uuid:1', 'AgentCredential', 'did:key:z6Mka', 'did:web:issuer.example', '{}', 0, 0, 'urn:uuid:2', 5)`,
       )
       .run();
+    old.prepare(`INSERT INTO status_lists (id, purpose, length, bitstring, allocated, created_at, updated_at) VALUES ('revocation-1', 'revocation', 8, x'00', x'00', 0, 0)`).run();
     old.close();
 
     const db = openDatabase(path);
     opened.push(db);
-    const columns = db.sqlite.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('credentials')").all().map((c) => c.name);
     for (const [table, column] of ADDED_COLUMNS) {
-      expect(table).toBe('credentials');
-      expect(columns).toContain(column);
+      const columns = db.sqlite.prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)').all(table).map((c) => c.name);
+      expect(columns, table).toContain(column);
     }
+    // A list made before statusSize existed reads as 1-bit entries without messages.
+    expect(createSqliteStatusListStore(db).get('revocation-1')).toMatchObject({ statusSize: 1, statusMessages: null });
     const store = createSqliteCredentialStore(db);
     expect(store.get('urn:uuid:1')).toMatchObject({ supersededBy: 'urn:uuid:2', renewed: false, suspendedAt: 5, suspendedWith: null });
     // Opening again changes nothing (the columns are there now).

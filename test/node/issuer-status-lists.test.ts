@@ -72,7 +72,7 @@ describe('POST /v1/status-list', () => {
   it('creates a list (admin) that new credentials get their entries on', async () => {
     const res = await issuer.call('/v1/status-list', { admin: true, body: { purpose: 'revocation' } });
     expect(res.status).toBe(201);
-    expect(res.json).toEqual({ listId: 'revocation-2', purpose: 'revocation', url: `${issuer.url}/v1/status-list/revocation-2`, length: 131_072 });
+    expect(res.json).toEqual({ listId: 'revocation-2', purpose: 'revocation', url: `${issuer.url}/v1/status-list/revocation-2`, length: 131_072, statusSize: 1 });
     const published = await issuer.call('/v1/status-list/revocation-2');
     expect(published.status).toBe(200);
     const issued = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: newIdentity().did, privilegeScopes: ['files'], delegationDepth: 0 } });
@@ -93,12 +93,28 @@ describe('POST /v1/status-list', () => {
     expect((await issuer.call('/v1/status-list', { body: { purpose: 'revocation' } })).status).toBe(401);
   });
 
-  it('takes only the purposes it gives credentials entries on (a message list would need statusSize and statusMessages)', async () => {
-    for (const purpose of ['message', 'refresh', 'statusMessage', 'revocation ']) {
+  it('takes the purposes of Bitstring Status List §2.1 only, and statusSize above 1 only with a message for each value', async () => {
+    for (const purpose of ['statusMessage', 'revocation ', 'Revocation']) {
       const refused = await issuer.call('/v1/status-list', { admin: true, body: { purpose } });
       expect(refused.status, purpose).toBe(400);
       expect(refused.json.error.code, purpose).toBe('VALIDATION_FAILED');
     }
+    const messages = (n: number) => Array.from({ length: n }, (_, i) => ({ status: `0x${i.toString(16)}`, message: `m${i}` }));
+    for (const [body, rule] of [
+      [{ purpose: 'message', statusSize: 2 }, /statusMessage is required when statusSize is greater than 1/],
+      [{ purpose: 'message', statusSize: 2, statusMessages: messages(3) }, /statusMessage must be an array of 4 elements/],
+      [{ purpose: 'message', statusSize: 2, statusMessages: [...messages(3), { status: '0x1', message: 'again' }] }, /each status from 0x0 to 0x3 once/],
+      [{ purpose: 'message', statusSize: 9, statusMessages: messages(4) }, /statusSize/],
+    ] as const) {
+      const refused = await issuer.call('/v1/status-list', { admin: true, body });
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(JSON.stringify(refused.json.error), JSON.stringify(body)).toMatch(rule);
+    }
+    const sized = await issuer.call('/v1/status-list', { admin: true, body: { purpose: 'message', id: 'message-sized', statusSize: 2, statusMessages: messages(4) } });
+    expect(sized.status).toBe(201);
+    expect(sized.json).toMatchObject({ listId: 'message-sized', purpose: 'message', statusSize: 2, statusMessages: messages(4) });
+    // 131,072 two-bit entries: the list stays at the herd-privacy minimum of entries.
+    expect(sized.json.length).toBe(131_072);
   });
 
   it("the issuer's own status client rejects (never throws) on an entry whose list URL is malformed", async () => {
