@@ -20,6 +20,7 @@
 import jsonld from 'jsonld';
 import { utf8ToBytes } from '../crypto/bytes.ts';
 import { verifyDigestSri, verifyResourceDigestMultibase } from '../crypto/hash.ts';
+import { LruCache } from '../crypto/lru.ts';
 import { BUNDLED_CONTEXT_TEXTS, bundledDocumentLoader, JsonLdError } from './document-loader.ts';
 
 /** The first 64 characters of something taken from the document, quoted. */
@@ -78,6 +79,22 @@ export async function assertJsonLdRules(document: object): Promise<void> {
   }
 }
 
+// The bundled texts never change, so neither does a verdict on a digest of one: hashing 10 KB
+// with SHA-384 costs more than the rest of the check. Bounded: distinct digests only refill it.
+const verdicts = new LruCache<string, boolean>({ max: 256 });
+
+function digestMatches(url: string, text: string, kind: 'sri' | 'multibase', digest: unknown): boolean {
+  if (typeof digest !== 'string') return false;
+  const key = `${url} ${kind} ${digest}`;
+  let verdict = verdicts.get(key);
+  if (verdict === undefined) {
+    const bytes = utf8ToBytes(text);
+    verdict = kind === 'sri' ? verifyDigestSri(bytes, digest) : verifyResourceDigestMultibase(bytes, digest);
+    verdicts.set(key, verdict);
+  }
+  return verdict;
+}
+
 /**
  * §5.3: each related resource whose bytes Mandate holds (a bundled context) must match every
  * digest given for it; RELATED_RESOURCE_DIGEST_MISMATCH otherwise. Returns the ids of the
@@ -94,9 +111,8 @@ export function assertRelatedResourceDigests(document: Record<string, unknown>):
       unchecked.push(resource.id as string);
       continue;
     }
-    const bytes = utf8ToBytes(text);
-    const sri = resource.digestSRI === undefined || verifyDigestSri(bytes, resource.digestSRI);
-    const multibase = resource.digestMultibase === undefined || verifyResourceDigestMultibase(bytes, resource.digestMultibase);
+    const sri = resource.digestSRI === undefined || digestMatches(resource.id as string, text, 'sri', resource.digestSRI);
+    const multibase = resource.digestMultibase === undefined || digestMatches(resource.id as string, text, 'multibase', resource.digestMultibase);
     if (!sri || !multibase) {
       throw new JsonLdError('RELATED_RESOURCE_DIGEST_MISMATCH', `the ${sri ? 'digestMultibase' : 'digestSRI'} of relatedResource ${quote(resource.id)} does not match the resource (VC DM 2.0 §5.3)`);
     }
