@@ -45,7 +45,7 @@ export function presentationStatusEntries(presentation: unknown): SessionStatusE
   const credentials = Array.isArray(listed) ? listed : listed === undefined ? [] : [listed];
   return credentials.filter(isObject).flatMap((vc) => {
     const issuer = issuerId(vc as { issuer: unknown });
-    return statusEntries(vc).map((entry) => ({ issuer, entry: entry as unknown as Record<string, unknown> }));
+    return statusEntries(vc).map((entry) => ({ issuer, entry }));
   });
 }
 

@@ -4,12 +4,13 @@
  * each with the DID that must have signed its list. Introspection (RFC 7662) re-checks those
  * entries, so a revocation makes the token inactive before it expires.
  */
+import type { BitstringStatusListEntry } from '../../wallet/status/credential.ts';
 import type { IssuerDb } from './db.ts';
 
-/** A credential's status entry and the issuer whose list it points into. */
+/** A credential's status entry (as the credential carries it) and the issuer whose list it points into. */
 export interface SessionStatusEntry {
   issuer: string;
-  entry: Record<string, unknown>;
+  entry: BitstringStatusListEntry;
 }
 
 export interface SessionRecord {

@@ -11,6 +11,7 @@ import { buildStatusListCredential, buildStatusListEntry } from '../../wallet/st
 import { encodeStatusList } from '../../wallet/status/encoded-list.ts';
 import { gzip } from '../../wallet/status/gzip.ts';
 import { didKeyIdentity } from '../../wallet/vc/identity.ts';
+import { dbIssue, dbKeyPairFromSeed, dbSignPresentation, dbVerifyCredential } from '../support/digitalbazaar.ts';
 import { onboardServerAgent, startTestIssuer, type TestIssuer } from '../support/issuer.ts';
 
 let issuer: TestIssuer;
@@ -312,6 +313,67 @@ describe('POST /credentials/verify: status processing errors (Bitstring Status L
       expect(message).toMatchObject({ verified: true, errors: [], warnings: [{ check: 'status', code: 'STATUS_SET', message: expect.stringMatching(/message status is 1/) }] });
     } finally {
       lists.close();
+    }
+  });
+});
+
+describe('what other implementations send: VC DM 1.1, eddsa-rdfc-2022 (Digital Bazaar signs)', () => {
+  const V1 = 'https://www.w3.org/2018/credentials/v1';
+  const DI_V2 = 'https://w3id.org/security/data-integrity/v2';
+  let key: Awaited<ReturnType<typeof dbKeyPairFromSeed>>;
+  let did: string;
+  beforeAll(async () => {
+    const seed = generateSeed();
+    key = await dbKeyPairFromSeed(seed);
+    did = didKeyIdentity(seedSigner(seed)).did;
+  });
+  const v11 = (extra: Record<string, unknown> = {}) => ({ '@context': [V1, DI_V2], id: `urn:uuid:${crypto.randomUUID()}`, type: ['VerifiableCredential'], issuer: did, issuanceDate: '2024-01-01T00:00:00Z', credentialSubject: { id: holder.did }, ...extra });
+
+  it.each(['eddsa-jcs-2022', 'eddsa-rdfc-2022'] as const)('verifies a VC 1.1 credential secured with %s; a changed one, or one past its expirationDate, fails', async (cryptosuite) => {
+    const signed = await dbIssue(v11(), key, { cryptosuite });
+    const ok = await issuer.call('/credentials/verify', { body: { verifiableCredential: signed } });
+    expect(ok.status, JSON.stringify(ok.json)).toBe(200);
+    const changed = await issuer.call('/credentials/verify', { body: { verifiableCredential: { ...signed, credentialSubject: { id: did } } } });
+    expect(changed.json.errors[0]).toMatchObject({ check: 'proof', code: 'PROOF_SIGNATURE_INVALID' });
+    const expired = await issuer.call('/credentials/verify', { body: { verifiableCredential: await dbIssue(v11({ expirationDate: '2024-06-01T00:00:00Z' }), key, { cryptosuite }) } });
+    expect(expired.json.errors).toEqual([expect.objectContaining({ check: 'validity', code: 'CREDENTIAL_EXPIRED' })]);
+    const early = await issuer.call('/credentials/verify', { body: { verifiableCredential: await dbIssue(v11({ issuanceDate: '2099-01-01T00:00:00Z' }), key, { cryptosuite }) } });
+    expect(early.json.errors).toEqual([expect.objectContaining({ check: 'validity', code: 'CREDENTIAL_NOT_YET_VALID' })]);
+  });
+
+  it('refuses a VC 1.1 credential without issuanceDate, and one with a term its contexts do not define', async () => {
+    const { issuanceDate: _date, ...undated } = v11();
+    const res = await issuer.call('/credentials/verify', { body: { verifiableCredential: { ...undated, proof: { type: 'DataIntegrityProof' } } } });
+    expect(res.json.errors[0]).toMatchObject({ check: 'shape', code: 'MALFORMED', message: expect.stringMatching(/issuanceDate is required/) });
+    const undefinedTerm = await dbIssue(v11(), key, { cryptosuite: 'eddsa-jcs-2022' });
+    const refused = await issuer.call('/credentials/verify', { body: { verifiableCredential: { ...undefinedTerm, favouriteColour: 'blue' } } });
+    expect(refused.json.errors[0]).toMatchObject({ check: 'shape', code: 'MALFORMED', rule: 'JSONLD_UNDEFINED_TERM' });
+  });
+
+  it('verifies a presentation Digital Bazaar signed with eddsa-rdfc-2022, holding a VC 2.0 and a VC 1.1 credential', async () => {
+    const v2 = await dbIssue({ '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiableCredential'], issuer: did, credentialSubject: { id: holder.did } }, key, { cryptosuite: 'eddsa-rdfc-2022' });
+    const vp = await dbSignPresentation({ '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiablePresentation'], holder: did, verifiableCredential: [v2, await dbIssue(v11(), key, { cryptosuite: 'eddsa-rdfc-2022' })] }, key, { challenge: 'c-db', domain: 'verifier.example', cryptosuite: 'eddsa-rdfc-2022' });
+    const res = await issuer.call('/presentations/verify', { body: { verifiablePresentation: vp, options: { challenge: 'c-db', domain: 'verifier.example' } } });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect(res.json.credentialResults.map((r: { verified: boolean }) => r.verified)).toEqual([true, true]);
+    const wrongDomain = await issuer.call('/presentations/verify', { body: { verifiablePresentation: vp, options: { challenge: 'c-db', domain: 'other.example' } } });
+    expect(wrongDomain.json.errors[0]).toMatchObject({ check: 'proof', code: 'DOMAIN_MISMATCH' });
+  });
+
+  it('issues with eddsa-rdfc-2022 on request, and Digital Bazaar verifies what it issued', async () => {
+    // A did:key issuer, which Digital Bazaar's offline loader resolves.
+    const keyIssuer = await startTestIssuer({ DID_METHOD: 'key' });
+    try {
+      const credential = { '@context': ['https://www.w3.org/ns/credentials/v2', 'https://www.w3.org/ns/credentials/examples/v2'], type: ['VerifiableCredential'], credentialSubject: { id: holder.did, role: 'auditor' } };
+      const issued = (await keyIssuer.call('/credentials/issue', { admin: true, body: { credential, options: { cryptosuite: 'eddsa-rdfc-2022' } } })).json.verifiableCredential;
+      expect(issued.proof).toMatchObject({ type: 'DataIntegrityProof', cryptosuite: 'eddsa-rdfc-2022' });
+      expect((await keyIssuer.call('/credentials/verify', { body: { verifiableCredential: issued } })).status).toBe(200);
+      const db = await dbVerifyCredential(issued, { cryptosuite: 'eddsa-rdfc-2022', checkStatus: async () => ({ verified: true }) });
+      expect(db.verified, db.error?.message).toBe(true);
+      const changed = await dbVerifyCredential({ ...issued, credentialSubject: { id: holder.did, role: 'admin' } }, { cryptosuite: 'eddsa-rdfc-2022', checkStatus: async () => ({ verified: true }) });
+      expect(changed.verified).toBe(false);
+    } finally {
+      await keyIssuer.dispose();
     }
   });
 });
