@@ -35,6 +35,20 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise((resolve) => canary.close(resolve)));
 
+/** A production issuer behind a loopback API_BASE_URL (as behind a local reverse proxy). */
+async function productionIssuer(extra: Record<string, string> = {}): Promise<TestIssuer> {
+  const port = await freePort();
+  const env = {
+    NODE_ENV: 'production',
+    API_BASE_URL: `http://127.0.0.1:${port}`,
+    DID_METHOD: 'key',
+    SERVICE_SIGNING_KEY: '9f1c4e7a2b8d05f36e91a4c7d2b58e0f13a6c9d4e7f0b2a58c1d6e93f4a7b20c',
+    SERVICE_KEY_ENCRYPTION_KEY: '3a7e0c91f5d24b86a1e9c3f70d5b28e4c6a1f93d07b5e28c4f1a69d3e0b7c52f',
+    ...extra,
+  };
+  return startTestIssuer(env, { port });
+}
+
 /** did:web spellings of this machine, each naming the canary's port. */
 function loopbackDids(): string[] {
   const hosts = ['127.0.0.1', 'localhost', '127.1', '2130706433', '0x7f000001', '0177.0.0.1', '127.0.0.2', 'localhost.', 'canary.localhost', '0.0.0.0'];
@@ -73,17 +87,7 @@ async function probes(issuer: TestIssuer, did: string, listUrl: string): Promise
 
 describe('the issuer as a fetcher of URLs others chose', () => {
   it('in production, with a loopback API_BASE_URL, never reaches a local port: 10 spellings of this machine, DIDs and status lists', async () => {
-    const port = await freePort();
-    const issuer = await startTestIssuer(
-      {
-        NODE_ENV: 'production',
-        API_BASE_URL: `http://127.0.0.1:${port}`,
-        DID_METHOD: 'key',
-        SERVICE_SIGNING_KEY: '9f1c4e7a2b8d05f36e91a4c7d2b58e0f13a6c9d4e7f0b2a58c1d6e93f4a7b20c',
-        SERVICE_KEY_ENCRYPTION_KEY: '3a7e0c91f5d24b86a1e9c3f70d5b28e4c6a1f93d07b5e28c4f1a69d3e0b7c52f',
-      },
-      { port },
-    );
+    const issuer = await productionIssuer();
     try {
       for (const did of loopbackDids()) {
         const host = did.slice('did:web:'.length, did.lastIndexOf('%3A'));
@@ -110,18 +114,7 @@ describe('the issuer as a fetcher of URLs others chose', () => {
   });
 
   it('in production, SERVICE_FETCH_PRIVATE_NETWORK=true is the documented way to let it reach the private network', async () => {
-    const port = await freePort();
-    const issuer = await startTestIssuer(
-      {
-        NODE_ENV: 'production',
-        API_BASE_URL: `http://127.0.0.1:${port}`,
-        DID_METHOD: 'key',
-        SERVICE_FETCH_PRIVATE_NETWORK: 'true',
-        SERVICE_SIGNING_KEY: '9f1c4e7a2b8d05f36e91a4c7d2b58e0f13a6c9d4e7f0b2a58c1d6e93f4a7b20c',
-        SERVICE_KEY_ENCRYPTION_KEY: '3a7e0c91f5d24b86a1e9c3f70d5b28e4c6a1f93d07b5e28c4f1a69d3e0b7c52f',
-      },
-      { port },
-    );
+    const issuer = await productionIssuer({ SERVICE_FETCH_PRIVATE_NETWORK: 'true' });
     try {
       const before = hits;
       await probes(issuer, `did:web:127.0.0.1%3A${canaryPort}`, `http://127.0.0.1:${canaryPort}/list`);
