@@ -125,6 +125,49 @@ function validityProblems(vc: Json, now: number): VcApiProblem[] {
   return problems;
 }
 
+/**
+ * Status entries of a credential whose proof verified. `budget`: entries this request may still
+ * check; a presentation shares one among its credentials, so no request makes this issuer fetch
+ * more than MAX_STATUS_ENTRIES lists, whatever it holds.
+ */
+async function statusProblems(ctx: IssuerContext, vc: Json, issuer: string, budget: { left: number }): Promise<{ checked: boolean; errors: VcApiProblem[]; warnings: VcApiProblem[] }> {
+  let entries: StatusEntry[] = [];
+  try {
+    entries = statusEntries(vc as { credentialStatus?: StatusEntry | StatusEntry[] });
+  } catch {
+    entries = [];
+  }
+  const errors: VcApiProblem[] = [];
+  const warnings: VcApiProblem[] = [];
+  if (entries.length > MAX_STATUS_ENTRIES) return { checked: false, errors: [{ check: 'status', code: 'MALFORMED', message: `more than ${MAX_STATUS_ENTRIES} credentialStatus entries` }], warnings };
+  if (entries.length > budget.left) {
+    // Not the credential's fault: the request's other credentials used the budget up.
+    return { checked: false, errors: [{ check: 'status', code: 'STATUS_UNAVAILABLE', message: `not checked: one request may check at most ${MAX_STATUS_ENTRIES} status entries` }], warnings };
+  }
+  budget.left -= entries.length;
+  for (const entry of entries) {
+    // Fail closed: a status this verifier cannot read may be "revoked".
+    if (!isObject(entry) || entry.type !== 'BitstringStatusListEntry') {
+      errors.push({ check: 'status', code: 'STATUS_TYPE_UNSUPPORTED', message: `a credentialStatus entry of type ${JSON.stringify(isObject(entry) ? entry.type : entry)?.slice(0, 64)} cannot be checked here (Bitstring Status List only)` });
+      continue;
+    }
+    try {
+      const { status, purpose, message } = await ctx.statusLists.check(entry, issuer, ctx.now());
+      if (status === 0) continue;
+      if (purpose === 'revocation' || purpose === 'suspension') {
+        errors.push({ check: 'status', code: purpose === 'revocation' ? 'CREDENTIAL_REVOKED' : 'CREDENTIAL_SUSPENDED', message: `the credential's ${purpose} status is set` });
+      } else {
+        // Like verifyPresentation: only revocation and suspension invalidate; a message or
+        // refresh status is information for the caller.
+        warnings.push({ check: 'status', code: 'STATUS_SET', message: `the credential's ${purpose} status is ${status}${message === undefined ? '' : ` (${message})`}` });
+      }
+    } catch (error) {
+      errors.push(statusProblem(error));
+    }
+  }
+  return { checked: entries.length > 0, errors, warnings };
+}
+
 export interface VcApiVerifier {
   verifyCredential(credential: unknown, options?: CredentialVerifyOptions): Promise<CredentialVerification>;
   verifyPresentation(presentation: unknown, options: PresentationVerifyOptions): Promise<PresentationVerification>;
@@ -132,49 +175,6 @@ export interface VcApiVerifier {
 
 export function createVcApiVerifier(ctx: IssuerContext): VcApiVerifier {
   const keyOf = (did: string) => controllerKeyResolver(ctx, did, (vm) => apiError('KEY_NOT_AUTHORIZED', `${vm} is not a key of ${did}`));
-
-  /**
-   * Status entries of a credential whose proof verified. `budget`: entries this request may still
-   * check; a presentation shares one among its credentials, so no request makes this issuer fetch
-   * more than MAX_STATUS_ENTRIES lists, whatever it holds.
-   */
-  async function statusProblems(vc: Json, issuer: string, budget: { left: number }): Promise<{ checked: boolean; errors: VcApiProblem[]; warnings: VcApiProblem[] }> {
-    let entries: StatusEntry[] = [];
-    try {
-      entries = statusEntries(vc as { credentialStatus?: StatusEntry | StatusEntry[] });
-    } catch {
-      entries = [];
-    }
-    const errors: VcApiProblem[] = [];
-    const warnings: VcApiProblem[] = [];
-    if (entries.length > MAX_STATUS_ENTRIES) return { checked: false, errors: [{ check: 'status', code: 'MALFORMED', message: `more than ${MAX_STATUS_ENTRIES} credentialStatus entries` }], warnings };
-    if (entries.length > budget.left) {
-      // Not the credential's fault: the request's other credentials used the budget up.
-      return { checked: false, errors: [{ check: 'status', code: 'STATUS_UNAVAILABLE', message: `not checked: one request may check at most ${MAX_STATUS_ENTRIES} status entries` }], warnings };
-    }
-    budget.left -= entries.length;
-    for (const entry of entries) {
-      // Fail closed: a status this verifier cannot read may be "revoked".
-      if (!isObject(entry) || entry.type !== 'BitstringStatusListEntry') {
-        errors.push({ check: 'status', code: 'STATUS_TYPE_UNSUPPORTED', message: `a credentialStatus entry of type ${JSON.stringify(isObject(entry) ? entry.type : entry)?.slice(0, 64)} cannot be checked here (Bitstring Status List only)` });
-        continue;
-      }
-      try {
-        const { status, purpose, message } = await ctx.statusLists.check(entry, issuer, ctx.now());
-        if (status === 0) continue;
-        if (purpose === 'revocation' || purpose === 'suspension') {
-          errors.push({ check: 'status', code: purpose === 'revocation' ? 'CREDENTIAL_REVOKED' : 'CREDENTIAL_SUSPENDED', message: `the credential's ${purpose} status is set` });
-        } else {
-          // Like verifyPresentation: only revocation and suspension invalidate; a message or
-          // refresh status is information for the caller.
-          warnings.push({ check: 'status', code: 'STATUS_SET', message: `the credential's ${purpose} status is ${status}${message === undefined ? '' : ` (${message})`}` });
-        }
-      } catch (error) {
-        errors.push(statusProblem(error));
-      }
-    }
-    return { checked: entries.length > 0, errors, warnings };
-  }
 
   async function verifyCredential(credential: unknown, options: CredentialVerifyOptions = {}, budget = { left: MAX_STATUS_ENTRIES }): Promise<CredentialVerification> {
     const shape = await shapeOf(credential);
@@ -201,7 +201,7 @@ export function createVcApiVerifier(ctx: IssuerContext): VcApiVerifier {
     // Status lists are fetched only for a credential whose proof verified: an unsigned request
     // naming hundreds of URLs would otherwise make this issuer fetch them all, on every request.
     if (!errors.some((e) => e.check === 'proof')) {
-      const status = await statusProblems(vc, issuer, budget);
+      const status = await statusProblems(ctx, vc, issuer, budget);
       if (status.checked) checks.push('status');
       errors.push(...status.errors);
       warnings.push(...status.warnings);
