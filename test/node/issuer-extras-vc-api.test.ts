@@ -377,3 +377,21 @@ describe('what other implementations send: VC DM 1.1, eddsa-rdfc-2022 (Digital B
     }
   });
 });
+
+describe('documents reach the VC-API verifier exactly as received', () => {
+  it('a signed credential or presentation with an unsigned "__proto__" member is not verified', async () => {
+    const vc = (await issue(unsignedCredential())).json.verifiableCredential;
+    // JSON.parse keeps "__proto__" as an own member; a rebuilt copy would lose it and verify.
+    const credentialBody = `{"verifiableCredential":{"__proto__":{"admin":true},${JSON.stringify(vc).slice(1)}}`;
+    const credential = await fetch(`${issuer.url}/credentials/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: credentialBody });
+    expect(credential.status).toBe(400);
+    expect(((await credential.json()) as { verified: boolean }).verified).toBe(false);
+    const vp = await presentationOf([vc], 'c-proto', 'verifier.example');
+    const presentationBody = `{"verifiablePresentation":{"__proto__":{"admin":true},${JSON.stringify(vp).slice(1)},"options":{"challenge":"c-proto","domain":"verifier.example"}}`;
+    const presentation = await fetch(`${issuer.url}/presentations/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: presentationBody });
+    expect(presentation.status).toBe(400);
+    // Without it, both verify: the refusal was for that member alone.
+    expect((await issuer.call('/credentials/verify', { body: { verifiableCredential: vc } })).status).toBe(200);
+    expect((await issuer.call('/presentations/verify', { body: { verifiablePresentation: vp, options: { challenge: 'c-proto', domain: 'verifier.example' } } })).status).toBe(200);
+  });
+});
