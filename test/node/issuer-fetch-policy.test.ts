@@ -102,19 +102,11 @@ describe('the issuer as a fetcher of URLs others chose', () => {
     }
   });
 
-  it('outside production the same requests do reach a loopback did:web (the probe above would see a fetch)', async () => {
-    const issuer = await startTestIssuer();
-    try {
-      const before = hits;
-      await probes(issuer, `did:web:127.0.0.1%3A${canaryPort}`, `http://127.0.0.1:${canaryPort}/list`);
-      expect(hits).toBeGreaterThan(before);
-    } finally {
-      await issuer.dispose();
-    }
-  });
-
-  it('in production, SERVICE_FETCH_PRIVATE_NETWORK=true is the documented way to let it reach the private network', async () => {
-    const issuer = await productionIssuer({ SERVICE_FETCH_PRIVATE_NETWORK: 'true' });
+  it.each([
+    ['outside production (the probe above would see a fetch)', () => startTestIssuer()],
+    ['in production with SERVICE_FETCH_PRIVATE_NETWORK=true, the documented way in', () => productionIssuer({ SERVICE_FETCH_PRIVATE_NETWORK: 'true' })],
+  ])('%s, the same requests do reach a loopback did:web', async (_when, start) => {
+    const issuer = await start();
     try {
       const before = hits;
       await probes(issuer, `did:web:127.0.0.1%3A${canaryPort}`, `http://127.0.0.1:${canaryPort}/list`);
