@@ -40,6 +40,7 @@
  */
 import { type EddsaCryptosuite } from './cryptosuite.ts';
 import { assertSafeJson, canonicalizeJson, type JsonLimits } from './jcs.ts';
+import { jsonLdRefusal } from './jsonld-refusal.ts';
 import {
   checkProofConfiguration,
   EDDSA_RDFC_2022,
@@ -96,85 +97,13 @@ function optionsError(message: string): ProofError {
   return new ProofError('PROOF_OPTIONS_INVALID', message);
 }
 
-/** A value from the input or from jsonld.js for an error message, bounded in length. */
-function quote(value: unknown): string {
-  const text = String(value);
-  return JSON.stringify(text.length > 64 ? `${text.slice(0, 64)}…` : text);
-}
-
-/** JSON-LD safe-mode event codes (jsonld.js 9 lib/events.js), in words. */
-const SAFE_MODE_RULES: Readonly<Record<string, string>> = {
-  'invalid property': 'a property is not defined by the @context, so JSON-LD would drop it',
-  'relative @type reference': 'a type is not defined by the @context (a relative IRI)',
-  'relative @id reference': 'an id is a relative IRI',
-  'relative @vocab reference': 'an @vocab is a relative IRI',
-  'relative subject reference': 'a node id is a relative IRI',
-  'relative predicate reference': 'a property IRI is relative',
-  'relative object reference': 'an IRI value is relative',
-  'relative graph reference': 'a graph name is a relative IRI',
-  'empty object': 'an empty object would be dropped',
-  'free-floating scalar': 'a value outside any node would be dropped',
-  'object with only @id': 'a node with only an id would be dropped',
-  'object with only @language': 'a value with only a @language would be dropped',
-  'object with only @list': 'a list object would be dropped',
-  'object with only @value': 'a value object would be dropped',
-  'null @id value': 'an @id is null',
-  'null @value value': 'a @value is null',
-  'invalid @language value': 'a @language is not a language tag',
-  'reserved @id value': 'an @id has the form of a keyword',
-  'reserved @reverse value': 'an @reverse has the form of a keyword',
-  'reserved term': 'a term has the form of a keyword',
-  'blank node predicate': 'a property is a blank node',
-  'rdfDirection not set': 'an @direction cannot be expressed in RDF',
-};
-
-// Where a safe-mode event names the offending part of the input (jsonld.js 9 event details).
-const EVENT_DETAIL_KEYS = ['property', 'type', 'id', 'vocab', 'subject', 'predicate', 'object', 'graph'] as const;
-
-interface JsonLdErrorDetails {
-  code?: unknown;
-  url?: unknown;
-  term?: unknown;
-  cause?: unknown;
-  event?: { code?: unknown; details?: Record<string, unknown> };
-}
-
-function safeModeRule(event: JsonLdErrorDetails['event']): string {
-  const code = String(event?.code);
-  const rule = SAFE_MODE_RULES[code] ?? `the JSON-LD rule ${quote(code)} failed`;
-  const details = event?.details ?? {};
-  const named = EVENT_DETAIL_KEYS.map((key) => details[key]).find((value) => typeof value === 'string');
-  return `JSON-LD safe mode: ${rule}${named === undefined ? '' : ` (${quote(named)})`}`;
-}
-
-/** Which JSON-LD rule `error` (thrown by jsonld.js or rdf-canonize) enforces, in words. */
+/** Which rule `error` (thrown by jsonld.js or rdf-canonize) enforces, in words. */
 function describeRefusal(error: unknown, maxWorkFactor: number): string {
-  if (!(error instanceof Error)) return 'JSON-LD processing failed';
-  const details = ((error as { details?: unknown }).details ?? {}) as JsonLdErrorDetails;
-  switch (error.name) {
-    case 'jsonld.ValidationError':
-      return safeModeRule(details.event);
-    case 'jsonld.InvalidUrl': {
-      // The document loader's own error is the cause (JsonLdError JSONLD_CONTEXT_UNKNOWN for
-      // the bundled loader).
-      const cause = details.cause as { code?: unknown } | undefined;
-      const why = typeof cause?.code === 'string' ? ` (${cause.code})` : '';
-      return `JSON-LD: the @context ${quote(details.url)} is not one the document loader serves${why}`;
-    }
-    case 'jsonld.ContextUrlError':
-      return 'JSON-LD: too many or cyclic @context URLs';
-    default:
-      break;
-  }
   // rdf-canonize: "Maximum deep iterations exceeded (N)." (RDFC-1.0 §4.4.3 step 6 bounded).
-  if (error.message.startsWith('Maximum deep iterations exceeded')) {
+  if (error instanceof Error && error.message.startsWith('Maximum deep iterations exceeded')) {
     return `RDF canonicalization (RDFC-1.0) exceeded its work bound (maxWorkFactor ${maxWorkFactor}): too many indistinguishable blank nodes (a poison graph)`;
   }
-  if (error.name.startsWith('jsonld.')) {
-    const term = typeof details.term === 'string' ? ` ${quote(details.term)}` : '';
-    return `JSON-LD: ${typeof details.code === 'string' ? quote(details.code) : quote(error.name)}${term}`;
-  }
-  return `JSON-LD processing failed (${quote(error.name)})`;
+  return jsonLdRefusal(error).message;
 }
 
 interface CanonizeConfig {

@@ -5,6 +5,7 @@
  * document's author choose what its terms mean at verification time, and reach any host.
  */
 import { MandateError } from '../crypto/errors.ts';
+import type { JsonLdRule } from '../crypto/jsonld-refusal.ts';
 import { MANDATE_CONTEXT, MANDATE_CONTEXT_URL } from '../vc/context.ts';
 import {
   DATA_INTEGRITY_V2_TEXT,
@@ -19,13 +20,8 @@ import {
   VC_V2_URL,
 } from './bundled-contexts.ts';
 
-export type JsonLdErrorCode =
-  | 'JSONLD_CONTEXT_UNKNOWN'
-  | 'JSONLD_UNDEFINED_TERM'
-  | 'JSONLD_PROTECTED_TERM_REDEFINED'
-  | 'JSONLD_RELATIVE_IRI'
-  | 'JSONLD_INVALID'
-  | 'RELATED_RESOURCE_DIGEST_MISMATCH';
+/** The JSON-LD rules (crypto/jsonld-refusal.ts), and a related resource whose digest does not match. */
+export type JsonLdErrorCode = JsonLdRule | 'RELATED_RESOURCE_DIGEST_MISMATCH';
 
 /** A document that breaks a JSON-LD rule (rules.ts), or names a context that is not bundled. */
 export class JsonLdError extends MandateError<JsonLdErrorCode> {

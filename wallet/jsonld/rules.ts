@@ -20,54 +20,15 @@
 import jsonld from 'jsonld';
 import { utf8ToBytes } from '../crypto/bytes.ts';
 import { verifyDigestSri, verifyResourceDigestMultibase } from '../crypto/hash.ts';
+import { jsonLdRefusal } from '../crypto/jsonld-refusal.ts';
 import { LruCache } from '../crypto/lru.ts';
 import { BUNDLED_CONTEXT_TEXTS, bundledDocumentLoader, JsonLdError } from './document-loader.ts';
 
-/** The first 64 characters of something taken from the document, quoted. */
-function quote(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
-  return JSON.stringify(text.length > 64 ? `${text.slice(0, 64)}…` : text);
-}
-
-interface JsonLdFailure {
-  name?: unknown;
-  details?: { code?: unknown; event?: { code?: unknown; details?: Record<string, unknown> }; term?: unknown; cause?: unknown };
-}
-
-/** A safe-mode event (jsonld.ValidationError) as the rule it breaks. */
-function fromSafeModeEvent(code: unknown, details: Record<string, unknown>): JsonLdError {
-  switch (code) {
-    case 'invalid property':
-      return new JsonLdError('JSONLD_UNDEFINED_TERM', `the term ${quote(details.property)} is not defined by any @context (a JSON-LD processor would drop it)`);
-    case 'relative @type reference':
-      return new JsonLdError('JSONLD_UNDEFINED_TERM', `the type ${quote(details.type)} is not defined by any @context and is not an absolute IRI`);
-    case 'relative @id reference':
-    case 'relative @vocab reference':
-      return new JsonLdError('JSONLD_RELATIVE_IRI', `${quote(details.id ?? details.vocab)} is not an absolute IRI where JSON-LD needs one (${String(code)})`);
-    default:
-      return new JsonLdError('JSONLD_INVALID', `JSON-LD safe mode refuses the document: ${String(code).slice(0, 80)}`);
-  }
-}
-
-/** What jsonld.js threw, as the JSON-LD rule it breaks. */
+/** What jsonld.js threw, as the JSON-LD rule it breaks (the crypto core's reading, shared with eddsa-rdfc-2022). */
 export function jsonLdRuleError(error: unknown): JsonLdError {
   if (error instanceof JsonLdError) return error;
-  const failure = (typeof error === 'object' && error !== null ? error : {}) as JsonLdFailure;
-  // A context the bundled loader refused comes back wrapped ("loading remote context failed").
-  if (failure.details?.cause instanceof JsonLdError) return failure.details.cause;
-  const event = failure.details?.event;
-  if (failure.name === 'jsonld.ValidationError' && event !== undefined) return fromSafeModeEvent(event.code, event.details ?? {});
-  switch (failure.details?.code) {
-    case 'protected term redefinition':
-      return new JsonLdError('JSONLD_PROTECTED_TERM_REDEFINED', `a @context redefines the protected term ${quote(failure.details.term ?? '(unnamed)')} (VC DM 2.0 §5.1: the base context's terms are protected)`);
-    case 'invalid IRI mapping':
-      return new JsonLdError('JSONLD_RELATIVE_IRI', 'a @context maps a term to something that is not an absolute IRI (such as a URL with a space in it)');
-    case 'loading remote context failed':
-    case 'loading document failed':
-      return new JsonLdError('JSONLD_CONTEXT_UNKNOWN', 'a @context could not be loaded: only bundled contexts are accepted');
-    default:
-      return new JsonLdError('JSONLD_INVALID', `not valid JSON-LD: ${String(failure.details?.code ?? 'expansion failed').slice(0, 80)}`);
-  }
+  const { rule, message } = jsonLdRefusal(error);
+  return new JsonLdError(rule, message, { cause: error });
 }
 
 /** Expands `document` in safe mode over the bundled contexts; throws JsonLdError naming the rule broken. */
@@ -114,7 +75,7 @@ export function assertRelatedResourceDigests(document: Record<string, unknown>):
     const sri = resource.digestSRI === undefined || digestMatches(resource.id as string, text, 'sri', resource.digestSRI);
     const multibase = resource.digestMultibase === undefined || digestMatches(resource.id as string, text, 'multibase', resource.digestMultibase);
     if (!sri || !multibase) {
-      throw new JsonLdError('RELATED_RESOURCE_DIGEST_MISMATCH', `the ${sri ? 'digestMultibase' : 'digestSRI'} of relatedResource ${quote(resource.id)} does not match the resource (VC DM 2.0 §5.3)`);
+      throw new JsonLdError('RELATED_RESOURCE_DIGEST_MISMATCH', `the ${sri ? 'digestMultibase' : 'digestSRI'} of relatedResource ${JSON.stringify((resource.id as string).slice(0, 100))} does not match the resource (VC DM 2.0 §5.3)`);
     }
   }
   return unchecked;
