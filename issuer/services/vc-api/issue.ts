@@ -23,7 +23,8 @@ import { assertSafeJson } from '../../../wallet/crypto/jcs.ts';
 import { JsonLdError } from '../../../wallet/jsonld/document-loader.ts';
 import { assertConformingCredential } from '../../../wallet/vc/conformance.ts';
 import { newUrnUuid } from '../../../wallet/vc/identity.ts';
-import { CREDENTIAL_TYPES } from '../../../wallet/vc/parse.ts';
+import { CREDENTIAL_TYPES, statusEntries } from '../../../wallet/vc/parse.ts';
+import type { StatusEntry } from '../../../wallet/vc/types.ts';
 import { clipText } from '../../audit.ts';
 import type { IssuerContext } from '../../context.ts';
 import { apiError } from '../../http/errors.ts';
@@ -46,7 +47,6 @@ export interface IssueOptions {
 }
 
 const MAX_ATTEMPTS = 5;
-const LIST_PATH = '/v1/status-list/';
 
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -97,11 +97,15 @@ function requestedPurposes(options: IssueOptions): string[] {
   return (Array.isArray(asked) ? asked : [asked]).map((request) => request.statusPurpose);
 }
 
+/** The credentialStatus entries the request gave, as a list (unchecked: conformance comes later). */
+function givenEntries(vc: Json): unknown[] {
+  return statusEntries(vc as { credentialStatus?: StatusEntry | StatusEntry[] });
+}
+
 /** Entries on this issuer's lists are handed out here: one written by the caller could share another credential's index. */
 function refuseOwnListEntries(ctx: IssuerContext, vc: Json): void {
-  const given = vc.credentialStatus === undefined ? [] : Array.isArray(vc.credentialStatus) ? vc.credentialStatus : [vc.credentialStatus];
-  const ours = `${ctx.config.apiBaseUrl}${LIST_PATH}`;
-  if (given.some((entry) => isObject(entry) && typeof entry.statusListCredential === 'string' && entry.statusListCredential.startsWith(ours))) {
+  const ours = statusListUrl(ctx, ''); // the URL every list of this issuer starts with
+  if (givenEntries(vc).some((entry) => isObject(entry) && typeof entry.statusListCredential === 'string' && entry.statusListCredential.startsWith(ours))) {
     invalid('status entries on this issuer\'s own lists are allocated by the issuer: ask for them with options.credentialStatus');
   }
 }
@@ -109,8 +113,7 @@ function refuseOwnListEntries(ctx: IssuerContext, vc: Json): void {
 /** The credential with the reserved entries after any the caller gave (one entry alone stays an object). */
 function withEntries(vc: Json, reservations: readonly IndexReservation[]): Json {
   if (reservations.length === 0) return vc;
-  const given = vc.credentialStatus === undefined ? [] : Array.isArray(vc.credentialStatus) ? vc.credentialStatus : [vc.credentialStatus];
-  const all = [...given, ...reservations.map((r) => r.entry)];
+  const all = [...givenEntries(vc), ...reservations.map((r) => r.entry)];
   return { ...vc, credentialStatus: all.length === 1 ? all[0] : all };
 }
 
