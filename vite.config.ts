@@ -27,7 +27,16 @@ export default defineConfig({
   resolve: { alias: { '@vectors': vectors } },
   server: { fs: { allow: [root, vectors] } },
   // Pre-bundle what browser tests import lazily, so Vite does not re-optimize mid-run.
-  optimizeDeps: { include: ['@noble/hashes/scrypt.js', '@noble/curves/abstract/edwards.js', 'idb-keyval', 'fast-check', 'canonicalize', 'multiformats/hashes/sha2'] },
+  optimizeDeps: {
+    include: [
+      '@noble/hashes/scrypt.js',
+      '@noble/curves/abstract/edwards.js',
+      'idb-keyval',
+      'fast-check',
+      'canonicalize',
+      'multiformats/hashes/sha2',
+    ],
+  },
   test: {
     globalSetup: ['test/support/global-setup.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],

@@ -54,7 +54,8 @@ function sampleCredential(): Record<string, unknown> {
       type: 'DataIntegrityProof',
       cryptosuite: 'eddsa-jcs-2022',
       created: '2025-01-01T00:00:00Z',
-      verificationMethod: 'did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp',
+      verificationMethod:
+        'did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp',
       proofPurpose: 'assertionMethod',
       proofValue: 'z2YwC8z3ap7yx1nZYCg4L3j3ApHsF8kgPdSb5xoS1VR7vPG3F561B52hYnQF9iseabecm3ijx4K1FBTQsCZahKZme',
     },
@@ -68,8 +69,16 @@ export async function run(): Promise<Record<string, unknown>> {
   const publicKey = ed25519.getPublicKey(seed);
   const signature = ed25519.sign(message, seed);
 
-  const nodePrivate = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' });
-  const nodePublic = createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), publicKey]), format: 'der', type: 'spki' });
+  const nodePrivate = createPrivateKey({
+    key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  const nodePublic = createPublicKey({
+    key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), publicKey]),
+    format: 'der',
+    type: 'spki',
+  });
   const webPublic = await crypto.subtle.importKey('raw', publicKey.slice(), 'Ed25519', false, ['verify']);
   const check = (ok: boolean): void => {
     if (!ok) throw new Error('bench signature did not verify');
@@ -80,7 +89,9 @@ export async function run(): Promise<Record<string, unknown>> {
   ops.nobleVerify = await opsPerSec(() => check(ed25519.verify(signature, message, publicKey, { zip215: false })));
   ops.nodeSign = await opsPerSec(() => nodeSign(null, message, nodePrivate));
   ops.nodeVerify = await opsPerSec(() => check(nodeVerify(null, message, nodePublic, signature)));
-  ops.webcryptoVerify1 = await opsPerSec(async () => check(await crypto.subtle.verify('Ed25519', webPublic, signature, message)));
+  ops.webcryptoVerify1 = await opsPerSec(async () =>
+    check(await crypto.subtle.verify('Ed25519', webPublic, signature, message)),
+  );
   ops[`webcryptoVerify${IN_FLIGHT}`] = await opsPerSec(
     async () => check(await crypto.subtle.verify('Ed25519', webPublic, signature, message)),
     IN_FLIGHT,
@@ -94,7 +105,10 @@ export async function run(): Promise<Record<string, unknown>> {
     const name = `mandateVerify_${backend}`;
     ops[`${name}_1`] = await opsPerSec(async () => check(await verify(signature, message, publicKey, { backend })));
     if (backend !== 'noble') {
-      ops[`${name}_${IN_FLIGHT}`] = await opsPerSec(async () => check(await verify(signature, message, publicKey, { backend })), IN_FLIGHT);
+      ops[`${name}_${IN_FLIGHT}`] = await opsPerSec(
+        async () => check(await verify(signature, message, publicKey, { backend })),
+        IN_FLIGHT,
+      );
     }
   }
   const signer = seedSigner(seed);
@@ -106,7 +120,10 @@ export async function run(): Promise<Record<string, unknown>> {
   const keyCases = Array.from({ length: KEYS }, (_, i) => {
     const s = new Uint8Array(32);
     new DataView(s.buffer).setUint32(0, i + 1);
-    const pk = createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', d: Buffer.from(s).toString('base64url'), x: '' }, format: 'jwk' });
+    const pk = createPrivateKey({
+      key: { kty: 'OKP', crv: 'Ed25519', d: Buffer.from(s).toString('base64url'), x: '' },
+      format: 'jwk',
+    });
     const pub = new Uint8Array(Buffer.from(createPublicKey(pk).export({ format: 'jwk' }).x as string, 'base64url'));
     return { pub, sig: new Uint8Array(nodeSign(null, message, pk)) };
   });
@@ -139,7 +156,10 @@ export async function run(): Promise<Record<string, unknown>> {
       verifyNativeOverNoble: ratio(ops.nodeVerify, ops.nobleVerify),
       mandateDefaultVerifyOverRawNode: ratio(ops.mandateVerifyDefault, ops.nodeVerify),
       evictedKeyOverColdKey: ratio(ops.mandateVerifyDefaultEvictedKey ?? 0, ops.mandateVerifyDefaultColdKey ?? 1),
-      [`webcrypto${IN_FLIGHT}InFlightOverNodeSync`]: ratio(ops[`mandateVerify_webcrypto_${IN_FLIGHT}`] ?? 0, ops.mandateVerify_node_1 ?? 1),
+      [`webcrypto${IN_FLIGHT}InFlightOverNodeSync`]: ratio(
+        ops[`mandateVerify_webcrypto_${IN_FLIGHT}`] ?? 0,
+        ops.mandateVerify_node_1 ?? 1,
+      ),
     },
   };
 }

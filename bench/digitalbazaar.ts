@@ -4,12 +4,7 @@
 // did:key driver on every run (DB caches nothing between calls), challenge and domain checked.
 //
 //   npx tsx -e "import('./bench/digitalbazaar.ts').then(async m => console.log(await m.benchDigitalBazaarVp(3000)))"
-import {
-  dbIssue,
-  dbKeyPairFromSeed,
-  dbSignPresentation,
-  dbVerifyPresentation,
-} from '../test/support/digitalbazaar.ts';
+import { dbIssue, dbKeyPairFromSeed, dbSignPresentation, dbVerifyPresentation } from '../test/support/digitalbazaar.ts';
 import { VC_V2_CONTEXT as VC_V2 } from '../wallet/vc/context.ts';
 import { measure } from './measure.ts';
 

@@ -56,7 +56,6 @@ interface Run {
   statusCodes: Record<string, number>;
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Child: the issuer
 
@@ -83,7 +82,9 @@ async function serve(): Promise<void> {
     const server = listen({ fetch: bare.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(server));
   });
   const barePort = (bareServer.address() as import('node:net').AddressInfo).port;
-  process.stdout.write(`${JSON.stringify({ url: issuer.url, bareUrl: `http://127.0.0.1:${barePort}`, backend: issuer.ctx.config.ed25519Backend })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ url: issuer.url, bareUrl: `http://127.0.0.1:${barePort}`, backend: issuer.ctx.config.ed25519Backend })}\n`,
+  );
   const stop = () => {
     bareServer.close();
     void issuer.close().finally(() => {
@@ -118,7 +119,8 @@ function startChild(backend: Backend): Promise<Child> {
     child.stdout?.on('data', (chunk: Buffer) => {
       buffered += chunk.toString();
       const line = buffered.split('\n')[0];
-      if (buffered.includes('\n') && line) resolve({ ...(JSON.parse(line) as { url: string; bareUrl: string }), process: child });
+      if (buffered.includes('\n') && line)
+        resolve({ ...(JSON.parse(line) as { url: string; bareUrl: string }), process: child });
     });
     child.once('exit', (code) => reject(new Error(`bench issuer exited with ${code}`)));
   });
@@ -132,11 +134,20 @@ function stopChild(child: Child): Promise<void> {
   });
 }
 
-async function api(base: string, path: string, body?: unknown, admin = false): Promise<{ status: number; json: Record<string, unknown> }> {
+async function api(
+  base: string,
+  path: string,
+  body?: unknown,
+  admin = false,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (admin) headers.authorization = `Bearer ${ADMIN_KEY}`;
-  const res = await fetch(base + path, { method: body === undefined ? 'GET' : 'POST', headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const res = await fetch(base + path, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
@@ -145,7 +156,12 @@ async function mintTokens(base: string, count: number): Promise<string[]> {
   for (let i = 0; i < count; i += 64) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(64, count - i) }, () =>
-        api(base, '/v1/enrollment-tokens', { requestedScopes: ['files:read'], maxDelegationDepth: 1, requestedDomains: [TARGET], ttlSeconds: 3600 }, true),
+        api(
+          base,
+          '/v1/enrollment-tokens',
+          { requestedScopes: ['files:read'], maxDelegationDepth: 1, requestedDomains: [TARGET], ttlSeconds: 3600 },
+          true,
+        ),
       ),
     );
     for (const res of batch) {
@@ -163,7 +179,13 @@ async function enrollAgent(base: string): Promise<{ agent: SigningIdentity; cred
   const start = await api(base, '/v1/onboard', { token, custody: 'self', did: agent.did });
   const proof = await createProof(
     { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiablePresentation'], holder: agent.did },
-    { signer: agent.signer, verificationMethod: agent.verificationMethod, proofPurpose: 'authentication', challenge: start.json.challenge as string, domain: start.json.domain as string },
+    {
+      signer: agent.signer,
+      verificationMethod: agent.verificationMethod,
+      proofPurpose: 'authentication',
+      challenge: start.json.challenge as string,
+      domain: start.json.domain as string,
+    },
   );
   const done = await api(base, '/v1/onboard/verify', { challengeId: start.json.challengeId, proof });
   if (done.status !== 201) throw new Error(`enrollment failed: ${done.status} ${JSON.stringify(done.json)}`);
@@ -173,7 +195,13 @@ async function enrollAgent(base: string): Promise<{ agent: SigningIdentity; cred
 async function presentations(agent: SigningIdentity, credential: AgentCredential, count: number): Promise<string[]> {
   const bodies: string[] = [];
   for (let i = 0; i < count; i++) {
-    const vp = await signPresentation({ holder: agent, credentials: [credential], challenge: `bench-${i}`, domain: TARGET, lifetimeMs: 30 * 60_000 });
+    const vp = await signPresentation({
+      holder: agent,
+      credentials: [credential],
+      challenge: `bench-${i}`,
+      domain: TARGET,
+      lifetimeMs: 30 * 60_000,
+    });
     bodies.push(JSON.stringify({ presentation: vp, expectedTarget: TARGET }));
   }
   return bodies;
@@ -192,7 +220,9 @@ function summarize(result: autocannon.Result): Run {
 }
 
 function statusCodes(result: autocannon.Result): Record<string, number> {
-  return Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count ?? 0]));
+  return Object.fromEntries(
+    Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count ?? 0]),
+  );
 }
 
 function load(options: autocannon.Options): Promise<autocannon.Result> {
@@ -205,9 +235,19 @@ async function benchGet(url: string): Promise<Run> {
 }
 
 async function benchVpVerify(base: string, stock: { bodies: string[]; next: number }, seconds: number): Promise<Run> {
-  const request = (): autocannon.Request => ({ method: 'POST', path: '/v1/vp/verify', headers: { 'content-type': 'application/json' }, body: stock.bodies[stock.next++] ?? '' });
-  const result = await load({ url: base, duration: seconds, requests: [{ setupRequest: (req) => ({ ...req, ...request() }) }] });
-  if (stock.next > stock.bodies.length) throw new Error(`vpVerify ran out of presentations (${stock.bodies.length}); raise BENCH_HTTP_PRESENTATIONS`);
+  const request = (): autocannon.Request => ({
+    method: 'POST',
+    path: '/v1/vp/verify',
+    headers: { 'content-type': 'application/json' },
+    body: stock.bodies[stock.next++] ?? '',
+  });
+  const result = await load({
+    url: base,
+    duration: seconds,
+    requests: [{ setupRequest: (req) => ({ ...req, ...request() }) }],
+  });
+  if (stock.next > stock.bodies.length)
+    throw new Error(`vpVerify ran out of presentations (${stock.bodies.length}); raise BENCH_HTTP_PRESENTATIONS`);
   return summarize(result);
 }
 
@@ -276,7 +316,6 @@ interface BackendSummary {
   errors: number;
 }
 
-
 function childCpuSeconds(child: Child): Promise<number> {
   return new Promise((resolve) => {
     child.process.once('message', (message) => {
@@ -291,7 +330,9 @@ function childCpuSeconds(child: Child): Promise<number> {
  * Runs `measure` on each backend in ROUNDS alternating rounds (node, webcrypto, webcrypto, node,
  * …): the machine this runs on is shared, and interleaving spreads load changes over both.
  */
-async function interleaved<T extends { requestsPerSec: number; p50Ms: number; p99Ms: number; non2xx: number; requests: number; errors?: number }>(
+async function interleaved<
+  T extends { requestsPerSec: number; p50Ms: number; p99Ms: number; non2xx: number; requests: number; errors?: number },
+>(
   children: Record<Backend, Child>,
   measure: (backend: Backend, round: number) => Promise<T & { seconds: number }>,
 ): Promise<Record<Backend, BackendSummary>> {
@@ -332,7 +373,10 @@ export async function run(): Promise<Record<string, unknown>> {
       process.stderr.write(`  http: backend ${backend} at ${children[backend].url}\n`);
     }
     const first = children[BACKENDS[0]];
-    const ceiling = { bareHono: await benchGet(`${first.bareUrl}/health`), health: await benchGet(`${first.url}/v1/health`) };
+    const ceiling = {
+      bareHono: await benchGet(`${first.bareUrl}/health`),
+      health: await benchGet(`${first.url}/v1/health`),
+    };
 
     // One agent and a stock of fresh presentations per issuer (each is accepted once: replay cache).
     const stock = {} as Record<Backend, { bodies: string[]; next: number }>;
@@ -341,20 +385,37 @@ export async function run(): Promise<Record<string, unknown>> {
       stock[backend] = { bodies: await presentations(agent, credential, PRESENTATIONS), next: 0 };
       await benchVpVerify(children[backend].url, stock[backend], WARMUP_SECONDS);
     }
-    const vpVerify = await interleaved(children, async (backend) => ({ ...(await benchVpVerify(children[backend].url, stock[backend], SECONDS / ROUNDS)), seconds: SECONDS / ROUNDS }));
+    const vpVerify = await interleaved(children, async (backend) => ({
+      ...(await benchVpVerify(children[backend].url, stock[backend], SECONDS / ROUNDS)),
+      seconds: SECONDS / ROUNDS,
+    }));
     const onboarding = await interleaved(children, async (backend) => {
       const result = await benchOnboarding(children[backend].url, Math.ceil(ONBOARDINGS / ROUNDS));
-      return { ...result, requestsPerSec: result.onboardingsPerSec, requests: result.onboardings, seconds: result.seconds };
+      return {
+        ...result,
+        requestsPerSec: result.onboardingsPerSec,
+        requests: result.onboardings,
+        seconds: result.seconds,
+      };
     });
-    const winner = BACKENDS.reduce((best, b) => (vpVerify[b].requestsPerSec > vpVerify[best].requestsPerSec ? b : best));
+    const winner = BACKENDS.reduce((best, b) =>
+      vpVerify[b].requestsPerSec > vpVerify[best].requestsPerSec ? b : best,
+    );
     return {
       connections: CONNECTIONS,
       rounds: ROUNDS,
       secondsPerBackend: SECONDS,
       loadavg1: round(loadavg()[0] ?? 0, 2),
       ceiling: {
-        bareHono: { endpoint: 'GET /health on a plain Hono app (no middleware), in the issuer process', ...ceiling.bareHono },
-        health: { endpoint: 'GET /v1/health through the issuer middleware (request id, log, secure headers, rate limit, body limit, etag)', ...ceiling.health },
+        bareHono: {
+          endpoint: 'GET /health on a plain Hono app (no middleware), in the issuer process',
+          ...ceiling.bareHono,
+        },
+        health: {
+          endpoint:
+            'GET /v1/health through the issuer middleware (request id, log, secure headers, rate limit, body limit, etag)',
+          ...ceiling.health,
+        },
       },
       vpVerify: { endpoint: 'POST /v1/vp/verify (VP + AgentCredential, replay and credential caches on)', ...vpVerify },
       onboarding: { flow: 'server custody: POST /v1/onboard + POST /v1/onboard/verify (onboardings/s)', ...onboarding },

@@ -22,7 +22,9 @@ export function shippedWallet(): Promise<typeof Wallet> {
   compiled ??= (async () => {
     const started = performance.now();
     const { outDir } = await buildLib({ outDir: BENCH_LIB_DIR, declarations: false });
-    process.stderr.write(`compiled the library for the benches in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+    process.stderr.write(
+      `compiled the library for the benches in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+    );
     return (await import(pathToFileURL(join(outDir, 'wallet', 'index.js')).href)) as typeof Wallet;
   })();
   return compiled;

@@ -27,7 +27,9 @@ export const round = (x: number, digits = 2): number => Math.round(x * 10 ** dig
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 export function cpuMsSince(start: NodeJS.CpuUsage): number {
@@ -60,7 +62,10 @@ async function loop(op: () => unknown, until: number): Promise<number> {
 }
 
 /** `op` back to back (or `inFlight` callers at once) for `durationMs`, after `warmupMs`. */
-export async function measure(op: () => unknown, { durationMs, warmupMs, inFlight = 1 }: MeasureOptions): Promise<Measure> {
+export async function measure(
+  op: () => unknown,
+  { durationMs, warmupMs, inFlight = 1 }: MeasureOptions,
+): Promise<Measure> {
   const callers = (until: number) => Promise.all(Array.from({ length: inFlight }, () => loop(op, until)));
   await callers(performance.now() + warmupMs);
   const cpu = process.cpuUsage();

@@ -39,4 +39,6 @@ for (const name of names) {
   process.stderr.write(`bench ${name} done in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 }
 
-process.stdout.write(`${JSON.stringify({ machine: { node: process.version, cpus: cpus().length }, results }, null, 2)}\n`);
+process.stdout.write(
+  `${JSON.stringify({ machine: { node: process.version, cpus: cpus().length }, results }, null, 2)}\n`,
+);

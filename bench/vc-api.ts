@@ -50,7 +50,12 @@ function sampleCredential(issuer: string): Record<string, unknown> {
       roles: ['buyer', 'approver'],
       limits: { currency: 'EUR', perTransaction: 250, perDay: 1000 },
     },
-    relatedResource: [{ id: 'https://www.w3.org/ns/credentials/v2', digestSRI: 'sha384-l/HrjlBCNWyAX91hr6LFV2Y3heB5Tcr6IeE4/Tje8YyzYBM8IhqjHWiWpr8+ZbYU' }],
+    relatedResource: [
+      {
+        id: 'https://www.w3.org/ns/credentials/v2',
+        digestSRI: 'sha384-l/HrjlBCNWyAX91hr6LFV2Y3heB5Tcr6IeE4/Tje8YyzYBM8IhqjHWiWpr8+ZbYU',
+      },
+    ],
   };
 }
 
@@ -60,7 +65,11 @@ async function opsPerSec(op: () => unknown): Promise<number> {
 
 function rawEd25519(): () => boolean {
   const seed = generateSeed();
-  const privateKey = createPrivateKey({ key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]), format: 'der', type: 'pkcs8' });
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   const publicKey = createPublicKey(privateKey);
   const message = Buffer.alloc(64, 7);
   const signature = nodeSign(null, message, privateKey);
@@ -70,27 +79,51 @@ function rawEd25519(): () => boolean {
 export async function run(): Promise<Record<string, unknown>> {
   const dir = mkdtempSync(join(tmpdir(), 'mandate-bench-vcapi-'));
   const issuer = await startIssuer({
-    config: loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DID_METHOD: 'key', SERVICE_SQLITE_PATH: join(dir, 'issuer.db'), SERVICE_ADMIN_API_KEY: ADMIN_KEY, SERVICE_RATE_LIMIT_PER_IP: '10000000', SERVICE_RATE_LIMIT_PER_TOKEN: '10000000' }),
+    config: loadConfig({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      DID_METHOD: 'key',
+      SERVICE_SQLITE_PATH: join(dir, 'issuer.db'),
+      SERVICE_ADMIN_API_KEY: ADMIN_KEY,
+      SERVICE_RATE_LIMIT_PER_IP: '10000000',
+      SERVICE_RATE_LIMIT_PER_TOKEN: '10000000',
+    }),
     port: 0,
   });
   try {
     const holder = didKeyIdentity(seedSigner(generateSeed()));
     const unsigned = sampleCredential(holder.did);
     const resolveKey = createKeyResolver(createResolver({ methods: { key: resolveDidKey } }));
-    const options = { signer: holder.signer, verificationMethod: holder.verificationMethod, proofPurpose: 'assertionMethod' };
+    const options = {
+      signer: holder.signer,
+      verificationMethod: holder.verificationMethod,
+      proofPurpose: 'assertionMethod',
+    };
     const jcs = await createProof(unsigned, options);
     const rdfc = await createProof(unsigned, { ...options, cryptosuite: eddsaRdfc2022 });
     const post = (path: string, body: unknown, admin = false) =>
-      issuer.app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', ...(admin ? { authorization: `Bearer ${ADMIN_KEY}` } : {}) }, body: JSON.stringify(body) });
+      issuer.app.request(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(admin ? { authorization: `Bearer ${ADMIN_KEY}` } : {}) },
+        body: JSON.stringify(body),
+      });
     // The credential the verify request checks is one this issuer signed, with its status entry.
-    const issued = ((await (await post('/credentials/issue', { credential: sampleCredential('did:example:x') }, true)).json()) as { verifiableCredential: unknown }).verifiableCredential;
+    const issued = (
+      (await (await post('/credentials/issue', { credential: sampleCredential('did:example:x') }, true)).json()) as {
+        verifiableCredential: unknown;
+      }
+    ).verifiableCredential;
     const verifyOnce = async () => {
       const response = await post('/credentials/verify', { verifiableCredential: issued });
       if (response.status !== 200) throw new Error(`verify answered ${response.status}`);
     };
     let n = 0;
     const issueOnce = async () => {
-      const response = await post('/credentials/issue', { credential: { ...sampleCredential('did:example:x'), id: `urn:uuid:bench-${n++}-${process.pid}` } }, true);
+      const response = await post(
+        '/credentials/issue',
+        { credential: { ...sampleCredential('did:example:x'), id: `urn:uuid:bench-${n++}-${process.pid}` } },
+        true,
+      );
       if (response.status !== 201) throw new Error(`issue answered ${response.status}`);
     };
 
@@ -101,17 +134,37 @@ export async function run(): Promise<Record<string, unknown>> {
     const staticRules = await opsPerSec(() => assertConformingCredential(issued));
     const verifyRequest = await opsPerSec(verifyOnce);
     const issueRequest = await opsPerSec(issueOnce);
-    const jcsVerifyProof = await opsPerSec(() => verifyProof(jcs, { resolveKey, expectedProofPurpose: 'assertionMethod' }));
-    const rdfcVerifyProof = await opsPerSec(() => verifyProof(rdfc, { resolveKey, expectedProofPurpose: 'assertionMethod', cryptosuites: [eddsaRdfc2022] }));
+    const jcsVerifyProof = await opsPerSec(() =>
+      verifyProof(jcs, { resolveKey, expectedProofPurpose: 'assertionMethod' }),
+    );
+    const rdfcVerifyProof = await opsPerSec(() =>
+      verifyProof(rdfc, { resolveKey, expectedProofPurpose: 'assertionMethod', cryptosuites: [eddsaRdfc2022] }),
+    );
     return {
       rawEd25519VerifiesPerSec: raw,
-      jsonLdRules: { opsPerSec: jsonLdRules, msPerCheck: round(1000 / jsonLdRules, 3), rawVerifiesPerCheck: round(raw / jsonLdRules) },
+      jsonLdRules: {
+        opsPerSec: jsonLdRules,
+        msPerCheck: round(1000 / jsonLdRules, 3),
+        rawVerifiesPerCheck: round(raw / jsonLdRules),
+      },
       staticRules: { opsPerSec: staticRules, msPerCheck: round(1000 / staticRules, 4) },
-      verifyRequest: { opsPerSec: verifyRequest, msPerRequest: round(1000 / verifyRequest, 3), jsonLdShare: round(verifyRequest / jsonLdRules) },
+      verifyRequest: {
+        opsPerSec: verifyRequest,
+        msPerRequest: round(1000 / verifyRequest, 3),
+        jsonLdShare: round(verifyRequest / jsonLdRules),
+      },
       jsonLdRulesUnsigned: { opsPerSec: jsonLdRulesUnsigned, msPerCheck: round(1000 / jsonLdRulesUnsigned, 3) },
-      issueRequest: { opsPerSec: issueRequest, msPerRequest: round(1000 / issueRequest, 3), jsonLdShare: round(issueRequest / jsonLdRulesUnsigned) },
+      issueRequest: {
+        opsPerSec: issueRequest,
+        msPerRequest: round(1000 / issueRequest, 3),
+        jsonLdShare: round(issueRequest / jsonLdRulesUnsigned),
+      },
       jcsVerifyProof: { opsPerSec: jcsVerifyProof, ratioToRaw: round(jcsVerifyProof / raw) },
-      rdfcVerifyProof: { opsPerSec: rdfcVerifyProof, ratioToRaw: round(rdfcVerifyProof / raw), ratioToJcs: round(rdfcVerifyProof / jcsVerifyProof) },
+      rdfcVerifyProof: {
+        opsPerSec: rdfcVerifyProof,
+        ratioToRaw: round(rdfcVerifyProof / raw),
+        ratioToJcs: round(rdfcVerifyProof / jcsVerifyProof),
+      },
     };
   } finally {
     await issuer.close();

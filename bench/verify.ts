@@ -27,7 +27,12 @@
 import { createPublicKey, verify as nodeVerify } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
-import type { ChainCredential, SigningIdentity, VerifiablePresentation, VerifyPresentationOptions } from '../wallet/index.ts';
+import type {
+  ChainCredential,
+  SigningIdentity,
+  VerifiablePresentation,
+  VerifyPresentationOptions,
+} from '../wallet/index.ts';
 import { benchDigitalBazaarVp } from './digitalbazaar.ts';
 import { shippedWallet } from './library.ts';
 import { cpuMsSince, measure, measured, median, round, type Measure } from './measure.ts';
@@ -84,7 +89,7 @@ interface Paired {
 
 /** `bench` (sequential) with raw verification interleaved: ratios to `raw` are then free of load drift. */
 async function pairedBench(op: () => Promise<void>, rawOp: () => void): Promise<Paired> {
-  for (let until = performance.now() + WARMUP_MS; performance.now() < until; ) await op();
+  for (let until = performance.now() + WARMUP_MS; performance.now() < until;) await op();
   const sliceMs = DURATION_MS / PAIRED_SLICES;
   const totals = { case: { ops: 0, wallMs: 0, cpuMs: 0 }, raw: { ops: 0, wallMs: 0, cpuMs: 0 } };
   const ratios: number[] = [];
@@ -153,7 +158,13 @@ async function buildChain(platform: SigningIdentity, agents: SigningIdentity[]):
 
 /** A VP by the holder of `chain`'s last credential, leaf first; valid for an hour so the run stays inside it. */
 function present(holder: SigningIdentity, rootFirst: ChainCredential[]): Promise<VerifiablePresentation> {
-  return signPresentation({ holder, credentials: [...rootFirst].reverse(), challenge: CHALLENGE, domain: TARGET, lifetimeMs: HOUR });
+  return signPresentation({
+    holder,
+    credentials: [...rootFirst].reverse(),
+    challenge: CHALLENGE,
+    domain: TARGET,
+    lifetimeMs: HOUR,
+  });
 }
 
 /** Least-squares fit y = a + b·x, with r². */
@@ -181,7 +192,12 @@ export async function run(): Promise<Record<string, unknown>> {
   const agents = Array.from({ length: MAX_CHAIN }, (_, i) => identity(0x21 + i));
   const fullChain = await buildChain(platform, agents);
   const resolver = createCachedResolver(createResolver({ methods: { key: resolveDidKey } }));
-  const options: VerifyPresentationOptions = { trustedIssuers: [platform.did], expectedDomain: TARGET, expectedChallenge: CHALLENGE, resolver };
+  const options: VerifyPresentationOptions = {
+    trustedIssuers: [platform.did],
+    expectedDomain: TARGET,
+    expectedChallenge: CHALLENGE,
+    resolver,
+  };
 
   const verifier = (vp: VerifiablePresentation, extra: Partial<VerifyPresentationOptions> = {}) => {
     const opts = { ...options, ...extra };
@@ -208,8 +224,12 @@ export async function run(): Promise<Record<string, unknown>> {
 
   const vp1 = await present(agents[0] as SigningIdentity, fullChain.slice(0, 1));
   const vpFull = await present(agents[MAX_CHAIN - 1] as SigningIdentity, fullChain);
-  const warmups = [verifier(vp1), verifier(vpFull), verifier(vp1, { credentialCache: createVerifiedCredentialCache() })];
-  for (let until = performance.now() + GLOBAL_WARMUP_MS; performance.now() < until; ) {
+  const warmups = [
+    verifier(vp1),
+    verifier(vpFull),
+    verifier(vp1, { credentialCache: createVerifiedCredentialCache() }),
+  ];
+  for (let until = performance.now() + GLOBAL_WARMUP_MS; performance.now() < until;) {
     for (const warm of warmups) await warm();
   }
   const vp1Paired = await pairedBench(verifier(vp1), rawOp);
@@ -222,12 +242,21 @@ export async function run(): Promise<Record<string, unknown>> {
   const vp2 = await present(agents[1] as SigningIdentity, fullChain.slice(0, 2));
   const rootChildUncachedPaired = await pairedBench(verifier(vp2), rawOp);
   const rootChildUncached = rootChildUncachedPaired.m;
-  const rootChildCachedPaired = await pairedBench(verifier(vp2, { credentialCache: createVerifiedCredentialCache() }), rawOp);
+  const rootChildCachedPaired = await pairedBench(
+    verifier(vp2, { credentialCache: createVerifiedCredentialCache() }),
+    rawOp,
+  );
   const rootChildCached = rootChildCachedPaired.m;
 
   const chainLength: Record<
     string,
-    { msPerVerification: number; cpuMsPerVerification: number; verificationsPerSec: number; signatures: number; costInRawSignatures: number }
+    {
+      msPerVerification: number;
+      cpuMsPerVerification: number;
+      verificationsPerSec: number;
+      signatures: number;
+      costInRawSignatures: number;
+    }
   > = {};
   const lengths: number[] = [];
   const costs: number[] = [];
@@ -241,7 +270,13 @@ export async function run(): Promise<Record<string, unknown>> {
     // The cost in raw signature times, slice by slice: free of the machine's drift, which made
     // the plain millisecond fit wander between runs.
     const inSignatures = round(1 / paired.medianRatio, 3);
-    chainLength[String(n)] = { msPerVerification: m.msPerOp, cpuMsPerVerification: cpuMs, verificationsPerSec: m.opsPerSec, signatures: n + 1, costInRawSignatures: inSignatures };
+    chainLength[String(n)] = {
+      msPerVerification: m.msPerOp,
+      cpuMsPerVerification: cpuMs,
+      verificationsPerSec: m.opsPerSec,
+      signatures: n + 1,
+      costInRawSignatures: inSignatures,
+    };
     lengths.push(n);
     costs.push(m.msPerOp);
     cpuCosts.push(cpuMs);
@@ -252,7 +287,12 @@ export async function run(): Promise<Record<string, unknown>> {
     const { slope, intercept, r2 } = linearFit(lengths, ys);
     const last = ys[MAX_CHAIN - 1] as number;
     const first = ys[0] as number;
-    return { perExtraCredential: round(slope, 4), intercept: round(intercept, 4), r2: round(r2, 4), cost8_over_cost1: round(last / first) };
+    return {
+      perExtraCredential: round(slope, 4),
+      intercept: round(intercept, 4),
+      r2: round(r2, 4),
+      cost8_over_cost1: round(last / first),
+    };
   };
 
   const mandateVp1Concurrent = await bench(verifier(vp1), IN_FLIGHT);
@@ -277,12 +317,17 @@ export async function run(): Promise<Record<string, unknown>> {
     mandateRootChild_cacheOff: rootChildUncached,
     mandateRootChild_cacheOn: rootChildCached,
     [`mandateVp1Concurrent${IN_FLIGHT}`]: mandateVp1Concurrent,
-    ...(webcrypto && { mandateVp1_webcrypto: webcrypto.sequential, [`mandateVp1Concurrent${IN_FLIGHT}_webcrypto`]: webcrypto.concurrent }),
+    ...(webcrypto && {
+      mandateVp1_webcrypto: webcrypto.sequential,
+      [`mandateVp1Concurrent${IN_FLIGHT}_webcrypto`]: webcrypto.concurrent,
+    }),
   };
-  const each = (pick: (m: Measure) => number) => Object.fromEntries(Object.entries(cases).map(([name, m]) => [name, pick(m)]));
+  const each = (pick: (m: Measure) => number) =>
+    Object.fromEntries(Object.entries(cases).map(([name, m]) => [name, pick(m)]));
   /** The targets, from wall-clock rates or from CPU-time rates, each against its interleaved raw rate. */
   const ratios = (rate: (m: Measure) => number, digitalBazaarRate: number) => {
-    const vsTarget = ({ m, raw: pairedRaw }: Paired, signatures: number) => round(rate(m) / ((TARGET_EFFICIENCY * rate(pairedRaw)) / signatures));
+    const vsTarget = ({ m, raw: pairedRaw }: Paired, signatures: number) =>
+      round(rate(m) / ((TARGET_EFFICIENCY * rate(pairedRaw)) / signatures));
     return {
       vp1_vs_target: vsTarget(vp1Paired, 2),
       vp1_vs_digitalBazaar: round(rate(mandateVp1) / digitalBazaarRate),

@@ -61,9 +61,21 @@ const DEFAULT_TIMEOUT_SECONDS = 10;
 
 /** Options every command accepts. */
 export const GLOBAL_OPTIONS: Readonly<Record<string, OptionSpec & { short?: string }>> = Object.freeze({
-  url: { type: 'string', value: 'url', description: `issuer base URL (env MANDATE_URL, API_BASE_URL; default ${DEFAULT_URL})` },
-  'admin-key': { type: 'string', value: 'key', description: 'admin API key (prefer env MANDATE_ADMIN_KEY or SERVICE_ADMIN_API_KEY: flags show in ps)' },
-  timeout: { type: 'string', value: 'seconds', description: `deadline for the whole command, retries included (default ${DEFAULT_TIMEOUT_SECONDS})` },
+  url: {
+    type: 'string',
+    value: 'url',
+    description: `issuer base URL (env MANDATE_URL, API_BASE_URL; default ${DEFAULT_URL})`,
+  },
+  'admin-key': {
+    type: 'string',
+    value: 'key',
+    description: 'admin API key (prefer env MANDATE_ADMIN_KEY or SERVICE_ADMIN_API_KEY: flags show in ps)',
+  },
+  timeout: {
+    type: 'string',
+    value: 'seconds',
+    description: `deadline for the whole command, retries included (default ${DEFAULT_TIMEOUT_SECONDS})`,
+  },
   json: { type: 'boolean', description: 'print one JSON document (errors as JSON on stderr)' },
   help: { type: 'boolean', short: 'h', description: 'show help' },
 });
@@ -73,7 +85,10 @@ export function usage(message: string): CliError {
 }
 
 /** Parses `argv` (after the command words) against the command's options plus the global ones. */
-export function parseCommandLine(spec: CommandSpec, argv: readonly string[]): { options: OptionValues; args: string[] } {
+export function parseCommandLine(
+  spec: CommandSpec,
+  argv: readonly string[],
+): { options: OptionValues; args: string[] } {
   const config = { ...GLOBAL_OPTIONS, ...spec.options };
   let parsed;
   try {
@@ -84,13 +99,17 @@ export function parseCommandLine(spec: CommandSpec, argv: readonly string[]): { 
       options: Object.fromEntries(
         Object.entries(config).map(([name, option]) => [
           name,
-          { type: option.type, ...(option.multiple ? { multiple: true } : {}), ...('short' in option && option.short ? { short: option.short } : {}) },
+          {
+            type: option.type,
+            ...(option.multiple ? { multiple: true } : {}),
+            ...('short' in option && option.short ? { short: option.short } : {}),
+          },
         ]),
       ),
     });
   } catch (error) {
     // parseArgs names the option, never its value: safe to show.
-    throw usage(error instanceof Error ? error.message.split('\n')[0] ?? 'invalid arguments' : 'invalid arguments');
+    throw usage(error instanceof Error ? (error.message.split('\n')[0] ?? 'invalid arguments') : 'invalid arguments');
   }
   return { options: parsed.values as OptionValues, args: parsed.positionals };
 }
@@ -110,7 +129,10 @@ export function requiredOption(options: OptionValues, name: string): string {
 export function listOption(options: OptionValues, name: string): string[] {
   const value = options[name];
   const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
-  return values.flatMap((v) => String(v).split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  return values
+    .flatMap((v) => String(v).split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 }
 
 export function integerOption(options: OptionValues, name: string, min: number, max: number): number | undefined {
@@ -122,10 +144,15 @@ export function integerOption(options: OptionValues, name: string, min: number, 
   return Number(text);
 }
 
-export function choiceOption<T extends string>(options: OptionValues, name: string, choices: readonly T[]): T | undefined {
+export function choiceOption<T extends string>(
+  options: OptionValues,
+  name: string,
+  choices: readonly T[],
+): T | undefined {
   const text = stringOption(options, name);
   if (text === undefined) return undefined;
-  if (!(choices as readonly string[]).includes(text)) throw new CliError('ARGUMENT_INVALID', `--${name} must be one of ${choices.join(', ')}`);
+  if (!(choices as readonly string[]).includes(text))
+    throw new CliError('ARGUMENT_INVALID', `--${name} must be one of ${choices.join(', ')}`);
   return text as T;
 }
 
@@ -163,12 +190,20 @@ export class Deadline {
    */
   explain(error: unknown): unknown {
     const ours = this.#signal?.aborted === true && error instanceof IssuerClientError && error.code === 'ABORTED';
-    return ours ? new IssuerClientError('TIMEOUT', `no complete answer within --timeout ${this.ms / 1000} s (retries included)`) : error;
+    return ours
+      ? new IssuerClientError('TIMEOUT', `no complete answer within --timeout ${this.ms / 1000} s (retries included)`)
+      : error;
   }
 }
 
 /** The context a command runs in; clients are built on first use, with the URL and key resolved then. */
-export function createContext(spec: CommandSpec, parsed: { options: OptionValues; args: string[] }, env: Env, io: Io, deadline: Deadline): CommandContext {
+export function createContext(
+  spec: CommandSpec,
+  parsed: { options: OptionValues; args: string[] },
+  env: Env,
+  io: Io,
+  deadline: Deadline,
+): CommandContext {
   const { options } = parsed;
   const json = options.json === true;
   const url = (): string => {
@@ -177,14 +212,20 @@ export function createContext(spec: CommandSpec, parsed: { options: OptionValues
     // an option of the library that no flag sets (the admin key must not travel in clear).
     const parsed = URL.canParse(value) ? new URL(value) : undefined;
     if (parsed?.protocol === 'http:' && classifyHost(parsed.hostname) !== 'loopback') {
-      throw new CliError('ARGUMENT_INVALID', 'the issuer URL must be https (plain http only to this machine, 127.0.0.1 or localhost: the admin key would travel in clear)');
+      throw new CliError(
+        'ARGUMENT_INVALID',
+        'the issuer URL must be https (plain http only to this machine, 127.0.0.1 or localhost: the admin key would travel in clear)',
+      );
     }
     return value;
   };
   const adminKey = (): string | undefined => {
     const key = firstSet(stringOption(options, 'admin-key'), env.MANDATE_ADMIN_KEY, env.SERVICE_ADMIN_API_KEY);
     if (key === undefined && spec.needs === 'admin') {
-      throw new CliError('ADMIN_KEY_MISSING', `"mandate ${spec.path.join(' ')}" needs the admin key: set MANDATE_ADMIN_KEY (or SERVICE_ADMIN_API_KEY) or pass --admin-key`);
+      throw new CliError(
+        'ADMIN_KEY_MISSING',
+        `"mandate ${spec.path.join(' ')}" needs the admin key: set MANDATE_ADMIN_KEY (or SERVICE_ADMIN_API_KEY) or pass --admin-key`,
+      );
     }
     return key;
   };

@@ -65,7 +65,13 @@ export function exitCodeFor(error: unknown): ExitCode {
  * redacted of the admin key by the client.
  */
 export function describeError(error: unknown): { code: string; message: string; status?: number; details?: JsonValue } {
-  if (error instanceof IssuerApiError) return { code: error.code, message: error.message, status: error.status, ...(error.details === undefined ? {} : { details: error.details }) };
+  if (error instanceof IssuerApiError)
+    return {
+      code: error.code,
+      message: error.message,
+      status: error.status,
+      ...(error.details === undefined ? {} : { details: error.details }),
+    };
   if (error instanceof MandateError) return { code: error.code, message: error.message };
   // A bug: its text could hold anything, so only a fixed message leaves the process.
   return { code: 'INTERNAL', message: 'unexpected internal error (set MANDATE_DEBUG=1 to see it)' };
@@ -77,8 +83,10 @@ const MAX_ISSUES = 10;
 const MAX_ISSUE_CHARS = 200;
 
 function issueText(detail: JsonValue): string | undefined {
-  if (detail === null || typeof detail !== 'object' || Array.isArray(detail) || typeof detail.message !== 'string') return undefined;
-  const text = typeof detail.path === 'string' && detail.path !== '' ? `${detail.path}: ${detail.message}` : detail.message;
+  if (detail === null || typeof detail !== 'object' || Array.isArray(detail) || typeof detail.message !== 'string')
+    return undefined;
+  const text =
+    typeof detail.path === 'string' && detail.path !== '' ? `${detail.path}: ${detail.message}` : detail.message;
   // By code point, so a cut never leaves half a surrogate pair.
   return [...text].slice(0, MAX_ISSUE_CHARS).join('');
 }

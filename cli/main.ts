@@ -12,7 +12,17 @@ import { statusListCommands } from './commands/status-lists.ts';
 import { tokenCommands } from './commands/tokens.ts';
 import { vcCommands } from './commands/vcs.ts';
 import { verifyCommands } from './commands/verify.ts';
-import { checkArgs, createContext, Deadline, GLOBAL_OPTIONS, parseCommandLine, usage, type CommandSpec, type Env, type OptionSpec } from './command.ts';
+import {
+  checkArgs,
+  createContext,
+  Deadline,
+  GLOBAL_OPTIONS,
+  parseCommandLine,
+  usage,
+  type CommandSpec,
+  type Env,
+  type OptionSpec,
+} from './command.ts';
 import { CliError, describeError, EXIT, exitCodeFor, validationText, type ExitCode } from './errors.ts';
 import { processIo, terminalSafe, type Io } from './output.ts';
 
@@ -27,12 +37,16 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...keyCommands,
 ];
 
-const EXIT_TEXT = 'Exit codes: 0 ok · 1 internal error · 2 usage · 3 denied or refused · 4 issuer unreachable · 5 issuer failure';
+const EXIT_TEXT =
+  'Exit codes: 0 ok · 1 internal error · 2 usage · 3 denied or refused · 4 issuer unreachable · 5 issuer failure';
 
 function optionLines(options: Readonly<Record<string, OptionSpec>>): string {
   const rows = Object.entries(options).map(([name, o]) => {
     const short = 'short' in o && typeof o.short === 'string' ? `-${o.short}, ` : '';
-    return [`${short}--${name}${o.value ? ` <${o.value}>` : ''}`, `${o.description}${o.multiple ? ' [repeatable; also comma-separated]' : ''}`] as const;
+    return [
+      `${short}--${name}${o.value ? ` <${o.value}>` : ''}`,
+      `${o.description}${o.multiple ? ' [repeatable; also comma-separated]' : ''}`,
+    ] as const;
   });
   const width = Math.max(...rows.map(([flag]) => flag.length));
   return rows.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}\n`).join('');
@@ -63,7 +77,12 @@ function groupHelp(group: string, commands: readonly CommandSpec[]): string {
 export function commandHelp(spec: CommandSpec): string {
   const args = spec.args ?? [];
   const argText = args.map((a) => ` <${a.name}>`).join('');
-  const auth = spec.needs === 'admin' ? 'Needs the issuer URL and the admin key.' : spec.needs === 'issuer' ? 'Needs the issuer URL (public endpoint, no admin key).' : 'Runs offline: no issuer URL or admin key needed.';
+  const auth =
+    spec.needs === 'admin'
+      ? 'Needs the issuer URL and the admin key.'
+      : spec.needs === 'issuer'
+        ? 'Needs the issuer URL (public endpoint, no admin key).'
+        : 'Runs offline: no issuer URL or admin key needed.';
   return (
     `Usage: mandate ${spec.path.join(' ')}${argText} [options]\n\n${spec.summary}.\n${auth}\n` +
     (args.length > 0 ? `\nArguments:\n${args.map((a) => `  <${a.name}>  ${a.description}\n`).join('')}` : '') +
@@ -104,7 +123,8 @@ async function dispatch(argv: readonly string[], env: Env, io: Io): Promise<Exit
       return EXIT.USAGE;
     }
     spec = inGroup.find((c) => c.path[1] === sub);
-    if (spec === undefined) throw usage(`unknown sub-command "${group} ${sub.slice(0, 40)}" (see mandate ${group} --help)`);
+    if (spec === undefined)
+      throw usage(`unknown sub-command "${group} ${sub.slice(0, 40)}" (see mandate ${group} --help)`);
     rest = argv.slice(2);
   }
   const parsed = parseCommandLine(spec, rest);
@@ -133,13 +153,17 @@ export async function run(argv: readonly string[], env: Env = process.env, io: I
       io.stderr(`${JSON.stringify({ error: { ...described, exitCode: code } })}\n`);
     } else {
       const where = described.status === undefined ? described.code : `${described.code}, HTTP ${described.status}`;
-      const hint = error instanceof CliError && error.code === 'USAGE' ? '\nRun "mandate --help" (or "mandate <command> --help") for usage.' : '';
+      const hint =
+        error instanceof CliError && error.code === 'USAGE'
+          ? '\nRun "mandate --help" (or "mandate <command> --help") for usage.'
+          : '';
       const text = described.message + validationText(described.details);
       // One line: a message (from the issuer, say) cannot break it or drive the terminal.
       io.stderr(`mandate: ${terminalSafe(text).replaceAll('\n', '\\n')} [${where}]${hint}\n`);
     }
     // Opt-in only: a stack is for the developer of the CLI, not for logs.
-    if (code === EXIT.INTERNAL && env.MANDATE_DEBUG === '1' && error instanceof Error) io.stderr(`${error.stack ?? error.message}\n`);
+    if (code === EXIT.INTERNAL && env.MANDATE_DEBUG === '1' && error instanceof Error)
+      io.stderr(`${error.stack ?? error.message}\n`);
     return code;
   }
 }

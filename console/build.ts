@@ -44,7 +44,12 @@ export async function buildStrictPage(options: { root: string; base: string; out
 
 /** Builds the console into `outDir` (default dist/console/, emptied first). */
 export async function buildConsole(options: { outDir?: string } = {}): Promise<ConsoleBuild> {
-  const outDir = options.outDir === undefined ? join(repoRoot, 'dist', 'console') : isAbsolute(options.outDir) ? options.outDir : join(repoRoot, options.outDir);
+  const outDir =
+    options.outDir === undefined
+      ? join(repoRoot, 'dist', 'console')
+      : isAbsolute(options.outDir)
+        ? options.outDir
+        : join(repoRoot, options.outDir);
   await buildStrictPage({ root: here, base: '/console/', outDir });
   return { outDir };
 }

@@ -89,7 +89,11 @@ async function staticFile(root: string, path: string, csp: string): Promise<Resp
   if (type === undefined) return undefined;
   try {
     const body = await readFile(file);
-    const headers: Record<string, string> = { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+    const headers: Record<string, string> = {
+      'content-type': type,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    };
     if (type.startsWith('text/html')) headers['content-security-policy'] = csp;
     return new Response(body, { status: 200, headers });
   } catch {
@@ -124,7 +128,8 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
     // The port first, so that a busy one fails at once rather than after the build; the page
     // origin must also be known before the provider is built (its status list URL names it).
     const app = new Hono();
-    let handler: (request: Request) => Response | Promise<Response> = () => errorJson('STARTING', 'the demo is starting', 502);
+    let handler: (request: Request) => Response | Promise<Response> = () =>
+      errorJson('STARTING', 'the demo is starting', 502);
     app.all('*', (c) => handler(c.req.raw));
     const server = await listen(app, options.port ?? 5173);
     undo.push(
@@ -153,17 +158,46 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
     const issuerDid = issuer.ctx.issuer.did;
 
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const provider = await createDemoProvider({ origin, target: DEMO_TARGET, issuerDid, issuerUrl: issuer.url, offeredScopes: DEMO_SCOPES });
+    const provider = await createDemoProvider({
+      origin,
+      target: DEMO_TARGET,
+      issuerDid,
+      issuerUrl: issuer.url,
+      offeredScopes: DEMO_SCOPES,
+    });
     const csp = contentSecurityPolicy(issuer.url);
 
     const routes = new Hono();
     // The same bound as the provider's: no request of this demo needs more.
-    routes.use('*', bodyLimit({ maxSize: 32 * 1024, onError: (c) => c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'request bodies are limited to 32 KiB' } }, 413) }));
+    routes.use(
+      '*',
+      bodyLimit({
+        maxSize: 32 * 1024,
+        onError: (c) =>
+          c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'request bodies are limited to 32 KiB' } }, 413),
+      }),
+    );
     routes.get('/demo/config.json', (c) =>
-      c.json({ issuerDid, issuerUrl: issuer.url, issuerRelay: `${origin}/issuer`, providerDid: provider.did, target: DEMO_TARGET, scopes: DEMO_SCOPES }, 200, { 'cache-control': 'no-store' }),
+      c.json(
+        {
+          issuerDid,
+          issuerUrl: issuer.url,
+          issuerRelay: `${origin}/issuer`,
+          providerDid: provider.did,
+          target: DEMO_TARGET,
+          scopes: DEMO_SCOPES,
+        },
+        200,
+        { 'cache-control': 'no-store' },
+      ),
     );
     routes.post('/operator/enrollment-token', async (c) => {
-      const request = { requestedScopes: [...DEMO_SCOPES], maxDelegationDepth: 2, requestedDomains: [DEMO_TARGET], ttlSeconds: 900 };
+      const request = {
+        requestedScopes: [...DEMO_SCOPES],
+        maxDelegationDepth: 2,
+        requestedDomains: [DEMO_TARGET],
+        ttlSeconds: 900,
+      };
       const token = await operator.mintEnrollmentToken(request);
       return c.json({ request, response: token }, 201, { 'cache-control': 'no-store' });
     });
@@ -177,11 +211,14 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
     });
     routes.get('/operator/audit', async (c) => {
       const [page, chain] = await Promise.all([operator.audit({ limit: 200 }), operator.verifyAuditChain()]);
-      return c.json({ chain, records: [...page.records].sort((a, b) => a.seq - b.seq) }, 200, { 'cache-control': 'no-store' });
+      return c.json({ chain, records: [...page.records].sort((a, b) => a.seq - b.seq) }, 200, {
+        'cache-control': 'no-store',
+      });
     });
     routes.all('/issuer/*', async (c) => {
       const path = c.req.path.slice('/issuer'.length);
-      if (!RELAYED.has(`${c.req.method} ${path}`)) return errorJson('NOT_RELAYED', 'the demo relays only the onboarding endpoints', 404);
+      if (!RELAYED.has(`${c.req.method} ${path}`))
+        return errorJson('NOT_RELAYED', 'the demo relays only the onboarding endpoints', 404);
       const init: RequestInit = { method: c.req.method, headers: { 'content-type': 'application/json' } };
       if (c.req.method === 'POST') init.body = await c.req.text();
       try {
@@ -189,13 +226,22 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
         // Relayed whole, with a Content-Length: Chromium labels a no-store answer that arrives in
         // pieces and is read as a stream (the wallet client's bounded read) "canceled" in
         // DevTools, though the page received all of it (microsoft/playwright#42742).
-        return new Response(await answer.arrayBuffer(), { status: answer.status, headers: { 'content-type': answer.headers.get('content-type') ?? 'application/json', 'cache-control': 'no-store' } });
+        return new Response(await answer.arrayBuffer(), {
+          status: answer.status,
+          headers: {
+            'content-type': answer.headers.get('content-type') ?? 'application/json',
+            'cache-control': 'no-store',
+          },
+        });
       } catch {
         return errorJson('ISSUER_UNREACHABLE', 'the issuer did not answer', 502);
       }
     });
     routes.route('/', provider.app);
-    routes.get('*', async (c) => (await staticFile(buildDir, c.req.path, csp)) ?? errorJson('NOT_FOUND', 'no such page', 404));
+    routes.get(
+      '*',
+      async (c) => (await staticFile(buildDir, c.req.path, csp)) ?? errorJson('NOT_FOUND', 'no such page', 404),
+    );
     // The issuer's refusal (say, 404 for an unknown credential) passes through as it came.
     routes.onError((error) =>
       isIssuerApiError(error)
@@ -219,7 +265,10 @@ export async function startDemo(options: StartDemoOptions = {}): Promise<Running
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const port = process.env.DEMO_PORT === undefined ? undefined : Number(process.env.DEMO_PORT);
-  const demo = await startDemo({ ...(port === undefined ? {} : { port }), ...(process.env.DEMO_DATA_DIR ? { dataDir: process.env.DEMO_DATA_DIR } : {}) }).catch((error: unknown) => {
+  const demo = await startDemo({
+    ...(port === undefined ? {} : { port }),
+    ...(process.env.DEMO_DATA_DIR ? { dataDir: process.env.DEMO_DATA_DIR } : {}),
+  }).catch((error: unknown) => {
     const inUse = (error as { code?: unknown }).code === 'EADDRINUSE';
     process.stderr.write(
       inUse
@@ -228,8 +277,14 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
     );
     process.exit(1);
   });
-  process.stderr.write(`Mandate demo: open ${demo.url}\n  issuer ${demo.issuer.url} (${demo.issuer.ctx.issuer.did})\n  provider ${demo.provider.did}\nCtrl-C to stop.\n`);
-  const stop = () => void demo.close().then(() => process.exit(0), () => process.exit(1));
+  process.stderr.write(
+    `Mandate demo: open ${demo.url}\n  issuer ${demo.issuer.url} (${demo.issuer.ctx.issuer.did})\n  provider ${demo.provider.did}\nCtrl-C to stop.\n`,
+  );
+  const stop = () =>
+    void demo.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }

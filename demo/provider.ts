@@ -74,7 +74,12 @@ export interface DemoProvider {
   /** The provider's routes: /provider/* and /api/*. */
   readonly app: Hono;
   /** Signs and posts an AuditEvent to the issuer (best effort; the answer says whether it landed). */
-  recordEvent(event: { agentDid?: string; vpId?: string; action: string; result: string }): Promise<ProviderAuditResult>;
+  recordEvent(event: {
+    agentDid?: string;
+    vpId?: string;
+    action: string;
+    result: string;
+  }): Promise<ProviderAuditResult>;
   /** Revokes a grant this provider issued, on its own status list. */
   revokeGrant(grantId: string): boolean;
 }
@@ -106,7 +111,9 @@ export async function createDemoProvider(options: ProviderOptions): Promise<Demo
   const grantIndexes = new LruCache<string, number>({ max: MAX_GRANTS });
   const challenges = new LruCache<string, true>({ max: MAX_CHALLENGES, ttlMs: CHALLENGE_TTL_MS, now });
   // The provider verifies the issuer's credentials (did:web on loopback in the demo) and the user's did:key.
-  const resolver = createCachedResolver(createResolver({ methods: { key: resolveDidKey, web: createWebResolver({ allowHttpLoopback: true }) } }));
+  const resolver = createCachedResolver(
+    createResolver({ methods: { key: resolveDidKey, web: createWebResolver({ allowHttpLoopback: true }) } }),
+  );
   const resolveKey = createKeyResolver(resolver);
   let published: { credential: unknown; version: number } | undefined;
   let version = 0;
@@ -122,50 +129,80 @@ export async function createDemoProvider(options: ProviderOptions): Promise<Demo
       encodedList: await encodeStatusList(list),
       ttl: statusListTtlMs,
     });
-    const credential = await createProof(unsigned, { signer: identity.signer, verificationMethod: identity.verificationMethod, proofPurpose: 'assertionMethod' });
+    const credential = await createProof(unsigned, {
+      signer: identity.signer,
+      verificationMethod: identity.verificationMethod,
+      proofPurpose: 'assertionMethod',
+    });
     published = { credential, version: current };
     return credential;
   }
 
   /** Verifies the consent and the agent's credential; every check is reported, the first failure stops. */
-  async function checkConsentRequest(body: unknown): Promise<{ checks: Check[]; consent?: UserConsent; agent?: AgentCredential }> {
+  async function checkConsentRequest(
+    body: unknown,
+  ): Promise<{ checks: Check[]; consent?: UserConsent; agent?: AgentCredential }> {
     const checks: Check[] = [];
     const fail = (check: string, detail: string) => {
       checks.push({ check, ok: false, detail });
       return { checks };
     };
-    if (!isRecord(body) || !isRecord(body.consent) || !isRecord(body.agentCredential)) return fail('request', 'expected {consent, agentCredential}');
+    if (!isRecord(body) || !isRecord(body.consent) || !isRecord(body.agentCredential))
+      return fail('request', 'expected {consent, agentCredential}');
     const consent = body.consent as unknown as UserConsent;
     const proof = isRecord(consent.proof) ? consent.proof : undefined;
     const challenge = typeof proof?.challenge === 'string' ? proof.challenge : '';
-    if (!challenges.get(challenge)) return fail('challenge is ours, unexpired and unused', 'unknown, expired or already used');
+    if (!challenges.get(challenge))
+      return fail('challenge is ours, unexpired and unused', 'unknown, expired or already used');
     challenges.delete(challenge);
     checks.push({ check: 'challenge is ours, unexpired and unused', ok: true });
-    if (consent.type !== 'UserConsent' || consent.provider !== identity.did || typeof consent.user !== 'string' || !DID_SYNTAX.test(consent.user)) {
+    if (
+      consent.type !== 'UserConsent' ||
+      consent.provider !== identity.did ||
+      typeof consent.user !== 'string' ||
+      !DID_SYNTAX.test(consent.user)
+    ) {
       return fail('consent names this provider', `provider ${String(consent.provider)}`);
     }
     checks.push({ check: 'consent names this provider', ok: true, detail: identity.did });
     try {
-      await verifyProof(consent, { resolveKey, expectedProofPurpose: 'authentication', expectedChallenge: challenge, expectedDomain: identity.did, now: new Date(now()) });
+      await verifyProof(consent, {
+        resolveKey,
+        expectedProofPurpose: 'authentication',
+        expectedChallenge: challenge,
+        expectedDomain: identity.did,
+        now: new Date(now()),
+      });
     } catch (error) {
       return fail("user's signature over the consent (authentication, challenge, domain)", message(error));
     }
-    checks.push({ check: "user's signature over the consent (authentication, challenge, domain)", ok: true, detail: consent.user });
+    checks.push({
+      check: "user's signature over the consent (authentication, challenge, domain)",
+      ok: true,
+      detail: consent.user,
+    });
     let agent: AgentCredential;
     try {
       agent = parseCredential(body.agentCredential) as AgentCredential;
-      if (!agent.type.includes('AgentCredential') || issuerId(agent) !== options.issuerDid) throw new Error(`not an AgentCredential of ${options.issuerDid}`);
+      if (!agent.type.includes('AgentCredential') || issuerId(agent) !== options.issuerDid)
+        throw new Error(`not an AgentCredential of ${options.issuerDid}`);
       await verifyProof(agent, { resolveKey, expectedProofPurpose: 'assertionMethod', now: new Date(now()) });
     } catch (error) {
       return fail("agent's credential is signed by the trusted issuer", message(error));
     }
     checks.push({ check: "agent's credential is signed by the trusted issuer", ok: true, detail: options.issuerDid });
-    if (consent.agent !== agent.credentialSubject.id) return fail('consent names the credential\'s agent', `${String(consent.agent)} ≠ ${agent.credentialSubject.id}`);
+    if (consent.agent !== agent.credentialSubject.id)
+      return fail("consent names the credential's agent", `${String(consent.agent)} ≠ ${agent.credentialSubject.id}`);
     checks.push({ check: "consent names the credential's agent", ok: true, detail: agent.credentialSubject.id });
     return { checks, consent, agent };
   }
 
-  async function recordEvent(event: { agentDid?: string; vpId?: string; action: string; result: string }): Promise<ProviderAuditResult> {
+  async function recordEvent(event: {
+    agentDid?: string;
+    vpId?: string;
+    action: string;
+    result: string;
+  }): Promise<ProviderAuditResult> {
     const unsigned = {
       type: 'AuditEvent',
       id: newUrnUuid(),
@@ -177,9 +214,21 @@ export async function createDemoProvider(options: ProviderOptions): Promise<Demo
       result: event.result.slice(0, 256),
     };
     try {
-      const signed = await createProof(unsigned, { signer: identity.signer, verificationMethod: identity.verificationMethod, proofPurpose: 'assertionMethod' });
-      const response = await fetch(`${options.issuerUrl}/v1/audit/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(signed), signal: AbortSignal.timeout(3000) });
-      return { recorded: response.ok, detail: response.ok ? 'recorded by the issuer' : `the issuer answered ${response.status}` };
+      const signed = await createProof(unsigned, {
+        signer: identity.signer,
+        verificationMethod: identity.verificationMethod,
+        proofPurpose: 'assertionMethod',
+      });
+      const response = await fetch(`${options.issuerUrl}/v1/audit/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(signed),
+        signal: AbortSignal.timeout(3000),
+      });
+      return {
+        recorded: response.ok,
+        detail: response.ok ? 'recorded by the issuer' : `the issuer answered ${response.status}`,
+      };
     } catch (error) {
       return { recorded: false, detail: `the issuer is unreachable: ${message(error)}` };
     }
@@ -188,7 +237,14 @@ export async function createDemoProvider(options: ProviderOptions): Promise<Demo
   const app = new Hono();
   app.use(
     '*',
-    bodyLimit({ maxSize: MAX_REQUEST_BYTES, onError: (c) => c.json({ error: { code: 'PAYLOAD_TOO_LARGE', message: `request bodies are limited to ${MAX_REQUEST_BYTES} bytes` } }, 413) }),
+    bodyLimit({
+      maxSize: MAX_REQUEST_BYTES,
+      onError: (c) =>
+        c.json(
+          { error: { code: 'PAYLOAD_TOO_LARGE', message: `request bodies are limited to ${MAX_REQUEST_BYTES} bytes` } },
+          413,
+        ),
+    }),
   );
 
   app.get('/provider/status/grants', async (c) => {
@@ -202,9 +258,20 @@ export async function createDemoProvider(options: ProviderOptions): Promise<Demo
   app.get('/provider/consent', (c) => {
     const challenge = encodeBase64url(randomBytes(16));
     challenges.set(challenge, true);
-    return c.json({ provider: identity.did, providerName: 'Demo Files', target: options.target, privilegeScopes: [...options.offeredScopes], challenge, expiresAt: new Date(now() + CHALLENGE_TTL_MS).toISOString() }, 200, {
-      'cache-control': 'no-store',
-    });
+    return c.json(
+      {
+        provider: identity.did,
+        providerName: 'Demo Files',
+        target: options.target,
+        privilegeScopes: [...options.offeredScopes],
+        challenge,
+        expiresAt: new Date(now() + CHALLENGE_TTL_MS).toISOString(),
+      },
+      200,
+      {
+        'cache-control': 'no-store',
+      },
+    );
   });
 
   app.post('/provider/grants', async (c) => {
@@ -214,7 +281,15 @@ export async function createDemoProvider(options: ProviderOptions): Promise<Demo
       // twice would read one way here and another to a first-wins parser downstream.
       body = parseJson(await c.req.text());
     } catch {
-      return c.json({ error: { code: 'MALFORMED', message: 'the body is not safe JSON (syntax, depth, a forbidden key or a member named twice)' } }, 400);
+      return c.json(
+        {
+          error: {
+            code: 'MALFORMED',
+            message: 'the body is not safe JSON (syntax, depth, a forbidden key or a member named twice)',
+          },
+        },
+        400,
+      );
     }
     const { checks, consent, agent } = await checkConsentRequest(body);
     if (!consent || !agent) return c.json({ granted: false, checks }, 403);
@@ -228,17 +303,35 @@ export async function createDemoProvider(options: ProviderOptions): Promise<Demo
         privilegeScopes: [...consent.privilegeScopes],
         consent,
         ceiling: [...agent.credentialSubject.privilegeScopes],
-        credentialStatus: [buildStatusListEntry({ statusListCredential: statusListUrl, statusListIndex: index, statusPurpose: 'revocation' })],
+        credentialStatus: [
+          buildStatusListEntry({
+            statusListCredential: statusListUrl,
+            statusListIndex: index,
+            statusPurpose: 'revocation',
+          }),
+        ],
         validFrom: new Date(now()),
         validUntil: new Date(now() + (options.grantLifetimeSeconds ?? 3600) * 1000),
       });
     } catch (error) {
-      checks.push({ check: "grant within the consent and the agent's ceiling", ok: false, detail: isMandateError(error) ? `${error.code}: ${error.message}` : message(error) });
+      checks.push({
+        check: "grant within the consent and the agent's ceiling",
+        ok: false,
+        detail: isMandateError(error) ? `${error.code}: ${error.message}` : message(error),
+      });
       return c.json({ granted: false, checks }, 403);
     }
     grantIndexes.set(grant.id, index);
-    checks.push({ check: "grant within the consent and the agent's ceiling", ok: true, detail: grant.credentialSubject.privilegeScopes.join(' ') });
-    checks.push({ check: 'signed with the provider\'s own key, on its own status list', ok: true, detail: `${statusListUrl}#${index}` });
+    checks.push({
+      check: "grant within the consent and the agent's ceiling",
+      ok: true,
+      detail: grant.credentialSubject.privilegeScopes.join(' '),
+    });
+    checks.push({
+      check: "signed with the provider's own key, on its own status list",
+      ok: true,
+      detail: `${statusListUrl}#${index}`,
+    });
     return c.json({ granted: true, checks, grant }, 201);
   });
 
@@ -246,10 +339,19 @@ export async function createDemoProvider(options: ProviderOptions): Promise<Demo
   // the issuer's audit trail under the provider's signature. Only reason codes are accepted.
   app.post('/provider/refusals', async (c) => {
     const body: unknown = await c.req.json().catch(() => undefined);
-    if (!isRecord(body) || typeof body.reason !== 'string' || !/^[A-Z_]{3,40}$/.test(body.reason) || typeof body.action !== 'string') {
+    if (
+      !isRecord(body) ||
+      typeof body.reason !== 'string' ||
+      !/^[A-Z_]{3,40}$/.test(body.reason) ||
+      typeof body.action !== 'string'
+    ) {
       return c.json({ error: { code: 'MALFORMED', message: 'expected {reason, action}' } }, 400);
     }
-    const result = await recordEvent({ action: body.action, result: `denied ${body.reason}`, ...(typeof body.agentDid === 'string' ? { agentDid: body.agentDid } : {}) });
+    const result = await recordEvent({
+      action: body.action,
+      result: `denied ${body.reason}`,
+      ...(typeof body.agentDid === 'string' ? { agentDid: body.agentDid } : {}),
+    });
     return c.json(result, result.recorded ? 201 : 502);
   });
 
@@ -259,10 +361,18 @@ export async function createDemoProvider(options: ProviderOptions): Promise<Demo
     const agentDid = c.req.header('x-mandate-agent-did');
     const scopes = c.req.header('x-mandate-scopes');
     const vpId = c.req.header('x-mandate-vp-id');
-    if (!agentDid || scopes === undefined) return c.json({ error: { code: 'UNVERIFIED', message: 'this API is reached through the verifier' } }, 401);
+    if (!agentDid || scopes === undefined)
+      return c.json({ error: { code: 'UNVERIFIED', message: 'this API is reached through the verifier' } }, 401);
     const action = `${c.req.method} /api/files/${c.req.param('name')}`;
     const audit = await recordEvent({ agentDid, ...(vpId ? { vpId } : {}), action, result: 'allowed' });
-    return c.json({ ok: true, file: c.req.param('name'), agentDid, effectiveScopes: scopes.split(' ').filter(Boolean), vpId, audit: audit.detail });
+    return c.json({
+      ok: true,
+      file: c.req.param('name'),
+      agentDid,
+      effectiveScopes: scopes.split(' ').filter(Boolean),
+      vpId,
+      audit: audit.detail,
+    });
   });
 
   return {
@@ -279,4 +389,3 @@ export async function createDemoProvider(options: ProviderOptions): Promise<Demo
     },
   };
 }
-

@@ -41,7 +41,15 @@ import { consoleRoutes } from './routes/console.ts';
 import { consoleSupportRoutes } from './routes/console-support.ts';
 
 /** Documents any verifier, in any origin, must be able to read. */
-const PUBLIC_DOCUMENTS = ['/.well-known/did.json', '/.well-known/jwks.json', '/agents/*', '/dids/*', '/contexts/*', '/v1/status-list/*', '/v1/sessions/public-key'];
+const PUBLIC_DOCUMENTS = [
+  '/.well-known/did.json',
+  '/.well-known/jwks.json',
+  '/agents/*',
+  '/dids/*',
+  '/contexts/*',
+  '/v1/status-list/*',
+  '/v1/sessions/public-key',
+];
 
 /** Readable cross-origin (Fetch §3.7 CORP); set before secureHeaders, which does not overwrite it. */
 const crossOriginReadable: MiddlewareHandler<IssuerEnv> = async (c, next) => {
@@ -76,7 +84,12 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
     }),
   );
   app.use('*', jsonBodies({ formPaths: ['/v1/sessions/introspect'] }));
-  const publicCors = cors({ origin: '*', allowMethods: ['GET', 'HEAD'], exposeHeaders: ['ETag', 'Cache-Control'], maxAge: 86_400 });
+  const publicCors = cors({
+    origin: '*',
+    allowMethods: ['GET', 'HEAD'],
+    exposeHeaders: ['ETag', 'Cache-Control'],
+    maxAge: 86_400,
+  });
   for (const path of PUBLIC_DOCUMENTS) app.use(path, publicCors, crossOriginReadable, etag());
   app.onError(createErrorHandler({ audit: ctx.audit, log: ctx.log }));
   app.notFound(notFoundHandler);

@@ -51,7 +51,8 @@ export interface AuditPage {
   nextCursor?: string;
 }
 
-export type ChainVerdict = { intact: true; count: number; headHash: string } | { intact: false; brokenAt: number; count: number };
+export type ChainVerdict =
+  { intact: true; count: number; headHash: string } | { intact: false; brokenAt: number; count: number };
 
 export interface AuditLog {
   record(input: AuditInput): AuditRecord;
@@ -129,7 +130,7 @@ export function createAuditLog(db: IssuerDb, store: AuditStore, now: () => numbe
     let count = 0;
     let brokenAt: number | undefined;
     // From below any seq, so that a row renumbered to zero or less still shows up (as a break).
-    for (let afterSeq = Number.MIN_SAFE_INTEGER; ; ) {
+    for (let afterSeq = Number.MIN_SAFE_INTEGER; ;) {
       // Chunks by seq, with no statement left open across the yield (better-sqlite3 refuses
       // writes on a connection with an iterator in progress).
       const rows = store.list({ afterSeq, limit: VERIFY_CHUNK }).filter((row) => row.seq <= head);
@@ -175,7 +176,10 @@ export function createAuditLog(db: IssuerDb, store: AuditStore, now: () => numbe
       const cursor = Number.isSafeInteger(parsed) && parsed > 0 ? parsed : undefined;
       // The cursor is the seq of the previous page's last record: the next page starts past it,
       // going up (asc) or down (desc).
-      const bound = query.order === 'desc' ? { order: 'desc' as const, ...(cursor === undefined ? {} : { beforeSeq: cursor }) } : { afterSeq: cursor ?? 0 };
+      const bound =
+        query.order === 'desc'
+          ? { order: 'desc' as const, ...(cursor === undefined ? {} : { beforeSeq: cursor }) }
+          : { afterSeq: cursor ?? 0 };
       const rows = store.list({
         ...(query.agentDid === undefined ? {} : { agentDid: query.agentDid }),
         ...(query.event === undefined ? {} : { event: query.event }),

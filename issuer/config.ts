@@ -13,7 +13,18 @@
  * the host and port of `API_BASE_URL` with the port's ":" percent-encoded (did:web §3.1:
  * `did:web:127.0.0.1%3A8787`). `startIssuer` re-derives both after binding an ephemeral port.
  */
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { bytesToHex, equalBytes, hexToBytes, randomBytes } from '../wallet/crypto/bytes.ts';
@@ -105,10 +116,13 @@ const MIN_ADMIN_KEY_LENGTH = 32;
  */
 export const BEARER_TOKEN_CHARACTERS = '[A-Za-z0-9\\-._~+/]+=*';
 
-const blankToUndefined = (value: unknown): unknown => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+const blankToUndefined = (value: unknown): unknown =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
 const optionalString = z.preprocess(blankToUndefined, z.string().optional());
 const boolean = (fallback: boolean) =>
-  z.preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).optional()).transform((v) => (v === undefined ? fallback : v === 'true' || v === '1'));
+  z
+    .preprocess(blankToUndefined, z.enum(['true', 'false', '1', '0']).optional())
+    .transform((v) => (v === undefined ? fallback : v === 'true' || v === '1'));
 const integer = (fallback: number, min: number, max: number) =>
   z.preprocess(blankToUndefined, z.coerce.number().int().min(min).max(max).optional()).transform((v) => v ?? fallback);
 
@@ -117,17 +131,28 @@ const envSchema = z.object({
   HOST: z.preprocess(blankToUndefined, z.string().default('127.0.0.1')),
   PORT: integer(8787, 0, 65535),
   API_BASE_URL: optionalString,
-  SERVICE_STORAGE_ADAPTER: z.preprocess(blankToUndefined, z.literal('sqlite', { error: 'must be "sqlite" (a Postgres adapter will follow)' }).default('sqlite')),
+  SERVICE_STORAGE_ADAPTER: z.preprocess(
+    blankToUndefined,
+    z.literal('sqlite', { error: 'must be "sqlite" (a Postgres adapter will follow)' }).default('sqlite'),
+  ),
   SERVICE_SQLITE_PATH: z.preprocess(blankToUndefined, z.string().default('./data/issuer.db')),
-  SERVICE_CACHE_ADAPTER: z.preprocess(blankToUndefined, z.literal('memory', { error: 'must be "memory"' }).default('memory')),
+  SERVICE_CACHE_ADAPTER: z.preprocess(
+    blankToUndefined,
+    z.literal('memory', { error: 'must be "memory"' }).default('memory'),
+  ),
   DID_METHOD: z.preprocess(
     blankToUndefined,
-    z.enum(['web', 'key'], { error: 'must be "web" or "key": anchored (ledger) DIDs are resolvable, not issuable' }).default('web'),
+    z
+      .enum(['web', 'key'], { error: 'must be "web" or "key": anchored (ledger) DIDs are resolvable, not issuable' })
+      .default('web'),
   ),
   DID_DOMAIN: optionalString,
   SERVICE_ADMIN_API_KEY: optionalString,
   SERVICE_SIGNING_KEY: optionalString,
-  SERVICE_PREVIOUS_SIGNING_KEYS: z.preprocess(blankToUndefined, z.enum(['keep', 'drop'], { error: 'must be "keep" or "drop"' }).default('keep')),
+  SERVICE_PREVIOUS_SIGNING_KEYS: z.preprocess(
+    blankToUndefined,
+    z.enum(['keep', 'drop'], { error: 'must be "keep" or "drop"' }).default('keep'),
+  ),
   SERVICE_KEY_ENCRYPTION_KEY: optionalString,
   SERVICE_OPEN_ENROLLMENT: boolean(false),
   SERVICE_FETCH_PRIVATE_NETWORK: boolean(false),
@@ -142,7 +167,10 @@ const envSchema = z.object({
   SERVICE_CREDENTIAL_TTL_SECONDS: integer(90 * 86_400, 60, 10 * 365 * 86_400),
   SERVICE_STATUS_LIST_TTL_SECONDS: integer(300, 1, 86_400),
   // Measured in the issue: WebCrypto verifies run on libuv's pool and win under concurrent load.
-  SERVICE_ED25519_BACKEND: z.preprocess(blankToUndefined, z.enum(['node', 'webcrypto', 'noble', 'auto']).default('webcrypto')),
+  SERVICE_ED25519_BACKEND: z.preprocess(
+    blankToUndefined,
+    z.enum(['node', 'webcrypto', 'noble', 'auto']).default('webcrypto'),
+  ),
 });
 
 type ParsedEnv = z.infer<typeof envSchema>;
@@ -187,7 +215,8 @@ function normalizeBaseUrl(value: string): string {
     invalid(`API_BASE_URL: must be an absolute http(s) URL (got "${value.slice(0, 80)}")`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') invalid('API_BASE_URL: must use http or https');
-  if (url.username || url.password || url.search || url.hash) invalid('API_BASE_URL: must not carry credentials, a query or a fragment');
+  if (url.username || url.password || url.search || url.hash)
+    invalid('API_BASE_URL: must not carry credentials, a query or a fragment');
   return url.href.replace(/\/+$/, '');
 }
 
@@ -219,7 +248,11 @@ function readSecretsFile(path: string): StoredSecrets | undefined {
       `${path} is not valid JSON; restore it (deleting it generates new secrets, and keys encrypted under the old key-encryption key can no longer be read)`,
     );
   }
-  const schema = z.object({ adminApiKey: z.string().optional(), signingKey: z.string().optional(), keyEncryptionKey: z.string().optional() });
+  const schema = z.object({
+    adminApiKey: z.string().optional(),
+    signingKey: z.string().optional(),
+    keyEncryptionKey: z.string().optional(),
+  });
   const result = schema.safeParse(parsed);
   if (!result.success) throw new ConfigError('SECRETS_FILE_INVALID', `${path}: ${firstIssue(result.error)}`);
   return result.data;
@@ -283,9 +316,11 @@ function parseIntrospectionKeys(value: string | undefined, adminApiKey: string, 
   const bearer = new RegExp(`^${BEARER_TOKEN_CHARACTERS}$`);
   for (const [i, key] of keys.entries()) {
     const name = `SERVICE_INTROSPECTION_KEYS (key ${i + 1})`;
-    if (key.length < MIN_ADMIN_KEY_LENGTH || !bearer.test(key)) invalid(`${name}: must be at least ${MIN_ADMIN_KEY_LENGTH} characters a Bearer token can hold (RFC 6750 §2.1)`);
+    if (key.length < MIN_ADMIN_KEY_LENGTH || !bearer.test(key))
+      invalid(`${name}: must be at least ${MIN_ADMIN_KEY_LENGTH} characters a Bearer token can hold (RFC 6750 §2.1)`);
     if (key === adminApiKey) invalid(`${name}: must differ from SERVICE_ADMIN_API_KEY (it grants introspection only)`);
-    if (production && looksPlaceholder(key, MIN_DISTINCT_ADMIN_KEY_CHARACTERS)) invalid(`${name}: is not random (a placeholder?)`);
+    if (production && looksPlaceholder(key, MIN_DISTINCT_ADMIN_KEY_CHARACTERS))
+      invalid(`${name}: is not random (a placeholder?)`);
   }
   return keys;
 }
@@ -303,31 +338,44 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
   const warnings: string[] = [];
 
   const apiBaseUrlDerived = e.API_BASE_URL === undefined;
-  if (apiBaseUrlDerived && production) throw new ConfigError('CONFIG_MISSING', 'API_BASE_URL: required in production (the public URL of this issuer)');
+  if (apiBaseUrlDerived && production)
+    throw new ConfigError('CONFIG_MISSING', 'API_BASE_URL: required in production (the public URL of this issuer)');
   const apiBaseUrl = apiBaseUrlDerived ? baseUrlFor(e.HOST, e.PORT) : normalizeBaseUrl(e.API_BASE_URL as string);
-  if (production && new URL(apiBaseUrl).protocol !== 'https:' && !isLoopbackUrl(apiBaseUrl)) invalid('API_BASE_URL: must be https in production');
+  if (production && new URL(apiBaseUrl).protocol !== 'https:' && !isLoopbackUrl(apiBaseUrl))
+    invalid('API_BASE_URL: must be https in production');
 
   let didDomain: string | undefined;
   const didDomainDerived = e.DID_METHOD === 'web' && e.DID_DOMAIN === undefined;
   if (e.DID_METHOD === 'web') {
-    if (e.DID_DOMAIN === undefined && production) throw new ConfigError('CONFIG_MISSING', 'DID_DOMAIN: required with DID_METHOD=web in production');
+    if (e.DID_DOMAIN === undefined && production)
+      throw new ConfigError('CONFIG_MISSING', 'DID_DOMAIN: required with DID_METHOD=web in production');
     didDomain = e.DID_DOMAIN ?? didDomainFor(apiBaseUrl);
-    if (!DID_DOMAIN_SYNTAX.test(didDomain)) invalid(`DID_DOMAIN: must be a host with an optional %3A-encoded port and no path, e.g. issuer.example.com or 127.0.0.1%3A8787`);
+    if (!DID_DOMAIN_SYNTAX.test(didDomain))
+      invalid(
+        `DID_DOMAIN: must be a host with an optional %3A-encoded port and no path, e.g. issuer.example.com or 127.0.0.1%3A8787`,
+      );
     // did:web §3.1: the identifier "MUST NOT include IP addresses". Development's loopback default is the exception.
-    if (production && IP_HOST.test(didDomain)) invalid('DID_DOMAIN: must be a DNS name in production (did:web: the identifier must not include IP addresses)');
+    if (production && IP_HOST.test(didDomain))
+      invalid('DID_DOMAIN: must be a DNS name in production (did:web: the identifier must not include IP addresses)');
   } else if (e.DID_DOMAIN !== undefined) {
     warnings.push('DID_DOMAIN is ignored with DID_METHOD=key');
   }
 
   if (e.SERVICE_OPEN_ENROLLMENT) {
-    if (production) invalid('SERVICE_OPEN_ENROLLMENT: must not be true in production (anyone could mint their own authority)');
+    if (production)
+      invalid('SERVICE_OPEN_ENROLLMENT: must not be true in production (anyone could mint their own authority)');
     warnings.push('SERVICE_OPEN_ENROLLMENT=true: anyone can mint enrollment tokens (development only)');
   }
 
   // Secrets: from the environment; in production, nothing else.
-  const missing = (['SERVICE_ADMIN_API_KEY', 'SERVICE_SIGNING_KEY', 'SERVICE_KEY_ENCRYPTION_KEY'] as const).filter((name) => e[name] === undefined);
+  const missing = (['SERVICE_ADMIN_API_KEY', 'SERVICE_SIGNING_KEY', 'SERVICE_KEY_ENCRYPTION_KEY'] as const).filter(
+    (name) => e[name] === undefined,
+  );
   if (production && missing.length > 0) {
-    throw new ConfigError('CONFIG_MISSING', `${missing.join(', ')}: required in production (generate with: node -e "console.log(require('crypto').randomBytes(32).toString('hex'))")`);
+    throw new ConfigError(
+      'CONFIG_MISSING',
+      `${missing.join(', ')}: required in production (generate with: node -e "console.log(require('crypto').randomBytes(32).toString('hex'))")`,
+    );
   }
   let secretsFile: string | undefined;
   const generatedSecrets: string[] = [];
@@ -352,26 +400,42 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
   const adminApiKey = fill('adminApiKey', 'SERVICE_ADMIN_API_KEY', () => bytesToBase64url(randomBytes(32)));
   const signingHex = fill('signingKey', 'SERVICE_SIGNING_KEY', () => bytesToHex(randomBytes(32)));
   const kekHex = fill('keyEncryptionKey', 'SERVICE_KEY_ENCRYPTION_KEY', () => bytesToHex(randomBytes(32)));
-  const source = (envName: string) => (e[envName as keyof ParsedEnv] !== undefined ? 'environment' : (secretsFile ?? 'generated'));
-  if (adminApiKey.length < MIN_ADMIN_KEY_LENGTH) invalid(`SERVICE_ADMIN_API_KEY: must be at least ${MIN_ADMIN_KEY_LENGTH} characters (${source('SERVICE_ADMIN_API_KEY')})`);
+  const source = (envName: string) =>
+    e[envName as keyof ParsedEnv] !== undefined ? 'environment' : (secretsFile ?? 'generated');
+  if (adminApiKey.length < MIN_ADMIN_KEY_LENGTH)
+    invalid(
+      `SERVICE_ADMIN_API_KEY: must be at least ${MIN_ADMIN_KEY_LENGTH} characters (${source('SERVICE_ADMIN_API_KEY')})`,
+    );
   if (!new RegExp(`^${BEARER_TOKEN_CHARACTERS}$`).test(adminApiKey)) {
-    invalid(`SERVICE_ADMIN_API_KEY: may hold only letters, digits and - . _ ~ + /, with = only at the end, as a Bearer token can (RFC 6750 §2.1) (${source('SERVICE_ADMIN_API_KEY')})`);
+    invalid(
+      `SERVICE_ADMIN_API_KEY: may hold only letters, digits and - . _ ~ + /, with = only at the end, as a Bearer token can (RFC 6750 §2.1) (${source('SERVICE_ADMIN_API_KEY')})`,
+    );
   }
   const signingKey = parseKey(signingHex, 'SERVICE_SIGNING_KEY', source('SERVICE_SIGNING_KEY'));
   const keyEncryptionKey = parseKey(kekHex, 'SERVICE_KEY_ENCRYPTION_KEY', source('SERVICE_KEY_ENCRYPTION_KEY'));
   // One secret as both an AES key and an Ed25519 seed: whoever learns one learns both.
-  if (equalBytes(signingKey, keyEncryptionKey)) invalid('SERVICE_KEY_ENCRYPTION_KEY: must differ from SERVICE_SIGNING_KEY');
+  if (equalBytes(signingKey, keyEncryptionKey))
+    invalid('SERVICE_KEY_ENCRYPTION_KEY: must differ from SERVICE_SIGNING_KEY');
   if (production) {
-    const placeholder = 'is not random (a placeholder?); generate one with: node -e "console.log(require(\'crypto\').randomBytes(32).toString(\'hex\'))"';
-    if (looksPlaceholder(adminApiKey, MIN_DISTINCT_ADMIN_KEY_CHARACTERS)) invalid(`SERVICE_ADMIN_API_KEY: ${placeholder}`);
+    const placeholder =
+      "is not random (a placeholder?); generate one with: node -e \"console.log(require('crypto').randomBytes(32).toString('hex'))\"";
+    if (looksPlaceholder(adminApiKey, MIN_DISTINCT_ADMIN_KEY_CHARACTERS))
+      invalid(`SERVICE_ADMIN_API_KEY: ${placeholder}`);
     if (looksPlaceholder(signingKey, MIN_DISTINCT_KEY_BYTES)) invalid(`SERVICE_SIGNING_KEY: ${placeholder}`);
-    if (looksPlaceholder(keyEncryptionKey, MIN_DISTINCT_KEY_BYTES)) invalid(`SERVICE_KEY_ENCRYPTION_KEY: ${placeholder}`);
+    if (looksPlaceholder(keyEncryptionKey, MIN_DISTINCT_KEY_BYTES))
+      invalid(`SERVICE_KEY_ENCRYPTION_KEY: ${placeholder}`);
   }
   const introspectionKeys = parseIntrospectionKeys(e.SERVICE_INTROSPECTION_KEYS, adminApiKey, production);
   if (e.SERVICE_FETCH_PRIVATE_NETWORK) {
-    warnings.push('SERVICE_FETCH_PRIVATE_NETWORK=true: DIDs and status lists anyone names are fetched from private and loopback addresses too');
+    warnings.push(
+      'SERVICE_FETCH_PRIVATE_NETWORK=true: DIDs and status lists anyone names are fetched from private and loopback addresses too',
+    );
   }
-  if (generatedSecrets.length > 0 && secretsFile !== undefined && !writeSecretsFile(secretsFile, stored, !secretsFileExisted)) {
+  if (
+    generatedSecrets.length > 0 &&
+    secretsFile !== undefined &&
+    !writeSecretsFile(secretsFile, stored, !secretsFileExisted)
+  ) {
     // Another issuer created the file first: use what it stored.
     return loadConfig(env);
   }
@@ -406,7 +470,11 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
     introspectionKeys,
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.SERVICE_BODY_LIMIT_BYTES,
-    rateLimit: { perIp: e.SERVICE_RATE_LIMIT_PER_IP, perToken: e.SERVICE_RATE_LIMIT_PER_TOKEN, windowMs: e.SERVICE_RATE_LIMIT_WINDOW_SECONDS * 1000 },
+    rateLimit: {
+      perIp: e.SERVICE_RATE_LIMIT_PER_IP,
+      perToken: e.SERVICE_RATE_LIMIT_PER_TOKEN,
+      windowMs: e.SERVICE_RATE_LIMIT_WINDOW_SECONDS * 1000,
+    },
     enrollmentTokenTtlSeconds: e.SERVICE_ENROLLMENT_TOKEN_TTL_SECONDS,
     onboardingTtlSeconds: e.SERVICE_ONBOARDING_TTL_SECONDS,
     credentialTtlSeconds: e.SERVICE_CREDENTIAL_TTL_SECONDS,
@@ -437,5 +505,8 @@ export function withBoundPort(config: IssuerConfig, port: number): IssuerConfig 
  */
 export function fetchPolicy(config: Pick<IssuerConfig, 'apiBaseUrl' | 'nodeEnv' | 'fetchPrivateNetwork'>): UrlPolicy {
   if (config.fetchPrivateNetwork) return { allowHttpLoopback: true, allowPrivateNetwork: true };
-  return { allowHttpLoopback: config.nodeEnv !== 'production' && isLoopbackUrl(config.apiBaseUrl), allowPrivateNetwork: false };
+  return {
+    allowHttpLoopback: config.nodeEnv !== 'production' && isLoopbackUrl(config.apiBaseUrl),
+    allowPrivateNetwork: false,
+  };
 }

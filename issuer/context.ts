@@ -52,7 +52,10 @@ export interface IssuerContextOptions {
   log?: Logger;
 }
 
-export async function createIssuerContext(config: IssuerConfig, options: IssuerContextOptions = {}): Promise<IssuerContext> {
+export async function createIssuerContext(
+  config: IssuerConfig,
+  options: IssuerContextOptions = {},
+): Promise<IssuerContext> {
   const now = options.now ?? Date.now;
   const log = options.log ?? createLogger({ level: config.logLevel, now });
   setEd25519Backend(config.ed25519Backend);
@@ -88,7 +91,10 @@ export async function createIssuerContext(config: IssuerConfig, options: IssuerC
     ensureDefaultStatusLists(ctx);
     if (db.upgradedFrom !== undefined) {
       const completed = completeLegacyRevocations(ctx);
-      if (completed.length > 0) log.warn('upgrade: revoked credentials that revocations by an older issuer had left working', { count: completed.length });
+      if (completed.length > 0)
+        log.warn('upgrade: revoked credentials that revocations by an older issuer had left working', {
+          count: completed.length,
+        });
     }
     return ctx;
   } catch (error) {

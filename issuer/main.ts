@@ -29,7 +29,9 @@ async function main(): Promise<void> {
   });
   if (config.logLevel !== 'silent') {
     // One write, so a reader of the stream never sees half a banner.
-    const secrets = issuer.ctx.config.secretsFile ? `  development secrets (admin API key, keys): ${issuer.ctx.config.secretsFile}\n` : '';
+    const secrets = issuer.ctx.config.secretsFile
+      ? `  development secrets (admin API key, keys): ${issuer.ctx.config.secretsFile}\n`
+      : '';
     process.stderr.write(
       `Mandate issuer listening on ${issuer.url}\n  operator console: ${issuer.url}/console\n  API reference: ${issuer.url}/docs\n  issuer DID: ${issuer.ctx.issuer.did}\n${secrets}`,
     );

@@ -40,7 +40,11 @@ export interface RunningIssuer {
   close(): Promise<void>;
 }
 
-function listen(port: number, hostname: string, fetch: (request: Request, env: unknown) => Response | Promise<Response>): Promise<ServerType> {
+function listen(
+  port: number,
+  hostname: string,
+  fetch: (request: Request, env: unknown) => Response | Promise<Response>,
+): Promise<ServerType> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch, port, hostname }, () => resolve(server));
     // Idle keep-alive connections outlive a load balancer's idle timeout (commonly 60 s): a
@@ -59,13 +63,21 @@ export async function startIssuer(options: StartIssuerOptions = {}): Promise<Run
   const host = options.host ?? loaded.host;
   let handler: ((request: Request, env: unknown) => Response | Promise<Response>) | undefined;
   const server = await listen(options.port ?? loaded.port, host, (request, env) =>
-    handler ? handler(request, env) : Response.json(errorBody('SERVICE_UNAVAILABLE', 'the issuer is starting; retry shortly'), { status: 503, headers: { 'retry-after': '1' } }),
+    handler
+      ? handler(request, env)
+      : Response.json(errorBody('SERVICE_UNAVAILABLE', 'the issuer is starting; retry shortly'), {
+          status: 503,
+          headers: { 'retry-after': '1' },
+        }),
   );
   const port = (server.address() as AddressInfo).port;
   let ctx: IssuerContext;
   try {
     await options.onListening?.(baseUrlFor(host, port));
-    ctx = await createIssuerContext(withBoundPort({ ...loaded, host }, port), { ...(options.log ? { log: options.log } : {}), ...(options.now ? { now: options.now } : {}) });
+    ctx = await createIssuerContext(withBoundPort({ ...loaded, host }, port), {
+      ...(options.log ? { log: options.log } : {}),
+      ...(options.now ? { now: options.now } : {}),
+    });
   } catch (error) {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     throw error;

@@ -6,7 +6,10 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 function onPath(name) {
-  return (process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, name)).find(executable);
+  return (process.env.PATH ?? '')
+    .split(delimiter)
+    .map((dir) => join(dir, name))
+    .find(executable);
 }
 
 function executable(path) {

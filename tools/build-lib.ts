@@ -44,10 +44,20 @@ export interface LibBuildOptions {
 }
 
 /** Empties `outDir` and compiles into it; rejects with tsc's diagnostics when it fails. */
-export async function buildLib({ outDir = LIB_DIR, declarations = true }: LibBuildOptions = {}): Promise<LibBuildReport> {
+export async function buildLib({
+  outDir = LIB_DIR,
+  declarations = true,
+}: LibBuildOptions = {}): Promise<LibBuildReport> {
   await rm(outDir, { recursive: true, force: true });
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const args = [tsc, '-p', join(root, 'tsconfig.lib.json'), '--outDir', outDir, ...(declarations ? [] : ['--declaration', 'false'])];
+  const args = [
+    tsc,
+    '-p',
+    join(root, 'tsconfig.lib.json'),
+    '--outDir',
+    outDir,
+    ...(declarations ? [] : ['--declaration', 'false']),
+  ];
   try {
     await promisify(execFile)(process.execPath, args, { cwd: root });
   } catch (error) {

@@ -35,7 +35,12 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** Builds every bundle into `outDir` (default `dist/`, emptied of earlier builds of them first). */
 export async function buildVerifierBundles(options: { outDir?: string } = {}): Promise<BuildReport> {
-  const outDir = options.outDir === undefined ? join(root, 'dist') : isAbsolute(options.outDir) ? options.outDir : join(root, options.outDir);
+  const outDir =
+    options.outDir === undefined
+      ? join(root, 'dist')
+      : isAbsolute(options.outDir)
+        ? options.outDir
+        : join(root, options.outDir);
   await mkdir(outDir, { recursive: true });
   const bundles: BundleSize[] = [];
   // One after another: the machine is shared, and the three builds share most modules.
@@ -56,7 +61,10 @@ function kb(bytes: number): string {
 
 /** The size table `npm run build` prints. */
 export function formatReport(report: BuildReport): string {
-  const lines = ['file                      minified     gzip -9', ...report.bundles.map((b) => `${b.fileName.padEnd(24)} ${kb(b.bytes).padStart(9)} ${kb(b.gzipBytes).padStart(12)}`)];
+  const lines = [
+    'file                      minified     gzip -9',
+    ...report.bundles.map((b) => `${b.fileName.padEnd(24)} ${kb(b.bytes).padStart(9)} ${kb(b.gzipBytes).padStart(12)}`),
+  ];
   const worker = report.bundles.find((b) => b.fileName === 'verifier-sw.js');
   if (worker) {
     lines.push(

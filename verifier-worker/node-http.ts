@@ -80,7 +80,10 @@ const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 function assertPlainTarget(target: string): void {
   const path = target.split(/[?#]/, 1)[0] ?? '';
   if (path.includes('\\') || path.split('/').some((segment) => DOT_SEGMENT.test(segment))) {
-    throw new RequestTargetError('AMBIGUOUS_REQUEST_TARGET', 'the request target has a dot segment or a backslash: the application could read it as another path than the verifier');
+    throw new RequestTargetError(
+      'AMBIGUOUS_REQUEST_TARGET',
+      'the request target has a dot segment or a backslash: the application could read it as another path than the verifier',
+    );
   }
 }
 
@@ -103,7 +106,8 @@ export function toWebRequest(req: IncomingMessage, options: ToWebRequestOptions 
   const target = typeof originalUrl === 'string' ? originalUrl : (req.url ?? '/');
   assertPlainTarget(target);
   const method = req.method ?? 'GET';
-  if (FORBIDDEN_METHOD.test(method)) throw new RequestTargetError('UNSUPPORTED_METHOD', `${method} requests cannot be verified`);
+  if (FORBIDDEN_METHOD.test(method))
+    throw new RequestTargetError('UNSUPPORTED_METHOD', `${method} requests cannot be verified`);
   const base = new URL(originOf(req, options));
   const url = target.startsWith('/') ? new URL(base.origin + target) : new URL(target, base);
   return new Request(url, { method, headers });
@@ -152,7 +156,14 @@ function webRequestOrRefusal(req: IncomingMessage, options: ToWebRequestOptions)
   } catch (error) {
     if (!(error instanceof RequestTargetError)) throw error;
     const { message } = error;
-    return { allowed: false, status: 400, body: { valid: false, reason: 'MALFORMED', message }, headers: {}, failedCheck: 'presentation', checks: [{ check: 'presentation', ok: false, reason: 'MALFORMED', message }] };
+    return {
+      allowed: false,
+      status: 400,
+      body: { valid: false, reason: 'MALFORMED', message },
+      headers: {},
+      failedCheck: 'presentation',
+      checks: [{ check: 'presentation', ok: false, reason: 'MALFORMED', message }],
+    };
   }
 }
 
@@ -202,7 +213,10 @@ export function nodeHandler(
       await next(accept(req, outcome, options), res);
     } catch {
       if (res.headersSent) res.destroy();
-      else res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).end(INTERNAL_ERROR);
+      else
+        res
+          .writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
+          .end(INTERNAL_ERROR);
     }
   };
 }

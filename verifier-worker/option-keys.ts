@@ -47,17 +47,26 @@ function has(list: readonly string[], key: string): boolean {
 export function assertKnownOptionKeys(options: object, extraKeys: readonly string[] = []): void {
   for (const key of Object.keys(options)) {
     if (has(REQUEST_KEYS, key) || has(extraKeys, key)) continue;
-    if (has(URL_POLICY_KEYS, key)) invalidVerifierOptions(`${key} is not a verifier option: it belongs inside urlPolicy ({ urlPolicy: { ${key}: true } })`);
+    if (has(URL_POLICY_KEYS, key))
+      invalidVerifierOptions(
+        `${key} is not a verifier option: it belongs inside urlPolicy ({ urlPolicy: { ${key}: true } })`,
+      );
     const renamed = RENAMED[key];
     if (renamed !== undefined) invalidVerifierOptions(`${key} is not a verifier option: use ${renamed}`);
-    invalidVerifierOptions(`unknown verifier option ${JSON.stringify(key.slice(0, 64))} (known: ${[...REQUEST_KEYS, ...extraKeys].join(', ')})`);
+    invalidVerifierOptions(
+      `unknown verifier option ${JSON.stringify(key.slice(0, 64))} (known: ${[...REQUEST_KEYS, ...extraKeys].join(', ')})`,
+    );
   }
   const policy: unknown = (options as { urlPolicy?: unknown }).urlPolicy;
   if (policy === undefined) return;
-  if (typeof policy !== 'object' || policy === null || Array.isArray(policy)) invalidVerifierOptions('urlPolicy must be an object ({ allowHttpLoopback?, allowPrivateNetwork? })');
+  if (typeof policy !== 'object' || policy === null || Array.isArray(policy))
+    invalidVerifierOptions('urlPolicy must be an object ({ allowHttpLoopback?, allowPrivateNetwork? })');
   for (const [key, value] of Object.entries(policy)) {
     if (!has(URL_POLICY_KEYS, key)) {
-      const where = has(REQUEST_KEYS, key) || has(extraKeys, key) ? `: ${key} belongs at the top level of the options, beside urlPolicy` : ` (known: ${URL_POLICY_KEYS.join(', ')})`;
+      const where =
+        has(REQUEST_KEYS, key) || has(extraKeys, key)
+          ? `: ${key} belongs at the top level of the options, beside urlPolicy`
+          : ` (known: ${URL_POLICY_KEYS.join(', ')})`;
       invalidVerifierOptions(`unknown urlPolicy option ${JSON.stringify(key.slice(0, 64))}${where}`);
     }
     if (value !== undefined && typeof value !== 'boolean') invalidVerifierOptions(`urlPolicy.${key} must be a boolean`);

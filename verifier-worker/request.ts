@@ -145,7 +145,8 @@ export function createChallengeStore(options: ChallengeStoreOptions = {}): Chall
   const now = options.now ?? Date.now;
   const ttlMs = options.ttlMs ?? DEFAULT_CHALLENGE_TTL_MS;
   const max = options.max ?? 10_000;
-  if (!Number.isInteger(ttlMs) || ttlMs < 1 || !Number.isInteger(max) || max < 1) invalidVerifierOptions('challenge ttlMs and max must be positive integers');
+  if (!Number.isInteger(ttlMs) || ttlMs < 1 || !Number.isInteger(max) || max < 1)
+    invalidVerifierOptions('challenge ttlMs and max must be positive integers');
   const issued = new LruCache<string, true>({ max, now });
   return Object.freeze({
     issue() {
@@ -242,7 +243,8 @@ function compilePath(pattern: string): PathPattern | string {
 }
 
 function pathPatternMatches(pattern: PathPattern, segments: readonly string[]): boolean {
-  if (pattern.rest ? segments.length < pattern.segments.length : segments.length !== pattern.segments.length) return false;
+  if (pattern.rest ? segments.length < pattern.segments.length : segments.length !== pattern.segments.length)
+    return false;
   return pattern.segments.every((s, i) => s.startsWith(':') || s === segments[i]);
 }
 
@@ -260,8 +262,12 @@ function compileRule(rule: ScopeRule, index: number): CompiledRule {
   const where = `requiredScopes[${index}]`;
   const path = compilePath(rule?.path);
   if (typeof path === 'string') invalidVerifierOptions(`${where}.path ${path}`);
-  const methodList = rule.method === undefined ? undefined : typeof rule.method === 'string' ? [rule.method] : rule.method;
-  if (methodList !== undefined && (!Array.isArray(methodList) || methodList.some((m) => typeof m !== 'string' || !/^[A-Za-z]+$/.test(m)))) {
+  const methodList =
+    rule.method === undefined ? undefined : typeof rule.method === 'string' ? [rule.method] : rule.method;
+  if (
+    methodList !== undefined &&
+    (!Array.isArray(methodList) || methodList.some((m) => typeof m !== 'string' || !/^[A-Za-z]+$/.test(m)))
+  ) {
     invalidVerifierOptions(`${where}.method must be an HTTP method name or a list of them`);
   }
   const methods = methodList === undefined ? undefined : new Set(methodList.map((m) => m.toUpperCase()));
@@ -281,13 +287,18 @@ function ruleMatches(rule: CompiledRule, method: string, segments: readonly stri
   return (rule.methods === undefined || rule.methods.has(method)) && pathPatternMatches(rule.path, segments);
 }
 
-type ScopePlan = { kind: 'fixed'; scopes: readonly string[] } | { kind: 'table'; rules: readonly CompiledRule[] } | { kind: 'function'; resolve: ScopeResolver };
+type ScopePlan =
+  | { kind: 'fixed'; scopes: readonly string[] }
+  | { kind: 'table'; rules: readonly CompiledRule[] }
+  | { kind: 'function'; resolve: ScopeResolver };
 
 function planScopes(required: RequiredScopes | undefined): ScopePlan {
   if (required === undefined) return { kind: 'fixed', scopes: [] };
   if (typeof required === 'function') return { kind: 'function', resolve: required };
-  if (!Array.isArray(required)) return invalidVerifierOptions('requiredScopes must be a list of scopes, a list of rules or a function');
-  if (required.every((s) => typeof s === 'string')) return { kind: 'fixed', scopes: checkedScopes(required, 'requiredScopes') };
+  if (!Array.isArray(required))
+    return invalidVerifierOptions('requiredScopes must be a list of scopes, a list of rules or a function');
+  if (required.every((s) => typeof s === 'string'))
+    return { kind: 'fixed', scopes: checkedScopes(required, 'requiredScopes') };
   return { kind: 'table', rules: (required as readonly ScopeRule[]).map(compileRule) };
 }
 
@@ -299,7 +310,8 @@ const METHOD_OVERRIDE_HEADERS = ['x-http-method-override', 'x-http-method', 'x-m
  * (so `.method` and ` method` are `_method`), compared without case; `_method[]` and
  * `_method[0]` (arrays) count too. Reading more keys as overrides only ever asks for more scopes.
  */
-const isMethodOverrideKey = (key: string): boolean => /^_method(_|$)/.test(key.trimStart().toLowerCase().replace(/[ .[]/g, '_'));
+const isMethodOverrideKey = (key: string): boolean =>
+  /^_method(_|$)/.test(key.trimStart().toLowerCase().replace(/[ .[]/g, '_'));
 
 /**
  * The methods `request` may run as: its own, plus any a method-override convention names — the
@@ -328,7 +340,12 @@ export function requestMethods(request: Request, url = new URL(request.url)): st
  * The scopes `request` needs, or undefined when a table has no rule for it. A table must allow
  * every method the request may run as, and then needs all their scopes.
  */
-async function scopesFor(plan: ScopePlan, request: Request, url: URL, methods: readonly string[]): Promise<readonly string[] | undefined> {
+async function scopesFor(
+  plan: ScopePlan,
+  request: Request,
+  url: URL,
+  methods: readonly string[],
+): Promise<readonly string[] | undefined> {
   if (plan.kind === 'fixed') return plan.scopes;
   if (plan.kind === 'function') return checkedScopes(await plan.resolve(request), 'requiredScopes(request)');
   const segments = pathSegments(url.pathname);
@@ -461,13 +478,20 @@ function stateFor(options: VerifyRequestOptions, extraKeys: readonly string[] = 
   assertKnownOptionKeys(options, extraKeys);
   const { target } = options;
   // The target is quoted in WWW-Authenticate: no quotes, backslashes or controls (RFC 9110 §5.6.4).
-  if (typeof target !== 'string' || target.length === 0 || target.length > 256 || /["\\\u0000-\u001f\u007f-\uffff]/.test(target)) {
+  if (
+    typeof target !== 'string' ||
+    target.length === 0 ||
+    target.length > 256 ||
+    /["\\\u0000-\u001f\u007f-\uffff]/.test(target)
+  ) {
     invalidVerifierOptions('target must be this service\'s name: 1-256 printable ASCII characters without " or \\');
   }
   if (!isDidList(options.trustedIssuers)) invalidVerifierOptions('trustedIssuers must be a list of DIDs');
-  if (options.trustedGrantIssuers !== undefined && !isDidList(options.trustedGrantIssuers)) invalidVerifierOptions('trustedGrantIssuers must be a list of DIDs');
+  if (options.trustedGrantIssuers !== undefined && !isDidList(options.trustedGrantIssuers))
+    invalidVerifierOptions('trustedGrantIssuers must be a list of DIDs');
   const mode = options.challenge ?? 'endpoint';
-  if (mode !== 'endpoint' && mode !== 'request' && mode !== 'none') invalidVerifierOptions("challenge must be 'endpoint', 'request' or 'none'");
+  if (mode !== 'endpoint' && mode !== 'request' && mode !== 'none')
+    invalidVerifierOptions("challenge must be 'endpoint', 'request' or 'none'");
   if (mode !== 'endpoint' && options.replayCache === undefined) {
     // Without issued nonces, the replay cache is the only thing keeping a presentation single-use;
     // a default one could silently be recreated per call. It must be the caller's, and shared.
@@ -475,13 +499,16 @@ function stateFor(options: VerifyRequestOptions, extraKeys: readonly string[] = 
   }
   const challengePath = options.challengePath ?? DEFAULT_CHALLENGE_PATH;
   // Also quoted in WWW-Authenticate when the request URL is relative: no quotes or backslashes.
-  if (typeof challengePath !== 'string' || !/^\/[\x21\x23-\x5b\x5d-\x7e]*$/.test(challengePath)) invalidVerifierOptions('challengePath must be an absolute path');
+  if (typeof challengePath !== 'string' || !/^\/[\x21\x23-\x5b\x5d-\x7e]*$/.test(challengePath))
+    invalidVerifierOptions('challengePath must be an absolute path');
   const maxBytes = options.maxPresentationBytes ?? DEFAULT_MAX_PRESENTATION_BYTES;
-  if (!Number.isInteger(maxBytes) || maxBytes < 1) invalidVerifierOptions('maxPresentationBytes must be a positive integer');
+  if (!Number.isInteger(maxBytes) || maxBytes < 1)
+    invalidVerifierOptions('maxPresentationBytes must be a positive integer');
   const now = options.now ?? Date.now;
   const network = { ...options.urlPolicy, ...(options.fetch ? { fetch: options.fetch } : {}) };
   const resolver =
-    options.resolver ?? createCachedResolver(createResolver({ methods: { key: resolveDidKey, web: createWebResolver(network) } }), { now });
+    options.resolver ??
+    createCachedResolver(createResolver({ methods: { key: resolveDidKey, web: createWebResolver(network) } }), { now });
   const state: VerifierState = {
     target,
     mode,
@@ -502,7 +529,9 @@ function stateFor(options: VerifyRequestOptions, extraKeys: readonly string[] = 
       ...(options.maxChainLength === undefined ? {} : { maxChainLength: options.maxChainLength }),
       maxPresentationBytes: maxBytes,
       allowSelfSigned: options.allowSelfSigned === true,
-      ...(options.maxPresentationLifetimeMs === undefined ? {} : { maxPresentationLifetimeMs: options.maxPresentationLifetimeMs }),
+      ...(options.maxPresentationLifetimeMs === undefined
+        ? {}
+        : { maxPresentationLifetimeMs: options.maxPresentationLifetimeMs }),
       requireCredentialStatus: options.requireCredentialStatus === true,
     },
   };
@@ -589,19 +618,39 @@ function proofChallenge(presentation: JsonValue): unknown {
 }
 
 /** The challenge the presentation must carry, or a refusal. Consumes an endpoint nonce. */
-async function expectedChallenge(state: VerifierState, request: Request, presentation: JsonValue): Promise<string | undefined | RequestDenied> {
+async function expectedChallenge(
+  state: VerifierState,
+  request: Request,
+  presentation: JsonValue,
+): Promise<string | undefined | RequestDenied> {
   if (state.mode === 'none') return undefined;
   if (state.mode === 'request') {
     const header = request.headers.get(CHALLENGE_HEADER);
     if (header === null || header === '' || header.length > MAX_CHALLENGE_LENGTH) {
-      return deny(state, request, 'CHALLENGE_MISMATCH', `send the challenge the presentation answers in ${CHALLENGE_HEADER}`, 'presentation');
+      return deny(
+        state,
+        request,
+        'CHALLENGE_MISMATCH',
+        `send the challenge the presentation answers in ${CHALLENGE_HEADER}`,
+        'presentation',
+      );
     }
     return header;
   }
   const challenge = proofChallenge(presentation);
   // One attempt per nonce: consumed before the signature is checked, so a forgery guesses once.
-  if (typeof challenge !== 'string' || challenge.length > MAX_CHALLENGE_LENGTH || !(await (state.challenges as ChallengeStore).consume(challenge))) {
-    return deny(state, request, 'CHALLENGE_MISMATCH', 'the presentation does not answer a live challenge of this verifier: get one from the challenge endpoint', 'presentation');
+  if (
+    typeof challenge !== 'string' ||
+    challenge.length > MAX_CHALLENGE_LENGTH ||
+    !(await (state.challenges as ChallengeStore).consume(challenge))
+  ) {
+    return deny(
+      state,
+      request,
+      'CHALLENGE_MISMATCH',
+      'the presentation does not answer a live challenge of this verifier: get one from the challenge endpoint',
+      'presentation',
+    );
   }
   return challenge;
 }
@@ -638,10 +687,17 @@ export async function verifyRequest(request: Request, options: VerifyRequestOpti
     requiredScopes,
     now: new Date(state.now()),
   });
-  if (!result.valid) return deny(state, request, result.reason, result.message, result.failedCheck, undefined, result.checks);
+  if (!result.valid)
+    return deny(state, request, result.reason, result.message, result.failedCheck, undefined, result.checks);
   return {
     allowed: true,
-    claims: { agentDid: result.agentDid, effectiveScopes: result.effectiveScopes, privilegeScopes: result.privilegeScopes, vpId: result.vpId, chain: result.chain },
+    claims: {
+      agentDid: result.agentDid,
+      effectiveScopes: result.effectiveScopes,
+      privilegeScopes: result.privilegeScopes,
+      vpId: result.vpId,
+      chain: result.chain,
+    },
     checks: result.checks,
     sources: result.sources,
   };
@@ -655,7 +711,10 @@ const NO_STORE = { 'content-type': 'application/json; charset=utf-8', 'cache-con
 
 /** The refusal as a Response: JSON `{valid:false, reason, message}`, its status, `WWW-Authenticate` on 401. */
 export function denialResponse(verdict: RequestDenied): Response {
-  return new Response(JSON.stringify(verdict.body), { status: verdict.status, headers: { ...NO_STORE, ...verdict.headers } });
+  return new Response(JSON.stringify(verdict.body), {
+    status: verdict.status,
+    headers: { ...NO_STORE, ...verdict.headers },
+  });
 }
 
 /** A fresh nonce from the options' store, as the challenge endpoint returns it. */
@@ -670,11 +729,17 @@ export async function issueChallenge(options: VerifyRequestOptions): Promise<{ c
  * The challenge endpoint: for a request to `challengePath` (in `'endpoint'` mode) the Response
  * to send — 200 `{challenge, expiresAt}` to GET, 405 otherwise; undefined for any other request.
  */
-export async function handleChallengeRequest(request: Request, options: VerifyRequestOptions): Promise<Response | undefined> {
+export async function handleChallengeRequest(
+  request: Request,
+  options: VerifyRequestOptions,
+): Promise<Response | undefined> {
   const state = stateFor(options);
   if (state.mode !== 'endpoint' || new URL(request.url).pathname !== state.challengePath) return undefined;
   if (request.method.toUpperCase() !== 'GET') {
-    return new Response(JSON.stringify({ error: 'method not allowed' }), { status: 405, headers: { ...NO_STORE, allow: 'GET' } });
+    return new Response(JSON.stringify({ error: 'method not allowed' }), {
+      status: 405,
+      headers: { ...NO_STORE, allow: 'GET' },
+    });
   }
   return new Response(JSON.stringify(await issueChallenge(options)), { status: 200, headers: NO_STORE });
 }

@@ -53,7 +53,13 @@ const SHIMS = Object.freeze({
 const WORKER_GLOBALS = Object.freeze({ 'globalThis.process': 'undefined' });
 
 export const BUNDLES: readonly BundleSpec[] = Object.freeze([
-  { fileName: 'verifier-sw.js', entry: 'verifier-worker/sw/worker.ts', format: 'iife', aliases: SHIMS, define: WORKER_GLOBALS },
+  {
+    fileName: 'verifier-sw.js',
+    entry: 'verifier-worker/sw/worker.ts',
+    format: 'iife',
+    aliases: SHIMS,
+    define: WORKER_GLOBALS,
+  },
   { fileName: 'verifier-register.js', entry: 'verifier-worker/sw/register.ts', format: 'es' },
   { fileName: 'verify-only.js', entry: 'wallet/verify-only.ts', format: 'es' },
 ]);

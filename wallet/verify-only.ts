@@ -18,5 +18,11 @@ export type { DidDocument, DidResolutionResult, MethodResolver, Resolvable } fro
 export { createStatusListClient, type StatusListClient, type StatusListClientOptions } from './status/client.ts';
 export { REASON_CODES, VerificationError, isReasonCode, type ReasonCode } from './vc/reasons.ts';
 export { createReplayCache, type ReplayCache, type ReplayCacheOptions } from './vc/replay-cache.ts';
-export { createVerifiedCredentialCache, type VerifiedCredentialCache, type VerifiedCredential, type ProofKey, type CredentialCacheOptions } from './vc/credential-cache.ts';
+export {
+  createVerifiedCredentialCache,
+  type VerifiedCredentialCache,
+  type VerifiedCredential,
+  type ProofKey,
+  type CredentialCacheOptions,
+} from './vc/credential-cache.ts';
 export { verifyPresentation, type VerifyPresentationOptions, type VerificationResult } from './vc/verify.ts';

@@ -17,7 +17,13 @@ import { didKeyIdentity, type SigningIdentity } from './vc/identity.ts';
 import { credentialKind } from './vc/parse.ts';
 import { MAX_PRESENTATION_LIFETIME_MS, signPresentation } from './vc/presentation.ts';
 import { parseScopes } from './vc/scopes.ts';
-import type { AgentCredential, ChainCredential, DelegatedAgentCredential, MandateCredential, VerifiablePresentation } from './vc/types.ts';
+import type {
+  AgentCredential,
+  ChainCredential,
+  DelegatedAgentCredential,
+  MandateCredential,
+  VerifiablePresentation,
+} from './vc/types.ts';
 import { buildChain, selectionsFor, type Selection } from './client/select.ts';
 import type { CredentialStore } from './client/credential-store.ts';
 
@@ -101,7 +107,8 @@ function optionsInvalid(message: string): WalletError {
 }
 
 function requireText(value: unknown, name: string): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 1024) throw optionsInvalid(`${name} must be a string of 1 to 1024 characters`);
+  if (typeof value !== 'string' || value.length === 0 || value.length > 1024)
+    throw optionsInvalid(`${name} must be a string of 1 to 1024 characters`);
   return value;
 }
 
@@ -148,7 +155,8 @@ export class Wallet {
       if (!isDid(did) || !verificationMethod.startsWith(`${did}#`)) {
         throw optionsInvalid('did must be a DID and verificationMethod a DID URL of it (did#fragment)');
       }
-      if (did.startsWith('did:key:') && did !== didKeyFromPublicKey(signer.publicKey)) throw optionsInvalid(`${did} is not the did:key of key "${keyId}"`);
+      if (did.startsWith('did:key:') && did !== didKeyFromPublicKey(signer.publicKey))
+        throw optionsInvalid(`${did} is not the did:key of key "${keyId}"`);
       identity = { did, verificationMethod, signer };
     }
     return new Wallet(identity, options.credentialStore, keyId);
@@ -222,7 +230,10 @@ export class Wallet {
   async present(options: PresentOptions): Promise<VerifiablePresentation> {
     const challenge = requireText(options.challenge, 'challenge');
     const lifetime = options.lifetimeMs;
-    if (lifetime !== undefined && (!Number.isSafeInteger(lifetime) || lifetime < 1000 || lifetime > MAX_PRESENTATION_LIFETIME_MS)) {
+    if (
+      lifetime !== undefined &&
+      (!Number.isSafeInteger(lifetime) || lifetime < 1000 || lifetime > MAX_PRESENTATION_LIFETIME_MS)
+    ) {
       // Verifiers refuse a longer presentation by default (maxPresentationLifetimeMs).
       throw optionsInvalid(`lifetimeMs must be an integer from 1000 to ${MAX_PRESENTATION_LIFETIME_MS}`);
     }
@@ -251,7 +262,11 @@ export class Wallet {
     let parentChain: ChainCredential[] | undefined;
     if (options.parentId !== undefined) {
       const parent = credentials.find((c) => c.id === options.parentId);
-      if (parent && credentialKind(parent) !== 'DelegationGrantCredential' && parent.credentialSubject.id === this.did) {
+      if (
+        parent &&
+        credentialKind(parent) !== 'DelegationGrantCredential' &&
+        parent.credentialSubject.id === this.did
+      ) {
         parentChain = buildChain(parent as ChainCredential, new Map(credentials.map((c) => [c.id, c])));
       }
     } else {
@@ -264,7 +279,10 @@ export class Wallet {
       })[0]?.chain;
     }
     if (!parentChain) {
-      throw new WalletError('NO_MATCHING_CREDENTIAL', `no stored credential chain of ${this.did} can delegate ${scopes.join(', ')}${options.parentId ? ` from ${options.parentId}` : ''}`);
+      throw new WalletError(
+        'NO_MATCHING_CREDENTIAL',
+        `no stored credential chain of ${this.did} can delegate ${scopes.join(', ')}${options.parentId ? ` from ${options.parentId}` : ''}`,
+      );
     }
     const credential = await signDelegation(parentChain[0] as ChainCredential, {
       delegator: this.#identity,

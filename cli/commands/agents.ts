@@ -15,11 +15,21 @@ export const agentCommands: readonly CommandSpec[] = [
     async run(ctx) {
       const limit = integerOption(ctx.options, 'limit', 1, 500);
       const cursor = stringOption(ctx.options, 'cursor');
-      const result = await ctx.client().listAgents({ ...(limit ? { limit } : {}), ...(cursor ? { cursor } : {}), signal: ctx.signal });
+      const result = await ctx
+        .client()
+        .listAgents({ ...(limit ? { limit } : {}), ...(cursor ? { cursor } : {}), signal: ctx.signal });
       ctx.print(
         table(
           ['did', 'custody', 'scopes', 'depth', 'domains', 'credential', 'created'],
-          result.agents.map((a) => [a.deactivated ? `${a.did} (deactivated)` : a.did, a.custody, a.privilegeScopes, a.delegationDepth, a.domains, a.currentCredentialId, a.createdAt]),
+          result.agents.map((a) => [
+            a.deactivated ? `${a.did} (deactivated)` : a.did,
+            a.custody,
+            a.privilegeScopes,
+            a.delegationDepth,
+            a.domains,
+            a.currentCredentialId,
+            a.createdAt,
+          ]),
         ) + nextPageHint(result.nextCursor),
         result,
       );
@@ -28,7 +38,7 @@ export const agentCommands: readonly CommandSpec[] = [
   },
   {
     path: ['agents', 'show'],
-    summary: "Show an agent, its current credential and its credential history",
+    summary: 'Show an agent, its current credential and its credential history',
     needs: 'admin',
     args: [{ name: 'did', description: "the agent's DID" }],
     async run(ctx) {
@@ -44,8 +54,13 @@ export const agentCommands: readonly CommandSpec[] = [
           ['did document', agent.didDocumentUrl],
           ['deactivated', agent.deactivated ? 'yes' : undefined],
         ]) +
-        (agent.currentCredential ? `\nCurrent credential:\n${credentialText(agent.currentCredential)}` : '\nNo current credential.\n') +
-        `\nCredentials:\n${table(['vc id', 'type', 'state', 'issued'], agent.credentials.map((c) => [c.vcId, c.type, c.state, c.issuedAt]))}`;
+        (agent.currentCredential
+          ? `\nCurrent credential:\n${credentialText(agent.currentCredential)}`
+          : '\nNo current credential.\n') +
+        `\nCredentials:\n${table(
+          ['vc id', 'type', 'state', 'issued'],
+          agent.credentials.map((c) => [c.vcId, c.type, c.state, c.issuedAt]),
+        )}`;
       ctx.print(human, agent);
       return EXIT.OK;
     },

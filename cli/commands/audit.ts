@@ -23,7 +23,8 @@ const TIME = /^\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d{2}:\d{2})?)?$/;
  */
 function timeOption(value: string | undefined, name: string): string | undefined {
   if (value === undefined) return undefined;
-  if (!TIME.test(value) || Number.isNaN(Date.parse(value))) throw new CliError('ARGUMENT_INVALID', `--${name} must be an ISO 8601 date or time`);
+  if (!TIME.test(value) || Number.isNaN(Date.parse(value)))
+    throw new CliError('ARGUMENT_INVALID', `--${name} must be an ISO 8601 date or time`);
   return new Date(value).toISOString();
 }
 
@@ -45,11 +46,14 @@ async function newestRecords(ctx: CommandContext, filter: AuditFilter, lines: nu
   for (let pages = 0; newest.length < lines; pages++) {
     if (pages === MAX_PAGES) throw pagingBroken(`did not reach ${lines} records in ${MAX_PAGES} pages`);
     const wanted = lines - newest.length;
-    const page = await ctx.client().audit({ ...filter, order: 'desc', cursor, limit: Math.min(PAGE, wanted), signal: ctx.signal });
+    const page = await ctx
+      .client()
+      .audit({ ...filter, order: 'desc', cursor, limit: Math.min(PAGE, wanted), signal: ctx.signal });
     newest.push(...page.records.slice(0, wanted));
     if (page.nextCursor === undefined) break;
     // Asking again with an empty page's cursor, or one handed out before, would never end.
-    if (page.records.length === 0 || seen.has(page.nextCursor)) throw pagingBroken('do not advance (an empty page or a repeated cursor)');
+    if (page.records.length === 0 || seen.has(page.nextCursor))
+      throw pagingBroken('do not advance (an empty page or a repeated cursor)');
     seen.add(page.nextCursor);
     cursor = page.nextCursor;
   }

@@ -10,7 +10,8 @@ function servicesOf(document: JsonObject | null | undefined): string {
   const services = Array.isArray(document?.service) ? document.service : [];
   const rows = services.map((s) => {
     const service = (s ?? {}) as { id?: JsonValue; type?: JsonValue; serviceEndpoint?: JsonValue };
-    const endpoint = typeof service.serviceEndpoint === 'string' ? service.serviceEndpoint : JSON.stringify(service.serviceEndpoint);
+    const endpoint =
+      typeof service.serviceEndpoint === 'string' ? service.serviceEndpoint : JSON.stringify(service.serviceEndpoint);
     return [String(service.id ?? ''), String(service.type ?? ''), endpoint];
   });
   return `\nServices:\n${table(['id', 'type', 'endpoint'], rows)}`;
@@ -37,9 +38,17 @@ export const didCommands: readonly CommandSpec[] = [
     summary: 'Create a DID with a server-held key, host one for your key, or register a did:key',
     needs: 'admin',
     options: {
-      method: { type: 'string', value: 'web|key', description: 'DID method for a new server-held key (default: the issuer\'s DID_METHOD)' },
+      method: {
+        type: 'string',
+        value: 'web|key',
+        description: "DID method for a new server-held key (default: the issuer's DID_METHOD)",
+      },
       name: { type: 'string', value: 'name', description: 'did:web path segment (did:web:<domain>:dids:<name>)' },
-      'public-key': { type: 'string', value: 'z6Mk…', description: 'host a did:web document for a key you keep (publicKeyMultibase)' },
+      'public-key': {
+        type: 'string',
+        value: 'z6Mk…',
+        description: 'host a did:web document for a key you keep (publicKeyMultibase)',
+      },
       did: { type: 'string', value: 'did:key:…', description: 'register an existing did:key' },
     },
     async run(ctx) {
@@ -47,9 +56,11 @@ export const didCommands: readonly CommandSpec[] = [
       const name = stringOption(ctx.options, 'name');
       const publicKeyMultibase = stringOption(ctx.options, 'public-key');
       const existing = stringOption(ctx.options, 'did');
-      if (existing !== undefined && (method || name || publicKeyMultibase)) throw usage('--did cannot be combined with --method, --name or --public-key');
+      if (existing !== undefined && (method || name || publicKeyMultibase))
+        throw usage('--did cannot be combined with --method, --name or --public-key');
       if (publicKeyMultibase !== undefined && method) throw usage('--public-key cannot be combined with --method');
-      if (name !== undefined && method === 'key') throw usage('--name names a did:web path segment: it does not apply to --method key');
+      if (name !== undefined && method === 'key')
+        throw usage('--name names a did:web path segment: it does not apply to --method key');
       const input: CreateDidInput =
         existing !== undefined
           ? { did: existing }
@@ -74,7 +85,10 @@ export const didCommands: readonly CommandSpec[] = [
         keyValues([
           ['did', String(document?.id ?? ctx.args[0])],
           ['deactivated', result.didDocumentMetadata.deactivated === true ? 'yes' : 'no'],
-          ['updated', typeof result.didDocumentMetadata.updated === 'string' ? result.didDocumentMetadata.updated : undefined],
+          [
+            'updated',
+            typeof result.didDocumentMetadata.updated === 'string' ? result.didDocumentMetadata.updated : undefined,
+          ],
         ]) +
         `\nVerification methods:\n${table(
           ['id', 'type', 'public key'],
@@ -102,7 +116,13 @@ export const didCommands: readonly CommandSpec[] = [
       const type = requiredOption(ctx.options, 'type');
       const serviceEndpoint = requiredOption(ctx.options, 'endpoint');
       const id = stringOption(ctx.options, 'id');
-      const did = await ctx.client().addService(ctx.args[0] as string, { type, serviceEndpoint, ...(id === undefined ? {} : { id }) }, { signal: ctx.signal });
+      const did = await ctx
+        .client()
+        .addService(
+          ctx.args[0] as string,
+          { type, serviceEndpoint, ...(id === undefined ? {} : { id }) },
+          { signal: ctx.signal },
+        );
       ctx.print(`Service added.\n${hostedText(did)}`, did);
       return EXIT.OK;
     },
@@ -113,7 +133,9 @@ export const didCommands: readonly CommandSpec[] = [
     needs: 'admin',
     args: [didArg, { name: 'serviceId', description: 'the service id or its fragment' }],
     async run(ctx) {
-      const did = await ctx.client().removeService(ctx.args[0] as string, ctx.args[1] as string, { signal: ctx.signal });
+      const did = await ctx
+        .client()
+        .removeService(ctx.args[0] as string, ctx.args[1] as string, { signal: ctx.signal });
       ctx.print(`Service removed.\n${hostedText(did)}`, did);
       return EXIT.OK;
     },
@@ -126,7 +148,9 @@ export const didCommands: readonly CommandSpec[] = [
     options: { reason: { type: 'string', value: 'text', description: 'why (kept in the audit log)' } },
     async run(ctx) {
       const reason = stringOption(ctx.options, 'reason');
-      const did = await ctx.client().deactivateDid(ctx.args[0] as string, { ...(reason === undefined ? {} : { reason }), signal: ctx.signal });
+      const did = await ctx
+        .client()
+        .deactivateDid(ctx.args[0] as string, { ...(reason === undefined ? {} : { reason }), signal: ctx.signal });
       ctx.print(`Deactivated.\n${hostedText(did)}`, did);
       return EXIT.OK;
     },

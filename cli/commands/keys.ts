@@ -15,7 +15,10 @@ export const keyCommands: readonly CommandSpec[] = [
       const seed = generateSeed();
       const hex = bytesToHex(seed);
       // Only the seed on stdout, so `$(mandate keys generate)` captures exactly the key.
-      ctx.print(`${hex}\n`, { serviceSigningKey: hex, publicKeyMultibase: encodePublicKeyMultibase(getPublicKey(seed)) });
+      ctx.print(`${hex}\n`, {
+        serviceSigningKey: hex,
+        publicKeyMultibase: encodePublicKeyMultibase(getPublicKey(seed)),
+      });
       seed.fill(0);
       return EXIT.OK;
     },

@@ -36,8 +36,21 @@ export const statusListCommands: readonly CommandSpec[] = [
       const purpose = choiceOption(ctx.options, 'purpose', PURPOSES);
       if (purpose === undefined) throw usage('--purpose is required');
       const id = stringOption(ctx.options, 'id');
-      const list = await ctx.client().createStatusList({ purpose, ...(id === undefined ? {} : { id }), makeDefault: ctx.options['no-default'] !== true }, { signal: ctx.signal });
-      ctx.print(`Created.\n${keyValues([['list id', list.listId], ['purpose', list.purpose], ['url', list.url], ['entries', list.length]])}`, list);
+      const list = await ctx
+        .client()
+        .createStatusList(
+          { purpose, ...(id === undefined ? {} : { id }), makeDefault: ctx.options['no-default'] !== true },
+          { signal: ctx.signal },
+        );
+      ctx.print(
+        `Created.\n${keyValues([
+          ['list id', list.listId],
+          ['purpose', list.purpose],
+          ['url', list.url],
+          ['entries', list.length],
+        ])}`,
+        list,
+      );
       return EXIT.OK;
     },
   },
@@ -67,7 +80,9 @@ export const statusListCommands: readonly CommandSpec[] = [
           listId,
           url: credential.id ?? `${ctx.client().baseUrl}/v1/status-list/${listId}`,
           issuer: typeof credential.issuer === 'string' ? credential.issuer : credential.issuer.id,
-          purpose: Array.isArray(subject.statusPurpose) ? subject.statusPurpose.join(',') : String(subject.statusPurpose),
+          purpose: Array.isArray(subject.statusPurpose)
+            ? subject.statusPurpose.join(',')
+            : String(subject.statusPurpose),
           ...(credential.validFrom ? { validFrom: credential.validFrom } : {}),
           ...(credential.validUntil ? { validUntil: credential.validUntil } : {}),
           ...(subject.ttl === undefined ? {} : { ttlMs: subject.ttl }),
@@ -76,7 +91,10 @@ export const statusListCommands: readonly CommandSpec[] = [
           set,
         };
       } catch (error) {
-        throw new IssuerClientError('RESPONSE_INVALID', `the status list is not a readable BitstringStatusListCredential: ${error instanceof Error ? error.message : 'unknown'}`);
+        throw new IssuerClientError(
+          'RESPONSE_INVALID',
+          `the status list is not a readable BitstringStatusListCredential: ${error instanceof Error ? error.message : 'unknown'}`,
+        );
       }
       const fill = `${summary.set} of ${summary.entries} (${((summary.set / summary.entries) * 100).toFixed(3)}%)`;
       ctx.print(

@@ -17,8 +17,18 @@ export const tokenCommands: readonly CommandSpec[] = [
     summary: 'Mint a single-use enrollment token (shown once)',
     needs: 'admin',
     options: {
-      scope: { type: 'string', multiple: true, value: 'scope', description: 'a scope the agent will hold; at least one' },
-      domain: { type: 'string', multiple: true, value: 'domain', description: 'a service domain the credential is bound to; at least one' },
+      scope: {
+        type: 'string',
+        multiple: true,
+        value: 'scope',
+        description: 'a scope the agent will hold; at least one',
+      },
+      domain: {
+        type: 'string',
+        multiple: true,
+        value: 'domain',
+        description: 'a service domain the credential is bound to; at least one',
+      },
       'max-depth': { type: 'string', value: 'n', description: 'how deep the agent may delegate (0–16, default 0)' },
       ttl: { type: 'string', value: 'seconds', description: 'token lifetime (10–604800, default 900)' },
       validity: { type: 'string', value: 'seconds', description: "the credential's validity once onboarded" },
@@ -65,11 +75,26 @@ export const tokenCommands: readonly CommandSpec[] = [
       const state = choiceOption(ctx.options, 'state', STATES);
       const limit = integerOption(ctx.options, 'limit', 1, 500);
       const cursor = stringOption(ctx.options, 'cursor');
-      const result = await ctx.client().listEnrollmentTokens({ ...(state ? { state } : {}), ...(limit ? { limit } : {}), ...(cursor ? { cursor } : {}), signal: ctx.signal });
+      const result = await ctx
+        .client()
+        .listEnrollmentTokens({
+          ...(state ? { state } : {}),
+          ...(limit ? { limit } : {}),
+          ...(cursor ? { cursor } : {}),
+          signal: ctx.signal,
+        });
       ctx.print(
         table(
           ['token id', 'state', 'scopes', 'depth', 'domains', 'expires', 'agent'],
-          result.tokens.map((t) => [t.tokenId, t.state, t.requestedScopes, t.maxDelegationDepth, t.requestedDomains, t.expiresAt, t.agentDid]),
+          result.tokens.map((t) => [
+            t.tokenId,
+            t.state,
+            t.requestedScopes,
+            t.maxDelegationDepth,
+            t.requestedDomains,
+            t.expiresAt,
+            t.agentDid,
+          ]),
         ) + nextPageHint(result.nextCursor),
         result,
       );

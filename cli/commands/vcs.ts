@@ -8,7 +8,8 @@ import { keyValues } from '../output.ts';
 const VALIDITY_MAX = 10 * 365 * 86_400;
 
 function scopesOf(view: CredentialView): string[] | undefined {
-  const subject = (view.verifiableCredential as { credentialSubject?: { privilegeScopes?: unknown } }).credentialSubject;
+  const subject = (view.verifiableCredential as { credentialSubject?: { privilegeScopes?: unknown } })
+    .credentialSubject;
   return Array.isArray(subject?.privilegeScopes) ? subject.privilegeScopes.map(String) : undefined;
 }
 
@@ -40,7 +41,9 @@ const vcIdArg = [{ name: 'vcId', description: 'the credential id (urn:uuid:…)'
  */
 function alsoChanged(verb: string, named: string, view: StatusChangeView): string {
   const others = (view.changed ?? []).filter((id) => id !== view.vcId && id !== named);
-  return others.length === 0 ? '' : `Also ${verb} (${others.length}: renewals, predecessors or the agent's other credentials):\n${others.map((id) => `  ${id}`).join('\n')}\n`;
+  return others.length === 0
+    ? ''
+    : `Also ${verb} (${others.length}: renewals, predecessors or the agent's other credentials):\n${others.map((id) => `  ${id}`).join('\n')}\n`;
 }
 
 const reasonOption = { reason: { type: 'string', value: 'text', description: 'why (kept in the audit log)' } } as const;
@@ -56,7 +59,9 @@ function statusCommand(name: 'revoke' | 'suspend' | 'reinstate', summary: string
     async run(ctx) {
       const reason = stringOption(ctx.options, 'reason');
       const named = ctx.args[0] as string;
-      const view: StatusChangeView & { alreadyRevoked?: true } = await ctx.client()[name](named, { ...(reason === undefined ? {} : { reason }), signal: ctx.signal });
+      const view: StatusChangeView & { alreadyRevoked?: true } = await ctx
+        .client()
+        [name](named, { ...(reason === undefined ? {} : { reason }), signal: ctx.signal });
       const headline = view.alreadyRevoked ? 'Already revoked.' : `${verb[0]?.toUpperCase()}${verb.slice(1)}.`;
       ctx.print(`${headline}\n${alsoChanged(verb, named, view)}${credentialText(view)}`, view);
       return EXIT.OK;
@@ -107,14 +112,19 @@ export const vcCommands: readonly CommandSpec[] = [
     options: { validity: { type: 'string', value: 'seconds', description: "the new credential's validity" } },
     async run(ctx) {
       const validitySeconds = integerOption(ctx.options, 'validity', 1, VALIDITY_MAX);
-      const view = await ctx.client().renew(ctx.args[0] as string, { ...(validitySeconds === undefined ? {} : { validitySeconds }), signal: ctx.signal });
+      const view = await ctx
+        .client()
+        .renew(ctx.args[0] as string, {
+          ...(validitySeconds === undefined ? {} : { validitySeconds }),
+          signal: ctx.signal,
+        });
       ctx.print(`Renewed (supersedes ${view.previousVcId ?? ctx.args[0]}).\n${credentialText(view)}`, view);
       return EXIT.OK;
     },
   },
   {
     path: ['vcs', 'show'],
-    summary: "Show a credential and its state (public: no admin key needed)",
+    summary: 'Show a credential and its state (public: no admin key needed)',
     needs: 'issuer',
     args: vcIdArg,
     async run(ctx) {

@@ -35,7 +35,8 @@ export async function readPresentation(path: string): Promise<JsonValue> {
     try {
       const info = await stat(path);
       if (!info.isFile()) throw new CliError('FILE_UNREADABLE', `${path} is not a file`);
-      if (info.size > MAX_FILE_BYTES) throw new CliError('FILE_UNREADABLE', `${path} is larger than ${MAX_FILE_BYTES} bytes`);
+      if (info.size > MAX_FILE_BYTES)
+        throw new CliError('FILE_UNREADABLE', `${path} is larger than ${MAX_FILE_BYTES} bytes`);
       text = await readFile(path, 'utf8');
     } catch (error) {
       if (error instanceof CliError) throw error;
@@ -45,7 +46,10 @@ export async function readPresentation(path: string): Promise<JsonValue> {
   try {
     return parseJson(text, { maxBytes: MAX_FILE_BYTES });
   } catch (error) {
-    throw new CliError('FILE_INVALID', `${path === '-' ? 'stdin' : path} is not JSON: ${error instanceof Error ? error.message : 'unreadable'}`);
+    throw new CliError(
+      'FILE_INVALID',
+      `${path === '-' ? 'stdin' : path} is not JSON: ${error instanceof Error ? error.message : 'unreadable'}`,
+    );
   }
 }
 
@@ -56,19 +60,39 @@ export const verifyCommands: readonly CommandSpec[] = [
     needs: 'nothing',
     args: [{ name: 'vp.json', description: 'the VerifiablePresentation file ("-" for stdin)' }],
     options: {
-      'trusted-issuer': { type: 'string', multiple: true, value: 'did', description: 'an issuer whose AgentCredentials are accepted; at least one unless --allow-self-signed' },
-      'trusted-grant-issuer': { type: 'string', multiple: true, value: 'did', description: 'a provider whose DelegationGrantCredentials are accepted' },
-      target: { type: 'string', value: 'service', description: "this service's name: the proof's domain must equal it (required)" },
+      'trusted-issuer': {
+        type: 'string',
+        multiple: true,
+        value: 'did',
+        description: 'an issuer whose AgentCredentials are accepted; at least one unless --allow-self-signed',
+      },
+      'trusted-grant-issuer': {
+        type: 'string',
+        multiple: true,
+        value: 'did',
+        description: 'a provider whose DelegationGrantCredentials are accepted',
+      },
+      target: {
+        type: 'string',
+        value: 'service',
+        description: "this service's name: the proof's domain must equal it (required)",
+      },
       challenge: { type: 'string', value: 'nonce', description: 'the nonce handed out; the proof must carry it' },
       scope: { type: 'string', multiple: true, value: 'scope', description: 'a scope the request needs' },
       'allow-self-signed': { type: 'boolean', description: 'accept a self-issued root credential (development only)' },
-      'allow-http-loopback': { type: 'boolean', description: 'resolve did:web and status lists over http on 127.0.0.1/localhost (local issuers)' },
+      'allow-http-loopback': {
+        type: 'boolean',
+        description: 'resolve did:web and status lists over http on 127.0.0.1/localhost (local issuers)',
+      },
     },
-    examples: ['mandate verify vp.json --trusted-issuer did:web:issuer.example.com --target files.example.com --challenge n-0S6_WzA2Mj'],
+    examples: [
+      'mandate verify vp.json --trusted-issuer did:web:issuer.example.com --target files.example.com --challenge n-0S6_WzA2Mj',
+    ],
     async run(ctx) {
       const trustedIssuers = listOption(ctx.options, 'trusted-issuer');
       const allowSelfSigned = ctx.options['allow-self-signed'] === true;
-      if (trustedIssuers.length === 0 && !allowSelfSigned) throw usage('at least one --trusted-issuer is required (or --allow-self-signed)');
+      if (trustedIssuers.length === 0 && !allowSelfSigned)
+        throw usage('at least one --trusted-issuer is required (or --allow-self-signed)');
       const expectedDomain = requiredOption(ctx.options, 'target');
       const challenge = stringOption(ctx.options, 'challenge');
       const requiredScopes = listOption(ctx.options, 'scope');
@@ -76,7 +100,15 @@ export const verifyCommands: readonly CommandSpec[] = [
       const presentation = await readPresentation(ctx.args[0] as string);
 
       // Loaded here, not at start-up: only this command needs the verifier and the resolvers.
-      const [{ createCachedResolver }, { resolveDidKey }, { createResolver }, { createKeyResolver }, { createWebResolver }, { createStatusListClient }, { verifyPresentation }] = await Promise.all([
+      const [
+        { createCachedResolver },
+        { resolveDidKey },
+        { createResolver },
+        { createKeyResolver },
+        { createWebResolver },
+        { createStatusListClient },
+        { verifyPresentation },
+      ] = await Promise.all([
         import('../../wallet/did/cache.ts'),
         import('../../wallet/did/key.ts'),
         import('../../wallet/did/registry.ts'),
@@ -86,7 +118,9 @@ export const verifyCommands: readonly CommandSpec[] = [
         import('../../wallet/vc/verify.ts'),
       ]);
       const policy = { allowHttpLoopback: ctx.options['allow-http-loopback'] === true };
-      const resolver = createCachedResolver(createResolver({ methods: { key: resolveDidKey, web: createWebResolver(policy) } }));
+      const resolver = createCachedResolver(
+        createResolver({ methods: { key: resolveDidKey, web: createWebResolver(policy) } }),
+      );
       const statusLists = createStatusListClient({ resolveKey: createKeyResolver(resolver), ...policy });
       const result = await verifyPresentation(presentation, {
         trustedIssuers,
@@ -98,9 +132,17 @@ export const verifyCommands: readonly CommandSpec[] = [
         ...(challenge === undefined ? {} : { expectedChallenge: challenge }),
         ...(requiredScopes.length === 0 ? {} : { requiredScopes }),
       });
-      const checks = result.checks.map((c) => `${c.ok ? '✓' : '✗'} ${c.check}${c.ok ? '' : `  ${c.reason ?? ''}${c.message ? `: ${c.message}` : ''}`}\n`).join('');
+      const checks = result.checks
+        .map(
+          (c) =>
+            `${c.ok ? '✓' : '✗'} ${c.check}${c.ok ? '' : `  ${c.reason ?? ''}${c.message ? `: ${c.message}` : ''}`}\n`,
+        )
+        .join('');
       // The library names its options; this CLI has a flag instead.
-      const loopbackRefused = !result.valid && policy.allowHttpLoopback !== true && /a loopback host is refused|http to loopback/.test(result.message);
+      const loopbackRefused =
+        !result.valid &&
+        policy.allowHttpLoopback !== true &&
+        /a loopback host is refused|http to loopback/.test(result.message);
       const verdict = result.valid
         ? `VALID  agent ${result.agentDid}\n  effective scopes: ${result.effectiveScopes.join(', ') || '-'}\n  chain: ${result.chain.map((l) => `${l.type} ${l.id}`).join(' → ')}\n`
         : `DENIED  ${result.reason}: ${result.message} (check: ${result.failedCheck})\n${loopbackRefused ? 'hint: a DID or status list on this machine (127.0.0.1, localhost) needs --allow-http-loopback\n' : ''}`;

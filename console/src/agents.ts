@@ -12,7 +12,12 @@ export function agentLink(did: string): HTMLElement {
 }
 
 export function renderAgents(root: HTMLElement): void {
-  const search = h('input', { type: 'search', name: 'q', autocomplete: 'off', placeholder: 'DID, scope, domain, custody…' });
+  const search = h('input', {
+    type: 'search',
+    name: 'q',
+    autocomplete: 'off',
+    placeholder: 'DID, scope, domain, custody…',
+  });
   const results = h('div', { 'aria-live': 'polite' });
   const errors = h('div');
   const cursors: (string | undefined)[] = [undefined];
@@ -20,7 +25,9 @@ export function renderAgents(root: HTMLElement): void {
   const load = async (pageIndex: number) => {
     replace(results, loading());
     const page = await attempt(errors, () =>
-      api<{ agents: ConsoleAgent[]; nextCursor?: string }>(`/v1/console/agents${query({ q: search.value.trim(), cursor: cursors[pageIndex], limit: PAGE_SIZE })}`),
+      api<{ agents: ConsoleAgent[]; nextCursor?: string }>(
+        `/v1/console/agents${query({ q: search.value.trim(), cursor: cursors[pageIndex], limit: PAGE_SIZE })}`,
+      ),
     );
     if (!page) return replace(results);
     cursors.length = pageIndex + 1;
@@ -36,13 +43,31 @@ export function renderAgents(root: HTMLElement): void {
     ]);
     replace(
       results,
-      table('Agents', ['DID', 'Custody', 'Scopes', 'Delegation depth', 'Domains', 'Credential', 'Created'], rows, search.value ? 'No agent matches this search.' : 'No agent has enrolled yet.'),
+      table(
+        'Agents',
+        ['DID', 'Custody', 'Scopes', 'Delegation depth', 'Domains', 'Credential', 'Created'],
+        rows,
+        search.value ? 'No agent matches this search.' : 'No agent has enrolled yet.',
+      ),
       h(
         'nav',
         { class: 'pager', 'aria-label': 'Agent pages' },
-        h('button', { type: 'button', class: 'secondary', disabled: pageIndex === 0, onClick: () => void load(pageIndex - 1) }, 'Previous page'),
+        h(
+          'button',
+          { type: 'button', class: 'secondary', disabled: pageIndex === 0, onClick: () => void load(pageIndex - 1) },
+          'Previous page',
+        ),
         h('span', {}, `Page ${pageIndex + 1}`),
-        h('button', { type: 'button', class: 'secondary', disabled: page.nextCursor === undefined, onClick: () => void load(pageIndex + 1) }, 'Next page'),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            disabled: page.nextCursor === undefined,
+            onClick: () => void load(pageIndex + 1),
+          },
+          'Next page',
+        ),
       ),
     );
   };
@@ -70,9 +95,13 @@ export function renderAgent(root: HTMLElement, did: string): void {
     // What the issuer recorded and what others reported, apart: anyone with a key can file
     // reports (consents, provider events) under any agent, and must not crowd out its history.
     const latest = (reported: boolean, limit: number) =>
-      api<{ records: AuditRecord[] }>(`/v1/console/audit/latest${query({ agent: did, reported: String(reported), limit })}`).catch(() => ({ records: [] }));
+      api<{ records: AuditRecord[] }>(
+        `/v1/console/audit/latest${query({ agent: did, reported: String(reported), limit })}`,
+      ).catch(() => ({ records: [] }));
     const [delegations, resolution, audit, reports] = await Promise.all([
-      api<{ delegations: Credential[] }>(`/v1/console/agents/${enc(did)}/delegations`).catch(() => ({ delegations: [] })),
+      api<{ delegations: Credential[] }>(`/v1/console/agents/${enc(did)}/delegations`).catch(() => ({
+        delegations: [],
+      })),
       api<{ didDocument?: unknown }>(`/v1/dids/${enc(did)}`).catch((error: unknown) => ({ error })),
       latest(false, 20),
       latest(true, 10),
@@ -80,11 +109,20 @@ export function renderAgent(root: HTMLElement, did: string): void {
     const credentialRows = detail.credentials.map((c) => [
       shortId(c.vcId, 20),
       c.type,
-      [stateBadge(c.state), c.vcId === detail.currentCredentialId ? [' ', h('span', { class: 'badge muted' }, 'current')] : null],
+      [
+        stateBadge(c.state),
+        c.vcId === detail.currentCredentialId ? [' ', h('span', { class: 'badge muted' }, 'current')] : null,
+      ],
       formatTime(c.issuedAt),
       credentialActions(c, errors, load) ?? '—',
     ]);
-    const delegationRows = delegations.delegations.map((c) => [shortId(c.vcId, 20), agentLink(c.subjectDid), stateBadge(c.state), formatTime(c.issuedAt), formatTime(c.validUntil)]);
+    const delegationRows = delegations.delegations.map((c) => [
+      shortId(c.vcId, 20),
+      agentLink(c.subjectDid),
+      stateBadge(c.state),
+      formatTime(c.issuedAt),
+      formatTime(c.validUntil),
+    ]);
     replace(
       body,
       facts([
@@ -95,20 +133,52 @@ export function renderAgent(root: HTMLElement, did: string): void {
         ['Domains', (detail.domains ?? []).join(' ') || '—'],
         ['Created', formatTime(detail.createdAt)],
       ]),
-      h('section', { 'aria-labelledby': 'h-creds' }, h('h2', { id: 'h-creds' }, 'Credentials'), table('Credentials, current and superseded', ['Credential', 'Type', 'State', 'Issued', 'Actions'], credentialRows, 'No credential.')),
-      h('section', { 'aria-labelledby': 'h-dels' }, h('h2', { id: 'h-dels' }, 'Delegations signed'), table('Delegations', ['Credential', 'Delegatee', 'State', 'Issued', 'Valid until'], delegationRows, 'This agent has signed no delegation held here.')),
+      h(
+        'section',
+        { 'aria-labelledby': 'h-creds' },
+        h('h2', { id: 'h-creds' }, 'Credentials'),
+        table(
+          'Credentials, current and superseded',
+          ['Credential', 'Type', 'State', 'Issued', 'Actions'],
+          credentialRows,
+          'No credential.',
+        ),
+      ),
+      h(
+        'section',
+        { 'aria-labelledby': 'h-dels' },
+        h('h2', { id: 'h-dels' }, 'Delegations signed'),
+        table(
+          'Delegations',
+          ['Credential', 'Delegatee', 'State', 'Issued', 'Valid until'],
+          delegationRows,
+          'This agent has signed no delegation held here.',
+        ),
+      ),
       h(
         'section',
         { 'aria-labelledby': 'h-doc' },
         h('h2', { id: 'h-doc' }, 'DID document'),
-        'didDocument' in resolution && resolution.didDocument !== undefined ? pretty(resolution.didDocument) : h('p', { class: 'empty' }, 'Not resolvable through this issuer.'),
+        'didDocument' in resolution && resolution.didDocument !== undefined
+          ? pretty(resolution.didDocument)
+          : h('p', { class: 'empty' }, 'Not resolvable through this issuer.'),
       ),
-      h('section', { 'aria-labelledby': 'h-audit' }, h('h2', { id: 'h-audit' }, 'Recent audit events'), auditTable(audit.records), h('p', {}, h('a', { href: `#/audit?agent=${enc(did)}` }, 'Full audit trail of this agent'))),
+      h(
+        'section',
+        { 'aria-labelledby': 'h-audit' },
+        h('h2', { id: 'h-audit' }, 'Recent audit events'),
+        auditTable(audit.records),
+        h('p', {}, h('a', { href: `#/audit?agent=${enc(did)}` }, 'Full audit trail of this agent')),
+      ),
       h(
         'section',
         { 'aria-labelledby': 'h-reports' },
         h('h2', { id: 'h-reports' }, 'Reports naming this agent'),
-        h('p', { class: 'notice' }, 'Consents and provider events, each signed by a user or a provider. Anyone with a key can file one naming any agent.'),
+        h(
+          'p',
+          { class: 'notice' },
+          'Consents and provider events, each signed by a user or a provider. Anyone with a key can file one naming any agent.',
+        ),
         auditTable(reports.records),
         h('p', {}, h('a', { href: `#/audit?agent=${enc(did)}&reported=true` }, 'All reports naming this agent')),
       ),

@@ -65,20 +65,39 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
       ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
     });
   } catch (cause) {
-    throw new ConsoleApiError('NETWORK_ERROR', 'Cannot reach the issuer. Check that it is running and try again.', 0, String(cause));
+    throw new ConsoleApiError(
+      'NETWORK_ERROR',
+      'Cannot reach the issuer. Check that it is running and try again.',
+      0,
+      String(cause),
+    );
   }
   const text = await response.text();
   let json: unknown;
   try {
     json = text === '' ? undefined : JSON.parse(text);
   } catch {
-    throw new ConsoleApiError('BAD_RESPONSE', `The issuer answered ${response.status} with something that is not JSON.`, response.status);
+    throw new ConsoleApiError(
+      'BAD_RESPONSE',
+      `The issuer answered ${response.status} with something that is not JSON.`,
+      response.status,
+    );
   }
   if (response.ok) return json as T;
   const error = (json as { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined)?.error;
   const refusal = json as { reason?: unknown; message?: unknown } | undefined;
-  const code = typeof error?.code === 'string' ? error.code : typeof refusal?.reason === 'string' ? refusal.reason : `HTTP_${response.status}`;
-  const message = typeof error?.message === 'string' ? error.message : typeof refusal?.message === 'string' ? refusal.message : `The issuer answered ${response.status}.`;
+  const code =
+    typeof error?.code === 'string'
+      ? error.code
+      : typeof refusal?.reason === 'string'
+        ? refusal.reason
+        : `HTTP_${response.status}`;
+  const message =
+    typeof error?.message === 'string'
+      ? error.message
+      : typeof refusal?.message === 'string'
+        ? refusal.message
+        : `The issuer answered ${response.status}.`;
   if (response.status === 401 && options.key === undefined) {
     adminKey.clear();
     window.dispatchEvent(new Event(SIGNED_OUT_EVENT));
@@ -91,7 +110,8 @@ export const enc = encodeURIComponent;
 /** A query string from defined, non-empty values. */
 export function query(params: Record<string, string | number | undefined>): string {
   const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== '') search.set(name, String(value));
+  for (const [name, value] of Object.entries(params))
+    if (value !== undefined && value !== '') search.set(name, String(value));
   const text = search.toString();
   return text === '' ? '' : `?${text}`;
 }

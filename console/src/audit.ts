@@ -16,7 +16,9 @@ const REFUSAL_EVENTS = new Set(['REQUEST_REFUSED', 'VP_REJECTED', 'CONSENT_REJEC
 
 /** The issuer's refusals, and those a provider reports: its event's `result` ("denied …") is the record's reason. */
 function isRefusal(record: AuditRecord): boolean {
-  return REFUSAL_EVENTS.has(record.event) || (record.event.startsWith('PROVIDER_') && /^denied\b/i.test(record.reason ?? ''));
+  return (
+    REFUSAL_EVENTS.has(record.event) || (record.event.startsWith('PROVIDER_') && /^denied\b/i.test(record.reason ?? ''))
+  );
 }
 
 export function auditTable(records: AuditRecord[]): HTMLElement {
@@ -31,13 +33,28 @@ export function auditTable(records: AuditRecord[]): HTMLElement {
       r.reason ? (refused ? h('strong', { class: 'reason' }, r.reason) : h('code', {}, r.reason)) : '—',
     ];
   });
-  return table('Audit records, newest first', ['#', 'Time', 'Event', 'Agent', 'Actor', 'Reason'], rows, 'No audit record matches.');
+  return table(
+    'Audit records, newest first',
+    ['#', 'Time', 'Event', 'Agent', 'Actor', 'Reason'],
+    rows,
+    'No audit record matches.',
+  );
 }
 
 function chainIndicator(verdict: ChainVerdict): HTMLElement {
   return verdict.intact
-    ? h('p', { class: 'chain ok', 'data-chain': 'intact' }, h('span', { 'aria-hidden': 'true' }, '✓ '), `Hash chain intact (${verdict.count} records)`)
-    : h('p', { class: 'chain bad', 'data-chain': 'broken' }, h('span', { 'aria-hidden': 'true' }, '✗ '), `Hash chain broken at record ${verdict.brokenAt} (of ${verdict.count})`);
+    ? h(
+        'p',
+        { class: 'chain ok', 'data-chain': 'intact' },
+        h('span', { 'aria-hidden': 'true' }, '✓ '),
+        `Hash chain intact (${verdict.count} records)`,
+      )
+    : h(
+        'p',
+        { class: 'chain bad', 'data-chain': 'broken' },
+        h('span', { 'aria-hidden': 'true' }, '✗ '),
+        `Hash chain broken at record ${verdict.brokenAt} (of ${verdict.count})`,
+      );
 }
 
 /** `datetime-local` is in local time; the API takes ISO 8601 with an offset. */
@@ -49,8 +66,20 @@ function isoOf(local: string): string | undefined {
 
 /** Renders the view; returns a function that stops the polling (the router calls it on leave). */
 export function renderAudit(root: HTMLElement, params: URLSearchParams): () => void {
-  const agent = h('input', { type: 'text', name: 'agent', autocomplete: 'off', value: params.get('agent') ?? '', placeholder: 'did:…' });
-  const event = h('input', { type: 'text', name: 'event', autocomplete: 'off', value: params.get('event') ?? '', placeholder: 'REQUEST_REFUSED' });
+  const agent = h('input', {
+    type: 'text',
+    name: 'agent',
+    autocomplete: 'off',
+    value: params.get('agent') ?? '',
+    placeholder: 'did:…',
+  });
+  const event = h('input', {
+    type: 'text',
+    name: 'event',
+    autocomplete: 'off',
+    value: params.get('event') ?? '',
+    placeholder: 'REQUEST_REFUSED',
+  });
   // Reports are signed by users and providers, and anyone with a key can file one under any agent.
   const source = h(
     'select',
@@ -73,12 +102,22 @@ export function renderAudit(root: HTMLElement, params: URLSearchParams): () => v
   let chainCheckedAt = -Infinity;
   const refresh = async (checkChainNow = false) => {
     clearTimeout(timer);
-    const filter = { agent: agent.value.trim(), event: event.value.trim().toUpperCase(), reported: source.value, from: isoOf(from.value), to: isoOf(to.value), limit: 100 };
+    const filter = {
+      agent: agent.value.trim(),
+      event: event.value.trim().toUpperCase(),
+      reported: source.value,
+      from: isoOf(from.value),
+      to: isoOf(to.value),
+      limit: 100,
+    };
     // Re-hashing the whole chain costs the server work in proportion to the log: not on every
     // live poll, at most once per CHAIN_EVERY_MS (and on each explicit refresh).
     const checkChain = checkChainNow || !live.checked || Date.now() - chainCheckedAt >= CHAIN_EVERY_MS;
     const result = await attempt(errors, () =>
-      Promise.all([api<{ records: AuditRecord[] }>(`/v1/console/audit/latest${query(filter)}`), checkChain ? api<ChainVerdict>('/v1/audit/verify') : undefined]),
+      Promise.all([
+        api<{ records: AuditRecord[] }>(`/v1/console/audit/latest${query(filter)}`),
+        checkChain ? api<ChainVerdict>('/v1/audit/verify') : undefined,
+      ]),
     );
     if (stopped) return;
     // A refused filter shows no rows: the last ones answered another filter.

@@ -14,11 +14,26 @@ function alsoReached(vcId: string, changed: readonly string[] | undefined): stri
  * Revoke; null for any other state. Each button is disabled while its request runs; `done`
  * reloads the view after an action.
  */
-export function credentialActions(credential: Pick<Credential, 'vcId' | 'state'>, errors: Element, done: () => void | Promise<void>): HTMLElement | null {
+export function credentialActions(
+  credential: Pick<Credential, 'vcId' | 'state'>,
+  errors: Element,
+  done: () => void | Promise<void>,
+): HTMLElement | null {
   const { vcId, state } = credential;
   if (state !== 'active' && state !== 'suspended') return null;
-  const statusChange = async (button: HTMLButtonElement | null, action: 'revoke' | 'suspend' | 'reinstate', past: string) => {
-    const result = await attempt(errors, () => api<StatusChange>(`/v1/vcs/${enc(vcId)}/${action}`, { body: { reason: `${past} by an operator in the console` } }), button);
+  const statusChange = async (
+    button: HTMLButtonElement | null,
+    action: 'revoke' | 'suspend' | 'reinstate',
+    past: string,
+  ) => {
+    const result = await attempt(
+      errors,
+      () =>
+        api<StatusChange>(`/v1/vcs/${enc(vcId)}/${action}`, {
+          body: { reason: `${past} by an operator in the console` },
+        }),
+      button,
+    );
     if (!result) return;
     announce(`Credential ${vcId} ${past}.${alsoReached(vcId, result.changed)}`);
     await done();
@@ -33,14 +48,22 @@ export function credentialActions(credential: Pick<Credential, 'vcId' | 'state'>
     if (sure) await statusChange(button, 'revoke', 'revoked');
   };
   const renew = async (event: Event) => {
-    const result = await attempt(errors, () => api<Credential>(`/v1/vcs/${enc(vcId)}/renew`, { body: {} }), sourceButton(event));
+    const result = await attempt(
+      errors,
+      () => api<Credential>(`/v1/vcs/${enc(vcId)}/renew`, { body: {} }),
+      sourceButton(event),
+    );
     if (result) {
       announce(`Credential renewed: ${result.vcId} replaces ${vcId}.`);
       await done();
     }
   };
   const actionButton = (label: string, kind: string, run: (event: Event) => Promise<void>) =>
-    h('button', { type: 'button', class: kind, onClick: (event: Event) => void run(event), 'aria-label': `${label} ${vcId}` }, label);
+    h(
+      'button',
+      { type: 'button', class: kind, onClick: (event: Event) => void run(event), 'aria-label': `${label} ${vcId}` },
+      label,
+    );
   return h(
     'div',
     { class: 'actions' },
@@ -66,7 +89,13 @@ export function renderCredentials(root: HTMLElement): void {
   const errors = h('div');
   const lists = h('div', {}, loading());
   const found = h('div', { 'aria-live': 'polite' });
-  const vcInput = h('input', { type: 'text', name: 'vcId', required: true, autocomplete: 'off', placeholder: 'urn:uuid:…' });
+  const vcInput = h('input', {
+    type: 'text',
+    name: 'vcId',
+    required: true,
+    autocomplete: 'off',
+    placeholder: 'urn:uuid:…',
+  });
   vcInput.id = 'vc-id';
 
   const lookUp = async () => {
@@ -97,7 +126,12 @@ export function renderCredentials(root: HTMLElement): void {
       table(
         'Status lists',
         ['List', 'Purpose', 'Fill level', 'Published at'],
-        result.statusLists.map((l) => [h('code', {}, l.listId), l.purpose, fillMeter(l), h('a', { href: l.url, rel: 'noreferrer' }, shortId(l.url, 24))]),
+        result.statusLists.map((l) => [
+          h('code', {}, l.listId),
+          l.purpose,
+          fillMeter(l),
+          h('a', { href: l.url, rel: 'noreferrer' }, shortId(l.url, 24)),
+        ]),
         'No status list yet.',
       ),
     );

@@ -15,7 +15,13 @@ export function renderDids(root: HTMLElement): void {
       table(
         'DIDs',
         ['DID', 'Kind', 'Key held here', 'State', 'Updated'],
-        page.dids.map((d) => [h('a', { href: `#/dids/${enc(d.did)}` }, shortId(d.did)), d.kind, d.serverHeldKey ? 'yes' : 'no', stateBadge(d.deactivated ? 'deactivated' : 'active'), formatTime(d.updated)]),
+        page.dids.map((d) => [
+          h('a', { href: `#/dids/${enc(d.did)}` }, shortId(d.did)),
+          d.kind,
+          d.serverHeldKey ? 'yes' : 'no',
+          stateBadge(d.deactivated ? 'deactivated' : 'active'),
+          formatTime(d.updated),
+        ]),
         'No DID is hosted here.',
       ),
     );
@@ -44,12 +50,28 @@ export function renderDid(root: HTMLElement, did: string): void {
     const ownDid = hosted.kind === 'issuer';
     const editable = !hosted.deactivated && !ownDid && hosted.did.startsWith('did:web:');
     const serviceId = h('input', { type: 'text', name: 'id', autocomplete: 'off', placeholder: 'files' });
-    const serviceType = h('input', { type: 'text', name: 'type', required: true, autocomplete: 'off', placeholder: 'LinkedDomains' });
-    const serviceEndpoint = h('input', { type: 'url', name: 'endpoint', required: true, autocomplete: 'off', placeholder: 'https://files.example.com/' });
+    const serviceType = h('input', {
+      type: 'text',
+      name: 'type',
+      required: true,
+      autocomplete: 'off',
+      placeholder: 'LinkedDomains',
+    });
+    const serviceEndpoint = h('input', {
+      type: 'url',
+      name: 'endpoint',
+      required: true,
+      autocomplete: 'off',
+      placeholder: 'https://files.example.com/',
+    });
 
     const remove = async (event: Event, id: string) => {
       const fragment = id.includes('#') ? id.slice(id.indexOf('#') + 1) : id;
-      const done = await attempt(errors, () => api<HostedDid>(`/v1/dids/${enc(did)}/services/${enc(fragment)}`, { method: 'DELETE' }), sourceButton(event));
+      const done = await attempt(
+        errors,
+        () => api<HostedDid>(`/v1/dids/${enc(did)}/services/${enc(fragment)}`, { method: 'DELETE' }),
+        sourceButton(event),
+      );
       if (done) {
         announce(`Service ${id} removed.`);
         await load();
@@ -59,7 +81,14 @@ export function renderDid(root: HTMLElement, did: string): void {
       event.preventDefault();
       const done = await attempt(
         errors,
-        () => api<HostedDid>(`/v1/dids/${enc(did)}/services`, { body: { ...(serviceId.value.trim() ? { id: serviceId.value.trim() } : {}), type: serviceType.value.trim(), serviceEndpoint: serviceEndpoint.value.trim() } }),
+        () =>
+          api<HostedDid>(`/v1/dids/${enc(did)}/services`, {
+            body: {
+              ...(serviceId.value.trim() ? { id: serviceId.value.trim() } : {}),
+              type: serviceType.value.trim(),
+              serviceEndpoint: serviceEndpoint.value.trim(),
+            },
+          }),
         sourceButton(event),
       );
       if (done) {
@@ -68,9 +97,17 @@ export function renderDid(root: HTMLElement, did: string): void {
       }
     };
     const deactivate = async () => {
-      const sure = await confirmAction('Deactivate this DID?', `${did} will be deactivated: its document stops being served and every verification through this issuer refuses it (DID_DEACTIVATED). This cannot be undone.`, 'Deactivate DID');
+      const sure = await confirmAction(
+        'Deactivate this DID?',
+        `${did} will be deactivated: its document stops being served and every verification through this issuer refuses it (DID_DEACTIVATED). This cannot be undone.`,
+        'Deactivate DID',
+      );
       if (!sure) return;
-      const done = await attempt(errors, () => api<HostedDid>(`/v1/dids/${enc(did)}/deactivate`, { body: { reason: 'deactivated by an operator in the console' } }));
+      const done = await attempt(errors, () =>
+        api<HostedDid>(`/v1/dids/${enc(did)}/deactivate`, {
+          body: { reason: 'deactivated by an operator in the console' },
+        }),
+      );
       if (done) {
         announce(`${did} deactivated.`);
         await load();
@@ -91,7 +128,23 @@ export function renderDid(root: HTMLElement, did: string): void {
         table(
           'Service endpoints',
           ['Id', 'Type', 'Endpoint', 'Actions'],
-          services.map((s) => [h('code', {}, s.id), Array.isArray(s.type) ? s.type.join(' ') : s.type, fullId(endpointText(s.serviceEndpoint)), !editable ? '—' : h('button', { type: 'button', class: 'secondary', 'aria-label': `Remove service ${s.id}`, onClick: (e: Event) => void remove(e, s.id) }, 'Remove')]),
+          services.map((s) => [
+            h('code', {}, s.id),
+            Array.isArray(s.type) ? s.type.join(' ') : s.type,
+            fullId(endpointText(s.serviceEndpoint)),
+            !editable
+              ? '—'
+              : h(
+                  'button',
+                  {
+                    type: 'button',
+                    class: 'secondary',
+                    'aria-label': `Remove service ${s.id}`,
+                    onClick: (e: Event) => void remove(e, s.id),
+                  },
+                  'Remove',
+                ),
+          ]),
           'No service endpoint.',
         ),
         !editable
@@ -106,9 +159,27 @@ export function renderDid(root: HTMLElement, did: string): void {
               h('button', { type: 'submit' }, 'Add service'),
             ),
       ),
-      h('section', { 'aria-labelledby': 'h-document' }, h('h2', { id: 'h-document' }, 'DID document'), pretty(hosted.didDocument)),
-      ownDid ? h('p', { class: 'notice' }, "This is the issuer's own DID: its document follows the issuer's signing key and configuration (docs/operations.md).") : null,
-      hosted.deactivated || ownDid ? null : h('section', { class: 'danger-zone', 'aria-labelledby': 'h-danger' }, h('h2', { id: 'h-danger' }, 'Deactivate'), h('button', { type: 'button', class: 'danger', onClick: () => void deactivate() }, 'Deactivate DID…')),
+      h(
+        'section',
+        { 'aria-labelledby': 'h-document' },
+        h('h2', { id: 'h-document' }, 'DID document'),
+        pretty(hosted.didDocument),
+      ),
+      ownDid
+        ? h(
+            'p',
+            { class: 'notice' },
+            "This is the issuer's own DID: its document follows the issuer's signing key and configuration (docs/operations.md).",
+          )
+        : null,
+      hosted.deactivated || ownDid
+        ? null
+        : h(
+            'section',
+            { class: 'danger-zone', 'aria-labelledby': 'h-danger' },
+            h('h2', { id: 'h-danger' }, 'Deactivate'),
+            h('button', { type: 'button', class: 'danger', onClick: () => void deactivate() }, 'Deactivate DID…'),
+          ),
     );
   };
   void load();

@@ -7,7 +7,11 @@ export type Child = Node | string | number | null | undefined | false | Child[];
 type Handler = (event: Event) => void;
 export type Props = Record<string, string | number | boolean | Handler | null | undefined>;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
@@ -43,24 +47,56 @@ export function table(caption: string, headers: string[], rows: Child[][], empty
       'table',
       {},
       h('caption', { class: 'visually-hidden' }, caption),
-      h('thead', {}, h('tr', {}, headers.map((label) => h('th', { scope: 'col' }, label)))),
-      h('tbody', {}, rows.map((cells) => h('tr', {}, cells.map((cell, i) => h('td', { 'data-label': headers[i] ?? '' }, cell))))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          headers.map((label) => h('th', { scope: 'col' }, label)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        rows.map((cells) =>
+          h(
+            'tr',
+            {},
+            cells.map((cell, i) => h('td', { 'data-label': headers[i] ?? '' }, cell)),
+          ),
+        ),
+      ),
     ),
   );
 }
 
 /** A labelled form field. */
-export function field(label: string, input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement, hint?: string): HTMLElement {
+export function field(
+  label: string,
+  input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement,
+  hint?: string,
+): HTMLElement {
   const id = input.id || `f-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
   input.id = id;
   const hintId = hint === undefined ? undefined : `${id}-hint`;
   if (hintId) input.setAttribute('aria-describedby', hintId);
-  return h('div', { class: 'field' }, h('label', { for: id }, label), input, hint === undefined ? null : h('small', { id: hintId }, hint));
+  return h(
+    'div',
+    { class: 'field' },
+    h('label', { for: id }, label),
+    input,
+    hint === undefined ? null : h('small', { id: hintId }, hint),
+  );
 }
 
 /** A definition list of [term, value] pairs; pairs whose value is null are left out. */
 export function facts(pairs: [string, Child][]): HTMLElement {
-  return h('dl', { class: 'facts' }, pairs.filter(([, value]) => value !== null).map(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]));
+  return h(
+    'dl',
+    { class: 'facts' },
+    pairs.filter(([, value]) => value !== null).map(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]),
+  );
 }
 
 /** An identifier shown in full, wrapping anywhere. */
@@ -73,14 +109,26 @@ export function badge(text: string, tone: 'ok' | 'bad' | 'warn' | 'muted' = 'mut
 }
 
 export function stateBadge(state: string): HTMLElement {
-  const tone = state === 'active' || state === 'outstanding' ? 'ok' : state === 'revoked' || state === 'expired' ? 'bad' : state === 'suspended' ? 'warn' : 'muted';
+  const tone =
+    state === 'active' || state === 'outstanding'
+      ? 'ok'
+      : state === 'revoked' || state === 'expired'
+        ? 'bad'
+        : state === 'suspended'
+          ? 'warn'
+          : 'muted';
   return badge(state, tone);
 }
 
 export function formatTime(iso: string | undefined): string {
   if (iso === undefined) return '—';
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, 'Z');
+  return Number.isNaN(date.getTime())
+    ? iso
+    : date
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** Middle-ellipsis for long identifiers; the full value stays in `title` and the copy of the text. */

@@ -10,7 +10,13 @@ import { announce, attempt, heading, loading, sourceButton } from './ui.ts';
 const words = (value: string): string[] => value.split(/[\s,]+/).filter((w) => w !== '');
 
 function tokenPanel(minted: { tokenId: string; token: string; expiresAt: string }): HTMLElement {
-  const value = h('input', { type: 'text', readonly: true, value: minted.token, class: 'secret', 'aria-describedby': 'token-note' });
+  const value = h('input', {
+    type: 'text',
+    readonly: true,
+    value: minted.token,
+    class: 'secret',
+    'aria-describedby': 'token-note',
+  });
   value.id = 'minted-token';
   const copied = h('span', { role: 'status', class: 'copied' });
   const copy = async () => {
@@ -26,10 +32,26 @@ function tokenPanel(minted: { tokenId: string; token: string; expiresAt: string 
     'section',
     { class: 'once', 'aria-labelledby': 'h-minted' },
     h('h2', { id: 'h-minted' }, 'Token minted'),
-    h('p', { id: 'token-note' }, h('strong', {}, 'Shown once.'), ' Copy it now and hand it to the agent: the issuer keeps only its hash.'),
-    h('div', { class: 'field' }, h('label', { for: 'minted-token' }, 'Enrollment token'), h('div', { class: 'inline' }, value, h('button', { type: 'button', onClick: () => void copy() }, 'Copy'))),
+    h(
+      'p',
+      { id: 'token-note' },
+      h('strong', {}, 'Shown once.'),
+      ' Copy it now and hand it to the agent: the issuer keeps only its hash.',
+    ),
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: 'minted-token' }, 'Enrollment token'),
+      h('div', { class: 'inline' }, value, h('button', { type: 'button', onClick: () => void copy() }, 'Copy')),
+    ),
     copied,
-    h('p', {}, 'Expires ', h('time', { datetime: minted.expiresAt }, formatTime(minted.expiresAt)), ` · id ${minted.tokenId}`),
+    h(
+      'p',
+      {},
+      'Expires ',
+      h('time', { datetime: minted.expiresAt }, formatTime(minted.expiresAt)),
+      ` · id ${minted.tokenId}`,
+    ),
   );
 }
 
@@ -40,9 +62,22 @@ export function renderEnrollment(root: HTMLElement): void {
   const listErrors = h('div');
   const scopes = h('input', { type: 'text', name: 'scopes', required: true, autocomplete: 'off', value: 'files:read' });
   const depth = h('input', { type: 'number', name: 'depth', required: true, min: 0, max: 16, value: 1 });
-  const domains = h('input', { type: 'text', name: 'domains', required: true, autocomplete: 'off', placeholder: 'files.example.com' });
+  const domains = h('input', {
+    type: 'text',
+    name: 'domains',
+    required: true,
+    autocomplete: 'off',
+    placeholder: 'files.example.com',
+  });
   const ttl = h('input', { type: 'number', name: 'ttl', required: true, min: 10, max: 604800, value: 900 });
-  const stateFilter = h('select', { name: 'state' }, h('option', { value: '' }, 'All'), h('option', { value: 'outstanding' }, 'Outstanding'), h('option', { value: 'used' }, 'Used'), h('option', { value: 'expired' }, 'Expired'));
+  const stateFilter = h(
+    'select',
+    { name: 'state' },
+    h('option', { value: '' }, 'All'),
+    h('option', { value: 'outstanding' }, 'Outstanding'),
+    h('option', { value: 'used' }, 'Used'),
+    h('option', { value: 'expired' }, 'Expired'),
+  );
   stateFilter.id = 'token-state';
   let tokens: TokenState[] = [];
   let nextCursor: string | undefined;
@@ -59,14 +94,23 @@ export function renderEnrollment(root: HTMLElement): void {
     ]);
     replace(
       list,
-      table('Enrollment tokens', ['Token id', 'State', 'Scopes', 'Max depth', 'Domains', 'Expires', 'Agent'], rows, 'No token in this state.'),
-      nextCursor === undefined ? null : h('button', { type: 'button', class: 'secondary', onClick: () => void loadTokens(true) }, 'Load more'),
+      table(
+        'Enrollment tokens',
+        ['Token id', 'State', 'Scopes', 'Max depth', 'Domains', 'Expires', 'Agent'],
+        rows,
+        'No token in this state.',
+      ),
+      nextCursor === undefined
+        ? null
+        : h('button', { type: 'button', class: 'secondary', onClick: () => void loadTokens(true) }, 'Load more'),
     );
   };
 
   const loadTokens = async (more = false) => {
     const page = await attempt(listErrors, () =>
-      api<{ tokens: TokenState[]; nextCursor?: string }>(`/v1/enrollment-tokens${query({ state: stateFilter.value, cursor: more ? nextCursor : undefined, limit: 50 })}`),
+      api<{ tokens: TokenState[]; nextCursor?: string }>(
+        `/v1/enrollment-tokens${query({ state: stateFilter.value, cursor: more ? nextCursor : undefined, limit: 50 })}`,
+      ),
     );
     if (!page) return;
     tokens = more ? [...tokens, ...page.tokens] : page.tokens;
@@ -81,7 +125,12 @@ export function renderEnrollment(root: HTMLElement): void {
       errors,
       () =>
         api<{ tokenId: string; token: string; expiresAt: string }>('/v1/enrollment-tokens', {
-          body: { requestedScopes: words(scopes.value), maxDelegationDepth: Number(depth.value), requestedDomains: words(domains.value), ttlSeconds: Number(ttl.value) },
+          body: {
+            requestedScopes: words(scopes.value),
+            maxDelegationDepth: Number(depth.value),
+            requestedDomains: words(domains.value),
+            ttlSeconds: Number(ttl.value),
+          },
         }),
       sourceButton(event),
     );
@@ -107,8 +156,14 @@ export function renderEnrollment(root: HTMLElement): void {
       h('button', { type: 'submit' }, 'Mint token'),
     ),
     mintedSlot,
-    h('section', { 'aria-labelledby': 'h-tokens' }, h('h2', { id: 'h-tokens' }, 'Tokens'), h('div', { class: 'field inline' }, h('label', { for: 'token-state' }, 'Show'), stateFilter), listErrors, list),
+    h(
+      'section',
+      { 'aria-labelledby': 'h-tokens' },
+      h('h2', { id: 'h-tokens' }, 'Tokens'),
+      h('div', { class: 'field inline' }, h('label', { for: 'token-state' }, 'Show'), stateFilter),
+      listErrors,
+      list,
+    ),
   );
   void loadTokens();
 }
-

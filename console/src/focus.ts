@@ -18,7 +18,9 @@ function matchers(element: HTMLElement): ((candidate: HTMLElement) => boolean)[]
 }
 
 function replacementFor(lost: HTMLElement, root: HTMLElement): HTMLElement | null {
-  const candidates = [...root.querySelectorAll<HTMLElement>('button, a[href], input, select, textarea, [tabindex]')].filter((c) => !(c as HTMLButtonElement).disabled);
+  const candidates = [
+    ...root.querySelectorAll<HTMLElement>('button, a[href], input, select, textarea, [tabindex]'),
+  ].filter((c) => !(c as HTMLButtonElement).disabled);
   for (const matches of matchers(lost)) {
     const found = candidates.find(matches);
     if (found) return found;
@@ -34,7 +36,12 @@ export function keepFocusAcrossRenders(root: HTMLElement): void {
   });
   new MutationObserver(() => {
     const lost = focused;
-    if (lost === null || lost.isConnected || (document.activeElement !== null && document.activeElement !== document.body)) return;
+    if (
+      lost === null ||
+      lost.isConnected ||
+      (document.activeElement !== null && document.activeElement !== document.body)
+    )
+      return;
     focused = null;
     replacementFor(lost, root)?.focus();
   }).observe(root, { childList: true, subtree: true });

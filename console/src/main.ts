@@ -27,7 +27,13 @@ let leaveView: (() => void) | undefined;
 function renderSignIn(notice?: string): void {
   leaveView?.();
   leaveView = undefined;
-  const key = h('input', { type: 'password', name: 'adminKey', required: true, autocomplete: 'off', spellcheck: 'false' });
+  const key = h('input', {
+    type: 'password',
+    name: 'adminKey',
+    required: true,
+    autocomplete: 'off',
+    spellcheck: 'false',
+  });
   key.id = 'admin-key';
   const errors = h('div');
   const signIn = async (event: Event) => {
@@ -51,7 +57,13 @@ function renderSignIn(notice?: string): void {
         { class: 'card', onSubmit: (e: Event) => void signIn(e) },
         h('h1', {}, 'Mandate operator console'),
         notice ? h('p', { class: 'notice', role: 'status' }, notice) : null,
-        h('div', { class: 'field' }, h('label', { for: 'admin-key' }, 'Admin API key'), key, h('small', {}, 'SERVICE_ADMIN_API_KEY. Kept in this tab only, until you sign out or close it.')),
+        h(
+          'div',
+          { class: 'field' },
+          h('label', { for: 'admin-key' }, 'Admin API key'),
+          key,
+          h('small', {}, 'SERVICE_ADMIN_API_KEY. Kept in this tab only, until you sign out or close it.'),
+        ),
         errors,
         h('button', { type: 'submit' }, 'Sign in'),
       ),
@@ -99,7 +111,15 @@ function renderShell(): void {
       'header',
       { class: 'top' },
       h('span', { class: 'brand' }, 'Mandate'),
-      h('nav', { class: 'sections', 'aria-label': 'Sections' }, h('ul', {}, SECTIONS.map(([slug, label]) => h('li', {}, h('a', { href: `#/${slug}`, 'data-section': slug }, label))))),
+      h(
+        'nav',
+        { class: 'sections', 'aria-label': 'Sections' },
+        h(
+          'ul',
+          {},
+          SECTIONS.map(([slug, label]) => h('li', {}, h('a', { href: `#/${slug}`, 'data-section': slug }, label))),
+        ),
+      ),
       h('button', { type: 'button', class: 'secondary', onClick: signOut }, 'Sign out'),
     ),
     h('p', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }),

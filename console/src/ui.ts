@@ -5,9 +5,23 @@ import { h, replace } from './dom.ts';
 /** A readable error: what the issuer said, with its code (operators search docs by code). */
 export function errorMessage(error: unknown): HTMLElement {
   if (error instanceof ConsoleApiError) {
-    return h('div', { class: 'error', role: 'alert' }, h('strong', {}, error.status === 0 ? 'Unreachable' : `Refused (${error.status})`), ' ', h('code', {}, error.code), ' — ', error.message);
+    return h(
+      'div',
+      { class: 'error', role: 'alert' },
+      h('strong', {}, error.status === 0 ? 'Unreachable' : `Refused (${error.status})`),
+      ' ',
+      h('code', {}, error.code),
+      ' — ',
+      error.message,
+    );
   }
-  return h('div', { class: 'error', role: 'alert' }, h('strong', {}, 'Error'), ' ', error instanceof Error ? error.message : String(error));
+  return h(
+    'div',
+    { class: 'error', role: 'alert' },
+    h('strong', {}, 'Error'),
+    ' ',
+    error instanceof Error ? error.message : String(error),
+  );
 }
 
 /** Announces a completed action in the shell's live region. */
@@ -22,7 +36,11 @@ export function announce(message: string): void {
  * cannot mint two tokens or send one renewal twice (a disabled default button also stops
  * implicit submission).
  */
-export async function attempt<T>(errorSlot: Element, action: () => Promise<T>, busy: HTMLButtonElement | null = null): Promise<T | undefined> {
+export async function attempt<T>(
+  errorSlot: Element,
+  action: () => Promise<T>,
+  busy: HTMLButtonElement | null = null,
+): Promise<T | undefined> {
   replace(errorSlot);
   // Disabling a focused button drops focus to <body>: it comes back when the button does.
   const hadFocus = busy !== null && document.activeElement === busy;
@@ -54,7 +72,13 @@ export function confirmAction(title: string, body: string, confirmLabel: string)
   return new Promise((resolve) => {
     const cancel = h('button', { type: 'button', class: 'secondary' }, 'Cancel');
     const confirm = h('button', { type: 'button', class: 'danger' }, confirmLabel);
-    const dialog = h('dialog', { 'aria-labelledby': 'confirm-title', 'aria-describedby': 'confirm-body' }, h('h2', { id: 'confirm-title' }, title), h('p', { id: 'confirm-body' }, body), h('div', { class: 'actions' }, cancel, confirm));
+    const dialog = h(
+      'dialog',
+      { 'aria-labelledby': 'confirm-title', 'aria-describedby': 'confirm-body' },
+      h('h2', { id: 'confirm-title' }, title),
+      h('p', { id: 'confirm-body' }, body),
+      h('div', { class: 'actions' }, cancel, confirm),
+    );
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const close = (answer: boolean) => {
       dialog.close();

@@ -18,7 +18,12 @@ import { signPresentation } from '../../wallet/vc/presentation.ts';
 import { MANDATE_CONTEXTS } from '../../wallet/vc/context.ts';
 import { encodePresentationHeader } from '../../wallet/vc/transport.ts';
 import type { CheckOutcome } from '../../wallet/vc/verify.ts';
-import type { AgentCredential, DelegatedAgentCredential, DelegationGrantCredential, VerifiablePresentation } from '../../wallet/vc/types.ts';
+import type {
+  AgentCredential,
+  DelegatedAgentCredential,
+  DelegationGrantCredential,
+  VerifiablePresentation,
+} from '../../wallet/vc/types.ts';
 import { Wallet } from '../../wallet/wallet.ts';
 import { registerVerifier } from '../../verifier-worker/sw/register.ts';
 import type { VerificationReport } from '../../verifier-worker/sw/report.ts';
@@ -57,7 +62,11 @@ const CHECK_LABELS: Record<(typeof CHECK_ORDER)[number], string> = {
   replay: 'replay: challenge and presentation id not seen before (last: a refusal uses up nothing)',
 };
 
-function element<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
+function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Record<string, string> = {},
+  text?: string,
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
   if (text !== undefined) node.textContent = text;
@@ -68,7 +77,9 @@ function renderChecks(checks: readonly Check[]): HTMLElement {
   const list = element('ul', { class: 'checks' });
   for (const c of checks) {
     const item = element('li', { 'data-ok': String(c.ok) });
-    item.append(element('span', { class: 'mark', 'aria-hidden': 'true' }, c.ok === true ? '✓' : c.ok === false ? '✗' : '–'));
+    item.append(
+      element('span', { class: 'mark', 'aria-hidden': 'true' }, c.ok === true ? '✓' : c.ok === false ? '✗' : '–'),
+    );
     item.append(element('span', {}, `${c.ok === true ? '' : c.ok === false ? 'FAILED: ' : 'not reached: '}${c.check}`));
     if (c.detail) item.append(element('span', { class: 'detail' }, ` — ${c.detail}`));
     list.append(item);
@@ -93,7 +104,11 @@ function verifierChecks(outcomes: readonly CheckOutcome[]): Check[] {
   return CHECK_ORDER.map((name) => {
     const outcome = outcomes.find((o) => o.check === name);
     if (!outcome) return { check: CHECK_LABELS[name], ok: 'skipped' as const };
-    return { check: CHECK_LABELS[name], ok: outcome.ok, ...(outcome.ok ? {} : { detail: `${outcome.reason ?? ''}: ${outcome.message ?? ''}` }) };
+    return {
+      check: CHECK_LABELS[name],
+      ok: outcome.ok,
+      ...(outcome.ok ? {} : { detail: `${outcome.reason ?? ''}: ${outcome.message ?? ''}` }),
+    };
   });
 }
 
@@ -107,7 +122,11 @@ async function getJson(response: Response): Promise<unknown> {
 }
 
 async function postJson(path: string, body: unknown): Promise<{ status: number; json: unknown }> {
-  const response = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, json: await getJson(response) };
 }
 
@@ -119,7 +138,12 @@ async function main(): Promise<void> {
   const config = (await (await fetch('/demo/config.json')).json()) as DemoConfig;
   const runId = crypto.randomUUID().slice(0, 8);
   const keyStore = createIndexedDbKeyStore({ name: `mandate-demo-keys-${runId}` });
-  const openWallet = (role: string) => Wallet.open({ keyStore, keyId: role, credentialStore: createIndexedDbCredentialStore({ name: `mandate-demo-credentials-${role}-${runId}` }) });
+  const openWallet = (role: string) =>
+    Wallet.open({
+      keyStore,
+      keyId: role,
+      credentialStore: createIndexedDbCredentialStore({ name: `mandate-demo-credentials-${role}-${runId}` }),
+    });
 
   const parties = document.getElementById('parties') as HTMLElement;
   const addParty = (name: string, value: string) => {
@@ -144,7 +168,11 @@ async function main(): Promise<void> {
     // The issuer and the provider are http://127.0.0.1 in this demo.
     allowHttpLoopback: true,
   };
-  const verifierReady = registerVerifier({ scriptUrl: '/verifier-sw.js', config: verifierConfig, onReport: (r) => reports.push(r) }).then(
+  const verifierReady = registerVerifier({
+    scriptUrl: '/verifier-sw.js',
+    config: verifierConfig,
+    onReport: (r) => reports.push(r),
+  }).then(
     () => {
       status.textContent = 'Service-worker verifier: guarding /api/files/* of this page';
       status.dataset.state = 'ready';
@@ -167,13 +195,21 @@ async function main(): Promise<void> {
   } = {};
 
   /** One call of the provider's API through the worker: fresh challenge, presentation, answer. */
-  const callApi = async (method: 'GET' | 'POST', path: string, present: (challenge: string) => Promise<VerifiablePresentation>) => {
+  const callApi = async (
+    method: 'GET' | 'POST',
+    path: string,
+    present: (challenge: string) => Promise<VerifiablePresentation>,
+  ) => {
     await verifierReady;
     const challengeResponse = await fetch(CHALLENGE_PATH, { cache: 'no-store' });
     const challenge = (await challengeResponse.json()) as { challenge: string; expiresAt: string };
     const vp = await present(challenge.challenge);
     const before = reports.length;
-    const response = await fetch(path, { method, headers: { authorization: encodePresentationHeader(vp) }, cache: 'no-store' });
+    const response = await fetch(path, {
+      method,
+      headers: { authorization: encodePresentationHeader(vp) },
+      cache: 'no-store',
+    });
     const body = await getJson(response);
     // The worker's report arrives on a BroadcastChannel, usually before the response is read.
     for (let i = 0; i < 20 && reports.length === before; i++) await new Promise((r) => setTimeout(r, 50));
@@ -188,15 +224,35 @@ async function main(): Promise<void> {
 
   /** The sub-agent's ordinary presentation: its chain and the provider's grant, for files:read. */
   const presentRead = (sub: Wallet) => (challenge: string) =>
-    sub.present({ target: config.target, challenge, scopes: ['files:read'], trustedIssuers: [config.issuerDid], grantIssuers: [config.providerDid] });
+    sub.present({
+      target: config.target,
+      challenge,
+      scopes: ['files:read'],
+      trustedIssuers: [config.issuerDid],
+      grantIssuers: [config.providerDid],
+    });
 
   /** Shows a call that must be refused with `expected`, reports the refusal to the provider, and fails the step otherwise. */
-  const expectRefusal = async (view: StepView, outcomeId: string, call: Awaited<ReturnType<typeof callApi>>, expected: string, action: string, agentDid: string, extra: HTMLElement[]) => {
+  const expectRefusal = async (
+    view: StepView,
+    outcomeId: string,
+    call: Awaited<ReturnType<typeof callApi>>,
+    expected: string,
+    action: string,
+    agentDid: string,
+    extra: HTMLElement[],
+  ) => {
     const reason = (call.body as { reason?: string }).reason ?? 'none';
     const denied = call.status === 403 && reason === expected;
     const audit = call.status === 200 ? undefined : await recordRefusal(reason, action, agentDid);
     view.body.append(
-      renderOutcome(outcomeId, call.status === 200 ? 'approved' : 'denied', call.status === 200 ? `✓ approved — expected ${expected}` : `✗ denied ${reason} — ${call.status}${denied ? ' (as expected)' : ''}`),
+      renderOutcome(
+        outcomeId,
+        call.status === 200 ? 'approved' : 'denied',
+        call.status === 200
+          ? `✓ approved — expected ${expected}`
+          : `✗ denied ${reason} — ${call.status}${denied ? ' (as expected)' : ''}`,
+      ),
       renderChecks(verifierChecks(call.report?.checks ?? [])),
       ...extra,
       renderJson(`the worker's refusal (${call.status}) — the request never left the browser`, call.body, true),
@@ -206,7 +262,11 @@ async function main(): Promise<void> {
   };
 
   /** `repeatable`: a read-only step, which may be run again (each run replaces what the last one showed). */
-  const steps: Array<{ title: string; text: string; buttons: Array<{ label: string; repeatable?: boolean; run: (view: StepView) => Promise<void> }> }> = [
+  const steps: Array<{
+    title: string;
+    text: string;
+    buttons: Array<{ label: string; repeatable?: boolean; run: (view: StepView) => Promise<void> }>;
+  }> = [
     {
       title: '1 · The operator mints an enrollment token',
       text: 'The demo runner mints it server-side with the issuer’s admin key (which never reaches this page) and hands the page the single-use token: scopes files:read files:write, delegation depth 2, domain limited to the provider.',
@@ -220,8 +280,16 @@ async function main(): Promise<void> {
             state.token = minted.response.token;
             view.body.append(
               renderChecks([
-                { check: 'minted by the operator with the admin key, server-side', ok: true, detail: 'POST /v1/enrollment-tokens' },
-                { check: 'single use, expires', ok: Date.parse(minted.response.expiresAt) > Date.now(), detail: minted.response.expiresAt },
+                {
+                  check: 'minted by the operator with the admin key, server-side',
+                  ok: true,
+                  detail: 'POST /v1/enrollment-tokens',
+                },
+                {
+                  check: 'single use, expires',
+                  ok: Date.parse(minted.response.expiresAt) > Date.now(),
+                  detail: minted.response.expiresAt,
+                },
               ]),
               renderJson('POST /v1/enrollment-tokens — request', minted.request),
               renderJson('response (the token is shown once)', minted.response, true),
@@ -248,11 +316,27 @@ async function main(): Promise<void> {
             const subject = credential.credentialSubject;
             view.body.append(
               renderChecks([
-                { check: 'key generated and kept in IndexedDB', ok: keyInfo !== undefined, detail: `${agent.did.slice(0, 32)}… (${keyInfo === undefined ? 'missing' : keyInfo.extractable ? 'extractable' : 'non-extractable'})` },
-                { check: 'DID-Auth: the wallet signed the issuer’s challenge', ok: true, detail: 'POST /v1/onboard → /v1/onboard/verify' },
-                { check: 'credential issued by the issuer', ok: credential.issuer === config.issuerDid, detail: String(credential.issuer) },
+                {
+                  check: 'key generated and kept in IndexedDB',
+                  ok: keyInfo !== undefined,
+                  detail: `${agent.did.slice(0, 32)}… (${keyInfo === undefined ? 'missing' : keyInfo.extractable ? 'extractable' : 'non-extractable'})`,
+                },
+                {
+                  check: 'DID-Auth: the wallet signed the issuer’s challenge',
+                  ok: true,
+                  detail: 'POST /v1/onboard → /v1/onboard/verify',
+                },
+                {
+                  check: 'credential issued by the issuer',
+                  ok: credential.issuer === config.issuerDid,
+                  detail: String(credential.issuer),
+                },
                 { check: 'credential subject is this wallet', ok: subject.id === agent.did },
-                { check: 'scopes, depth and domains as the token set them', ok: subject.delegationDepth === 2, detail: `${subject.privilegeScopes.join(' ')} · depth ${subject.delegationDepth} · ${(subject.domains ?? []).join(' ')}` },
+                {
+                  check: 'scopes, depth and domains as the token set them',
+                  ok: subject.delegationDepth === 2,
+                  detail: `${subject.privilegeScopes.join(' ')} · depth ${subject.delegationDepth} · ${(subject.domains ?? []).join(' ')}`,
+                },
               ]),
               renderJson('AgentCredential (stored in the agent’s wallet)', credential),
             );
@@ -269,13 +353,27 @@ async function main(): Promise<void> {
           run: async (view) => {
             const agent = state.agent ?? fail('onboard the agent first (step 2)');
             const agentCredential = state.agentCredential ?? fail('onboard the agent first (step 2)');
-            const request = (await getJson(await fetch('/provider/consent', { cache: 'no-store' }))) as { provider: string; privilegeScopes: string[]; challenge: string };
+            const request = (await getJson(await fetch('/provider/consent', { cache: 'no-store' }))) as {
+              provider: string;
+              privilegeScopes: string[];
+              challenge: string;
+            };
             const user = await openWallet('user');
             state.user = user;
-            const consent = await createConsent({ user: user.identity, agentDid: agent.did, providerDid: request.provider, privilegeScopes: request.privilegeScopes, challenge: request.challenge });
+            const consent = await createConsent({
+              user: user.identity,
+              agentDid: agent.did,
+              providerDid: request.provider,
+              privilegeScopes: request.privilegeScopes,
+              challenge: request.challenge,
+            });
             const { status: code, json } = await postJson('/provider/grants', { consent, agentCredential });
             const answer = json as { granted: boolean; checks: Check[]; grant?: DelegationGrantCredential };
-            view.body.append(renderChecks(answer.checks ?? []), renderJson('GET /provider/consent — the request shown to the user', request), renderJson('UserConsent signed by the user', consent));
+            view.body.append(
+              renderChecks(answer.checks ?? []),
+              renderJson('GET /provider/consent — the request shown to the user', request),
+              renderJson('UserConsent signed by the user', consent),
+            );
             if (code !== 201 || !answer.grant) fail(`the provider refused the grant (${code})`);
             state.grant = answer.grant;
             await agent.addCredential(answer.grant);
@@ -294,7 +392,13 @@ async function main(): Promise<void> {
             const agent = state.agent ?? fail('onboard the agent first (step 2)');
             const grant = state.grant ?? fail('get the user’s consent first (step 3)');
             const sub = await openWallet('sub-agent');
-            const { credential, chain } = await agent.delegate({ to: sub.did, scopes: ['files:read'], delegationDepth: 1, domains: [config.target], lifetimeSeconds: 3600 });
+            const { credential, chain } = await agent.delegate({
+              to: sub.did,
+              scopes: ['files:read'],
+              delegationDepth: 1,
+              domains: [config.target],
+              lifetimeSeconds: 3600,
+            });
             await sub.addCredentials([...chain, grant]);
             state.sub = sub;
             state.subCredential = credential;
@@ -302,16 +406,36 @@ async function main(): Promise<void> {
             const s = credential.credentialSubject;
             const p = parent.credentialSubject;
             const parentDomains = p.domains;
-            const domainsWithin = parentDomains === undefined || (s.domains !== undefined && s.domains.every((d) => parentDomains.includes(d)));
+            const domainsWithin =
+              parentDomains === undefined ||
+              (s.domains !== undefined && s.domains.every((d) => parentDomains.includes(d)));
             // Each line is judged here again, from the two credentials as stored: `delegate`
             // refused to sign a wider child, and this shows what that means.
             view.body.append(
               renderChecks([
-                { check: 'scopes within the parent’s', ok: within(s.privilegeScopes, p.privilegeScopes), detail: `${s.privilegeScopes.join(' ')} ⊂ ${p.privilegeScopes.join(' ')}` },
-                { check: 'depth below the parent’s', ok: s.delegationDepth < p.delegationDepth, detail: `${s.delegationDepth} < ${p.delegationDepth}` },
+                {
+                  check: 'scopes within the parent’s',
+                  ok: within(s.privilegeScopes, p.privilegeScopes),
+                  detail: `${s.privilegeScopes.join(' ')} ⊂ ${p.privilegeScopes.join(' ')}`,
+                },
+                {
+                  check: 'depth below the parent’s',
+                  ok: s.delegationDepth < p.delegationDepth,
+                  detail: `${s.delegationDepth} < ${p.delegationDepth}`,
+                },
                 { check: 'domains within the parent’s', ok: domainsWithin, detail: (s.domains ?? []).join(' ') },
-                { check: 'valid no longer than the parent', ok: validUntilOf(credential) <= validUntilOf(parent), detail: `until ${credential.validUntil ?? ''}` },
-                { check: 'names its parent by id and digest', ok: credential.parentCredential.id === parent.id && credential.parentCredential.digestMultibase === credentialDigest(parent), detail: credential.parentCredential.digestMultibase.slice(0, 24) + '…' },
+                {
+                  check: 'valid no longer than the parent',
+                  ok: validUntilOf(credential) <= validUntilOf(parent),
+                  detail: `until ${credential.validUntil ?? ''}`,
+                },
+                {
+                  check: 'names its parent by id and digest',
+                  ok:
+                    credential.parentCredential.id === parent.id &&
+                    credential.parentCredential.digestMultibase === credentialDigest(parent),
+                  detail: credential.parentCredential.digestMultibase.slice(0, 24) + '…',
+                },
               ]),
               renderJson('DelegatedAgentCredential (agent → sub-agent)', credential, true),
             );
@@ -331,7 +455,13 @@ async function main(): Promise<void> {
             const approved = call.status === 200 && call.report?.decision === 'allow';
             const scopes = call.report?.effectiveScopes ?? [];
             view.body.append(
-              renderOutcome('outcome-5', approved ? 'approved' : 'denied', approved ? `✓ approved — ${call.status}, effective scopes: ${scopes.join(' ')}` : `✗ denied — ${call.status} ${(call.body as { reason?: string }).reason ?? ''}`),
+              renderOutcome(
+                'outcome-5',
+                approved ? 'approved' : 'denied',
+                approved
+                  ? `✓ approved — ${call.status}, effective scopes: ${scopes.join(' ')}`
+                  : `✗ denied — ${call.status} ${(call.body as { reason?: string }).reason ?? ''}`,
+              ),
               renderChecks(verifierChecks(call.report?.checks ?? [])),
               renderJson('the worker’s report', call.report ?? 'no report'),
               renderJson('GET /.well-known/mandate/challenge (answered by the worker)', call.challenge),
@@ -363,17 +493,31 @@ async function main(): Promise<void> {
                 issuer: sub.did,
                 validFrom: parent.validFrom,
                 ...(parent.validUntil ? { validUntil: parent.validUntil } : {}),
-                credentialSubject: { id: sub.did, privilegeScopes: ['files:read', 'files:write'], delegationDepth: 0, domains: [config.target] },
+                credentialSubject: {
+                  id: sub.did,
+                  privilegeScopes: ['files:read', 'files:write'],
+                  delegationDepth: 0,
+                  domains: [config.target],
+                },
                 parentCredential: { id: parent.id, digestMultibase: credentialDigest(parent) },
               },
-              { signer: sub.identity.signer, verificationMethod: sub.identity.verificationMethod, proofPurpose: 'assertionMethod' },
+              {
+                signer: sub.identity.signer,
+                verificationMethod: sub.identity.verificationMethod,
+                proofPurpose: 'assertionMethod',
+              },
             )) as unknown as DelegatedAgentCredential;
-            const call = await callApi(
-              'POST',
-              '/api/files/q3-report',
-              (challenge) => signPresentation({ holder: sub.identity, credentials: [forged, parent, agentCredential, grant], challenge, domain: config.target }),
+            const call = await callApi('POST', '/api/files/q3-report', (challenge) =>
+              signPresentation({
+                holder: sub.identity,
+                credentials: [forged, parent, agentCredential, grant],
+                challenge,
+                domain: config.target,
+              }),
             );
-            await expectRefusal(view, 'outcome-6a', call, 'SCOPE_ESCALATION', 'POST /api/files/q3-report', sub.did, [renderJson('the forged DelegatedAgentCredential (sub-agent → itself)', forged)]);
+            await expectRefusal(view, 'outcome-6a', call, 'SCOPE_ESCALATION', 'POST /api/files/q3-report', sub.did, [
+              renderJson('the forged DelegatedAgentCredential (sub-agent → itself)', forged),
+            ]);
           },
         },
         {
@@ -392,7 +536,15 @@ async function main(): Promise<void> {
               if (call.status !== 200) break;
             }
             if (!call) fail('no call made');
-            await expectRefusal(view, 'outcome-6b', call, 'CREDENTIAL_REVOKED', 'GET /api/files/q3-report', sub.did, []);
+            await expectRefusal(
+              view,
+              'outcome-6b',
+              call,
+              'CREDENTIAL_REVOKED',
+              'GET /api/files/q3-report',
+              sub.did,
+              [],
+            );
           },
         },
       ],
@@ -407,33 +559,73 @@ async function main(): Promise<void> {
           run: async (view) => {
             const answer = (await getJson(await fetch('/operator/audit', { cache: 'no-store' }))) as {
               chain: { intact: boolean; count: number; brokenAt?: number };
-              records: Array<{ seq: number; at: string; event: string; actor: string; agentDid?: string; reason?: string; data?: Record<string, unknown> }>;
+              records: Array<{
+                seq: number;
+                at: string;
+                event: string;
+                actor: string;
+                agentDid?: string;
+                reason?: string;
+                data?: Record<string, unknown>;
+              }>;
             };
             // This page's refusals only: the issuer may hold earlier runs of the story.
             const sub = state.sub?.did;
-            const refusals = answer.records.filter((r) => sub !== undefined && r.agentDid === sub && /denied|refus|revok/i.test(`${r.event} ${r.reason ?? ''} ${JSON.stringify(r.data ?? {})}`));
+            const refusals = answer.records.filter(
+              (r) =>
+                sub !== undefined &&
+                r.agentDid === sub &&
+                /denied|refus|revok/i.test(`${r.event} ${r.reason ?? ''} ${JSON.stringify(r.data ?? {})}`),
+            );
             const checks = [
-              { check: 'hash chain intact', ok: answer.chain.intact, detail: answer.chain.intact ? `${answer.chain.count} records` : `broken at record ${answer.chain.brokenAt ?? '?'}` },
+              {
+                check: 'hash chain intact',
+                ok: answer.chain.intact,
+                detail: answer.chain.intact
+                  ? `${answer.chain.count} records`
+                  : `broken at record ${answer.chain.brokenAt ?? '?'}`,
+              },
               {
                 check: 'this story’s refusals recorded with their reason codes',
-                ok: refusals.some((r) => JSON.stringify(r).includes('SCOPE_ESCALATION')) && refusals.some((r) => JSON.stringify(r).includes('CREDENTIAL_REVOKED')),
+                ok:
+                  refusals.some((r) => JSON.stringify(r).includes('SCOPE_ESCALATION')) &&
+                  refusals.some((r) => JSON.stringify(r).includes('CREDENTIAL_REVOKED')),
                 ...(sub === undefined ? { detail: 'run steps 1–6 first' } : {}),
               },
             ];
             view.body.append(renderChecks(checks));
             const table = element('table', { id: 'audit-table' });
             const head = element('tr');
-            for (const h of ['#', 'time', 'event', 'actor', 'agent', 'reason / result']) head.append(element('th', { scope: 'col' }, h));
+            for (const h of ['#', 'time', 'event', 'actor', 'agent', 'reason / result'])
+              head.append(element('th', { scope: 'col' }, h));
             table.append(element('thead'), element('tbody'));
             (table.firstChild as HTMLElement).append(head);
             for (const r of answer.records) {
-              const result = r.reason ?? (typeof r.data?.result === 'string' ? `${String(r.data.action ?? '')} → ${r.data.result}` : '');
-              const row = element('tr', { 'data-refusal': String(/\bdenied\b|DENIED|REFUSED|REVOKED/.test(`${r.event} ${result}`)) });
-              for (const cell of [String(r.seq), r.at.slice(11, 19), r.event, r.actor.length > 40 ? `${r.actor.slice(0, 40)}…` : r.actor, r.agentDid ? `${r.agentDid.slice(0, 24)}…` : '', result]) row.append(element('td', {}, cell));
+              const result =
+                r.reason ??
+                (typeof r.data?.result === 'string' ? `${String(r.data.action ?? '')} → ${r.data.result}` : '');
+              const row = element('tr', {
+                'data-refusal': String(/\bdenied\b|DENIED|REFUSED|REVOKED/.test(`${r.event} ${result}`)),
+              });
+              for (const cell of [
+                String(r.seq),
+                r.at.slice(11, 19),
+                r.event,
+                r.actor.length > 40 ? `${r.actor.slice(0, 40)}…` : r.actor,
+                r.agentDid ? `${r.agentDid.slice(0, 24)}…` : '',
+                result,
+              ])
+                row.append(element('td', {}, cell));
               (table.lastChild as HTMLElement).append(row);
             }
             view.body.append(table, renderJson('GET /v1/audit (raw)', answer));
-            if (checks.some((c) => !c.ok)) fail(`not yet: ${checks.filter((c) => !c.ok).map((c) => c.check).join('; ')}`);
+            if (checks.some((c) => !c.ok))
+              fail(
+                `not yet: ${checks
+                  .filter((c) => !c.ok)
+                  .map((c) => c.check)
+                  .join('; ')}`,
+              );
           },
         },
       ],
@@ -442,13 +634,22 @@ async function main(): Promise<void> {
 
   const container = document.getElementById('steps') as HTMLElement;
   steps.forEach((step, i) => {
-    const section = element('section', { class: 'step', id: `step-${i + 1}`, 'data-state': 'pending', 'aria-labelledby': `step-${i + 1}-title` });
+    const section = element('section', {
+      class: 'step',
+      id: `step-${i + 1}`,
+      'data-state': 'pending',
+      'aria-labelledby': `step-${i + 1}-title`,
+    });
     section.append(element('h2', { id: `step-${i + 1}-title` }, step.title), element('p', {}, step.text));
     const body = element('div', { class: 'result', 'aria-live': 'polite' });
     const view: StepView = { section, buttons: [], body };
     const succeeded = new Set<number>();
     step.buttons.forEach((b, j) => {
-      const button = element('button', { type: 'button', id: `run-${i + 1}${step.buttons.length > 1 ? String.fromCharCode(97 + j) : ''}` }, b.label);
+      const button = element(
+        'button',
+        { type: 'button', id: `run-${i + 1}${step.buttons.length > 1 ? String.fromCharCode(97 + j) : ''}` },
+        b.label,
+      );
       button.addEventListener('click', () => {
         button.disabled = true;
         section.dataset.state = 'running';
@@ -463,7 +664,11 @@ async function main(): Promise<void> {
           },
           (error: unknown) => {
             section.dataset.state = 'failed';
-            const text = isMandateError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+            const text = isMandateError(error)
+              ? `${error.code}: ${error.message}`
+              : error instanceof Error
+                ? error.message
+                : String(error);
             body.append(element('p', { class: 'error', role: 'alert' }, text));
             button.disabled = false;
           },

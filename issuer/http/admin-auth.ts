@@ -48,15 +48,23 @@ export function adminAuth(options: AdminAuthOptions): MiddlewareHandler<IssuerEn
       return next();
     }
     // Every key is compared, so which one matched does not show in the timing.
-    const other = options.otherKeys?.map((k) => (isAdminKey(token, k.key) ? k.actor : undefined)).find((actor) => actor !== undefined);
+    const other = options.otherKeys
+      ?.map((k) => (isAdminKey(token, k.key) ? k.actor : undefined))
+      .find((actor) => actor !== undefined);
     if (other !== undefined) {
       c.set('actor', other);
       return next();
     }
     if (options.openWhen?.() === true && header === undefined) return next();
     const error = header === undefined ? 'invalid_request' : 'invalid_token';
-    throw apiError('UNAUTHORIZED', header === undefined ? 'this endpoint requires the admin API key (Authorization: Bearer …)' : 'the admin API key is not valid', {
-      headers: { 'WWW-Authenticate': `Bearer realm="${REALM}", error="${error}"` },
-    });
+    throw apiError(
+      'UNAUTHORIZED',
+      header === undefined
+        ? 'this endpoint requires the admin API key (Authorization: Bearer …)'
+        : 'the admin API key is not valid',
+      {
+        headers: { 'WWW-Authenticate': `Bearer realm="${REALM}", error="${error}"` },
+      },
+    );
   };
 }

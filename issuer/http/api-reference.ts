@@ -41,7 +41,10 @@ function text(value: unknown): string {
 
 /** A stable anchor for an operation: "post-v1-vp-verify". */
 function anchorOf(method: string, path: string): string {
-  return `${method}-${path}`.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return `${method}-${path}`
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 interface Operation {
@@ -84,7 +87,11 @@ function typeLabel(doc: OpenApiDocument, raw: Json, depth = 0): string {
   if (schema.const !== undefined) return escapeHtml(JSON.stringify(schema.const));
   for (const key of ['anyOf', 'oneOf'] as const) {
     const options = schema[key];
-    if (Array.isArray(options)) return options.filter(isObject).map((o) => typeLabel(doc, o, depth + 1)).join(' | ');
+    if (Array.isArray(options))
+      return options
+        .filter(isObject)
+        .map((o) => typeLabel(doc, o, depth + 1))
+        .join(' | ');
   }
   const type = Array.isArray(schema.type) ? schema.type.join(' | ') : text(schema.type);
   if (type === 'array' && isObject(schema.items)) return `array of ${typeLabel(doc, schema.items, depth + 1)}`;
@@ -119,7 +126,8 @@ function renderSchema(doc: OpenApiDocument, raw: Json, depth: number): string {
   const { name, schema } = resolveRef(doc, raw);
   if (name !== undefined && depth > 0) return `<p class="type">${schemaLink(name)}</p>`;
   if (depth > MAX_SCHEMA_DEPTH) return '<p class="type">…</p>';
-  const target = text(schema.type) === 'array' && isObject(schema.items) && schema.items.$ref === undefined ? schema.items : schema;
+  const target =
+    text(schema.type) === 'array' && isObject(schema.items) && schema.items.$ref === undefined ? schema.items : schema;
   const properties = isObject(target.properties) ? target.properties : undefined;
   const head = `<p class="type">${typeLabel(doc, schema)}${text(schema.description) ? ` — ${escapeHtml(schema.description)}` : ''}</p>`;
   if (!properties) return head;
@@ -128,7 +136,10 @@ function renderSchema(doc: OpenApiDocument, raw: Json, depth: number): string {
     .filter((entry): entry is [string, Json] => isObject(entry[1]))
     .map(([property, child]) => {
       const inline = child.$ref === undefined;
-      const nested = inline && (isObject(child.properties) || (isObject(child.items) && child.items.$ref === undefined && isObject(child.items.properties)));
+      const nested =
+        inline &&
+        (isObject(child.properties) ||
+          (isObject(child.items) && child.items.$ref === undefined && isObject(child.items.properties)));
       const notes = inline ? constraints(child) : [];
       return `<li><code>${escapeHtml(property)}</code> <span class="type">${typeLabel(doc, child, 1)}</span>${
         required.has(property) ? ' <span class="req">required</span>' : ''
@@ -145,17 +156,27 @@ function renderContent(doc: OpenApiDocument, content: unknown, expand: boolean):
   return Object.entries(content)
     .map(([mediaType, media]) => {
       const schema = isObject(media) && isObject(media.schema) ? media.schema : undefined;
-      const body = schema === undefined ? '' : schema.$ref !== undefined && !expand ? `<p class="type">${typeLabel(doc, schema, 1)}</p>` : renderSchema(doc, schema, 0);
+      const body =
+        schema === undefined
+          ? ''
+          : schema.$ref !== undefined && !expand
+            ? `<p class="type">${typeLabel(doc, schema, 1)}</p>`
+            : renderSchema(doc, schema, 0);
       return `<div class="media"><span class="mt">${escapeHtml(mediaType)}</span>${body}</div>`;
     })
     .join('');
 }
 
 function renderComponents(doc: OpenApiDocument): string {
-  const schemas = Object.entries(doc.components?.schemas ?? {}).filter((entry): entry is [string, Json] => isObject(entry[1]));
+  const schemas = Object.entries(doc.components?.schemas ?? {}).filter((entry): entry is [string, Json] =>
+    isObject(entry[1]),
+  );
   if (schemas.length === 0) return '';
   return `<h2 id="schemas">Schemas</h2>${schemas
-    .map(([name, schema]) => `<section class="schema" id="schema-${escapeHtml(name.replace(/[^A-Za-z0-9_-]/g, '-'))}"><h3>${escapeHtml(name)}</h3>${renderSchema(doc, schema, 0)}</section>`)
+    .map(
+      ([name, schema]) =>
+        `<section class="schema" id="schema-${escapeHtml(name.replace(/[^A-Za-z0-9_-]/g, '-'))}"><h3>${escapeHtml(name)}</h3>${renderSchema(doc, schema, 0)}</section>`,
+    )
     .join('')}`;
 }
 
@@ -230,7 +251,10 @@ export function renderApiReference(doc: OpenApiDocument): string {
       (tag) =>
         `<li><strong>${escapeHtml(tag)}</strong><ul>${operations
           .filter((o) => o.tag === tag)
-          .map((o) => `<li><a href="#${anchorOf(o.method, o.path)}">${o.method.toUpperCase()} ${escapeHtml(o.path)}</a></li>`)
+          .map(
+            (o) =>
+              `<li><a href="#${anchorOf(o.method, o.path)}">${o.method.toUpperCase()} ${escapeHtml(o.path)}</a></li>`,
+          )
           .join('')}</ul></li>`,
     )
     .join('');

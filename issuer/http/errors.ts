@@ -139,7 +139,9 @@ export function apiError(code: IssuerErrorCode, message: string, options?: ApiEr
 
 /** A page cursor this issuer never gave: refused, lest a mistyped one read as "no more results". */
 export function invalidCursor(): ApiError<IssuerErrorCode> {
-  return apiError('VALIDATION_FAILED', 'cursor is not one this list gave: pass nextCursor back as it came', { details: [{ path: 'query.cursor', message: 'unknown cursor' }] });
+  return apiError('VALIDATION_FAILED', 'cursor is not one this list gave: pass nextCursor back as it came', {
+    details: [{ path: 'query.cursor', message: 'unknown cursor' }],
+  });
 }
 
 export interface ErrorBody {
@@ -155,7 +157,9 @@ function fromHttpException(error: HTTPException, bodyRefusal: string | undefined
   switch (error.status) {
     case 400:
       // The JSON validator's "Malformed JSON in request body".
-      return /json/i.test(error.message) ? apiError('MALFORMED_JSON', bodyRefusal ?? 'the request body is not valid JSON') : apiError('VALIDATION_FAILED', 'the request is malformed');
+      return /json/i.test(error.message)
+        ? apiError('MALFORMED_JSON', bodyRefusal ?? 'the request body is not valid JSON')
+        : apiError('VALIDATION_FAILED', 'the request is malformed');
     case 415:
       // The OpenAPI media-type gate.
       return apiError('UNSUPPORTED_MEDIA_TYPE', 'the request body must be application/json');
@@ -166,7 +170,9 @@ function fromHttpException(error: HTTPException, bodyRefusal: string | undefined
 
 /** The zod issues as `details`: `[{path: "json.requestedScopes.0", message}]`. */
 export function validationDetails(target: string, error: ZodError): JsonValue {
-  return error.issues.slice(0, 20).map((issue) => ({ path: [target, ...issue.path.map(String)].join('.'), message: issue.message }));
+  return error.issues
+    .slice(0, 20)
+    .map((issue) => ({ path: [target, ...issue.path.map(String)].join('.'), message: issue.message }));
 }
 
 /** The OpenAPIHono defaultHook: a failed validation becomes 400 VALIDATION_FAILED with the zod issues. */
@@ -196,7 +202,12 @@ function send(c: Context<IssuerEnv>, error: ApiError): Response {
 /** app.onError: every thrown error becomes the standard shape; refusals are audited. */
 export function createErrorHandler(deps: ErrorHandlerDeps): ErrorHandler<IssuerEnv> {
   return (thrown, c) => {
-    const error = thrown instanceof ApiError ? thrown : thrown instanceof HTTPException ? fromHttpException(thrown, c.get('bodyRefusal')) : undefined;
+    const error =
+      thrown instanceof ApiError
+        ? thrown
+        : thrown instanceof HTTPException
+          ? fromHttpException(thrown, c.get('bodyRefusal'))
+          : undefined;
     const requestId = c.get('requestId');
     if (!error) {
       // Unexpected: the name and code (if any) go to the log; the client learns nothing more.
@@ -218,14 +229,26 @@ export function createErrorHandler(deps: ErrorHandlerDeps): ErrorHandler<IssuerE
 
 /** A SqliteError's result code (`SQLITE_BUSY`, …): a fixed name, safe to log, that says what failed. */
 function sqliteCode(thrown: unknown): string | undefined {
-  const code: unknown = thrown instanceof Error && thrown.name === 'SqliteError' ? (thrown as { code?: unknown }).code : undefined;
+  const code: unknown =
+    thrown instanceof Error && thrown.name === 'SqliteError' ? (thrown as { code?: unknown }).code : undefined;
   return typeof code === 'string' && /^SQLITE_[A-Z_]{1,40}$/.test(code) ? code : undefined;
 }
 
 function safeAudit(deps: ErrorHandlerDeps, c: Context<IssuerEnv>, event: string, error: ApiError): void {
-  const data: JsonObject = { method: c.req.method, path: clipText(c.req.path, 256), status: error.status, requestId: c.get('requestId') ?? null };
+  const data: JsonObject = {
+    method: c.req.method,
+    path: clipText(c.req.path, 256),
+    status: error.status,
+    requestId: c.get('requestId') ?? null,
+  };
   try {
-    deps.audit.record({ event, actor: c.get('actor') ?? 'anonymous', reason: error.code, ...(error.agentDid ? { agentDid: error.agentDid } : {}), data });
+    deps.audit.record({
+      event,
+      actor: c.get('actor') ?? 'anonymous',
+      reason: error.code,
+      ...(error.agentDid ? { agentDid: error.agentDid } : {}),
+      data,
+    });
   } catch {
     deps.log.error('audit record failed', { requestId: c.get('requestId'), event });
   }

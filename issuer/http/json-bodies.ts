@@ -20,13 +20,17 @@ const FORM_MEDIA_TYPE = /^application\/x-www-form-urlencoded\s*(?:;.*)?$/i;
 
 const BODY_REFUSALS: Record<string, string> = {
   JSON_DUPLICATE_NAME: 'the request body names a member twice in one object (I-JSON, RFC 7493 §2.3)',
-  JSON_LONE_SURROGATE: 'the request body holds a lone UTF-16 surrogate, which is not Unicode text (I-JSON, RFC 7493 §2.1)',
+  JSON_LONE_SURROGATE:
+    'the request body holds a lone UTF-16 surrogate, which is not Unicode text (I-JSON, RFC 7493 §2.1)',
 };
 
 /** True when the request carries a body (RFC 9112 §6.3: a Content-Length above 0, or chunked). */
 export function hasRequestBody(c: Context): boolean {
   const length = c.req.header('content-length');
-  return c.req.raw.body !== null && (c.req.header('transfer-encoding') !== undefined || (length !== undefined && length !== '0'));
+  return (
+    c.req.raw.body !== null &&
+    (c.req.header('transfer-encoding') !== undefined || (length !== undefined && length !== '0'))
+  );
 }
 
 export interface JsonBodiesOptions {
@@ -46,7 +50,10 @@ export function jsonBodies(options: JsonBodiesOptions = {}): MiddlewareHandler<I
   return async (c, next) => {
     const form = formPaths.has(c.req.path);
     if (hasRequestBody(c) && !(form ? FORM_MEDIA_TYPE : JSON_MEDIA_TYPE).test(c.req.header('content-type') ?? '')) {
-      throw apiError('UNSUPPORTED_MEDIA_TYPE', `request bodies must be ${form ? 'application/x-www-form-urlencoded' : 'application/json'}`);
+      throw apiError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `request bodies must be ${form ? 'application/x-www-form-urlencoded' : 'application/json'}`,
+      );
     }
     const request = c.req;
     // Every body reader (json, parseBody) goes through one of these two.

@@ -106,7 +106,12 @@ export function addressKey(address: string): string {
   } catch {
     groups = undefined; // a zone id or anything unusual: the address as it is
   }
-  return groups ? `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64` : address;
+  return groups
+    ? `${groups
+        .slice(0, 4)
+        .map((g) => g.toString(16))
+        .join(':')}::/64`
+    : address;
 }
 
 /** Per-address limit on every request (IPv6 by /64), and per-Authorization-header limit when one is sent. */
@@ -116,7 +121,11 @@ export function rateLimit(limits: RateLimits): MiddlewareHandler<IssuerEnv> {
     const authorization = c.req.header('authorization');
     // Counted by the token as authentication reads it: `bearer K` and `Bearer   K` are one
     // credential, not a fresh budget each.
-    if (authorization !== undefined) enforce(limits.perToken.hit(credentialKey('auth', bearerToken(authorization) ?? authorization)), 'with this credential');
+    if (authorization !== undefined)
+      enforce(
+        limits.perToken.hit(credentialKey('auth', bearerToken(authorization) ?? authorization)),
+        'with this credential',
+      );
     return next();
   };
 }

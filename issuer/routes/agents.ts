@@ -9,7 +9,17 @@ import { adminAuth } from '../http/admin-auth.ts';
 import { createRouter } from '../http/errors.ts';
 import { delegateFor, getAgentDetail, listAgents, presentFor } from '../services/agents.ts';
 import { credentialResponse, CredentialViewSchema } from './credentials.ts';
-import { ADMIN_SECURITY, DidSchema, DomainSchema, errorResponses, jsonBody, JsonObjectSchema, jsonResponse, PageQuerySchema, ScopesSchema } from './schemas.ts';
+import {
+  ADMIN_SECURITY,
+  DidSchema,
+  DomainSchema,
+  errorResponses,
+  jsonBody,
+  JsonObjectSchema,
+  jsonResponse,
+  PageQuerySchema,
+  ScopesSchema,
+} from './schemas.ts';
 
 export const AgentSchema = z
   .object({
@@ -36,8 +46,17 @@ const DidParam = z.object({ did: DidSchema.openapi({ description: 'The agent DID
 const PresentRequest = z
   .strictObject({
     targetService: DomainSchema.openapi({ description: "The verifier's service name: the proof's domain" }),
-    challenge: z.string().min(1).max(256).optional().openapi({ description: "The verifier's nonce (default: a random one)" }),
-    credentialId: z.string().max(128).optional().openapi({ description: "Which of the agent's credentials to present (default: its current one)" }),
+    challenge: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .openapi({ description: "The verifier's nonce (default: a random one)" }),
+    credentialId: z
+      .string()
+      .max(128)
+      .optional()
+      .openapi({ description: "Which of the agent's credentials to present (default: its current one)" }),
     lifetimeSeconds: z.number().int().min(10).max(3600).optional(),
   })
   .openapi('PresentRequest');
@@ -46,7 +65,11 @@ const DelegateRequest = z
   .strictObject({
     delegateeDid: DidSchema,
     scopes: ScopesSchema,
-    lifetimeSeconds: z.number().int().min(60).max(10 * 365 * 86_400),
+    lifetimeSeconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(10 * 365 * 86_400),
     domains: z.array(DomainSchema).min(1).max(64).optional(),
     delegationDepth: z.number().int().min(0).max(16).optional(),
   })
@@ -65,7 +88,13 @@ export function agentRoutes(ctx: IssuerContext) {
       security: ADMIN_SECURITY,
       middleware: [admin] as const,
       request: { query: PageQuerySchema },
-      responses: { 200: jsonResponse(z.object({ agents: z.array(AgentSchema), nextCursor: z.string().optional() }), 'Agents, oldest first'), ...errorResponses(400, 401, 429) },
+      responses: {
+        200: jsonResponse(
+          z.object({ agents: z.array(AgentSchema), nextCursor: z.string().optional() }),
+          'Agents, oldest first',
+        ),
+        ...errorResponses(400, 401, 429),
+      },
     }),
     (c) => {
       const { cursor, limit } = c.req.valid('query');
@@ -96,9 +125,19 @@ export function agentRoutes(ctx: IssuerContext) {
       security: ADMIN_SECURITY,
       middleware: [admin] as const,
       request: { params: DidParam, body: jsonBody(PresentRequest) },
-      responses: { 200: jsonResponse(JsonObjectSchema, 'The VerifiablePresentation'), ...errorResponses(400, 401, 403, 404, 409, 410, 413, 415, 429) },
+      responses: {
+        200: jsonResponse(JsonObjectSchema, 'The VerifiablePresentation'),
+        ...errorResponses(400, 401, 403, 404, 409, 410, 413, 415, 429),
+      },
     }),
-    async (c) => c.json((await presentFor(ctx, c.req.valid('param').did, c.req.valid('json'), c.get('actor'))) as unknown as Record<string, unknown>, 200),
+    async (c) =>
+      c.json(
+        (await presentFor(ctx, c.req.valid('param').did, c.req.valid('json'), c.get('actor'))) as unknown as Record<
+          string,
+          unknown
+        >,
+        200,
+      ),
   );
 
   app.openapi(
@@ -106,13 +145,21 @@ export function agentRoutes(ctx: IssuerContext) {
       method: 'post',
       path: '/v1/agents/{did}/delegations',
       tags: ['Agents'],
-      summary: 'A DelegatedAgentCredential signed by the server for a server-custody delegator; narrowing enforced (422 SCOPE_ESCALATION, DEPTH_EXCEEDED, DOMAIN_ESCALATION, CHAIN_BROKEN). Admin.',
+      summary:
+        'A DelegatedAgentCredential signed by the server for a server-custody delegator; narrowing enforced (422 SCOPE_ESCALATION, DEPTH_EXCEEDED, DOMAIN_ESCALATION, CHAIN_BROKEN). Admin.',
       security: ADMIN_SECURITY,
       middleware: [admin] as const,
       request: { params: DidParam, body: jsonBody(DelegateRequest) },
-      responses: { 201: jsonResponse(CredentialViewSchema, 'The delegated credential'), ...errorResponses(400, 401, 403, 404, 409, 410, 413, 415, 422, 429) },
+      responses: {
+        201: jsonResponse(CredentialViewSchema, 'The delegated credential'),
+        ...errorResponses(400, 401, 403, 404, 409, 410, 413, 415, 422, 429),
+      },
     }),
-    async (c) => c.json(credentialResponse(await delegateFor(ctx, c.req.valid('param').did, c.req.valid('json'), c.get('actor'))), 201),
+    async (c) =>
+      c.json(
+        credentialResponse(await delegateFor(ctx, c.req.valid('param').did, c.req.valid('json'), c.get('actor'))),
+        201,
+      ),
   );
   return app;
 }

@@ -48,7 +48,10 @@ export function registerApiDocs(app: OpenAPIHono<IssuerEnv>, ctx: IssuerContext)
   app.get(DOCS_PATH, (c) => {
     // Routes are fixed once the app is built: render once.
     rendered ??= renderApiReference(app.getOpenAPI31Document(documentConfig(ctx)) as unknown as OpenApiDocument);
-    c.header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    c.header(
+      'content-security-policy',
+      "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
     c.header('cache-control', 'no-cache');
     return c.html(rendered);
   });

@@ -8,7 +8,15 @@ import type { IssuerContext } from '../context.ts';
 import { adminAuth } from '../http/admin-auth.ts';
 import { apiError, createRouter } from '../http/errors.ts';
 import { createProviderEventRecorder, PROVIDER_EVENTS, type SignedAuditEvent } from '../services/audit-events.ts';
-import { ADMIN_SECURITY, DidSchema, errorResponses, jsonBody, JsonObjectSchema, jsonResponse, PrintableTextSchema } from './schemas.ts';
+import {
+  ADMIN_SECURITY,
+  DidSchema,
+  errorResponses,
+  jsonBody,
+  JsonObjectSchema,
+  jsonResponse,
+  PrintableTextSchema,
+} from './schemas.ts';
 
 const AuditRecordSchema = z
   .object({
@@ -30,7 +38,11 @@ const IsoTime = z.iso.datetime({ offset: true }).openapi({ example: '2026-11-22T
 
 export const AuditQuery = z.object({
   agent: DidSchema.optional().openapi({ description: 'Only records about this agent DID' }),
-  event: z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/).optional().openapi({ example: 'VP_REJECTED' }),
+  event: z
+    .string()
+    .regex(/^[A-Z][A-Z0-9_]{0,63}$/)
+    .optional()
+    .openapi({ example: 'VP_REJECTED' }),
   reported: z
     .enum(['true', 'false'])
     .transform((value) => value === 'true')
@@ -41,7 +53,10 @@ export const AuditQuery = z.object({
     }),
   from: IsoTime.optional().openapi({ description: 'Inclusive lower bound (ISO 8601)' }),
   to: IsoTime.optional().openapi({ description: 'Inclusive upper bound (ISO 8601)' }),
-  cursor: z.string().regex(/^\d{1,15}$/).optional(),
+  cursor: z
+    .string()
+    .regex(/^\d{1,15}$/)
+    .optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
 
@@ -54,20 +69,28 @@ const ListAuditQuery = AuditQuery.extend({
   order: z
     .enum(['asc', 'desc'])
     .default('asc')
-    .openapi({ description: 'asc: oldest first (default); desc: newest first, so the tail of a long log is one request' }),
+    .openapi({
+      description: 'asc: oldest first (default); desc: newest first, so the tail of a long log is one request',
+    }),
 });
 
 const SignedEventSchema = z
   .object({
     type: z.literal('AuditEvent'),
-    id: z.string().regex(/^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a urn:uuid').openapi({ description: 'Unique per event: a replay is refused (409 EVENT_DUPLICATE)' }),
+    id: z
+      .string()
+      .regex(/^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a urn:uuid')
+      .openapi({ description: 'Unique per event: a replay is refused (409 EVENT_DUPLICATE)' }),
     provider: DidSchema.openapi({ description: "The provider's DID: the proof must be made with one of its keys" }),
     event: z.enum(PROVIDER_EVENTS),
     agentDid: DidSchema.optional(),
     vpId: PrintableTextSchema.optional(),
     action: PrintableTextSchema.optional().openapi({ example: 'files:read /reports/q3.pdf' }),
     result: PrintableTextSchema.optional().openapi({ example: 'allowed' }),
-    proof: JsonObjectSchema.openapi({ description: 'Data Integrity eddsa-jcs-2022 proof, proofPurpose assertionMethod (or authentication), created within 5 minutes' }),
+    proof: JsonObjectSchema.openapi({
+      description:
+        'Data Integrity eddsa-jcs-2022 proof, proofPurpose assertionMethod (or authentication), created within 5 minutes',
+    }),
   })
   .catchall(z.unknown())
   .openapi('SignedAuditEvent');
@@ -90,17 +113,25 @@ export function auditRoutes(ctx: IssuerContext) {
       method: 'get',
       path: '/v1/audit',
       tags: ['Audit'],
-      summary: 'Audit records oldest first (or newest first with order=desc), filtered by agent, event and time; cursor pagination. Admin.',
+      summary:
+        'Audit records oldest first (or newest first with order=desc), filtered by agent, event and time; cursor pagination. Admin.',
       security: ADMIN_SECURITY,
       middleware: [admin] as const,
       request: { query: ListAuditQuery },
-      responses: { 200: jsonResponse(z.object({ records: z.array(AuditRecordSchema), nextCursor: z.string().optional() }), 'A page of records'), ...errorResponses(400, 401, 429) },
+      responses: {
+        200: jsonResponse(
+          z.object({ records: z.array(AuditRecordSchema), nextCursor: z.string().optional() }),
+          'A page of records',
+        ),
+        ...errorResponses(400, 401, 429),
+      },
     }),
     (c) => {
       const q = c.req.valid('query');
       const from = epoch(q.from);
       const to = epoch(q.to);
-      if (from !== undefined && to !== undefined && from > to) throw apiError('VALIDATION_FAILED', '"from" is after "to"');
+      if (from !== undefined && to !== undefined && from > to)
+        throw apiError('VALIDATION_FAILED', '"from" is after "to"');
       const page = ctx.audit.list({
         limit: q.limit,
         order: q.order,
@@ -124,7 +155,18 @@ export function auditRoutes(ctx: IssuerContext) {
         "Record a service provider's authorization, action or result. Authenticated by the provider's Data Integrity signature (its DID's assertionMethod or authentication key); 403 EVENT_SIGNATURE_INVALID / KEY_NOT_AUTHORIZED, 409 EVENT_DUPLICATE, 422 EVENT_STALE. Signed by a provider.",
       request: { body: jsonBody(SignedEventSchema) },
       responses: {
-        201: jsonResponse(z.object({ recorded: z.literal(true), eventId: z.string(), seq: z.number(), auditId: z.string(), hash: z.string() }).openapi('RecordedAuditEvent'), 'Recorded'),
+        201: jsonResponse(
+          z
+            .object({
+              recorded: z.literal(true),
+              eventId: z.string(),
+              seq: z.number(),
+              auditId: z.string(),
+              hash: z.string(),
+            })
+            .openapi('RecordedAuditEvent'),
+          'Recorded',
+        ),
         ...errorResponses(400, 403, 409, 410, 413, 415, 422, 429),
       },
     }),

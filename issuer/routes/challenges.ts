@@ -17,9 +17,22 @@ const ChallengeSchema = z
 
 const AnswerRequest = z
   .strictObject({
-    signature: z.string().min(1).max(256).optional().openapi({ description: 'Ed25519 signature of the UTF-8 challenge: base58btc multibase ("z…") or hex' }),
-    verificationMethod: z.string().min(1).max(2200).optional().openapi({ description: 'Which authentication key signed (default: each is tried)' }),
-    proof: JsonObjectSchema.optional().openapi({ description: 'A signed UserConsent or DID-Auth VerifiablePresentation with this challenge (proofPurpose authentication)' }),
+    signature: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .openapi({ description: 'Ed25519 signature of the UTF-8 challenge: base58btc multibase ("z…") or hex' }),
+    verificationMethod: z
+      .string()
+      .min(1)
+      .max(2200)
+      .optional()
+      .openapi({ description: 'Which authentication key signed (default: each is tried)' }),
+    proof: JsonObjectSchema.optional().openapi({
+      description:
+        'A signed UserConsent or DID-Auth VerifiablePresentation with this challenge (proofPurpose authentication)',
+    }),
   })
   .openapi('UserChallengeAnswer');
 
@@ -31,7 +44,13 @@ const VerdictSchema = z
     evidence: z.enum(['signature', 'UserConsent', 'VerifiablePresentation']).optional(),
     verificationMethod: z.string().optional(),
     consent: JsonObjectSchema.optional().openapi({ description: 'What the user approved (UserConsent answers)' }),
-    reason: z.string().optional().openapi({ description: 'Why not verified: SIGNATURE_INVALID, KEY_NOT_AUTHORIZED, DID_RESOLUTION_FAILED, DID_DEACTIVATED, CHALLENGE_MISMATCH, USER_MISMATCH, PROOF_INVALID' }),
+    reason: z
+      .string()
+      .optional()
+      .openapi({
+        description:
+          'Why not verified: SIGNATURE_INVALID, KEY_NOT_AUTHORIZED, DID_RESOLUTION_FAILED, DID_DEACTIVATED, CHALLENGE_MISMATCH, USER_MISMATCH, PROOF_INVALID',
+      }),
     message: z.string().optional(),
   })
   .openapi('UserChallengeVerdict');
@@ -61,7 +80,7 @@ export function challengeRoutes(ctx: IssuerContext) {
       path: '/v1/challenges/{challengeId}/verify',
       tags: ['Consent'],
       summary:
-        'Check the user\'s answer (signature or signed proof) and record it as consent evidence. Each challenge is judged once: 200 verified, 403 {verified:false, reason}; 409 CHALLENGE_USED, 403 CHALLENGE_EXPIRED. Public.',
+        "Check the user's answer (signature or signed proof) and record it as consent evidence. Each challenge is judged once: 200 verified, 403 {verified:false, reason}; 409 CHALLENGE_USED, 403 CHALLENGE_EXPIRED. Public.",
       request: { params: z.object({ challengeId: z.string().min(1).max(64) }), body: jsonBody(AnswerRequest) },
       responses: {
         200: jsonResponse(VerdictSchema, 'Verified'),

@@ -20,7 +20,11 @@ export const MAX_AGENTS_SCANNED = 10_000;
 const SCAN_PAGE = 500;
 
 const SearchQuery = z.object({
-  q: z.string().max(256).optional().openapi({ description: 'Case-insensitive substring of the DID, custody, a scope or a domain' }),
+  q: z
+    .string()
+    .max(256)
+    .optional()
+    .openapi({ description: 'Case-insensitive substring of the DID, custody, a scope or a domain' }),
   cursor: DidSchema.optional().openapi({ description: 'The last DID of the previous page' }),
   limit: z.coerce.number().int().min(1).max(200).default(20),
 });
@@ -57,7 +61,13 @@ function popcount(bytes: Uint8Array): number {
 }
 
 function matches(agent: z.infer<typeof ConsoleAgentSchema>, needle: string): boolean {
-  const haystack = [agent.did, agent.custody, agent.credentialState, ...agent.privilegeScopes, ...(agent.domains ?? [])];
+  const haystack = [
+    agent.did,
+    agent.custody,
+    agent.credentialState,
+    ...agent.privilegeScopes,
+    ...(agent.domains ?? []),
+  ];
   return haystack.some((text) => text.toLowerCase().includes(needle));
 }
 
@@ -65,7 +75,9 @@ export function consoleSupportRoutes(ctx: IssuerContext) {
   const app = createRouter();
   const admin = adminAuth({ adminApiKey: ctx.config.adminApiKey });
   const sqlite = ctx.db.sqlite;
-  const issuedBy = sqlite.prepare<[string, number], { id: string }>('SELECT id FROM credentials WHERE issuer_did = ? ORDER BY issued_at DESC, rowid DESC LIMIT ?');
+  const issuedBy = sqlite.prepare<[string, number], { id: string }>(
+    'SELECT id FROM credentials WHERE issuer_did = ? ORDER BY issued_at DESC, rowid DESC LIMIT ?',
+  );
 
   const annotate = (did: string): z.infer<typeof ConsoleAgentSchema> => {
     const agent = requireAgent(ctx, did);
@@ -85,7 +97,14 @@ export function consoleSupportRoutes(ctx: IssuerContext) {
       middleware: [admin] as const,
       request: { query: SearchQuery },
       responses: {
-        200: jsonResponse(z.object({ agents: z.array(ConsoleAgentSchema), nextCursor: z.string().optional(), scanLimitReached: z.boolean().optional() }), 'A page of agents'),
+        200: jsonResponse(
+          z.object({
+            agents: z.array(ConsoleAgentSchema),
+            nextCursor: z.string().optional(),
+            scanLimitReached: z.boolean().optional(),
+          }),
+          'A page of agents',
+        ),
         ...errorResponses(400, 401, 429),
       },
     }),
@@ -131,7 +150,10 @@ export function consoleSupportRoutes(ctx: IssuerContext) {
       security: ADMIN_SECURITY,
       middleware: [admin] as const,
       request: { params: z.object({ did: DidSchema }) },
-      responses: { 200: jsonResponse(z.object({ delegations: z.array(JsonObjectSchema) }), 'Delegations'), ...errorResponses(400, 401, 404, 429) },
+      responses: {
+        200: jsonResponse(z.object({ delegations: z.array(JsonObjectSchema) }), 'Delegations'),
+        ...errorResponses(400, 401, 404, 429),
+      },
     }),
     (c) => {
       const did = requireAgent(ctx, c.req.valid('param').did).did;
@@ -152,7 +174,10 @@ export function consoleSupportRoutes(ctx: IssuerContext) {
       summary: "This issuer's status lists with their fill level. Admin.",
       security: ADMIN_SECURITY,
       middleware: [admin] as const,
-      responses: { 200: jsonResponse(z.object({ statusLists: z.array(StatusListFillSchema) }), 'Status lists'), ...errorResponses(401, 429) },
+      responses: {
+        200: jsonResponse(z.object({ statusLists: z.array(StatusListFillSchema) }), 'Status lists'),
+        ...errorResponses(401, 429),
+      },
     }),
     (c) => {
       const statusLists = ctx.stores.statusLists.list().map((list) => ({
@@ -177,13 +202,17 @@ export function consoleSupportRoutes(ctx: IssuerContext) {
       security: ADMIN_SECURITY,
       middleware: [admin] as const,
       request: { query: LatestAuditQuery },
-      responses: { 200: jsonResponse(z.object({ records: z.array(JsonObjectSchema) }), 'Records, newest first'), ...errorResponses(400, 401, 429) },
+      responses: {
+        200: jsonResponse(z.object({ records: z.array(JsonObjectSchema) }), 'Records, newest first'),
+        ...errorResponses(400, 401, 429),
+      },
     }),
     (c) => {
       const q = c.req.valid('query');
       const from = q.from === undefined ? undefined : Date.parse(q.from);
       const to = q.to === undefined ? undefined : Date.parse(q.to);
-      if (from !== undefined && to !== undefined && from > to) throw apiError('VALIDATION_FAILED', '"from" is after "to"');
+      if (from !== undefined && to !== undefined && from > to)
+        throw apiError('VALIDATION_FAILED', '"from" is after "to"');
       const page = ctx.audit.list({
         limit: q.limit,
         order: 'desc',

@@ -66,7 +66,11 @@ export function consoleRoutes(_ctx: IssuerContext, options: ConsoleRouteOptions 
 
   const page = () => {
     const index = join(dir, 'index.html');
-    if (!existsSync(index)) return new Response(NOT_BUILT, { status: 503, headers: { ...headers('text/html; charset=utf-8', 'no-store'), 'retry-after': '60' } });
+    if (!existsSync(index))
+      return new Response(NOT_BUILT, {
+        status: 503,
+        headers: { ...headers('text/html; charset=utf-8', 'no-store'), 'retry-after': '60' },
+      });
     return new Response(readFileSync(index), { status: 200, headers: headers('text/html; charset=utf-8', 'no-store') });
   };
   app.get('/console', page);
@@ -83,7 +87,10 @@ export function consoleRoutes(_ctx: IssuerContext, options: ConsoleRouteOptions 
     if (!known.includes(name) || contentType === undefined) {
       return new Response('not found', { status: 404, headers: headers('text/plain; charset=utf-8', 'no-store') });
     }
-    return new Response(readFileSync(join(assets, name)), { status: 200, headers: headers(contentType, 'public, max-age=31536000, immutable') });
+    return new Response(readFileSync(join(assets, name)), {
+      status: 200,
+      headers: headers(contentType, 'public, max-age=31536000, immutable'),
+    });
   });
   return app;
 }

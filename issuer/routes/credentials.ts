@@ -7,11 +7,32 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { IssuerContext } from '../context.ts';
 import { adminAuth } from '../http/admin-auth.ts';
 import { createRouter } from '../http/errors.ts';
-import { type CredentialView, credentialView, getCredential, issueDirect, renewCredential, revokeCredential, setSuspension, type StatusActionView } from '../services/credentials.ts';
-import { ADMIN_SECURITY, DidSchema, DomainSchema, errorResponses, jsonBody, JsonObjectSchema, jsonResponse, optionalJsonBody, ScopesSchema } from './schemas.ts';
+import {
+  type CredentialView,
+  credentialView,
+  getCredential,
+  issueDirect,
+  renewCredential,
+  revokeCredential,
+  setSuspension,
+  type StatusActionView,
+} from '../services/credentials.ts';
+import {
+  ADMIN_SECURITY,
+  DidSchema,
+  DomainSchema,
+  errorResponses,
+  jsonBody,
+  JsonObjectSchema,
+  jsonResponse,
+  optionalJsonBody,
+  ScopesSchema,
+} from './schemas.ts';
 
 /** A credential view as the OpenAPI schema types it (its `verifiableCredential` as a plain JSON object). */
-export function credentialResponse<V extends CredentialView>(v: V): z.infer<typeof CredentialViewSchema> & Omit<V, keyof CredentialView> {
+export function credentialResponse<V extends CredentialView>(
+  v: V,
+): z.infer<typeof CredentialViewSchema> & Omit<V, keyof CredentialView> {
   return v as unknown as z.infer<typeof CredentialViewSchema> & Omit<V, keyof CredentialView>;
 }
 
@@ -47,13 +68,27 @@ const IssueRequest = z
     privilegeScopes: ScopesSchema,
     delegationDepth: z.number().int().min(0).max(16),
     domains: z.array(DomainSchema).min(1).max(64).optional(),
-    validitySeconds: z.number().int().min(60).max(10 * 365 * 86_400).optional(),
+    validitySeconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(10 * 365 * 86_400)
+      .optional(),
   })
   .openapi('IssueCredential');
 
 const ReasonRequest = z.strictObject({ reason: z.string().max(256).optional() });
-const RenewRequest = z.strictObject({ validitySeconds: z.number().int().min(60).max(10 * 365 * 86_400).optional() });
-const VcIdParam = z.object({ vcId: z.string().min(1).max(128).openapi({ example: 'urn:uuid:0b7d3c7e-5c43-4a53-9d6c-3f1f0f3b1a01' }) });
+const RenewRequest = z.strictObject({
+  validitySeconds: z
+    .number()
+    .int()
+    .min(60)
+    .max(10 * 365 * 86_400)
+    .optional(),
+});
+const VcIdParam = z.object({
+  vcId: z.string().min(1).max(128).openapi({ example: 'urn:uuid:0b7d3c7e-5c43-4a53-9d6c-3f1f0f3b1a01' }),
+});
 
 export function credentialRoutes(ctx: IssuerContext) {
   const app = createRouter();
@@ -85,7 +120,11 @@ export function credentialRoutes(ctx: IssuerContext) {
     (c) => c.json(credentialResponse(credentialView(ctx, getCredential(ctx, c.req.valid('param').vcId))), 200),
   );
 
-  const lifecycle = (path: string, summary: string, run: (vcId: string, reason: string | undefined, actor: string) => StatusActionView) =>
+  const lifecycle = (
+    path: string,
+    summary: string,
+    run: (vcId: string, reason: string | undefined, actor: string) => StatusActionView,
+  ) =>
     app.openapi(
       createRoute({
         method: 'post',
@@ -95,12 +134,25 @@ export function credentialRoutes(ctx: IssuerContext) {
         security: ADMIN_SECURITY,
         middleware: [admin] as const,
         request: { params: VcIdParam, body: optionalJsonBody(ReasonRequest) },
-        responses: { 200: jsonResponse(StatusActionSchema, 'The credential after the change, and every credential the change reached'), ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429) },
+        responses: {
+          200: jsonResponse(
+            StatusActionSchema,
+            'The credential after the change, and every credential the change reached',
+          ),
+          ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429),
+        },
       }),
-      (c) => c.json(credentialResponse(run(c.req.valid('param').vcId, c.req.valid('json').reason, c.get('actor'))), 200),
+      (c) =>
+        c.json(credentialResponse(run(c.req.valid('param').vcId, c.req.valid('json').reason, c.get('actor'))), 200),
     );
-  lifecycle('revoke', 'Revoke (final): sets its bit on the revocation list, visible in the next fetch of the list.', (id, reason, actor) => revokeCredential(ctx, id, reason, actor));
-  lifecycle('suspend', 'Suspend: sets its bit on the suspension list.', (id, reason, actor) => setSuspension(ctx, id, true, reason, actor));
+  lifecycle(
+    'revoke',
+    'Revoke (final): sets its bit on the revocation list, visible in the next fetch of the list.',
+    (id, reason, actor) => revokeCredential(ctx, id, reason, actor),
+  );
+  lifecycle('suspend', 'Suspend: sets its bit on the suspension list.', (id, reason, actor) =>
+    setSuspension(ctx, id, true, reason, actor),
+  );
   lifecycle('reinstate', 'Lift a suspension.', (id, reason, actor) => setSuspension(ctx, id, false, reason, actor));
 
   app.openapi(
@@ -108,7 +160,8 @@ export function credentialRoutes(ctx: IssuerContext) {
       method: 'post',
       path: '/v1/vcs/{vcId}/renew',
       tags: ['Credentials'],
-      summary: "Renew: a new credential with the same subject and limits and a new validity; the old one is superseded (not revoked) and the agent's current credential becomes the new one. Admin.",
+      summary:
+        "Renew: a new credential with the same subject and limits and a new validity; the old one is superseded (not revoked) and the agent's current credential becomes the new one. Admin.",
       security: ADMIN_SECURITY,
       middleware: [admin] as const,
       request: { params: VcIdParam, body: optionalJsonBody(RenewRequest) },
@@ -118,7 +171,12 @@ export function credentialRoutes(ctx: IssuerContext) {
       },
     }),
     async (c) => {
-      const renewed = await renewCredential(ctx, c.req.valid('param').vcId, c.req.valid('json').validitySeconds, c.get('actor'));
+      const renewed = await renewCredential(
+        ctx,
+        c.req.valid('param').vcId,
+        c.req.valid('json').validitySeconds,
+        c.get('actor'),
+      );
       return c.json(credentialResponse(renewed), 201);
     },
   );

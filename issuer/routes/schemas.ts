@@ -31,10 +31,18 @@ export const PrintableTextSchema = z
   .string()
   .min(1)
   .max(256)
-  .regex(/^[^\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+$/u, 'must not contain control or bidirectional formatting characters');
+  .regex(
+    /^[^\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+$/u,
+    'must not contain control or bidirectional formatting characters',
+  );
 
 /** A target service name as presentations and credentials carry it (`domain`). */
-export const DomainSchema = z.string().min(1).max(253).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces').openapi({ example: 'files.example.com' });
+export const DomainSchema = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces')
+  .openapi({ example: 'files.example.com' });
 
 export const ErrorSchema = z
   .object({
@@ -47,7 +55,9 @@ export const ErrorSchema = z
   .openapi('Error');
 
 /** Every route's error responses, described once. */
-export function errorResponses(...statuses: number[]): Record<number, { description: string; content: { 'application/json': { schema: typeof ErrorSchema } } }> {
+export function errorResponses(
+  ...statuses: number[]
+): Record<number, { description: string; content: { 'application/json': { schema: typeof ErrorSchema } } }> {
   const descriptions: Record<number, string> = {
     400: 'Malformed request (VALIDATION_FAILED, MALFORMED_JSON)',
     401: 'Missing or wrong admin API key (UNAUTHORIZED)',
@@ -61,7 +71,10 @@ export function errorResponses(...statuses: number[]): Record<number, { descript
     429: 'Rate limited (RATE_LIMITED), see Retry-After',
   };
   return Object.fromEntries(
-    statuses.map((status) => [status, { description: descriptions[status] ?? 'Error', content: { 'application/json': { schema: ErrorSchema } } }]),
+    statuses.map((status) => [
+      status,
+      { description: descriptions[status] ?? 'Error', content: { 'application/json': { schema: ErrorSchema } } },
+    ]),
   );
 }
 

@@ -13,25 +13,54 @@ import { MAX_STATUS_SIZE } from '../../wallet/status/bitstring.ts';
 import { createStatusListRecord, LIST_PURPOSES, publishedStatusList, statusListUrl } from '../services/status-lists.ts';
 import { ADMIN_SECURITY, errorResponses, jsonBody, JsonObjectSchema, jsonResponse } from './schemas.ts';
 
-const ListId = z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, 'lowercase letters, digits, _ and -, starting with a letter');
+const ListId = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]{0,63}$/, 'lowercase letters, digits, _ and -, starting with a letter');
 
 const StatusMessageSchema = z.strictObject({
-  status: z.string().regex(/^0x[0-9a-fA-F]{1,2}$/).openapi({ example: '0x1' }),
+  status: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{1,2}$/)
+    .openapi({ example: '0x1' }),
   message: z.string().min(1).max(256),
 });
 
 const CreateRequest = z
   .strictObject({
-    purpose: z.enum(LIST_PURPOSES).openapi({ example: 'revocation', description: 'statusPurpose (§2.1) of the entries this list will hold' }),
+    purpose: z
+      .enum(LIST_PURPOSES)
+      .openapi({ example: 'revocation', description: 'statusPurpose (§2.1) of the entries this list will hold' }),
     id: ListId.optional().openapi({ description: 'Default <purpose>-<n>' }),
-    makeDefault: z.boolean().optional().openapi({ description: 'New credentials with an entry for this purpose get it on this list (default true)' }),
-    statusSize: z.number().int().min(1).max(MAX_STATUS_SIZE).optional().openapi({ description: 'Bits per entry (§2.1 statusSize, default 1)' }),
-    statusMessages: z.array(StatusMessageSchema).max(2 ** MAX_STATUS_SIZE).optional().openapi({ description: 'What each value means (§2.1 statusMessage): required above statusSize 1, one per value' }),
+    makeDefault: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'New credentials with an entry for this purpose get it on this list (default true)' }),
+    statusSize: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_STATUS_SIZE)
+      .optional()
+      .openapi({ description: 'Bits per entry (§2.1 statusSize, default 1)' }),
+    statusMessages: z
+      .array(StatusMessageSchema)
+      .max(2 ** MAX_STATUS_SIZE)
+      .optional()
+      .openapi({
+        description: 'What each value means (§2.1 statusMessage): required above statusSize 1, one per value',
+      }),
   })
   .openapi('CreateStatusList');
 
 const ListSchema = z
-  .object({ listId: z.string(), purpose: z.string(), url: z.string(), length: z.number(), statusSize: z.number(), statusMessages: z.array(StatusMessageSchema).optional() })
+  .object({
+    listId: z.string(),
+    purpose: z.string(),
+    url: z.string(),
+    length: z.number(),
+    statusSize: z.number(),
+    statusMessages: z.array(StatusMessageSchema).optional(),
+  })
   .openapi('StatusList');
 
 /** VC DM 2.0 §6.3: a secured credential is application/vc; generic JSON-LD loaders read only json types, so they may ask for one. */
@@ -56,11 +85,22 @@ export function statusListRoutes(ctx: IssuerContext) {
       const input = c.req.valid('json');
       const list = ctx.db.transaction(() => {
         const created = createStatusListRecord(ctx, { ...input, statusMessages: input.statusMessages ?? null });
-        ctx.audit.record({ event: 'STATUS_LIST_CREATED', actor: c.get('actor'), data: { listId: created.id, purpose: created.purpose } });
+        ctx.audit.record({
+          event: 'STATUS_LIST_CREATED',
+          actor: c.get('actor'),
+          data: { listId: created.id, purpose: created.purpose },
+        });
         return created;
       });
       return c.json(
-        { listId: list.id, purpose: list.purpose, url: statusListUrl(ctx, list.id), length: list.length, statusSize: list.statusSize, ...(list.statusMessages ? { statusMessages: list.statusMessages } : {}) },
+        {
+          listId: list.id,
+          purpose: list.purpose,
+          url: statusListUrl(ctx, list.id),
+          length: list.length,
+          statusSize: list.statusSize,
+          ...(list.statusMessages ? { statusMessages: list.statusMessages } : {}),
+        },
         201,
       );
     },
@@ -75,7 +115,10 @@ export function statusListRoutes(ctx: IssuerContext) {
         'The signed BitstringStatusListCredential, with ETag and Cache-Control matching its ttl: application/vc, or application/ld+json or application/json when Accept prefers them (same bytes, same ETag). Public.',
       request: { params: z.object({ listId: ListId }) },
       responses: {
-        200: { description: 'Signed list credential', content: Object.fromEntries(LIST_MEDIA_TYPES.map((type) => [type, { schema: JsonObjectSchema }])) },
+        200: {
+          description: 'Signed list credential',
+          content: Object.fromEntries(LIST_MEDIA_TYPES.map((type) => [type, { schema: JsonObjectSchema }])),
+        },
         ...errorResponses(400, 404, 429),
       },
     }),

@@ -11,15 +11,38 @@ import { introspectSessionToken } from '../services/introspection.ts';
 import { createSessionTokenIssuer, type SessionTokenIssuer } from '../services/session-tokens.ts';
 import { createSessionKeyStore } from '../storage/session-key-store.ts';
 import { createVpVerifier } from '../services/vp-verify.ts';
-import { ADMIN_SECURITY, DomainSchema, errorResponses, jsonBody, JsonObjectSchema, jsonResponse, ScopesSchema } from './schemas.ts';
+import {
+  ADMIN_SECURITY,
+  DomainSchema,
+  errorResponses,
+  jsonBody,
+  JsonObjectSchema,
+  jsonResponse,
+  ScopesSchema,
+} from './schemas.ts';
 
 const VerifyRequest = z
   .strictObject({
-    presentation: JsonObjectSchema.openapi({ description: 'The VerifiablePresentation (docs/protocol.md §Presentation)' }),
-    expectedTarget: DomainSchema.optional().openapi({ description: "The calling service's own name; the proof's domain must equal it. Default: the proof's domain (binds nothing)" }),
-    challenge: z.string().min(1).max(256).optional().openapi({ description: 'The nonce the service handed out; the proof must carry it' }),
-    requiredScopes: ScopesSchema.optional().openapi({ description: 'Scopes the request needs (INSUFFICIENT_SCOPE otherwise)' }),
-    session: z.boolean().optional().openapi({ description: 'true: also return a session token (EdDSA JWT); needs expectedTarget and challenge' }),
+    presentation: JsonObjectSchema.openapi({
+      description: 'The VerifiablePresentation (docs/protocol.md §Presentation)',
+    }),
+    expectedTarget: DomainSchema.optional().openapi({
+      description:
+        "The calling service's own name; the proof's domain must equal it. Default: the proof's domain (binds nothing)",
+    }),
+    challenge: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .openapi({ description: 'The nonce the service handed out; the proof must carry it' }),
+    requiredScopes: ScopesSchema.optional().openapi({
+      description: 'Scopes the request needs (INSUFFICIENT_SCOPE otherwise)',
+    }),
+    session: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'true: also return a session token (EdDSA JWT); needs expectedTarget and challenge' }),
   })
   // A token is a bearer credential for the target, so the caller must name the target and the
   // nonce it handed out. The issuer cannot know which nonces the target issued: this keeps a
@@ -46,7 +69,9 @@ const AcceptedSchema = z
 const DeniedSchema = z
   .object({
     valid: z.literal(false),
-    reason: z.string().openapi({ description: 'A reason code of docs/protocol.md §Reason codes', example: 'CREDENTIAL_REVOKED' }),
+    reason: z
+      .string()
+      .openapi({ description: 'A reason code of docs/protocol.md §Reason codes', example: 'CREDENTIAL_REVOKED' }),
     message: z.string(),
     failedCheck: z.string(),
     vpId: z.string().optional(),
@@ -56,7 +81,11 @@ const DeniedSchema = z
 const IntrospectRequest = z
   .strictObject({
     token: z.string().min(1).max(8192).openapi({ description: 'A session token from POST /v1/vp/verify' }),
-    token_type_hint: z.string().max(64).optional().openapi({ description: 'RFC 7662 §2.1; ignored (there is one kind of token here)' }),
+    token_type_hint: z
+      .string()
+      .max(64)
+      .optional()
+      .openapi({ description: 'RFC 7662 §2.1; ignored (there is one kind of token here)' }),
   })
   .openapi('IntrospectRequest');
 
@@ -76,12 +105,24 @@ const IntrospectionSchema = z
   .openapi('Introspection');
 
 export const JwkSchema = z
-  .object({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string(), kid: z.string(), alg: z.literal('EdDSA'), use: z.literal('sig') })
+  .object({
+    kty: z.literal('OKP'),
+    crv: z.literal('Ed25519'),
+    x: z.string(),
+    kid: z.string(),
+    alg: z.literal('EdDSA'),
+    use: z.literal('sig'),
+  })
   .openapi('SessionJwk');
 
 /** The session-token issuer of `ctx`: its key in `settings`, encrypted under the key-encryption key. */
 export function sessionTokensFor(ctx: IssuerContext): SessionTokenIssuer {
-  return createSessionTokenIssuer({ store: createSessionKeyStore(ctx.db), keyEncryptionKey: ctx.keyEncryptionKey, issuerDid: ctx.issuer.did, now: () => ctx.now() });
+  return createSessionTokenIssuer({
+    store: createSessionKeyStore(ctx.db),
+    keyEncryptionKey: ctx.keyEncryptionKey,
+    issuerDid: ctx.issuer.did,
+    now: () => ctx.now(),
+  });
 }
 
 export function vpVerifyRoutes(ctx: IssuerContext, sessions: SessionTokenIssuer = sessionTokensFor(ctx)) {
@@ -93,7 +134,8 @@ export function vpVerifyRoutes(ctx: IssuerContext, sessions: SessionTokenIssuer 
       method: 'post',
       path: '/v1/vp/verify',
       tags: ['Verification'],
-      summary: 'Verify a presentation against this issuer (trusted issuer = this issuer; replay cache on). 200 valid, 403 denied with a reason code, 400 MALFORMED. Public.',
+      summary:
+        'Verify a presentation against this issuer (trusted issuer = this issuer; replay cache on). 200 valid, 403 denied with a reason code, 400 MALFORMED. Public.',
       request: { body: jsonBody(VerifyRequest) },
       responses: {
         200: jsonResponse(AcceptedSchema, 'Valid'),
@@ -107,7 +149,10 @@ export function vpVerifyRoutes(ctx: IssuerContext, sessions: SessionTokenIssuer 
     },
   );
 
-  const introspectionAuth = adminAuth({ adminApiKey: ctx.config.adminApiKey, otherKeys: ctx.config.introspectionKeys.map((key) => ({ key, actor: 'introspection' })) });
+  const introspectionAuth = adminAuth({
+    adminApiKey: ctx.config.adminApiKey,
+    otherKeys: ctx.config.introspectionKeys.map((key) => ({ key, actor: 'introspection' })),
+  });
   app.openapi(
     createRoute({
       method: 'post',
@@ -117,8 +162,13 @@ export function vpVerifyRoutes(ctx: IssuerContext, sessions: SessionTokenIssuer 
         'RFC 7662 token introspection of a session token: active until it expires or a credential it was minted from is revoked or suspended. Form-encoded. The admin key or a SERVICE_INTROSPECTION_KEYS key.',
       security: ADMIN_SECURITY,
       middleware: [introspectionAuth] as const,
-      request: { body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: IntrospectRequest } } } },
-      responses: { 200: jsonResponse(IntrospectionSchema, 'RFC 7662 §2.2: `{active: false}`, or the active token\'s claims'), ...errorResponses(400, 401, 413, 415, 429) },
+      request: {
+        body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: IntrospectRequest } } },
+      },
+      responses: {
+        200: jsonResponse(IntrospectionSchema, "RFC 7662 §2.2: `{active: false}`, or the active token's claims"),
+        ...errorResponses(400, 401, 413, 415, 429),
+      },
     }),
     async (c) => {
       c.header('cache-control', 'no-store'); // RFC 7662 §2.2 answers about a live credential

@@ -19,7 +19,10 @@ const issuerDocument = createRoute({
   path: '/.well-known/did.json',
   tags: ['DIDs'],
   summary: "The issuer's DID document (did:web). Public.",
-  responses: { 200: { description: 'DID document', content: { [DID_JSON]: { schema: JsonObjectSchema } } }, ...errorResponses(404) },
+  responses: {
+    200: { description: 'DID document', content: { [DID_JSON]: { schema: JsonObjectSchema } } },
+    ...errorResponses(404),
+  },
 });
 
 const agentDocument = createRoute({
@@ -28,7 +31,10 @@ const agentDocument = createRoute({
   tags: ['DIDs'],
   summary: "A hosted agent's DID document (did:web path form). Public.",
   request: { params: z.object({ id: z.string().regex(/^[A-Za-z0-9._~-]{1,128}$/) }) },
-  responses: { 200: { description: 'DID document', content: { [DID_JSON]: { schema: JsonObjectSchema } } }, ...errorResponses(404, 410) },
+  responses: {
+    200: { description: 'DID document', content: { [DID_JSON]: { schema: JsonObjectSchema } } },
+    ...errorResponses(404, 410),
+  },
 });
 
 const mandateContext = createRoute({
@@ -36,7 +42,9 @@ const mandateContext = createRoute({
   path: '/contexts/mandate/v1',
   tags: ['Documents'],
   summary: 'The Mandate JSON-LD context (https://mandate.dev/contexts/v1). Public.',
-  responses: { 200: { description: 'JSON-LD context', content: { 'application/ld+json': { schema: JsonObjectSchema } } } },
+  responses: {
+    200: { description: 'JSON-LD context', content: { 'application/ld+json': { schema: JsonObjectSchema } } },
+  },
 });
 
 const health = createRoute({
@@ -54,19 +62,30 @@ export function wellKnownRoutes(ctx: IssuerContext) {
     if (!record) throw apiError('DID_NOT_FOUND', `${did} is not hosted here`);
     // did:web §3.4 Deactivate: the document is no longer served.
     if (record.deactivated) throw apiError('DID_DEACTIVATED', `${did} is deactivated`);
-    return c.json(record.document as unknown as Record<string, never>, 200, { 'content-type': DID_JSON, 'cache-control': 'no-cache' });
+    return c.json(record.document as unknown as Record<string, never>, 200, {
+      'content-type': DID_JSON,
+      'cache-control': 'no-cache',
+    });
   };
 
   app.openapi(issuerDocument, (c) => {
-    if (ctx.config.didMethod !== 'web') throw apiError('DID_NOT_FOUND', `this issuer is ${ctx.issuer.did} (DID_METHOD=key): there is no did:web document`);
+    if (ctx.config.didMethod !== 'web')
+      throw apiError(
+        'DID_NOT_FOUND',
+        `this issuer is ${ctx.issuer.did} (DID_METHOD=key): there is no did:web document`,
+      );
     return serveHosted(c, ctx.issuer.did);
   });
   app.openapi(agentDocument, (c) => {
-    if (ctx.config.didMethod !== 'web') throw apiError('DID_NOT_FOUND', 'DID_METHOD=key: agents have did:key identifiers, no hosted documents');
+    if (ctx.config.didMethod !== 'web')
+      throw apiError('DID_NOT_FOUND', 'DID_METHOD=key: agents have did:key identifiers, no hosted documents');
     return serveHosted(c, agentWebDid(ctx.config.didDomain ?? '', c.req.valid('param').id));
   });
   app.openapi(mandateContext, (c) =>
-    c.json(MANDATE_CONTEXT as unknown as Record<string, never>, 200, { 'content-type': 'application/ld+json', 'cache-control': 'public, max-age=86400' }),
+    c.json(MANDATE_CONTEXT as unknown as Record<string, never>, 200, {
+      'content-type': 'application/ld+json',
+      'cache-control': 'public, max-age=86400',
+    }),
   );
   app.openapi(health, (c) => c.json({ ok: true as const, issuer: ctx.issuer.did }, 200));
   return app;

@@ -19,7 +19,13 @@ import type { CredentialRecord } from '../storage/credentials-store.ts';
 import { refuseIfDeactivated, serverSigningIdentity } from './custody.ts';
 import { requireUsableDid } from './dids.ts';
 import type { AgentDetail, AgentInfo } from '../../wallet/client/issuer-client.ts';
-import { credentialState, credentialView, normalizeVcId, type CredentialState, type CredentialView } from './credentials.ts';
+import {
+  credentialState,
+  credentialView,
+  normalizeVcId,
+  type CredentialState,
+  type CredentialView,
+} from './credentials.ts';
 
 // The wire types are the client's (docs/api.md `Agent`, `AgentDetail`): one definition for both ends.
 type AgentView = AgentInfo;
@@ -36,7 +42,9 @@ export function agentView(ctx: IssuerContext, agent: AgentRecord): AgentView {
     ...(agent.domains === null ? {} : { domains: agent.domains }),
     ...(agent.currentCredentialId === null ? {} : { currentCredentialId: agent.currentCredentialId }),
     createdAt: new Date(agent.createdAt).toISOString(),
-    ...(hosted && agent.did.startsWith(webPrefix) ? { didDocumentUrl: `${ctx.config.apiBaseUrl}/agents/${encodeURIComponent(agent.id)}/did.json` } : {}),
+    ...(hosted && agent.did.startsWith(webPrefix)
+      ? { didDocumentUrl: `${ctx.config.apiBaseUrl}/agents/${encodeURIComponent(agent.id)}/did.json` }
+      : {}),
     ...(hosted?.deactivated ? { deactivated: true } : {}),
   };
 }
@@ -47,8 +55,14 @@ export function requireAgent(ctx: IssuerContext, did: string): AgentRecord {
   return agent;
 }
 
-export function listAgents(ctx: IssuerContext, page: { cursor?: string; limit: number }): { agents: AgentView[]; nextCursor?: string } {
-  const rows = ctx.stores.agents.list({ ...(page.cursor === undefined ? {} : { cursor: page.cursor }), limit: page.limit + 1 });
+export function listAgents(
+  ctx: IssuerContext,
+  page: { cursor?: string; limit: number },
+): { agents: AgentView[]; nextCursor?: string } {
+  const rows = ctx.stores.agents.list({
+    ...(page.cursor === undefined ? {} : { cursor: page.cursor }),
+    limit: page.limit + 1,
+  });
   if (rows === undefined) throw invalidCursor();
   const agents = rows.slice(0, page.limit).map((a) => agentView(ctx, a));
   const last = agents[agents.length - 1];
@@ -62,7 +76,14 @@ export function getAgentDetail(ctx: IssuerContext, did: string): AgentDetail {
   return {
     ...agentView(ctx, agent),
     ...(current ? { currentCredential: credentialView(ctx, current) } : {}),
-    credentials: ctx.stores.credentials.listBySubject(did, 100).map((c) => ({ vcId: c.id, type: c.type, state: credentialState(c, now), issuedAt: new Date(c.issuedAt).toISOString() })),
+    credentials: ctx.stores.credentials
+      .listBySubject(did, 100)
+      .map((c) => ({
+        vcId: c.id,
+        type: c.type,
+        state: credentialState(c, now),
+        issuedAt: new Date(c.issuedAt).toISOString(),
+      })),
   };
 }
 
@@ -72,7 +93,8 @@ function chainOf(ctx: IssuerContext, leaf: CredentialRecord): ChainCredential[] 
   let current = leaf;
   while (current.parentId !== null) {
     const parent = ctx.stores.credentials.get(current.parentId);
-    if (!parent || chain.length >= 8) throw apiError('NO_CURRENT_CREDENTIAL', `the chain of ${leaf.id} is not held here in full`);
+    if (!parent || chain.length >= 8)
+      throw apiError('NO_CURRENT_CREDENTIAL', `the chain of ${leaf.id} is not held here in full`);
     chain.push(parent.credential as unknown as ChainCredential);
     current = parent;
   }
@@ -81,7 +103,9 @@ function chainOf(ctx: IssuerContext, leaf: CredentialRecord): ChainCredential[] 
 
 function requireServerCustody(agent: AgentRecord, what: string): void {
   if (agent.custody !== 'server') {
-    throw apiError('CUSTODY_MISMATCH', `${agent.did} is a self-custody agent: it signs its own ${what}`, { agentDid: agent.did });
+    throw apiError('CUSTODY_MISMATCH', `${agent.did} is a self-custody agent: it signs its own ${what}`, {
+      agentDid: agent.did,
+    });
   }
 }
 
@@ -99,15 +123,22 @@ export interface PresentationInput {
 }
 
 /** A presentation signed by the server for a server-custody agent (docs/protocol.md §Presentation). */
-export async function presentFor(ctx: IssuerContext, did: string, input: PresentationInput, actor: string): Promise<VerifiablePresentation> {
+export async function presentFor(
+  ctx: IssuerContext,
+  did: string,
+  input: PresentationInput,
+  actor: string,
+): Promise<VerifiablePresentation> {
   const agent = requireAgent(ctx, did);
   requireServerCustody(agent, 'presentations');
   // A credential named but not held here is 404, like a path's {vcId} (which it may be written as).
   const named = input.credentialId === undefined ? undefined : normalizeVcId(input.credentialId);
   const leaf = named === undefined ? currentCredential(ctx, agent) : ctx.stores.credentials.get(named);
-  if (!leaf && named !== undefined) throw apiError('CREDENTIAL_NOT_FOUND', `no credential ${named.slice(0, 80)}`, { agentDid: did });
+  if (!leaf && named !== undefined)
+    throw apiError('CREDENTIAL_NOT_FOUND', `no credential ${named.slice(0, 80)}`, { agentDid: did });
   if (!leaf) throw apiError('NO_CURRENT_CREDENTIAL', `${did} has no current credential to present`, { agentDid: did });
-  if (leaf.subjectDid !== did) throw apiError('CREDENTIAL_NOT_FOUND', `${leaf.id} is not a credential of ${did}`, { agentDid: did });
+  if (leaf.subjectDid !== did)
+    throw apiError('CREDENTIAL_NOT_FOUND', `${leaf.id} is not a credential of ${did}`, { agentDid: did });
   const holder = await serverSigningIdentity(ctx, did);
   const vp = await signPresentation({
     holder,
@@ -119,7 +150,13 @@ export async function presentFor(ctx: IssuerContext, did: string, input: Present
   });
   ctx.db.transaction(() => {
     refuseIfDeactivated(ctx, did);
-    ctx.audit.record({ event: 'PRESENTATION_SIGNED', actor, agentDid: did, vpId: vp.id, data: { targetService: input.targetService, vcId: leaf.id } });
+    ctx.audit.record({
+      event: 'PRESENTATION_SIGNED',
+      actor,
+      agentDid: did,
+      vpId: vp.id,
+      data: { targetService: input.targetService, vcId: leaf.id },
+    });
   });
   return vp;
 }
@@ -127,8 +164,12 @@ export async function presentFor(ctx: IssuerContext, did: string, input: Present
 /** A delegation is refused from a revoked parent, and while the parent is suspended (every chain through it is). */
 function refuseUnusableParent(parent: CredentialRecord): void {
   const did = parent.subjectDid;
-  if (parent.revokedAt !== null) throw apiError('CREDENTIAL_REVOKED', `${did}'s credential ${parent.id} is revoked`, { agentDid: did });
-  if (parent.suspendedAt !== null) throw apiError('CREDENTIAL_SUSPENDED', `${did}'s credential ${parent.id} is suspended; reinstate it first`, { agentDid: did });
+  if (parent.revokedAt !== null)
+    throw apiError('CREDENTIAL_REVOKED', `${did}'s credential ${parent.id} is revoked`, { agentDid: did });
+  if (parent.suspendedAt !== null)
+    throw apiError('CREDENTIAL_SUSPENDED', `${did}'s credential ${parent.id} is suspended; reinstate it first`, {
+      agentDid: did,
+    });
 }
 
 export interface DelegationInput {
@@ -145,15 +186,23 @@ export interface DelegationInput {
  * verifier's own rules): wider scopes, depth or domains, or a lifetime beyond the parent's,
  * are refused with the verifier's reason code (422).
  */
-export async function delegateFor(ctx: IssuerContext, did: string, input: DelegationInput, actor: string): Promise<CredentialView> {
+export async function delegateFor(
+  ctx: IssuerContext,
+  did: string,
+  input: DelegationInput,
+  actor: string,
+): Promise<CredentialView> {
   const agent = requireAgent(ctx, did);
   requireServerCustody(agent, 'delegations');
   if (!isDid(input.delegateeDid)) {
-    throw apiError('VALIDATION_FAILED', 'delegateeDid must be a DID', { details: [{ path: 'json.delegateeDid', message: 'not a DID' }] });
+    throw apiError('VALIDATION_FAILED', 'delegateeDid must be a DID', {
+      details: [{ path: 'json.delegateeDid', message: 'not a DID' }],
+    });
   }
   requireUsableDid(input.delegateeDid);
   const parentRecord = currentCredential(ctx, agent);
-  if (!parentRecord) throw apiError('NO_CURRENT_CREDENTIAL', `${did} has no current credential to delegate from`, { agentDid: did });
+  if (!parentRecord)
+    throw apiError('NO_CURRENT_CREDENTIAL', `${did} has no current credential to delegate from`, { agentDid: did });
   refuseUnusableParent(parentRecord);
   const delegator = await serverSigningIdentity(ctx, did);
   const now = ctx.now();
@@ -169,10 +218,14 @@ export async function delegateFor(ctx: IssuerContext, did: string, input: Delega
       validUntil: new Date(now + input.lifetimeSeconds * 1000),
     });
   } catch (error) {
-    if (error instanceof VerificationError && ['SCOPE_ESCALATION', 'DEPTH_EXCEEDED', 'DOMAIN_ESCALATION', 'CHAIN_BROKEN'].includes(error.code)) {
+    if (
+      error instanceof VerificationError &&
+      ['SCOPE_ESCALATION', 'DEPTH_EXCEEDED', 'DOMAIN_ESCALATION', 'CHAIN_BROKEN'].includes(error.code)
+    ) {
       throw apiError(error.code as 'SCOPE_ESCALATION', error.message, { agentDid: did });
     }
-    if (isMandateError(error, 'MALFORMED')) throw apiError('VALIDATION_FAILED', `the delegation would be malformed: ${error.message}`, { agentDid: did });
+    if (isMandateError(error, 'MALFORMED'))
+      throw apiError('VALIDATION_FAILED', `the delegation would be malformed: ${error.message}`, { agentDid: did });
     throw error;
   }
   const record = {
@@ -193,7 +246,12 @@ export async function delegateFor(ctx: IssuerContext, did: string, input: Delega
     refuseUnusableParent(ctx.stores.credentials.get(parentRecord.id) as CredentialRecord);
     refuseIfDeactivated(ctx, did);
     ctx.stores.credentials.insert(record);
-    ctx.audit.record({ event: 'DELEGATION_ISSUED', actor, agentDid: did, data: { vcId: child.id, delegateeDid: input.delegateeDid, parentId: parentRecord.id, scopes: input.scopes } });
+    ctx.audit.record({
+      event: 'DELEGATION_ISSUED',
+      actor,
+      agentDid: did,
+      data: { vcId: child.id, delegateeDid: input.delegateeDid, parentId: parentRecord.id, scopes: input.scopes },
+    });
   });
   return credentialView(ctx, ctx.stores.credentials.get(child.id) as CredentialRecord);
 }

@@ -80,7 +80,10 @@ export interface ProviderEventRecorder {
   record(event: SignedAuditEvent): Promise<RecordedProviderEvent>;
 }
 
-export function createProviderEventRecorder(ctx: IssuerContext, receipts: AuditReceiptsStore = createAuditReceiptsStore(ctx.db)): ProviderEventRecorder {
+export function createProviderEventRecorder(
+  ctx: IssuerContext,
+  receipts: AuditReceiptsStore = createAuditReceiptsStore(ctx.db),
+): ProviderEventRecorder {
   return {
     async record(event) {
       try {
@@ -93,17 +96,25 @@ export function createProviderEventRecorder(ctx: IssuerContext, receipts: AuditR
         throw apiError('VALIDATION_FAILED', 'proof.proofPurpose must be "assertionMethod" or "authentication"');
       }
       const created = parseDateTimeStamp(event.proof.created);
-      if (created === undefined) throw apiError('VALIDATION_FAILED', 'proof.created must be an XML Schema dateTimeStamp');
+      if (created === undefined)
+        throw apiError('VALIDATION_FAILED', 'proof.created must be an XML Schema dateTimeStamp');
       const now = ctx.now();
       if (Math.abs(now - created) > FRESHNESS_MS) {
-        throw apiError('EVENT_STALE', `the event was signed at ${String(event.proof.created)}, more than ${FRESHNESS_MS / 60_000} minutes from now`);
+        throw apiError(
+          'EVENT_STALE',
+          `the event was signed at ${String(event.proof.created)}, more than ${FRESHNESS_MS / 60_000} minutes from now`,
+        );
       }
       try {
         await verifyProof(event, {
-          resolveKey: controllerKeyResolver(ctx, event.provider, (vm) => apiError('KEY_NOT_AUTHORIZED', `${vm} is not a key of the provider ${event.provider}`)),
+          resolveKey: controllerKeyResolver(ctx, event.provider, (vm) =>
+            apiError('KEY_NOT_AUTHORIZED', `${vm} is not a key of the provider ${event.provider}`),
+          ),
           expectedProofPurpose: purpose,
           // An authentication proof must name a challenge (VC-DI §2.1); the event id is the replay guard here.
-          ...(purpose === 'authentication' ? { expectedChallenge: typeof event.proof.challenge === 'string' ? event.proof.challenge : '' } : {}),
+          ...(purpose === 'authentication'
+            ? { expectedChallenge: typeof event.proof.challenge === 'string' ? event.proof.challenge : '' }
+            : {}),
           now: new Date(now),
         });
       } catch (error) {
@@ -120,7 +131,8 @@ export function createProviderEventRecorder(ctx: IssuerContext, receipts: AuditR
           data: { eventId: event.id, signedEvent: event as unknown as JsonObject },
         });
         // Claimed after the append so the receipt can name the record; a duplicate rolls both back.
-        if (!receipts.claim(event.id, event.provider, entry.id, now)) throw apiError('EVENT_DUPLICATE', `event ${event.id} was already recorded`);
+        if (!receipts.claim(event.id, event.provider, entry.id, now))
+          throw apiError('EVENT_DUPLICATE', `event ${event.id} was already recorded`);
         return entry;
       });
       return { recorded: true, eventId: event.id, seq: recorded.seq, auditId: recorded.id, hash: recorded.hash };

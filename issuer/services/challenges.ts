@@ -41,7 +41,14 @@ const MAX_KEYS_TRIED = 8;
  */
 export const MAX_SIGNED_ANSWER_BYTES = 4 * 1024;
 
-export type ChallengeRefusal = 'SIGNATURE_INVALID' | 'KEY_NOT_AUTHORIZED' | 'DID_RESOLUTION_FAILED' | 'DID_DEACTIVATED' | 'CHALLENGE_MISMATCH' | 'USER_MISMATCH' | 'PROOF_INVALID';
+export type ChallengeRefusal =
+  | 'SIGNATURE_INVALID'
+  | 'KEY_NOT_AUTHORIZED'
+  | 'DID_RESOLUTION_FAILED'
+  | 'DID_DEACTIVATED'
+  | 'CHALLENGE_MISMATCH'
+  | 'USER_MISMATCH'
+  | 'PROOF_INVALID';
 
 export interface IssuedChallenge {
   challengeId: string;
@@ -57,7 +64,14 @@ export interface ChallengeAnswer {
 }
 
 export type ChallengeVerdict =
-  | { verified: true; userDid: string; challengeId: string; evidence: 'signature' | 'UserConsent' | 'VerifiablePresentation'; verificationMethod: string; consent?: JsonObject }
+  | {
+      verified: true;
+      userDid: string;
+      challengeId: string;
+      evidence: 'signature' | 'UserConsent' | 'VerifiablePresentation';
+      verificationMethod: string;
+      consent?: JsonObject;
+    }
   | { verified: false; userDid: string; challengeId: string; reason: ChallengeRefusal; message: string };
 
 class Refusal extends Error {
@@ -76,11 +90,26 @@ const MAX_AUDITED_DID = 256;
 function issueChallenge(ctx: IssuerContext, store: ChallengesStore, userDid: string, actor: string): IssuedChallenge {
   const did = requireDid(userDid);
   const createdAt = ctx.now();
-  const issued = { challengeId: crypto.randomUUID(), challenge: bytesToBase64url(randomBytes(32)), userDid: did, expiresAt: new Date(createdAt + CHALLENGE_TTL_MS) };
+  const issued = {
+    challengeId: crypto.randomUUID(),
+    challenge: bytesToBase64url(randomBytes(32)),
+    userDid: did,
+    expiresAt: new Date(createdAt + CHALLENGE_TTL_MS),
+  };
   ctx.db.transaction(() => {
-    store.insert({ id: issued.challengeId, userDid: did, challenge: issued.challenge, createdAt, expiresAt: createdAt + CHALLENGE_TTL_MS });
+    store.insert({
+      id: issued.challengeId,
+      userDid: did,
+      challenge: issued.challenge,
+      createdAt,
+      expiresAt: createdAt + CHALLENGE_TTL_MS,
+    });
     // Clipped: anyone may ask for challenges, and the audit trail is never pruned.
-    ctx.audit.record({ event: 'USER_CHALLENGE_ISSUED', actor, data: { challengeId: issued.challengeId, userDid: clipText(did, MAX_AUDITED_DID) } });
+    ctx.audit.record({
+      event: 'USER_CHALLENGE_ISSUED',
+      actor,
+      data: { challengeId: issued.challengeId, userDid: clipText(did, MAX_AUDITED_DID) },
+    });
   });
   return issued;
 }
@@ -95,7 +124,10 @@ export function decodeSignature(signature: string): Uint8Array {
     bytes = undefined;
   }
   if (bytes?.length !== 64) {
-    throw apiError('SIGNATURE_ENCODING_INVALID', 'signature must be 64 bytes as base58btc multibase ("z…") or hexadecimal');
+    throw apiError(
+      'SIGNATURE_ENCODING_INVALID',
+      'signature must be 64 bytes as base58btc multibase ("z…") or hexadecimal',
+    );
   }
   return bytes;
 }
@@ -129,23 +161,39 @@ function refusalOf(error: unknown): Refusal {
 async function authenticationMethods(ctx: IssuerContext, userDid: string): Promise<string[]> {
   const result = await ctx.resolver.resolve(userDid);
   const error = result.didResolutionMetadata.error;
-  if (error !== undefined || !result.didDocument) throw new Refusal('DID_RESOLUTION_FAILED', `${userDid} could not be resolved (${String(error ?? 'no document')})`);
-  if (result.didDocumentMetadata.deactivated === true) throw new Refusal('DID_DEACTIVATED', `${userDid} is deactivated`);
-  const ids = (result.didDocument.authentication ?? []).map((entry) => absoluteDidUrl(typeof entry === 'string' ? entry : entry.id, userDid));
+  if (error !== undefined || !result.didDocument)
+    throw new Refusal('DID_RESOLUTION_FAILED', `${userDid} could not be resolved (${String(error ?? 'no document')})`);
+  if (result.didDocumentMetadata.deactivated === true)
+    throw new Refusal('DID_DEACTIVATED', `${userDid} is deactivated`);
+  const ids = (result.didDocument.authentication ?? []).map((entry) =>
+    absoluteDidUrl(typeof entry === 'string' ? entry : entry.id, userDid),
+  );
   if (ids.length === 0) throw new Refusal('KEY_NOT_AUTHORIZED', `${userDid} has no authentication key`);
   return ids.slice(0, MAX_KEYS_TRIED);
 }
 
-async function checkSignature(ctx: IssuerContext, userDid: string, challenge: string, signature: Uint8Array, named?: string): Promise<string> {
+async function checkSignature(
+  ctx: IssuerContext,
+  userDid: string,
+  challenge: string,
+  signature: Uint8Array,
+  named?: string,
+): Promise<string> {
   const resolveKey = controllerKeyResolver(ctx, userDid, notKeyOf(userDid));
   const candidates = named === undefined ? await authenticationMethods(ctx, userDid) : [named];
   const message = utf8ToBytes(challenge);
-  let lastError: unknown = new Refusal('SIGNATURE_INVALID', 'the signature does not verify with any authentication key of the user');
+  let lastError: unknown = new Refusal(
+    'SIGNATURE_INVALID',
+    'the signature does not verify with any authentication key of the user',
+  );
   for (const vm of candidates) {
     try {
       const publicKey = await resolveKey(vm, 'authentication');
       if (await verify(signature, message, publicKey)) return vm;
-      lastError = new Refusal('SIGNATURE_INVALID', 'the signature does not verify with any authentication key of the user');
+      lastError = new Refusal(
+        'SIGNATURE_INVALID',
+        'the signature does not verify with any authentication key of the user',
+      );
     } catch (error) {
       lastError = error; // a method of another type (not Ed25519) is skipped; the last reason is reported
     }
@@ -165,9 +213,16 @@ function proofKind(proof: Record<string, unknown>): ProofEvidence['kind'] {
   throw apiError('VALIDATION_FAILED', 'proof must be a signed UserConsent or a DID-Auth VerifiablePresentation');
 }
 
-async function checkProof(ctx: IssuerContext, userDid: string, challenge: string, signed: Record<string, unknown>, kind: ProofEvidence['kind']): Promise<{ vm: string; consent?: JsonObject }> {
+async function checkProof(
+  ctx: IssuerContext,
+  userDid: string,
+  challenge: string,
+  signed: Record<string, unknown>,
+  kind: ProofEvidence['kind'],
+): Promise<{ vm: string; consent?: JsonObject }> {
   const signer = kind === 'UserConsent' ? signed.user : signed.holder;
-  if (signer !== userDid) throw new Refusal('USER_MISMATCH', `the signed ${kind} is by ${String(signer).slice(0, 200)}, not ${userDid}`);
+  if (signer !== userDid)
+    throw new Refusal('USER_MISMATCH', `the signed ${kind} is by ${String(signer).slice(0, 200)}, not ${userDid}`);
   const { proofs } = await verifyProof(signed, {
     resolveKey: controllerKeyResolver(ctx, userDid, notKeyOf(userDid)),
     expectedProofPurpose: 'authentication',
@@ -194,11 +249,18 @@ async function checkProof(ctx: IssuerContext, userDid: string, challenge: string
 }
 
 /** POST /v1/challenges/:challengeId/verify */
-async function verifyChallenge(ctx: IssuerContext, store: ChallengesStore, challengeId: string, answer: ChallengeAnswer, actor: string): Promise<ChallengeVerdict> {
+async function verifyChallenge(
+  ctx: IssuerContext,
+  store: ChallengesStore,
+  challengeId: string,
+  answer: ChallengeAnswer,
+  actor: string,
+): Promise<ChallengeVerdict> {
   const record = store.get(challengeId);
   if (!record) throw apiError('CHALLENGE_NOT_FOUND', 'no such challenge');
   if (record.usedAt !== undefined) throw apiError('CHALLENGE_USED', 'this challenge was already answered');
-  if (ctx.now() > record.expiresAt) throw apiError('CHALLENGE_EXPIRED', 'this challenge has expired; ask for a new one');
+  if (ctx.now() > record.expiresAt)
+    throw apiError('CHALLENGE_EXPIRED', 'this challenge has expired; ask for a new one');
   if ((answer.signature === undefined) === (answer.proof === undefined)) {
     throw apiError('VALIDATION_FAILED', 'send exactly one of "signature" or "proof"');
   }
@@ -223,8 +285,21 @@ async function verifyChallenge(ctx: IssuerContext, store: ChallengesStore, chall
       evidence = { form: 'signature', verificationMethod: vm, signature: answer.signature ?? '' };
     } else {
       const proofKindValue = kind as ProofEvidence['kind'];
-      const { vm, consent } = await checkProof(ctx, userDid, challenge, answer.proof as Record<string, unknown>, proofKindValue);
-      verdict = { verified: true, userDid, challengeId, evidence: proofKindValue, verificationMethod: vm, ...(consent ? { consent } : {}) };
+      const { vm, consent } = await checkProof(
+        ctx,
+        userDid,
+        challenge,
+        answer.proof as Record<string, unknown>,
+        proofKindValue,
+      );
+      verdict = {
+        verified: true,
+        userDid,
+        challengeId,
+        evidence: proofKindValue,
+        verificationMethod: vm,
+        ...(consent ? { consent } : {}),
+      };
       evidence = { form: proofKindValue, verificationMethod: vm, signed: answer.proof as JsonObject };
     }
   } catch (error) {
@@ -234,13 +309,18 @@ async function verifyChallenge(ctx: IssuerContext, store: ChallengesStore, chall
   }
 
   const consumed = ctx.db.transaction(() => {
-    if (!store.consume(challengeId, ctx.now(), { verified: verdict.verified, evidence: JSON.stringify(evidence) })) return false;
+    if (!store.consume(challengeId, ctx.now(), { verified: verdict.verified, evidence: JSON.stringify(evidence) }))
+      return false;
     ctx.audit.record({
       event: verdict.verified ? 'CONSENT_VERIFIED' : 'CONSENT_REJECTED',
       actor,
       ...(verdict.verified ? {} : { reason: verdict.reason }),
       // Filed under the agent only when it names a DID: it is the signer's text, kept in `data` as written.
-      ...(verdict.verified && typeof verdict.consent?.agent === 'string' && didOf(verdict.consent.agent) === verdict.consent.agent ? { agentDid: verdict.consent.agent } : {}),
+      ...(verdict.verified &&
+      typeof verdict.consent?.agent === 'string' &&
+      didOf(verdict.consent.agent) === verdict.consent.agent
+        ? { agentDid: verdict.consent.agent }
+        : {}),
       data: {
         challengeId,
         userDid,
@@ -264,7 +344,10 @@ export interface ChallengeService {
   verify(challengeId: string, answer: ChallengeAnswer, actor: string): Promise<ChallengeVerdict>;
 }
 
-export function createChallengeService(ctx: IssuerContext, store: ChallengesStore = createChallengesStore(ctx.db)): ChallengeService {
+export function createChallengeService(
+  ctx: IssuerContext,
+  store: ChallengesStore = createChallengesStore(ctx.db),
+): ChallengeService {
   return {
     issue: (userDid, actor) => issueChallenge(ctx, store, userDid, actor),
     verify: (challengeId, answer, actor) => verifyChallenge(ctx, store, challengeId, answer, actor),

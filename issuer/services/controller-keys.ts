@@ -8,8 +8,14 @@ import type { KeyResolver } from '../../wallet/crypto/data-integrity.ts';
 import { createKeyResolver } from '../../wallet/did/verification-method.ts';
 import type { IssuerContext } from '../context.ts';
 
-export function controllerKeyResolver(ctx: Pick<IssuerContext, 'resolver' | 'now'>, controller: string, refuse: (verificationMethod: string) => Error): KeyResolver {
+export function controllerKeyResolver(
+  ctx: Pick<IssuerContext, 'resolver' | 'now'>,
+  controller: string,
+  refuse: (verificationMethod: string) => Error,
+): KeyResolver {
   const resolveKey = createKeyResolver(ctx.resolver, { now: () => ctx.now() });
   return (verificationMethod, purpose) =>
-    verificationMethod.split('#')[0] === controller ? resolveKey(verificationMethod, purpose) : Promise.reject(refuse(verificationMethod.slice(0, 200)));
+    verificationMethod.split('#')[0] === controller
+      ? resolveKey(verificationMethod, purpose)
+      : Promise.reject(refuse(verificationMethod.slice(0, 200)));
 }

@@ -22,7 +22,15 @@ import { requireUsableDid } from './dids.ts';
 import { apiError } from '../http/errors.ts';
 import type { CredentialRecord, NewCredential } from '../storage/credentials-store.ts';
 import type { AgentTerms } from '../storage/agents-store.ts';
-import { commitReservation, IndexTaken, ISSUED_PURPOSES, reserveIndex, setListStatus, statusListUrl, type IndexReservation } from './status-lists.ts';
+import {
+  commitReservation,
+  IndexTaken,
+  ISSUED_PURPOSES,
+  reserveIndex,
+  setListStatus,
+  statusListUrl,
+  type IndexReservation,
+} from './status-lists.ts';
 
 export interface AgentCredentialTerms {
   subjectDid: string;
@@ -42,7 +50,10 @@ export interface PreparedCredential {
 const MAX_ATTEMPTS = 5;
 
 /** Signs a credential on freshly reserved status indexes; nothing is stored yet. */
-export async function prepareAgentCredential(ctx: IssuerContext, terms: AgentCredentialTerms): Promise<PreparedCredential> {
+export async function prepareAgentCredential(
+  ctx: IssuerContext,
+  terms: AgentCredentialTerms,
+): Promise<PreparedCredential> {
   const reservations = ISSUED_PURPOSES.map((purpose) => reserveIndex(ctx, purpose));
   const issuedAt = ctx.now();
   const validFrom = new Date(issuedAt);
@@ -61,7 +72,8 @@ export async function prepareAgentCredential(ctx: IssuerContext, terms: AgentCre
       credentialStatus: reservations.map((r) => r.entry),
     });
   } catch (error) {
-    if (error instanceof VerificationError) throw apiError('VALIDATION_FAILED', `the credential would be malformed: ${error.message}`);
+    if (error instanceof VerificationError)
+      throw apiError('VALIDATION_FAILED', `the credential would be malformed: ${error.message}`);
     throw error;
   }
   const position = (purpose: string) => {
@@ -177,7 +189,11 @@ export interface DirectIssueInput {
 /** The authority an AgentCredential gives, as the agent views show it. */
 function termsOf(credential: AgentCredential): AgentTerms {
   const subject = credential.credentialSubject;
-  return { privilegeScopes: [...subject.privilegeScopes], delegationDepth: subject.delegationDepth, domains: subject.domains === undefined ? null : [...subject.domains] };
+  return {
+    privilegeScopes: [...subject.privilegeScopes],
+    delegationDepth: subject.delegationDepth,
+    domains: subject.domains === undefined ? null : [...subject.domains],
+  };
 }
 
 /**
@@ -216,9 +232,13 @@ export async function issueDirect(ctx: IssuerContext, input: DirectIssueInput, a
 function requireStatusPosition(record: CredentialRecord, purpose: 'revocation' | 'suspension') {
   const position = record[purpose];
   if (record.type !== 'AgentCredential' || position === null) {
-    throw apiError('NOT_REVOCABLE', `${record.id} has no ${purpose} entry on this issuer's lists (a delegated credential ends when its parent is revoked)`, {
-      agentDid: record.subjectDid,
-    });
+    throw apiError(
+      'NOT_REVOCABLE',
+      `${record.id} has no ${purpose} entry on this issuer's lists (a delegated credential ends when its parent is revoked)`,
+      {
+        agentDid: record.subjectDid,
+      },
+    );
   }
   return position;
 }
@@ -245,13 +265,25 @@ interface StatusAction {
  * successor whose change cascades here). False, and nothing changed, when the record has no
  * entry on that list or the mark was already so.
  */
-function applyStatus(ctx: IssuerContext, record: CredentialRecord, change: StatusChange, cause: string, action: StatusAction, data: JsonObject): boolean {
+function applyStatus(
+  ctx: IssuerContext,
+  record: CredentialRecord,
+  change: StatusChange,
+  cause: string,
+  action: StatusAction,
+  data: JsonObject,
+): boolean {
   const { actor, reason } = action;
   const position = record[change.purpose];
   if (position === null) return false;
   const at = ctx.now();
   const { credentials } = ctx.stores;
-  const marked = change.purpose === 'revocation' ? credentials.markRevoked(record.id, at) : change.on ? credentials.suspend(record.id, at, cause) : credentials.reinstate(record.id);
+  const marked =
+    change.purpose === 'revocation'
+      ? credentials.markRevoked(record.id, at)
+      : change.on
+        ? credentials.suspend(record.id, at, cause)
+        : credentials.reinstate(record.id);
   if (!marked) return false;
   setListStatus(ctx, position.listId, position.index, change.on ? 1 : 0);
   ctx.audit.record({ event: change.event, actor, agentDid: record.subjectDid, ...(reason ? { reason } : {}), data });
@@ -265,11 +297,17 @@ function applyStatus(ctx: IssuerContext, record: CredentialRecord, change: Statu
  * put on a predecessor by itself stays (suspensions recorded before causes were kept, with no
  * cause, are lifted as they always were).
  */
-function applyToPredecessors(ctx: IssuerContext, record: CredentialRecord, change: StatusChange, action: StatusAction): void {
+function applyToPredecessors(
+  ctx: IssuerContext,
+  record: CredentialRecord,
+  change: StatusChange,
+  action: StatusAction,
+): void {
   const now = ctx.now();
   for (const old of ctx.stores.credentials.predecessorsOf(record.id)) {
     if (old.revokedAt !== null || (old.validUntil !== null && old.validUntil <= now)) continue;
-    if (change.purpose === 'suspension' && !change.on && old.suspendedWith !== null && old.suspendedWith !== record.id) continue;
+    if (change.purpose === 'suspension' && !change.on && old.suspendedWith !== null && old.suspendedWith !== record.id)
+      continue;
     applyStatus(ctx, old, change, record.id, action, { vcId: old.id, with: record.id });
   }
 }
@@ -303,7 +341,12 @@ function revokeRestOfAgent(ctx: IssuerContext, record: CredentialRecord, action:
   if (ctx.stores.agents.get(record.subjectDid)?.currentCredentialId !== record.id) return;
   const now = ctx.now();
   for (const other of ctx.stores.credentials.listBySubject(record.subjectDid, MAX_AGENT_CREDENTIALS)) {
-    if (other.type !== 'AgentCredential' || other.revokedAt !== null || (other.validUntil !== null && other.validUntil <= now)) continue;
+    if (
+      other.type !== 'AgentCredential' ||
+      other.revokedAt !== null ||
+      (other.validUntil !== null && other.validUntil <= now)
+    )
+      continue;
     applyStatus(ctx, other, REVOKE, record.id, action, { vcId: other.id, with: record.id });
   }
 }
@@ -321,7 +364,12 @@ function actedOn(target: CredentialRecord, named: CredentialRecord): JsonObject 
 export type StatusActionView = CredentialView & { changed: string[] };
 
 /** Sets the revocation bit: visible in the next fetch of the list. Revocation is final. */
-export function revokeCredential(ctx: IssuerContext, vcId: string, reason: string | undefined, actor: string): StatusActionView {
+export function revokeCredential(
+  ctx: IssuerContext,
+  vcId: string,
+  reason: string | undefined,
+  actor: string,
+): StatusActionView {
   requireStatusPosition(getCredential(ctx, vcId), 'revocation');
   const action: StatusAction = { actor, reason, changed: [] };
   ctx.db.transaction(() => {
@@ -334,7 +382,8 @@ export function revokeCredential(ctx: IssuerContext, vcId: string, reason: strin
     // completes it; only a revocation that reaches nothing new is refused.
     applyToPredecessors(ctx, record, REVOKE, action);
     revokeRestOfAgent(ctx, record, action);
-    if (action.changed.length === 0) throw apiError('CREDENTIAL_ALREADY_REVOKED', `${record.id} is already revoked`, { agentDid: record.subjectDid });
+    if (action.changed.length === 0)
+      throw apiError('CREDENTIAL_ALREADY_REVOKED', `${record.id} is already revoked`, { agentDid: record.subjectDid });
   });
   return { ...credentialView(ctx, getCredential(ctx, vcId)), changed: action.changed };
 }
@@ -348,7 +397,11 @@ export function revokeCredential(ctx: IssuerContext, vcId: string, reason: strin
  * copy only, and revoking it again now does follow the line.
  */
 export function completeLegacyRevocations(ctx: IssuerContext): string[] {
-  const action: StatusAction = { actor: 'system', reason: 'upgrade: completes a revocation an older issuer left partial', changed: [] };
+  const action: StatusAction = {
+    actor: 'system',
+    reason: 'upgrade: completes a revocation an older issuer left partial',
+    changed: [],
+  };
   ctx.db.transaction(() => {
     for (const record of ctx.stores.credentials.partialRevocations(ctx.now())) {
       applyToPredecessors(ctx, record, REVOKE, action);
@@ -359,37 +412,75 @@ export function completeLegacyRevocations(ctx: IssuerContext): string[] {
 }
 
 /** Suspends (on = true) or reinstates (on = false) through the suspension list. */
-export function setSuspension(ctx: IssuerContext, vcId: string, on: boolean, reason: string | undefined, actor: string): StatusActionView {
+export function setSuspension(
+  ctx: IssuerContext,
+  vcId: string,
+  on: boolean,
+  reason: string | undefined,
+  actor: string,
+): StatusActionView {
   requireStatusPosition(getCredential(ctx, vcId), 'suspension');
-  const change: StatusChange = { purpose: 'suspension', on, event: on ? 'CREDENTIAL_SUSPENDED' : 'CREDENTIAL_REINSTATED' };
+  const change: StatusChange = {
+    purpose: 'suspension',
+    on,
+    event: on ? 'CREDENTIAL_SUSPENDED' : 'CREDENTIAL_REINSTATED',
+  };
   const action: StatusAction = { actor, reason, changed: [] };
   ctx.db.transaction(() => {
     const named = getCredential(ctx, vcId);
     const record = newestRenewal(ctx, named);
-    if (on && record.revokedAt !== null) throw apiError('CREDENTIAL_REVOKED', `${record.id} is revoked`, { agentDid: record.subjectDid });
+    if (on && record.revokedAt !== null)
+      throw apiError('CREDENTIAL_REVOKED', `${record.id} is revoked`, { agentDid: record.subjectDid });
     const applied = applyStatus(ctx, record, change, record.id, action, actedOn(record, named));
-    if (!applied && !on) throw apiError('CREDENTIAL_NOT_SUSPENDED', `${record.id} is not suspended`, { agentDid: record.subjectDid });
+    if (!applied && !on)
+      throw apiError('CREDENTIAL_NOT_SUSPENDED', `${record.id} is not suspended`, { agentDid: record.subjectDid });
     // A suspension asked again reaches predecessors left working (by an older issuer, or
     // reinstated by name since); one that reaches nothing new is refused.
     applyToPredecessors(ctx, record, change, action);
-    if (action.changed.length === 0) throw apiError('CREDENTIAL_SUSPENDED', `${record.id} is already suspended`, { agentDid: record.subjectDid });
+    if (action.changed.length === 0)
+      throw apiError('CREDENTIAL_SUSPENDED', `${record.id} is already suspended`, { agentDid: record.subjectDid });
   });
   return { ...credentialView(ctx, getCredential(ctx, vcId)), changed: action.changed };
 }
 
 /** A new credential with the same terms and a new validity; the old one is superseded (not revoked). */
-export async function renewCredential(ctx: IssuerContext, vcId: string, validitySeconds: number | undefined, actor: string): Promise<CredentialView & { previousVcId: string }> {
+export async function renewCredential(
+  ctx: IssuerContext,
+  vcId: string,
+  validitySeconds: number | undefined,
+  actor: string,
+): Promise<CredentialView & { previousVcId: string }> {
   const old = getCredential(ctx, vcId);
   const refuse = (problem: string | null) => {
-    if (problem === 'revoked') throw apiError('CREDENTIAL_REVOKED', `${old.id} is revoked and cannot be renewed`, { agentDid: old.subjectDid });
-    if (problem === 'superseded') throw apiError('CREDENTIAL_SUPERSEDED', `${old.id} was already renewed; renew the newest credential`, { agentDid: old.subjectDid });
-    if (problem === 'suspended') throw apiError('CREDENTIAL_SUSPENDED', `${old.id} is suspended; reinstate it first`, { agentDid: old.subjectDid });
+    if (problem === 'revoked')
+      throw apiError('CREDENTIAL_REVOKED', `${old.id} is revoked and cannot be renewed`, { agentDid: old.subjectDid });
+    if (problem === 'superseded')
+      throw apiError('CREDENTIAL_SUPERSEDED', `${old.id} was already renewed; renew the newest credential`, {
+        agentDid: old.subjectDid,
+      });
+    if (problem === 'suspended')
+      throw apiError('CREDENTIAL_SUSPENDED', `${old.id} is suspended; reinstate it first`, {
+        agentDid: old.subjectDid,
+      });
   };
-  const problemOf = (r: CredentialRecord) => (r.revokedAt !== null ? 'revoked' : r.supersededBy !== null ? 'superseded' : r.suspendedAt !== null ? 'suspended' : null);
-  if (old.type !== 'AgentCredential') throw apiError('NOT_REVOCABLE', `${old.id} is a delegated credential; ask its delegator for a new one`, { agentDid: old.subjectDid });
+  const problemOf = (r: CredentialRecord) =>
+    r.revokedAt !== null
+      ? 'revoked'
+      : r.supersededBy !== null
+        ? 'superseded'
+        : r.suspendedAt !== null
+          ? 'suspended'
+          : null;
+  if (old.type !== 'AgentCredential')
+    throw apiError('NOT_REVOCABLE', `${old.id} is a delegated credential; ask its delegator for a new one`, {
+      agentDid: old.subjectDid,
+    });
   refuse(problemOf(old));
   const subject = (old.credential as unknown as AgentCredential).credentialSubject;
-  const originalSeconds = old.validUntil === null ? ctx.config.credentialTtlSeconds : Math.max(60, Math.round((old.validUntil - old.validFrom) / 1000));
+  const originalSeconds =
+    old.validUntil === null
+      ? ctx.config.credentialTtlSeconds
+      : Math.max(60, Math.round((old.validUntil - old.validFrom) / 1000));
   const { prepared } = await issueAtomically(
     ctx,
     {
@@ -406,8 +497,14 @@ export async function renewCredential(ctx: IssuerContext, vcId: string, validity
         ctx.stores.credentials.markSuperseded(old.id, p.credential.id, true);
       },
       after: (p) => {
-        if (ctx.stores.agents.get(subject.id)) ctx.stores.agents.setCurrentCredential(subject.id, p.credential.id, termsOf(p.credential));
-        ctx.audit.record({ event: 'CREDENTIAL_RENEWED', actor, agentDid: subject.id, data: { vcId: p.credential.id, previousVcId: old.id } });
+        if (ctx.stores.agents.get(subject.id))
+          ctx.stores.agents.setCurrentCredential(subject.id, p.credential.id, termsOf(p.credential));
+        ctx.audit.record({
+          event: 'CREDENTIAL_RENEWED',
+          actor,
+          agentDid: subject.id,
+          data: { vcId: p.credential.id, previousVcId: old.id },
+        });
       },
     },
   );

@@ -49,7 +49,13 @@ export async function createServerKey(ctx: IssuerContext, pathId: string): Promi
       verificationMethod,
       publicKey,
       document: multikeyDidDocument(did, verificationMethod, publicKey),
-      record: { did, verificationMethod, publicKeyMultibase: encodePublicKeyMultibase(publicKey), envelope, createdAt: ctx.now() },
+      record: {
+        did,
+        verificationMethod,
+        publicKeyMultibase: encodePublicKeyMultibase(publicKey),
+        envelope,
+        createdAt: ctx.now(),
+      },
     };
   } finally {
     seed.fill(0);
@@ -62,7 +68,8 @@ export async function createServerKey(ctx: IssuerContext, pathId: string): Promi
  * signed, since a deactivation can commit while the signature is being made.
  */
 export function refuseIfDeactivated(ctx: IssuerContext, did: string): void {
-  if (ctx.stores.dids.get(did)?.deactivated === true) throw apiError('DID_DEACTIVATED', `${did} is deactivated: the issuer no longer signs for it`, { agentDid: did });
+  if (ctx.stores.dids.get(did)?.deactivated === true)
+    throw apiError('DID_DEACTIVATED', `${did} is deactivated: the issuer no longer signs for it`, { agentDid: did });
 }
 
 /**
@@ -72,15 +79,22 @@ export function refuseIfDeactivated(ctx: IssuerContext, did: string): void {
  */
 export async function serverSigningIdentity(ctx: IssuerContext, did: string): Promise<SigningIdentity> {
   const key = ctx.stores.agents.getKey(did);
-  if (!key) throw apiError('CUSTODY_MISMATCH', `the issuer does not hold a key for ${did} (self-custody agents sign their own documents)`, { agentDid: did });
+  if (!key)
+    throw apiError(
+      'CUSTODY_MISMATCH',
+      `the issuer does not hold a key for ${did} (self-custody agents sign their own documents)`,
+      { agentDid: did },
+    );
   refuseIfDeactivated(ctx, did);
-  const unreadable = (why: string) => apiError('CUSTODY_KEY_UNREADABLE', `the key the issuer holds for ${did} ${why}`, { agentDid: did });
+  const unreadable = (why: string) =>
+    apiError('CUSTODY_KEY_UNREADABLE', `the key the issuer holds for ${did} ${why}`, { agentDid: did });
   const seed = await decrypt(ctx.keyEncryptionKey, key.envelope, utf8ToBytes(did)).catch(() => {
     throw unreadable('does not decrypt under SERVICE_KEY_ENCRYPTION_KEY');
   });
   try {
     const signer = seedSigner(seed); // keeps its own copy
-    if (encodePublicKeyMultibase(signer.publicKey) !== key.publicKeyMultibase) throw unreadable('is not the key on record');
+    if (encodePublicKeyMultibase(signer.publicKey) !== key.publicKeyMultibase)
+      throw unreadable('is not the key on record');
     return { did, verificationMethod: key.verificationMethod, signer };
   } finally {
     seed.fill(0);
@@ -98,6 +112,9 @@ export async function assertKeyEncryptionKeyOpens(agents: AgentStore, keyEncrypt
   try {
     (await decrypt(keyEncryptionKey, key.envelope, utf8ToBytes(key.did))).fill(0);
   } catch {
-    throw new ConfigError('CONFIG_INVALID', 'SERVICE_KEY_ENCRYPTION_KEY: does not decrypt the server-held keys in this database (it is not the key they were encrypted with)');
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      'SERVICE_KEY_ENCRYPTION_KEY: does not decrypt the server-held keys in this database (it is not the key they were encrypted with)',
+    );
   }
 }

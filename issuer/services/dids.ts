@@ -121,7 +121,8 @@ function hostedOrThrow(ctx: IssuerContext, did: string): HostedDidRecord {
 function serviceId(did: string, id: string | undefined): string {
   if (id === undefined) return `${did}#service-${bytesToBase64url(randomBytes(6))}`;
   const fragment = id.startsWith(`${did}#`) ? id.slice(did.length + 1) : id.startsWith('#') ? id.slice(1) : id;
-  if (!FRAGMENT.test(fragment)) throw apiError('VALIDATION_FAILED', 'service id must be a fragment of letters, digits and . _ ~ - (at most 64)');
+  if (!FRAGMENT.test(fragment))
+    throw apiError('VALIDATION_FAILED', 'service id must be a fragment of letters, digits and . _ ~ - (at most 64)');
   return `${did}#${fragment}`;
 }
 
@@ -129,10 +130,12 @@ function withServices(did: string, document: DidDocument, inputs: readonly Servi
   const services: Service[] = [...(document.service ?? [])];
   for (const input of inputs) {
     const id = serviceId(did, input.id);
-    if (services.some((s) => s.id === id || `${did}${s.id}` === id)) throw apiError('SERVICE_EXISTS', `the DID document already has a service ${id}`);
+    if (services.some((s) => s.id === id || `${did}${s.id}` === id))
+      throw apiError('SERVICE_EXISTS', `the DID document already has a service ${id}`);
     services.push({ id, type: input.type, serviceEndpoint: input.serviceEndpoint as Service['serviceEndpoint'] });
   }
-  if (services.length > MAX_SERVICES) throw apiError('VALIDATION_FAILED', `a DID document holds at most ${MAX_SERVICES} services`);
+  if (services.length > MAX_SERVICES)
+    throw apiError('VALIDATION_FAILED', `a DID document holds at most ${MAX_SERVICES} services`);
   return { ...document, service: services };
 }
 
@@ -158,7 +161,12 @@ function assertMutable(ctx: IssuerContext, record: HostedDidRecord): void {
   }
 }
 
-async function serverKey(ctx: IssuerContext, did: string, verificationMethod: string, seed: Uint8Array): Promise<Parameters<IssuerContext['stores']['agents']['insertKey']>[0]> {
+async function serverKey(
+  ctx: IssuerContext,
+  did: string,
+  verificationMethod: string,
+  seed: Uint8Array,
+): Promise<Parameters<IssuerContext['stores']['agents']['insertKey']>[0]> {
   return {
     did,
     verificationMethod,
@@ -168,7 +176,14 @@ async function serverKey(ctx: IssuerContext, did: string, verificationMethod: st
   };
 }
 
-function insertHosted(ctx: IssuerContext, record: HostedDidRecord, actor: string, event: string, data: JsonObject, key?: Parameters<IssuerContext['stores']['agents']['insertKey']>[0]): DidView {
+function insertHosted(
+  ctx: IssuerContext,
+  record: HostedDidRecord,
+  actor: string,
+  event: string,
+  data: JsonObject,
+  key?: Parameters<IssuerContext['stores']['agents']['insertKey']>[0],
+): DidView {
   return ctx.db.transaction(() => {
     if (ctx.stores.dids.get(record.did)) throw apiError('DID_EXISTS', `${record.did} already exists on this issuer`);
     ctx.stores.dids.insert(record);
@@ -184,11 +199,17 @@ export async function createDid(ctx: IssuerContext, input: CreateDidInput, actor
   const services = input.services ?? [];
   if (input.did !== undefined) {
     if (input.publicKeyMultibase !== undefined || input.name !== undefined) {
-      throw apiError('VALIDATION_FAILED', '"did" registers an existing DID and cannot be combined with "publicKeyMultibase" or "name"');
+      throw apiError(
+        'VALIDATION_FAILED',
+        '"did" registers an existing DID and cannot be combined with "publicKeyMultibase" or "name"',
+      );
     }
     const did = requireDid(input.did);
     if (!did.startsWith('did:key:')) {
-      throw apiError('DID_METHOD_UNSUPPORTED', 'only a did:key can be registered; a did:web is hosted where its domain points');
+      throw apiError(
+        'DID_METHOD_UNSUPPORTED',
+        'only a did:key can be registered; a did:web is hosted where its domain points',
+      );
     }
     if (services.length > 0) servicesRefusedOnDidKey(did);
     let document: DidDocument;
@@ -197,14 +218,21 @@ export async function createDid(ctx: IssuerContext, input: CreateDidInput, actor
     } catch (error) {
       throw apiError('INVALID_DID', `not a usable Ed25519 did:key: ${(error as Error).message}`);
     }
-    return insertHosted(ctx, { did, document, kind: 'registered', deactivated: false, createdAt: at, updatedAt: at }, actor, 'DID_REGISTERED', { method: 'key' });
+    return insertHosted(
+      ctx,
+      { did, document, kind: 'registered', deactivated: false, createdAt: at, updatedAt: at },
+      actor,
+      'DID_REGISTERED',
+      { method: 'key' },
+    );
   }
 
   const method = input.method ?? ctx.config.didMethod;
   if (method === 'web' && (ctx.config.didMethod !== 'web' || ctx.config.didDomain === undefined)) {
     throw apiError('DID_METHOD_UNSUPPORTED', 'did:web DIDs need DID_METHOD=web (a domain to host them on)');
   }
-  if (method === 'key' && input.name !== undefined) throw apiError('VALIDATION_FAILED', '"name" applies to did:web only');
+  if (method === 'key' && input.name !== undefined)
+    throw apiError('VALIDATION_FAILED', '"name" applies to did:web only');
   if (input.name !== undefined && !NAME.test(input.name)) {
     throw apiError('VALIDATION_FAILED', 'name must be 1–64 letters, digits or . _ ~ - (a did:web path segment)');
   }
@@ -222,13 +250,23 @@ export async function createDid(ctx: IssuerContext, input: CreateDidInput, actor
     publicKey = getPublicKey(seed);
   }
   try {
-    const did = method === 'key' ? didKeyFromPublicKey(publicKey) : `did:web:${ctx.config.didDomain}:${MANAGED_DID_SEGMENT}:${input.name ?? crypto.randomUUID()}`;
+    const did =
+      method === 'key'
+        ? didKeyFromPublicKey(publicKey)
+        : `did:web:${ctx.config.didDomain}:${MANAGED_DID_SEGMENT}:${input.name ?? crypto.randomUUID()}`;
     if (method === 'key' && services.length > 0) servicesRefusedOnDidKey(did);
     const verificationMethod = method === 'key' ? `${did}#${did.slice('did:key:'.length)}` : `${did}#key-1`;
     const document = withServices(did, multikeyDidDocument(did, verificationMethod, publicKey), services);
     const kind: HostedDidKind = seed === undefined ? 'registered' : 'managed';
     const key = seed === undefined ? undefined : await serverKey(ctx, did, verificationMethod, seed);
-    return insertHosted(ctx, { did, document, kind, deactivated: false, createdAt: at, updatedAt: at }, actor, 'DID_CREATED', { method, kind }, key);
+    return insertHosted(
+      ctx,
+      { did, document, kind, deactivated: false, createdAt: at, updatedAt: at },
+      actor,
+      'DID_CREATED',
+      { method, kind },
+      key,
+    );
   } finally {
     seed?.fill(0);
   }
@@ -242,13 +280,20 @@ export function resolveHostedDid(ctx: IssuerContext, did: string): DidResolution
   if (checked.startsWith('did:key:')) {
     try {
       publicKeyFromDidKey(checked);
-      return { '@context': DID_RESOLUTION_CONTEXT, didDocument: didKeyDocument(checked), didDocumentMetadata: {}, didResolutionMetadata: { contentType: 'application/did+json' } };
+      return {
+        '@context': DID_RESOLUTION_CONTEXT,
+        didDocument: didKeyDocument(checked),
+        didDocumentMetadata: {},
+        didResolutionMetadata: { contentType: 'application/did+json' },
+      };
     } catch (error) {
       throw apiError('INVALID_DID', `not a usable Ed25519 did:key: ${(error as Error).message}`);
     }
   }
   // Not an open resolver: resolving arbitrary did:web hosts on request would make this a fetch proxy.
-  throw apiError('DID_NOT_FOUND', `${checked} is not hosted by this issuer`, { details: { didResolutionMetadata: { error: 'notFound' } } });
+  throw apiError('DID_NOT_FOUND', `${checked} is not hosted by this issuer`, {
+    details: { didResolutionMetadata: { error: 'notFound' } },
+  });
 }
 
 /** The hosted document of a managed did:web, by its path id (`/dids/<id>/did.json`). */
@@ -262,7 +307,10 @@ export function managedWebDocument(ctx: IssuerContext, id: string): DidDocument 
 }
 
 /** GET /v1/dids (admin): hosted DIDs, oldest first. */
-export function listDids(ctx: IssuerContext, page: { kind?: HostedDidKind; cursor?: string; limit: number }): { dids: DidView[]; nextCursor?: string } {
+export function listDids(
+  ctx: IssuerContext,
+  page: { kind?: HostedDidKind; cursor?: string; limit: number },
+): { dids: DidView[]; nextCursor?: string } {
   const records = ctx.stores.dids.list({ ...page, limit: page.limit + 1 });
   if (records === undefined) throw invalidCursor();
   const dids = records.slice(0, page.limit).map((record) => view(ctx, record));
@@ -306,10 +354,18 @@ export function removeService(ctx: IssuerContext, did: string, endpointId: strin
 export function deactivateDid(ctx: IssuerContext, did: string, actor: string, reason?: string): DidView {
   return ctx.db.transaction(() => {
     const record = hostedOrThrow(ctx, did);
-    if (record.kind === 'issuer') throw apiError('ISSUER_DID_PROTECTED', "the issuer's own DID cannot be deactivated through the API");
+    if (record.kind === 'issuer')
+      throw apiError('ISSUER_DID_PROTECTED', "the issuer's own DID cannot be deactivated through the API");
     const at = ctx.now();
-    if (!ctx.stores.dids.deactivate(record.did, at)) throw apiError('DID_DEACTIVATED', `${record.did} is already deactivated`);
-    ctx.audit.record({ event: 'DID_DEACTIVATED', actor, ...(record.kind === 'agent' ? { agentDid: record.did } : {}), ...(reason ? { reason } : {}), data: { did: record.did, kind: record.kind } });
+    if (!ctx.stores.dids.deactivate(record.did, at))
+      throw apiError('DID_DEACTIVATED', `${record.did} is already deactivated`);
+    ctx.audit.record({
+      event: 'DID_DEACTIVATED',
+      actor,
+      ...(record.kind === 'agent' ? { agentDid: record.did } : {}),
+      ...(reason ? { reason } : {}),
+      data: { did: record.did, kind: record.kind },
+    });
     ctx.resolver.invalidate(record.did);
     return view(ctx, { ...record, deactivated: true, updatedAt: at });
   });

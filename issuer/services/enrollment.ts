@@ -80,7 +80,12 @@ export function mintEnrollmentToken(ctx: IssuerContext, input: MintInput, actor:
     ctx.audit.record({
       event: 'ENROLLMENT_TOKEN_MINTED',
       actor,
-      data: { tokenId: record.id, requestedScopes: record.requestedScopes, maxDelegationDepth: record.maxDelegationDepth, requestedDomains: record.requestedDomains },
+      data: {
+        tokenId: record.id,
+        requestedScopes: record.requestedScopes,
+        maxDelegationDepth: record.maxDelegationDepth,
+        requestedDomains: record.requestedDomains,
+      },
     });
   });
   return { tokenId: record.id, token, expiresAt: new Date(record.expiresAt).toISOString() };
@@ -110,7 +115,10 @@ function tokenView(row: EnrollmentTokenRecord, state: TokenState): TokenView {
 }
 
 /** Admin listing, newest first: never the token values (they are not stored). */
-export function listEnrollmentTokens(ctx: IssuerContext, page: { cursor?: string; limit: number; state?: TokenState }): { tokens: TokenView[]; nextCursor?: string } {
+export function listEnrollmentTokens(
+  ctx: IssuerContext,
+  page: { cursor?: string; limit: number; state?: TokenState },
+): { tokens: TokenView[]; nextCursor?: string } {
   if (page.cursor !== undefined && !isTokenCursor(page.cursor)) throw invalidCursor();
   const now = ctx.now();
   const views: TokenView[] = [];
@@ -120,7 +128,8 @@ export function listEnrollmentTokens(ctx: IssuerContext, page: { cursor?: string
   for (let round = 0; round < 50; round++) {
     const rows = ctx.stores.tokens.list({ ...(cursor === undefined ? {} : { cursor }), limit: page.limit + 1 });
     for (const row of rows) {
-      if (views.length === page.limit) return { tokens: views, ...(cursor === undefined ? {} : { nextCursor: cursor }) };
+      if (views.length === page.limit)
+        return { tokens: views, ...(cursor === undefined ? {} : { nextCursor: cursor }) };
       cursor = tokenCursor(row);
       const state = tokenState(row, now);
       if (page.state === undefined || state === page.state) views.push(tokenView(row, state));
@@ -134,7 +143,8 @@ export function listEnrollmentTokens(ctx: IssuerContext, page: { cursor?: string
 function assertTokenUsable(token: EnrollmentTokenRecord | undefined, now: number): EnrollmentTokenRecord {
   if (!token) throw apiError('TOKEN_INVALID', 'the enrollment token is not valid');
   if (token.usedAt !== null) throw apiError('TOKEN_USED', 'the enrollment token was already used');
-  if (token.expiresAt <= now) throw apiError('TOKEN_EXPIRED', 'the enrollment token has expired; ask the operator for a new one');
+  if (token.expiresAt <= now)
+    throw apiError('TOKEN_EXPIRED', 'the enrollment token has expired; ask the operator for a new one');
   return token;
 }
 
@@ -159,20 +169,29 @@ export function startOnboarding(ctx: IssuerContext, input: StartInput): StartedO
   const token = assertTokenUsable(ctx.stores.tokens.findByHash(tokenHash), now);
   let did: string | null = null;
   if (input.custody === 'self') {
-    if (input.did === undefined) throw apiError('VALIDATION_FAILED', 'self custody needs the agent\'s did', { details: [{ path: 'json.did', message: 'required when custody is "self"' }] });
+    if (input.did === undefined)
+      throw apiError('VALIDATION_FAILED', "self custody needs the agent's did", {
+        details: [{ path: 'json.did', message: 'required when custody is "self"' }],
+      });
     let method: string;
     try {
       const parsed = parseDid(input.did);
       if (parsed.did !== input.did) throw new Error('not a bare DID');
       method = parsed.method;
     } catch {
-      throw apiError('VALIDATION_FAILED', 'did must be a DID without path, query or fragment', { details: [{ path: 'json.did', message: 'not a DID' }] });
+      throw apiError('VALIDATION_FAILED', 'did must be a DID without path, query or fragment', {
+        details: [{ path: 'json.did', message: 'not a DID' }],
+      });
     }
-    if (method !== 'key' && method !== 'web') throw apiError('DID_METHOD_UNSUPPORTED', `did:${method} cannot be enrolled here (did:key and did:web can)`);
-    if (ctx.stores.agents.get(input.did)) throw apiError('AGENT_EXISTS', `${input.did} is already enrolled`, { agentDid: input.did });
+    if (method !== 'key' && method !== 'web')
+      throw apiError('DID_METHOD_UNSUPPORTED', `did:${method} cannot be enrolled here (did:key and did:web can)`);
+    if (ctx.stores.agents.get(input.did))
+      throw apiError('AGENT_EXISTS', `${input.did} is already enrolled`, { agentDid: input.did });
     did = input.did;
   } else if (input.did !== undefined) {
-    throw apiError('VALIDATION_FAILED', 'server custody generates the DID; do not send one', { details: [{ path: 'json.did', message: 'must be absent when custody is "server"' }] });
+    throw apiError('VALIDATION_FAILED', 'server custody generates the DID; do not send one', {
+      details: [{ path: 'json.did', message: 'must be absent when custody is "server"' }],
+    });
   }
   const challenge = newSecret();
   const session: Omit<OnboardingSessionRecord, 'completedAt'> = {
@@ -187,9 +206,19 @@ export function startOnboarding(ctx: IssuerContext, input: StartInput): StartedO
   };
   ctx.db.transaction(() => {
     ctx.stores.tokens.insertSession(session);
-    ctx.audit.record({ event: 'ONBOARDING_STARTED', actor: 'anonymous', ...(did ? { agentDid: did } : {}), data: { tokenId: token.id, custody: input.custody, challengeId: session.id } });
+    ctx.audit.record({
+      event: 'ONBOARDING_STARTED',
+      actor: 'anonymous',
+      ...(did ? { agentDid: did } : {}),
+      data: { tokenId: token.id, custody: input.custody, challengeId: session.id },
+    });
   });
-  return { challengeId: session.id, challenge, expiresAt: new Date(session.expiresAt).toISOString(), domain: ctx.issuer.did };
+  return {
+    challengeId: session.id,
+    challenge,
+    expiresAt: new Date(session.expiresAt).toISOString(),
+    domain: ctx.issuer.did,
+  };
 }
 
 export interface CompleteInput {
@@ -211,17 +240,25 @@ export interface CompletedOnboarding {
 async function verifyDidAuth(ctx: IssuerContext, session: OnboardingSessionRecord, proof: unknown): Promise<void> {
   const did = session.did as string;
   const holder = typeof proof === 'object' && proof !== null ? (proof as { holder?: unknown }).holder : undefined;
-  if (holder !== did) throw apiError('PROOF_INVALID', `the proof must be a presentation whose holder is ${did}`, { agentDid: did });
+  if (holder !== did)
+    throw apiError('PROOF_INVALID', `the proof must be a presentation whose holder is ${did}`, { agentDid: did });
   const signed = (proof as { proof?: unknown }).proof;
-  const offered = typeof signed === 'object' && signed !== null ? (signed as { challenge?: unknown }).challenge : undefined;
+  const offered =
+    typeof signed === 'object' && signed !== null ? (signed as { challenge?: unknown }).challenge : undefined;
   if (!answersChallenge(session, offered)) {
-    throw apiError('PROOF_INVALID', 'the DID-Auth proof does not verify (CHALLENGE_MISMATCH)', { agentDid: did, details: { cause: 'CHALLENGE_MISMATCH' } });
+    throw apiError('PROOF_INVALID', 'the DID-Auth proof does not verify (CHALLENGE_MISMATCH)', {
+      agentDid: did,
+      details: { cause: 'CHALLENGE_MISMATCH' },
+    });
   }
   const resolveKey = createKeyResolver(ctx.resolver);
   try {
     await verifyProof(proof, {
       // The key must be the holder's own (a valid proof by some other DID proves nothing).
-      resolveKey: (vm, purpose) => (vm.split('#')[0] === did ? resolveKey(vm, purpose) : Promise.reject(apiError('PROOF_INVALID', 'the proof is signed by a key of another DID'))),
+      resolveKey: (vm, purpose) =>
+        vm.split('#')[0] === did
+          ? resolveKey(vm, purpose)
+          : Promise.reject(apiError('PROOF_INVALID', 'the proof is signed by a key of another DID')),
       expectedProofPurpose: 'authentication',
       expectedChallenge: offered,
       expectedDomain: ctx.issuer.did,
@@ -229,7 +266,10 @@ async function verifyDidAuth(ctx: IssuerContext, session: OnboardingSessionRecor
     });
   } catch (error) {
     const code = isMandateError(error) ? error.code : 'ERROR';
-    throw apiError('PROOF_INVALID', `the DID-Auth proof does not verify (${code})`, { agentDid: did, details: { cause: code } });
+    throw apiError('PROOF_INVALID', `the DID-Auth proof does not verify (${code})`, {
+      agentDid: did,
+      details: { cause: code },
+    });
   }
 }
 
@@ -238,19 +278,27 @@ export async function completeOnboarding(ctx: IssuerContext, input: CompleteInpu
   if (!session) throw apiError('CHALLENGE_NOT_FOUND', 'no onboarding challenge has this id');
   const now = ctx.now();
   if (session.completedAt !== null) throw apiError('CHALLENGE_USED', 'this onboarding challenge was already completed');
-  if (session.expiresAt <= now) throw apiError('CHALLENGE_EXPIRED', 'the onboarding challenge has expired; start again');
+  if (session.expiresAt <= now)
+    throw apiError('CHALLENGE_EXPIRED', 'the onboarding challenge has expired; start again');
   const token = assertTokenUsable(ctx.stores.tokens.findById(session.tokenId), now);
 
   let serverKey: NewServerKey | undefined;
   let agentDid: string;
   const agentId = crypto.randomUUID();
   if (session.custody === 'self') {
-    if (input.proof === undefined) throw apiError('VALIDATION_FAILED', 'self custody completes with a DID-Auth proof', { details: [{ path: 'json.proof', message: 'required' }] });
+    if (input.proof === undefined)
+      throw apiError('VALIDATION_FAILED', 'self custody completes with a DID-Auth proof', {
+        details: [{ path: 'json.proof', message: 'required' }],
+      });
     await verifyDidAuth(ctx, session, input.proof);
     agentDid = session.did as string;
   } else {
-    if (input.challenge === undefined) throw apiError('VALIDATION_FAILED', 'server custody completes with the challenge', { details: [{ path: 'json.challenge', message: 'required' }] });
-    if (!answersChallenge(session, input.challenge)) throw apiError('CHALLENGE_MISMATCH', 'the challenge does not match this onboarding');
+    if (input.challenge === undefined)
+      throw apiError('VALIDATION_FAILED', 'server custody completes with the challenge', {
+        details: [{ path: 'json.challenge', message: 'required' }],
+      });
+    if (!answersChallenge(session, input.challenge))
+      throw apiError('CHALLENGE_MISMATCH', 'the challenge does not match this onboarding');
     serverKey = await createServerKey(ctx, agentId);
     agentDid = serverKey.did;
   }
@@ -271,18 +319,31 @@ export async function completeOnboarding(ctx: IssuerContext, input: CompleteInpu
         if (!ctx.stores.tokens.completeSession(session.id, at)) {
           throw ctx.stores.tokens.findSession(session.id)?.completedAt !== null
             ? apiError('CHALLENGE_USED', 'this onboarding challenge was already completed')
-            : apiError('CHALLENGE_EXPIRED', 'the onboarding challenge expired while the answer was judged; start again');
+            : apiError(
+                'CHALLENGE_EXPIRED',
+                'the onboarding challenge expired while the answer was judged; start again',
+              );
         }
         if (!ctx.stores.tokens.claim(token.id, at, agentDid)) {
           const current = ctx.stores.tokens.findById(token.id);
-          throw current?.usedAt !== null ? apiError('TOKEN_USED', 'the enrollment token was already used') : apiError('TOKEN_EXPIRED', 'the enrollment token has expired');
+          throw current?.usedAt !== null
+            ? apiError('TOKEN_USED', 'the enrollment token was already used')
+            : apiError('TOKEN_EXPIRED', 'the enrollment token has expired');
         }
-        if (ctx.stores.agents.get(agentDid)) throw apiError('AGENT_EXISTS', `${agentDid} is already enrolled`, { agentDid });
+        if (ctx.stores.agents.get(agentDid))
+          throw apiError('AGENT_EXISTS', `${agentDid} is already enrolled`, { agentDid });
       },
       after: (p) => {
         const at = ctx.now();
         if (serverKey) {
-          ctx.stores.dids.insert({ did: serverKey.did, document: serverKey.document, kind: 'agent', deactivated: false, createdAt: at, updatedAt: at });
+          ctx.stores.dids.insert({
+            did: serverKey.did,
+            document: serverKey.document,
+            kind: 'agent',
+            deactivated: false,
+            createdAt: at,
+            updatedAt: at,
+          });
           ctx.stores.agents.insertKey(serverKey.record);
         }
         ctx.stores.agents.insert({
@@ -296,10 +357,25 @@ export async function completeOnboarding(ctx: IssuerContext, input: CompleteInpu
           currentCredentialId: p.credential.id,
           createdAt: at,
         });
-        ctx.audit.record({ event: 'AGENT_ENROLLED', actor: 'anonymous', agentDid, data: { tokenId: token.id, custody: session.custody, challengeId: session.id } });
-        ctx.audit.record({ event: 'CREDENTIAL_ISSUED', actor: 'system', agentDid, data: { vcId: p.credential.id, via: 'onboarding' } });
+        ctx.audit.record({
+          event: 'AGENT_ENROLLED',
+          actor: 'anonymous',
+          agentDid,
+          data: { tokenId: token.id, custody: session.custody, challengeId: session.id },
+        });
+        ctx.audit.record({
+          event: 'CREDENTIAL_ISSUED',
+          actor: 'system',
+          agentDid,
+          data: { vcId: p.credential.id, via: 'onboarding' },
+        });
       },
     },
   );
-  return { agentDid, vcId: prepared.credential.id, custody: session.custody, verifiableCredential: prepared.record.credential };
+  return {
+    agentDid,
+    vcId: prepared.credential.id,
+    custody: session.custody,
+    verifiableCredential: prepared.record.credential,
+  };
 }

@@ -78,7 +78,11 @@ function activeResponse(claims: JwtClaims): IntrospectionResponse {
   };
 }
 
-export async function introspectSessionToken(ctx: IssuerContext, sessions: SessionTokenIssuer, token: string): Promise<IntrospectionResponse> {
+export async function introspectSessionToken(
+  ctx: IssuerContext,
+  sessions: SessionTokenIssuer,
+  token: string,
+): Promise<IntrospectionResponse> {
   const claims = await sessions.verify(token);
   const session = claims === undefined ? undefined : ctx.stores.sessions.get(claims.jti as string, ctx.now());
   if (claims === undefined || session === undefined || session.agentDid !== claims.sub) return { active: false };

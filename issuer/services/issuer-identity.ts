@@ -50,7 +50,11 @@ function keysOf(document: DidDocument | undefined): IssuerKey[] {
   const keys: IssuerKey[] = [];
   for (const method of document?.verificationMethod ?? []) {
     if (typeof method.id !== 'string' || typeof method.publicKeyMultibase !== 'string') continue;
-    keys.push({ id: method.id, publicKeyMultibase: method.publicKeyMultibase, ...(typeof method.expires === 'string' ? { expires: method.expires } : {}) });
+    keys.push({
+      id: method.id,
+      publicKeyMultibase: method.publicKeyMultibase,
+      ...(typeof method.expires === 'string' ? { expires: method.expires } : {}),
+    });
   }
   return keys;
 }
@@ -71,7 +75,13 @@ function issuerWebDocument(did: string, current: IssuerKey, previous: readonly I
     ...document,
     verificationMethod: [
       ...(document.verificationMethod ?? []),
-      ...previous.map((k) => ({ id: k.id, type: 'Multikey', controller: did, publicKeyMultibase: k.publicKeyMultibase, expires: k.expires as string })),
+      ...previous.map((k) => ({
+        id: k.id,
+        type: 'Multikey',
+        controller: did,
+        publicKeyMultibase: k.publicKeyMultibase,
+        expires: k.expires as string,
+      })),
     ],
     assertionMethod: [current.id, ...previous.map((k) => k.id)],
   };
@@ -83,7 +93,11 @@ function retiredKeys(deps: IssuerIdentityDeps): string[] {
 }
 
 /** The keys of the did:web document after this start: which one signs, which ones still verify. */
-function rotate(deps: IssuerIdentityDeps, did: string, existing: DidDocument | undefined): { current: IssuerKey; previous: IssuerKey[]; changed: boolean } {
+function rotate(
+  deps: IssuerIdentityDeps,
+  did: string,
+  existing: DidDocument | undefined,
+): { current: IssuerKey; previous: IssuerKey[]; changed: boolean } {
   const keys = keysOf(existing);
   const now = deps.now();
   const multibase = encodePublicKeyMultibase(getPublicKey(deps.config.signingKey));
@@ -107,7 +121,11 @@ function rotate(deps: IssuerIdentityDeps, did: string, existing: DidDocument | u
   const until = deps.stores.credentials.latestValidUntil(did, now);
   const previous = keys
     .filter((k) => k.publicKeyMultibase !== multibase)
-    .map((k) => (k.expires === undefined && until !== undefined ? { ...k, expires: formatDateTimeStamp(new Date(until + PREVIOUS_KEY_MARGIN_MS)) } : k))
+    .map((k) =>
+      k.expires === undefined && until !== undefined
+        ? { ...k, expires: formatDateTimeStamp(new Date(until + PREVIOUS_KEY_MARGIN_MS)) }
+        : k,
+    )
     .filter(live);
   return { current, previous, changed };
 }
@@ -143,12 +161,19 @@ export function ensureIssuerIdentity(deps: IssuerIdentityDeps): SigningIdentity 
       deps.audit.record({
         event: keyChanged ? 'ISSUER_KEY_CHANGED' : 'ISSUER_DOCUMENT_UPDATED',
         actor: 'system',
-        data: { did, verificationMethod: identity.verificationMethod, previousKeys: previousKeys.map((k) => ({ id: k.id, expires: k.expires ?? null })) },
+        data: {
+          did,
+          verificationMethod: identity.verificationMethod,
+          previousKeys: previousKeys.map((k) => ({ id: k.id, expires: k.expires ?? null })),
+        },
       });
       if (keyChanged) {
         // Lists signed with the previous key would stop verifying when it expires.
         deps.stores.statusLists.clearSigned();
-        const until = previousKeys.map((k) => k.expires).sort().at(-1);
+        const until = previousKeys
+          .map((k) => k.expires)
+          .sort()
+          .at(-1);
         deps.log.warn(
           until === undefined
             ? 'the issuer signing key changed: credentials signed with the previous key no longer verify'

@@ -9,7 +9,12 @@ import { createCachedResolver } from '../../wallet/did/cache.ts';
 import { resolveDidKey } from '../../wallet/did/key.ts';
 import { didOf } from '../../wallet/did/parse.ts';
 import { createResolver } from '../../wallet/did/registry.ts';
-import { resolutionError, type DidResolutionOptions, type DidResolutionResult, type Resolvable } from '../../wallet/did/types.ts';
+import {
+  resolutionError,
+  type DidResolutionOptions,
+  type DidResolutionResult,
+  type Resolvable,
+} from '../../wallet/did/types.ts';
 import { createWebResolver } from '../../wallet/did/web.ts';
 import { fetchPolicy, type IssuerConfig } from '../config.ts';
 import type { DidStore, HostedDidRecord } from '../storage/dids-store.ts';
@@ -49,11 +54,13 @@ export function createIssuerResolver(options: IssuerResolverOptions): IssuerReso
     }),
   );
   const ownWebPrefix = options.config.didMethod === 'web' ? `did:web:${options.config.didDomain ?? ''}` : undefined;
-  const isOwnWeb = (did: string): boolean => ownWebPrefix !== undefined && (did === ownWebPrefix || did.startsWith(`${ownWebPrefix}:`));
+  const isOwnWeb = (did: string): boolean =>
+    ownWebPrefix !== undefined && (did === ownWebPrefix || did.startsWith(`${ownWebPrefix}:`));
 
   const resolve = async (didUrl: string, resolveOptions?: DidResolutionOptions): Promise<DidResolutionResult> => {
     const did = didOf(didUrl);
-    if (did === undefined) return resolutionError('invalidDid', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
+    if (did === undefined)
+      return resolutionError('invalidDid', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
     const hosted = options.dids.get(did);
     if (hosted) return hostedResolution(hosted);
     // A did:web under our own domain that we do not host does not exist: never ask ourselves over HTTP.

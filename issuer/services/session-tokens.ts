@@ -104,7 +104,8 @@ export function actorClaimOf(chain: readonly ChainLink[]): ActorClaim | undefine
 function parseStored(value: string): StoredSessionKey {
   try {
     const parsed = JSON.parse(value) as Partial<StoredSessionKey>;
-    if (parsed.v === 1 && typeof parsed.x === 'string' && base64urlToBytes(parsed.x)?.length === 32) return parsed as StoredSessionKey;
+    if (parsed.v === 1 && typeof parsed.x === 'string' && base64urlToBytes(parsed.x)?.length === 32)
+      return parsed as StoredSessionKey;
   } catch {
     // fall through: an unreadable row is reported below, never replaced silently
   }
@@ -129,7 +130,11 @@ async function loadKey(options: SessionTokenOptions): Promise<LoadedKey> {
   try {
     seed = await decrypt(options.keyEncryptionKey, stored.envelope, KEY_AAD);
   } catch (error) {
-    throw new SessionTokenError('SESSION_KEY_UNREADABLE', 'the session signing key does not decrypt under the key-encryption key', { cause: error });
+    throw new SessionTokenError(
+      'SESSION_KEY_UNREADABLE',
+      'the session signing key does not decrypt under the key-encryption key',
+      { cause: error },
+    );
   }
   const jwk = await ed25519PublicJwk(getPublicKey(seed));
   if (jwk.x !== stored.x || jwk.kid === undefined) {
@@ -179,7 +184,13 @@ export function createSessionTokenIssuer(options: SessionTokenOptions): SessionT
     async verify(token) {
       const { jwk } = await key();
       try {
-        const { claims } = await verifyEdDsaJwt(token, { jwk, issuer: options.issuerDid, requiredClaims: ['exp', 'jti', 'sub'], now: now(), clockToleranceSec: 0 });
+        const { claims } = await verifyEdDsaJwt(token, {
+          jwk,
+          issuer: options.issuerDid,
+          requiredClaims: ['exp', 'jti', 'sub'],
+          now: now(),
+          clockToleranceSec: 0,
+        });
         return claims;
       } catch {
         return undefined; // forged, expired or malformed: RFC 7662 §2.2 answers all alike

@@ -21,7 +21,11 @@ import { createKeyResolver } from '../../wallet/did/verification-method.ts';
 import { allocateIndex } from '../../wallet/status/allocate.ts';
 import { createStatusList, getStatus, setStatus } from '../../wallet/status/bitstring.ts';
 import { createStatusListClient, type StatusListClient } from '../../wallet/status/client.ts';
-import { buildStatusListCredential, buildStatusListEntry, type BitstringStatusListEntry } from '../../wallet/status/credential.ts';
+import {
+  buildStatusListCredential,
+  buildStatusListEntry,
+  type BitstringStatusListEntry,
+} from '../../wallet/status/credential.ts';
 import { encodeStatusList } from '../../wallet/status/encoded-list.ts';
 import { fetchPolicy } from '../config.ts';
 import type { IssuerContext } from '../context.ts';
@@ -70,7 +74,13 @@ export interface CreateListInput {
 /** The §2.1 rules on statusSize and statusMessage, as the wallet applies them to every entry built. */
 function checkSizeAndMessages(input: CreateListInput): void {
   try {
-    buildStatusListEntry({ statusListCredential: 'https://example.invalid/list', statusListIndex: 0, statusPurpose: input.purpose, statusSize: input.statusSize ?? 1, ...(input.statusMessages ? { statusMessage: input.statusMessages } : {}) });
+    buildStatusListEntry({
+      statusListCredential: 'https://example.invalid/list',
+      statusListIndex: 0,
+      statusPurpose: input.purpose,
+      statusSize: input.statusSize ?? 1,
+      ...(input.statusMessages ? { statusMessage: input.statusMessages } : {}),
+    });
   } catch (error) {
     throw apiError('VALIDATION_FAILED', isMandateError(error) ? error.message : 'invalid statusSize or statusMessages');
   }
@@ -126,7 +136,11 @@ export interface IndexReservation {
 }
 
 /** The entry a credential carries for `index` of `list` (§2.1): statusSize only above 1, statusMessage when the list has messages. */
-export function statusEntryFor(ctx: Pick<IssuerContext, 'config'>, list: StatusListRecord, index: number): BitstringStatusListEntry {
+export function statusEntryFor(
+  ctx: Pick<IssuerContext, 'config'>,
+  list: StatusListRecord,
+  index: number,
+): BitstringStatusListEntry {
   return buildStatusListEntry({
     statusListCredential: statusListUrl(ctx, list.id),
     statusListIndex: index,
@@ -155,10 +169,17 @@ export function reserveIndex(ctx: IssuerContext, purpose: string): IndexReservat
           if (!isMandateError(error, 'STATUS_LIST_FULL')) throw error;
         }
       } else if (!(ISSUED_PURPOSES as readonly string[]).includes(purpose)) {
-        throw apiError('STATUS_LIST_UNAVAILABLE', `this issuer has no ${purpose} status list: create one with POST /v1/status-list`);
+        throw apiError(
+          'STATUS_LIST_UNAVAILABLE',
+          `this issuer has no ${purpose} status list: create one with POST /v1/status-list`,
+        );
       }
       // Full (or missing): open the next list for this purpose, like the last one, and allocate there.
-      const next = createStatusListRecord(ctx, { purpose, statusSize: list?.statusSize ?? 1, statusMessages: list?.statusMessages ?? null });
+      const next = createStatusListRecord(ctx, {
+        purpose,
+        statusSize: list?.statusSize ?? 1,
+        statusMessages: list?.statusMessages ?? null,
+      });
       ctx.audit.record({ event: 'STATUS_LIST_CREATED', actor: 'system', data: { listId: next.id, purpose } });
     }
     throw new Error(`could not open a status list for ${purpose}`);
@@ -181,7 +202,10 @@ export function setListStatus(ctx: IssuerContext, listId: string, index: number,
   const list = ctx.stores.statusLists.get(listId);
   if (!list) throw apiError('STATUS_LIST_NOT_FOUND', `status list ${listId} does not exist`);
   if (!Number.isSafeInteger(value) || value < 0 || value >= 2 ** list.statusSize) {
-    throw apiError('VALIDATION_FAILED', `a status on list ${listId} is an integer from 0 to ${2 ** list.statusSize - 1}`);
+    throw apiError(
+      'VALIDATION_FAILED',
+      `a status on list ${listId} is an integer from 0 to ${2 ** list.statusSize - 1}`,
+    );
   }
   const bits = { bytes: list.bitstring, statusSize: list.statusSize, length: list.length };
   if (getStatus(bits, index) === value) return false;
@@ -206,7 +230,8 @@ export async function publishedStatusList(ctx: IssuerContext, listId: string): P
   const list = ctx.stores.statusLists.get(listId);
   if (!list) throw apiError('STATUS_LIST_NOT_FOUND', `status list ${listId} does not exist`);
   const ttlMs = ctx.config.statusListTtlMs;
-  if (list.signedVersion === list.version && list.signedJson !== null && list.etag !== null) return { json: list.signedJson, etag: list.etag, ttlMs };
+  if (list.signedVersion === list.version && list.signedJson !== null && list.etag !== null)
+    return { json: list.signedJson, etag: list.etag, ttlMs };
   let inFlight = signing.get(ctx);
   if (!inFlight) signing.set(ctx, (inFlight = new Map()));
   const key = `${list.id}@${list.version}`;
@@ -219,7 +244,11 @@ export async function publishedStatusList(ctx: IssuerContext, listId: string): P
 }
 
 async function signList(ctx: IssuerContext, list: StatusListRecord): Promise<PublishedList> {
-  const encodedList = await encodeStatusList({ bytes: list.bitstring, statusSize: list.statusSize, length: list.length });
+  const encodedList = await encodeStatusList({
+    bytes: list.bitstring,
+    statusSize: list.statusSize,
+    length: list.length,
+  });
   const unsigned = buildStatusListCredential({
     id: statusListUrl(ctx, list.id),
     issuer: ctx.issuer.did,
@@ -228,7 +257,11 @@ async function signList(ctx: IssuerContext, list: StatusListRecord): Promise<Pub
     encodedList,
     ttl: ctx.config.statusListTtlMs,
   });
-  const signed = await createProof(unsigned, { signer: ctx.issuer.signer, verificationMethod: ctx.issuer.verificationMethod, proofPurpose: 'assertionMethod' });
+  const signed = await createProof(unsigned, {
+    signer: ctx.issuer.signer,
+    verificationMethod: ctx.issuer.verificationMethod,
+    proofPurpose: 'assertionMethod',
+  });
   const json = JSON.stringify(signed);
   const etag = `"${list.id}-${list.version}-${bytesToHex(sha256Utf8(json)).slice(0, 16)}"`;
   ctx.stores.statusLists.saveSigned(list.id, list.version, json, etag);
@@ -261,14 +294,23 @@ export function createIssuerStatusClient(ctx: IssuerContext): StatusListClient {
     // async: whatever goes wrong below (a malformed escape in the URL, say) is a rejection, as
     // the StatusListClient contract has it, never a synchronous throw.
     async check(entry, credentialIssuer, at) {
-      const url = typeof entry === 'object' && entry !== null ? (entry as { statusListCredential?: unknown }).statusListCredential : undefined;
+      const url =
+        typeof entry === 'object' && entry !== null
+          ? (entry as { statusListCredential?: unknown }).statusListCredential
+          : undefined;
       if (typeof url !== 'string' || !url.startsWith(prefix)) return remote.check(entry, credentialIssuer, at);
       const listId = decodeURIComponent(url.slice(prefix.length));
       const version = ctx.stores.statusLists.version(listId) ?? -1;
       let cached = local.get(listId);
       if (!cached || cached.version !== version) {
         // The fetch never leaves the process, so the network policy may allow any host here.
-        const client = createStatusListClient({ resolveKey, fetch: inProcessFetch, allowHttpLoopback: true, allowPrivateNetwork: true, now: () => ctx.now() });
+        const client = createStatusListClient({
+          resolveKey,
+          fetch: inProcessFetch,
+          allowHttpLoopback: true,
+          allowPrivateNetwork: true,
+          now: () => ctx.now(),
+        });
         cached = { version, client };
         if (local.size > 1000) local.clear();
         local.set(listId, cached);

@@ -69,7 +69,12 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
   // (docs/protocol.md §Caches); validity, chain, DIDs and status are still checked every time.
   const credentialCache = createVerifiedCredentialCache({ ttlMs: 5 * 60_000, now: () => ctx.now() });
   const record = (verdict: VpVerdict, target: string | undefined, actor: string): void => {
-    const data: JsonObject = { target: target === undefined ? null : clipText(target, 256), ...(verdict.valid ? { effectiveScopes: verdict.effectiveScopes, session: verdict.sessionToken !== undefined } : { failedCheck: verdict.failedCheck }) };
+    const data: JsonObject = {
+      target: target === undefined ? null : clipText(target, 256),
+      ...(verdict.valid
+        ? { effectiveScopes: verdict.effectiveScopes, session: verdict.sessionToken !== undefined }
+        : { failedCheck: verdict.failedCheck }),
+    };
     ctx.audit.record({
       event: verdict.valid ? 'VP_VERIFIED' : 'VP_REJECTED',
       actor,
@@ -85,7 +90,13 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
       const target = input.expectedTarget ?? proofDomainOf(input.presentation);
       const vpId = vpIdOf(input.presentation);
       if (target === undefined) {
-        const denied: VpDenied = { valid: false, reason: 'MALFORMED', message: 'no expectedTarget and the presentation proof names no domain', failedCheck: 'presentation', ...(vpId ? { vpId } : {}) };
+        const denied: VpDenied = {
+          valid: false,
+          reason: 'MALFORMED',
+          message: 'no expectedTarget and the presentation proof names no domain',
+          failedCheck: 'presentation',
+          ...(vpId ? { vpId } : {}),
+        };
         record(denied, undefined, actor);
         throw apiError('MALFORMED', denied.message, { audit: false });
       }
@@ -101,10 +112,17 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
         now: new Date(ctx.now()),
       });
       if (!result.valid) {
-        const denied: VpDenied = { valid: false, reason: result.reason, message: result.message, failedCheck: result.failedCheck, ...(vpId ? { vpId } : {}) };
+        const denied: VpDenied = {
+          valid: false,
+          reason: result.reason,
+          message: result.message,
+          failedCheck: result.failedCheck,
+          ...(vpId ? { vpId } : {}),
+        };
         record(denied, target, actor);
         // Unreadable input is a bad request, not a decision about an agent (the refusal is already audited).
-        if (result.reason === 'MALFORMED') throw apiError('MALFORMED', result.message, { audit: false, details: { failedCheck: result.failedCheck } });
+        if (result.reason === 'MALFORMED')
+          throw apiError('MALFORMED', result.message, { audit: false, details: { failedCheck: result.failedCheck } });
         return denied;
       }
       const accepted: VpAccepted = {
@@ -116,9 +134,20 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
         target,
       };
       if (input.session === true) {
-        const session = await sessions.issue({ agentDid: result.agentDid, target, scopes: result.effectiveScopes, vpId: result.vpId, chain: result.chain });
+        const session = await sessions.issue({
+          agentDid: result.agentDid,
+          target,
+          scopes: result.effectiveScopes,
+          vpId: result.vpId,
+          chain: result.chain,
+        });
         ctx.stores.sessions.record(
-          { jti: session.jti, agentDid: result.agentDid, statusEntries: presentationStatusEntries(input.presentation), expiresAt: session.expiresAt.getTime() },
+          {
+            jti: session.jti,
+            agentDid: result.agentDid,
+            statusEntries: presentationStatusEntries(input.presentation),
+            expiresAt: session.expiresAt.getTime(),
+          },
           ctx.now(),
         );
         accepted.sessionToken = session.token;

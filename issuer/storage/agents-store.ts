@@ -93,15 +93,19 @@ function toAgent(row: AgentRow | undefined): AgentRecord | undefined {
 
 export function createSqliteAgentStore(db: IssuerDb): AgentStore {
   const s = db.sqlite;
-  const insert = s.prepare(`INSERT INTO agents (did, id, custody, token_id, privilege_scopes, delegation_depth, domains, current_credential_id, created_at)
+  const insert =
+    s.prepare(`INSERT INTO agents (did, id, custody, token_id, privilege_scopes, delegation_depth, domains, current_credential_id, created_at)
     VALUES (@did, @id, @custody, @tokenId, @privilegeScopes, @delegationDepth, @domains, @currentCredentialId, @createdAt)`);
   const get = s.prepare<[string], AgentRow>('SELECT rowid, * FROM agents WHERE did = ?');
   const rowidOf = s.prepare<[string], { rowid: number }>('SELECT rowid FROM agents WHERE did = ?');
-  const list = s.prepare<[number, number], AgentRow>('SELECT rowid, * FROM agents WHERE rowid > ? ORDER BY rowid LIMIT ?');
+  const list = s.prepare<[number, number], AgentRow>(
+    'SELECT rowid, * FROM agents WHERE rowid > ? ORDER BY rowid LIMIT ?',
+  );
   const setCurrent = s.prepare(
     'UPDATE agents SET current_credential_id = @credentialId, privilege_scopes = @privilegeScopes, delegation_depth = @delegationDepth, domains = @domains WHERE did = @did',
   );
-  const insertKey = s.prepare(`INSERT INTO agent_keys (did, verification_method, public_key_multibase, envelope, created_at)
+  const insertKey =
+    s.prepare(`INSERT INTO agent_keys (did, verification_method, public_key_multibase, envelope, created_at)
     VALUES (@did, @verificationMethod, @publicKeyMultibase, @envelope, @createdAt)`);
   const getKey = s.prepare<[string], KeyRow>('SELECT * FROM agent_keys WHERE did = ?');
   const anyKey = s.prepare<[], KeyRow>('SELECT * FROM agent_keys LIMIT 1');

@@ -11,7 +11,9 @@ export interface AuditReceiptsStore {
 }
 
 export function createAuditReceiptsStore(db: IssuerDb): AuditReceiptsStore {
-  const insert = db.sqlite.prepare('INSERT OR IGNORE INTO audit_event_receipts (event_id, provider, audit_id, received_at) VALUES (?, ?, ?, ?)');
+  const insert = db.sqlite.prepare(
+    'INSERT OR IGNORE INTO audit_event_receipts (event_id, provider, audit_id, received_at) VALUES (?, ?, ?, ?)',
+  );
   return {
     claim(eventId, provider, auditId, at) {
       return insert.run(eventId, provider, auditId, at).changes === 1;

@@ -80,7 +80,8 @@ function toAuditRow(row: Row): AuditRow {
 export function createSqliteAuditStore(db: IssuerDb): AuditStore {
   const s = db.sqlite;
   const last = s.prepare<[], { seq: number; hash: string }>('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1');
-  const append = s.prepare(`INSERT INTO audit (seq, id, at, event, agent_did, actor, reason, vp_id, data, prev_hash, hash)
+  const append =
+    s.prepare(`INSERT INTO audit (seq, id, at, event, agent_did, actor, reason, vp_id, data, prev_hash, hash)
     VALUES (@seq, @id, @at, @event, @agentDid, @actor, @reason, @vpId, @data, @prevHash, @hash)`);
 
   return {
@@ -95,7 +96,9 @@ export function createSqliteAuditStore(db: IssuerDb): AuditStore {
       if (filter.from !== undefined) where.push('at >= @from');
       if (filter.to !== undefined) where.push('at <= @to');
       // Built only from the fixed fragments above; values are bound parameters.
-      const statement = s.prepare<[Record<string, unknown>], Row>(`SELECT * FROM audit WHERE ${where.join(' AND ')} ORDER BY seq ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT @limit`);
+      const statement = s.prepare<[Record<string, unknown>], Row>(
+        `SELECT * FROM audit WHERE ${where.join(' AND ')} ORDER BY seq ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT @limit`,
+      );
       return statement.all({ ...filter, afterSeq: filter.afterSeq ?? 0 }).map(toAuditRow);
     },
   };

@@ -58,8 +58,12 @@ export function createChallengesStore(db: IssuerDb): ChallengesStore {
   const insert = db.sqlite.prepare(
     'INSERT INTO user_challenges (id, user_did, challenge, created_at, expires_at) VALUES (@id, @userDid, @challenge, @createdAt, @expiresAt)',
   );
-  const select = db.sqlite.prepare<[string], Row>('SELECT id, user_did, challenge, created_at, expires_at, used_at, verified FROM user_challenges WHERE id = ?');
-  const consume = db.sqlite.prepare('UPDATE user_challenges SET used_at = ?, verified = ?, evidence = ? WHERE id = ? AND used_at IS NULL AND expires_at >= ?');
+  const select = db.sqlite.prepare<[string], Row>(
+    'SELECT id, user_did, challenge, created_at, expires_at, used_at, verified FROM user_challenges WHERE id = ?',
+  );
+  const consume = db.sqlite.prepare(
+    'UPDATE user_challenges SET used_at = ?, verified = ?, evidence = ? WHERE id = ? AND used_at IS NULL AND expires_at >= ?',
+  );
   // Through the partial index user_challenges_unanswered (schema.ts): no scan of answered rows.
   const prune = db.sqlite.prepare<[number, number]>(
     'DELETE FROM user_challenges WHERE rowid IN (SELECT rowid FROM user_challenges WHERE used_at IS NULL AND expires_at < ? ORDER BY expires_at LIMIT ?)',

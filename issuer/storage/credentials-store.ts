@@ -32,7 +32,10 @@ export interface CredentialRecord {
   suspendedWith: string | null;
 }
 
-export type NewCredential = Omit<CredentialRecord, 'supersededBy' | 'renewed' | 'revokedAt' | 'suspendedAt' | 'suspendedWith'>;
+export type NewCredential = Omit<
+  CredentialRecord,
+  'supersededBy' | 'renewed' | 'revokedAt' | 'suspendedAt' | 'suspendedWith'
+>;
 
 export interface CredentialStore {
   insert(record: NewCredential): void;
@@ -112,17 +115,29 @@ export function createSqliteCredentialStore(db: IssuerDb): CredentialStore {
     (id, type, subject_did, issuer_did, json, parent_id, revocation_list, revocation_index, suspension_list, suspension_index, valid_from, valid_until, issued_at)
     VALUES (@id, @type, @subjectDid, @issuerDid, @json, @parentId, @revocationList, @revocationIndex, @suspensionList, @suspensionIndex, @validFrom, @validUntil, @issuedAt)`);
   const get = s.prepare<[string], CredentialRow>('SELECT * FROM credentials WHERE id = ?');
-  const bySubject = s.prepare<[string, number], CredentialRow>('SELECT * FROM credentials WHERE subject_did = ? ORDER BY issued_at DESC, rowid DESC LIMIT ?');
-  const supersede = s.prepare('UPDATE credentials SET superseded_by = ?, renewed = ? WHERE id = ? AND superseded_by IS NULL');
+  const bySubject = s.prepare<[string, number], CredentialRow>(
+    'SELECT * FROM credentials WHERE subject_did = ? ORDER BY issued_at DESC, rowid DESC LIMIT ?',
+  );
+  const supersede = s.prepare(
+    'UPDATE credentials SET superseded_by = ?, renewed = ? WHERE id = ? AND superseded_by IS NULL',
+  );
   const predecessors = s.prepare<[string], CredentialRow>(`WITH RECURSIVE lineage(id) AS (
       SELECT id FROM credentials WHERE superseded_by = ?
       UNION SELECT c.id FROM credentials c JOIN lineage l ON c.superseded_by = l.id)
     SELECT credentials.* FROM credentials JOIN lineage USING (id) ORDER BY issued_at DESC, rowid DESC`);
   const revoke = s.prepare('UPDATE credentials SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
-  const suspend = s.prepare('UPDATE credentials SET suspended_at = ?, suspended_with = ? WHERE id = ? AND suspended_at IS NULL');
-  const reinstate = s.prepare('UPDATE credentials SET suspended_at = NULL, suspended_with = NULL WHERE id = ? AND suspended_at IS NOT NULL');
-  const live = (alias: string) => `${alias}.revoked_at IS NULL AND (${alias}.valid_until IS NULL OR ${alias}.valid_until > @now)`;
-  const partial = s.prepare<{ now: number }, CredentialRow>(`SELECT c.* FROM credentials c WHERE c.revoked_at IS NOT NULL AND (
+  const suspend = s.prepare(
+    'UPDATE credentials SET suspended_at = ?, suspended_with = ? WHERE id = ? AND suspended_at IS NULL',
+  );
+  const reinstate = s.prepare(
+    'UPDATE credentials SET suspended_at = NULL, suspended_with = NULL WHERE id = ? AND suspended_at IS NOT NULL',
+  );
+  const live = (alias: string) =>
+    `${alias}.revoked_at IS NULL AND (${alias}.valid_until IS NULL OR ${alias}.valid_until > @now)`;
+  const partial = s.prepare<
+    { now: number },
+    CredentialRow
+  >(`SELECT c.* FROM credentials c WHERE c.revoked_at IS NOT NULL AND (
       EXISTS (SELECT 1 FROM credentials p WHERE p.superseded_by = c.id AND ${live('p')})
       OR EXISTS (SELECT 1 FROM agents a JOIN credentials o ON o.subject_did = a.did
         WHERE a.current_credential_id = c.id AND o.type = 'AgentCredential' AND ${live('o')}))
@@ -150,7 +165,8 @@ export function createSqliteCredentialStore(db: IssuerDb): CredentialStore {
       });
     },
     get: (id) => toRecord(get.get(id)),
-    listBySubject: (subjectDid, limit) => bySubject.all(subjectDid, limit).map((row) => toRecord(row) as CredentialRecord),
+    listBySubject: (subjectDid, limit) =>
+      bySubject.all(subjectDid, limit).map((row) => toRecord(row) as CredentialRecord),
     markSuperseded: (id, by, renewed) => supersede.run(by, renewed ? 1 : 0, id).changes === 1,
     predecessorsOf: (id) => predecessors.all(id).map((row) => toRecord(row) as CredentialRecord),
     markRevoked: (id, at) => revoke.run(at, id).changes === 1,

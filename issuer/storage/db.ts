@@ -49,14 +49,17 @@ export function openDatabase(path: string): IssuerDb {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
-  const found = sqlite.transaction(() => {
-    for (const statement of SCHEMA) sqlite.exec(statement);
-    for (const [table, column, declaration] of ADDED_COLUMNS) {
-      const columns = sqlite.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${table}')`).all();
-      if (!columns.some((c) => c.name === column)) sqlite.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${declaration}`);
-    }
-    return upgradeData(sqlite);
-  }).immediate();
+  const found = sqlite
+    .transaction(() => {
+      for (const statement of SCHEMA) sqlite.exec(statement);
+      for (const [table, column, declaration] of ADDED_COLUMNS) {
+        const columns = sqlite.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${table}')`).all();
+        if (!columns.some((c) => c.name === column))
+          sqlite.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${declaration}`);
+      }
+      return upgradeData(sqlite);
+    })
+    .immediate();
   return {
     sqlite,
     upgradedFrom: found < DATA_VERSION ? found : undefined,

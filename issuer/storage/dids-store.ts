@@ -56,10 +56,16 @@ export function createSqliteDidStore(db: IssuerDb): DidStore {
   const insert = s.prepare(`INSERT INTO hosted_dids (did, document, kind, deactivated, created_at, updated_at)
     VALUES (@did, @document, @kind, @deactivated, @createdAt, @updatedAt)`);
   const update = s.prepare('UPDATE hosted_dids SET document = ?, updated_at = ? WHERE did = ?');
-  const deactivate = s.prepare('UPDATE hosted_dids SET deactivated = 1, updated_at = ? WHERE did = ? AND deactivated = 0');
+  const deactivate = s.prepare(
+    'UPDATE hosted_dids SET deactivated = 1, updated_at = ? WHERE did = ? AND deactivated = 0',
+  );
   const rowidOf = s.prepare<[string], { rowid: number }>('SELECT rowid FROM hosted_dids WHERE did = ?');
-  const listAll = s.prepare<[number, number], DidRow>('SELECT * FROM hosted_dids WHERE rowid > ? ORDER BY rowid LIMIT ?');
-  const listKind = s.prepare<[number, string, number], DidRow>('SELECT * FROM hosted_dids WHERE rowid > ? AND kind = ? ORDER BY rowid LIMIT ?');
+  const listAll = s.prepare<[number, number], DidRow>(
+    'SELECT * FROM hosted_dids WHERE rowid > ? ORDER BY rowid LIMIT ?',
+  );
+  const listKind = s.prepare<[number, string, number], DidRow>(
+    'SELECT * FROM hosted_dids WHERE rowid > ? AND kind = ? ORDER BY rowid LIMIT ?',
+  );
 
   return {
     get: (did) => toRecord(get.get(did)),

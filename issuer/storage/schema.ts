@@ -16,7 +16,13 @@
  * a key can produce one naming any agent, so the audit log tells them apart from what the
  * issuer itself did (`reported` in audit queries).
  */
-export const REPORTED_EVENTS = ['CONSENT_VERIFIED', 'CONSENT_REJECTED', 'PROVIDER_AUTHORIZATION', 'PROVIDER_ACTION', 'PROVIDER_RESULT'] as const;
+export const REPORTED_EVENTS = [
+  'CONSENT_VERIFIED',
+  'CONSENT_REJECTED',
+  'PROVIDER_AUTHORIZATION',
+  'PROVIDER_ACTION',
+  'PROVIDER_RESULT',
+] as const;
 
 /** 1 for a reported event, else 0: the expression of index audit_agent_reported, which queries must repeat as written. */
 export const REPORTED_SQL = `(event IN (${REPORTED_EVENTS.map((e) => `'${e}'`).join(', ')}))`;

@@ -38,9 +38,15 @@ interface SessionRow {
 const PRUNED_PER_INSERT = 8;
 
 export function createSqliteSessionStore(db: IssuerDb): SessionStore {
-  const insert = db.sqlite.prepare('INSERT INTO sessions (jti, agent_did, status_entries, expires_at) VALUES (?, ?, ?, ?)');
-  const prune = db.sqlite.prepare<[number, number]>('DELETE FROM sessions WHERE rowid IN (SELECT rowid FROM sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)');
-  const select = db.sqlite.prepare<[string, number], SessionRow>('SELECT * FROM sessions WHERE jti = ? AND expires_at > ?');
+  const insert = db.sqlite.prepare(
+    'INSERT INTO sessions (jti, agent_did, status_entries, expires_at) VALUES (?, ?, ?, ?)',
+  );
+  const prune = db.sqlite.prepare<[number, number]>(
+    'DELETE FROM sessions WHERE rowid IN (SELECT rowid FROM sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)',
+  );
+  const select = db.sqlite.prepare<[string, number], SessionRow>(
+    'SELECT * FROM sessions WHERE jti = ? AND expires_at > ?',
+  );
   return {
     record(session, now) {
       db.transaction(() => {
@@ -51,7 +57,12 @@ export function createSqliteSessionStore(db: IssuerDb): SessionStore {
     get(jti, now) {
       const row = select.get(jti, now);
       if (!row) return undefined;
-      return { jti: row.jti, agentDid: row.agent_did, statusEntries: JSON.parse(row.status_entries) as SessionStatusEntry[], expiresAt: row.expires_at };
+      return {
+        jti: row.jti,
+        agentDid: row.agent_did,
+        statusEntries: JSON.parse(row.status_entries) as SessionStatusEntry[],
+        expiresAt: row.expires_at,
+      };
     },
   };
 }

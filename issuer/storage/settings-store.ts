@@ -8,7 +8,9 @@ export interface SettingsStore {
 
 export function createSqliteSettingsStore(db: IssuerDb): SettingsStore {
   const get = db.sqlite.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?');
-  const set = db.sqlite.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+  const set = db.sqlite.prepare(
+    'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+  );
   return {
     get: (key) => get.get(key)?.value,
     set: (key, value) => void set.run(key, value),

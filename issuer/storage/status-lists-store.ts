@@ -32,7 +32,12 @@ export interface StatusListRecord {
 }
 
 export interface StatusListStore {
-  insert(record: Pick<StatusListRecord, 'id' | 'purpose' | 'length' | 'statusSize' | 'statusMessages' | 'bitstring' | 'allocated' | 'createdAt'>): void;
+  insert(
+    record: Pick<
+      StatusListRecord,
+      'id' | 'purpose' | 'length' | 'statusSize' | 'statusMessages' | 'bitstring' | 'allocated' | 'createdAt'
+    >,
+  ): void;
   get(id: string): StatusListRecord | undefined;
   /** The version only: cheap, for cache validation. */
   version(id: string): number | undefined;
@@ -89,14 +94,19 @@ function toRecord(row: ListRow | undefined): StatusListRecord | undefined {
 
 export function createSqliteStatusListStore(db: IssuerDb): StatusListStore {
   const s = db.sqlite;
-  const insert = s.prepare(`INSERT INTO status_lists (id, purpose, length, status_size, status_messages, bitstring, allocated, created_at, updated_at)
+  const insert =
+    s.prepare(`INSERT INTO status_lists (id, purpose, length, status_size, status_messages, bitstring, allocated, created_at, updated_at)
     VALUES (@id, @purpose, @length, @statusSize, @statusMessages, @bitstring, @allocated, @createdAt, @createdAt)`);
   const get = s.prepare<[string], ListRow>('SELECT * FROM status_lists WHERE id = ?');
   const version = s.prepare<[string], { version: number }>('SELECT version FROM status_lists WHERE id = ?');
   const list = s.prepare<[], ListRow>('SELECT * FROM status_lists ORDER BY created_at, id');
   const saveAllocated = s.prepare('UPDATE status_lists SET allocated = ?, issued = ?, updated_at = ? WHERE id = ?');
-  const saveBitstring = s.prepare('UPDATE status_lists SET bitstring = ?, version = version + 1, updated_at = ? WHERE id = ?');
-  const saveSigned = s.prepare('UPDATE status_lists SET signed_version = ?, signed_json = ?, etag = ? WHERE id = ? AND version = ?');
+  const saveBitstring = s.prepare(
+    'UPDATE status_lists SET bitstring = ?, version = version + 1, updated_at = ? WHERE id = ?',
+  );
+  const saveSigned = s.prepare(
+    'UPDATE status_lists SET signed_version = ?, signed_json = ?, etag = ? WHERE id = ? AND version = ?',
+  );
   const clearSigned = s.prepare('UPDATE status_lists SET signed_version = NULL, signed_json = NULL, etag = NULL');
 
   return {

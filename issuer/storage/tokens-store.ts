@@ -118,19 +118,30 @@ export function createSqliteTokenStore(db: IssuerDb): TokenStore {
     VALUES (@id, @tokenHash, @requestedScopes, @maxDelegationDepth, @requestedDomains, @credentialTtlSeconds, @createdAt, @expiresAt, @createdBy)`);
   const byHash = s.prepare<[string], TokenRow>('SELECT * FROM enrollment_tokens WHERE token_hash = ?');
   const byId = s.prepare<[string], TokenRow>('SELECT * FROM enrollment_tokens WHERE id = ?');
-  const claim = s.prepare('UPDATE enrollment_tokens SET used_at = ?, agent_did = ? WHERE id = ? AND used_at IS NULL AND expires_at > ?');
-  const listFirst = s.prepare<[number], TokenRow>('SELECT * FROM enrollment_tokens ORDER BY created_at DESC, id DESC LIMIT ?');
+  const claim = s.prepare(
+    'UPDATE enrollment_tokens SET used_at = ?, agent_did = ? WHERE id = ? AND used_at IS NULL AND expires_at > ?',
+  );
+  const listFirst = s.prepare<[number], TokenRow>(
+    'SELECT * FROM enrollment_tokens ORDER BY created_at DESC, id DESC LIMIT ?',
+  );
   const listAfter = s.prepare<[number, number, string, number], TokenRow>(
     'SELECT * FROM enrollment_tokens WHERE created_at < ? OR (created_at = ? AND id < ?) ORDER BY created_at DESC, id DESC LIMIT ?',
   );
-  const insertSession = s.prepare(`INSERT INTO onboarding_sessions (id, token_id, custody, did, challenge, created_at, expires_at)
+  const insertSession =
+    s.prepare(`INSERT INTO onboarding_sessions (id, token_id, custody, did, challenge, created_at, expires_at)
     VALUES (@id, @tokenId, @custody, @did, @challengeHash, @createdAt, @expiresAt)`);
   const session = s.prepare<[string], SessionRow>('SELECT * FROM onboarding_sessions WHERE id = ?');
-  const complete = s.prepare('UPDATE onboarding_sessions SET completed_at = ? WHERE id = ? AND completed_at IS NULL AND expires_at > ?');
+  const complete = s.prepare(
+    'UPDATE onboarding_sessions SET completed_at = ? WHERE id = ? AND completed_at IS NULL AND expires_at > ?',
+  );
 
   return {
     insert(token) {
-      insert.run({ ...token, requestedScopes: JSON.stringify(token.requestedScopes), requestedDomains: JSON.stringify(token.requestedDomains) });
+      insert.run({
+        ...token,
+        requestedScopes: JSON.stringify(token.requestedScopes),
+        requestedDomains: JSON.stringify(token.requestedDomains),
+      });
     },
     findByHash: (tokenHash) => toToken(byHash.get(tokenHash)),
     findById: (id) => toToken(byId.get(id)),

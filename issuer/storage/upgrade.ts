@@ -54,7 +54,11 @@ const BACKFILL_SUSPENDED_WITH = `
  * at step 1 complete (the answer is compared with the hash).
  */
 function hashClearChallenges(sqlite: SqliteDatabase): void {
-  const clear = sqlite.prepare<[], { id: string; challenge: string }>(`SELECT id, challenge FROM onboarding_sessions WHERE challenge NOT GLOB '${'[0-9a-f]'.repeat(64)}'`).all();
+  const clear = sqlite
+    .prepare<[], { id: string; challenge: string }>(
+      `SELECT id, challenge FROM onboarding_sessions WHERE challenge NOT GLOB '${'[0-9a-f]'.repeat(64)}'`,
+    )
+    .all();
   const update = sqlite.prepare('UPDATE onboarding_sessions SET challenge = ? WHERE id = ?');
   for (const { id, challenge } of clear) update.run(bytesToHex(sha256Utf8(challenge)), id);
 }

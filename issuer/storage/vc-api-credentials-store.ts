@@ -33,14 +33,23 @@ interface Row {
 }
 
 export function createSqliteVcApiCredentialStore(db: IssuerDb): VcApiCredentialStore {
-  const insert = db.sqlite.prepare('INSERT OR IGNORE INTO vc_api_credentials (id, types, status_entries, issued_at) VALUES (?, ?, ?, ?)');
+  const insert = db.sqlite.prepare(
+    'INSERT OR IGNORE INTO vc_api_credentials (id, types, status_entries, issued_at) VALUES (?, ?, ?, ?)',
+  );
   const get = db.sqlite.prepare<[string], Row>('SELECT * FROM vc_api_credentials WHERE id = ?');
   return {
-    insert: (record) => insert.run(record.id, JSON.stringify(record.types), JSON.stringify(record.statusEntries), record.issuedAt).changes === 1,
+    insert: (record) =>
+      insert.run(record.id, JSON.stringify(record.types), JSON.stringify(record.statusEntries), record.issuedAt)
+        .changes === 1,
     get(id) {
       const row = get.get(id);
       if (!row) return undefined;
-      return { id: row.id, types: JSON.parse(row.types) as string[], statusEntries: JSON.parse(row.status_entries) as VcApiStatusEntry[], issuedAt: row.issued_at };
+      return {
+        id: row.id,
+        types: JSON.parse(row.types) as string[],
+        statusEntries: JSON.parse(row.status_entries) as VcApiStatusEntry[],
+        issuedAt: row.issued_at,
+      };
     },
   };
 }

@@ -50,9 +50,13 @@ describe('keepFocusAcrossRenders', () => {
   });
 
   it('else to the control with the same aria-label', async () => {
-    render('<button aria-label="Revoke urn:uuid:1">Revoke</button><button aria-label="Revoke urn:uuid:2">Revoke</button>');
+    render(
+      '<button aria-label="Revoke urn:uuid:1">Revoke</button><button aria-label="Revoke urn:uuid:2">Revoke</button>',
+    );
     focus('[aria-label="Revoke urn:uuid:2"]');
-    render('<button aria-label="Revoke urn:uuid:1">Revoke</button><button aria-label="Revoke urn:uuid:2">Revoke</button>');
+    render(
+      '<button aria-label="Revoke urn:uuid:1">Revoke</button><button aria-label="Revoke urn:uuid:2">Revoke</button>',
+    );
     await observed();
     expect(focused()).toBe('button Revoke urn:uuid:2');
   });

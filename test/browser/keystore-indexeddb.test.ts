@@ -94,7 +94,10 @@ describe('IndexedDB key store (non-extractable CryptoKeys)', () => {
     await expect(store.put('junk', vectorSeed)).rejects.toThrow(code('KEY_FILE_CORRUPT'));
     expect(await idbGet('junk', rawStore(name))).toEqual({ hello: 'world' }); // not replaced
     // An extractable CryptoKey (written by other code of the origin, say): any script could export it.
-    const exportable = (await crypto.subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify'])) as CryptoKeyPair;
+    const exportable = (await crypto.subtle.generateKey({ name: 'Ed25519' }, true, [
+      'sign',
+      'verify',
+    ])) as CryptoKeyPair;
     await idbSet('exportable', { ...recordB, id: 'exportable', privateKey: exportable.privateKey }, rawStore(name));
     await expect(store.get('exportable')).rejects.toThrow(code('KEY_FILE_CORRUPT'));
     await expect(store.signer('exportable')).rejects.toThrow(code('KEY_FILE_CORRUPT'));
@@ -115,14 +118,19 @@ describe('IndexedDB key store (extractable: passphrase-encrypted seeds)', () => 
     const info = await store.put('backup', vectorSeed);
     expect(info).toMatchObject({ publicKeyMultibase: kp.publicKeyMultibase, extractable: true });
     const record = (await idbGet('backup', rawStore(name))) as Record<string, unknown>;
-    expect(record.encryptedSecretKey).toMatchObject({ kdf: { alg: 'scrypt', N: 1024 }, cipher: { v: 1, alg: 'A256GCM' } });
+    expect(record.encryptedSecretKey).toMatchObject({
+      kdf: { alg: 'scrypt', N: 1024 },
+      cipher: { v: 1, alg: 'A256GCM' },
+    });
     expect(JSON.stringify(record)).not.toContain(kp.privateKeyMultibase);
 
     const reopened = createIndexedDbKeyStore({ name, passphrase: 'correct horse' });
     expect(await reopened.exportSeed('backup')).toEqual(vectorSeed);
     const signer = await reopened.signer('backup');
     expect(await verify(await signer.sign(message), message, getPublicKey(vectorSeed))).toBe(true);
-    await expect(createIndexedDbKeyStore({ name, passphrase: 'wrong' }).signer('backup')).rejects.toThrow(code('WRONG_PASSPHRASE'));
+    await expect(createIndexedDbKeyStore({ name, passphrase: 'wrong' }).signer('backup')).rejects.toThrow(
+      code('WRONG_PASSPHRASE'),
+    );
     await expect(createIndexedDbKeyStore({ name }).exportSeed('backup')).rejects.toThrow(code('PASSPHRASE_REQUIRED'));
   });
 });

@@ -25,10 +25,17 @@ interface Setup {
 }
 
 function memoryStores(): GuardStores {
-  return { dids: createMemoryStore(), statusLists: createMemoryStore(), replay: createMemoryStore(), challenges: createMemoryStore() };
+  return {
+    dids: createMemoryStore(),
+    statusLists: createMemoryStore(),
+    replay: createMemoryStore(),
+    challenges: createMemoryStore(),
+  };
 }
 
-function setup(options: { configUrl?: string; answer?: ConfigAnswer; configStore?: KeyValueStore<StoredConfig> } = {}): Setup {
+function setup(
+  options: { configUrl?: string; answer?: ConfigAnswer; configStore?: KeyValueStore<StoredConfig> } = {},
+): Setup {
   const upstream: Request[] = [];
   const runtime = createRuntime({
     origin: ORIGIN,
@@ -45,7 +52,10 @@ function setup(options: { configUrl?: string; answer?: ConfigAnswer; configStore
   return { runtime, upstream };
 }
 
-const json = (value: unknown, status = 200): ConfigAnswer => () => new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json' } });
+const json =
+  (value: unknown, status = 200): ConfigAnswer =>
+  () =>
+    new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json' } });
 
 async function outcome(runtime: Runtime, path: string, headers: Record<string, string> = {}): Promise<string> {
   const request = new Request(ORIGIN + path, { headers });
@@ -91,7 +101,11 @@ describe('configuration from a file', () => {
   it('uses the last good copy when the file cannot be fetched', async () => {
     const configStore = createMemoryStore<StoredConfig>();
     await setup({ configUrl: CONFIG_URL, answer: json(CONFIG), configStore }).runtime.ready();
-    const { runtime } = setup({ configUrl: CONFIG_URL, answer: () => new Response('down', { status: 503 }), configStore });
+    const { runtime } = setup({
+      configUrl: CONFIG_URL,
+      answer: () => new Response('down', { status: 503 }),
+      configStore,
+    });
     await runtime.ready();
     expect(await outcome(runtime, '/api/orders')).toBe('401 MALFORMED');
   });
@@ -99,10 +113,18 @@ describe('configuration from a file', () => {
   it('CONFIG_INVALID for a file that is not JSON, not a valid configuration, or on another origin — never replaced by an old copy', async () => {
     const configStore = createMemoryStore<StoredConfig>();
     await setup({ configUrl: CONFIG_URL, answer: json(CONFIG), configStore }).runtime.ready();
-    const notJson = setup({ configUrl: CONFIG_URL, answer: () => new Response('{target:', { status: 200 }), configStore });
+    const notJson = setup({
+      configUrl: CONFIG_URL,
+      answer: () => new Response('{target:', { status: 200 }),
+      configStore,
+    });
     await expect(notJson.runtime.ready()).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
     expect(await outcome(notJson.runtime, '/api/orders')).toBe('503 CONFIG_INVALID');
-    const invalid = setup({ configUrl: CONFIG_URL, answer: json({ ...CONFIG, routes: [{ path: '/api/*' }] }), configStore });
+    const invalid = setup({
+      configUrl: CONFIG_URL,
+      answer: json({ ...CONFIG, routes: [{ path: '/api/*' }] }),
+      configStore,
+    });
     await expect(invalid.runtime.ready()).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
     const foreign = setup({ configUrl: 'https://evil.example/verifier.json', answer: json(CONFIG) });
     await expect(foreign.runtime.ready()).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
@@ -133,7 +155,9 @@ describe('configuration from the page', () => {
   it('CONFIG_INVALID for a configuration it does not accept; the one it had stays in force', async () => {
     const { runtime } = setup();
     await runtime.configure(CONFIG);
-    await expect(runtime.configure({ ...CONFIG, routes: [{ path: '/api/*', scopes: ['orders:read'], methods: ['GET'] }] })).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
+    await expect(
+      runtime.configure({ ...CONFIG, routes: [{ path: '/api/*', scopes: ['orders:read'], methods: ['GET'] }] }),
+    ).rejects.toMatchObject({ code: 'CONFIG_INVALID' });
     expect(await outcome(runtime, '/api/orders')).toBe('401 MALFORMED');
   });
 

@@ -19,7 +19,9 @@ describe('buildLib', () => {
       const files = (await readdir(outDir, { recursive: true })).map(String);
       expect(files).toContain(join('wallet', 'index.js'));
       expect(files.filter((file) => file.endsWith('.d.ts'))).toEqual([]);
-      const wallet = (await import(pathToFileURL(join(outDir, 'wallet', 'index.js')).href)) as { canonicalizeJson: (value: unknown) => string };
+      const wallet = (await import(pathToFileURL(join(outDir, 'wallet', 'index.js')).href)) as {
+        canonicalizeJson: (value: unknown) => string;
+      };
       expect(wallet.canonicalizeJson({ b: 1, a: [true, null] })).toBe('{"a":[true,null],"b":1}');
     } finally {
       await rm(outDir, { recursive: true, force: true });

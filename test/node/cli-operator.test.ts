@@ -30,10 +30,15 @@ let dir: string;
 function mandate(args: string[], env: Record<string, string> = {}, stdin = ''): Promise<CliResult> {
   const base: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir() };
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [BIN, ...args], { env: { ...base, ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-      resolve({ code, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { ...base, ...env }, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+        resolve({ code, stdout, stderr });
+      },
+    );
     child.stdin?.end(stdin);
   });
 }
@@ -67,7 +72,9 @@ interface FakeServer {
 }
 
 /** An HTTP server on 127.0.0.1 that answers as `handler` says and counts what it is asked. */
-async function fakeServer(handler: (req: IncomingMessage, res: ServerResponse, hit: number) => void | Promise<void>): Promise<FakeServer> {
+async function fakeServer(
+  handler: (req: IncomingMessage, res: ServerResponse, hit: number) => void | Promise<void>,
+): Promise<FakeServer> {
   const requests: string[] = [];
   const server = createServer((req, res) => {
     requests.push(req.url ?? '');
@@ -90,7 +97,15 @@ function answer(res: ServerResponse, status: number, body: unknown, headers: Rec
 
 /** An audit record as the API shapes it, for fake servers. */
 function auditRecord(seq: number): Record<string, unknown> {
-  return { seq, id: `urn:uuid:00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`, at: '2026-01-01T00:00:00.000Z', event: 'REQUEST_REFUSED', actor: 'anonymous', prevHash: '0'.repeat(64), hash: '1'.repeat(64) };
+  return {
+    seq,
+    id: `urn:uuid:00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`,
+    at: '2026-01-01T00:00:00.000Z',
+    event: 'REQUEST_REFUSED',
+    actor: 'anonymous',
+    prevHash: '0'.repeat(64),
+    hash: '1'.repeat(64),
+  };
 }
 
 beforeAll(async () => {
@@ -118,7 +133,17 @@ describe('mandate CLI: help, usage and offline commands', { timeout: 120_000 }, 
       mandate(['keys', 'generate', TEST_ADMIN_KEY]),
     ]);
     expect(top.code).toBe(EXIT.OK);
-    for (const c of ['tokens mint', 'agents show', 'vcs renew', 'status-list create', 'dids remove-service', 'audit verify', 'verify', 'keys generate']) expect(top.stdout).toContain(c);
+    for (const c of [
+      'tokens mint',
+      'agents show',
+      'vcs renew',
+      'status-list create',
+      'dids remove-service',
+      'audit verify',
+      'verify',
+      'keys generate',
+    ])
+      expect(top.stdout).toContain(c);
     expect(top.stdout).toMatch(/Exit codes: 0 ok .* 2 usage .* 3 denied .* 4 issuer unreachable/);
     expect(command.code).toBe(EXIT.OK);
     expect(command.stdout).toContain('Usage: mandate vcs revoke <vcId> [options]');
@@ -128,7 +153,10 @@ describe('mandate CLI: help, usage and offline commands', { timeout: 120_000 }, 
     exits(badState, EXIT.USAGE, '--state must be one of outstanding, used, expired [ARGUMENT_INVALID]');
     exits(missingArg, EXIT.USAGE, 'missing <vcId>');
     // Caught here rather than sent to the issuer (which answered them 404 / 400, exit 3).
-    const [emptyArg, nameWithKey] = await Promise.all([mandate(['vcs', 'show', ' ']), mandate(['dids', 'create', '--method', 'key', '--name', 'one'], { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY })]);
+    const [emptyArg, nameWithKey] = await Promise.all([
+      mandate(['vcs', 'show', ' ']),
+      mandate(['dids', 'create', '--method', 'key', '--name', 'one'], { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY }),
+    ]);
     exits(emptyArg, EXIT.USAGE, '<vcId> is empty', '[USAGE]');
     exits(nameWithKey, EXIT.USAGE, '--name names a did:web path segment', '[USAGE]');
     // A secret typed in the wrong place is refused without being echoed.
@@ -150,7 +178,10 @@ describe('mandate CLI: help, usage and offline commands', { timeout: 120_000 }, 
     const wrongKey = 'wrong-admin-key-9876543210-abcdefghijklmnop';
     const [noKey, unreachable, cleartext, unauthorized] = await Promise.all([
       mandate(['agents', 'list'], { MANDATE_URL: issuer.url }),
-      mandate(['tokens', 'list', '--json', '--timeout', '5'], { API_BASE_URL: 'http://127.0.0.1:1', SERVICE_ADMIN_API_KEY: TEST_ADMIN_KEY }),
+      mandate(['tokens', 'list', '--json', '--timeout', '5'], {
+        API_BASE_URL: 'http://127.0.0.1:1',
+        SERVICE_ADMIN_API_KEY: TEST_ADMIN_KEY,
+      }),
       // The admin key would travel in clear to a non-loopback host: refused before any request.
       mandate(['agents', 'list', '--url', 'http://issuer.example.com'], { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY }),
       mandate(['agents', 'list', '--admin-key', wrongKey], { MANDATE_URL: issuer.url }),
@@ -162,7 +193,9 @@ describe('mandate CLI: help, usage and offline commands', { timeout: 120_000 }, 
     expect(unauthorized.stderr).not.toContain(wrongKey);
     exits(noKey, EXIT.USAGE, 'needs the admin key: set MANDATE_ADMIN_KEY', '[ADMIN_KEY_MISSING]');
     expect(unreachable.code).toBe(EXIT.UNREACHABLE);
-    expect(JSON.parse(unreachable.stderr)).toEqual({ error: { code: 'NETWORK_ERROR', message: 'the issuer could not be reached', exitCode: 4 } });
+    expect(JSON.parse(unreachable.stderr)).toEqual({
+      error: { code: 'NETWORK_ERROR', message: 'the issuer could not be reached', exitCode: 4 },
+    });
     expect(unreachable.stderr.split('\n')).toHaveLength(2); // one line, like every error
     expect(unreachable.stdout).toBe('');
     noSecret(noKey, unreachable, cleartext);
@@ -172,7 +205,11 @@ describe('mandate CLI: help, usage and offline commands', { timeout: 120_000 }, 
     const base = inject('fixtureBaseUrl');
     const host = (path: string, status: string, body: string, type = 'application/json') =>
       fetch(`${base}/host${path}`, { method: 'PUT', body, headers: { 'content-type': type, 'x-status': status } });
-    await host('/cli-broken/v1/audit/verify', '500', JSON.stringify({ error: { code: 'INTERNAL_ERROR', message: 'database is locked' } }));
+    await host(
+      '/cli-broken/v1/audit/verify',
+      '500',
+      JSON.stringify({ error: { code: 'INTERNAL_ERROR', message: 'database is locked' } }),
+    );
     await host('/cli-html/v1/audit/verify', '200', '<html>a proxy login page</html>', 'text/html');
     const [failing, notApi] = await Promise.all([
       mandate(['audit', 'verify', '--url', `${base}/cli-broken`], { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY }),
@@ -182,11 +219,17 @@ describe('mandate CLI: help, usage and offline commands', { timeout: 120_000 }, 
     exits(notApi, EXIT.ISSUER_FAILED, '[RESPONSE_INVALID]');
   });
 
-  it('shows characters a terminal would act on as escapes: an issuer\'s message cannot clear the screen or add a line', async () => {
+  it("shows characters a terminal would act on as escapes: an issuer's message cannot clear the screen or add a line", async () => {
     const base = inject('fixtureBaseUrl');
     const message = '\u001b]0;pwned\u0007\u001b[2J\u001b[32maudit chain intact\u001b[0m\nsecond line \u202eevil\u009b';
-    await fetch(`${base}/host/cli-hostile/v1/audit/verify`, { method: 'PUT', body: JSON.stringify({ error: { code: 'INTERNAL_ERROR', message } }), headers: { 'content-type': 'application/json', 'x-status': '500' } });
-    const hostile = await mandate(['audit', 'verify', '--url', `${base}/cli-hostile`], { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY });
+    await fetch(`${base}/host/cli-hostile/v1/audit/verify`, {
+      method: 'PUT',
+      body: JSON.stringify({ error: { code: 'INTERNAL_ERROR', message } }),
+      headers: { 'content-type': 'application/json', 'x-status': '500' },
+    });
+    const hostile = await mandate(['audit', 'verify', '--url', `${base}/cli-hostile`], {
+      MANDATE_ADMIN_KEY: TEST_ADMIN_KEY,
+    });
     expect(hostile.code).toBe(EXIT.ISSUER_FAILED);
     expect(hostile.stderr).toBe(
       'mandate: \\u001b]0;pwned\\u0007\\u001b[2J\\u001b[32maudit chain intact\\u001b[0m\\nsecond line \\u202eevil\\u009b [INTERNAL_ERROR, HTTP 500]\n',
@@ -199,7 +242,9 @@ describe('mandate CLI: help, usage and offline commands', { timeout: 120_000 }, 
       fakeServer((_req, res, hit) => answer(res, 200, { records: [], nextCursor: String(1_000_000 - hit) })),
       fakeServer((_req, res) => answer(res, 200, { records: [auditRecord(9)], nextCursor: '8' })),
       // One record and a fresh cursor per page: only the page bound ends it before 10 000 lines.
-      fakeServer((_req, res, hit) => answer(res, 200, { records: [auditRecord(1_000_000 - hit)], nextCursor: String(1_000_000 - hit) })),
+      fakeServer((_req, res, hit) =>
+        answer(res, 200, { records: [auditRecord(1_000_000 - hit)], nextCursor: String(1_000_000 - hit) }),
+      ),
     ]);
     try {
       const admin = { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY };
@@ -221,7 +266,9 @@ describe('mandate CLI: help, usage and offline commands', { timeout: 120_000 }, 
 
   it('--timeout is one deadline for the whole command: retries and Retry-After waits stay inside it (exit 4)', async () => {
     const [busy, stalled] = await Promise.all([
-      fakeServer((_req, res) => answer(res, 503, { error: { code: 'UNAVAILABLE', message: 'busy' } }, { 'retry-after': '30' })),
+      fakeServer((_req, res) =>
+        answer(res, 503, { error: { code: 'UNAVAILABLE', message: 'busy' } }, { 'retry-after': '30' }),
+      ),
       // Headers, then a body that never ends.
       fakeServer((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).write('{"agents": [')),
     ]);
@@ -235,7 +282,9 @@ describe('mandate CLI: help, usage and offline commands', { timeout: 120_000 }, 
       // A GET is retried, but the 30 s Retry-After wait would end past the deadline.
       exits(fromBusy, EXIT.UNREACHABLE, 'no complete answer within --timeout 1 s', '[TIMEOUT]');
       exits(fromStalled, EXIT.UNREACHABLE, '[TIMEOUT]');
-      expect(JSON.parse(asJson.stderr)).toEqual({ error: { code: 'TIMEOUT', message: expect.stringContaining('--timeout 1 s'), exitCode: EXIT.UNREACHABLE } });
+      expect(JSON.parse(asJson.stderr)).toEqual({
+        error: { code: 'TIMEOUT', message: expect.stringContaining('--timeout 1 s'), exitCode: EXIT.UNREACHABLE },
+      });
       // One request per command: no retry was started that could not finish in time.
       expect(busy.requests.map((r) => r.split('?')[0]).sort()).toEqual(['/v1/agents', '/v1/audit/verify']);
       expect(stalled.requests).toHaveLength(1);
@@ -246,12 +295,23 @@ describe('mandate CLI: help, usage and offline commands', { timeout: 120_000 }, 
   });
 
   it("shows an issuer's validation details on the error line, escaped, bounded and on one line", async () => {
-    const details = [{ path: 'json.requestedScopes.0', message: 'bad\u001b[2J\nscope' }, { message: 'no path' }, 'not an issue', ...Array.from({ length: 12 }, (_, i) => ({ path: `json.x.${i}`, message: 'm' }))];
-    const hostile = await fakeServer((_req, res) => answer(res, 400, { error: { code: 'VALIDATION_FAILED', message: 'invalid request body', details } }));
+    const details = [
+      { path: 'json.requestedScopes.0', message: 'bad\u001b[2J\nscope' },
+      { message: 'no path' },
+      'not an issue',
+      ...Array.from({ length: 12 }, (_, i) => ({ path: `json.x.${i}`, message: 'm' })),
+    ];
+    const hostile = await fakeServer((_req, res) =>
+      answer(res, 400, { error: { code: 'VALIDATION_FAILED', message: 'invalid request body', details } }),
+    );
     try {
       const [line, asJson] = await Promise.all([
-        mandate(['tokens', 'mint', '--scope', 's', '--domain', 'd.example', '--url', hostile.url], { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY }),
-        mandate(['tokens', 'mint', '--scope', 's', '--domain', 'd.example', '--url', hostile.url, '--json'], { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY }),
+        mandate(['tokens', 'mint', '--scope', 's', '--domain', 'd.example', '--url', hostile.url], {
+          MANDATE_ADMIN_KEY: TEST_ADMIN_KEY,
+        }),
+        mandate(['tokens', 'mint', '--scope', 's', '--domain', 'd.example', '--url', hostile.url, '--json'], {
+          MANDATE_ADMIN_KEY: TEST_ADMIN_KEY,
+        }),
       ]);
       expect(line.code).toBe(EXIT.DENIED);
       expect(line.stderr).toBe(
@@ -259,7 +319,13 @@ describe('mandate CLI: help, usage and offline commands', { timeout: 120_000 }, 
           Array.from({ length: 8 }, (_, i) => `json.x.${i}: m`).join('; ') +
           '; and 4 more) [VALIDATION_FAILED, HTTP 400]\n',
       );
-      expect(JSON.parse(asJson.stderr).error).toEqual({ code: 'VALIDATION_FAILED', message: 'invalid request body', status: 400, details, exitCode: EXIT.DENIED });
+      expect(JSON.parse(asJson.stderr).error).toEqual({
+        code: 'VALIDATION_FAILED',
+        message: 'invalid request body',
+        status: 400,
+        details,
+        exitCode: EXIT.DENIED,
+      });
     } finally {
       hostile.close();
     }
@@ -269,7 +335,18 @@ describe('mandate CLI: help, usage and offline commands', { timeout: 120_000 }, 
 // Each test spawns several CLI processes; on a loaded machine one can take seconds to start.
 describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
   it('mints and lists enrollment tokens (the value shown once, never listed)', async () => {
-    const minted = await operator('tokens', 'mint', '--scope', 'files:read,files:write', '--domain', 'files.example.com', '--max-depth', '1', '--ttl', '600');
+    const minted = await operator(
+      'tokens',
+      'mint',
+      '--scope',
+      'files:read,files:write',
+      '--domain',
+      'files.example.com',
+      '--max-depth',
+      '1',
+      '--ttl',
+      '600',
+    );
     expect(minted.code).toBe(EXIT.OK);
     const token = /^ {2}(\S{20,})$/m.exec(minted.stdout)?.[1] as string;
     expect(minted.stdout).toContain('shown once');
@@ -281,9 +358,13 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
     ]);
     expect(listed.code).toBe(EXIT.OK);
     expect(listed.stdout).toMatch(/^TOKEN ID\s+STATE\s+SCOPES\s+DEPTH\s+DOMAINS\s+EXPIRES\s+AGENT$/m);
-    expect(listed.stdout).toMatch(new RegExp(`${tokenId}\\s+outstanding\\s+files:read,files:write\\s+1\\s+files.example.com`));
+    expect(listed.stdout).toMatch(
+      new RegExp(`${tokenId}\\s+outstanding\\s+files:read,files:write\\s+1\\s+files.example.com`),
+    );
     expect(listed.stdout + listedJson.stdout).not.toContain(token);
-    expect(json(listedJson).tokens).toEqual([expect.objectContaining({ tokenId, state: 'outstanding', requestedDomains: ['files.example.com'] })]);
+    expect(json(listedJson).tokens).toEqual([
+      expect.objectContaining({ tokenId, state: 'outstanding', requestedDomains: ['files.example.com'] }),
+    ]);
     exits(refused, EXIT.USAGE, 'at least one --domain is required');
     noSecret(minted, listed, listedJson);
   });
@@ -297,12 +378,30 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
       operator('agents', 'show', agent.agentDid, '--json'),
       mandate(['vcs', 'show', agent.vcId], { MANDATE_URL: issuer.url }), // public: no admin key
       operator('vcs', 'show', 'urn:uuid:00000000-0000-4000-8000-000000000000'),
-      operator('vcs', 'issue', '--subject', other.agentDid, '--scope', 'files:read', '--domain', 'files.example.com', '--validity', '3600', '--json'),
+      operator(
+        'vcs',
+        'issue',
+        '--subject',
+        other.agentDid,
+        '--scope',
+        'files:read',
+        '--domain',
+        'files.example.com',
+        '--validity',
+        '3600',
+        '--json',
+      ),
     ]);
     expect(list.code).toBe(EXIT.OK);
     expect(list.stdout).toMatch(/^DID\s+CUSTODY\s+SCOPES\s+DEPTH\s+DOMAINS\s+CREDENTIAL\s+CREATED$/m);
-    expect(list.stdout).toContain(`${agent.agentDid}  server   files:read,files:write  2      files.example.com  ${agent.vcId}`);
-    expect(json(show)).toMatchObject({ did: agent.agentDid, custody: 'server', currentCredential: { vcId: agent.vcId, state: 'active' } });
+    expect(list.stdout).toContain(
+      `${agent.agentDid}  server   files:read,files:write  2      files.example.com  ${agent.vcId}`,
+    );
+    expect(json(show)).toMatchObject({
+      did: agent.agentDid,
+      custody: 'server',
+      currentCredential: { vcId: agent.vcId, state: 'active' },
+    });
     expect(vcShow.code).toBe(EXIT.OK);
     expect(vcShow.stdout).toMatch(new RegExp(`^vc id\\s+${agent.vcId}$`, 'm'));
     expect(vcShow.stdout).toMatch(/^state\s+active$/m);
@@ -317,11 +416,17 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
     const newVcId = /vc id\s+(\S+)/.exec(renewed.stdout)?.[1] as string;
     const revoked = await operator('vcs', 'revoke', newVcId, '--reason', 'key compromise');
     // The credential it superseded carried the same authority: revoked with it.
-    expect((await issuer.call(`/v1/vcs/${encodeURIComponent(issuedVc.vcId)}`)).json).toMatchObject({ state: 'revoked', supersededBy: newVcId });
+    expect((await issuer.call(`/v1/vcs/${encodeURIComponent(issuedVc.vcId)}`)).json).toMatchObject({
+      state: 'revoked',
+      supersededBy: newVcId,
+    });
     expect(revoked.code).toBe(EXIT.OK);
     expect(revoked.stdout).toMatch(/^Revoked\.\n/);
     expect(revoked.stdout).toMatch(/state\s+revoked/);
-    const [again, renewRevoked] = await Promise.all([operator('vcs', 'revoke', newVcId), operator('vcs', 'renew', newVcId)]);
+    const [again, renewRevoked] = await Promise.all([
+      operator('vcs', 'revoke', newVcId),
+      operator('vcs', 'renew', newVcId),
+    ]);
     expect(again.code).toBe(EXIT.OK);
     expect(again.stdout).toMatch(/^Already revoked\./);
     exits(renewRevoked, EXIT.DENIED, '[CREDENTIAL_REVOKED, HTTP 409]');
@@ -335,7 +440,9 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
     // Named: the old copy. Acted on: its newest renewal, then back down the line.
     const suspended = await operator('vcs', 'suspend', issued.vcId, '--reason', 'investigating');
     expect(suspended.code).toBe(EXIT.OK);
-    expect(suspended.stdout).toMatch(/^Suspended\.\nAlso suspended \(1: renewals, predecessors or the agent's other credentials\):\n {2}\S+\n/);
+    expect(suspended.stdout).toMatch(
+      /^Suspended\.\nAlso suspended \(1: renewals, predecessors or the agent's other credentials\):\n {2}\S+\n/,
+    );
     expect(suspended.stdout).toContain(`  ${renewed.vcId}\n`);
     expect((await issuer.call(`/v1/vcs/${encodeURIComponent(renewed.vcId)}`)).json.state).toBe('suspended');
     const asJson = json(await operator('vcs', 'reinstate', renewed.vcId, '--json'));
@@ -354,8 +461,14 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
       operator('status-list', 'create', '--purpose', 'revocation', '--id', 'cli-list', '--no-default', '--json'),
       mintToken(issuer).then((token) => onboardServerAgent(issuer, token)),
     ]);
-    expect(json(created)).toMatchObject({ listId: 'cli-list', purpose: 'revocation', url: `${issuer.url}/v1/status-list/cli-list` });
-    const entry = (await issuer.call(`/v1/vcs/${encodeURIComponent(agent.vcId)}`)).json.statusLists.find((s: { purpose: string }) => s.purpose === 'revocation');
+    expect(json(created)).toMatchObject({
+      listId: 'cli-list',
+      purpose: 'revocation',
+      url: `${issuer.url}/v1/status-list/cli-list`,
+    });
+    const entry = (await issuer.call(`/v1/vcs/${encodeURIComponent(agent.vcId)}`)).json.statusLists.find(
+      (s: { purpose: string }) => s.purpose === 'revocation',
+    );
     const [dupAgain, fresh, missing, before] = await Promise.all([
       operator('status-list', 'create', '--purpose', 'revocation', '--id', 'cli-list'),
       mandate(['status-list', 'show', 'cli-list'], { MANDATE_URL: issuer.url }),
@@ -369,7 +482,9 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
     exits(missing, EXIT.DENIED, '[STATUS_LIST_NOT_FOUND, HTTP 404]');
 
     // A revocation shows up as one more set entry on the credential's list.
-    expect((await issuer.call(`/v1/vcs/${encodeURIComponent(agent.vcId)}/revoke`, { admin: true, body: {} })).status).toBe(200);
+    expect(
+      (await issuer.call(`/v1/vcs/${encodeURIComponent(agent.vcId)}/revoke`, { admin: true, body: {} })).status,
+    ).toBe(200);
     const after = await mandate(['status-list', 'show', entry.listId, '--json'], { MANDATE_URL: issuer.url });
     expect(json(after)).toMatchObject({ listId: entry.listId, purpose: 'revocation', set: json(before).set + 1 });
   });
@@ -378,12 +493,34 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
     const created = await operator('dids', 'create', '--name', 'cli-test', '--json');
     const did = json(created).did as string;
     expect(json(created)).toMatchObject({ kind: 'managed', serverHeldKey: true, deactivated: false });
-    const added = await operator('dids', 'add-service', did, '--type', 'LinkedDomains', '--endpoint', 'https://files.example.com/', '--id', 'site');
+    const added = await operator(
+      'dids',
+      'add-service',
+      did,
+      '--type',
+      'LinkedDomains',
+      '--endpoint',
+      'https://files.example.com/',
+      '--id',
+      'site',
+    );
     expect(added.code).toBe(EXIT.OK);
-    expect(added.stdout).toMatch(new RegExp(`${did.replace(/[.]/g, '\\.')}#site\\s+LinkedDomains\\s+https://files.example.com/`));
+    expect(added.stdout).toMatch(
+      new RegExp(`${did.replace(/[.]/g, '\\.')}#site\\s+LinkedDomains\\s+https://files.example.com/`),
+    );
     const [resolved, duplicate] = await Promise.all([
       mandate(['dids', 'resolve', did], { MANDATE_URL: issuer.url }),
-      operator('dids', 'add-service', did, '--type', 'LinkedDomains', '--endpoint', 'https://other.example.com/', '--id', 'site'),
+      operator(
+        'dids',
+        'add-service',
+        did,
+        '--type',
+        'LinkedDomains',
+        '--endpoint',
+        'https://other.example.com/',
+        '--id',
+        'site',
+      ),
     ]);
     expect(resolved.code).toBe(EXIT.OK);
     expect(resolved.stdout).toMatch(/deactivated\s+no/);
@@ -402,7 +539,12 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
 
   it('verifies a presentation locally: valid exits 0, tampered exits 3 with the reason', async () => {
     const agent = await onboardServerAgent(issuer, await mintToken(issuer));
-    const vp = (await issuer.call(`/v1/agents/${encodeURIComponent(agent.agentDid)}/vp`, { admin: true, body: { targetService: 'files.example.com', challenge: 'cli-nonce-1' } })).json;
+    const vp = (
+      await issuer.call(`/v1/agents/${encodeURIComponent(agent.agentDid)}/vp`, {
+        admin: true,
+        body: { targetService: 'files.example.com', challenge: 'cli-nonce-1' },
+      })
+    ).json;
     const good = join(dir, 'vp.json');
     writeFileSync(good, JSON.stringify(vp));
     const tampered = structuredClone(vp);
@@ -410,7 +552,15 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
     const bad = join(dir, 'tampered.json');
     writeFileSync(bad, JSON.stringify(tampered));
     writeFileSync(join(dir, 'not-json.json'), '{"@context": [');
-    const common = ['--trusted-issuer', issuerDid, '--target', 'files.example.com', '--challenge', 'cli-nonce-1', '--allow-http-loopback'];
+    const common = [
+      '--trusted-issuer',
+      issuerDid,
+      '--target',
+      'files.example.com',
+      '--challenge',
+      'cli-nonce-1',
+      '--allow-http-loopback',
+    ];
     const [valid, denied, deniedJson, wrongTarget, noFile, notJson, noLoopback] = await Promise.all([
       mandate(['verify', good, ...common]),
       mandate(['verify', bad, ...common]),
@@ -430,14 +580,20 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
     expect(denied.stdout).toMatch(/✗ presentation {2}VP_SIGNATURE_INVALID/);
     expect(denied.stdout).toMatch(/DENIED {2}VP_SIGNATURE_INVALID: .* \(check: presentation\)/);
     expect(deniedJson.code).toBe(EXIT.DENIED);
-    expect(json(deniedJson)).toMatchObject({ valid: false, reason: 'VP_SIGNATURE_INVALID', failedCheck: 'presentation' });
+    expect(json(deniedJson)).toMatchObject({
+      valid: false,
+      reason: 'VP_SIGNATURE_INVALID',
+      failedCheck: 'presentation',
+    });
     expect(wrongTarget.code).toBe(EXIT.DENIED);
     expect(wrongTarget.stdout).toContain('DENIED  TARGET_MISMATCH');
     exits(noFile, EXIT.USAGE, '[FILE_UNREADABLE]');
     exits(notJson, EXIT.USAGE, 'is not JSON', '[FILE_INVALID]');
     // Without the flag, the refusal says which flag, in this CLI's terms.
     expect(noLoopback.code).toBe(EXIT.DENIED);
-    expect(noLoopback.stdout).toContain('hint: a DID or status list on this machine (127.0.0.1, localhost) needs --allow-http-loopback');
+    expect(noLoopback.stdout).toContain(
+      'hint: a DID or status list on this machine (127.0.0.1, localhost) needs --allow-http-loopback',
+    );
   });
 
   it('tails the audit log with refusals and their reason codes, and reports a broken chain with exit 3', async () => {
@@ -459,7 +615,9 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
     exits(badTime, EXIT.USAGE, '[ARGUMENT_INVALID]');
 
     // Text an outsider chose (a provider event's result, say) is shown, not obeyed by the terminal.
-    issuer.running.ctx.db.sqlite.prepare('UPDATE audit SET reason = ? WHERE seq = (SELECT MAX(seq) FROM audit)').run('ok\u001b[2J\u001b[1A');
+    issuer.running.ctx.db.sqlite
+      .prepare('UPDATE audit SET reason = ? WHERE seq = (SELECT MAX(seq) FROM audit)')
+      .run('ok\u001b[2J\u001b[1A');
     const tailed = await operator('audit', 'tail', '--lines', '1');
     expect(tailed.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
     expect(tailed.stdout).toContain('ok\\u001b[2J\\u001b[1A');
@@ -479,15 +637,28 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
     ctx.audit.record({ event: 'CLI_TAIL_OTHER', actor: 'system' });
     // A proxy in front of the issuer counts what the CLI asks for.
     const proxy = await fakeServer(async (req, res) => {
-      const upstream = await fetch(issuer.url + (req.url ?? ''), { headers: { authorization: req.headers.authorization ?? '' } });
-      res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await upstream.arrayBuffer()));
+      const upstream = await fetch(issuer.url + (req.url ?? ''), {
+        headers: { authorization: req.headers.authorization ?? '' },
+      });
+      res
+        .writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' })
+        .end(Buffer.from(await upstream.arrayBuffer()));
     });
-    const viaProxy = (...args: string[]): Promise<CliResult> => mandate(['audit', 'tail', '--url', proxy.url, ...args], { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY });
+    const viaProxy = (...args: string[]): Promise<CliResult> =>
+      mandate(['audit', 'tail', '--url', proxy.url, ...args], { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY });
     try {
       const short = await viaProxy('--event', event, '--from', '2000-01-01', '--lines', '5', '--json');
       expect(proxy.requests).toHaveLength(1);
-      expect(proxy.requests[0]).toMatch(/^\/v1\/audit\?event=CLI_TAIL_PROBE&from=2000-01-01T00%3A00%3A00.000Z&order=desc&limit=5$/);
-      expect(json(short).records.map((r: { reason: string }) => r.reason)).toEqual(['probe-1229', 'probe-1230', 'probe-1231', 'probe-1232', 'probe-1233']);
+      expect(proxy.requests[0]).toMatch(
+        /^\/v1\/audit\?event=CLI_TAIL_PROBE&from=2000-01-01T00%3A00%3A00.000Z&order=desc&limit=5$/,
+      );
+      expect(json(short).records.map((r: { reason: string }) => r.reason)).toEqual([
+        'probe-1229',
+        'probe-1230',
+        'probe-1231',
+        'probe-1232',
+        'probe-1233',
+      ]);
 
       // 1100 lines: pages of 500, 500 and 100, each older than the last; shown oldest first.
       proxy.requests.length = 0;
@@ -502,8 +673,16 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
   });
 
   it('names the field a validation error is about', async () => {
-    const [badScope, badDid] = await Promise.all([operator('tokens', 'mint', '--scope', 'BAD SCOPE', '--domain', 'x.example'), operator('agents', 'show', 'not-a-did')]);
-    exits(badScope, EXIT.DENIED, 'mandate: invalid request body (json.requestedScopes.0: ', ') [VALIDATION_FAILED, HTTP 400]');
+    const [badScope, badDid] = await Promise.all([
+      operator('tokens', 'mint', '--scope', 'BAD SCOPE', '--domain', 'x.example'),
+      operator('agents', 'show', 'not-a-did'),
+    ]);
+    exits(
+      badScope,
+      EXIT.DENIED,
+      'mandate: invalid request body (json.requestedScopes.0: ',
+      ') [VALIDATION_FAILED, HTTP 400]',
+    );
     exits(badDid, EXIT.DENIED, 'mandate: invalid param (param.did: ');
     for (const r of [badScope, badDid]) expect(r.stderr.split('\n')).toHaveLength(2);
   });

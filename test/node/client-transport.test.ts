@@ -17,8 +17,13 @@ interface Scripted {
 }
 
 const code = (c: string) => expect.objectContaining({ code: c });
-const json = (status: number, value: unknown, headers: Record<string, string> = {}): Scripted => ({ status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(value) });
-const apiError = (status: number, errorCode: string, message = 'refused', details?: unknown) => json(status, { error: { code: errorCode, message, ...(details === undefined ? {} : { details }) } });
+const json = (status: number, value: unknown, headers: Record<string, string> = {}): Scripted => ({
+  status,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(value),
+});
+const apiError = (status: number, errorCode: string, message = 'refused', details?: unknown) =>
+  json(status, { error: { code: errorCode, message, ...(details === undefined ? {} : { details }) } });
 const HEALTH = json(200, { ok: true, issuer: 'did:web:issuer.test' });
 const ADMIN_KEY = 'admin-key-that-must-never-leak-0123456789';
 
@@ -70,7 +75,10 @@ beforeEach(() => {
   seen.length = 0;
 });
 
-function client(options: Partial<ConstructorParameters<typeof IssuerClient>[0]> = {}, events?: TransportEvent[]): IssuerClient {
+function client(
+  options: Partial<ConstructorParameters<typeof IssuerClient>[0]> = {},
+  events?: TransportEvent[],
+): IssuerClient {
   return new IssuerClient({
     baseUrl: base,
     adminKey: ADMIN_KEY,
@@ -96,8 +104,13 @@ describe('retries: only idempotent calls', () => {
   });
 
   it('a POST that is not idempotent (mint, verify, onboard) is sent once: the 503 is the answer', async () => {
-    script.set('POST /v1/enrollment-tokens', [apiError(503, 'SERVICE_UNAVAILABLE'), json(201, { tokenId: 't', token: 'x', expiresAt: 'y' })]);
-    const error = await client().mintEnrollmentToken(mint).catch((e: unknown) => e);
+    script.set('POST /v1/enrollment-tokens', [
+      apiError(503, 'SERVICE_UNAVAILABLE'),
+      json(201, { tokenId: 't', token: 'x', expiresAt: 'y' }),
+    ]);
+    const error = await client()
+      .mintEnrollmentToken(mint)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(IssuerApiError);
     expect(error).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
     expect(hits.get('POST /v1/enrollment-tokens')).toBe(1);
@@ -105,7 +118,9 @@ describe('retries: only idempotent calls', () => {
     await expect(client().verify({}, { target: 'files.example.com' })).rejects.toEqual(code('BAD_GATEWAY'));
     expect(hits.get('POST /v1/vp/verify')).toBe(1);
     script.set('POST /v1/onboard', [apiError(500, 'INTERNAL_ERROR')]);
-    await expect(client().onboard('enrollment-token-value', { custody: 'server' })).rejects.toEqual(code('INTERNAL_ERROR'));
+    await expect(client().onboard('enrollment-token-value', { custody: 'server' })).rejects.toEqual(
+      code('INTERNAL_ERROR'),
+    );
     expect(hits.get('POST /v1/onboard')).toBe(1);
   });
 
@@ -118,14 +133,21 @@ describe('retries: only idempotent calls', () => {
   });
 
   it('honours Retry-After on a 429, and does not wait for one longer than maxRetryAfterMs', async () => {
-    script.set('GET /v1/audit/verify', [apiError(429, 'RATE_LIMITED'), json(200, { intact: true, count: 3, headHash: 'h' })]);
+    script.set('GET /v1/audit/verify', [
+      apiError(429, 'RATE_LIMITED'),
+      json(200, { intact: true, count: 3, headHash: 'h' }),
+    ]);
     script.get('GET /v1/audit/verify')![0]!.headers!['retry-after'] = '1';
     const events: TransportEvent[] = [];
     await expect(client({}, events).verifyAuditChain()).resolves.toEqual({ intact: true, count: 3, headHash: 'h' });
     expect(events.find((e) => e.type === 'retry')).toMatchObject({ delayMs: 1000, reason: 'RATE_LIMITED' });
 
-    script.set('GET /v1/health', [json(429, { error: { code: 'RATE_LIMITED', message: 'slow down' } }, { 'retry-after': '3600' })]);
-    await expect(client().health()).rejects.toEqual(expect.objectContaining({ code: 'RATE_LIMITED', status: 429, retryAfterSeconds: 3600 }));
+    script.set('GET /v1/health', [
+      json(429, { error: { code: 'RATE_LIMITED', message: 'slow down' } }, { 'retry-after': '3600' }),
+    ]);
+    await expect(client().health()).rejects.toEqual(
+      expect.objectContaining({ code: 'RATE_LIMITED', status: 429, retryAfterSeconds: 3600 }),
+    );
     expect(hits.get('GET /v1/health')).toBe(1);
   });
 
@@ -149,14 +171,19 @@ describe('retries: only idempotent calls', () => {
       attempts++;
       return fetch(input, init);
     };
-    await expect(client({ baseUrl: deadUrl, fetch: counting }).mintEnrollmentToken(mint)).rejects.toEqual(code('NETWORK_ERROR'));
+    await expect(client({ baseUrl: deadUrl, fetch: counting }).mintEnrollmentToken(mint)).rejects.toEqual(
+      code('NETWORK_ERROR'),
+    );
     expect(attempts).toBe(1);
     await expect(client({ baseUrl: deadUrl, fetch: counting }).health()).rejects.toEqual(code('NETWORK_ERROR'));
     expect(attempts).toBe(4);
   });
 
   it('revoke is idempotent: retried after a 502, and a retry that meets CREDENTIAL_ALREADY_REVOKED resolves with the revoked credential', async () => {
-    script.set(`POST /v1/vcs/${encodeURIComponent(VC)}/revoke`, [apiError(502, 'BAD_GATEWAY'), apiError(409, 'CREDENTIAL_ALREADY_REVOKED')]);
+    script.set(`POST /v1/vcs/${encodeURIComponent(VC)}/revoke`, [
+      apiError(502, 'BAD_GATEWAY'),
+      apiError(409, 'CREDENTIAL_ALREADY_REVOKED'),
+    ]);
     script.set(`GET /v1/vcs/${encodeURIComponent(VC)}`, [json(200, credentialView('revoked'))]);
     await expect(client().revoke(VC)).resolves.toMatchObject({ vcId: VC, state: 'revoked', alreadyRevoked: true });
     expect(hits.get(`POST /v1/vcs/${encodeURIComponent(VC)}/revoke`)).toBe(2);
@@ -167,23 +194,31 @@ describe('deadlines and cancellation', () => {
   it('TIMEOUT when the answer does not come in time (a GET is tried again, a POST is not)', async () => {
     // Attempts are counted where they are made: on a busy machine a request cut off after
     // 150 ms may not have reached the server yet.
-    const attemptsOf = (events: TransportEvent[]) => events.filter((e) => e.type === 'failure').map((e) => (e.type === 'failure' ? `${e.attempt} ${e.code}` : ''));
+    const attemptsOf = (events: TransportEvent[]) =>
+      events.filter((e) => e.type === 'failure').map((e) => (e.type === 'failure' ? `${e.attempt} ${e.code}` : ''));
     script.set('GET /v1/health', [{ ...HEALTH, stallMs: 3000 }]);
     const getEvents: TransportEvent[] = [];
     await expect(client({ timeoutMs: 150 }, getEvents).health()).rejects.toEqual(code('TIMEOUT'));
     expect(attemptsOf(getEvents)).toEqual(['1 TIMEOUT', '2 TIMEOUT', '3 TIMEOUT']);
     script.set('POST /v1/status-list', [{ ...json(201, {}), stallMs: 3000 }]);
     const postEvents: TransportEvent[] = [];
-    await expect(client({ timeoutMs: 150 }, postEvents).createStatusList({ purpose: 'revocation' })).rejects.toEqual(code('TIMEOUT'));
+    await expect(client({ timeoutMs: 150 }, postEvents).createStatusList({ purpose: 'revocation' })).rejects.toEqual(
+      code('TIMEOUT'),
+    );
     expect(attemptsOf(postEvents)).toEqual(['1 TIMEOUT']);
   });
 
   it('TIMEOUT and ABORTED even from a fetch that ignores the abort signal', async () => {
     const unanswered: typeof fetch = () => new Promise<Response>(() => undefined);
     const stalledBody: typeof fetch = async () =>
-      new Response(new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new TextEncoder().encode('{"ok":')) }), {
-        headers: { 'content-type': 'application/json' },
-      });
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start: (controller) => controller.enqueue(new TextEncoder().encode('{"ok":')),
+        }),
+        {
+          headers: { 'content-type': 'application/json' },
+        },
+      );
     for (const fetch of [unanswered, stalledBody]) {
       await expect(client({ fetch, timeoutMs: 100, retry: false }).health()).rejects.toEqual(code('TIMEOUT'));
       const controller = new AbortController();
@@ -207,7 +242,13 @@ describe('answers the client refuses', () => {
   it('RESPONSE_INVALID: a 200 that is not JSON, unsafe JSON, the wrong shape, or a redirect (never followed)', async () => {
     script.set('GET /v1/health', [{ status: 200, headers: { 'content-type': 'text/html' }, body: '<html>' }]);
     await expect(client().health()).rejects.toEqual(code('RESPONSE_INVALID'));
-    script.set('GET /v1/health', [{ status: 200, headers: { 'content-type': 'application/json' }, body: '{"__proto__": {"ok": true}, "issuer": "did:x:y"}' }]);
+    script.set('GET /v1/health', [
+      {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: '{"__proto__": {"ok": true}, "issuer": "did:x:y"}',
+      },
+    ]);
     await expect(client().health()).rejects.toEqual(code('RESPONSE_INVALID'));
     script.set('GET /v1/health', [json(200, { ok: true })]);
     await expect(client().health()).rejects.toEqual(code('RESPONSE_INVALID'));
@@ -227,27 +268,64 @@ describe('answers the client refuses', () => {
   it('RESPONSE_TOO_LARGE beyond maxResponseBytes, declared or streamed', async () => {
     script.set('GET /v1/audit', [json(200, { records: [], pad: 'x'.repeat(5000) })]);
     await expect(client({ maxResponseBytes: 1024 }).audit()).rejects.toEqual(code('RESPONSE_TOO_LARGE'));
-    script.set('GET /v1/audit', [{ status: 200, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, body: JSON.stringify({ records: [], pad: 'y'.repeat(5000) }) }]);
+    script.set('GET /v1/audit', [
+      {
+        status: 200,
+        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        body: JSON.stringify({ records: [], pad: 'y'.repeat(5000) }),
+      },
+    ]);
     await expect(client({ maxResponseBytes: 1024 }).audit()).rejects.toEqual(code('RESPONSE_TOO_LARGE'));
   });
 });
 
-describe('errors carry the API\'s codes and no secret', () => {
+describe("errors carry the API's codes and no secret", () => {
   it('maps {error: {code, message, details}} with status and request id; a body without that shape is HTTP_ERROR', async () => {
-    script.set(`GET /v1/vcs/${encodeURIComponent(VC)}`, [{ ...apiError(404, 'CREDENTIAL_NOT_FOUND', 'no such credential', { vcId: VC }), headers: { 'content-type': 'application/json', 'x-request-id': 'req-42' } }]);
-    const error = (await client().getCredential(VC).catch((e: unknown) => e)) as IssuerApiError;
+    script.set(`GET /v1/vcs/${encodeURIComponent(VC)}`, [
+      {
+        ...apiError(404, 'CREDENTIAL_NOT_FOUND', 'no such credential', { vcId: VC }),
+        headers: { 'content-type': 'application/json', 'x-request-id': 'req-42' },
+      },
+    ]);
+    const error = (await client()
+      .getCredential(VC)
+      .catch((e: unknown) => e)) as IssuerApiError;
     expect(error).toBeInstanceOf(IssuerApiError);
-    expect(error).toMatchObject({ status: 404, code: 'CREDENTIAL_NOT_FOUND', message: 'no such credential', details: { vcId: VC }, requestId: 'req-42' });
-    script.set('POST /v1/status-list', [{ status: 502, headers: { 'content-type': 'text/html' }, body: '<h1>Bad gateway</h1>' }]);
-    await expect(client().createStatusList({ purpose: 'revocation' })).rejects.toEqual(expect.objectContaining({ code: 'HTTP_ERROR', status: 502, message: 'HTTP 502 from the issuer' }));
+    expect(error).toMatchObject({
+      status: 404,
+      code: 'CREDENTIAL_NOT_FOUND',
+      message: 'no such credential',
+      details: { vcId: VC },
+      requestId: 'req-42',
+    });
+    script.set('POST /v1/status-list', [
+      { status: 502, headers: { 'content-type': 'text/html' }, body: '<h1>Bad gateway</h1>' },
+    ]);
+    await expect(client().createStatusList({ purpose: 'revocation' })).rejects.toEqual(
+      expect.objectContaining({ code: 'HTTP_ERROR', status: 502, message: 'HTTP 502 from the issuer' }),
+    );
   });
 
   it('sends the admin key only as a Bearer header and redacts it, the token and the challenge from errors and events', async () => {
     const token = 'enrollment-token-secret-abcdefghijklmnop';
-    script.set('POST /v1/onboard', [json(201, { challengeId: '2b0c2c1e-6d7e-4e7e-8f5a-1a2b3c4d5e6f', challenge: 'challenge-secret-0123456789', domain: 'did:web:issuer.test', expiresAt: 'x' })]);
-    script.set('POST /v1/onboard/verify', [apiError(403, 'CHALLENGE_MISMATCH', `echo ${token} challenge-secret-0123456789 ${ADMIN_KEY}`, { token, key: ADMIN_KEY })]);
+    script.set('POST /v1/onboard', [
+      json(201, {
+        challengeId: '2b0c2c1e-6d7e-4e7e-8f5a-1a2b3c4d5e6f',
+        challenge: 'challenge-secret-0123456789',
+        domain: 'did:web:issuer.test',
+        expiresAt: 'x',
+      }),
+    ]);
+    script.set('POST /v1/onboard/verify', [
+      apiError(403, 'CHALLENGE_MISMATCH', `echo ${token} challenge-secret-0123456789 ${ADMIN_KEY}`, {
+        token,
+        key: ADMIN_KEY,
+      }),
+    ]);
     const events: TransportEvent[] = [];
-    const error = (await client({}, events).onboard(token, { custody: 'server' }).catch((e: unknown) => e)) as IssuerApiError;
+    const error = (await client({}, events)
+      .onboard(token, { custody: 'server' })
+      .catch((e: unknown) => e)) as IssuerApiError;
     expect(error).toMatchObject({ code: 'CHALLENGE_MISMATCH', status: 403 });
     const visible = JSON.stringify({ message: error.message, details: error.details, stack: error.stack, events });
     for (const secret of [token, 'challenge-secret-0123456789', ADMIN_KEY]) expect(visible).not.toContain(secret);
@@ -269,14 +347,29 @@ describe('errors carry the API\'s codes and no secret', () => {
   });
 
   it('CONFIG_INVALID: plain http beyond loopback, another scheme, credentials in the URL, bad numbers, a bad token', async () => {
-    expect(() => new IssuerClient({ baseUrl: 'http://issuer.example.com' })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
-    expect(new IssuerClient({ baseUrl: 'http://issuer.internal:8787/', allowInsecureHttp: true }).baseUrl).toBe('http://issuer.internal:8787');
-    expect(new IssuerClient({ baseUrl: 'https://issuer.example.com/api/' }).baseUrl).toBe('https://issuer.example.com/api');
-    for (const baseUrl of ['ftp://issuer.example.com', 'https://user:pw@issuer.example.com', 'https://issuer.example.com/?x=1', 'not a url']) {
+    expect(() => new IssuerClient({ baseUrl: 'http://issuer.example.com' })).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID' }),
+    );
+    expect(new IssuerClient({ baseUrl: 'http://issuer.internal:8787/', allowInsecureHttp: true }).baseUrl).toBe(
+      'http://issuer.internal:8787',
+    );
+    expect(new IssuerClient({ baseUrl: 'https://issuer.example.com/api/' }).baseUrl).toBe(
+      'https://issuer.example.com/api',
+    );
+    for (const baseUrl of [
+      'ftp://issuer.example.com',
+      'https://user:pw@issuer.example.com',
+      'https://issuer.example.com/?x=1',
+      'not a url',
+    ]) {
       expect(() => new IssuerClient({ baseUrl })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
     }
-    expect(() => new IssuerClient({ baseUrl: base, timeoutMs: 0 })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
-    expect(() => new IssuerClient({ baseUrl: base, adminKey: 'a\nb' })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
+    expect(() => new IssuerClient({ baseUrl: base, timeoutMs: 0 })).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID' }),
+    );
+    expect(() => new IssuerClient({ baseUrl: base, adminKey: 'a\nb' })).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID' }),
+    );
     await expect(client().onboard('', { custody: 'server' })).rejects.toEqual(code('CONFIG_INVALID'));
     await expect(client().verify({ n: 1n }, { target: 'files.example.com' })).rejects.toEqual(code('CONFIG_INVALID'));
     expect(seen).toHaveLength(0);

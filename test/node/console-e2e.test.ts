@@ -17,7 +17,16 @@ import { createConsent } from '../../wallet/vc/grant.ts';
 import { didKeyIdentity } from '../../wallet/vc/identity.ts';
 import { onboardServerAgent, startTestIssuer, TEST_ADMIN_KEY, type TestIssuer } from '../support/issuer.ts';
 
-const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--headless',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 
 let issuer: TestIssuer;
@@ -32,12 +41,16 @@ beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   await buildConsole();
   issuer = await startTestIssuer();
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
+  });
   context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: issuer.url });
   page = await context.newPage();
   page.on('console', (message) => {
-    if (message.type() === 'error' && !expected.some((re) => re.test(message.text()))) pageErrors.push(`console: ${message.text()}`);
+    if (message.type() === 'error' && !expected.some((re) => re.test(message.text())))
+      pageErrors.push(`console: ${message.text()}`);
   });
   page.on('pageerror', (error) => pageErrors.push(`pageerror: ${error.message}`));
 }, 120_000);
@@ -68,7 +81,9 @@ async function expectLabelledControls(): Promise<void> {
 }
 
 async function expectNoHorizontalScroll(): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   expect(overflow).toBeLessThanOrEqual(0);
 }
 
@@ -87,7 +102,9 @@ describe('operator console', () => {
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('NETWORK_ERROR');
     expect(await page.getByRole('alert').textContent()).toContain('Cannot reach the issuer');
     await page.unroute('**/v1/console/status-lists');
-    await page.route('**/v1/console/status-lists', (route) => route.fulfill({ status: 502, contentType: 'text/html', body: '<h1>Bad gateway</h1>' }));
+    await page.route('**/v1/console/status-lists', (route) =>
+      route.fulfill({ status: 502, contentType: 'text/html', body: '<h1>Bad gateway</h1>' }),
+    );
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('BAD_RESPONSE');
     expect(await page.getByRole('alert').textContent()).toContain('502');
@@ -132,7 +149,8 @@ describe('operator console', () => {
     await shot('enrollment-1440');
 
     // A double click mints one token, not two (the button waits for the answer).
-    const countTokens = async () => (await issuer.call('/v1/enrollment-tokens?limit=500', { admin: true })).json.tokens.length as number;
+    const countTokens = async () =>
+      (await issuer.call('/v1/enrollment-tokens?limit=500', { admin: true })).json.tokens.length as number;
     const before = await countTokens();
     await page.getByRole('button', { name: 'Mint token' }).dblclick();
     await expect.poll(() => page.getByRole('button', { name: 'Mint token' }).isEnabled()).toBe(true);
@@ -167,14 +185,24 @@ describe('operator console', () => {
     expect(await page.locator('dl.facts').textContent()).toContain(agent.agentDid);
     await expect.poll(() => page.locator('pre.json').first().textContent()).toContain(agent.agentDid);
     expect(await page.getByRole('heading', { name: 'Recent audit events' }).isVisible()).toBe(true);
-    await expect.poll(() => page.locator('section', { hasText: 'Recent audit events' }).textContent()).toContain('AGENT_ENROLLED');
+    await expect
+      .poll(() => page.locator('section', { hasText: 'Recent audit events' }).textContent())
+      .toContain('AGENT_ENROLLED');
   });
 
   it("shows consents naming the agent as reports, apart from the agent's own history", async () => {
     const user = didKeyIdentity(seedSigner(generateSeed()));
     const { challengeId, challenge } = (await issuer.call('/v1/challenges', { body: { userDid: user.did } })).json;
-    const consent = await createConsent({ user, agentDid: agent.agentDid, providerDid: 'did:web:files.example.com', privilegeScopes: ['files:read'], challenge });
-    expect((await issuer.call(`/v1/challenges/${challengeId}/verify`, { body: { proof: consent } })).json.verified).toBe(true);
+    const consent = await createConsent({
+      user,
+      agentDid: agent.agentDid,
+      providerDid: 'did:web:files.example.com',
+      privilegeScopes: ['files:read'],
+      challenge,
+    });
+    expect(
+      (await issuer.call(`/v1/challenges/${challengeId}/verify`, { body: { proof: consent } })).json.verified,
+    ).toBe(true);
     await page.reload();
     const reports = page.locator('section', { has: page.getByRole('heading', { name: 'Reports naming this agent' }) });
     await expect.poll(() => reports.textContent()).toContain('CONSENT_VERIFIED');
@@ -208,7 +236,9 @@ describe('operator console', () => {
 
     // Suspend, then Reinstate: the suspension reaches the renewed-from credential too, and says so.
     await page.getByRole('button', { name: `Suspend ${current}` }).click();
-    await expect.poll(() => page.locator('#status').textContent()).toContain(`Credential ${current} suspended. Also 1 more: ${agent.vcId}.`);
+    await expect
+      .poll(() => page.locator('#status').textContent())
+      .toContain(`Credential ${current} suspended. Also 1 more: ${agent.vcId}.`);
     expect((await issuer.call(`/v1/vcs/${encodeURIComponent(agent.vcId)}`)).json.state).toBe('suspended');
     await page.getByRole('button', { name: `Reinstate ${current}` }).click();
     await expect.poll(() => page.locator('#status').textContent()).toContain(`Credential ${current} reinstated.`);
@@ -217,7 +247,7 @@ describe('operator console', () => {
     await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
 
     await page.getByRole('button', { name: `Revoke ${current}` }).click();
-    expect(await dialog.textContent()).toContain("every other live credential of that agent");
+    expect(await dialog.textContent()).toContain('every other live credential of that agent');
     await dialog.getByRole('button', { name: 'Revoke credential' }).click();
     await expect.poll(() => page.locator('#status').textContent()).toContain('revoked');
     // Its buttons are gone: focus moves to the view's heading.
@@ -227,11 +257,18 @@ describe('operator console', () => {
 
     // Refusals the audit trail must show: a verifier now rejects the agent's presentation
     // (VP_REJECTED, CREDENTIAL_REVOKED), and a second revocation is refused.
-    const vp = await issuer.call(`/v1/agents/${encodeURIComponent(agent.agentDid)}/vp`, { admin: true, body: { targetService: 'files.example.com' } });
-    const verdict = await issuer.call('/v1/vp/verify', { body: { presentation: vp.json, expectedTarget: 'files.example.com' } });
+    const vp = await issuer.call(`/v1/agents/${encodeURIComponent(agent.agentDid)}/vp`, {
+      admin: true,
+      body: { targetService: 'files.example.com' },
+    });
+    const verdict = await issuer.call('/v1/vp/verify', {
+      body: { presentation: vp.json, expectedTarget: 'files.example.com' },
+    });
     expect(verdict.status).toBe(403);
     expect(verdict.json.reason).toBe('CREDENTIAL_REVOKED');
-    expect((await issuer.call(`/v1/vcs/${encodeURIComponent(current)}/revoke`, { admin: true, body: {} })).json.error.code).toBe('CREDENTIAL_ALREADY_REVOKED');
+    expect(
+      (await issuer.call(`/v1/vcs/${encodeURIComponent(current)}/revoke`, { admin: true, body: {} })).json.error.code,
+    ).toBe('CREDENTIAL_ALREADY_REVOKED');
     agent = { ...agent, vcId: current };
   });
 
@@ -245,7 +282,9 @@ describe('operator console', () => {
     await shot('credentials-1440');
     // A revocation from the lookup shows at once in the list's fill level.
     const fresh = await onboardServerAgent(issuer);
-    const list = (await issuer.call(`/v1/vcs/${encodeURIComponent(fresh.vcId)}`)).json.statusLists.find((l: { purpose: string }) => l.purpose === 'revocation').listId as string;
+    const list = (await issuer.call(`/v1/vcs/${encodeURIComponent(fresh.vcId)}`)).json.statusLists.find(
+      (l: { purpose: string }) => l.purpose === 'revocation',
+    ).listId as string;
     const row = page.locator('tbody tr', { hasText: list });
     await page.reload();
     const setBefore = Number(/(\d+) set/.exec((await row.textContent()) ?? '')?.[1]);
@@ -268,25 +307,46 @@ describe('operator console', () => {
     // A provider's report of its own refusal is flagged like the issuer's.
     const provider = didKeyIdentity(seedSigner(generateSeed()));
     const denial = await createProof(
-      { type: 'AuditEvent', id: `urn:uuid:${crypto.randomUUID()}`, provider: provider.did, event: 'authorization', agentDid: agent.agentDid, action: 'GET /q3.pdf', result: 'denied SCOPE_ESCALATION' },
+      {
+        type: 'AuditEvent',
+        id: `urn:uuid:${crypto.randomUUID()}`,
+        provider: provider.did,
+        event: 'authorization',
+        agentDid: agent.agentDid,
+        action: 'GET /q3.pdf',
+        result: 'denied SCOPE_ESCALATION',
+      },
       { signer: provider.signer, verificationMethod: provider.verificationMethod, proofPurpose: 'assertionMethod' },
     );
     expect((await issuer.call('/v1/audit/events', { body: denial })).status).toBe(201);
-    await expect.poll(() => page.locator('strong.reason', { hasText: 'denied SCOPE_ESCALATION' }).count(), { timeout: 15_000 }).toBe(1);
+    await expect
+      .poll(() => page.locator('strong.reason', { hasText: 'denied SCOPE_ESCALATION' }).count(), { timeout: 15_000 })
+      .toBe(1);
     await expectLabelledControls();
 
     // Live: a record written now appears without a reload.
-    await issuer.call('/v1/status-list', { admin: true, body: { purpose: 'revocation', id: 'console-live', makeDefault: false } });
+    await issuer.call('/v1/status-list', {
+      admin: true,
+      body: { purpose: 'revocation', id: 'console-live', makeDefault: false },
+    });
     await expect.poll(() => table.textContent(), { timeout: 15_000 }).toContain('STATUS_LIST_CREATED');
 
     // Filters: by event.
     await page.getByLabel('Event').fill('REQUEST_REFUSED');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await expect.poll(async () => (await page.locator('tbody tr').allTextContents()).every((row) => row.includes('REQUEST_REFUSED'))).toBe(true);
+    await expect
+      .poll(async () =>
+        (await page.locator('tbody tr').allTextContents()).every((row) => row.includes('REQUEST_REFUSED')),
+      )
+      .toBe(true);
     await page.getByLabel('Event').fill('');
     await page.getByLabel('Agent DID').fill(agent.agentDid);
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await expect.poll(async () => (await page.locator('tbody tr').allTextContents()).every((row) => !row.includes('STATUS_LIST_CREATED'))).toBe(true);
+    await expect
+      .poll(async () =>
+        (await page.locator('tbody tr').allTextContents()).every((row) => !row.includes('STATUS_LIST_CREATED')),
+      )
+      .toBe(true);
     await page.getByLabel('Agent DID').fill('');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await expect.poll(() => table.textContent()).toContain('STATUS_LIST_CREATED');
@@ -354,7 +414,12 @@ describe('operator console', () => {
       await expectNoHorizontalScroll();
       await shot(`${name}-375`);
     }
-    expect(await page.locator('thead').first().evaluate((el) => getComputedStyle(el).position)).toBe('absolute');
+    expect(
+      await page
+        .locator('thead')
+        .first()
+        .evaluate((el) => getComputedStyle(el).position),
+    ).toBe('absolute');
     await page.setViewportSize({ width: 1440, height: 900 });
   });
 
@@ -389,7 +454,9 @@ describe('operator console', () => {
     }
     // Live polls re-check the chain once a minute; an explicit refresh checks it now.
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await expect.poll(() => verdict.textContent(), { timeout: 15_000 }).toMatch(/Hash chain broken at record 3 \(of \d+\)/);
+    await expect
+      .poll(() => verdict.textContent(), { timeout: 15_000 })
+      .toMatch(/Hash chain broken at record 3 \(of \d+\)/);
     expect(await verdict.getAttribute('data-chain')).toBe('broken');
   });
 

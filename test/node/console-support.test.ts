@@ -18,8 +18,14 @@ let second: { agentDid: string; vcId: string };
 
 beforeAll(async () => {
   issuer = await startTestIssuer();
-  first = await onboardServerAgent(issuer, await mintToken(issuer, { requestedScopes: ['files:read'], requestedDomains: ['files.example.com'] }));
-  second = await onboardServerAgent(issuer, await mintToken(issuer, { requestedScopes: ['orders:write'], requestedDomains: ['orders.example.com'] }));
+  first = await onboardServerAgent(
+    issuer,
+    await mintToken(issuer, { requestedScopes: ['files:read'], requestedDomains: ['files.example.com'] }),
+  );
+  second = await onboardServerAgent(
+    issuer,
+    await mintToken(issuer, { requestedScopes: ['orders:write'], requestedDomains: ['orders.example.com'] }),
+  );
 });
 afterAll(async () => {
   await issuer?.dispose();
@@ -54,7 +60,12 @@ describe('GET /console (static console)', () => {
 
   it('serves nothing outside the built assets', async () => {
     const routes = consoleRoutes(issuer.running.ctx, { distDir: dist });
-    for (const path of ['/console/assets/..%2Fsecret.txt', '/console/assets/%2e%2e%2findex.html', '/console/assets/missing.js', '/console/assets/secret.txt']) {
+    for (const path of [
+      '/console/assets/..%2Fsecret.txt',
+      '/console/assets/%2e%2e%2findex.html',
+      '/console/assets/missing.js',
+      '/console/assets/secret.txt',
+    ]) {
       expect((await routes.request(path)).status, path).toBe(404);
     }
   });
@@ -81,7 +92,12 @@ describe('GET /console (static console)', () => {
 describe('GET /v1/console/agents', () => {
   it('is described in the OpenAPI document with the other console views', async () => {
     const doc = await issuer.call('/v1/openapi.json');
-    for (const path of ['/v1/console/agents', '/v1/console/agents/{did}/delegations', '/v1/console/status-lists', '/v1/console/audit/latest']) {
+    for (const path of [
+      '/v1/console/agents',
+      '/v1/console/agents/{did}/delegations',
+      '/v1/console/status-lists',
+      '/v1/console/audit/latest',
+    ]) {
       expect(doc.json.paths[path]?.get?.security, path).toEqual([{ adminBearer: [] }]);
     }
   });
@@ -96,7 +112,12 @@ describe('GET /v1/console/agents', () => {
     const all = await issuer.call('/v1/console/agents', { admin: true });
     expect(all.status).toBe(200);
     expect(all.json.agents.map((a: { did: string }) => a.did)).toEqual([first.agentDid, second.agentDid]);
-    expect(all.json.agents[0]).toMatchObject({ custody: 'server', privilegeScopes: ['files:read'], credentialState: 'active', domains: ['files.example.com'] });
+    expect(all.json.agents[0]).toMatchObject({
+      custody: 'server',
+      privilegeScopes: ['files:read'],
+      credentialState: 'active',
+      domains: ['files.example.com'],
+    });
     const byScope = await issuer.call('/v1/console/agents?q=ORDERS:write', { admin: true });
     expect(byScope.json.agents.map((a: { did: string }) => a.did)).toEqual([second.agentDid]);
     const byDomain = await issuer.call('/v1/console/agents?q=files.example', { admin: true });
@@ -106,23 +127,40 @@ describe('GET /v1/console/agents', () => {
   });
 
   it('refuses a cursor no list gave (400), on every paged list, rather than answer an empty page', async () => {
-    for (const path of ['/v1/enrollment-tokens?cursor=garbage', '/v1/enrollment-tokens?cursor=1|x', '/v1/agents?cursor=did:example:nobody', '/v1/dids?cursor=garbage', '/v1/console/agents?cursor=did:example:nobody']) {
+    for (const path of [
+      '/v1/enrollment-tokens?cursor=garbage',
+      '/v1/enrollment-tokens?cursor=1|x',
+      '/v1/agents?cursor=did:example:nobody',
+      '/v1/dids?cursor=garbage',
+      '/v1/console/agents?cursor=did:example:nobody',
+    ]) {
       const res = await issuer.call(path, { admin: true });
       expect(res.status, path).toBe(400);
       expect(res.json.error.code, path).toBe('VALIDATION_FAILED');
     }
     // What the lists do give still pages on.
     const first = await issuer.call('/v1/enrollment-tokens?limit=1', { admin: true });
-    expect((await issuer.call(`/v1/enrollment-tokens?limit=1&cursor=${encodeURIComponent(first.json.nextCursor)}`, { admin: true })).status).toBe(200);
+    expect(
+      (
+        await issuer.call(`/v1/enrollment-tokens?limit=1&cursor=${encodeURIComponent(first.json.nextCursor)}`, {
+          admin: true,
+        })
+      ).status,
+    ).toBe(200);
     const agents = await issuer.call('/v1/agents?limit=1', { admin: true });
-    expect((await issuer.call(`/v1/agents?limit=1&cursor=${encodeURIComponent(agents.json.nextCursor)}`, { admin: true })).status).toBe(200);
+    expect(
+      (await issuer.call(`/v1/agents?limit=1&cursor=${encodeURIComponent(agents.json.nextCursor)}`, { admin: true }))
+        .status,
+    ).toBe(200);
   });
 
   it('pages with a cursor', async () => {
     const one = await issuer.call('/v1/console/agents?limit=1', { admin: true });
     expect(one.json.agents).toHaveLength(1);
     expect(one.json.nextCursor).toBe(first.agentDid);
-    const two = await issuer.call(`/v1/console/agents?limit=1&cursor=${encodeURIComponent(one.json.nextCursor)}`, { admin: true });
+    const two = await issuer.call(`/v1/console/agents?limit=1&cursor=${encodeURIComponent(one.json.nextCursor)}`, {
+      admin: true,
+    });
     expect(two.json.agents.map((a: { did: string }) => a.did)).toEqual([second.agentDid]);
     expect(two.json.nextCursor).toBeUndefined();
   });
@@ -142,16 +180,29 @@ describe('GET /v1/console/agents/{did}/delegations', () => {
       body: { delegateeDid: delegatee, scopes: ['files:read'], lifetimeSeconds: 600, delegationDepth: 0 },
     });
     expect(made.status).toBe(201);
-    const res = await issuer.call(`/v1/console/agents/${encodeURIComponent(first.agentDid)}/delegations`, { admin: true });
+    const res = await issuer.call(`/v1/console/agents/${encodeURIComponent(first.agentDid)}/delegations`, {
+      admin: true,
+    });
     expect(res.status).toBe(200);
     expect(res.json.delegations).toHaveLength(1);
-    expect(res.json.delegations[0]).toMatchObject({ vcId: made.json.vcId, type: 'DelegatedAgentCredential', subjectDid: delegatee, issuerDid: first.agentDid, state: 'active' });
-    const none = await issuer.call(`/v1/console/agents/${encodeURIComponent(second.agentDid)}/delegations`, { admin: true });
+    expect(res.json.delegations[0]).toMatchObject({
+      vcId: made.json.vcId,
+      type: 'DelegatedAgentCredential',
+      subjectDid: delegatee,
+      issuerDid: first.agentDid,
+      state: 'active',
+    });
+    const none = await issuer.call(`/v1/console/agents/${encodeURIComponent(second.agentDid)}/delegations`, {
+      admin: true,
+    });
     expect(none.json.delegations).toEqual([]);
   });
 
   it('answers 404 AGENT_NOT_FOUND for a DID that is not enrolled', async () => {
-    const res = await issuer.call(`/v1/console/agents/${encodeURIComponent('did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK')}/delegations`, { admin: true });
+    const res = await issuer.call(
+      `/v1/console/agents/${encodeURIComponent('did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK')}/delegations`,
+      { admin: true },
+    );
     expect(res.status).toBe(404);
     expect(res.json.error.code).toBe('AGENT_NOT_FOUND');
   });
@@ -164,7 +215,9 @@ describe('GET /v1/console/status-lists', () => {
     expect(revocation.allocated).toBeGreaterThanOrEqual(2);
     expect(revocation.fill).toBeCloseTo(revocation.allocated / revocation.length);
     expect(revocation.url).toContain(`/v1/status-list/${revocation.listId}`);
-    expect((await issuer.call(`/v1/vcs/${encodeURIComponent(second.vcId)}/revoke`, { admin: true, body: {} })).status).toBe(200);
+    expect(
+      (await issuer.call(`/v1/vcs/${encodeURIComponent(second.vcId)}/revoke`, { admin: true, body: {} })).status,
+    ).toBe(200);
     const after = await issuer.call('/v1/console/status-lists', { admin: true });
     const revoked = after.json.statusLists.find((l: { listId: string }) => l.listId === revocation.listId);
     expect(revoked.set).toBe(revocation.set + 1);
@@ -180,35 +233,60 @@ describe('GET /v1/console/audit/latest', () => {
     const filtered = await issuer.call('/v1/console/audit/latest?event=REQUEST_REFUSED', { admin: true });
     expect(filtered.json.records.length).toBeGreaterThan(0);
     expect(filtered.json.records.every((r: { event: string }) => r.event === 'REQUEST_REFUSED')).toBe(true);
-    const forAgent = await issuer.call(`/v1/console/audit/latest?agent=${encodeURIComponent(first.agentDid)}&limit=500`, { admin: true });
+    const forAgent = await issuer.call(
+      `/v1/console/audit/latest?agent=${encodeURIComponent(first.agentDid)}&limit=500`,
+      { admin: true },
+    );
     expect(forAgent.json.records.length).toBeGreaterThan(0);
     expect(forAgent.json.records.every((r: { agentDid?: string }) => r.agentDid === first.agentDid)).toBe(true);
   });
 
   it("keeps an agent's own history apart from reports naming it: anonymous consents and provider events do not push it off the agent page", async () => {
-    const revoked = await issuer.call(`/v1/vcs/${encodeURIComponent(first.vcId)}/revoke`, { admin: true, body: { reason: 'rotated' } });
+    const revoked = await issuer.call(`/v1/vcs/${encodeURIComponent(first.vcId)}/revoke`, {
+      admin: true,
+      body: { reason: 'rotated' },
+    });
     expect(revoked.status).toBe(200);
     const agent = encodeURIComponent(first.agentDid);
     // 25 throwaway users each file a verified consent naming the agent; a throwaway provider files an event.
     for (let i = 0; i < 25; i++) {
       const user = didKeyIdentity(seedSigner(generateSeed()));
       const { challengeId, challenge } = (await issuer.call('/v1/challenges', { body: { userDid: user.did } })).json;
-      const consent = await createConsent({ user, agentDid: first.agentDid, providerDid: 'did:web:files.example.com', privilegeScopes: ['files:read'], challenge });
-      expect((await issuer.call(`/v1/challenges/${challengeId}/verify`, { body: { proof: consent } })).json.verified).toBe(true);
+      const consent = await createConsent({
+        user,
+        agentDid: first.agentDid,
+        providerDid: 'did:web:files.example.com',
+        privilegeScopes: ['files:read'],
+        challenge,
+      });
+      expect(
+        (await issuer.call(`/v1/challenges/${challengeId}/verify`, { body: { proof: consent } })).json.verified,
+      ).toBe(true);
     }
     const provider = didKeyIdentity(seedSigner(generateSeed()));
     const event = await createProof(
-      { type: 'AuditEvent', id: `urn:uuid:${crypto.randomUUID()}`, provider: provider.did, event: 'action', agentDid: first.agentDid, action: 'files:read /q3.pdf' },
+      {
+        type: 'AuditEvent',
+        id: `urn:uuid:${crypto.randomUUID()}`,
+        provider: provider.did,
+        event: 'action',
+        agentDid: first.agentDid,
+        action: 'files:read /q3.pdf',
+      },
       { signer: provider.signer, verificationMethod: provider.verificationMethod, proofPurpose: 'assertionMethod' },
     );
     expect((await issuer.call('/v1/audit/events', { body: event })).status).toBe(201);
 
-    const everything = (await issuer.call(`/v1/console/audit/latest?agent=${agent}&limit=20`, { admin: true })).json.records as { event: string }[];
+    const everything = (await issuer.call(`/v1/console/audit/latest?agent=${agent}&limit=20`, { admin: true })).json
+      .records as { event: string }[];
     expect(everything.map((r) => r.event)).not.toContain('CREDENTIAL_REVOKED'); // what the agent page showed before
-    const own = (await issuer.call(`/v1/console/audit/latest?agent=${agent}&reported=false&limit=20`, { admin: true })).json.records as { event: string }[];
+    const own = (await issuer.call(`/v1/console/audit/latest?agent=${agent}&reported=false&limit=20`, { admin: true }))
+      .json.records as { event: string }[];
     expect(own.map((r) => r.event)).toEqual(expect.arrayContaining(['CREDENTIAL_REVOKED', 'AGENT_ENROLLED']));
     expect(own.map((r) => r.event)).not.toContain('CONSENT_VERIFIED');
-    const reports = (await issuer.call(`/v1/console/audit/latest?agent=${agent}&reported=true&limit=500`, { admin: true })).json.records as { event: string }[];
+    const reports = (
+      await issuer.call(`/v1/console/audit/latest?agent=${agent}&reported=true&limit=500`, { admin: true })
+    ).json.records as { event: string }[];
     expect(reports.map((r) => r.event)).toEqual(['PROVIDER_ACTION', ...Array(25).fill('CONSENT_VERIFIED')]);
     // The same filter on the paged log, oldest first.
     const paged = await issuer.call(`/v1/audit?agent=${agent}&reported=false&limit=500`, { admin: true });
@@ -217,7 +295,9 @@ describe('GET /v1/console/audit/latest', () => {
   });
 
   it('refuses a time range whose start is after its end (400 VALIDATION_FAILED)', async () => {
-    const res = await issuer.call('/v1/console/audit/latest?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z', { admin: true });
+    const res = await issuer.call('/v1/console/audit/latest?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z', {
+      admin: true,
+    });
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('VALIDATION_FAILED');
   });

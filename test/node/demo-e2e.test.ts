@@ -14,7 +14,16 @@ import { chromium, type Browser, type Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type RunningDemo } from '../../demo/main.ts';
 
-const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--headless',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 /** Chromium logs every non-2xx fetch as a console error; only the two refusals of step 6 are expected. */
 const EXPECTED_REFUSAL = /Failed to load resource: the server responded with a status of 403/;
@@ -28,7 +37,10 @@ let refusalLines = 0;
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   demo = await startDemo({ port: 0 });
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
+  });
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
   page.on('console', (message) => {
@@ -47,7 +59,9 @@ afterAll(async () => {
 async function run(step: string, button: string): Promise<void> {
   await page.click(`#${button}`);
   const section = page.locator(`#${step}`);
-  await expect.poll(async () => section.getAttribute('data-state'), { timeout: 20_000 }).toMatch(/^(done|partial|failed)$/);
+  await expect
+    .poll(async () => section.getAttribute('data-state'), { timeout: 20_000 })
+    .toMatch(/^(done|partial|failed)$/);
   const state = await section.getAttribute('data-state');
   if (state === 'failed') throw new Error(`${step} failed: ${await section.locator('.error').allTextContents()}`);
 }
@@ -62,7 +76,9 @@ async function shot(name: string, step?: string): Promise<void> {
 describe('npm run demo', () => {
   it('walks through all seven steps: approved, then denied SCOPE_ESCALATION and CREDENTIAL_REVOKED, all in the audit trail', async () => {
     await page.goto(demo.url);
-    await expect.poll(() => page.locator('#verifier-status').getAttribute('data-state'), { timeout: 20_000 }).toBe('ready');
+    await expect
+      .poll(() => page.locator('#verifier-status').getAttribute('data-state'), { timeout: 20_000 })
+      .toBe('ready');
     await expect.poll(() => page.locator('[data-party="issuer"]').textContent()).toBe(demo.issuer.ctx.issuer.did);
 
     // Step 7 before the story: the trail is shown, but it holds no refusal of this page's yet.
@@ -105,7 +121,9 @@ describe('npm run demo', () => {
     const escalation = page.locator('#outcome-6a');
     expect(await escalation.getAttribute('data-verdict')).toBe('denied');
     expect(await escalation.textContent()).toContain('SCOPE_ESCALATION');
-    expect(await page.locator('#step-6 .checks li[data-ok="false"]').first().textContent()).toContain('delegation chain');
+    expect(await page.locator('#step-6 .checks li[data-ok="false"]').first().textContent()).toContain(
+      'delegation chain',
+    );
 
     await run('step-6', 'run-6b');
     const revoked = page.locator('#outcome-6b');
@@ -114,7 +132,9 @@ describe('npm run demo', () => {
     expect(await page.locator('#step-6').getAttribute('data-state')).toBe('done');
     // The verifier's checks in the order it runs them: each passed, then the failed one, then none reached.
     for (const list of await page.locator('#step-6 .checks').all()) {
-      const marks = (await list.locator('li').evaluateAll((items) => items.map((li) => li.getAttribute('data-ok')))).join(' ');
+      const marks = (
+        await list.locator('li').evaluateAll((items) => items.map((li) => li.getAttribute('data-ok')))
+      ).join(' ');
       expect(marks).toMatch(/^(true )*false( skipped)*$/);
       expect(await list.locator('li').last().textContent()).toContain('replay');
     }
@@ -138,7 +158,12 @@ describe('npm run demo', () => {
   }, 90_000);
 
   it('refuses, with stable codes, what the page or anyone else must not do', async () => {
-    const post = (path: string, body: unknown) => fetch(new URL(path, demo.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    const post = (path: string, body: unknown) =>
+      fetch(new URL(path, demo.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
 
     // The API is only reached through the verifier: without its claims, 401 UNVERIFIED.
     const direct = await fetch(new URL('/api/files/q3-report', demo.url));
@@ -157,21 +182,38 @@ describe('npm run demo', () => {
     expect(JSON.parse(onboardBody)).toMatchObject({ error: { code: 'VALIDATION_FAILED' } });
 
     // Consent with a challenge the provider never issued: refused before any signature is checked.
-    const forged = await post('/provider/grants', { consent: { type: 'UserConsent', proof: { challenge: 'not-ours' } }, agentCredential: {} });
+    const forged = await post('/provider/grants', {
+      consent: { type: 'UserConsent', proof: { challenge: 'not-ours' } },
+      agentCredential: {},
+    });
     expect(forged.status).toBe(403);
     const refusal = (await forged.json()) as { granted: boolean; checks: Array<{ check: string; ok: boolean }> };
     expect(refusal.granted).toBe(false);
-    expect(refusal.checks).toEqual([expect.objectContaining({ check: 'challenge is ours, unexpired and unused', ok: false })]);
+    expect(refusal.checks).toEqual([
+      expect.objectContaining({ check: 'challenge is ours, unexpired and unused', ok: false }),
+    ]);
 
     // A consent signed by someone other than the named user fails the signature check.
-    const { challenge, provider } = (await (await fetch(new URL('/provider/consent', demo.url))).json()) as { challenge: string; provider: string };
+    const { challenge, provider } = (await (await fetch(new URL('/provider/consent', demo.url))).json()) as {
+      challenge: string;
+      provider: string;
+    };
     const wrongSigner = await post('/provider/grants', {
-      consent: { type: 'UserConsent', user: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', agent: 'did:key:z6Mk', provider, privilegeScopes: ['files:read'], proof: { type: 'DataIntegrityProof', challenge } },
+      consent: {
+        type: 'UserConsent',
+        user: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK',
+        agent: 'did:key:z6Mk',
+        provider,
+        privilegeScopes: ['files:read'],
+        proof: { type: 'DataIntegrityProof', challenge },
+      },
       agentCredential: {},
     });
     expect(wrongSigner.status).toBe(403);
     const checks = ((await wrongSigner.json()) as { checks: Array<{ check: string; ok: boolean }> }).checks;
-    expect(checks.at(-1)).toEqual(expect.objectContaining({ ok: false, check: expect.stringContaining("user's signature") }));
+    expect(checks.at(-1)).toEqual(
+      expect.objectContaining({ ok: false, check: expect.stringContaining("user's signature") }),
+    );
 
     expect((await post('/provider/grants', 'not json')).status).toBe(400);
     expect((await post('/provider/grants', '{"consent":{},"agentCredential":{},"consent":{}}')).status).toBe(400);
@@ -196,13 +238,19 @@ describe('npm run demo', () => {
     await expect(startDemo({ port: Number(port) })).rejects.toMatchObject({ code: 'EADDRINUSE' });
     expect(demoDirs()).toEqual(before);
     const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, ['--import', 'tsx', 'demo/main.ts'], { env: { ...process.env, DEMO_PORT: port }, timeout: 60_000 }, (error, _stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stderr }),
+      const child = execFile(
+        process.execPath,
+        ['--import', 'tsx', 'demo/main.ts'],
+        { env: { ...process.env, DEMO_PORT: port }, timeout: 60_000 },
+        (error, _stdout, stderr) =>
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stderr }),
       );
       child.stdin?.end();
     });
     expect(code).toBe(1);
-    expect(stderr).toBe(`mandate demo: port ${port} is in use (is the demo already running?); set DEMO_PORT to use another port\n`);
+    expect(stderr).toBe(
+      `mandate demo: port ${port} is in use (is the demo already running?); set DEMO_PORT to use another port\n`,
+    );
     expect(demoDirs()).toEqual(before);
   }, 90_000);
 });

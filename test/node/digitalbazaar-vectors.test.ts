@@ -108,7 +108,10 @@ describe('Digital Bazaar harness: keys', () => {
       dbKeyPairFromMultibase({ publicKeyMultibase: other, privateKeyMultibase: keyPairJson.privateKeyMultibase }),
     ).rejects.toThrow(/does not match/);
     await expect(
-      dbKeyPairFromMultibase({ publicKeyMultibase: keyPairJson.privateKeyMultibase, privateKeyMultibase: keyPairJson.privateKeyMultibase }),
+      dbKeyPairFromMultibase({
+        publicKeyMultibase: keyPairJson.privateKeyMultibase,
+        privateKeyMultibase: keyPairJson.privateKeyMultibase,
+      }),
     ).rejects.toThrow(/multicodec header/);
     await expect(dbKeyPairFromSeed(new Uint8Array(31))).rejects.toThrow(/32 bytes/);
   });
@@ -131,7 +134,11 @@ describe('Digital Bazaar harness: presentations', () => {
     issuer = await dbKeyPairFromSeed(hexToBytes('01'.repeat(32)));
     holder = await dbKeyPairFromSeed(hexToBytes('02'.repeat(32)));
     credential = await dbIssue(
-      { ...unsigned, issuer: issuer.controller, credentialSubject: { ...unsigned.credentialSubject, id: holder.controller } },
+      {
+        ...unsigned,
+        issuer: issuer.controller,
+        credentialSubject: { ...unsigned.credentialSubject, id: holder.controller },
+      },
       issuer,
     );
   });
@@ -243,7 +250,10 @@ describe('Digital Bazaar behaviour pinned for Mandate interop', () => {
     expect((await loader(VC_V2)).document).toHaveProperty('@context');
     expect((await loader('https://w3id.org/security/data-integrity/v2')).document).toHaveProperty('@context');
     expect((await loader('https://w3id.org/security/multikey/v1')).document).toHaveProperty('@context');
-    expect((await loader(holder.controller)).document).toMatchObject({ id: holder.controller, assertionMethod: [holder.id] });
+    expect((await loader(holder.controller)).document).toMatchObject({
+      id: holder.controller,
+      assertionMethod: [holder.id],
+    });
     expect((await loader(holder.id)).document).toMatchObject({ id: holder.id, type: 'Multikey' });
     await expect(loader('https://mandate.dev/contexts/v2')).rejects.toThrow(/refusing to load/);
     await expect(loader('did:web:example.com')).rejects.toThrow(/refusing to load/);
@@ -289,7 +299,12 @@ describe('Digital Bazaar behaviour pinned for Mandate interop', () => {
     const credential = await dbIssue(mandateShaped([]), issuer);
     const stranger = await dbKeyPairFromSeed(hexToBytes('05'.repeat(32)));
     const vp = await dbSignPresentation(
-      { '@context': [VC_V2], type: ['VerifiablePresentation'], holder: holder.controller, verifiableCredential: [credential] },
+      {
+        '@context': [VC_V2],
+        type: ['VerifiablePresentation'],
+        holder: holder.controller,
+        verifiableCredential: [credential],
+      },
       stranger,
       { challenge: 'c' },
     );

@@ -30,8 +30,13 @@ let file: string;
 beforeAll(() => {
   dir = mkdtempSync(join(here, '.tmp-docs-library-'));
   file = join(dir, 'example.ts');
-  const wallet = relative(dir, join(repo, 'wallet', 'index.ts')).split('\\').join('/');
-  writeFileSync(file, code.replaceAll("from 'mandate/wallet'", `from '${wallet.startsWith('.') ? wallet : `./${wallet}`}'`));
+  const wallet = relative(dir, join(repo, 'wallet', 'index.ts'))
+    .split('\\')
+    .join('/');
+  writeFileSync(
+    file,
+    code.replaceAll("from 'mandate/wallet'", `from '${wallet.startsWith('.') ? wallet : `./${wallet}`}'`),
+  );
 });
 
 afterAll(() => {
@@ -45,12 +50,16 @@ describe('docs/library.md example', () => {
   });
 
   it('type-checks against the current API', () => {
-    const config = ts.getParsedCommandLineOfConfigFile(join(repo, 'tsconfig.json'), {}, {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (d) => {
-        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    const config = ts.getParsedCommandLineOfConfigFile(
+      join(repo, 'tsconfig.json'),
+      {},
+      {
+        ...ts.sys,
+        onUnRecoverableConfigFileDiagnostic: (d) => {
+          throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+        },
       },
-    });
+    );
     if (!config) throw new Error('tsconfig.json could not be read');
     const program = ts.createProgram([file], { ...config.options, noEmit: true });
     const diagnostics = ts.getPreEmitDiagnostics(program, program.getSourceFile(file));

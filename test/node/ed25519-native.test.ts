@@ -15,7 +15,11 @@ const seed = hexToBytes('4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6e
 const { scalar: a, pointBytes: A } = ed25519.utils.getExtendedPublicKey(seed);
 
 function rawOpenSsl(sig: Uint8Array, msg: Uint8Array, pub: Uint8Array): boolean {
-  const key = createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), pub]), format: 'der', type: 'spki' });
+  const key = createPublicKey({
+    key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), pub]),
+    format: 'der',
+    type: 'spki',
+  });
   return opensslVerify(null, msg, key, sig);
 }
 
@@ -26,7 +30,8 @@ function craftForKey(pub: Uint8Array, T: ReturnType<typeof Point.fromHex>, scala
   for (let i = 0; i < 1000; i++) {
     const msg = Uint8Array.of(i & 0xff, i >> 8);
     const k = Point.Fn.create(bytesToNumberLE(sha512(concatBytes(R, pub, msg))));
-    if (T.multiplyUnsafe(k).is0()) return { msg, sig: concatBytes(R, numberToBytesLE(Point.Fn.create(r + k * scalar), 32)) };
+    if (T.multiplyUnsafe(k).is0())
+      return { msg, sig: concatBytes(R, numberToBytesLE(Point.Fn.create(r + k * scalar), 32)) };
   }
   throw new Error('no message found');
 }
@@ -75,7 +80,9 @@ describe('Ed25519 backend fallback', () => {
     const m = await freshModule();
     expect(await m.availableEd25519Backends()).toEqual(['webcrypto', 'noble']);
     expect(await m.getEd25519Backend()).toBe('webcrypto');
-    expect(() => m.setEd25519Backend('node')).toThrow(expect.objectContaining({ name: 'Ed25519Error', code: 'NATIVE_UNAVAILABLE' }));
+    expect(() => m.setEd25519Backend('node')).toThrow(
+      expect.objectContaining({ name: 'Ed25519Error', code: 'NATIVE_UNAVAILABLE' }),
+    );
     const msg = utf8ToBytes('no node:crypto');
     const sig = await m.sign(msg, seed);
     expect(sig).toEqual(ed25519.sign(msg, seed));
@@ -105,7 +112,10 @@ describe('Ed25519 backend fallback', () => {
       importKey: real.importKey.bind(real),
       verify: async () => false,
     };
-    vi.stubGlobal('crypto', { subtle: lying, getRandomValues: globalThis.crypto.getRandomValues.bind(globalThis.crypto) });
+    vi.stubGlobal('crypto', {
+      subtle: lying,
+      getRandomValues: globalThis.crypto.getRandomValues.bind(globalThis.crypto),
+    });
     const m = await freshModule();
     expect(await m.getEd25519Backend()).toBe('noble');
   });

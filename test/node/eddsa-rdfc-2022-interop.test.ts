@@ -48,7 +48,13 @@ async function twinKey(seed = generateSeed()): Promise<TwinKey> {
 
 const resolveKey = createKeyResolver(createResolver({ methods: { key: resolveDidKey } }));
 const assertion = { resolveKey, expectedProofPurpose: 'assertionMethod', cryptosuites: [eddsaRdfc2022] };
-const authentication = { resolveKey, expectedProofPurpose: 'authentication', expectedChallenge: CHALLENGE, expectedDomain: DOMAIN, cryptosuites: [eddsaRdfc2022] };
+const authentication = {
+  resolveKey,
+  expectedProofPurpose: 'authentication',
+  expectedChallenge: CHALLENGE,
+  expectedDomain: DOMAIN,
+  cryptosuites: [eddsaRdfc2022],
+};
 
 let issuer: TwinKey;
 let holder: TwinKey;
@@ -93,7 +99,12 @@ const mandatePresent = <T extends object>(presentation: T, created?: string) =>
     ...(created !== undefined && { created }),
   });
 
-const presentation = (credentials: object[]) => ({ '@context': [V2], type: ['VerifiablePresentation'], holder: holder.mandate.did, verifiableCredential: credentials });
+const presentation = (credentials: object[]) => ({
+  '@context': [V2],
+  type: ['VerifiablePresentation'],
+  holder: holder.mandate.did,
+  verifiableCredential: credentials,
+});
 
 beforeAll(async () => {
   vi.stubGlobal('fetch', () => Promise.reject(new Error('network is forbidden in this test')));
@@ -110,7 +121,11 @@ describe.each([
 ])('a credential (assertionMethod), %s', (_model, credential) => {
   it('Digital Bazaar signs → Mandate verifies; changed, Mandate refuses it', async () => {
     const signed = await dbIssue(credential(), issuer.db, { cryptosuite: RDFC });
-    expect(signed.proof).toMatchObject({ type: 'DataIntegrityProof', cryptosuite: RDFC, verificationMethod: issuer.mandate.verificationMethod });
+    expect(signed.proof).toMatchObject({
+      type: 'DataIntegrityProof',
+      cryptosuite: RDFC,
+      verificationMethod: issuer.mandate.verificationMethod,
+    });
     expect('@context' in signed.proof).toBe(false);
     const { proofs } = await verifyProof(signed, assertion);
     expect(proofs[0]?.publicKey).toEqual(issuer.mandate.signer.publicKey);
@@ -137,13 +152,26 @@ describe.each([
 });
 
 describe.each([
-  ['VC 2.0 (no catch-all @vocab)', () => ({ ...v2Credential(), '@context': [V2], type: ['VerifiableCredential'], credentialSubject: { id: holder.mandate.did } })],
+  [
+    'VC 2.0 (no catch-all @vocab)',
+    () => ({
+      ...v2Credential(),
+      '@context': [V2],
+      type: ['VerifiableCredential'],
+      credentialSubject: { id: holder.mandate.did },
+    }),
+  ],
   ['VC 1.1', v11Credential],
 ])('an undefined term (%s) is refused by both stacks', (_model, credential) => {
   it('when signing', async () => {
     const withUndefinedTerm = { ...credential(), undefinedTerm: 'IfDroppedWillVerify' };
-    await expect(mandateIssue(withUndefinedTerm)).rejects.toMatchObject({ code: 'PROOF_MALFORMED', message: expect.stringContaining('"undefinedTerm"') });
-    await expect(dbIssue(withUndefinedTerm, issuer.db, { cryptosuite: RDFC })).rejects.toMatchObject({ name: 'jsonld.ValidationError' });
+    await expect(mandateIssue(withUndefinedTerm)).rejects.toMatchObject({
+      code: 'PROOF_MALFORMED',
+      message: expect.stringContaining('"undefinedTerm"'),
+    });
+    await expect(dbIssue(withUndefinedTerm, issuer.db, { cryptosuite: RDFC })).rejects.toMatchObject({
+      name: 'jsonld.ValidationError',
+    });
   });
 
   it('when verifying (added after signing)', async () => {
@@ -159,14 +187,27 @@ describe.each([
 describe('a presentation (authentication with challenge and domain)', () => {
   it('Digital Bazaar signs a VP around a DB-issued credential → Mandate verifies both proofs', async () => {
     const credential = await dbIssue(v2Credential(), issuer.db, { cryptosuite: RDFC });
-    const vp = await dbSignPresentation(presentation([credential]), holder.db, { cryptosuite: RDFC, challenge: CHALLENGE, domain: DOMAIN });
-    expect(vp.proof).toMatchObject({ cryptosuite: RDFC, proofPurpose: 'authentication', challenge: CHALLENGE, domain: DOMAIN });
+    const vp = await dbSignPresentation(presentation([credential]), holder.db, {
+      cryptosuite: RDFC,
+      challenge: CHALLENGE,
+      domain: DOMAIN,
+    });
+    expect(vp.proof).toMatchObject({
+      cryptosuite: RDFC,
+      proofPurpose: 'authentication',
+      challenge: CHALLENGE,
+      domain: DOMAIN,
+    });
     const { proofs } = await verifyProof(vp, authentication);
     expect(proofs[0]?.publicKey).toEqual(holder.mandate.signer.publicKey);
     await expect(verifyProof(vp.verifiableCredential[0], assertion)).resolves.toBeDefined();
 
-    await expect(verifyProof(vp, { ...authentication, expectedChallenge: 'another' })).rejects.toMatchObject({ code: 'CHALLENGE_MISMATCH' });
-    await expect(verifyProof(vp, { ...authentication, expectedDomain: 'evil.example' })).rejects.toMatchObject({ code: 'DOMAIN_MISMATCH' });
+    await expect(verifyProof(vp, { ...authentication, expectedChallenge: 'another' })).rejects.toMatchObject({
+      code: 'CHALLENGE_MISMATCH',
+    });
+    await expect(verifyProof(vp, { ...authentication, expectedDomain: 'evil.example' })).rejects.toMatchObject({
+      code: 'DOMAIN_MISMATCH',
+    });
     // The embedded credential is part of the signed graph: changing it breaks the VP proof too.
     const changed = structuredClone(vp);
     (changed.verifiableCredential[0] as Record<string, unknown>).validFrom = '2025-01-01T00:00:01Z';
@@ -186,13 +227,21 @@ describe('a presentation (authentication with challenge and domain)', () => {
     expect(wrongChallenge.error?.message).toContain('challenge is not as expected');
     const changed = structuredClone(vp);
     changed.holder = issuer.mandate.did;
-    expect((await dbVerifyPresentation(changed, { cryptosuite: RDFC, challenge: CHALLENGE, domain: DOMAIN })).presentationVerified).toBe(false);
+    expect(
+      (await dbVerifyPresentation(changed, { cryptosuite: RDFC, challenge: CHALLENGE, domain: DOMAIN }))
+        .presentationVerified,
+    ).toBe(false);
   });
 
   it('for one key, presentation and created, both stacks sign to the same bytes', async () => {
     const credential = await mandateIssue(v2Credential(), CREATED);
     const fromMandate = await mandatePresent(presentation([credential]), CREATED);
-    const fromDb = await dbSignPresentation(presentation([credential]), holder.db, { cryptosuite: RDFC, challenge: CHALLENGE, domain: DOMAIN, created: CREATED });
+    const fromDb = await dbSignPresentation(presentation([credential]), holder.db, {
+      cryptosuite: RDFC,
+      challenge: CHALLENGE,
+      domain: DOMAIN,
+      created: CREATED,
+    });
     expect(fromDb.proof.proofValue).toBe((fromMandate.proof as DataIntegrityProof).proofValue);
     expect(fromDb).toEqual(fromMandate);
   });
@@ -202,7 +251,9 @@ describe('Digital Bazaar behaviour pinned for rdfc interop', () => {
   it('a proof without created verifies in Mandate (created is optional, §3.2.5 step 3)', async () => {
     const signed = await dbIssue(v2Credential(), issuer.db, { cryptosuite: RDFC, created: null });
     expect('created' in signed.proof).toBe(false);
-    await expect(verifyProof(signed, assertion)).resolves.toMatchObject({ proofs: [expect.not.objectContaining({ created: expect.anything() })] });
+    await expect(verifyProof(signed, assertion)).resolves.toMatchObject({
+      proofs: [expect.not.objectContaining({ created: expect.anything() })],
+    });
   });
 
   it('a Mandate-shaped credential under the Mandate context signs and verifies both ways', async () => {
@@ -212,7 +263,12 @@ describe('Digital Bazaar behaviour pinned for rdfc interop', () => {
       type: ['VerifiableCredential', 'AgentCredential'],
       issuer: issuer.mandate.did,
       validFrom: '2025-01-01T00:00:00Z',
-      credentialSubject: { id: holder.mandate.did, privilegeScopes: ['files:read'], delegationDepth: 1, domains: [DOMAIN] },
+      credentialSubject: {
+        id: holder.mandate.did,
+        privilegeScopes: ['files:read'],
+        delegationDepth: 1,
+        domains: [DOMAIN],
+      },
     };
     const fromMandate = await mandateIssue(body, CREATED);
     expect(await dbVerifyCredential(fromMandate, { cryptosuite: RDFC })).toEqual({ verified: true });
@@ -228,6 +284,9 @@ describe('Digital Bazaar behaviour pinned for rdfc interop', () => {
     await expect(verifyProof(fromDb, assertion)).resolves.toBeDefined();
     // EdDSA §3.2.5 step 4 hashes the proof under the document's @context only, which (VC 1.1)
     // does not define DataIntegrityProof: safe mode refuses it rather than sign a dropped term.
-    await expect(mandateIssue(bare)).rejects.toMatchObject({ code: 'PROOF_MALFORMED', message: expect.stringMatching(/safe mode/) });
+    await expect(mandateIssue(bare)).rejects.toMatchObject({
+      code: 'PROOF_MALFORMED',
+      message: expect.stringMatching(/safe mode/),
+    });
   });
 });

@@ -54,7 +54,13 @@ let agent: TwinKey;
 let root: AgentCredential;
 
 function mandateOptions(extra: Partial<VerifyPresentationOptions> = {}): VerifyPresentationOptions {
-  return { trustedIssuers: [platform.mandate.did], expectedDomain: TARGET, expectedChallenge: CHALLENGE, resolver, ...extra };
+  return {
+    trustedIssuers: [platform.mandate.did],
+    expectedDomain: TARGET,
+    expectedChallenge: CHALLENGE,
+    resolver,
+    ...extra,
+  };
 }
 
 function expectRefused(result: VerificationResult, reason: string): void {
@@ -71,19 +77,32 @@ function agentCredentialBody(issuer: string, subject: string): Record<string, un
     issuer,
     validFrom: '2025-01-01T00:00:00Z',
     validUntil: new Date(Date.now() + 24 * HOUR).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    credentialSubject: { id: subject, privilegeScopes: ['files', 'calendar:read'], delegationDepth: 2, domains: [TARGET] },
+    credentialSubject: {
+      id: subject,
+      privilegeScopes: ['files', 'calendar:read'],
+      delegationDepth: 2,
+      domains: [TARGET],
+    },
   };
 }
 
 /** A Mandate-shaped AgentCredential for the agent, issued by Digital Bazaar under a fresh did:key. */
 async function issueWithDigitalBazaar(): Promise<{ issuer: TwinKey; credential: AgentCredential }> {
   const issuer = await twinKey();
-  const credential = await dbIssue(agentCredentialBody(issuer.db.controller, agent.mandate.did), issuer.db, { documentLoader: loader });
+  const credential = await dbIssue(agentCredentialBody(issuer.db.controller, agent.mandate.did), issuer.db, {
+    documentLoader: loader,
+  });
   return { issuer, credential: credential as unknown as AgentCredential };
 }
 
 function presentationBody(holder: string, credentials: object[]): Record<string, unknown> {
-  return { '@context': [...MANDATE_CONTEXTS], id: newUrnUuid(), type: ['VerifiablePresentation'], holder, verifiableCredential: credentials };
+  return {
+    '@context': [...MANDATE_CONTEXTS],
+    id: newUrnUuid(),
+    type: ['VerifiablePresentation'],
+    holder,
+    verifiableCredential: credentials,
+  };
 }
 
 beforeAll(async () => {
@@ -134,10 +153,13 @@ describe('(a) a Mandate AgentCredential verifies with Digital Bazaar', () => {
     ['another subject', (c: AgentCredential) => void (c.credentialSubject.id = platform.mandate.did)],
     ['a later validUntil', (c: AgentCredential) => void (c.validUntil = '2099-01-01T00:00:00Z')],
     ['proof.created', (c: AgentCredential) => void ((c.proof as DataIntegrityProof).created = '2025-01-01T00:00:00Z')],
-    ['proofValue', (c: AgentCredential) => {
-      const proof = c.proof as DataIntegrityProof;
-      proof.proofValue = `${proof.proofValue.slice(0, -3)}${proof.proofValue.endsWith('a') ? 'bbb' : 'aaa'}`;
-    }],
+    [
+      'proofValue',
+      (c: AgentCredential) => {
+        const proof = c.proof as DataIntegrityProof;
+        proof.proofValue = `${proof.proofValue.slice(0, -3)}${proof.proofValue.endsWith('a') ? 'bbb' : 'aaa'}`;
+      },
+    ],
   ])('rejects a copy with %s', async (_what, tamper) => {
     const copy = structuredClone(root);
     tamper(copy);
@@ -195,56 +217,126 @@ describe('(a2) Mandate credentials in the shapes real issuers produce verify wit
   it('a DelegationGrantCredential carrying the user’s signed consent (a JSON literal in the Mandate context)', async () => {
     const provider = await twinKey();
     const user = await twinKey();
-    const consent = await createConsent({ user: user.mandate, agentDid: agent.mandate.did, providerDid: provider.mandate.did, privilegeScopes: ['files:read'], challenge: 'consent-1' });
-    const grant = await issueGrant({ provider: provider.mandate, agentDid: agent.mandate.did, privilegeScopes: ['files:read'], consent, ceiling: ['files'] });
+    const consent = await createConsent({
+      user: user.mandate,
+      agentDid: agent.mandate.did,
+      providerDid: provider.mandate.did,
+      privilegeScopes: ['files:read'],
+      challenge: 'consent-1',
+    });
+    const grant = await issueGrant({
+      provider: provider.mandate,
+      agentDid: agent.mandate.did,
+      privilegeScopes: ['files:read'],
+      consent,
+      ceiling: ['files'],
+    });
     expect(await dbVerifyCredential(grant, { documentLoader: loader })).toEqual({ verified: true });
     const widened = structuredClone(grant);
     widened.credentialSubject.consent.privilegeScopes = ['files'];
     expect((await dbVerifyCredential(widened, { documentLoader: loader })).verified).toBe(false);
     // And in a presentation, next to the chain it narrows.
-    const vp = await signPresentation({ holder: agent.mandate, credentials: [root, grant], challenge: CHALLENGE, domain: TARGET });
+    const vp = await signPresentation({
+      holder: agent.mandate,
+      credentials: [root, grant],
+      challenge: CHALLENGE,
+      domain: TARGET,
+    });
     const result = await dbVerifyPresentation(vp, { challenge: CHALLENGE, domain: TARGET, documentLoader: loader });
-    expect(result).toEqual({ verified: true, presentationVerified: true, credentialResults: [{ verified: true }, { verified: true }] });
+    expect(result).toEqual({
+      verified: true,
+      presentationVerified: true,
+      credentialResults: [{ verified: true }, { verified: true }],
+    });
   });
 });
 
 describe('(b) a Mandate presentation verifies with Digital Bazaar', () => {
   it('verifies the VP proof (challenge, domain) and its embedded credential', async () => {
-    const vp = await signPresentation({ holder: agent.mandate, credentials: [root], challenge: CHALLENGE, domain: TARGET });
+    const vp = await signPresentation({
+      holder: agent.mandate,
+      credentials: [root],
+      challenge: CHALLENGE,
+      domain: TARGET,
+    });
     const result = await dbVerifyPresentation(vp, { challenge: CHALLENGE, domain: TARGET, documentLoader: loader });
     expect(result).toEqual({ verified: true, presentationVerified: true, credentialResults: [{ verified: true }] });
   });
 
   it('verifies a Mandate delegation chain (two credentials, each signed by its own issuer)', async () => {
     const sub = await twinKey();
-    const child = await delegate(root, { delegator: agent.mandate, delegateeDid: sub.mandate.did, scopes: ['files:read'] });
-    const vp = await signPresentation({ holder: sub.mandate, credentials: [child, root], challenge: CHALLENGE, domain: TARGET });
+    const child = await delegate(root, {
+      delegator: agent.mandate,
+      delegateeDid: sub.mandate.did,
+      scopes: ['files:read'],
+    });
+    const vp = await signPresentation({
+      holder: sub.mandate,
+      credentials: [child, root],
+      challenge: CHALLENGE,
+      domain: TARGET,
+    });
     const result = await dbVerifyPresentation(vp, { challenge: CHALLENGE, domain: TARGET, documentLoader: loader });
-    expect(result).toEqual({ verified: true, presentationVerified: true, credentialResults: [{ verified: true }, { verified: true }] });
+    expect(result).toEqual({
+      verified: true,
+      presentationVerified: true,
+      credentialResults: [{ verified: true }, { verified: true }],
+    });
   });
 
   it('rejects the same VP for another challenge or domain', async () => {
-    const vp = await signPresentation({ holder: agent.mandate, credentials: [root], challenge: CHALLENGE, domain: TARGET });
-    const wrongChallenge = await dbVerifyPresentation(vp, { challenge: 'another-challenge', domain: TARGET, documentLoader: loader });
+    const vp = await signPresentation({
+      holder: agent.mandate,
+      credentials: [root],
+      challenge: CHALLENGE,
+      domain: TARGET,
+    });
+    const wrongChallenge = await dbVerifyPresentation(vp, {
+      challenge: 'another-challenge',
+      domain: TARGET,
+      documentLoader: loader,
+    });
     expect(wrongChallenge).toMatchObject({ verified: false, presentationVerified: false });
-    const wrongDomain = await dbVerifyPresentation(vp, { challenge: CHALLENGE, domain: 'evil.example.com', documentLoader: loader });
+    const wrongDomain = await dbVerifyPresentation(vp, {
+      challenge: CHALLENGE,
+      domain: 'evil.example.com',
+      documentLoader: loader,
+    });
     expect(wrongDomain).toMatchObject({ verified: false, presentationVerified: false });
   });
 
   it('rejects a VP changed after signing', async () => {
-    const vp = await signPresentation({ holder: agent.mandate, credentials: [root], challenge: CHALLENGE, domain: TARGET });
+    const vp = await signPresentation({
+      holder: agent.mandate,
+      credentials: [root],
+      challenge: CHALLENGE,
+      domain: TARGET,
+    });
     const retargeted = structuredClone(vp);
     retargeted.holder = platform.mandate.did;
-    const result = await dbVerifyPresentation(retargeted, { challenge: CHALLENGE, domain: TARGET, documentLoader: loader });
+    const result = await dbVerifyPresentation(retargeted, {
+      challenge: CHALLENGE,
+      domain: TARGET,
+      documentLoader: loader,
+    });
     expect(result).toMatchObject({ verified: false, presentationVerified: false });
   });
 
   it('fails on the embedded credential alone when it was tampered before the holder signed', async () => {
     const tampered = structuredClone(root);
     tampered.credentialSubject.privilegeScopes = ['*'];
-    const vp = await signPresentation({ holder: agent.mandate, credentials: [tampered], challenge: CHALLENGE, domain: TARGET });
+    const vp = await signPresentation({
+      holder: agent.mandate,
+      credentials: [tampered],
+      challenge: CHALLENGE,
+      domain: TARGET,
+    });
     const result = await dbVerifyPresentation(vp, { challenge: CHALLENGE, domain: TARGET, documentLoader: loader });
-    expect(result).toMatchObject({ verified: false, presentationVerified: true, credentialResults: [{ verified: false }] });
+    expect(result).toMatchObject({
+      verified: false,
+      presentationVerified: true,
+      credentialResults: [{ verified: false }],
+    });
   });
 });
 
@@ -257,7 +349,10 @@ describe('(c) a credential issued by Digital Bazaar is a Mandate chain root', ()
   });
 
   it('verifies with Mandate’s verifyProof against the did:key assertionMethod key', async () => {
-    const { proofs } = await verifyProof(dbRoot, { resolveKey: createKeyResolver(resolver), expectedProofPurpose: 'assertionMethod' });
+    const { proofs } = await verifyProof(dbRoot, {
+      resolveKey: createKeyResolver(resolver),
+      expectedProofPurpose: 'assertionMethod',
+    });
     expect(proofs).toHaveLength(1);
     expect(proofs[0]?.proof.verificationMethod).toBe(dbIssuer.db.id);
     expect(proofs[0]?.publicKey).toEqual(dbIssuer.db.publicKey);
@@ -267,52 +362,122 @@ describe('(c) a credential issued by Digital Bazaar is a Mandate chain root', ()
     const resolveKey = createKeyResolver(resolver);
     const widened = structuredClone(dbRoot);
     widened.credentialSubject.privilegeScopes.push('payments');
-    await expect(verifyProof(widened, { resolveKey, expectedProofPurpose: 'assertionMethod' })).rejects.toMatchObject({ code: 'PROOF_SIGNATURE_INVALID' });
+    await expect(verifyProof(widened, { resolveKey, expectedProofPurpose: 'assertionMethod' })).rejects.toMatchObject({
+      code: 'PROOF_SIGNATURE_INVALID',
+    });
     const redated = structuredClone(dbRoot);
     (redated.proof as DataIntegrityProof).created = '2025-01-01T00:00:00Z';
-    await expect(verifyProof(redated, { resolveKey, expectedProofPurpose: 'assertionMethod' })).rejects.toMatchObject({ code: 'PROOF_SIGNATURE_INVALID' });
-    await expect(verifyProof(dbRoot, { resolveKey, expectedProofPurpose: 'authentication', expectedChallenge: 'x' })).rejects.toMatchObject({
+    await expect(verifyProof(redated, { resolveKey, expectedProofPurpose: 'assertionMethod' })).rejects.toMatchObject({
+      code: 'PROOF_SIGNATURE_INVALID',
+    });
+    await expect(
+      verifyProof(dbRoot, { resolveKey, expectedProofPurpose: 'authentication', expectedChallenge: 'x' }),
+    ).rejects.toMatchObject({
       code: 'PROOF_PURPOSE_MISMATCH',
     });
   });
 
   it('is accepted as the root of a Mandate presentation', async () => {
-    const vp = await signPresentation({ holder: agent.mandate, credentials: [dbRoot], challenge: CHALLENGE, domain: TARGET });
-    const result = await verifyPresentation(vp, mandateOptions({ trustedIssuers: [dbIssuer.db.controller], requiredScopes: ['files:read'] }));
-    expect(result).toMatchObject({ valid: true, agentDid: agent.mandate.did, effectiveScopes: ['files', 'calendar:read'] });
-    if (result.valid) expect(result.chain).toEqual([expect.objectContaining({ id: dbRoot.id, issuer: dbIssuer.db.controller, type: 'AgentCredential' })]);
+    const vp = await signPresentation({
+      holder: agent.mandate,
+      credentials: [dbRoot],
+      challenge: CHALLENGE,
+      domain: TARGET,
+    });
+    const result = await verifyPresentation(
+      vp,
+      mandateOptions({ trustedIssuers: [dbIssuer.db.controller], requiredScopes: ['files:read'] }),
+    );
+    expect(result).toMatchObject({
+      valid: true,
+      agentDid: agent.mandate.did,
+      effectiveScopes: ['files', 'calendar:read'],
+    });
+    if (result.valid)
+      expect(result.chain).toEqual([
+        expect.objectContaining({ id: dbRoot.id, issuer: dbIssuer.db.controller, type: 'AgentCredential' }),
+      ]);
   });
 
   it('can be delegated from by a Mandate agent, and the chain verifies', async () => {
     const sub = await twinKey();
-    const child = await delegate(dbRoot, { delegator: agent.mandate, delegateeDid: sub.mandate.did, scopes: ['files:read'] });
-    const vp = await signPresentation({ holder: sub.mandate, credentials: [child, dbRoot], challenge: CHALLENGE, domain: TARGET });
-    expect((await verifyPresentation(vp, mandateOptions({ trustedIssuers: [dbIssuer.db.controller] }))).valid).toBe(true);
+    const child = await delegate(dbRoot, {
+      delegator: agent.mandate,
+      delegateeDid: sub.mandate.did,
+      scopes: ['files:read'],
+    });
+    const vp = await signPresentation({
+      holder: sub.mandate,
+      credentials: [child, dbRoot],
+      challenge: CHALLENGE,
+      domain: TARGET,
+    });
+    expect((await verifyPresentation(vp, mandateOptions({ trustedIssuers: [dbIssuer.db.controller] }))).valid).toBe(
+      true,
+    );
   });
 
   it('a grant signed by Digital Bazaar narrows a Mandate presentation; tampered, it is refused', async () => {
     const provider = await twinKey();
     const user = await twinKey();
-    const consent = await createConsent({ user: user.mandate, agentDid: agent.mandate.did, providerDid: provider.mandate.did, privilegeScopes: ['files:read'], challenge: 'consent-2' });
-    const mandateGrant = await issueGrant({ provider: provider.mandate, agentDid: agent.mandate.did, privilegeScopes: ['files:read'], consent, ceiling: ['files'] });
+    const consent = await createConsent({
+      user: user.mandate,
+      agentDid: agent.mandate.did,
+      providerDid: provider.mandate.did,
+      privilegeScopes: ['files:read'],
+      challenge: 'consent-2',
+    });
+    const mandateGrant = await issueGrant({
+      provider: provider.mandate,
+      agentDid: agent.mandate.did,
+      privilegeScopes: ['files:read'],
+      consent,
+      ceiling: ['files'],
+    });
     const { proof: _mandateProof, ...body } = mandateGrant;
     const dbGrant = (await dbIssue(body, provider.db, { documentLoader: loader })) as unknown as typeof mandateGrant;
-    const trusting = mandateOptions({ trustedIssuers: [dbIssuer.db.controller], trustedGrantIssuers: [provider.db.controller] });
-    const vp = await signPresentation({ holder: agent.mandate, credentials: [dbRoot, dbGrant], challenge: CHALLENGE, domain: TARGET });
+    const trusting = mandateOptions({
+      trustedIssuers: [dbIssuer.db.controller],
+      trustedGrantIssuers: [provider.db.controller],
+    });
+    const vp = await signPresentation({
+      holder: agent.mandate,
+      credentials: [dbRoot, dbGrant],
+      challenge: CHALLENGE,
+      domain: TARGET,
+    });
     expect(await verifyPresentation(vp, trusting)).toMatchObject({ valid: true, effectiveScopes: ['files:read'] });
     const widened = structuredClone(dbGrant);
     widened.credentialSubject.privilegeScopes = ['files'];
-    const vpWidened = await signPresentation({ holder: agent.mandate, credentials: [dbRoot, widened], challenge: CHALLENGE, domain: TARGET });
+    const vpWidened = await signPresentation({
+      holder: agent.mandate,
+      credentials: [dbRoot, widened],
+      challenge: CHALLENGE,
+      domain: TARGET,
+    });
     expectRefused(await verifyPresentation(vpWidened, trusting), 'CREDENTIAL_SIGNATURE_INVALID');
   });
 
   it('is refused when tampered, or when its issuer is not trusted', async () => {
     const tampered = structuredClone(dbRoot);
     tampered.credentialSubject.delegationDepth = 5;
-    const vpTampered = await signPresentation({ holder: agent.mandate, credentials: [tampered], challenge: CHALLENGE, domain: TARGET });
-    expectRefused(await verifyPresentation(vpTampered, mandateOptions({ trustedIssuers: [dbIssuer.db.controller] })), 'CREDENTIAL_SIGNATURE_INVALID');
+    const vpTampered = await signPresentation({
+      holder: agent.mandate,
+      credentials: [tampered],
+      challenge: CHALLENGE,
+      domain: TARGET,
+    });
+    expectRefused(
+      await verifyPresentation(vpTampered, mandateOptions({ trustedIssuers: [dbIssuer.db.controller] })),
+      'CREDENTIAL_SIGNATURE_INVALID',
+    );
 
-    const vp = await signPresentation({ holder: agent.mandate, credentials: [dbRoot], challenge: CHALLENGE, domain: TARGET });
+    const vp = await signPresentation({
+      holder: agent.mandate,
+      credentials: [dbRoot],
+      challenge: CHALLENGE,
+      domain: TARGET,
+    });
     expectRefused(await verifyPresentation(vp, mandateOptions()), 'UNTRUSTED_ISSUER');
   });
 });
@@ -325,7 +490,10 @@ describe('(d) a presentation signed by Digital Bazaar verifies with Mandate', ()
     ({ issuer: dbIssuer, credential: dbRoot } = await issueWithDigitalBazaar());
   });
 
-  async function dbPresent(credentials: object[], extra: { expires?: string; created?: string; signer?: DbKeyPair; holder?: string } = {}) {
+  async function dbPresent(
+    credentials: object[],
+    extra: { expires?: string; created?: string; signer?: DbKeyPair; holder?: string } = {},
+  ) {
     const { signer = agent.db, holder = agent.db.controller, ...times } = extra;
     return dbSignPresentation(presentationBody(holder, credentials), signer, {
       challenge: CHALLENGE,
@@ -340,22 +508,38 @@ describe('(d) a presentation signed by Digital Bazaar verifies with Mandate', ()
   it('DB writes `expires` into the VP proof, and Mandate accepts it with a Mandate-issued root', async () => {
     const expires = inFiveMinutes();
     const vp = await dbPresent([root], { expires });
-    expect(vp.proof).toMatchObject({ proofPurpose: 'authentication', challenge: CHALLENGE, domain: TARGET, expires, verificationMethod: agent.mandate.verificationMethod });
+    expect(vp.proof).toMatchObject({
+      proofPurpose: 'authentication',
+      challenge: CHALLENGE,
+      domain: TARGET,
+      expires,
+      verificationMethod: agent.mandate.verificationMethod,
+    });
     const result = await verifyPresentation(vp, mandateOptions());
     expect(result).toMatchObject({ valid: true, agentDid: agent.mandate.did, vpId: vp.id });
   });
 
   it('accepts a DB-signed VP around a DB-issued root (no Mandate code signed anything)', async () => {
     const vp = await dbPresent([dbRoot], { expires: inFiveMinutes() });
-    expect((await verifyPresentation(vp, mandateOptions({ trustedIssuers: [dbIssuer.db.controller] }))).valid).toBe(true);
+    expect((await verifyPresentation(vp, mandateOptions({ trustedIssuers: [dbIssuer.db.controller] }))).valid).toBe(
+      true,
+    );
     // DB agrees with itself on the same bytes.
-    expect((await dbVerifyPresentation(vp, { challenge: CHALLENGE, domain: TARGET, documentLoader: loader })).verified).toBe(true);
+    expect(
+      (await dbVerifyPresentation(vp, { challenge: CHALLENGE, domain: TARGET, documentLoader: loader })).verified,
+    ).toBe(true);
   });
 
   it('refuses it for another challenge or another target', async () => {
     const vp = await dbPresent([root], { expires: inFiveMinutes() });
-    expectRefused(await verifyPresentation(vp, mandateOptions({ expectedChallenge: 'another-challenge' })), 'CHALLENGE_MISMATCH');
-    expectRefused(await verifyPresentation(vp, mandateOptions({ expectedDomain: 'calendar.example.com' })), 'TARGET_MISMATCH');
+    expectRefused(
+      await verifyPresentation(vp, mandateOptions({ expectedChallenge: 'another-challenge' })),
+      'CHALLENGE_MISMATCH',
+    );
+    expectRefused(
+      await verifyPresentation(vp, mandateOptions({ expectedDomain: 'calendar.example.com' })),
+      'TARGET_MISMATCH',
+    );
   });
 
   it('refuses it when changed after signing', async () => {
@@ -367,7 +551,9 @@ describe('(d) a presentation signed by Digital Bazaar verifies with Mandate', ()
 
   it('enforces `expires`, which DB itself only checks for format', async () => {
     const vp = await dbPresent([root], { expires: new Date(Date.now() - 10 * MINUTE).toISOString() });
-    expect((await dbVerifyPresentation(vp, { challenge: CHALLENGE, domain: TARGET, documentLoader: loader })).verified).toBe(true);
+    expect(
+      (await dbVerifyPresentation(vp, { challenge: CHALLENGE, domain: TARGET, documentLoader: loader })).verified,
+    ).toBe(true);
     expectRefused(await verifyPresentation(vp, mandateOptions()), 'VP_EXPIRED');
   });
 
@@ -382,7 +568,9 @@ describe('(d) a presentation signed by Digital Bazaar verifies with Mandate', ()
   it('binds the VP key to `holder`, which DB does not', async () => {
     const stranger = await twinKey();
     const vp = await dbPresent([root], { expires: inFiveMinutes(), signer: stranger.db });
-    expect((await dbVerifyPresentation(vp, { challenge: CHALLENGE, domain: TARGET, documentLoader: loader })).verified).toBe(true);
+    expect(
+      (await dbVerifyPresentation(vp, { challenge: CHALLENGE, domain: TARGET, documentLoader: loader })).verified,
+    ).toBe(true);
     expectRefused(await verifyPresentation(vp, mandateOptions()), 'KEY_NOT_AUTHORIZED');
   });
 });
@@ -405,7 +593,9 @@ describe('(e) the same proofValue from both stacks', () => {
     expect(fromDb).toEqual(fromMandate);
     // Each verifies the other's output.
     expect(await dbVerifyCredential(fromMandate, { documentLoader: loader })).toEqual({ verified: true });
-    await expect(verifyProof(fromDb, { resolveKey: createKeyResolver(resolver), expectedProofPurpose: 'assertionMethod' })).resolves.toBeDefined();
+    await expect(
+      verifyProof(fromDb, { resolveKey: createKeyResolver(resolver), expectedProofPurpose: 'assertionMethod' }),
+    ).resolves.toBeDefined();
   });
 
   it('a VP proof (authentication, challenge, domain, expires) is identical too', async () => {
@@ -420,14 +610,21 @@ describe('(e) the same proofValue from both stacks', () => {
       created,
       expires,
     });
-    const fromDb = await dbSignPresentation(body, agent.db, { challenge: CHALLENGE, domain: TARGET, created, expires, documentLoader: loader });
+    const fromDb = await dbSignPresentation(body, agent.db, {
+      challenge: CHALLENGE,
+      domain: TARGET,
+      created,
+      expires,
+      documentLoader: loader,
+    });
     expect(fromDb.proof.proofValue).toBe((fromMandate.proof as DataIntegrityProof).proofValue);
     expect(fromDb).toEqual(fromMandate);
   });
 
   it('differs when the document, `created` or the key differ', async () => {
     const body = agentCredentialBody(platform.mandate.did, agent.mandate.did);
-    const sign = (doc: object, at: string, who: TwinKey) => dbIssue(doc, who.db, { created: at, documentLoader: loader }).then((d) => d.proof.proofValue);
+    const sign = (doc: object, at: string, who: TwinKey) =>
+      dbIssue(doc, who.db, { created: at, documentLoader: loader }).then((d) => d.proof.proofValue);
     const reference = await sign(body, created, platform);
     const mandateReference = await createProof(body, {
       signer: platform.mandate.signer,

@@ -7,7 +7,14 @@ import { deactivateDid } from '../../issuer/services/dids.ts';
 import { signPresentation } from '../../wallet/vc/presentation.ts';
 import type { ChainCredential } from '../../wallet/vc/types.ts';
 import { newIdentity } from '../support/agents.ts';
-import { mintToken, onboardSelfAgent, onboardServerAgent, startTestIssuer, verifyAtIssuer, type TestIssuer } from '../support/issuer.ts';
+import {
+  mintToken,
+  onboardSelfAgent,
+  onboardServerAgent,
+  startTestIssuer,
+  verifyAtIssuer,
+  type TestIssuer,
+} from '../support/issuer.ts';
 
 const TARGET = 'files.example.com';
 let issuer: TestIssuer;
@@ -28,7 +35,9 @@ describe('GET /v1/agents', () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await issuer.call(`/v1/agents?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { admin: true });
+      const page = await issuer.call(`/v1/agents?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+        admin: true,
+      });
       seen.push(...page.json.agents.map((x: { did: string }) => x.did));
       cursor = page.json.nextCursor;
     } while (cursor);
@@ -52,12 +61,20 @@ describe('GET /v1/agents', () => {
 describe('POST /v1/agents/:did/vp', () => {
   it('signs a presentation for a server-custody agent, bound to target and challenge', async () => {
     const { agentDid, vcId } = await onboardServerAgent(issuer);
-    const res = await issuer.call(agentPath(agentDid, '/vp'), { admin: true, body: { targetService: TARGET, challenge: 'nonce-1' } });
+    const res = await issuer.call(agentPath(agentDid, '/vp'), {
+      admin: true,
+      body: { targetService: TARGET, challenge: 'nonce-1' },
+    });
     expect(res.status).toBe(200);
     const vp = res.json;
     expect(vp.holder).toBe(agentDid);
     expect(vp.verifiableCredential.map((c: { id: string }) => c.id)).toEqual([vcId]);
-    expect(vp.proof).toMatchObject({ proofPurpose: 'authentication', challenge: 'nonce-1', domain: TARGET, verificationMethod: `${agentDid}#key-1` });
+    expect(vp.proof).toMatchObject({
+      proofPurpose: 'authentication',
+      challenge: 'nonce-1',
+      domain: TARGET,
+      verificationMethod: `${agentDid}#key-1`,
+    });
     const verified = await verifyAtIssuer(issuer, vp, TARGET, 'nonce-1');
     expect(verified.json).toMatchObject({ valid: true, agentDid, vpId: vp.id });
     // Bound to its target: another service refuses it.
@@ -73,16 +90,26 @@ describe('POST /v1/agents/:did/vp', () => {
     const self = await issuer.call(agentPath(holder.did, '/vp'), { admin: true, body: { targetService: TARGET } });
     expect(self.status).toBe(403);
     expect(self.json.error.code).toBe('CUSTODY_MISMATCH');
-    expect((await issuer.call(agentPath(newIdentity().did, '/vp'), { admin: true, body: { targetService: TARGET } })).status).toBe(404);
+    expect(
+      (await issuer.call(agentPath(newIdentity().did, '/vp'), { admin: true, body: { targetService: TARGET } })).status,
+    ).toBe(404);
     const { agentDid } = await onboardServerAgent(issuer);
-    expect((await issuer.call(agentPath(agentDid, '/vp'), { admin: true, body: { targetService: 'has space' } })).status).toBe(400);
+    expect(
+      (await issuer.call(agentPath(agentDid, '/vp'), { admin: true, body: { targetService: 'has space' } })).status,
+    ).toBe(400);
     expect((await issuer.call(agentPath(agentDid, '/vp'), { admin: true, body: {} })).status).toBe(400);
     expect((await issuer.call(agentPath(agentDid, '/vp'), { body: { targetService: TARGET } })).status).toBe(401);
-    const unknown = await issuer.call(agentPath(agentDid, '/vp'), { admin: true, body: { targetService: TARGET, credentialId: `urn:uuid:${crypto.randomUUID()}` } });
+    const unknown = await issuer.call(agentPath(agentDid, '/vp'), {
+      admin: true,
+      body: { targetService: TARGET, credentialId: `urn:uuid:${crypto.randomUUID()}` },
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.json.error.code).toBe('CREDENTIAL_NOT_FOUND');
     const another = await onboardServerAgent(issuer);
-    const foreign = await issuer.call(agentPath(agentDid, '/vp'), { admin: true, body: { targetService: TARGET, credentialId: another.vcId } });
+    const foreign = await issuer.call(agentPath(agentDid, '/vp'), {
+      admin: true,
+      body: { targetService: TARGET, credentialId: another.vcId },
+    });
     expect(foreign.status).toBe(404);
     expect(foreign.json.error.code).toBe('CREDENTIAL_NOT_FOUND');
   });
@@ -90,7 +117,10 @@ describe('POST /v1/agents/:did/vp', () => {
   it('takes credentialId as the full urn:uuid or the bare UUID, like a path {vcId}', async () => {
     const { agentDid, vcId } = await onboardServerAgent(issuer);
     for (const credentialId of [vcId, vcId.slice('urn:uuid:'.length).toUpperCase()]) {
-      const res = await issuer.call(agentPath(agentDid, '/vp'), { admin: true, body: { targetService: TARGET, credentialId } });
+      const res = await issuer.call(agentPath(agentDid, '/vp'), {
+        admin: true,
+        body: { targetService: TARGET, credentialId },
+      });
       expect(res.status, credentialId).toBe(200);
       expect(res.json.verifiableCredential[0].id).toBe(vcId);
     }
@@ -107,7 +137,11 @@ describe('POST /v1/agents/:did/vp', () => {
 
 describe('POST /v1/agents/:did/delegations', () => {
   async function delegator(scopes = ['files:read', 'files:write'], depth = 2) {
-    const token = await mintToken(issuer, { requestedScopes: scopes, maxDelegationDepth: depth, requestedDomains: [TARGET, 'backup.example.com'] });
+    const token = await mintToken(issuer, {
+      requestedScopes: scopes,
+      maxDelegationDepth: depth,
+      requestedDomains: [TARGET, 'backup.example.com'],
+    });
     return onboardServerAgent(issuer, token);
   }
 
@@ -119,22 +153,45 @@ describe('POST /v1/agents/:did/delegations', () => {
       body: { delegateeDid: delegatee.did, scopes: ['files:read'], lifetimeSeconds: 3600, domains: [TARGET] },
     });
     expect(res.status).toBe(201);
-    expect(res.json).toMatchObject({ type: 'DelegatedAgentCredential', subjectDid: delegatee.did, issuerDid: parent.agentDid, parentId: parent.vcId });
+    expect(res.json).toMatchObject({
+      type: 'DelegatedAgentCredential',
+      subjectDid: delegatee.did,
+      issuerDid: parent.agentDid,
+      parentId: parent.vcId,
+    });
     const child = res.json.verifiableCredential as ChainCredential;
-    expect(child.credentialSubject).toEqual({ id: delegatee.did, privilegeScopes: ['files:read'], delegationDepth: 1, domains: [TARGET] });
-    const vp = await signPresentation({ holder: delegatee, credentials: [child, parent.verifiableCredential as unknown as ChainCredential], challenge: 'c', domain: TARGET });
+    expect(child.credentialSubject).toEqual({
+      id: delegatee.did,
+      privilegeScopes: ['files:read'],
+      delegationDepth: 1,
+      domains: [TARGET],
+    });
+    const vp = await signPresentation({
+      holder: delegatee,
+      credentials: [child, parent.verifiableCredential as unknown as ChainCredential],
+      challenge: 'c',
+      domain: TARGET,
+    });
     const verified = await verifyAtIssuer(issuer, vp, TARGET, 'c');
     expect(verified.json).toMatchObject({ valid: true, agentDid: delegatee.did, effectiveScopes: ['files:read'] });
     // Revoking the delegator's credential ends the delegation too.
     await issuer.call(`/v1/vcs/${encodeURIComponent(parent.vcId)}/revoke`, { admin: true, body: {} });
-    const after = await signPresentation({ holder: delegatee, credentials: [child, parent.verifiableCredential as unknown as ChainCredential], challenge: 'd', domain: TARGET });
+    const after = await signPresentation({
+      holder: delegatee,
+      credentials: [child, parent.verifiableCredential as unknown as ChainCredential],
+      challenge: 'd',
+      domain: TARGET,
+    });
     expect((await verifyAtIssuer(issuer, after, TARGET, 'd')).json.reason).toBe('CREDENTIAL_REVOKED');
     // A delegated credential has no entry of its own on the issuer's lists.
     const revokeChild = await issuer.call(`/v1/vcs/${encodeURIComponent(child.id)}/revoke`, { admin: true, body: {} });
     expect(revokeChild.status).toBe(422);
     expect(revokeChild.json.error.code).toBe('NOT_REVOCABLE');
     // …and a revoked parent delegates no more.
-    const more = await issuer.call(agentPath(parent.agentDid, '/delegations'), { admin: true, body: { delegateeDid: delegatee.did, scopes: ['files:read'], lifetimeSeconds: 60 } });
+    const more = await issuer.call(agentPath(parent.agentDid, '/delegations'), {
+      admin: true,
+      body: { delegateeDid: delegatee.did, scopes: ['files:read'], lifetimeSeconds: 60 },
+    });
     expect(more.status).toBe(409);
     expect(more.json.error.code).toBe('CREDENTIAL_REVOKED');
   });
@@ -142,17 +199,29 @@ describe('POST /v1/agents/:did/delegations', () => {
   it('lets a server-custody delegatee present the delegated chain through the issuer', async () => {
     const parent = await delegator();
     const child = await onboardServerAgent(issuer);
-    const res = await issuer.call(agentPath(parent.agentDid, '/delegations'), { admin: true, body: { delegateeDid: child.agentDid, scopes: ['files:write'], lifetimeSeconds: 600, domains: [TARGET] } });
-    const vp = await issuer.call(agentPath(child.agentDid, '/vp'), { admin: true, body: { targetService: TARGET, challenge: 'x', credentialId: res.json.vcId } });
+    const res = await issuer.call(agentPath(parent.agentDid, '/delegations'), {
+      admin: true,
+      body: { delegateeDid: child.agentDid, scopes: ['files:write'], lifetimeSeconds: 600, domains: [TARGET] },
+    });
+    const vp = await issuer.call(agentPath(child.agentDid, '/vp'), {
+      admin: true,
+      body: { targetService: TARGET, challenge: 'x', credentialId: res.json.vcId },
+    });
     expect(vp.json.verifiableCredential.map((c: { id: string }) => c.id)).toEqual([res.json.vcId, parent.vcId]);
-    expect((await verifyAtIssuer(issuer, vp.json, TARGET, 'x')).json).toMatchObject({ valid: true, effectiveScopes: ['files:write'] });
+    expect((await verifyAtIssuer(issuer, vp.json, TARGET, 'x')).json).toMatchObject({
+      valid: true,
+      effectiveScopes: ['files:write'],
+    });
   });
 
   it('enforces narrowing at issuance with the verifier reason codes (422)', async () => {
     const parent = await delegator(['files:read'], 1);
     const delegateeDid = newIdentity().did;
     const attempt = (body: Record<string, unknown>) =>
-      issuer.call(agentPath(parent.agentDid, '/delegations'), { admin: true, body: { delegateeDid, scopes: ['files:read'], lifetimeSeconds: 600, ...body } });
+      issuer.call(agentPath(parent.agentDid, '/delegations'), {
+        admin: true,
+        body: { delegateeDid, scopes: ['files:read'], lifetimeSeconds: 600, ...body },
+      });
     const cases: [Record<string, unknown>, string][] = [
       [{ scopes: ['files'] }, 'SCOPE_ESCALATION'],
       [{ scopes: ['calendar:read'] }, 'SCOPE_ESCALATION'],
@@ -168,34 +237,60 @@ describe('POST /v1/agents/:did/delegations', () => {
     // Depth 0 below depth 1 is fine once; the depth-0 delegatee could not delegate further.
     expect((await attempt({})).status).toBe(201);
     const leaf = await delegator(['files:read'], 0);
-    const none = await issuer.call(agentPath(leaf.agentDid, '/delegations'), { admin: true, body: { delegateeDid, scopes: ['files:read'], lifetimeSeconds: 600 } });
+    const none = await issuer.call(agentPath(leaf.agentDid, '/delegations'), {
+      admin: true,
+      body: { delegateeDid, scopes: ['files:read'], lifetimeSeconds: 600 },
+    });
     expect(none.json.error.code).toBe('DEPTH_EXCEEDED');
   });
 
   it('refuses self-custody delegators (403), bad delegatees (400) and missing fields (400)', async () => {
     const holder = newIdentity();
     await onboardSelfAgent(issuer, holder);
-    const self = await issuer.call(agentPath(holder.did, '/delegations'), { admin: true, body: { delegateeDid: newIdentity().did, scopes: ['files:read'], lifetimeSeconds: 600 } });
+    const self = await issuer.call(agentPath(holder.did, '/delegations'), {
+      admin: true,
+      body: { delegateeDid: newIdentity().did, scopes: ['files:read'], lifetimeSeconds: 600 },
+    });
     expect(self.status).toBe(403);
     expect(self.json.error.code).toBe('CUSTODY_MISMATCH');
     const parent = await delegator();
-    const bad = await issuer.call(agentPath(parent.agentDid, '/delegations'), { admin: true, body: { delegateeDid: 'did:key:', scopes: ['files:read'], lifetimeSeconds: 600 } });
+    const bad = await issuer.call(agentPath(parent.agentDid, '/delegations'), {
+      admin: true,
+      body: { delegateeDid: 'did:key:', scopes: ['files:read'], lifetimeSeconds: 600 },
+    });
     expect(bad.status).toBe(400);
-    const missing = await issuer.call(agentPath(parent.agentDid, '/delegations'), { admin: true, body: { delegateeDid: newIdentity().did, scopes: ['files:read'] } });
+    const missing = await issuer.call(agentPath(parent.agentDid, '/delegations'), {
+      admin: true,
+      body: { delegateeDid: newIdentity().did, scopes: ['files:read'] },
+    });
     expect(missing.status).toBe(400);
     expect(missing.json.error.details[0].path).toBe('json.lifetimeSeconds');
     // DIDs that parse but name nothing a verifier could resolve: no delegation is signed for them.
-    for (const delegateeDid of ['did:key:zzzz', 'did:key:z6LSbysY2xFMRpGMhb7tFTLMpeuPRaqaWM1yECx2AtzE3KCc', 'did:web:%E0%A4', 'did:web:example.com:%2E%2E']) {
-      const refused = await issuer.call(agentPath(parent.agentDid, '/delegations'), { admin: true, body: { delegateeDid, scopes: ['files:read'], lifetimeSeconds: 600 } });
+    for (const delegateeDid of [
+      'did:key:zzzz',
+      'did:key:z6LSbysY2xFMRpGMhb7tFTLMpeuPRaqaWM1yECx2AtzE3KCc',
+      'did:web:%E0%A4',
+      'did:web:example.com:%2E%2E',
+    ]) {
+      const refused = await issuer.call(agentPath(parent.agentDid, '/delegations'), {
+        admin: true,
+        body: { delegateeDid, scopes: ['files:read'], lifetimeSeconds: 600 },
+      });
       expect(refused.status, delegateeDid).toBe(400);
       expect(refused.json.error.code, delegateeDid).toBe('INVALID_DID');
     }
-    expect(issuer.running.ctx.audit.list({ event: 'DELEGATION_ISSUED', agentDid: parent.agentDid }).records).toHaveLength(0);
+    expect(
+      issuer.running.ctx.audit.list({ event: 'DELEGATION_ISSUED', agentDid: parent.agentDid }).records,
+    ).toHaveLength(0);
   });
 
   it('signs nothing from a suspended credential (409) or for a deactivated agent DID (410)', async () => {
     const parent = await delegator();
-    const delegate = () => issuer.call(agentPath(parent.agentDid, '/delegations'), { admin: true, body: { delegateeDid: newIdentity().did, scopes: ['files:read'], lifetimeSeconds: 600 } });
+    const delegate = () =>
+      issuer.call(agentPath(parent.agentDid, '/delegations'), {
+        admin: true,
+        body: { delegateeDid: newIdentity().did, scopes: ['files:read'], lifetimeSeconds: 600 },
+      });
     const vcId = (await issuer.call(agentPath(parent.agentDid), { admin: true })).json.currentCredentialId as string;
     await issuer.call(`/v1/vcs/${encodeURIComponent(vcId)}/suspend`, { admin: true, body: {} });
     const suspended = await delegate();
@@ -216,10 +311,17 @@ describe('POST /v1/agents/:did/delegations', () => {
     for (const retire of ['revoke', 'suspend'] as const) {
       const parent = await delegator();
       const vcId = ctx.stores.agents.get(parent.agentDid)?.currentCredentialId as string;
-      const pending = delegateFor(ctx, parent.agentDid, { delegateeDid: newIdentity().did, scopes: ['files:read'], lifetimeSeconds: 600 }, 'admin');
+      const pending = delegateFor(
+        ctx,
+        parent.agentDid,
+        { delegateeDid: newIdentity().did, scopes: ['files:read'], lifetimeSeconds: 600 },
+        'admin',
+      );
       if (retire === 'revoke') revokeCredential(ctx, vcId, undefined, 'admin');
       else setSuspension(ctx, vcId, true, undefined, 'admin');
-      await expect(pending).rejects.toMatchObject({ code: retire === 'revoke' ? 'CREDENTIAL_REVOKED' : 'CREDENTIAL_SUSPENDED' });
+      await expect(pending).rejects.toMatchObject({
+        code: retire === 'revoke' ? 'CREDENTIAL_REVOKED' : 'CREDENTIAL_SUSPENDED',
+      });
       expect(signed('DELEGATION_ISSUED', parent.agentDid)).toBe(0);
     }
     // A deactivation lands while a presentation or a delegation is being signed.
@@ -228,7 +330,12 @@ describe('POST /v1/agents/:did/delegations', () => {
       const pending =
         sign === 'presentation'
           ? presentFor(ctx, agent.agentDid, { targetService: TARGET }, 'admin')
-          : delegateFor(ctx, agent.agentDid, { delegateeDid: newIdentity().did, scopes: ['files:read'], lifetimeSeconds: 600 }, 'admin');
+          : delegateFor(
+              ctx,
+              agent.agentDid,
+              { delegateeDid: newIdentity().did, scopes: ['files:read'], lifetimeSeconds: 600 },
+              'admin',
+            );
       deactivateDid(ctx, agent.agentDid, 'admin');
       await expect(pending).rejects.toMatchObject({ code: 'DID_DEACTIVATED' });
       expect(signed(sign === 'presentation' ? 'PRESENTATION_SIGNED' : 'DELEGATION_ISSUED', agent.agentDid)).toBe(0);

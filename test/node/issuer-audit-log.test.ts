@@ -18,14 +18,35 @@ function freshLog(start = Date.parse('2026-11-22T10:00:00Z')) {
 describe('audit log', () => {
   it('chains each record to the previous one, the first to the genesis hash', async () => {
     const { log } = freshLog();
-    const first = log.record({ event: 'AGENT_ENROLLED', actor: 'anonymous', agentDid: 'did:key:z6Mk1', data: { custody: 'server' } });
-    const second = log.record({ event: 'CREDENTIAL_REVOKED', actor: 'admin', agentDid: 'did:key:z6Mk1', reason: 'lost laptop' });
+    const first = log.record({
+      event: 'AGENT_ENROLLED',
+      actor: 'anonymous',
+      agentDid: 'did:key:z6Mk1',
+      data: { custody: 'server' },
+    });
+    const second = log.record({
+      event: 'CREDENTIAL_REVOKED',
+      actor: 'admin',
+      agentDid: 'did:key:z6Mk1',
+      reason: 'lost laptop',
+    });
     expect(first.seq).toBe(1);
     expect(first.prevHash).toBe(AUDIT_GENESIS_HASH);
     expect(AUDIT_GENESIS_HASH).toBe(bytesToHex(sha256Utf8('mandate:issuer:audit:genesis:v1')));
     expect(second.prevHash).toBe(first.hash);
     // The hash is SHA-256 over the JCS of the record (time as epoch ms, absent fields null).
-    const preimage = { seq: 1, id: first.id, at: Date.parse(first.at), event: 'AGENT_ENROLLED', agentDid: 'did:key:z6Mk1', actor: 'anonymous', reason: null, vpId: null, data: canonicalizeJson({ custody: 'server' }), prevHash: AUDIT_GENESIS_HASH };
+    const preimage = {
+      seq: 1,
+      id: first.id,
+      at: Date.parse(first.at),
+      event: 'AGENT_ENROLLED',
+      agentDid: 'did:key:z6Mk1',
+      actor: 'anonymous',
+      reason: null,
+      vpId: null,
+      data: canonicalizeJson({ custody: 'server' }),
+      prevHash: AUDIT_GENESIS_HASH,
+    };
     expect(first.hash).toBe(bytesToHex(sha256Utf8(canonicalizeJson(preimage))));
     expect(await log.verifyChain()).toEqual({ intact: true, count: 2, headHash: second.hash });
   });
@@ -57,11 +78,20 @@ describe('audit log', () => {
   it('filters by agent, event and time, and pages with a cursor', () => {
     const { log, tick } = freshLog();
     for (let i = 0; i < 7; i++) {
-      log.record({ event: i % 2 === 0 ? 'VP_VERIFIED' : 'VP_REJECTED', actor: 'anonymous', agentDid: i < 4 ? 'did:key:a' : 'did:key:b', vpId: `urn:uuid:${i}` });
+      log.record({
+        event: i % 2 === 0 ? 'VP_VERIFIED' : 'VP_REJECTED',
+        actor: 'anonymous',
+        agentDid: i < 4 ? 'did:key:a' : 'did:key:b',
+        vpId: `urn:uuid:${i}`,
+      });
       tick(1000);
     }
     expect(log.list({ agentDid: 'did:key:a' }).records).toHaveLength(4);
-    expect(log.list({ event: 'VP_REJECTED' }).records.map((r) => r.vpId)).toEqual(['urn:uuid:1', 'urn:uuid:3', 'urn:uuid:5']);
+    expect(log.list({ event: 'VP_REJECTED' }).records.map((r) => r.vpId)).toEqual([
+      'urn:uuid:1',
+      'urn:uuid:3',
+      'urn:uuid:5',
+    ]);
     const from = Date.parse('2026-11-22T10:00:02Z');
     const to = Date.parse('2026-11-22T10:00:04Z');
     expect(log.list({ from, to }).records.map((r) => r.seq)).toEqual([3, 4, 5]);
@@ -99,12 +129,22 @@ describe('audit log', () => {
       db.sqlite.exec(sql);
       return log.verifyChain();
     };
-    expect(await tamper(`UPDATE audit SET reason = 'edited' WHERE seq = 3`)).toEqual({ intact: false, brokenAt: 3, count: 5 });
-    expect(await tamper(`UPDATE audit SET data = '{"i":9}' WHERE seq = 2`)).toEqual({ intact: false, brokenAt: 2, count: 5 });
+    expect(await tamper(`UPDATE audit SET reason = 'edited' WHERE seq = 3`)).toEqual({
+      intact: false,
+      brokenAt: 3,
+      count: 5,
+    });
+    expect(await tamper(`UPDATE audit SET data = '{"i":9}' WHERE seq = 2`)).toEqual({
+      intact: false,
+      brokenAt: 2,
+      count: 5,
+    });
     expect(await tamper(`DELETE FROM audit WHERE seq = 2`)).toEqual({ intact: false, brokenAt: 3, count: 4 });
     // Swapping two records' contents (keeping seq) breaks at the first of them.
     expect(
-      await tamper(`UPDATE audit SET seq = -1 WHERE seq = 2; UPDATE audit SET seq = 2 WHERE seq = 4; UPDATE audit SET seq = 4 WHERE seq = -1;`),
+      await tamper(
+        `UPDATE audit SET seq = -1 WHERE seq = 2; UPDATE audit SET seq = 2 WHERE seq = 4; UPDATE audit SET seq = 4 WHERE seq = -1;`,
+      ),
     ).toEqual({ intact: false, brokenAt: 2, count: 5 });
     // A record renumbered out of the sequence (to 0) is not skipped.
     expect(await tamper(`UPDATE audit SET seq = 0 WHERE seq = 5`)).toEqual({ intact: false, brokenAt: 0, count: 5 });

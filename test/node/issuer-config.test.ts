@@ -47,19 +47,32 @@ describe('what the issuer fetches, and who may introspect', () => {
     const loopbackProduction = loadConfig({ ...production, API_BASE_URL: 'http://127.0.0.1:8787', DID_METHOD: 'key' });
     expect(fetchPolicy(loopbackProduction)).toEqual({ allowHttpLoopback: false, allowPrivateNetwork: false });
     // Development on loopback reads plain http from loopback (its own did:web, a local provider).
-    expect(fetchPolicy(loadConfig({ SERVICE_SQLITE_PATH: dbIn() }))).toEqual({ allowHttpLoopback: true, allowPrivateNetwork: false });
+    expect(fetchPolicy(loadConfig({ SERVICE_SQLITE_PATH: dbIn() }))).toEqual({
+      allowHttpLoopback: true,
+      allowPrivateNetwork: false,
+    });
     const opened = loadConfig({ ...production, SERVICE_FETCH_PRIVATE_NETWORK: 'true' });
     expect(fetchPolicy(opened)).toEqual({ allowHttpLoopback: true, allowPrivateNetwork: true });
     expect(opened.warnings.join('\n')).toContain('SERVICE_FETCH_PRIVATE_NETWORK=true');
   });
 
-  it('takes introspection keys held to the admin key\'s rules, none of them the admin key', () => {
+  it("takes introspection keys held to the admin key's rules, none of them the admin key", () => {
     const other = 'Kp4wQ9zRt2VnX7cLm3HbJ8sFd6Ga1YeU';
-    expect(loadConfig({ ...production, SERVICE_INTROSPECTION_KEYS: ` ${other} ,Wm5tR8pLq2ZxC7vN4bH1jK9sD3fG6aYe` }).introspectionKeys).toEqual([other, 'Wm5tR8pLq2ZxC7vN4bH1jK9sD3fG6aYe']);
+    expect(
+      loadConfig({ ...production, SERVICE_INTROSPECTION_KEYS: ` ${other} ,Wm5tR8pLq2ZxC7vN4bH1jK9sD3fG6aYe` })
+        .introspectionKeys,
+    ).toEqual([other, 'Wm5tR8pLq2ZxC7vN4bH1jK9sD3fG6aYe']);
     expect(loadConfig({ ...production }).introspectionKeys).toEqual([]);
-    expect(configError({ ...production, SERVICE_INTROSPECTION_KEYS: 'short' }).message).toMatch(/^SERVICE_INTROSPECTION_KEYS \(key 1\): must be at least 32 characters/);
-    expect(configError({ ...production, SERVICE_INTROSPECTION_KEYS: `${other},${production.SERVICE_ADMIN_API_KEY}` }).message).toMatch(/^SERVICE_INTROSPECTION_KEYS \(key 2\): must differ from SERVICE_ADMIN_API_KEY/);
-    expect(configError({ ...production, SERVICE_INTROSPECTION_KEYS: 'ab'.repeat(20) }).message).toMatch(/^SERVICE_INTROSPECTION_KEYS \(key 1\): is not random/);
+    expect(configError({ ...production, SERVICE_INTROSPECTION_KEYS: 'short' }).message).toMatch(
+      /^SERVICE_INTROSPECTION_KEYS \(key 1\): must be at least 32 characters/,
+    );
+    expect(
+      configError({ ...production, SERVICE_INTROSPECTION_KEYS: `${other},${production.SERVICE_ADMIN_API_KEY}` })
+        .message,
+    ).toMatch(/^SERVICE_INTROSPECTION_KEYS \(key 2\): must differ from SERVICE_ADMIN_API_KEY/);
+    expect(configError({ ...production, SERVICE_INTROSPECTION_KEYS: 'ab'.repeat(20) }).message).toMatch(
+      /^SERVICE_INTROSPECTION_KEYS \(key 1\): is not random/,
+    );
   });
 });
 
@@ -81,7 +94,11 @@ describe('issuer configuration', () => {
   });
 
   it('keeps explicit API_BASE_URL and DID_DOMAIN when the port is bound', () => {
-    const config = loadConfig({ SERVICE_SQLITE_PATH: dbIn(), API_BASE_URL: 'https://issuer.example.com/', DID_DOMAIN: 'issuer.example.com' });
+    const config = loadConfig({
+      SERVICE_SQLITE_PATH: dbIn(),
+      API_BASE_URL: 'https://issuer.example.com/',
+      DID_DOMAIN: 'issuer.example.com',
+    });
     expect(config.apiBaseUrl).toBe('https://issuer.example.com');
     const bound = withBoundPort(config, 40123);
     expect(bound.apiBaseUrl).toBe('https://issuer.example.com');
@@ -92,7 +109,9 @@ describe('issuer configuration', () => {
     for (const method of ['ledger', 'ion', 'WEB']) {
       const error = configError({ SERVICE_SQLITE_PATH: dbIn(), DID_METHOD: method });
       expect(error.code).toBe('CONFIG_INVALID');
-      expect(error.message).toMatch(/^DID_METHOD: must be "web" or "key": anchored \(ledger\) DIDs are resolvable, not issuable$/);
+      expect(error.message).toMatch(
+        /^DID_METHOD: must be "web" or "key": anchored \(ledger\) DIDs are resolvable, not issuable$/,
+      );
     }
     expect(loadConfig({ SERVICE_SQLITE_PATH: dbIn(), DID_METHOD: 'key' }).didDomain).toBeUndefined();
   });
@@ -108,14 +127,26 @@ describe('issuer configuration', () => {
       [{ API_BASE_URL: 'ftp://example.com' }, /^API_BASE_URL: must use http or https/],
       [{ DID_DOMAIN: 'bad domain/with/slashes' }, /^DID_DOMAIN: /],
       // A path would name a DID whose document did:web looks for at /tenants/acme/did.json, which the issuer does not serve.
-      [{ DID_DOMAIN: 'issuer.example.com:tenants:acme' }, /^DID_DOMAIN: must be a host with an optional %3A-encoded port and no path/],
+      [
+        { DID_DOMAIN: 'issuer.example.com:tenants:acme' },
+        /^DID_DOMAIN: must be a host with an optional %3A-encoded port and no path/,
+      ],
       [{ SERVICE_SIGNING_KEY: 'abcd' }, /^SERVICE_SIGNING_KEY: must be 32 bytes/],
       [{ SERVICE_PREVIOUS_SIGNING_KEYS: 'forget' }, /^SERVICE_PREVIOUS_SIGNING_KEYS: must be "keep" or "drop"/],
       [{ SERVICE_KEY_ENCRYPTION_KEY: 'z'.repeat(64) }, /^SERVICE_KEY_ENCRYPTION_KEY: must be 32 bytes/],
-      [{ SERVICE_SIGNING_KEY: 'c'.repeat(64), SERVICE_KEY_ENCRYPTION_KEY: 'C'.repeat(64) }, /^SERVICE_KEY_ENCRYPTION_KEY: must differ from SERVICE_SIGNING_KEY/],
+      [
+        { SERVICE_SIGNING_KEY: 'c'.repeat(64), SERVICE_KEY_ENCRYPTION_KEY: 'C'.repeat(64) },
+        /^SERVICE_KEY_ENCRYPTION_KEY: must differ from SERVICE_SIGNING_KEY/,
+      ],
       [{ SERVICE_ADMIN_API_KEY: 'short' }, /^SERVICE_ADMIN_API_KEY: must be at least 32 characters/],
-      [{ SERVICE_ADMIN_API_KEY: 'correct horse battery staple and more words' }, /^SERVICE_ADMIN_API_KEY: may hold only letters, digits/],
-      [{ SERVICE_ADMIN_API_KEY: 'key=with=equals=in=the=middle=0123456789ab' }, /^SERVICE_ADMIN_API_KEY: may hold only letters, digits/],
+      [
+        { SERVICE_ADMIN_API_KEY: 'correct horse battery staple and more words' },
+        /^SERVICE_ADMIN_API_KEY: may hold only letters, digits/,
+      ],
+      [
+        { SERVICE_ADMIN_API_KEY: 'key=with=equals=in=the=middle=0123456789ab' },
+        /^SERVICE_ADMIN_API_KEY: may hold only letters, digits/,
+      ],
       [{ SERVICE_OPEN_ENROLLMENT: 'yes' }, /^SERVICE_OPEN_ENROLLMENT: /],
       [{ LOG_LEVEL: 'verbose' }, /^LOG_LEVEL: /],
       [{ SERVICE_ED25519_BACKEND: 'openssl' }, /^SERVICE_ED25519_BACKEND: /],
@@ -138,13 +169,23 @@ describe('issuer configuration', () => {
       expect(error.message).toMatch(new RegExp(`^${name}: required in production`));
     }
     const { API_BASE_URL: _a, ...noBase } = production;
-    expect(configError({ ...noBase, SERVICE_SQLITE_PATH: dbPath }).message).toMatch(/^API_BASE_URL: required in production/);
+    expect(configError({ ...noBase, SERVICE_SQLITE_PATH: dbPath }).message).toMatch(
+      /^API_BASE_URL: required in production/,
+    );
     const { DID_DOMAIN: _d, ...noDomain } = production;
-    expect(configError({ ...noDomain, SERVICE_SQLITE_PATH: dbPath }).message).toMatch(/^DID_DOMAIN: required with DID_METHOD=web in production/);
-    expect(configError({ ...production, SERVICE_SQLITE_PATH: dbPath, API_BASE_URL: 'http://issuer.example.com' }).message).toMatch(/must be https in production/);
-    expect(configError({ ...production, SERVICE_SQLITE_PATH: dbPath, SERVICE_OPEN_ENROLLMENT: 'true' }).message).toMatch(/^SERVICE_OPEN_ENROLLMENT: must not be true in production/);
+    expect(configError({ ...noDomain, SERVICE_SQLITE_PATH: dbPath }).message).toMatch(
+      /^DID_DOMAIN: required with DID_METHOD=web in production/,
+    );
+    expect(
+      configError({ ...production, SERVICE_SQLITE_PATH: dbPath, API_BASE_URL: 'http://issuer.example.com' }).message,
+    ).toMatch(/must be https in production/);
+    expect(
+      configError({ ...production, SERVICE_SQLITE_PATH: dbPath, SERVICE_OPEN_ENROLLMENT: 'true' }).message,
+    ).toMatch(/^SERVICE_OPEN_ENROLLMENT: must not be true in production/);
     for (const domain of ['203.0.113.7', '10.0.0.5%3A8443']) {
-      expect(configError({ ...production, SERVICE_SQLITE_PATH: dbPath, DID_DOMAIN: domain }).message).toMatch(/^DID_DOMAIN: must be a DNS name in production/);
+      expect(configError({ ...production, SERVICE_SQLITE_PATH: dbPath, DID_DOMAIN: domain }).message).toMatch(
+        /^DID_DOMAIN: must be a DNS name in production/,
+      );
     }
     // A placeholder left in the environment: a repeated character, all-zero or two alternating bytes.
     for (const [name, value] of [
@@ -158,7 +199,14 @@ describe('issuer configuration', () => {
       expect(error.message).toMatch(new RegExp(`^${name}: is not random \\(a placeholder\\?\\); generate one with`));
     }
     // Development accepts them: tests and demos use fixed, readable keys.
-    expect(loadConfig({ SERVICE_SQLITE_PATH: ':memory:', SERVICE_ADMIN_API_KEY: 'x'.repeat(40), SERVICE_SIGNING_KEY: '00'.repeat(32), SERVICE_KEY_ENCRYPTION_KEY: 'ab01'.repeat(16) }).adminApiKey).toBe('x'.repeat(40));
+    expect(
+      loadConfig({
+        SERVICE_SQLITE_PATH: ':memory:',
+        SERVICE_ADMIN_API_KEY: 'x'.repeat(40),
+        SERVICE_SIGNING_KEY: '00'.repeat(32),
+        SERVICE_KEY_ENCRYPTION_KEY: 'ab01'.repeat(16),
+      }).adminApiKey,
+    ).toBe('x'.repeat(40));
     const config = loadConfig({ ...production, SERVICE_SQLITE_PATH: dbPath });
     expect(config.generatedSecrets).toEqual([]);
     expect(config.secretsFile).toBeUndefined();
@@ -170,7 +218,11 @@ describe('issuer configuration', () => {
     const first = loadConfig({ SERVICE_SQLITE_PATH: dbPath });
     const file = join(dbPath, '..', 'issuer-secrets.json');
     expect(first.secretsFile).toBe(file);
-    expect(first.generatedSecrets).toEqual(['SERVICE_ADMIN_API_KEY', 'SERVICE_SIGNING_KEY', 'SERVICE_KEY_ENCRYPTION_KEY']);
+    expect(first.generatedSecrets).toEqual([
+      'SERVICE_ADMIN_API_KEY',
+      'SERVICE_SIGNING_KEY',
+      'SERVICE_KEY_ENCRYPTION_KEY',
+    ]);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     // The warning names the file, never the admin key itself.
     expect(first.warnings.join(' ')).toContain(file);
@@ -181,7 +233,9 @@ describe('issuer configuration', () => {
     expect(second.signingKey).toEqual(first.signingKey);
     expect(second.keyEncryptionKey).toEqual(first.keyEncryptionKey);
     // A key given in the environment wins over the file.
-    expect(loadConfig({ SERVICE_SQLITE_PATH: dbPath, SERVICE_SIGNING_KEY: KEY }).signingKey).toEqual(new Uint8Array(32).fill(0xaa));
+    expect(loadConfig({ SERVICE_SQLITE_PATH: dbPath, SERVICE_SIGNING_KEY: KEY }).signingKey).toEqual(
+      new Uint8Array(32).fill(0xaa),
+    );
   });
 
   it('two issuers started at once on a fresh directory keep the same secrets: the file is created once, never overwritten', async () => {
@@ -190,9 +244,17 @@ describe('issuer configuration', () => {
     // Each process loads tsx first, then all read and write at one instant.
     const startAt = Date.now() + 4000;
     const outputs = await Promise.all(
-      Array.from({ length: 6 }, () => run(process.execPath, ['--import', 'tsx', 'test/support/load-config-at.ts', dbPath, String(startAt)], { cwd: process.cwd() })),
+      Array.from({ length: 6 }, () =>
+        run(process.execPath, ['--import', 'tsx', 'test/support/load-config-at.ts', dbPath, String(startAt)], {
+          cwd: process.cwd(),
+        }),
+      ),
     );
-    const onDisk = JSON.parse(readFileSync(file, 'utf8')) as { signingKey: string; keyEncryptionKey: string; adminApiKey: string };
+    const onDisk = JSON.parse(readFileSync(file, 'utf8')) as {
+      signingKey: string;
+      keyEncryptionKey: string;
+      adminApiKey: string;
+    };
     for (const { stdout } of outputs) expect(JSON.parse(stdout)).toEqual(onDisk);
   });
 
@@ -220,7 +282,9 @@ describe('issuer configuration', () => {
     writeFileSync(file, JSON.stringify({ signingKey: 42 }));
     expect(configError({ SERVICE_SQLITE_PATH: dbPath }).code).toBe('SECRETS_FILE_INVALID');
     writeFileSync(file, JSON.stringify({ signingKey: 'nothex' }));
-    expect(configError({ SERVICE_SQLITE_PATH: dbPath }).message).toMatch(new RegExp(`^SERVICE_SIGNING_KEY: must be 32 bytes .*\\(${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\)$`));
+    expect(configError({ SERVICE_SQLITE_PATH: dbPath }).message).toMatch(
+      new RegExp(`^SERVICE_SIGNING_KEY: must be 32 bytes .*\\(${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\)$`),
+    );
     expect(readFileSync(file, 'utf8')).toContain('nothex');
   });
 
@@ -251,11 +315,18 @@ describe('issuer configuration', () => {
     expect(error?.code).toBe(1);
     expect(error?.stdout).toBe('');
     const lines = (error?.stderr ?? '').trimEnd().split('\n');
-    expect(lines).toEqual(['mandate-issuer: configuration error: DID_METHOD: must be "web" or "key": anchored (ledger) DIDs are resolvable, not issuable']);
+    expect(lines).toEqual([
+      'mandate-issuer: configuration error: DID_METHOD: must be "web" or "key": anchored (ledger) DIDs are resolvable, not issuable',
+    ]);
   });
 
   it('npm start in production without keys stops with one line', async () => {
-    const env: Record<string, string | undefined> = { ...process.env, ...production, SERVICE_SQLITE_PATH: dbIn(), SERVICE_SIGNING_KEY: undefined };
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      ...production,
+      SERVICE_SQLITE_PATH: dbIn(),
+      SERVICE_SIGNING_KEY: undefined,
+    };
     delete env.SERVICE_SIGNING_KEY;
     const error = await run(process.execPath, ['--import', 'tsx', 'issuer/main.ts'], { env, cwd: process.cwd() }).then(
       () => undefined,

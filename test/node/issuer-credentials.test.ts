@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeStatusList } from '../../wallet/status/encoded-list.ts';
 import { getStatus } from '../../wallet/status/bitstring.ts';
 import { newIdentity } from '../support/agents.ts';
-import { onboardSelfAgent, onboardServerAgent, startTestIssuer, verifyAtIssuer, type TestIssuer } from '../support/issuer.ts';
+import {
+  onboardSelfAgent,
+  onboardServerAgent,
+  startTestIssuer,
+  verifyAtIssuer,
+  type TestIssuer,
+} from '../support/issuer.ts';
 
 const TARGET = 'files.example.com';
 let issuer: TestIssuer;
@@ -29,20 +35,34 @@ describe('POST /v1/vcs (direct issuance)', () => {
     const subject = newIdentity().did;
     const res = await issuer.call('/v1/vcs', {
       admin: true,
-      body: { subjectDid: subject, privilegeScopes: ['calendar:read'], delegationDepth: 0, domains: ['calendar.example.com'], validitySeconds: 3600 },
+      body: {
+        subjectDid: subject,
+        privilegeScopes: ['calendar:read'],
+        delegationDepth: 0,
+        domains: ['calendar.example.com'],
+        validitySeconds: 3600,
+      },
     });
     expect(res.status).toBe(201);
     expect(res.json).toMatchObject({ type: 'AgentCredential', subjectDid: subject, state: 'active' });
     expect(Date.parse(res.json.validUntil) - Date.parse(res.json.validFrom)).toBe(3_600_000);
     const vc = res.json.verifiableCredential;
-    expect(vc.credentialSubject).toEqual({ id: subject, privilegeScopes: ['calendar:read'], delegationDepth: 0, domains: ['calendar.example.com'] });
+    expect(vc.credentialSubject).toEqual({
+      id: subject,
+      privilegeScopes: ['calendar:read'],
+      delegationDepth: 0,
+      domains: ['calendar.example.com'],
+    });
     expect(vc.credentialStatus).toHaveLength(2);
     for (const entry of vc.credentialStatus) {
       expect(entry.statusListCredential).toBe(`${issuer.url}/v1/status-list/${entry.statusPurpose}-1`);
       expect(entry.id).toBe(`${entry.statusListCredential}#${entry.statusListIndex}`);
     }
     // Random, not sequential: two issuances do not take neighbouring indexes (2^-16 chance of a false alarm).
-    const again = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: subject, privilegeScopes: ['calendar:read'], delegationDepth: 0 } });
+    const again = await issuer.call('/v1/vcs', {
+      admin: true,
+      body: { subjectDid: subject, privilegeScopes: ['calendar:read'], delegationDepth: 0 },
+    });
     const a = Number(vc.credentialStatus[0].statusListIndex);
     const b = Number(again.json.verifiableCredential.credentialStatus[0].statusListIndex);
     expect(Math.abs(a - b)).toBeGreaterThan(1);
@@ -51,19 +71,37 @@ describe('POST /v1/vcs (direct issuance)', () => {
 
   it('refuses a subject DID that parses but names nothing a verifier could resolve (400 INVALID_DID), and signs nothing', async () => {
     const before = issuer.running.ctx.audit.list({ event: 'CREDENTIAL_ISSUED', limit: 500 }).records.length;
-    for (const subjectDid of ['did:key:zzzz', 'did:key:z6LSbysY2xFMRpGMhb7tFTLMpeuPRaqaWM1yECx2AtzE3KCc', 'did:web:%E0%A4', 'did:web:exa_mple.com']) {
-      const res = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid, privilegeScopes: ['calendar:read'], delegationDepth: 0 } });
+    for (const subjectDid of [
+      'did:key:zzzz',
+      'did:key:z6LSbysY2xFMRpGMhb7tFTLMpeuPRaqaWM1yECx2AtzE3KCc',
+      'did:web:%E0%A4',
+      'did:web:exa_mple.com',
+    ]) {
+      const res = await issuer.call('/v1/vcs', {
+        admin: true,
+        body: { subjectDid, privilegeScopes: ['calendar:read'], delegationDepth: 0 },
+      });
       expect(res.status, subjectDid).toBe(400);
       expect(res.json.error.code, subjectDid).toBe('INVALID_DID');
     }
     expect(issuer.running.ctx.audit.list({ event: 'CREDENTIAL_ISSUED', limit: 500 }).records).toHaveLength(before);
     // Any other method is the operator's to vouch for: it only has to be a DID.
-    expect((await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: 'did:example:agent-7', privilegeScopes: ['calendar:read'], delegationDepth: 0 } })).status).toBe(201);
+    expect(
+      (
+        await issuer.call('/v1/vcs', {
+          admin: true,
+          body: { subjectDid: 'did:example:agent-7', privilegeScopes: ['calendar:read'], delegationDepth: 0 },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('makes the new credential the current one of an enrolled agent', async () => {
     const { agentDid, vcId } = await onboardServerAgent(issuer);
-    const res = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: agentDid, privilegeScopes: ['files:read'], delegationDepth: 0, domains: [TARGET] } });
+    const res = await issuer.call('/v1/vcs', {
+      admin: true,
+      body: { subjectDid: agentDid, privilegeScopes: ['files:read'], delegationDepth: 0, domains: [TARGET] },
+    });
     const agent = await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}`, { admin: true });
     expect(agent.json.currentCredentialId).toBe(res.json.vcId);
     expect(agent.json.credentials.map((c: { vcId: string }) => c.vcId)).toEqual([res.json.vcId, vcId]);
@@ -76,16 +114,31 @@ describe('POST /v1/vcs (direct issuance)', () => {
       const detail = (await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}`, { admin: true })).json;
       let listed: Record<string, unknown> | undefined;
       for (let cursor: string | undefined, page; !listed; cursor = page.nextCursor) {
-        page = (await issuer.call(`/v1/agents?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { admin: true })).json;
+        page = (
+          await issuer.call(`/v1/agents?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+            admin: true,
+          })
+        ).json;
         listed = page.agents.find((a: { did: string }) => a.did === agentDid);
         if (!page.nextCursor) break;
       }
-      const pick = (v: Record<string, unknown>) => ({ privilegeScopes: v.privilegeScopes, delegationDepth: v.delegationDepth, domains: v.domains });
+      const pick = (v: Record<string, unknown>) => ({
+        privilegeScopes: v.privilegeScopes,
+        delegationDepth: v.delegationDepth,
+        domains: v.domains,
+      });
       expect(pick(listed as Record<string, unknown>)).toEqual(pick(detail));
       return pick(detail);
     };
-    expect(await viewOf()).toEqual({ privilegeScopes: ['files:read', 'files:write'], delegationDepth: 2, domains: [TARGET] });
-    const wider = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: agentDid, privilegeScopes: ['files', 'mail:send'], delegationDepth: 4 } });
+    expect(await viewOf()).toEqual({
+      privilegeScopes: ['files:read', 'files:write'],
+      delegationDepth: 2,
+      domains: [TARGET],
+    });
+    const wider = await issuer.call('/v1/vcs', {
+      admin: true,
+      body: { subjectDid: agentDid, privilegeScopes: ['files', 'mail:send'], delegationDepth: 4 },
+    });
     expect(await viewOf()).toEqual({ privilegeScopes: ['files', 'mail:send'], delegationDepth: 4, domains: undefined });
     await issuer.call(vcPath(wider.json.vcId, 'renew'), { admin: true, body: {} });
     expect(await viewOf()).toEqual({ privilegeScopes: ['files', 'mail:send'], delegationDepth: 4, domains: undefined });
@@ -93,7 +146,12 @@ describe('POST /v1/vcs (direct issuance)', () => {
 
   it('supersedes the credential it replaces: revoking the new one revokes the older, wider one too', async () => {
     const { agentDid, vcId: wide } = await onboardServerAgent(issuer);
-    const narrow = (await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: agentDid, privilegeScopes: ['files:read'], delegationDepth: 0, domains: [TARGET] } })).json.vcId as string;
+    const narrow = (
+      await issuer.call('/v1/vcs', {
+        admin: true,
+        body: { subjectDid: agentDid, privilegeScopes: ['files:read'], delegationDepth: 0, domains: [TARGET] },
+      })
+    ).json.vcId as string;
     const replaced = await issuer.call(vcPath(wide));
     expect(replaced.json).toMatchObject({ state: 'superseded', supersededBy: narrow });
     expect((await present(agentDid, undefined, wide)).json.valid).toBe(true); // until its own validUntil, as after a renewal
@@ -105,7 +163,12 @@ describe('POST /v1/vcs (direct issuance)', () => {
   it('leaves a suspended credential out of it: reinstating the new one never lifts the old suspension', async () => {
     const { agentDid, vcId: wide } = await onboardServerAgent(issuer);
     await issuer.call(vcPath(wide, 'suspend'), { admin: true, body: {} });
-    const narrow = (await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: agentDid, privilegeScopes: ['files:read'], delegationDepth: 0, domains: [TARGET] } })).json.vcId as string;
+    const narrow = (
+      await issuer.call('/v1/vcs', {
+        admin: true,
+        body: { subjectDid: agentDid, privilegeScopes: ['files:read'], delegationDepth: 0, domains: [TARGET] },
+      })
+    ).json.vcId as string;
     await issuer.call(vcPath(narrow, 'suspend'), { admin: true, body: {} });
     await issuer.call(vcPath(narrow, 'reinstate'), { admin: true, body: {} });
     expect((await issuer.call(vcPath(wide))).json).toMatchObject({ state: 'suspended' });
@@ -114,8 +177,13 @@ describe('POST /v1/vcs (direct issuance)', () => {
   });
 
   it('revoking the current credential revokes every live credential of the agent, linked or not', async () => {
-    const direct = (subjectDid: string, privilegeScopes: string[]) => issuer.call('/v1/vcs', { admin: true, body: { subjectDid, privilegeScopes, delegationDepth: 0, domains: [TARGET] } });
-    const revoke = (vcId: string) => issuer.call(vcPath(vcId, 'revoke'), { admin: true, body: { reason: 'agent retired' } });
+    const direct = (subjectDid: string, privilegeScopes: string[]) =>
+      issuer.call('/v1/vcs', {
+        admin: true,
+        body: { subjectDid, privilegeScopes, delegationDepth: 0, domains: [TARGET] },
+      });
+    const revoke = (vcId: string) =>
+      issuer.call(vcPath(vcId, 'revoke'), { admin: true, body: { reason: 'agent retired' } });
     // A: the old one was suspended when the new one was issued (so left unlinked), then reinstated.
     const a = await onboardServerAgent(issuer);
     await issuer.call(vcPath(a.vcId, 'suspend'), { admin: true, body: {} });
@@ -141,7 +209,9 @@ describe('POST /v1/vcs (direct issuance)', () => {
     const records = issuer.running.ctx.audit.list({ event: 'CREDENTIAL_REVOKED', limit: 500 }).records;
     expect(records.find((r) => r.data?.vcId === a.vcId)?.data).toEqual({ vcId: a.vcId, with: aNew });
     // And the issuance says what it replaced, and whether it took over its lineage.
-    const issued = issuer.running.ctx.audit.list({ event: 'CREDENTIAL_ISSUED', limit: 500 }).records.find((r) => r.data?.vcId === aNew);
+    const issued = issuer.running.ctx.audit
+      .list({ event: 'CREDENTIAL_ISSUED', limit: 500 })
+      .records.find((r) => r.data?.vcId === aNew);
     expect(issued?.data).toEqual({ vcId: aNew, via: 'direct', replaces: a.vcId, supersedes: false });
     // Revoking a credential that is not the current one reaches only what it superseded.
     const c = await onboardServerAgent(issuer);
@@ -152,12 +222,24 @@ describe('POST /v1/vcs (direct issuance)', () => {
   });
 
   it('refuses bad input (400), missing admin key (401)', async () => {
-    const bad = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: 'not-a-did', privilegeScopes: ['files'], delegationDepth: 0 } });
+    const bad = await issuer.call('/v1/vcs', {
+      admin: true,
+      body: { subjectDid: 'not-a-did', privilegeScopes: ['files'], delegationDepth: 0 },
+    });
     expect(bad.status).toBe(400);
     expect(bad.json.error.details[0].path).toBe('json.subjectDid');
-    const noScopes = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: newIdentity().did, privilegeScopes: [], delegationDepth: 0 } });
+    const noScopes = await issuer.call('/v1/vcs', {
+      admin: true,
+      body: { subjectDid: newIdentity().did, privilegeScopes: [], delegationDepth: 0 },
+    });
     expect(noScopes.status).toBe(400);
-    expect((await issuer.call('/v1/vcs', { body: { subjectDid: newIdentity().did, privilegeScopes: ['files'], delegationDepth: 0 } })).status).toBe(401);
+    expect(
+      (
+        await issuer.call('/v1/vcs', {
+          body: { subjectDid: newIdentity().did, privilegeScopes: ['files'], delegationDepth: 0 },
+        })
+      ).status,
+    ).toBe(401);
   });
 });
 
@@ -192,7 +274,12 @@ describe('revocation', () => {
 
   it("answers with every credential it reached: revoking an agent's current credential ends its others too", async () => {
     const { agentDid, vcId: enrolled } = await onboardServerAgent(issuer);
-    const replacement = (await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: agentDid, privilegeScopes: ['files:read'], delegationDepth: 0 } })).json.vcId as string;
+    const replacement = (
+      await issuer.call('/v1/vcs', {
+        admin: true,
+        body: { subjectDid: agentDid, privilegeScopes: ['files:read'], delegationDepth: 0 },
+      })
+    ).json.vcId as string;
     const renewal = (await issuer.call(vcPath(replacement, 'renew'), { admin: true, body: {} })).json.vcId as string;
     // Named: the middle one. Acted on: its renewal (the current credential), then back down.
     const res = await issuer.call(vcPath(replacement, 'revoke'), { admin: true, body: {} });
@@ -250,7 +337,9 @@ describe('renewal', () => {
     const oldCredential = (await issuer.call(vcPath(vcId))).json;
     expect(oldCredential.state).toBe('superseded');
     expect(oldCredential.supersededBy).toBe(renewed.json.vcId);
-    expect(renewed.json.verifiableCredential.credentialSubject).toEqual(oldCredential.verifiableCredential.credentialSubject);
+    expect(renewed.json.verifiableCredential.credentialSubject).toEqual(
+      oldCredential.verifiableCredential.credentialSubject,
+    );
     expect(Date.parse(renewed.json.validUntil) - Date.parse(renewed.json.validFrom)).toBe(7_200_000);
     // The agent's current credential is the newest; the superseded one still verifies until it expires.
     const agent = await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}`, { admin: true });
@@ -272,19 +361,23 @@ describe('renewal', () => {
     const second = (await issuer.call(vcPath(first, 'renew'), { admin: true, body: {} })).json.vcId as string;
     const third = (await issuer.call(vcPath(second, 'renew'), { admin: true, body: {} })).json.vcId as string;
     const stateOf = async (vcId: string) => (await issuer.call(vcPath(vcId))).json.state as string;
-    const reasonWith = async (vcId: string) => (await present(agentDid, undefined, vcId)).json.reason as string | undefined;
+    const reasonWith = async (vcId: string) =>
+      (await present(agentDid, undefined, vcId)).json.reason as string | undefined;
 
     await issuer.call(vcPath(third, 'suspend'), { admin: true, body: {} });
     for (const vcId of [first, second]) expect(await reasonWith(vcId), vcId).toBe('CREDENTIAL_SUSPENDED');
     await issuer.call(vcPath(third, 'reinstate'), { admin: true, body: {} });
-    for (const vcId of [first, second, third]) expect((await present(agentDid, undefined, vcId)).json.valid, vcId).toBe(true);
+    for (const vcId of [first, second, third])
+      expect((await present(agentDid, undefined, vcId)).json.valid, vcId).toBe(true);
 
     await issuer.call(vcPath(third, 'revoke'), { admin: true, body: { reason: 'key leaked' } });
     for (const vcId of [first, second, third]) {
       expect(await stateOf(vcId), vcId).toBe('revoked');
       expect(await reasonWith(vcId), vcId).toBe('CREDENTIAL_REVOKED');
     }
-    const audit = await issuer.call(`/v1/audit?agent=${encodeURIComponent(agentDid)}&event=CREDENTIAL_REVOKED`, { admin: true });
+    const audit = await issuer.call(`/v1/audit?agent=${encodeURIComponent(agentDid)}&event=CREDENTIAL_REVOKED`, {
+      admin: true,
+    });
     const revocations = audit.json.records as Array<{ reason?: string; data: { vcId: string; with?: string } }>;
     expect(revocations.map((r) => r.data.vcId).sort()).toEqual([first, second, third].sort());
     expect(revocations.every((r) => r.reason === 'key leaked')).toBe(true);
@@ -296,15 +389,23 @@ describe('renewal', () => {
     const second = (await issuer.call(vcPath(first, 'renew'), { admin: true, body: {} })).json.vcId as string;
     const suspended = await issuer.call(vcPath(first, 'suspend'), { admin: true, body: {} });
     expect(suspended.status).toBe(200);
-    for (const vcId of [first, second]) expect((await present(agentDid, undefined, vcId)).json.reason, vcId).toBe('CREDENTIAL_SUSPENDED');
+    for (const vcId of [first, second])
+      expect((await present(agentDid, undefined, vcId)).json.reason, vcId).toBe('CREDENTIAL_SUSPENDED');
     // Reinstating through either copy lifts both.
     expect((await issuer.call(vcPath(first, 'reinstate'), { admin: true, body: {} })).status).toBe(200);
     for (const vcId of [first, second]) expect((await present(agentDid, undefined, vcId)).json.valid, vcId).toBe(true);
     const revoked = await issuer.call(vcPath(first, 'revoke'), { admin: true, body: {} });
     expect(revoked.json.state).toBe('revoked');
     expect((await present(agentDid, undefined, second)).json.reason).toBe('CREDENTIAL_REVOKED');
-    const audit = await issuer.call(`/v1/audit?agent=${encodeURIComponent(agentDid)}&event=CREDENTIAL_REVOKED`, { admin: true });
-    expect(audit.json.records.map((r: { data: unknown }) => r.data)).toEqual(expect.arrayContaining([{ vcId: second, named: first }, { vcId: first, with: second }]));
+    const audit = await issuer.call(`/v1/audit?agent=${encodeURIComponent(agentDid)}&event=CREDENTIAL_REVOKED`, {
+      admin: true,
+    });
+    expect(audit.json.records.map((r: { data: unknown }) => r.data)).toEqual(
+      expect.arrayContaining([
+        { vcId: second, named: first },
+        { vcId: first, with: second },
+      ]),
+    );
   });
 
   it('revoke racing a renewal: whenever the revoke answers 200, no credential of the agent verifies', async () => {
@@ -313,18 +414,25 @@ describe('renewal', () => {
       const renewal = issuer.call(vcPath(vcId, 'renew'), { admin: true, body: {} });
       // Staggered, so that some revokes land before the renewal commits and some after.
       await new Promise((resolve) => setTimeout(resolve, trial % 4));
-      const [renewed, revoked] = await Promise.all([renewal, issuer.call(vcPath(vcId, 'revoke'), { admin: true, body: {} })]);
+      const [renewed, revoked] = await Promise.all([
+        renewal,
+        issuer.call(vcPath(vcId, 'revoke'), { admin: true, body: {} }),
+      ]);
       expect(revoked.status).toBe(200);
       expect([201, 409]).toContain(renewed.status);
       const held = renewed.status === 201 ? [vcId, renewed.json.vcId as string] : [vcId];
-      for (const id of held) expect((await present(agentDid, undefined, id)).json.reason, `${trial} ${id}`).toBe('CREDENTIAL_REVOKED');
+      for (const id of held)
+        expect((await present(agentDid, undefined, id)).json.reason, `${trial} ${id}`).toBe('CREDENTIAL_REVOKED');
     }
   });
 
-  it("reinstating a renewal lifts only the suspensions it caused, not one the operator put on a replaced credential", async () => {
+  it('reinstating a renewal lifts only the suspensions it caused, not one the operator put on a replaced credential', async () => {
     const { agentDid, vcId: old } = await onboardServerAgent(issuer);
     // A direct issuance replaces (supersedes) the live credential; then the old copy leaks.
-    const replaced = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: agentDid, privilegeScopes: ['files:read'], delegationDepth: 0, domains: [TARGET] } });
+    const replaced = await issuer.call('/v1/vcs', {
+      admin: true,
+      body: { subjectDid: agentDid, privilegeScopes: ['files:read'], delegationDepth: 0, domains: [TARGET] },
+    });
     const current = replaced.json.vcId as string;
     expect((await issuer.call(vcPath(old))).json.supersededBy).toBe(current);
     await issuer.call(vcPath(old, 'suspend'), { admin: true, body: { reason: 'old copy leaked' } });

@@ -41,7 +41,10 @@ describe('issuer documents', () => {
 
   it('stops serving a deactivated agent document (410 DID_DEACTIVATED), and verification refuses it', async () => {
     const { agentDid } = await onboardServerAgent(issuer);
-    const vp = await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}/vp`, { admin: true, body: { targetService: 'files.example.com', challenge: 'c' } });
+    const vp = await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}/vp`, {
+      admin: true,
+      body: { targetService: 'files.example.com', challenge: 'c' },
+    });
     const ctx = issuer.running.ctx;
     ctx.stores.dids.deactivate(agentDid, ctx.now());
     const res = await issuer.call(`/agents/${agentDid.split(':').pop()}/did.json`);
@@ -50,7 +53,13 @@ describe('issuer documents', () => {
     // The issuer's own resolver reads hosted documents live: no cache to wait out.
     const resolved = await ctx.resolver.resolve(agentDid);
     expect(resolved.didDocumentMetadata.deactivated).toBe(true);
-    const verdict = await verifyPresentation(vp.json, { trustedIssuers: [ctx.issuer.did], expectedDomain: 'files.example.com', expectedChallenge: 'c', resolver: ctx.resolver, statusLists: ctx.statusLists });
+    const verdict = await verifyPresentation(vp.json, {
+      trustedIssuers: [ctx.issuer.did],
+      expectedDomain: 'files.example.com',
+      expectedChallenge: 'c',
+      resolver: ctx.resolver,
+      statusLists: ctx.statusLists,
+    });
     expect(verdict).toMatchObject({ valid: false, reason: 'DID_DEACTIVATED' });
   });
 

@@ -9,7 +9,14 @@ import { encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
 import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
 import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import { newIdentity } from '../support/agents.ts';
-import { didAuthProof, mintToken, onboardSelfAgent, onboardServerAgent, startTestIssuer, type TestIssuer } from '../support/issuer.ts';
+import {
+  didAuthProof,
+  mintToken,
+  onboardSelfAgent,
+  onboardServerAgent,
+  startTestIssuer,
+  type TestIssuer,
+} from '../support/issuer.ts';
 
 let issuer: TestIssuer;
 let clock = Date.now();
@@ -22,7 +29,8 @@ beforeAll(async () => {
 });
 afterAll(() => issuer.dispose());
 
-const count = (table: string): number => (issuer.running.ctx.db.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = (table: string): number =>
+  (issuer.running.ctx.db.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
 async function start(body: Record<string, unknown>) {
   return issuer.call('/v1/onboard', { body });
@@ -35,7 +43,10 @@ describe('enrollment tokens', () => {
     expect(anonymous.status).toBe(401);
     expect(anonymous.json.error.code).toBe('UNAUTHORIZED');
     expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer realm="mandate-issuer"/);
-    const wrong = await issuer.call('/v1/enrollment-tokens', { body, headers: { authorization: 'Bearer not-the-admin-key' } });
+    const wrong = await issuer.call('/v1/enrollment-tokens', {
+      body,
+      headers: { authorization: 'Bearer not-the-admin-key' },
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
@@ -72,7 +83,10 @@ describe('enrollment tokens', () => {
       body: { requestedScopes: ['files'], maxDelegationDepth: 1, requestedDomains: ['a.example'], role: 'admin' },
     });
     expect(extra.status).toBe(400);
-    const negative = await issuer.call('/v1/enrollment-tokens', { admin: true, body: { requestedScopes: ['files'], maxDelegationDepth: -1, requestedDomains: ['a.example'] } });
+    const negative = await issuer.call('/v1/enrollment-tokens', {
+      admin: true,
+      body: { requestedScopes: ['files'], maxDelegationDepth: -1, requestedDomains: ['a.example'] },
+    });
     expect(negative.json.error.details[0].path).toBe('json.maxDelegationDepth');
   });
 
@@ -87,12 +101,19 @@ describe('enrollment tokens', () => {
     const states = new Set(all.json.tokens.map((t: { state: string }) => t.state));
     expect(states).toEqual(new Set(['outstanding', 'used', 'expired']));
     const used = await issuer.call('/v1/enrollment-tokens?state=used', { admin: true });
-    expect(used.json.tokens.every((t: { state: string; agentDid?: string }) => t.state === 'used' && t.agentDid?.startsWith('did:'))).toBe(true);
+    expect(
+      used.json.tokens.every(
+        (t: { state: string; agentDid?: string }) => t.state === 'used' && t.agentDid?.startsWith('did:'),
+      ),
+    ).toBe(true);
     // Pages of one, following nextCursor, visit every token exactly once.
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = await issuer.call(`/v1/enrollment-tokens?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { admin: true });
+      const page = await issuer.call(
+        `/v1/enrollment-tokens?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { admin: true },
+      );
       seen.push(...page.json.tokens.map((t: { tokenId: string }) => t.tokenId));
       cursor = page.json.nextCursor;
     } while (cursor);
@@ -101,11 +122,18 @@ describe('enrollment tokens', () => {
     const outstanding: string[] = [];
     cursor = undefined;
     do {
-      const page = await issuer.call(`/v1/enrollment-tokens?state=outstanding&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { admin: true });
+      const page = await issuer.call(
+        `/v1/enrollment-tokens?state=outstanding&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { admin: true },
+      );
       outstanding.push(...page.json.tokens.map((t: { tokenId: string }) => t.tokenId));
       cursor = page.json.nextCursor;
     } while (cursor);
-    expect(outstanding).toEqual(all.json.tokens.filter((t: { state: string }) => t.state === 'outstanding').map((t: { tokenId: string }) => t.tokenId));
+    expect(outstanding).toEqual(
+      all.json.tokens
+        .filter((t: { state: string }) => t.state === 'outstanding')
+        .map((t: { tokenId: string }) => t.tokenId),
+    );
     expect(outstanding.length).toBeGreaterThan(1);
     expect((await issuer.call('/v1/enrollment-tokens')).status).toBe(401);
   });
@@ -115,7 +143,9 @@ describe('enrollment tokens', () => {
     try {
       const body = { requestedScopes: ['files:read'], maxDelegationDepth: 0, requestedDomains: ['files.example.com'] };
       expect((await open.call('/v1/enrollment-tokens', { body })).status).toBe(201);
-      expect((await open.call('/v1/enrollment-tokens', { body, headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+      expect(
+        (await open.call('/v1/enrollment-tokens', { body, headers: { authorization: 'Bearer wrong' } })).status,
+      ).toBe(401);
       expect((await open.call('/v1/enrollment-tokens')).status).toBe(401); // listing stays admin-only
     } finally {
       await open.dispose();
@@ -125,56 +155,94 @@ describe('enrollment tokens', () => {
 
 describe('onboarding, server custody', () => {
   it('step 1 does not consume the token; step 2 creates the agent, its key, its DID document and its credential', async () => {
-    const token = await mintToken(issuer, { requestedScopes: ['files:read'], maxDelegationDepth: 1, requestedDomains: ['files.example.com'] });
+    const token = await mintToken(issuer, {
+      requestedScopes: ['files:read'],
+      maxDelegationDepth: 1,
+      requestedDomains: ['files.example.com'],
+    });
     const first = await start({ token, custody: 'server' });
     const second = await start({ token, custody: 'server' });
     expect(first.status).toBe(201);
     expect(second.status).toBe(201);
     expect(first.json.domain).toBe(issuer.running.ctx.issuer.did);
     // Like the token, the challenge is kept only as its hash: a copy of the database cannot complete it.
-    const stored = issuer.running.ctx.db.sqlite.prepare('SELECT challenge FROM onboarding_sessions WHERE id = ?').get(first.json.challengeId) as { challenge: string };
+    const stored = issuer.running.ctx.db.sqlite
+      .prepare('SELECT challenge FROM onboarding_sessions WHERE id = ?')
+      .get(first.json.challengeId) as { challenge: string };
     expect(stored.challenge).toBe(bytesToHex(sha256Utf8(first.json.challenge)));
-    const withHash = await issuer.call('/v1/onboard/verify', { body: { challengeId: first.json.challengeId, challenge: stored.challenge } });
+    const withHash = await issuer.call('/v1/onboard/verify', {
+      body: { challengeId: first.json.challengeId, challenge: stored.challenge },
+    });
     expect(withHash.json.error.code).toBe('CHALLENGE_MISMATCH');
-    const done = await issuer.call('/v1/onboard/verify', { body: { challengeId: second.json.challengeId, challenge: second.json.challenge } });
+    const done = await issuer.call('/v1/onboard/verify', {
+      body: { challengeId: second.json.challengeId, challenge: second.json.challenge },
+    });
     expect(done.status).toBe(201);
     const { agentDid, vcId, verifiableCredential } = done.json;
     expect(agentDid).toMatch(new RegExp(`^${issuer.running.ctx.issuer.did}:agents:[0-9a-f-]{36}$`));
     expect(verifiableCredential.id).toBe(vcId);
     expect(verifiableCredential.issuer).toBe(issuer.running.ctx.issuer.did);
-    expect(verifiableCredential.credentialSubject).toEqual({ id: agentDid, privilegeScopes: ['files:read'], delegationDepth: 1, domains: ['files.example.com'] });
-    expect(verifiableCredential.credentialStatus.map((e: { statusPurpose: string }) => e.statusPurpose)).toEqual(['revocation', 'suspension']);
+    expect(verifiableCredential.credentialSubject).toEqual({
+      id: agentDid,
+      privilegeScopes: ['files:read'],
+      delegationDepth: 1,
+      domains: ['files.example.com'],
+    });
+    expect(verifiableCredential.credentialStatus.map((e: { statusPurpose: string }) => e.statusPurpose)).toEqual([
+      'revocation',
+      'suspension',
+    ]);
     const key = issuer.running.ctx.stores.agents.getKey(agentDid);
     expect(key?.envelope).toMatchObject({ v: 1, alg: 'A256GCM' });
     const agent = await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}`, { admin: true });
     expect(agent.json).toMatchObject({ did: agentDid, custody: 'server', currentCredentialId: vcId });
     // The other session of the same token can no longer complete.
-    const again = await issuer.call('/v1/onboard/verify', { body: { challengeId: first.json.challengeId, challenge: first.json.challenge } });
+    const again = await issuer.call('/v1/onboard/verify', {
+      body: { challengeId: first.json.challengeId, challenge: first.json.challenge },
+    });
     expect(again.status).toBe(409);
     expect(again.json.error.code).toBe('TOKEN_USED');
   });
 
   it('refuses a wrong challenge (403 CHALLENGE_MISMATCH), a missing one (400) and an unknown id (404)', async () => {
     const s = await start({ token: await mintToken(issuer), custody: 'server' });
-    const wrong = await issuer.call('/v1/onboard/verify', { body: { challengeId: s.json.challengeId, challenge: 'not-it' } });
+    const wrong = await issuer.call('/v1/onboard/verify', {
+      body: { challengeId: s.json.challengeId, challenge: 'not-it' },
+    });
     expect(wrong.status).toBe(403);
     expect(wrong.json.error.code).toBe('CHALLENGE_MISMATCH');
     const missing = await issuer.call('/v1/onboard/verify', { body: { challengeId: s.json.challengeId } });
     expect(missing.status).toBe(400);
     expect(missing.json.error.details[0].path).toBe('json.challenge');
-    const unknown = await issuer.call('/v1/onboard/verify', { body: { challengeId: crypto.randomUUID(), challenge: 'x' } });
+    const unknown = await issuer.call('/v1/onboard/verify', {
+      body: { challengeId: crypto.randomUUID(), challenge: 'x' },
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.json.error.code).toBe('CHALLENGE_NOT_FOUND');
-    expect((await issuer.call('/v1/onboard/verify', { body: { challengeId: 'nope', challenge: 'x' } })).status).toBe(400);
+    expect((await issuer.call('/v1/onboard/verify', { body: { challengeId: 'nope', challenge: 'x' } })).status).toBe(
+      400,
+    );
     // Still usable after the refusals.
-    expect((await issuer.call('/v1/onboard/verify', { body: { challengeId: s.json.challengeId, challenge: s.json.challenge } })).status).toBe(201);
-    const replay = await issuer.call('/v1/onboard/verify', { body: { challengeId: s.json.challengeId, challenge: s.json.challenge } });
+    expect(
+      (
+        await issuer.call('/v1/onboard/verify', {
+          body: { challengeId: s.json.challengeId, challenge: s.json.challenge },
+        })
+      ).status,
+    ).toBe(201);
+    const replay = await issuer.call('/v1/onboard/verify', {
+      body: { challengeId: s.json.challengeId, challenge: s.json.challenge },
+    });
     expect(replay.status).toBe(409);
     expect(replay.json.error.code).toBe('CHALLENGE_USED');
   });
 
   it('refuses unknown (403 TOKEN_INVALID), used (409 TOKEN_USED) and expired (403 TOKEN_EXPIRED) tokens, creating nothing', async () => {
-    const before = { agents: count('agents'), credentials: count('credentials'), sessions: count('onboarding_sessions') };
+    const before = {
+      agents: count('agents'),
+      credentials: count('credentials'),
+      sessions: count('onboarding_sessions'),
+    };
     const unknown = await start({ token: 'A'.repeat(43), custody: 'server' });
     expect(unknown.status).toBe(403);
     expect(unknown.json.error.code).toBe('TOKEN_INVALID');
@@ -192,7 +260,9 @@ describe('onboarding, server custody', () => {
     expect(expired.status).toBe(403);
     expect(expired.json.error.code).toBe('TOKEN_EXPIRED');
     // The session opened before expiry dies with its token.
-    const late = await issuer.call('/v1/onboard/verify', { body: { challengeId: session.json.challengeId, challenge: session.json.challenge } });
+    const late = await issuer.call('/v1/onboard/verify', {
+      body: { challengeId: session.json.challengeId, challenge: session.json.challenge },
+    });
     expect(late.status).toBe(403);
     expect(['CHALLENGE_EXPIRED', 'TOKEN_EXPIRED']).toContain(late.json.error.code);
     expect(count('agents')).toBe(before.agents + 1);
@@ -203,7 +273,9 @@ describe('onboarding, server custody', () => {
   it('expires an onboarding challenge after its lifetime (403 CHALLENGE_EXPIRED)', async () => {
     const s = await start({ token: await mintToken(issuer, { ttlSeconds: 3600 }), custody: 'server' });
     advance(5 * 60_000 + 1);
-    const res = await issuer.call('/v1/onboard/verify', { body: { challengeId: s.json.challengeId, challenge: s.json.challenge } });
+    const res = await issuer.call('/v1/onboard/verify', {
+      body: { challengeId: s.json.challengeId, challenge: s.json.challenge },
+    });
     expect(res.status).toBe(403);
     expect(res.json.error.code).toBe('CHALLENGE_EXPIRED');
   });
@@ -236,10 +308,16 @@ describe('onboarding, self custody', () => {
     const document = {
       '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'],
       id: did,
-      verificationMethod: [{ id: vm, type: 'Multikey', controller: did, publicKeyMultibase: encodePublicKeyMultibase(signer.publicKey) }],
+      verificationMethod: [
+        { id: vm, type: 'Multikey', controller: did, publicKeyMultibase: encodePublicKeyMultibase(signer.publicKey) },
+      ],
       authentication: [vm],
     };
-    await fetch(`${base}/host/${path}/did.json`, { method: 'PUT', body: JSON.stringify(document), headers: { 'content-type': 'application/json' } });
+    await fetch(`${base}/host/${path}/did.json`, {
+      method: 'PUT',
+      body: JSON.stringify(document),
+      headers: { 'content-type': 'application/json' },
+    });
     const holder: SigningIdentity = { did, verificationMethod: vm, signer };
     const { agentDid } = await onboardSelfAgent(issuer, holder);
     expect(agentDid).toBe(did);
@@ -248,7 +326,12 @@ describe('onboarding, self custody', () => {
   async function selfSession(holder = newIdentity()) {
     const s = await start({ token: await mintToken(issuer), custody: 'self', did: holder.did });
     expect(s.status).toBe(201);
-    return { holder, challengeId: s.json.challengeId as string, challenge: s.json.challenge as string, domain: s.json.domain as string };
+    return {
+      holder,
+      challengeId: s.json.challengeId as string,
+      challenge: s.json.challenge as string,
+      domain: s.json.domain as string,
+    };
   }
 
   it('refuses proofs that do not prove possession for this challenge and this issuer (403 PROOF_INVALID)', async () => {
@@ -273,7 +356,9 @@ describe('onboarding, self custody', () => {
     expect(missing.status).toBe(400);
     expect(missing.json.error.details[0].path).toBe('json.proof');
     // The honest proof still completes the untouched session.
-    const ok = await issuer.call('/v1/onboard/verify', { body: { challengeId, proof: await didAuthProof(holder, challenge, domain) } });
+    const ok = await issuer.call('/v1/onboard/verify', {
+      body: { challengeId, proof: await didAuthProof(holder, challenge, domain) },
+    });
     expect(ok.status).toBe(201);
   });
 
@@ -302,7 +387,9 @@ describe('the token is consumed exactly once', () => {
     const agentsBefore = count('agents');
     const credentialsBefore = count('credentials');
     const results = await Promise.all(
-      sessions.map((s) => issuer.call('/v1/onboard/verify', { body: { challengeId: s.json.challengeId, challenge: s.json.challenge } })),
+      sessions.map((s) =>
+        issuer.call('/v1/onboard/verify', { body: { challengeId: s.json.challengeId, challenge: s.json.challenge } }),
+      ),
     );
     const winners = results.filter((r) => r.status === 201);
     const losers = results.filter((r) => r.status !== 201);
@@ -312,14 +399,18 @@ describe('the token is consumed exactly once', () => {
     expect(count('agents')).toBe(agentsBefore + 1);
     expect(count('credentials')).toBe(credentialsBefore + 1);
     const tokens = await issuer.call('/v1/enrollment-tokens?state=used&limit=500', { admin: true });
-    expect(tokens.json.tokens.filter((t: { agentDid: string }) => t.agentDid === winners[0]?.json.agentDid)).toHaveLength(1);
+    expect(
+      tokens.json.tokens.filter((t: { agentDid: string }) => t.agentDid === winners[0]?.json.agentDid),
+    ).toHaveLength(1);
   });
 
   it('50 concurrent completions of one challenge → exactly one agent', async () => {
     const s = await start({ token: await mintToken(issuer), custody: 'server' });
     const agentsBefore = count('agents');
     const results = await Promise.all(
-      Array.from({ length: 50 }, () => issuer.call('/v1/onboard/verify', { body: { challengeId: s.json.challengeId, challenge: s.json.challenge } })),
+      Array.from({ length: 50 }, () =>
+        issuer.call('/v1/onboard/verify', { body: { challengeId: s.json.challengeId, challenge: s.json.challenge } }),
+      ),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409).length).toBe(49);
@@ -330,9 +421,15 @@ describe('the token is consumed exactly once', () => {
     const token = await mintToken(issuer);
     const holders = Array.from({ length: 50 }, () => newIdentity());
     const sessions = await Promise.all(holders.map((h) => start({ token, custody: 'self', did: h.did })));
-    const proofs = await Promise.all(sessions.map((s, i) => didAuthProof(holders[i] as SigningIdentity, s.json.challenge, s.json.domain)));
+    const proofs = await Promise.all(
+      sessions.map((s, i) => didAuthProof(holders[i] as SigningIdentity, s.json.challenge, s.json.domain)),
+    );
     const agentsBefore = count('agents');
-    const results = await Promise.all(sessions.map((s, i) => issuer.call('/v1/onboard/verify', { body: { challengeId: s.json.challengeId, proof: proofs[i] } })));
+    const results = await Promise.all(
+      sessions.map((s, i) =>
+        issuer.call('/v1/onboard/verify', { body: { challengeId: s.json.challengeId, proof: proofs[i] } }),
+      ),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409 && r.json.error.code === 'TOKEN_USED')).toHaveLength(49);
     expect(count('agents')).toBe(agentsBefore + 1);

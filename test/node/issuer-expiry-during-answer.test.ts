@@ -25,7 +25,14 @@ function webIdentity(name: string): SigningIdentity {
   documents.set(`/${name}/did.json`, {
     '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'],
     id: did,
-    verificationMethod: [{ id: verificationMethod, type: 'Multikey', controller: did, publicKeyMultibase: encodePublicKeyMultibase(signer.publicKey) }],
+    verificationMethod: [
+      {
+        id: verificationMethod,
+        type: 'Multikey',
+        controller: did,
+        publicKeyMultibase: encodePublicKeyMultibase(signer.publicKey),
+      },
+    ],
     authentication: [verificationMethod],
   });
   return { did, verificationMethod, signer };
@@ -65,7 +72,12 @@ describe('expiry is checked again when a challenge is used up', () => {
     expect(issuer.running.ctx.stores.agents.get(agent.did)).toBeUndefined();
     // The enrollment token was not spent on it: a fresh onboarding with it succeeds.
     const again = await issuer.call('/v1/onboard', { body: { token, custody: 'self', did: agent.did } });
-    const retry = await issuer.call('/v1/onboard/verify', { body: { challengeId: again.json.challengeId, proof: await didAuthProof(agent, again.json.challenge, again.json.domain) } });
+    const retry = await issuer.call('/v1/onboard/verify', {
+      body: {
+        challengeId: again.json.challengeId,
+        proof: await didAuthProof(agent, again.json.challenge, again.json.domain),
+      },
+    });
     expect(retry.status).toBe(201);
   });
 
@@ -83,8 +95,14 @@ describe('expiry is checked again when a challenge is used up', () => {
     } finally {
       clockStepOnFetch = 0;
     }
-    const row = issuer.running.ctx.db.sqlite.prepare('SELECT used_at FROM user_challenges WHERE id = ?').get(issued.json.challengeId) as { used_at: number | null };
+    const row = issuer.running.ctx.db.sqlite
+      .prepare('SELECT used_at FROM user_challenges WHERE id = ?')
+      .get(issued.json.challengeId) as { used_at: number | null };
     expect(row.used_at).toBeNull();
-    expect(issuer.running.ctx.audit.list({ event: 'CONSENT_VERIFIED' }).records.filter((r) => JSON.stringify(r).includes(issued.json.challengeId))).toEqual([]);
+    expect(
+      issuer.running.ctx.audit
+        .list({ event: 'CONSENT_VERIFIED' })
+        .records.filter((r) => JSON.stringify(r).includes(issued.json.challengeId)),
+    ).toEqual([]);
   });
 });

@@ -13,8 +13,20 @@ let issuer: TestIssuer;
 let clock = Date.now();
 const provider = didKeyIdentity(seedSigner(generateSeed()));
 
-async function signedEvent(signer: SigningIdentity, fields: Record<string, unknown> = {}, options: { created?: Date; proofPurpose?: string; challenge?: string } = {}) {
-  const unsigned = { type: 'AuditEvent', id: `urn:uuid:${crypto.randomUUID()}`, provider: signer.did, event: 'authorization', action: 'files:read /q3.pdf', result: 'allowed', ...fields };
+async function signedEvent(
+  signer: SigningIdentity,
+  fields: Record<string, unknown> = {},
+  options: { created?: Date; proofPurpose?: string; challenge?: string } = {},
+) {
+  const unsigned = {
+    type: 'AuditEvent',
+    id: `urn:uuid:${crypto.randomUUID()}`,
+    provider: signer.did,
+    event: 'authorization',
+    action: 'files:read /q3.pdf',
+    result: 'allowed',
+    ...fields,
+  };
   return createProof(unsigned, {
     signer: signer.signer,
     verificationMethod: signer.verificationMethod,
@@ -41,15 +53,27 @@ describe('POST /v1/audit/events', () => {
     const res = await post(event);
     expect(res.status).toBe(201);
     expect(res.json).toMatchObject({ recorded: true, eventId: event.id });
-    const list = await issuer.call(`/v1/audit?agent=${encodeURIComponent(agentDid)}&event=PROVIDER_AUTHORIZATION`, { admin: true });
+    const list = await issuer.call(`/v1/audit?agent=${encodeURIComponent(agentDid)}&event=PROVIDER_AUTHORIZATION`, {
+      admin: true,
+    });
     expect(list.json.records).toHaveLength(1);
     const record = list.json.records[0];
-    expect(record).toMatchObject({ seq: res.json.seq, hash: res.json.hash, actor: `provider:${provider.did}`, agentDid, reason: 'allowed', vpId });
+    expect(record).toMatchObject({
+      seq: res.json.seq,
+      hash: res.json.hash,
+      actor: `provider:${provider.did}`,
+      agentDid,
+      reason: 'allowed',
+      vpId,
+    });
     expect(record.data.signedEvent).toEqual(event);
   });
 
   it('accepts an authentication proof too, and the action and result kinds', async () => {
-    expect((await post(await signedEvent(provider, { event: 'action' }, { proofPurpose: 'authentication', challenge: 'c' }))).status).toBe(201);
+    expect(
+      (await post(await signedEvent(provider, { event: 'action' }, { proofPurpose: 'authentication', challenge: 'c' })))
+        .status,
+    ).toBe(201);
     expect((await post(await signedEvent(provider, { event: 'result', result: 'success' }))).status).toBe(201);
   });
 
@@ -60,7 +84,9 @@ describe('POST /v1/audit/events', () => {
     expect(again.status).toBe(409);
     expect(again.json.error.code).toBe('EVENT_DUPLICATE');
     const list = await issuer.call('/v1/audit?event=PROVIDER_AUTHORIZATION&limit=500', { admin: true });
-    expect(list.json.records.filter((r: { data?: { eventId?: string } }) => r.data?.eventId === event.id)).toHaveLength(1);
+    expect(list.json.records.filter((r: { data?: { eventId?: string } }) => r.data?.eventId === event.id)).toHaveLength(
+      1,
+    );
   });
 
   it('EVENT_SIGNATURE_INVALID: an event altered after signing', async () => {
@@ -114,10 +140,16 @@ describe('POST /v1/audit/events', () => {
     expect(capability.status).toBe(400);
     expect(capability.json.error.code).toBe('VALIDATION_FAILED');
     // Text that reaches operators' terminals and screens: no control or bidi formatting characters.
-    for (const fields of [{ result: 'allowed\u001b[2J' }, { action: 'files:read /q3\u202efdp.exe' }, { vpId: 'urn:uuid:x\n' }]) {
+    for (const fields of [
+      { result: 'allowed\u001b[2J' },
+      { action: 'files:read /q3\u202efdp.exe' },
+      { vpId: 'urn:uuid:x\n' },
+    ]) {
       const refused = await post(await signedEvent(provider, fields));
       expect(refused.status, JSON.stringify(fields)).toBe(400);
-      expect(refused.json.error.details[0].message).toBe('must not contain control or bidirectional formatting characters');
+      expect(refused.json.error.details[0].message).toBe(
+        'must not contain control or bidirectional formatting characters',
+      );
     }
     expect((await post(await signedEvent(provider, { action: 'files:read /Überblick Q3.pdf' }))).status).toBe(201);
   });
@@ -135,13 +167,21 @@ describe('GET /v1/audit', () => {
     const page1 = await issuer.call(`/v1/audit?event=PROVIDER_RESULT&from=${from}&to=${to}&limit=2`, { admin: true });
     expect(page1.status).toBe(200);
     expect(page1.json.records.map((r: { reason: string }) => r.reason)).toEqual(['r0', 'r1']);
-    const page2 = await issuer.call(`/v1/audit?event=PROVIDER_RESULT&from=${from}&to=${to}&limit=2&cursor=${page1.json.nextCursor}`, { admin: true });
+    const page2 = await issuer.call(
+      `/v1/audit?event=PROVIDER_RESULT&from=${from}&to=${to}&limit=2&cursor=${page1.json.nextCursor}`,
+      { admin: true },
+    );
     expect(page2.json.records.map((r: { reason: string }) => r.reason)).toEqual(['r2', 'r3']);
     expect(page2.json.nextCursor).toBeUndefined();
     // Newest first: each page older than the one before, with the same filters.
-    const newest = await issuer.call(`/v1/audit?event=PROVIDER_RESULT&from=${from}&to=${to}&limit=3&order=desc`, { admin: true });
+    const newest = await issuer.call(`/v1/audit?event=PROVIDER_RESULT&from=${from}&to=${to}&limit=3&order=desc`, {
+      admin: true,
+    });
     expect(newest.json.records.map((r: { reason: string }) => r.reason)).toEqual(['r3', 'r2', 'r1']);
-    const older = await issuer.call(`/v1/audit?event=PROVIDER_RESULT&from=${from}&to=${to}&limit=3&order=desc&cursor=${newest.json.nextCursor}`, { admin: true });
+    const older = await issuer.call(
+      `/v1/audit?event=PROVIDER_RESULT&from=${from}&to=${to}&limit=3&order=desc&cursor=${newest.json.nextCursor}`,
+      { admin: true },
+    );
     expect(older.json.records.map((r: { reason: string }) => r.reason)).toEqual(['r0']);
     expect(older.json.nextCursor).toBeUndefined();
     expect((await issuer.call('/v1/audit?order=sideways', { admin: true })).json.error.code).toBe('VALIDATION_FAILED');
@@ -150,14 +190,22 @@ describe('GET /v1/audit', () => {
   it('requires the admin key and valid filters', async () => {
     expect((await issuer.call('/v1/audit')).status).toBe(401);
     expect((await issuer.call('/v1/audit?from=yesterday', { admin: true })).status).toBe(400);
-    expect((await issuer.call('/v1/audit?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z', { admin: true })).json.error.code).toBe('VALIDATION_FAILED');
+    expect(
+      (await issuer.call('/v1/audit?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z', { admin: true })).json.error
+        .code,
+    ).toBe('VALIDATION_FAILED');
     expect((await issuer.call('/v1/audit?event=lower-case', { admin: true })).status).toBe(400);
   });
 
   it('records refusals too (REQUEST_REFUSED with the code)', async () => {
     await issuer.call('/v1/audit');
     const res = await issuer.call('/v1/audit?event=REQUEST_REFUSED&limit=500', { admin: true });
-    expect(res.json.records.some((r: { reason?: string; data?: { path?: string } }) => r.reason === 'UNAUTHORIZED' && r.data?.path === '/v1/audit')).toBe(true);
+    expect(
+      res.json.records.some(
+        (r: { reason?: string; data?: { path?: string } }) =>
+          r.reason === 'UNAUTHORIZED' && r.data?.path === '/v1/audit',
+      ),
+    ).toBe(true);
   });
 });
 
@@ -185,10 +233,13 @@ describe('GET /v1/audit/verify', () => {
 
 describe('refused requests', () => {
   it('are audited even when the request path is cut inside an emoji', async () => {
-    const count = () => (issuer.running.ctx.db.sqlite.prepare('SELECT count(*) AS n FROM audit').get() as { n: number }).n;
+    const count = () =>
+      (issuer.running.ctx.db.sqlite.prepare('SELECT count(*) AS n FROM audit').get() as { n: number }).n;
     const before = count();
     // '/v1/agents/' + 245 characters puts the emoji's halves at indexes 255 and 256 of the path.
-    const res = await issuer.call(`/v1/agents/did:key:${'a'.repeat(236)}${encodeURIComponent('\u{1F600}')}`, { headers: { authorization: 'Bearer a-wrong-guess' } });
+    const res = await issuer.call(`/v1/agents/did:key:${'a'.repeat(236)}${encodeURIComponent('\u{1F600}')}`, {
+      headers: { authorization: 'Bearer a-wrong-guess' },
+    });
     expect(res.status).toBe(401);
     expect(count()).toBe(before + 1);
     const refusal = await issuer.call('/v1/audit?event=REQUEST_REFUSED&limit=500', { admin: true });

@@ -54,10 +54,12 @@ describe('POST /v1/challenges', () => {
     expect(fragment.status).toBe(400);
   });
 
-  it('keeps at most 256 characters of an anonymous caller\'s DID in the audit trail, which is never pruned', async () => {
+  it("keeps at most 256 characters of an anonymous caller's DID in the audit trail, which is never pruned", async () => {
     const long = `did:example:${'a'.repeat(2000)}`;
     const issued = await challengeFor(long);
-    const record = issuer.running.ctx.audit.list({ event: 'USER_CHALLENGE_ISSUED', limit: 500 }).records.find((r) => r.data?.challengeId === issued.challengeId);
+    const record = issuer.running.ctx.audit
+      .list({ event: 'USER_CHALLENGE_ISSUED', limit: 500 })
+      .records.find((r) => r.data?.challengeId === issued.challengeId);
     expect(String(record?.data?.userDid).length).toBeLessThanOrEqual(256);
     expect(String(record?.data?.userDid)).toMatch(/^did:example:a+/);
   });
@@ -70,7 +72,13 @@ describe('POST /v1/challenges/:id/verify', () => {
     const signature = encodeBase58btc(await signChallenge(user, challenge));
     const res = await answer(challengeId, { signature });
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ verified: true, userDid: user.did, challengeId, evidence: 'signature', verificationMethod: user.verificationMethod });
+    expect(res.json).toMatchObject({
+      verified: true,
+      userDid: user.did,
+      challengeId,
+      evidence: 'signature',
+      verificationMethod: user.verificationMethod,
+    });
     const again = await answer(challengeId, { signature });
     expect(again.status).toBe(409);
     expect(again.json.error.code).toBe('CHALLENGE_USED');
@@ -79,7 +87,10 @@ describe('POST /v1/challenges/:id/verify', () => {
   it('accepts a hex signature naming its verification method', async () => {
     const user = newUser();
     const { challengeId, challenge } = await challengeFor(user.did);
-    const res = await answer(challengeId, { signature: bytesToHex(await signChallenge(user, challenge)), verificationMethod: user.verificationMethod });
+    const res = await answer(challengeId, {
+      signature: bytesToHex(await signChallenge(user, challenge)),
+      verificationMethod: user.verificationMethod,
+    });
     expect(res.status).toBe(200);
     expect(res.json.verified).toBe(true);
   });
@@ -88,19 +99,40 @@ describe('POST /v1/challenges/:id/verify', () => {
     const user = newUser();
     const agentDid = newUser().did;
     const { challengeId, challenge } = await challengeFor(user.did);
-    const consent = await createConsent({ user, agentDid, providerDid: PROVIDER, privilegeScopes: ['files:read'], challenge });
+    const consent = await createConsent({
+      user,
+      agentDid,
+      providerDid: PROVIDER,
+      privilegeScopes: ['files:read'],
+      challenge,
+    });
     const res = await answer(challengeId, { proof: consent as unknown as Record<string, unknown> });
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ verified: true, evidence: 'UserConsent', consent: { user: user.did, agent: agentDid, provider: PROVIDER, privilegeScopes: ['files:read'] } });
-    const row = issuer.running.ctx.db.sqlite.prepare('SELECT used_at, verified, evidence FROM user_challenges WHERE id = ?').get(challengeId) as { used_at: number; verified: number; evidence: string };
+    expect(res.json).toMatchObject({
+      verified: true,
+      evidence: 'UserConsent',
+      consent: { user: user.did, agent: agentDid, provider: PROVIDER, privilegeScopes: ['files:read'] },
+    });
+    const row = issuer.running.ctx.db.sqlite
+      .prepare('SELECT used_at, verified, evidence FROM user_challenges WHERE id = ?')
+      .get(challengeId) as { used_at: number; verified: number; evidence: string };
     expect(row.verified).toBe(1);
-    expect(JSON.parse(row.evidence)).toMatchObject({ form: 'UserConsent', signed: { type: 'UserConsent', user: user.did } });
-    const audit = await issuer.call(`/v1/audit?event=CONSENT_VERIFIED&agent=${encodeURIComponent(agentDid)}`, { admin: true });
+    expect(JSON.parse(row.evidence)).toMatchObject({
+      form: 'UserConsent',
+      signed: { type: 'UserConsent', user: user.did },
+    });
+    const audit = await issuer.call(`/v1/audit?event=CONSENT_VERIFIED&agent=${encodeURIComponent(agentDid)}`, {
+      admin: true,
+    });
     expect(audit.json.records).toHaveLength(1);
-    expect(audit.json.records[0].data).toMatchObject({ challengeId, userDid: user.did, consent: { privilegeScopes: ['files:read'] } });
+    expect(audit.json.records[0].data).toMatchObject({
+      challengeId,
+      userDid: user.did,
+      consent: { privilegeScopes: ['files:read'] },
+    });
   });
 
-  it('files a consent under its agent only when the agent is a DID: other text the signer chose stays in the record\'s data', async () => {
+  it("files a consent under its agent only when the agent is a DID: other text the signer chose stays in the record's data", async () => {
     const user = newUser();
     const agent = 'did:key:z6Mk\u001b[1A\u001b[2KREVOKED ALL';
     const { challengeId, challenge } = await challengeFor(user.did);
@@ -109,7 +141,10 @@ describe('POST /v1/challenges/:id/verify', () => {
       { signer: user.signer, verificationMethod: user.verificationMethod, proofPurpose: 'authentication', challenge },
     );
     expect((await answer(challengeId, { proof: consent })).json).toMatchObject({ verified: true, consent: { agent } });
-    const records = (await issuer.call('/v1/audit?event=CONSENT_VERIFIED&limit=500', { admin: true })).json.records as { agentDid?: string; data: { challengeId: string; consent: { agent: string } } }[];
+    const records = (await issuer.call('/v1/audit?event=CONSENT_VERIFIED&limit=500', { admin: true })).json.records as {
+      agentDid?: string;
+      data: { challengeId: string; consent: { agent: string } };
+    }[];
     const record = records.find((r) => r.data.challengeId === challengeId);
     expect(record?.data.consent.agent).toBe(agent);
     expect(record).not.toHaveProperty('agentDid');
@@ -134,7 +169,13 @@ describe('POST /v1/challenges/:id/verify', () => {
     const { challengeId, challenge } = await challengeFor(user.did);
     const vp = await createProof(
       { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiablePresentation'], holder: user.did },
-      { signer: user.signer, verificationMethod: user.verificationMethod, proofPurpose: 'authentication', challenge, domain: PROVIDER },
+      {
+        signer: user.signer,
+        verificationMethod: user.verificationMethod,
+        proofPurpose: 'authentication',
+        challenge,
+        domain: PROVIDER,
+      },
     );
     const res = await answer(challengeId, { proof: vp as unknown as Record<string, unknown> });
     expect(res.status).toBe(200);
@@ -150,14 +191,22 @@ describe('POST /v1/challenges/:id/verify', () => {
     const retry = await answer(challengeId, { signature: encodeBase58btc(await signChallenge(user, challenge)) });
     expect(retry.status).toBe(409);
     const audit = await issuer.call('/v1/audit?event=CONSENT_REJECTED', { admin: true });
-    expect(audit.json.records.some((r: { reason?: string; data?: { challengeId?: string } }) => r.data?.challengeId === challengeId && r.reason === 'SIGNATURE_INVALID')).toBe(true);
+    expect(
+      audit.json.records.some(
+        (r: { reason?: string; data?: { challengeId?: string } }) =>
+          r.data?.challengeId === challengeId && r.reason === 'SIGNATURE_INVALID',
+      ),
+    ).toBe(true);
   });
 
   it('KEY_NOT_AUTHORIZED: naming a key of another DID', async () => {
     const user = newUser();
     const other = newUser();
     const { challengeId, challenge } = await challengeFor(user.did);
-    const res = await answer(challengeId, { signature: encodeBase58btc(await signChallenge(other, challenge)), verificationMethod: other.verificationMethod });
+    const res = await answer(challengeId, {
+      signature: encodeBase58btc(await signChallenge(other, challenge)),
+      verificationMethod: other.verificationMethod,
+    });
     expect(res.status).toBe(403);
     expect(res.json.reason).toBe('KEY_NOT_AUTHORIZED');
   });
@@ -165,7 +214,13 @@ describe('POST /v1/challenges/:id/verify', () => {
   it('USER_MISMATCH: a UserConsent signed by someone else', async () => {
     const user = newUser();
     const { challengeId, challenge } = await challengeFor(user.did);
-    const consent = await createConsent({ user: newUser(), agentDid: newUser().did, providerDid: PROVIDER, privilegeScopes: ['files:read'], challenge });
+    const consent = await createConsent({
+      user: newUser(),
+      agentDid: newUser().did,
+      providerDid: PROVIDER,
+      privilegeScopes: ['files:read'],
+      challenge,
+    });
     const res = await answer(challengeId, { proof: consent as unknown as Record<string, unknown> });
     expect(res.status).toBe(403);
     expect(res.json.reason).toBe('USER_MISMATCH');
@@ -174,7 +229,13 @@ describe('POST /v1/challenges/:id/verify', () => {
   it('CHALLENGE_MISMATCH: a consent signed for another challenge', async () => {
     const user = newUser();
     const { challengeId } = await challengeFor(user.did);
-    const consent = await createConsent({ user, agentDid: newUser().did, providerDid: PROVIDER, privilegeScopes: ['files:read'], challenge: 'some-other-challenge' });
+    const consent = await createConsent({
+      user,
+      agentDid: newUser().did,
+      providerDid: PROVIDER,
+      privilegeScopes: ['files:read'],
+      challenge: 'some-other-challenge',
+    });
     const res = await answer(challengeId, { proof: consent as unknown as Record<string, unknown> });
     expect(res.status).toBe(403);
     expect(res.json.reason).toBe('CHALLENGE_MISMATCH');
@@ -184,16 +245,38 @@ describe('POST /v1/challenges/:id/verify', () => {
     const user = newUser();
     const first = await challengeFor(user.did);
     const asAssertion = await createProof(
-      { type: 'UserConsent', user: user.did, agent: newUser().did, provider: PROVIDER, privilegeScopes: ['files:read'] },
-      { signer: user.signer, verificationMethod: user.verificationMethod, proofPurpose: 'assertionMethod', challenge: first.challenge },
+      {
+        type: 'UserConsent',
+        user: user.did,
+        agent: newUser().did,
+        provider: PROVIDER,
+        privilegeScopes: ['files:read'],
+      },
+      {
+        signer: user.signer,
+        verificationMethod: user.verificationMethod,
+        proofPurpose: 'assertionMethod',
+        challenge: first.challenge,
+      },
     );
     const purpose = await answer(first.challengeId, { proof: asAssertion as unknown as Record<string, unknown> });
     expect(purpose.status).toBe(403);
     expect(purpose.json.reason).toBe('PROOF_INVALID');
     const second = await challengeFor(user.did);
     const badScopes = await createProof(
-      { type: 'UserConsent', user: user.did, agent: newUser().did, provider: PROVIDER, privilegeScopes: ['Files Read'] },
-      { signer: user.signer, verificationMethod: user.verificationMethod, proofPurpose: 'authentication', challenge: second.challenge },
+      {
+        type: 'UserConsent',
+        user: user.did,
+        agent: newUser().did,
+        provider: PROVIDER,
+        privilegeScopes: ['Files Read'],
+      },
+      {
+        signer: user.signer,
+        verificationMethod: user.verificationMethod,
+        proofPurpose: 'authentication',
+        challenge: second.challenge,
+      },
     );
     const scopes = await answer(second.challengeId, { proof: badScopes as unknown as Record<string, unknown> });
     expect(scopes.status).toBe(403);
@@ -224,7 +307,9 @@ describe('POST /v1/challenges/:id/verify', () => {
       expect(res.status).toBe(400);
       expect(res.json.error.code).toBe('SIGNATURE_ENCODING_INVALID');
     }
-    expect((await answer(challengeId, { signature: encodeBase58btc(await signChallenge(user, challenge)) })).status).toBe(200);
+    expect(
+      (await answer(challengeId, { signature: encodeBase58btc(await signChallenge(user, challenge)) })).status,
+    ).toBe(200);
   });
 
   it('wants exactly one of signature and proof, and a proof that is a consent or a presentation', async () => {
@@ -239,17 +324,34 @@ describe('POST /v1/challenges/:id/verify', () => {
     const user = newUser();
     const { challengeId, challenge } = await challengeFor(user.did);
     const padded = await createProof(
-      { type: 'UserConsent', user: user.did, agent: newUser().did, provider: PROVIDER, privilegeScopes: ['files:read'], note: 'x'.repeat(4000) },
+      {
+        type: 'UserConsent',
+        user: user.did,
+        agent: newUser().did,
+        provider: PROVIDER,
+        privilegeScopes: ['files:read'],
+        note: 'x'.repeat(4000),
+      },
       { signer: user.signer, verificationMethod: user.verificationMethod, proofPurpose: 'authentication', challenge },
     );
     const res = await answer(challengeId, { proof: padded });
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('VALIDATION_FAILED');
     expect(res.json.error.message).toContain('4096 bytes');
-    const row = issuer.running.ctx.db.sqlite.prepare('SELECT used_at, evidence FROM user_challenges WHERE id = ?').get(challengeId) as { used_at: number | null; evidence: string | null };
+    const row = issuer.running.ctx.db.sqlite
+      .prepare('SELECT used_at, evidence FROM user_challenges WHERE id = ?')
+      .get(challengeId) as { used_at: number | null; evidence: string | null };
     expect(row).toEqual({ used_at: null, evidence: null });
-    const consent = await createConsent({ user, agentDid: newUser().did, providerDid: PROVIDER, privilegeScopes: ['files:read'], challenge });
-    expect((await answer(challengeId, { proof: consent as unknown as Record<string, unknown> })).json.verified).toBe(true);
+    const consent = await createConsent({
+      user,
+      agentDid: newUser().did,
+      providerDid: PROVIDER,
+      privilegeScopes: ['files:read'],
+      challenge,
+    });
+    expect((await answer(challengeId, { proof: consent as unknown as Record<string, unknown> })).json.verified).toBe(
+      true,
+    );
   });
 
   it('answers 404 for an unknown challenge and 403 CHALLENGE_EXPIRED after five minutes', async () => {
@@ -264,10 +366,17 @@ describe('POST /v1/challenges/:id/verify', () => {
 
   it('deletes challenges left unanswered an hour after they expired; answered and recent ones stay', async () => {
     const user = newUser();
-    const rowOf = (id: string) => issuer.running.ctx.db.sqlite.prepare('SELECT id FROM user_challenges WHERE id = ?').get(id);
+    const rowOf = (id: string) =>
+      issuer.running.ctx.db.sqlite.prepare('SELECT id FROM user_challenges WHERE id = ?').get(id);
     const stale = await Promise.all(Array.from({ length: 12 }, () => challengeFor(user.did)));
     const answered = await challengeFor(user.did);
-    expect((await answer(answered.challengeId, { signature: encodeBase58btc(await signChallenge(user, answered.challenge)) })).json.verified).toBe(true);
+    expect(
+      (
+        await answer(answered.challengeId, {
+          signature: encodeBase58btc(await signChallenge(user, answered.challenge)),
+        })
+      ).json.verified,
+    ).toBe(true);
     clock += 60 * 60_000;
     const recent = await challengeFor(user.did); // expires at +65 min
     clock += 6 * 60_000; // the stale ones expired 61 minutes ago, the recent one 1 minute ago
@@ -276,10 +385,15 @@ describe('POST /v1/challenges/:id/verify', () => {
     expect(stale.filter((c) => rowOf(c.challengeId) !== undefined)).toEqual([]);
     expect(rowOf(answered.challengeId)).toBeDefined();
     expect(rowOf(recent.challengeId)).toBeDefined();
-    const late = await answer(stale[0]!.challengeId, { signature: encodeBase58btc(await signChallenge(user, stale[0]!.challenge)) });
+    const late = await answer(stale[0]!.challengeId, {
+      signature: encodeBase58btc(await signChallenge(user, stale[0]!.challenge)),
+    });
     expect(late.status).toBe(404);
     expect(late.json.error.code).toBe('CHALLENGE_NOT_FOUND');
-    expect((await answer(recent.challengeId, { signature: encodeBase58btc(await signChallenge(user, recent.challenge)) })).json.error.code).toBe('CHALLENGE_EXPIRED');
+    expect(
+      (await answer(recent.challengeId, { signature: encodeBase58btc(await signChallenge(user, recent.challenge)) }))
+        .json.error.code,
+    ).toBe('CHALLENGE_EXPIRED');
   });
 
   it('judges a challenge once even when answered concurrently', async () => {
@@ -294,6 +408,8 @@ describe('POST /v1/challenges/:id/verify', () => {
   it('decodeSignature accepts exactly 64 bytes in base58btc or hex', () => {
     expect(decodeSignature('ab'.repeat(64))).toHaveLength(64);
     expect(decodeSignature(encodeBase58btc(new Uint8Array(64).fill(7)))).toHaveLength(64);
-    expect(() => decodeSignature(encodeBase58btc(new Uint8Array(63)))).toThrow(expect.objectContaining({ code: 'SIGNATURE_ENCODING_INVALID', status: 400 }));
+    expect(() => decodeSignature(encodeBase58btc(new Uint8Array(63)))).toThrow(
+      expect.objectContaining({ code: 'SIGNATURE_ENCODING_INVALID', status: 400 }),
+    );
   });
 });

@@ -39,8 +39,12 @@ describe('POST /v1/dids', () => {
     const key = issuer.running.ctx.stores.agents.getKey(did);
     expect(key).toBeDefined();
     const seed = await decrypt(issuer.running.ctx.keyEncryptionKey, key?.envelope, utf8ToBytes(did));
-    expect(encodePublicKeyMultibase(getPublicKey(seed))).toBe(res.json.didDocument.verificationMethod[0].publicKeyMultibase);
-    await expect(decrypt(issuer.running.ctx.keyEncryptionKey, key?.envelope, utf8ToBytes(`${did}x`))).rejects.toMatchObject({ code: 'DECRYPTION_FAILED' });
+    expect(encodePublicKeyMultibase(getPublicKey(seed))).toBe(
+      res.json.didDocument.verificationMethod[0].publicKeyMultibase,
+    );
+    await expect(
+      decrypt(issuer.running.ctx.keyEncryptionKey, key?.envelope, utf8ToBytes(`${did}x`)),
+    ).rejects.toMatchObject({ code: 'DECRYPTION_FAILED' });
     // An independent resolver over real HTTP gets the same document.
     const resolver = createResolver({ methods: { web: createWebResolver({ allowHttpLoopback: true }) } });
     expect((await resolver.resolve(did)).didDocument).toEqual(res.json.didDocument);
@@ -85,7 +89,9 @@ describe('POST /v1/dids', () => {
     expect((await createDid({ colour: 'red' })).status).toBe(400);
     expect((await createDid({ name: 'a/b' })).json.error.code).toBe('VALIDATION_FAILED');
     expect((await createDid({ publicKeyMultibase: 'z123' })).json.error.code).toBe('VALIDATION_FAILED');
-    expect((await createDid({ did: didKeyIdentity(seedSigner(generateSeed())).did, name: 'x' })).json.error.code).toBe('VALIDATION_FAILED');
+    expect((await createDid({ did: didKeyIdentity(seedSigner(generateSeed())).did, name: 'x' })).json.error.code).toBe(
+      'VALIDATION_FAILED',
+    );
     expect((await createDid({ method: 'key', name: 'x' })).json.error.code).toBe('VALIDATION_FAILED');
   });
 
@@ -124,11 +130,19 @@ describe('GET /v1/dids/:did', () => {
 describe('services', () => {
   it('adds and removes services on a hosted did:web; the change is visible at once', async () => {
     const { did } = (await createDid({})).json;
-    const added = await issuer.call(`/v1/dids/${enc(did)}/services`, { admin: true, body: { id: 'files', type: 'LinkedDomains', serviceEndpoint: 'https://files.example.com' } });
+    const added = await issuer.call(`/v1/dids/${enc(did)}/services`, {
+      admin: true,
+      body: { id: 'files', type: 'LinkedDomains', serviceEndpoint: 'https://files.example.com' },
+    });
     expect(added.status).toBe(201);
-    expect(added.json.didDocument.service).toEqual([{ id: `${did}#files`, type: 'LinkedDomains', serviceEndpoint: 'https://files.example.com' }]);
+    expect(added.json.didDocument.service).toEqual([
+      { id: `${did}#files`, type: 'LinkedDomains', serviceEndpoint: 'https://files.example.com' },
+    ]);
     expect((await issuer.call(`/v1/dids/${enc(did)}`)).json.didDocument.service).toHaveLength(1);
-    const duplicate = await issuer.call(`/v1/dids/${enc(did)}/services`, { admin: true, body: { id: '#files', type: 'X', serviceEndpoint: 'https://x.example' } });
+    const duplicate = await issuer.call(`/v1/dids/${enc(did)}/services`, {
+      admin: true,
+      body: { id: '#files', type: 'X', serviceEndpoint: 'https://x.example' },
+    });
     expect(duplicate.status).toBe(409);
     expect(duplicate.json.error.code).toBe('SERVICE_EXISTS');
     const removed = await issuer.call(`/v1/dids/${enc(did)}/services/files`, { method: 'DELETE', admin: true });
@@ -141,31 +155,49 @@ describe('services', () => {
 
   it('gives a service without id a random fragment, and validates the endpoint', async () => {
     const { did } = (await createDid({})).json;
-    const added = await issuer.call(`/v1/dids/${enc(did)}/services`, { admin: true, body: { type: 'MessagingService', serviceEndpoint: ['https://a.example', { uri: 'https://b.example' }] } });
+    const added = await issuer.call(`/v1/dids/${enc(did)}/services`, {
+      admin: true,
+      body: { type: 'MessagingService', serviceEndpoint: ['https://a.example', { uri: 'https://b.example' }] },
+    });
     expect(added.status).toBe(201);
     expect(added.json.didDocument.service[0].id).toMatch(new RegExp(`^${did.replace(/[.%]/g, '\\$&')}#service-`));
-    const bad = await issuer.call(`/v1/dids/${enc(did)}/services`, { admin: true, body: { type: 'X', serviceEndpoint: 'not a url' } });
+    const bad = await issuer.call(`/v1/dids/${enc(did)}/services`, {
+      admin: true,
+      body: { type: 'X', serviceEndpoint: 'not a url' },
+    });
     expect(bad.status).toBe(400);
   });
 
   it('refuses services on a did:key with 422 DID_KEY_SERVICES_UNSUPPORTED (at creation and after)', async () => {
     const { did } = (await createDid({ method: 'key' })).json;
-    const res = await issuer.call(`/v1/dids/${enc(did)}/services`, { admin: true, body: { type: 'LinkedDomains', serviceEndpoint: 'https://x.example' } });
+    const res = await issuer.call(`/v1/dids/${enc(did)}/services`, {
+      admin: true,
+      body: { type: 'LinkedDomains', serviceEndpoint: 'https://x.example' },
+    });
     expect(res.status).toBe(422);
     expect(res.json.error.code).toBe('DID_KEY_SERVICES_UNSUPPORTED');
     expect(res.json.error.message).toMatch(/did:key/);
-    const atCreation = await createDid({ method: 'key', services: [{ type: 'LinkedDomains', serviceEndpoint: 'https://x.example' }] });
+    const atCreation = await createDid({
+      method: 'key',
+      services: [{ type: 'LinkedDomains', serviceEndpoint: 'https://x.example' }],
+    });
     expect(atCreation.json.error.code).toBe('DID_KEY_SERVICES_UNSUPPORTED');
   });
 
   it("protects the issuer's own document (409 ISSUER_DID_PROTECTED) and answers 404 for DIDs not hosted", async () => {
     const own = issuer.running.ctx.issuer.did;
-    const res = await issuer.call(`/v1/dids/${enc(own)}/services`, { admin: true, body: { type: 'X', serviceEndpoint: 'https://x.example' } });
+    const res = await issuer.call(`/v1/dids/${enc(own)}/services`, {
+      admin: true,
+      body: { type: 'X', serviceEndpoint: 'https://x.example' },
+    });
     expect(res.status).toBe(409);
     expect(res.json.error.code).toBe('ISSUER_DID_PROTECTED');
     const deactivate = await issuer.call(`/v1/dids/${enc(own)}/deactivate`, { admin: true, body: {} });
     expect(deactivate.json.error.code).toBe('ISSUER_DID_PROTECTED');
-    const elsewhere = await issuer.call(`/v1/dids/${enc('did:web:example.com')}/services`, { admin: true, body: { type: 'X', serviceEndpoint: 'https://x.example' } });
+    const elsewhere = await issuer.call(`/v1/dids/${enc('did:web:example.com')}/services`, {
+      admin: true,
+      body: { type: 'X', serviceEndpoint: 'https://x.example' },
+    });
     expect(elsewhere.status).toBe(404);
   });
 
@@ -176,7 +208,10 @@ describe('services', () => {
     expect(did).toBe('did:web:old.example:dids:legacy');
     const moved = await first.restart({ DID_DOMAIN: 'new.example' });
     try {
-      const res = await moved.call(`/v1/dids/${enc(did)}/services`, { admin: true, body: { type: 'X', serviceEndpoint: 'https://x.example' } });
+      const res = await moved.call(`/v1/dids/${enc(did)}/services`, {
+        admin: true,
+        body: { type: 'X', serviceEndpoint: 'https://x.example' },
+      });
       expect(res.status).toBe(422);
       expect(res.json.error.code).toBe('DID_NOT_HOSTED');
     } finally {
@@ -188,7 +223,10 @@ describe('services', () => {
 describe('deactivation', () => {
   it('is reported by resolution, stops the did:web document being served, and cannot happen twice', async () => {
     const { did } = (await createDid({ name: 'retiring' })).json;
-    const res = await issuer.call(`/v1/dids/${enc(did)}/deactivate`, { admin: true, body: { reason: 'key compromise' } });
+    const res = await issuer.call(`/v1/dids/${enc(did)}/deactivate`, {
+      admin: true,
+      body: { reason: 'key compromise' },
+    });
     expect(res.status).toBe(200);
     expect(res.json.deactivated).toBe(true);
     const resolved = await issuer.call(`/v1/dids/${enc(did)}`);
@@ -200,20 +238,38 @@ describe('deactivation', () => {
     const again = await issuer.call(`/v1/dids/${enc(did)}/deactivate`, { admin: true, body: {} });
     expect(again.status).toBe(410);
     expect(again.json.error.code).toBe('DID_DEACTIVATED');
-    const service = await issuer.call(`/v1/dids/${enc(did)}/services`, { admin: true, body: { type: 'X', serviceEndpoint: 'https://x.example' } });
+    const service = await issuer.call(`/v1/dids/${enc(did)}/services`, {
+      admin: true,
+      body: { type: 'X', serviceEndpoint: 'https://x.example' },
+    });
     expect(service.json.error.code).toBe('DID_DEACTIVATED');
     const audit = await issuer.call('/v1/audit?event=DID_DEACTIVATED', { admin: true });
-    expect(audit.json.records.some((r: { data?: { did?: string }; reason?: string }) => r.data?.did === did && r.reason === 'key compromise')).toBe(true);
+    expect(
+      audit.json.records.some(
+        (r: { data?: { did?: string }; reason?: string }) => r.data?.did === did && r.reason === 'key compromise',
+      ),
+    ).toBe(true);
   });
 
   it('makes verification of a registered did:key agent refuse with DID_DEACTIVATED', async () => {
     const agent = didKeyIdentity(seedSigner(generateSeed()));
     const enrolled = await onboardSelfAgent(issuer, agent);
     expect((await createDid({ did: agent.did })).status).toBe(201);
-    const vp = async () => signPresentation({ holder: agent, credentials: [enrolled.verifiableCredential as unknown as AgentCredential], challenge: crypto.randomUUID(), domain: 'files.example.com' });
-    expect((await issuer.call('/v1/vp/verify', { body: { presentation: await vp(), expectedTarget: 'files.example.com' } })).status).toBe(200);
+    const vp = async () =>
+      signPresentation({
+        holder: agent,
+        credentials: [enrolled.verifiableCredential as unknown as AgentCredential],
+        challenge: crypto.randomUUID(),
+        domain: 'files.example.com',
+      });
+    expect(
+      (await issuer.call('/v1/vp/verify', { body: { presentation: await vp(), expectedTarget: 'files.example.com' } }))
+        .status,
+    ).toBe(200);
     expect((await issuer.call(`/v1/dids/${enc(agent.did)}/deactivate`, { admin: true, body: {} })).status).toBe(200);
-    const res = await issuer.call('/v1/vp/verify', { body: { presentation: await vp(), expectedTarget: 'files.example.com' } });
+    const res = await issuer.call('/v1/vp/verify', {
+      body: { presentation: await vp(), expectedTarget: 'files.example.com' },
+    });
     expect(res.status).toBe(403);
     expect(res.json.reason).toBe('DID_DEACTIVATED');
   });
@@ -226,7 +282,10 @@ describe('deactivation', () => {
   });
 
   it('answers 404 for an unknown DID', async () => {
-    const res = await issuer.call(`/v1/dids/${enc('did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK')}/deactivate`, { admin: true, body: {} });
+    const res = await issuer.call(
+      `/v1/dids/${enc('did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK')}/deactivate`,
+      { admin: true, body: {} },
+    );
     expect(res.status).toBe(404);
     expect(res.json.error.code).toBe('DID_NOT_FOUND');
   });
@@ -238,7 +297,9 @@ describe('listing and persistence', () => {
     expect(page1.status).toBe(200);
     expect(page1.json.dids).toHaveLength(2);
     expect(page1.json.dids.every((d: { kind: string }) => d.kind === 'managed')).toBe(true);
-    const page2 = await issuer.call(`/v1/dids?kind=managed&limit=2&cursor=${enc(page1.json.nextCursor)}`, { admin: true });
+    const page2 = await issuer.call(`/v1/dids?kind=managed&limit=2&cursor=${enc(page1.json.nextCursor)}`, {
+      admin: true,
+    });
     expect(page2.json.dids[0].did).not.toBe(page1.json.dids[0].did);
     expect((await issuer.call('/v1/dids')).status).toBe(401);
   });

@@ -50,11 +50,18 @@ describe('GET /v1/openapi.json', () => {
     expect(res.status).toBe(200);
     const doc = res.json;
     expect(doc.openapi).toBe('3.1.0');
-    for (const [method, path] of ENDPOINTS) expect(doc.paths[path]?.[method], `${method.toUpperCase()} ${path}`).toBeDefined();
+    for (const [method, path] of ENDPOINTS)
+      expect(doc.paths[path]?.[method], `${method.toUpperCase()} ${path}`).toBeDefined();
     // The request schema IS the validator: its required members and limits are published.
     const vpVerify = doc.components.schemas.VpVerifyRequest;
     expect(vpVerify.required).toEqual(['presentation']);
-    expect(Object.keys(vpVerify.properties)).toEqual(['presentation', 'expectedTarget', 'challenge', 'requiredScopes', 'session']);
+    expect(Object.keys(vpVerify.properties)).toEqual([
+      'presentation',
+      'expectedTarget',
+      'challenge',
+      'requiredScopes',
+      'session',
+    ]);
     expect(doc.components.securitySchemes.adminBearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     // Who may call: admin endpoints declare the bearer scheme, public ones none.
     expect(doc.paths['/v1/dids'].post.security).toEqual([{ adminBearer: [] }]);
@@ -65,7 +72,9 @@ describe('GET /v1/openapi.json', () => {
   it('matches what the server enforces: a request the schema forbids is refused', async () => {
     const doc = (await issuer.call('/v1/openapi.json')).json;
     expect(doc.components.schemas.UserChallengeRequest.additionalProperties).toBe(false);
-    const res = await issuer.call('/v1/challenges', { body: { userDid: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', extra: 1 } });
+    const res = await issuer.call('/v1/challenges', {
+      body: { userDid: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', extra: 1 },
+    });
     expect(res.status).toBe(400);
   });
 });
@@ -101,7 +110,18 @@ describe('renderApiReference', () => {
           },
         },
       },
-      components: { schemas: { Body: { type: 'object', required: ['a'], properties: { '<a>': { type: 'string', description: '</li><script>' }, self: { $ref: '#/components/schemas/Body' } } } } },
+      components: {
+        schemas: {
+          Body: {
+            type: 'object',
+            required: ['a'],
+            properties: {
+              '<a>': { type: 'string', description: '</li><script>' },
+              self: { $ref: '#/components/schemas/Body' },
+            },
+          },
+        },
+      },
     };
     const html = renderApiReference(doc);
     expect(html).not.toMatch(/<script|<img|<b>|<i>/);
@@ -116,11 +136,26 @@ describe('renderApiReference', () => {
       info: { title: 'T', version: '1' },
       paths: {
         '/a': {
-          get: { tags: ['A'], security: [{ adminBearer: [] }], responses: { 401: { description: 'no key' } }, parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', maximum: 500 } }] },
-          post: { tags: ['A'], requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { n: { type: 'integer', minimum: 1 } } } } } }, responses: { 201: { description: 'made' } } },
+          get: {
+            tags: ['A'],
+            security: [{ adminBearer: [] }],
+            responses: { 401: { description: 'no key' } },
+            parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer', maximum: 500 } }],
+          },
+          post: {
+            tags: ['A'],
+            requestBody: {
+              content: {
+                'application/json': { schema: { type: 'object', properties: { n: { type: 'integer', minimum: 1 } } } },
+              },
+            },
+            responses: { 201: { description: 'made' } },
+          },
         },
       },
-      components: { securitySchemes: { adminBearer: { type: 'http', scheme: 'bearer', description: 'the admin key' } } },
+      components: {
+        securitySchemes: { adminBearer: { type: 'http', scheme: 'bearer', description: 'the admin key' } },
+      },
     });
     expect(html).toContain('<span class="who admin" title="adminBearer: the admin key">admin</span>');
     expect(html).toContain('<span class="who public">public</span>');

@@ -32,8 +32,19 @@ async function issue(credential: unknown, admin = true) {
 
 async function presentationOf(credentials: unknown[], challenge: string, domain: string) {
   return createProof(
-    { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiablePresentation'], holder: holder.did, verifiableCredential: credentials },
-    { signer: holder.signer, verificationMethod: holder.verificationMethod, proofPurpose: 'authentication', challenge, domain },
+    {
+      '@context': ['https://www.w3.org/ns/credentials/v2'],
+      type: ['VerifiablePresentation'],
+      holder: holder.did,
+      verifiableCredential: credentials,
+    },
+    {
+      signer: holder.signer,
+      verificationMethod: holder.verificationMethod,
+      proofPurpose: 'authentication',
+      challenge,
+      domain,
+    },
   );
 }
 
@@ -50,7 +61,12 @@ describe('POST /credentials/issue', () => {
     expect(vc.issuer).toBe(issuer.running.ctx.issuer.did);
     expect(vc.id).toMatch(/^urn:uuid:/);
     expect(vc.validFrom).toBeUndefined(); // optional (VC DM 2.0 §4.9): valid from whenever
-    expect(vc.proof).toMatchObject({ type: 'DataIntegrityProof', cryptosuite: 'eddsa-jcs-2022', proofPurpose: 'assertionMethod', verificationMethod: issuer.running.ctx.issuer.verificationMethod });
+    expect(vc.proof).toMatchObject({
+      type: 'DataIntegrityProof',
+      cryptosuite: 'eddsa-jcs-2022',
+      proofPurpose: 'assertionMethod',
+      verificationMethod: issuer.running.ctx.issuer.verificationMethod,
+    });
   });
 
   it('issues as itself whatever issuer the request names (VC DM 2.0 §4.7), keeping its other members', async () => {
@@ -58,7 +74,10 @@ describe('POST /credentials/issue', () => {
     expect(foreign.status).toBe(201);
     expect(foreign.json.verifiableCredential.issuer).toBe(issuer.running.ctx.issuer.did);
     const named = await issue(unsignedCredential({ issuer: { id: 'did:example:issuer', name: 'Example University' } }));
-    expect(named.json.verifiableCredential.issuer).toEqual({ id: issuer.running.ctx.issuer.did, name: 'Example University' });
+    expect(named.json.verifiableCredential.issuer).toEqual({
+      id: issuer.running.ctx.issuer.did,
+      name: 'Example University',
+    });
     // But what it names must be an issuer: a URL, or an object whose id is one.
     for (const bad of ['fake-issuer', null, { id: null }, { id: 'fake-issuer' }, { name: 'no id' }]) {
       const res = await issue(unsignedCredential({ issuer: bad }));
@@ -71,7 +90,11 @@ describe('POST /credentials/issue', () => {
     const reserved = await issue(unsignedCredential({ type: ['VerifiableCredential', 'AgentCredential'] }));
     expect(reserved.status).toBe(422);
     expect(reserved.json.error.code).toBe('CREDENTIAL_TYPE_RESERVED');
-    const notVc = await issue({ '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiableCredential'], credentialSubject: {} });
+    const notVc = await issue({
+      '@context': ['https://www.w3.org/2018/credentials/v1'],
+      type: ['VerifiableCredential'],
+      credentialSubject: {},
+    });
     expect(notVc.status).toBe(400);
     expect(notVc.json.error.code).toBe('CREDENTIAL_INVALID');
     const signedAlready = await issue(unsignedCredential({ proof: { type: 'DataIntegrityProof' } }));
@@ -90,13 +113,16 @@ describe('POST /credentials/issue', () => {
     ['an id that is not a URL', { id: 'not a url' }],
     ['a @context entry that is neither URL nor object', { '@context': ['https://www.w3.org/ns/credentials/v2', 42] }],
     ['a credentialStatus without type', { credentialStatus: { id: 'https://status.example.com/1#5' } }],
-  ])('refuses to sign a credential that breaks VC DM 2.0: %s (400 CREDENTIAL_INVALID, nothing audited)', async (_name, extra) => {
-    const before = issuer.running.ctx.audit.list({ event: 'VC_API_ISSUED', limit: 500 }).records.length;
-    const res = await issue(unsignedCredential(extra));
-    expect(res.status).toBe(400);
-    expect(res.json.error.code).toBe('CREDENTIAL_INVALID');
-    expect(issuer.running.ctx.audit.list({ event: 'VC_API_ISSUED', limit: 500 }).records.length).toBe(before);
-  });
+  ])(
+    'refuses to sign a credential that breaks VC DM 2.0: %s (400 CREDENTIAL_INVALID, nothing audited)',
+    async (_name, extra) => {
+      const before = issuer.running.ctx.audit.list({ event: 'VC_API_ISSUED', limit: 500 }).records.length;
+      const res = await issue(unsignedCredential(extra));
+      expect(res.status).toBe(400);
+      expect(res.json.error.code).toBe('CREDENTIAL_INVALID');
+      expect(issuer.running.ctx.audit.list({ event: 'VC_API_ISSUED', limit: 500 }).records.length).toBe(before);
+    },
+  );
 
   it('is an operator act (401 without the admin key)', async () => {
     const res = await issue(unsignedCredential(), false);
@@ -110,7 +136,9 @@ describe('POST /credentials/verify', () => {
     const ok = await issuer.call('/credentials/verify', { body: { verifiableCredential: vc } });
     expect(ok.status).toBe(200);
     expect(ok.json).toEqual({ verified: true, checks: ['proof', 'validity', 'status'], warnings: [], errors: [] });
-    const tampered = await issuer.call('/credentials/verify', { body: { verifiableCredential: { ...vc, credentialSubject: { id: holder.did, role: 'admin' } } } });
+    const tampered = await issuer.call('/credentials/verify', {
+      body: { verifiableCredential: { ...vc, credentialSubject: { id: holder.did, role: 'admin' } } },
+    });
     expect(tampered.status).toBe(400);
     expect(tampered.json.verified).toBe(false);
     expect(tampered.json.errors[0]).toMatchObject({ check: 'proof', code: 'PROOF_SIGNATURE_INVALID' });
@@ -118,7 +146,9 @@ describe('POST /credentials/verify', () => {
   });
 
   it('reports expiry and a malformed credential', async () => {
-    const expired = (await issue(unsignedCredential({ validFrom: '2020-01-01T00:00:00Z', validUntil: '2021-01-01T00:00:00Z' }))).json.verifiableCredential;
+    const expired = (
+      await issue(unsignedCredential({ validFrom: '2020-01-01T00:00:00Z', validUntil: '2021-01-01T00:00:00Z' }))
+    ).json.verifiableCredential;
     const res = await issuer.call('/credentials/verify', { body: { verifiableCredential: expired } });
     expect(res.status).toBe(400);
     expect(res.json.errors).toEqual([expect.objectContaining({ check: 'validity', code: 'CREDENTIAL_EXPIRED' })]);
@@ -127,7 +157,9 @@ describe('POST /credentials/verify', () => {
     expect(malformed.json.errors[0].code).toBe('MALFORMED');
     // URLs that only start like a DID (DID Core §3.1) are not resolved at all.
     for (const notDid of ['did:example:a:', 'did:example:%zz', 'did:Example:a']) {
-      const res = await issuer.call('/credentials/verify', { body: { verifiableCredential: { ...expired, issuer: notDid } } });
+      const res = await issuer.call('/credentials/verify', {
+        body: { verifiableCredential: { ...expired, issuer: notDid } },
+      });
       expect(res.json.errors, notDid).toEqual([{ check: 'shape', code: 'MALFORMED', message: 'issuer must be a DID' }]);
     }
     expect((await issuer.call('/credentials/verify', { body: {} })).json.error.code).toBe('VALIDATION_FAILED');
@@ -155,7 +187,12 @@ describe('POST /credentials/verify', () => {
     // Unsigned in effect: a proof by a stranger's key, with many status URLs to make us fetch.
     const stranger = didKeyIdentity(seedSigner(generateSeed()));
     const forged = await createProof(
-      { ...unsignedCredential(), issuer: issuer.running.ctx.issuer.did, validFrom: '2026-01-01T00:00:00Z', credentialStatus: entries(3) },
+      {
+        ...unsignedCredential(),
+        issuer: issuer.running.ctx.issuer.did,
+        validFrom: '2026-01-01T00:00:00Z',
+        credentialStatus: entries(3),
+      },
       { signer: stranger.signer, verificationMethod: stranger.verificationMethod, proofPurpose: 'assertionMethod' },
     );
     const refused = await issuer.call('/credentials/verify', { body: { verifiableCredential: forged } });
@@ -163,7 +200,12 @@ describe('POST /credentials/verify', () => {
     expect(refused.json.errors.map((e: { check: string }) => e.check)).toEqual(['proof']);
     // Signed by a key of its own issuer, but with five entries: refused before any fetch.
     const selfIssued = await createProof(
-      { ...unsignedCredential(), issuer: stranger.did, validFrom: '2026-01-01T00:00:00Z', credentialStatus: entries(5) },
+      {
+        ...unsignedCredential(),
+        issuer: stranger.did,
+        validFrom: '2026-01-01T00:00:00Z',
+        credentialStatus: entries(5),
+      },
       { signer: stranger.signer, verificationMethod: stranger.verificationMethod, proofPurpose: 'assertionMethod' },
     );
     const tooMany = await issuer.call('/credentials/verify', { body: { verifiableCredential: selfIssued } });
@@ -180,7 +222,10 @@ describe('POST /credentials/verify', () => {
       );
       const res = await issuer.call('/credentials/verify', { body: { verifiableCredential: signed } });
       expect(res.status).toBe(400);
-      expect(res.json).toMatchObject({ verified: false, errors: [expect.objectContaining({ check: 'shape', code: 'MALFORMED' })] });
+      expect(res.json).toMatchObject({
+        verified: false,
+        errors: [expect.objectContaining({ check: 'shape', code: 'MALFORMED' })],
+      });
     }
   });
 
@@ -200,22 +245,38 @@ describe('POST /presentations/verify', () => {
   it('verifies the holder proof with challenge and domain, and every credential inside', async () => {
     const vc = (await issue(unsignedCredential())).json.verifiableCredential;
     const vp = await presentationOf([vc], 'nonce-42', 'verifier.example');
-    const res = await issuer.call('/presentations/verify', { body: { verifiablePresentation: vp, options: { challenge: 'nonce-42', domain: 'verifier.example' } } });
+    const res = await issuer.call('/presentations/verify', {
+      body: { verifiablePresentation: vp, options: { challenge: 'nonce-42', domain: 'verifier.example' } },
+    });
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ verified: true, presentationResult: { verified: true }, checks: ['proof', 'credentials'] });
+    expect(res.json).toMatchObject({
+      verified: true,
+      presentationResult: { verified: true },
+      checks: ['proof', 'credentials'],
+    });
     expect(res.json.credentialResults).toHaveLength(1);
   });
 
   it('refuses a wrong challenge or domain, and reports a bad credential inside', async () => {
     const vc = (await issue(unsignedCredential())).json.verifiableCredential;
     const vp = await presentationOf([vc], 'nonce-42', 'verifier.example');
-    const challenge = await issuer.call('/presentations/verify', { body: { verifiablePresentation: vp, options: { challenge: 'other' } } });
+    const challenge = await issuer.call('/presentations/verify', {
+      body: { verifiablePresentation: vp, options: { challenge: 'other' } },
+    });
     expect(challenge.status).toBe(400);
     expect(challenge.json.errors[0]).toMatchObject({ check: 'proof', code: 'CHALLENGE_MISMATCH' });
-    const domain = await issuer.call('/presentations/verify', { body: { verifiablePresentation: vp, options: { domain: 'elsewhere.example' } } });
+    const domain = await issuer.call('/presentations/verify', {
+      body: { verifiablePresentation: vp, options: { domain: 'elsewhere.example' } },
+    });
     expect(domain.json.errors[0].code).toBe('DOMAIN_MISMATCH');
-    const withBad = await presentationOf([{ ...vc, credentialSubject: { id: holder.did, role: 'admin' } }], 'n', 'verifier.example');
-    const bad = await issuer.call('/presentations/verify', { body: { verifiablePresentation: withBad, options: { challenge: 'n' } } });
+    const withBad = await presentationOf(
+      [{ ...vc, credentialSubject: { id: holder.did, role: 'admin' } }],
+      'n',
+      'verifier.example',
+    );
+    const bad = await issuer.call('/presentations/verify', {
+      body: { verifiablePresentation: withBad, options: { challenge: 'n' } },
+    });
     expect(bad.status).toBe(400);
     expect(bad.json.presentationResult.verified).toBe(true);
     expect(bad.json.credentialResults[0].verified).toBe(false);
@@ -241,21 +302,41 @@ describe('POST /presentations/verify', () => {
               ...unsignedCredential(),
               issuer: holder.did,
               validFrom: '2026-01-01T00:00:00Z',
-              credentialStatus: [0, 1].map((e) => ({ type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: '7', statusListCredential: `${base}/list-${c}-${e}` })),
+              credentialStatus: [0, 1].map((e) => ({
+                type: 'BitstringStatusListEntry',
+                statusPurpose: 'revocation',
+                statusListIndex: '7',
+                statusListCredential: `${base}/list-${c}-${e}`,
+              })),
             },
             { signer: holder.signer, verificationMethod: holder.verificationMethod, proofPurpose: 'assertionMethod' },
           ),
         ),
       );
       const vp = await presentationOf(credentials, 'n-fanout', 'verifier.example');
-      const wrongChallenge = await issuer.call('/presentations/verify', { body: { verifiablePresentation: vp, options: { challenge: 'other' } } });
-      expect(wrongChallenge.json).toMatchObject({ verified: false, presentationResult: { verified: false }, credentialResults: [] });
+      const wrongChallenge = await issuer.call('/presentations/verify', {
+        body: { verifiablePresentation: vp, options: { challenge: 'other' } },
+      });
+      expect(wrongChallenge.json).toMatchObject({
+        verified: false,
+        presentationResult: { verified: false },
+        credentialResults: [],
+      });
       expect(fetched).toBe(0);
-      const res = await issuer.call('/presentations/verify', { body: { verifiablePresentation: vp, options: { challenge: 'n-fanout' } } });
+      const res = await issuer.call('/presentations/verify', {
+        body: { verifiablePresentation: vp, options: { challenge: 'n-fanout' } },
+      });
       expect(res.json.presentationResult.verified).toBe(true);
       expect(fetched).toBe(4);
-      const overBudget = (res.json.credentialResults as Array<{ errors: Array<{ check: string; code: string }> }>).filter((r) =>
-        r.errors.some((e) => e.check === 'status' && e.code === 'STATUS_UNAVAILABLE' && /not checked/.test((e as { message?: string }).message ?? '')),
+      const overBudget = (
+        res.json.credentialResults as Array<{ errors: Array<{ check: string; code: string }> }>
+      ).filter((r) =>
+        r.errors.some(
+          (e) =>
+            e.check === 'status' &&
+            e.code === 'STATUS_UNAVAILABLE' &&
+            /not checked/.test((e as { message?: string }).message ?? ''),
+        ),
       );
       expect(overBudget).toHaveLength(1);
     } finally {
@@ -275,24 +356,53 @@ describe('POST /credentials/verify: status processing errors (Bitstring Status L
     await new Promise<void>((resolve) => lists.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(lists.address() as AddressInfo).port}`;
     try {
-      const publish = async (path: string, purpose: string, edit: (list: ReturnType<typeof createStatusList>) => void = () => undefined, encodedList?: string) => {
+      const publish = async (
+        path: string,
+        purpose: string,
+        edit: (list: ReturnType<typeof createStatusList>) => void = () => undefined,
+        encodedList?: string,
+      ) => {
         const list = createStatusList();
         edit(list);
-        const unsigned = buildStatusListCredential({ id: base + path, issuer: holder.did, validFrom: '2026-01-01T00:00:00Z', statusPurpose: purpose, encodedList: encodedList ?? (await encodeStatusList(list)) });
-        const signed = (await createProof(unsigned, { signer: holder.signer, verificationMethod: holder.verificationMethod, proofPurpose: 'assertionMethod' })) as Record<string, unknown>;
+        const unsigned = buildStatusListCredential({
+          id: base + path,
+          issuer: holder.did,
+          validFrom: '2026-01-01T00:00:00Z',
+          statusPurpose: purpose,
+          encodedList: encodedList ?? (await encodeStatusList(list)),
+        });
+        const signed = (await createProof(unsigned, {
+          signer: holder.signer,
+          verificationMethod: holder.verificationMethod,
+          proofPurpose: 'assertionMethod',
+        })) as Record<string, unknown>;
         bodies.set(path, JSON.stringify(signed));
         return signed;
       };
       await publish('/revocation', 'revocation');
       await publish('/suspension', 'suspension');
       const tampered = await publish('/tampered', 'revocation');
-      bodies.set('/tampered', JSON.stringify({ ...tampered, credentialSubject: { ...(tampered.credentialSubject as object), ttl: 1 } }));
+      bodies.set(
+        '/tampered',
+        JSON.stringify({ ...tampered, credentialSubject: { ...(tampered.credentialSubject as object), ttl: 1 } }),
+      );
       await publish('/short', 'revocation', undefined, `u${bytesToBase64url(await gzip(new Uint8Array(1024)))}`);
       await publish('/message', 'message', (list) => setStatus(list, 5, 1));
 
       const verdict = async (path: string, index: number, purpose = 'revocation') => {
         const vc = await createProof(
-          { ...unsignedCredential(), issuer: holder.did, validFrom: '2026-01-01T00:00:00Z', credentialStatus: [buildStatusListEntry({ statusListCredential: base + path, statusListIndex: index, statusPurpose: purpose })] },
+          {
+            ...unsignedCredential(),
+            issuer: holder.did,
+            validFrom: '2026-01-01T00:00:00Z',
+            credentialStatus: [
+              buildStatusListEntry({
+                statusListCredential: base + path,
+                statusListIndex: index,
+                statusPurpose: purpose,
+              }),
+            ],
+          },
           { signer: holder.signer, verificationMethod: holder.verificationMethod, proofPurpose: 'assertionMethod' },
         );
         return (await issuer.call('/credentials/verify', { body: { verifiableCredential: vc } })).json;
@@ -307,10 +417,21 @@ describe('POST /credentials/verify: status processing errors (Bitstring Status L
       for (const [path, index, purpose, name] of cases) {
         const result = await verdict(path, index, purpose);
         expect(result.verified, path).toBe(false);
-        expect(result.errors, path).toEqual([{ check: 'status', code: name, type: `https://www.w3.org/ns/credentials/status-list#${name}`, message: expect.any(String) }]);
+        expect(result.errors, path).toEqual([
+          {
+            check: 'status',
+            code: name,
+            type: `https://www.w3.org/ns/credentials/status-list#${name}`,
+            message: expect.any(String),
+          },
+        ]);
       }
       const message = await verdict('/message', 5, 'message');
-      expect(message).toMatchObject({ verified: true, errors: [], warnings: [{ check: 'status', code: 'STATUS_SET', message: expect.stringMatching(/message status is 1/) }] });
+      expect(message).toMatchObject({
+        verified: true,
+        errors: [],
+        warnings: [{ check: 'status', code: 'STATUS_SET', message: expect.stringMatching(/message status is 1/) }],
+      });
     } finally {
       lists.close();
     }
@@ -327,36 +448,89 @@ describe('what other implementations send: VC DM 1.1, eddsa-rdfc-2022 (Digital B
     key = await dbKeyPairFromSeed(seed);
     did = didKeyIdentity(seedSigner(seed)).did;
   });
-  const v11 = (extra: Record<string, unknown> = {}) => ({ '@context': [V1, DI_V2], id: `urn:uuid:${crypto.randomUUID()}`, type: ['VerifiableCredential'], issuer: did, issuanceDate: '2024-01-01T00:00:00Z', credentialSubject: { id: holder.did }, ...extra });
-
-  it.each(['eddsa-jcs-2022', 'eddsa-rdfc-2022'] as const)('verifies a VC 1.1 credential secured with %s; a changed one, or one past its expirationDate, fails', async (cryptosuite) => {
-    const signed = await dbIssue(v11(), key, { cryptosuite });
-    const ok = await issuer.call('/credentials/verify', { body: { verifiableCredential: signed } });
-    expect(ok.status, JSON.stringify(ok.json)).toBe(200);
-    const changed = await issuer.call('/credentials/verify', { body: { verifiableCredential: { ...signed, credentialSubject: { id: did } } } });
-    expect(changed.json.errors[0]).toMatchObject({ check: 'proof', code: 'PROOF_SIGNATURE_INVALID' });
-    const expired = await issuer.call('/credentials/verify', { body: { verifiableCredential: await dbIssue(v11({ expirationDate: '2024-06-01T00:00:00Z' }), key, { cryptosuite }) } });
-    expect(expired.json.errors).toEqual([expect.objectContaining({ check: 'validity', code: 'CREDENTIAL_EXPIRED' })]);
-    const early = await issuer.call('/credentials/verify', { body: { verifiableCredential: await dbIssue(v11({ issuanceDate: '2099-01-01T00:00:00Z' }), key, { cryptosuite }) } });
-    expect(early.json.errors).toEqual([expect.objectContaining({ check: 'validity', code: 'CREDENTIAL_NOT_YET_VALID' })]);
+  const v11 = (extra: Record<string, unknown> = {}) => ({
+    '@context': [V1, DI_V2],
+    id: `urn:uuid:${crypto.randomUUID()}`,
+    type: ['VerifiableCredential'],
+    issuer: did,
+    issuanceDate: '2024-01-01T00:00:00Z',
+    credentialSubject: { id: holder.did },
+    ...extra,
   });
+
+  it.each(['eddsa-jcs-2022', 'eddsa-rdfc-2022'] as const)(
+    'verifies a VC 1.1 credential secured with %s; a changed one, or one past its expirationDate, fails',
+    async (cryptosuite) => {
+      const signed = await dbIssue(v11(), key, { cryptosuite });
+      const ok = await issuer.call('/credentials/verify', { body: { verifiableCredential: signed } });
+      expect(ok.status, JSON.stringify(ok.json)).toBe(200);
+      const changed = await issuer.call('/credentials/verify', {
+        body: { verifiableCredential: { ...signed, credentialSubject: { id: did } } },
+      });
+      expect(changed.json.errors[0]).toMatchObject({ check: 'proof', code: 'PROOF_SIGNATURE_INVALID' });
+      const expired = await issuer.call('/credentials/verify', {
+        body: {
+          verifiableCredential: await dbIssue(v11({ expirationDate: '2024-06-01T00:00:00Z' }), key, { cryptosuite }),
+        },
+      });
+      expect(expired.json.errors).toEqual([expect.objectContaining({ check: 'validity', code: 'CREDENTIAL_EXPIRED' })]);
+      const early = await issuer.call('/credentials/verify', {
+        body: {
+          verifiableCredential: await dbIssue(v11({ issuanceDate: '2099-01-01T00:00:00Z' }), key, { cryptosuite }),
+        },
+      });
+      expect(early.json.errors).toEqual([
+        expect.objectContaining({ check: 'validity', code: 'CREDENTIAL_NOT_YET_VALID' }),
+      ]);
+    },
+  );
 
   it('refuses a VC 1.1 credential without issuanceDate, and one with a term its contexts do not define', async () => {
     const { issuanceDate: _date, ...undated } = v11();
-    const res = await issuer.call('/credentials/verify', { body: { verifiableCredential: { ...undated, proof: { type: 'DataIntegrityProof' } } } });
-    expect(res.json.errors[0]).toMatchObject({ check: 'shape', code: 'MALFORMED', message: expect.stringMatching(/issuanceDate is required/) });
+    const res = await issuer.call('/credentials/verify', {
+      body: { verifiableCredential: { ...undated, proof: { type: 'DataIntegrityProof' } } },
+    });
+    expect(res.json.errors[0]).toMatchObject({
+      check: 'shape',
+      code: 'MALFORMED',
+      message: expect.stringMatching(/issuanceDate is required/),
+    });
     const undefinedTerm = await dbIssue(v11(), key, { cryptosuite: 'eddsa-jcs-2022' });
-    const refused = await issuer.call('/credentials/verify', { body: { verifiableCredential: { ...undefinedTerm, favouriteColour: 'blue' } } });
+    const refused = await issuer.call('/credentials/verify', {
+      body: { verifiableCredential: { ...undefinedTerm, favouriteColour: 'blue' } },
+    });
     expect(refused.json.errors[0]).toMatchObject({ check: 'shape', code: 'MALFORMED', rule: 'JSONLD_UNDEFINED_TERM' });
   });
 
   it('verifies a presentation Digital Bazaar signed with eddsa-rdfc-2022, holding a VC 2.0 and a VC 1.1 credential', async () => {
-    const v2 = await dbIssue({ '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiableCredential'], issuer: did, credentialSubject: { id: holder.did } }, key, { cryptosuite: 'eddsa-rdfc-2022' });
-    const vp = await dbSignPresentation({ '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiablePresentation'], holder: did, verifiableCredential: [v2, await dbIssue(v11(), key, { cryptosuite: 'eddsa-rdfc-2022' })] }, key, { challenge: 'c-db', domain: 'verifier.example', cryptosuite: 'eddsa-rdfc-2022' });
-    const res = await issuer.call('/presentations/verify', { body: { verifiablePresentation: vp, options: { challenge: 'c-db', domain: 'verifier.example' } } });
+    const v2 = await dbIssue(
+      {
+        '@context': ['https://www.w3.org/ns/credentials/v2'],
+        type: ['VerifiableCredential'],
+        issuer: did,
+        credentialSubject: { id: holder.did },
+      },
+      key,
+      { cryptosuite: 'eddsa-rdfc-2022' },
+    );
+    const vp = await dbSignPresentation(
+      {
+        '@context': ['https://www.w3.org/ns/credentials/v2'],
+        type: ['VerifiablePresentation'],
+        holder: did,
+        verifiableCredential: [v2, await dbIssue(v11(), key, { cryptosuite: 'eddsa-rdfc-2022' })],
+      },
+      key,
+      { challenge: 'c-db', domain: 'verifier.example', cryptosuite: 'eddsa-rdfc-2022' },
+    );
+    const res = await issuer.call('/presentations/verify', {
+      body: { verifiablePresentation: vp, options: { challenge: 'c-db', domain: 'verifier.example' } },
+    });
     expect(res.status, JSON.stringify(res.json)).toBe(200);
     expect(res.json.credentialResults.map((r: { verified: boolean }) => r.verified)).toEqual([true, true]);
-    const wrongDomain = await issuer.call('/presentations/verify', { body: { verifiablePresentation: vp, options: { challenge: 'c-db', domain: 'other.example' } } });
+    const wrongDomain = await issuer.call('/presentations/verify', {
+      body: { verifiablePresentation: vp, options: { challenge: 'c-db', domain: 'other.example' } },
+    });
     expect(wrongDomain.json.errors[0]).toMatchObject({ check: 'proof', code: 'DOMAIN_MISMATCH' });
   });
 
@@ -364,13 +538,30 @@ describe('what other implementations send: VC DM 1.1, eddsa-rdfc-2022 (Digital B
     // A did:key issuer, which Digital Bazaar's offline loader resolves.
     const keyIssuer = await startTestIssuer({ DID_METHOD: 'key' });
     try {
-      const credential = { '@context': ['https://www.w3.org/ns/credentials/v2', 'https://www.w3.org/ns/credentials/examples/v2'], type: ['VerifiableCredential'], credentialSubject: { id: holder.did, role: 'auditor' } };
-      const issued = (await keyIssuer.call('/credentials/issue', { admin: true, body: { credential, options: { cryptosuite: 'eddsa-rdfc-2022' } } })).json.verifiableCredential;
+      const credential = {
+        '@context': ['https://www.w3.org/ns/credentials/v2', 'https://www.w3.org/ns/credentials/examples/v2'],
+        type: ['VerifiableCredential'],
+        credentialSubject: { id: holder.did, role: 'auditor' },
+      };
+      const issued = (
+        await keyIssuer.call('/credentials/issue', {
+          admin: true,
+          body: { credential, options: { cryptosuite: 'eddsa-rdfc-2022' } },
+        })
+      ).json.verifiableCredential;
       expect(issued.proof).toMatchObject({ type: 'DataIntegrityProof', cryptosuite: 'eddsa-rdfc-2022' });
-      expect((await keyIssuer.call('/credentials/verify', { body: { verifiableCredential: issued } })).status).toBe(200);
-      const db = await dbVerifyCredential(issued, { cryptosuite: 'eddsa-rdfc-2022', checkStatus: async () => ({ verified: true }) });
+      expect((await keyIssuer.call('/credentials/verify', { body: { verifiableCredential: issued } })).status).toBe(
+        200,
+      );
+      const db = await dbVerifyCredential(issued, {
+        cryptosuite: 'eddsa-rdfc-2022',
+        checkStatus: async () => ({ verified: true }),
+      });
       expect(db.verified, db.error?.message).toBe(true);
-      const changed = await dbVerifyCredential({ ...issued, credentialSubject: { id: holder.did, role: 'admin' } }, { cryptosuite: 'eddsa-rdfc-2022', checkStatus: async () => ({ verified: true }) });
+      const changed = await dbVerifyCredential(
+        { ...issued, credentialSubject: { id: holder.did, role: 'admin' } },
+        { cryptosuite: 'eddsa-rdfc-2022', checkStatus: async () => ({ verified: true }) },
+      );
       expect(changed.verified).toBe(false);
     } finally {
       await keyIssuer.dispose();
@@ -383,15 +574,29 @@ describe('documents reach the VC-API verifier exactly as received', () => {
     const vc = (await issue(unsignedCredential())).json.verifiableCredential;
     // JSON.parse keeps "__proto__" as an own member; a rebuilt copy would lose it and verify.
     const credentialBody = `{"verifiableCredential":{"__proto__":{"admin":true},${JSON.stringify(vc).slice(1)}}`;
-    const credential = await fetch(`${issuer.url}/credentials/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: credentialBody });
+    const credential = await fetch(`${issuer.url}/credentials/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: credentialBody,
+    });
     expect(credential.status).toBe(400);
     expect(((await credential.json()) as { verified: boolean }).verified).toBe(false);
     const vp = await presentationOf([vc], 'c-proto', 'verifier.example');
     const presentationBody = `{"verifiablePresentation":{"__proto__":{"admin":true},${JSON.stringify(vp).slice(1)},"options":{"challenge":"c-proto","domain":"verifier.example"}}`;
-    const presentation = await fetch(`${issuer.url}/presentations/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: presentationBody });
+    const presentation = await fetch(`${issuer.url}/presentations/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: presentationBody,
+    });
     expect(presentation.status).toBe(400);
     // Without it, both verify: the refusal was for that member alone.
     expect((await issuer.call('/credentials/verify', { body: { verifiableCredential: vc } })).status).toBe(200);
-    expect((await issuer.call('/presentations/verify', { body: { verifiablePresentation: vp, options: { challenge: 'c-proto', domain: 'verifier.example' } } })).status).toBe(200);
+    expect(
+      (
+        await issuer.call('/presentations/verify', {
+          body: { verifiablePresentation: vp, options: { challenge: 'c-proto', domain: 'verifier.example' } },
+        })
+      ).status,
+    ).toBe(200);
   });
 });

@@ -10,7 +10,14 @@ import { signPresentation } from '../../wallet/vc/presentation.ts';
 import type { AgentCredential, MandateCredential } from '../../wallet/vc/types.ts';
 import { actorClaimOf, createSessionTokenIssuer, SessionTokenError } from '../../issuer/services/session-tokens.ts';
 import { encrypt } from '../../wallet/crypto/aead.ts';
-import { mintToken, onboardSelfAgent, onboardServerAgent, startTestIssuer, TEST_ADMIN_KEY, type TestIssuer } from '../support/issuer.ts';
+import {
+  mintToken,
+  onboardSelfAgent,
+  onboardServerAgent,
+  startTestIssuer,
+  TEST_ADMIN_KEY,
+  type TestIssuer,
+} from '../support/issuer.ts';
 
 const TARGET = 'files.example.com';
 let issuer: TestIssuer;
@@ -19,8 +26,17 @@ function newAgent(): SigningIdentity {
   return didKeyIdentity(seedSigner(generateSeed()));
 }
 
-async function present(holder: SigningIdentity, credentials: MandateCredential[], options: { challenge?: string; domain?: string } = {}) {
-  return signPresentation({ holder, credentials, challenge: options.challenge ?? crypto.randomUUID(), domain: options.domain ?? TARGET });
+async function present(
+  holder: SigningIdentity,
+  credentials: MandateCredential[],
+  options: { challenge?: string; domain?: string } = {},
+) {
+  return signPresentation({
+    holder,
+    credentials,
+    challenge: options.challenge ?? crypto.randomUUID(),
+    domain: options.domain ?? TARGET,
+  });
 }
 
 async function selfAgent(): Promise<{ agent: SigningIdentity; credential: AgentCredential; vcId: string }> {
@@ -31,7 +47,9 @@ async function selfAgent(): Promise<{ agent: SigningIdentity; credential: AgentC
 
 async function auditOf(event: string, vpId: string) {
   const res = await issuer.call(`/v1/audit?event=${event}&limit=500`, { admin: true });
-  return (res.json.records as Array<{ vpId?: string; reason?: string; agentDid?: string; data?: Record<string, unknown> }>).find((r) => r.vpId === vpId);
+  return (
+    res.json.records as Array<{ vpId?: string; reason?: string; agentDid?: string; data?: Record<string, unknown> }>
+  ).find((r) => r.vpId === vpId);
 }
 
 beforeAll(async () => {
@@ -43,7 +61,9 @@ describe('POST /v1/vp/verify', () => {
   it('accepts a self-custody agent, reports its scopes and audits VP_VERIFIED with the vpId', async () => {
     const { agent, credential } = await selfAgent();
     const vp = await present(agent, [credential], { challenge: 'nonce-1' });
-    const res = await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET, challenge: 'nonce-1' } });
+    const res = await issuer.call('/v1/vp/verify', {
+      body: { presentation: vp, expectedTarget: TARGET, challenge: 'nonce-1' },
+    });
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
       valid: true,
@@ -60,7 +80,9 @@ describe('POST /v1/vp/verify', () => {
   it('denies a replayed presentation with 403 REPLAYED and audits VP_REJECTED with reason and vpId', async () => {
     const { agent, credential } = await selfAgent();
     const vp = await present(agent, [credential]);
-    expect((await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET } })).status).toBe(200);
+    expect((await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET } })).status).toBe(
+      200,
+    );
     const again = await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET } });
     expect(again.status).toBe(403);
     expect(again.json).toMatchObject({ valid: false, reason: 'REPLAYED', failedCheck: 'replay', vpId: vp.id });
@@ -74,14 +96,33 @@ describe('POST /v1/vp/verify', () => {
     const y = await onboardSelfAgent(issuer, yAgent, await mintToken(issuer, { requestedDomains: [other] }));
     const nonce = `order-${crypto.randomUUID()}`;
     const atFiles = await present(x.agent, [x.credential], { challenge: nonce });
-    expect((await issuer.call('/v1/vp/verify', { body: { presentation: atFiles, expectedTarget: TARGET, challenge: nonce } })).status).toBe(200);
-    const atMail = await present(yAgent, [y.verifiableCredential as unknown as AgentCredential], { challenge: nonce, domain: other });
-    const accepted = await issuer.call('/v1/vp/verify', { body: { presentation: atMail, expectedTarget: other, challenge: nonce } });
+    expect(
+      (
+        await issuer.call('/v1/vp/verify', {
+          body: { presentation: atFiles, expectedTarget: TARGET, challenge: nonce },
+        })
+      ).status,
+    ).toBe(200);
+    const atMail = await present(yAgent, [y.verifiableCredential as unknown as AgentCredential], {
+      challenge: nonce,
+      domain: other,
+    });
+    const accepted = await issuer.call('/v1/vp/verify', {
+      body: { presentation: atMail, expectedTarget: other, challenge: nonce },
+    });
     expect(accepted.json).toMatchObject({ valid: true, agentDid: yAgent.did });
     // The same nonce at the same target again, in a new presentation: refused, and its id not spent.
-    const again = await present(yAgent, [y.verifiableCredential as unknown as AgentCredential], { challenge: nonce, domain: other });
-    expect((await issuer.call('/v1/vp/verify', { body: { presentation: again, expectedTarget: other, challenge: nonce } })).json).toMatchObject({ reason: 'REPLAYED' });
-    expect(issuer.running.ctx.db.sqlite.prepare('SELECT COUNT(*) AS n FROM replay_keys WHERE key = ?').get(`vp:${again.id}`)).toEqual({ n: 0 });
+    const again = await present(yAgent, [y.verifiableCredential as unknown as AgentCredential], {
+      challenge: nonce,
+      domain: other,
+    });
+    expect(
+      (await issuer.call('/v1/vp/verify', { body: { presentation: again, expectedTarget: other, challenge: nonce } }))
+        .json,
+    ).toMatchObject({ reason: 'REPLAYED' });
+    expect(
+      issuer.running.ctx.db.sqlite.prepare('SELECT COUNT(*) AS n FROM replay_keys WHERE key = ?').get(`vp:${again.id}`),
+    ).toEqual({ n: 0 });
   });
 
   it('still denies it as REPLAYED after a restart: the replay cache is in the SQLite file', async () => {
@@ -99,11 +140,15 @@ describe('POST /v1/vp/verify', () => {
   it('denies a presentation made for another service (TARGET_MISMATCH) and one with the wrong challenge', async () => {
     const { agent, credential } = await selfAgent();
     const elsewhere = await present(agent, [credential], { domain: 'other.example.com' });
-    const wrongTarget = await issuer.call('/v1/vp/verify', { body: { presentation: elsewhere, expectedTarget: TARGET } });
+    const wrongTarget = await issuer.call('/v1/vp/verify', {
+      body: { presentation: elsewhere, expectedTarget: TARGET },
+    });
     expect(wrongTarget.status).toBe(403);
     expect(wrongTarget.json.reason).toBe('TARGET_MISMATCH');
     const vp = await present(agent, [credential], { challenge: 'issued-nonce' });
-    const wrongChallenge = await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET, challenge: 'another-nonce' } });
+    const wrongChallenge = await issuer.call('/v1/vp/verify', {
+      body: { presentation: vp, expectedTarget: TARGET, challenge: 'another-nonce' },
+    });
     expect(wrongChallenge.status).toBe(403);
     expect(wrongChallenge.json.reason).toBe('CHALLENGE_MISMATCH');
   });
@@ -119,14 +164,18 @@ describe('POST /v1/vp/verify', () => {
   it('enforces requiredScopes (INSUFFICIENT_SCOPE)', async () => {
     const { agent, credential } = await selfAgent();
     const vp = await present(agent, [credential]);
-    const res = await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET, requiredScopes: ['calendar:read'] } });
+    const res = await issuer.call('/v1/vp/verify', {
+      body: { presentation: vp, expectedTarget: TARGET, requiredScopes: ['calendar:read'] },
+    });
     expect(res.status).toBe(403);
     expect(res.json.reason).toBe('INSUFFICIENT_SCOPE');
   });
 
   it('answers 400 MALFORMED in the standard error shape for an unreadable presentation, and audits it', async () => {
     const vpId = `urn:uuid:${crypto.randomUUID()}`;
-    const res = await issuer.call('/v1/vp/verify', { body: { presentation: { id: vpId, type: ['VerifiablePresentation'] }, expectedTarget: TARGET } });
+    const res = await issuer.call('/v1/vp/verify', {
+      body: { presentation: { id: vpId, type: ['VerifiablePresentation'] }, expectedTarget: TARGET },
+    });
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('MALFORMED');
     expect(await auditOf('VP_REJECTED', vpId)).toMatchObject({ reason: 'MALFORMED' });
@@ -134,7 +183,9 @@ describe('POST /v1/vp/verify', () => {
 
   it('audits the refusal of a presentation whose proof domain runs long, cut to fit the trail', async () => {
     const vpId = `urn:uuid:${crypto.randomUUID()}`;
-    const res = await issuer.call('/v1/vp/verify', { body: { presentation: { id: vpId, proof: { domain: `x${'y'.repeat(20_000)}` } } } });
+    const res = await issuer.call('/v1/vp/verify', {
+      body: { presentation: { id: vpId, proof: { domain: `x${'y'.repeat(20_000)}` } } },
+    });
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('MALFORMED');
     const audited = await auditOf('VP_REJECTED', vpId);
@@ -146,10 +197,15 @@ describe('POST /v1/vp/verify', () => {
     const vpId = `urn:uuid:${crypto.randomUUID()}`;
     // JSON can spell a lone surrogate half; no one could sign, store or compare it.
     const body = `{"presentation":{"id":"${vpId}\\ud800","proof":{"domain":"x\\ud800"}}}`;
-    const res = await fetch(`${issuer.url}/v1/vp/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const res = await fetch(`${issuer.url}/v1/vp/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('MALFORMED_JSON');
-    const refused = (await issuer.call('/v1/audit?event=REQUEST_REFUSED&limit=500', { admin: true })).json.records as Array<{ reason: string; data: { path: string } }>;
+    const refused = (await issuer.call('/v1/audit?event=REQUEST_REFUSED&limit=500', { admin: true })).json
+      .records as Array<{ reason: string; data: { path: string } }>;
     expect(refused.at(-1)).toMatchObject({ reason: 'MALFORMED_JSON', data: { path: '/v1/vp/verify' } });
   });
 
@@ -158,11 +214,21 @@ describe('POST /v1/vp/verify', () => {
     const vp = await present(agent, [credential], { challenge: 'nonce-proto' });
     // JSON.parse keeps "__proto__" as an own member; a rebuilt copy would lose it (and the signature would then verify).
     const body = `{"presentation":{"__proto__":{"admin":true},${JSON.stringify(vp).slice(1)},"expectedTarget":"${TARGET}","challenge":"nonce-proto"}`;
-    const res = await fetch(`${issuer.url}/v1/vp/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const res = await fetch(`${issuer.url}/v1/vp/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('MALFORMED');
     // The same presentation without it is accepted: the refusal was for that member alone.
-    expect((await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET, challenge: 'nonce-proto' } })).status).toBe(200);
+    expect(
+      (
+        await issuer.call('/v1/vp/verify', {
+          body: { presentation: vp, expectedTarget: TARGET, challenge: 'nonce-proto' },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('answers 400 MALFORMED when neither expectedTarget nor a proof domain names the target', async () => {
@@ -179,29 +245,59 @@ describe('POST /v1/vp/verify', () => {
 
   it('full lifecycle, self custody: mint → onboard → present → verify → revoke → CREDENTIAL_REVOKED', async () => {
     const { agent, credential, vcId } = await selfAgent();
-    expect((await issuer.call('/v1/vp/verify', { body: { presentation: await present(agent, [credential]), expectedTarget: TARGET } })).json.valid).toBe(true);
-    expect((await issuer.call(`/v1/vcs/${encodeURIComponent(vcId)}/revoke`, { admin: true, body: { reason: 'test' } })).status).toBe(200);
-    const res = await issuer.call('/v1/vp/verify', { body: { presentation: await present(agent, [credential]), expectedTarget: TARGET } });
+    expect(
+      (
+        await issuer.call('/v1/vp/verify', {
+          body: { presentation: await present(agent, [credential]), expectedTarget: TARGET },
+        })
+      ).json.valid,
+    ).toBe(true);
+    expect(
+      (await issuer.call(`/v1/vcs/${encodeURIComponent(vcId)}/revoke`, { admin: true, body: { reason: 'test' } }))
+        .status,
+    ).toBe(200);
+    const res = await issuer.call('/v1/vp/verify', {
+      body: { presentation: await present(agent, [credential]), expectedTarget: TARGET },
+    });
     expect(res.status).toBe(403);
     expect(res.json).toMatchObject({ valid: false, reason: 'CREDENTIAL_REVOKED', failedCheck: 'status' });
   });
 
   it('full lifecycle, server custody: the server-signed presentation verifies, then CREDENTIAL_REVOKED', async () => {
     const { agentDid, vcId } = await onboardServerAgent(issuer);
-    const presentFor = async () => (await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}/vp`, { admin: true, body: { targetService: TARGET } })).json;
-    const ok = await issuer.call('/v1/vp/verify', { body: { presentation: await presentFor(), expectedTarget: TARGET } });
+    const presentFor = async () =>
+      (
+        await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}/vp`, {
+          admin: true,
+          body: { targetService: TARGET },
+        })
+      ).json;
+    const ok = await issuer.call('/v1/vp/verify', {
+      body: { presentation: await presentFor(), expectedTarget: TARGET },
+    });
     expect(ok.status).toBe(200);
     expect(ok.json.agentDid).toBe(agentDid);
-    expect((await issuer.call(`/v1/vcs/${encodeURIComponent(vcId)}/revoke`, { admin: true, body: {} })).status).toBe(200);
-    const denied = await issuer.call('/v1/vp/verify', { body: { presentation: await presentFor(), expectedTarget: TARGET } });
+    expect((await issuer.call(`/v1/vcs/${encodeURIComponent(vcId)}/revoke`, { admin: true, body: {} })).status).toBe(
+      200,
+    );
+    const denied = await issuer.call('/v1/vp/verify', {
+      body: { presentation: await presentFor(), expectedTarget: TARGET },
+    });
     expect(denied.status).toBe(403);
     expect(denied.json.reason).toBe('CREDENTIAL_REVOKED');
   });
 
   it('refuses a deactivated agent DID with DID_DEACTIVATED', async () => {
     const { agentDid } = await onboardServerAgent(issuer);
-    const vp = (await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}/vp`, { admin: true, body: { targetService: TARGET } })).json;
-    expect((await issuer.call(`/v1/dids/${encodeURIComponent(agentDid)}/deactivate`, { admin: true, body: {} })).status).toBe(200);
+    const vp = (
+      await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}/vp`, {
+        admin: true,
+        body: { targetService: TARGET },
+      })
+    ).json;
+    expect(
+      (await issuer.call(`/v1/dids/${encodeURIComponent(agentDid)}/deactivate`, { admin: true, body: {} })).status,
+    ).toBe(200);
     const res = await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET } });
     expect(res.status).toBe(403);
     expect(res.json.reason).toBe('DID_DEACTIVATED');
@@ -212,14 +308,26 @@ describe('session tokens', () => {
   it('issues an EdDSA JWT that verifies with jose against the published JWKS, with the documented claims', async () => {
     const { agent, credential } = await selfAgent();
     const vp = await present(agent, [credential], { challenge: 'nonce-s1' });
-    const res = await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET, challenge: 'nonce-s1', session: true } });
+    const res = await issuer.call('/v1/vp/verify', {
+      body: { presentation: vp, expectedTarget: TARGET, challenge: 'nonce-s1', session: true },
+    });
     expect(res.status).toBe(200);
     const token = res.json.sessionToken as string;
     const issuerDid = issuer.running.ctx.issuer.did;
     const jwks = createRemoteJWKSet(new URL(`${issuer.url}/.well-known/jwks.json`));
-    const { payload, protectedHeader } = await jwtVerify(token, jwks, { issuer: issuerDid, audience: TARGET, algorithms: ['EdDSA'] });
+    const { payload, protectedHeader } = await jwtVerify(token, jwks, {
+      issuer: issuerDid,
+      audience: TARGET,
+      algorithms: ['EdDSA'],
+    });
     expect(protectedHeader.alg).toBe('EdDSA');
-    expect(payload).toMatchObject({ iss: issuerDid, sub: agent.did, aud: TARGET, scope: 'files:read files:write', vpId: vp.id });
+    expect(payload).toMatchObject({
+      iss: issuerDid,
+      sub: agent.did,
+      aud: TARGET,
+      scope: 'files:read files:write',
+      vpId: vp.id,
+    });
     expect(typeof payload.jti).toBe('string');
     expect((payload.exp as number) - (payload.iat as number)).toBe(300);
     expect(payload.act).toBeUndefined(); // a root credential: nobody delegated
@@ -235,10 +343,16 @@ describe('session tokens', () => {
     const { agent: root, credential } = await selfAgent();
     const middle = newAgent();
     const leaf = newAgent();
-    const toMiddle = await delegate(credential, { delegator: root, delegateeDid: middle.did, scopes: ['files:read', 'files:write'] });
+    const toMiddle = await delegate(credential, {
+      delegator: root,
+      delegateeDid: middle.did,
+      scopes: ['files:read', 'files:write'],
+    });
     const toLeaf = await delegate(toMiddle, { delegator: middle, delegateeDid: leaf.did, scopes: ['files:read'] });
     const vp = await present(leaf, [toLeaf, toMiddle, credential], { challenge: 'nonce-s2' });
-    const res = await issuer.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET, challenge: 'nonce-s2', session: true } });
+    const res = await issuer.call('/v1/vp/verify', {
+      body: { presentation: vp, expectedTarget: TARGET, challenge: 'nonce-s2', session: true },
+    });
     expect(res.status).toBe(200);
     expect(res.json.effectiveScopes).toEqual(['files:read']);
     const jwks = createRemoteJWKSet(new URL(`${issuer.url}/.well-known/jwks.json`));
@@ -250,10 +364,17 @@ describe('session tokens', () => {
 
   it('no token without session: true, and none for a denied presentation', async () => {
     const { agent, credential } = await selfAgent();
-    const plain = await issuer.call('/v1/vp/verify', { body: { presentation: await present(agent, [credential]), expectedTarget: TARGET } });
+    const plain = await issuer.call('/v1/vp/verify', {
+      body: { presentation: await present(agent, [credential]), expectedTarget: TARGET },
+    });
     expect(plain.json.sessionToken).toBeUndefined();
     const denied = await issuer.call('/v1/vp/verify', {
-      body: { presentation: await present(agent, [credential], { domain: 'x.example', challenge: 'nonce-s3' }), expectedTarget: TARGET, challenge: 'nonce-s3', session: true },
+      body: {
+        presentation: await present(agent, [credential], { domain: 'x.example', challenge: 'nonce-s3' }),
+        expectedTarget: TARGET,
+        challenge: 'nonce-s3',
+        session: true,
+      },
     });
     expect(denied.status).toBe(403);
     expect(denied.json.sessionToken).toBeUndefined();
@@ -278,12 +399,16 @@ describe('session tokens', () => {
     const own = await startTestIssuer();
     try {
       const before = (await own.call('/v1/sessions/public-key')).json;
-      const row = own.running.ctx.db.sqlite.prepare("SELECT value FROM settings WHERE key = 'sessions.signing_key'").get() as { value: string };
+      const row = own.running.ctx.db.sqlite
+        .prepare("SELECT value FROM settings WHERE key = 'sessions.signing_key'")
+        .get() as { value: string };
       expect(JSON.parse(row.value).envelope).toMatchObject({ v: 1, alg: 'A256GCM' });
       expect(Object.keys(JSON.parse(row.value)).sort()).toEqual(['envelope', 'v', 'x']); // no private key in clear
       const restarted = await own.restart();
       // The first request may meet a pooled keep-alive socket of the previous server: retried once.
-      const after = await restarted.call('/v1/sessions/public-key').catch(() => restarted.call('/v1/sessions/public-key'));
+      const after = await restarted
+        .call('/v1/sessions/public-key')
+        .catch(() => restarted.call('/v1/sessions/public-key'));
       expect(after.json).toEqual(before);
       await restarted.dispose();
     } finally {
@@ -292,9 +417,19 @@ describe('session tokens', () => {
   });
 
   it('actorClaimOf nests delegators leaf-first and ignores the platform root and grants', () => {
-    const link = (type: 'AgentCredential' | 'DelegatedAgentCredential' | 'DelegationGrantCredential', issuerDid: string) => ({ id: 'urn:x', type, issuer: issuerDid, subject: 's', privilegeScopes: [], cached: false });
+    const link = (
+      type: 'AgentCredential' | 'DelegatedAgentCredential' | 'DelegationGrantCredential',
+      issuerDid: string,
+    ) => ({ id: 'urn:x', type, issuer: issuerDid, subject: 's', privilegeScopes: [], cached: false });
     expect(actorClaimOf([link('AgentCredential', 'did:web:platform')])).toBeUndefined();
-    expect(actorClaimOf([link('DelegatedAgentCredential', 'did:b'), link('DelegatedAgentCredential', 'did:a'), link('AgentCredential', 'did:web:platform'), link('DelegationGrantCredential', 'did:p')])).toEqual({
+    expect(
+      actorClaimOf([
+        link('DelegatedAgentCredential', 'did:b'),
+        link('DelegatedAgentCredential', 'did:a'),
+        link('AgentCredential', 'did:web:platform'),
+        link('DelegationGrantCredential', 'did:p'),
+      ]),
+    ).toEqual({
       sub: 'did:b',
       act: { sub: 'did:a' },
     });
@@ -302,12 +437,22 @@ describe('session tokens', () => {
 
   it('SESSION_KEY_UNREADABLE: a corrupted row or a wrong key-encryption key is reported, never replaced', async () => {
     const kek = crypto.getRandomValues(new Uint8Array(32));
-    const garbage = createSessionTokenIssuer({ store: { load: () => '{"v":2}', saveIfAbsent: (v) => v }, keyEncryptionKey: kek, issuerDid: 'did:web:x' });
+    const garbage = createSessionTokenIssuer({
+      store: { load: () => '{"v":2}', saveIfAbsent: (v) => v },
+      keyEncryptionKey: kek,
+      issuerDid: 'did:web:x',
+    });
     await expect(garbage.publicJwk()).rejects.toMatchObject({ code: 'SESSION_KEY_UNREADABLE' });
     const envelope = await encrypt(crypto.getRandomValues(new Uint8Array(32)), new Uint8Array(32));
     const stored = JSON.stringify({ v: 1, x: 'A'.repeat(43), envelope });
-    const wrongKek = createSessionTokenIssuer({ store: { load: () => stored, saveIfAbsent: (v) => v }, keyEncryptionKey: kek, issuerDid: 'did:web:x' });
-    const failure = await wrongKek.issue({ agentDid: 'did:key:z', target: 't', scopes: [], vpId: 'urn:x', chain: [] }).catch((e: unknown) => e);
+    const wrongKek = createSessionTokenIssuer({
+      store: { load: () => stored, saveIfAbsent: (v) => v },
+      keyEncryptionKey: kek,
+      issuerDid: 'did:web:x',
+    });
+    const failure = await wrongKek
+      .issue({ agentDid: 'did:key:z', target: 't', scopes: [], vpId: 'urn:x', chain: [] })
+      .catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(SessionTokenError);
     expect((failure as SessionTokenError).code).toBe('SESSION_KEY_UNREADABLE');
   });
@@ -329,10 +474,21 @@ describe('session tokens', () => {
     const credential = enrolled.verifiableCredential as unknown as AgentCredential;
     const results = await Promise.all(
       Array.from({ length: 20 }, async (_, i) =>
-        issuer.call('/v1/vp/verify', { body: { presentation: await present(agent, [credential], { challenge: `nonce-c${i}` }), expectedTarget: TARGET, challenge: `nonce-c${i}`, session: true } }),
+        issuer.call('/v1/vp/verify', {
+          body: {
+            presentation: await present(agent, [credential], { challenge: `nonce-c${i}` }),
+            expectedTarget: TARGET,
+            challenge: `nonce-c${i}`,
+            session: true,
+          },
+        }),
       ),
     );
-    const jtis = new Set(results.map((r) => JSON.parse(Buffer.from(String(r.json.sessionToken).split('.')[1] ?? '', 'base64url').toString()).jti));
+    const jtis = new Set(
+      results.map(
+        (r) => JSON.parse(Buffer.from(String(r.json.sessionToken).split('.')[1] ?? '', 'base64url').toString()).jti,
+      ),
+    );
     expect(results.every((r) => r.status === 200)).toBe(true);
     expect(jtis.size).toBe(20);
   });
@@ -347,11 +503,19 @@ describe('POST /v1/sessions/introspect (RFC 7662)', () => {
   });
   afterAll(() => own.dispose());
 
-  async function introspect(token: string, key: string | null = SERVICE_KEY, body = new URLSearchParams({ token }).toString()) {
+  async function introspect(
+    token: string,
+    key: string | null = SERVICE_KEY,
+    body = new URLSearchParams({ token }).toString(),
+  ) {
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
     if (key !== null) headers.authorization = `Bearer ${key}`;
     const res = await fetch(`${own.url}/v1/sessions/introspect`, { method: 'POST', headers, body });
-    return { status: res.status, cacheControl: res.headers.get('cache-control'), json: (await res.json()) as Record<string, unknown> };
+    return {
+      status: res.status,
+      cacheControl: res.headers.get('cache-control'),
+      json: (await res.json()) as Record<string, unknown>,
+    };
   }
 
   async function session(chain?: { leaf: SigningIdentity; credentials: MandateCredential[] }) {
@@ -361,7 +525,9 @@ describe('POST /v1/sessions/introspect (RFC 7662)', () => {
     const holder = chain?.leaf ?? agent;
     const challenge = crypto.randomUUID();
     const vp = await present(holder, chain?.credentials ?? [credential], { challenge });
-    const res = await own.call('/v1/vp/verify', { body: { presentation: vp, expectedTarget: TARGET, challenge, session: true } });
+    const res = await own.call('/v1/vp/verify', {
+      body: { presentation: vp, expectedTarget: TARGET, challenge, session: true },
+    });
     expect(res.status).toBe(200);
     return { token: res.json.sessionToken as string, vcId: enrolled.vcId, agent, credential };
   }
@@ -371,7 +537,14 @@ describe('POST /v1/sessions/introspect (RFC 7662)', () => {
     const active = await introspect(token);
     expect(active.status).toBe(200);
     expect(active.cacheControl).toBe('no-store');
-    expect(active.json).toMatchObject({ active: true, token_type: 'Bearer', iss: own.running.ctx.issuer.did, sub: agent.did, aud: TARGET, scope: 'files:read files:write' });
+    expect(active.json).toMatchObject({
+      active: true,
+      token_type: 'Bearer',
+      iss: own.running.ctx.issuer.did,
+      sub: agent.did,
+      aud: TARGET,
+      scope: 'files:read files:write',
+    });
     expect(await introspect(token, TEST_ADMIN_KEY)).toMatchObject({ status: 200, json: { active: true } });
     expect((await own.call(`/v1/vcs/${encodeURIComponent(vcId)}/revoke`, { admin: true, body: {} })).status).toBe(200);
     // Nothing else: RFC 7662 §2.2 says no more about an inactive token.
@@ -382,15 +555,27 @@ describe('POST /v1/sessions/introspect (RFC 7662)', () => {
     const { token, vcId } = await session();
     expect((await own.call(`/v1/vcs/${encodeURIComponent(vcId)}/suspend`, { admin: true, body: {} })).status).toBe(200);
     expect((await introspect(token)).json).toEqual({ active: false });
-    expect((await own.call(`/v1/vcs/${encodeURIComponent(vcId)}/reinstate`, { admin: true, body: {} })).status).toBe(200);
+    expect((await own.call(`/v1/vcs/${encodeURIComponent(vcId)}/reinstate`, { admin: true, body: {} })).status).toBe(
+      200,
+    );
     expect((await introspect(token)).json.active).toBe(true);
 
     const root = await session();
     const leaf = newAgent();
-    const delegated = await delegate(root.credential, { delegator: root.agent, delegateeDid: leaf.did, scopes: ['files:read'] });
+    const delegated = await delegate(root.credential, {
+      delegator: root.agent,
+      delegateeDid: leaf.did,
+      scopes: ['files:read'],
+    });
     const { token: leafToken } = await session({ leaf, credentials: [delegated, root.credential] });
-    expect((await introspect(leafToken)).json).toMatchObject({ active: true, sub: leaf.did, act: { sub: root.agent.did } });
-    expect((await own.call(`/v1/vcs/${encodeURIComponent(root.vcId)}/revoke`, { admin: true, body: {} })).status).toBe(200);
+    expect((await introspect(leafToken)).json).toMatchObject({
+      active: true,
+      sub: leaf.did,
+      act: { sub: root.agent.did },
+    });
+    expect((await own.call(`/v1/vcs/${encodeURIComponent(root.vcId)}/revoke`, { admin: true, body: {} })).status).toBe(
+      200,
+    );
     expect((await introspect(leafToken)).json).toEqual({ active: false });
   });
 
@@ -398,14 +583,19 @@ describe('POST /v1/sessions/introspect (RFC 7662)', () => {
     const { token } = await session();
     const [header, payload] = token.split('.') as [string, string, string];
     const forged = `${header}.${payload}.${'A'.repeat(86)}`;
-    const foreign = await createSessionTokenIssuer({ store: { load: () => undefined, saveIfAbsent: (v) => v }, keyEncryptionKey: new Uint8Array(32).fill(7), issuerDid: own.running.ctx.issuer.did }).issue({
+    const foreign = await createSessionTokenIssuer({
+      store: { load: () => undefined, saveIfAbsent: (v) => v },
+      keyEncryptionKey: new Uint8Array(32).fill(7),
+      issuerDid: own.running.ctx.issuer.did,
+    }).issue({
       agentDid: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK',
       target: TARGET,
       scopes: ['files:read'],
       vpId: 'urn:uuid:x',
       chain: [],
     });
-    for (const other of [forged, foreign.token, 'not-a-jwt']) expect((await introspect(other)).json, other).toEqual({ active: false });
+    for (const other of [forged, foreign.token, 'not-a-jwt'])
+      expect((await introspect(other)).json, other).toEqual({ active: false });
     clock += 301_000;
     try {
       expect((await introspect(token)).json).toEqual({ active: false });
@@ -418,7 +608,11 @@ describe('POST /v1/sessions/introspect (RFC 7662)', () => {
     const { token } = await session();
     expect((await introspect(token, null)).status).toBe(401);
     expect((await introspect(token, 'svc-wrong-key-0123456789abcdefghijklmnopqrstu')).status).toBe(401);
-    const json = await fetch(`${own.url}/v1/sessions/introspect`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${SERVICE_KEY}` }, body: JSON.stringify({ token }) });
+    const json = await fetch(`${own.url}/v1/sessions/introspect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${SERVICE_KEY}` },
+      body: JSON.stringify({ token }),
+    });
     expect(json.status).toBe(415);
     expect((await introspect(token, SERVICE_KEY, '')).status).toBe(400);
     expect((await introspect(token, SERVICE_KEY, `token=${token}&token=${token}`)).status).toBe(400);

@@ -51,7 +51,18 @@ async function productionIssuer(extra: Record<string, string> = {}): Promise<Tes
 
 /** did:web spellings of this machine, each naming the canary's port. */
 function loopbackDids(): string[] {
-  const hosts = ['127.0.0.1', 'localhost', '127.1', '2130706433', '0x7f000001', '0177.0.0.1', '127.0.0.2', 'localhost.', 'canary.localhost', '0.0.0.0'];
+  const hosts = [
+    '127.0.0.1',
+    'localhost',
+    '127.1',
+    '2130706433',
+    '0x7f000001',
+    '0177.0.0.1',
+    '127.0.0.2',
+    'localhost.',
+    'canary.localhost',
+    '0.0.0.0',
+  ];
   return hosts.map((host) => `did:web:${host}%3A${canaryPort}`);
 }
 
@@ -64,7 +75,13 @@ async function probes(issuer: TestIssuer, did: string, listUrl: string): Promise
     type: ['VerifiableCredential'],
     issuer: did,
     credentialSubject: { id: signer.did },
-    proof: { type: 'DataIntegrityProof', cryptosuite: 'eddsa-jcs-2022', verificationMethod: `${did}#key-1`, proofPurpose: 'assertionMethod', proofValue: `z${'1'.repeat(87)}` },
+    proof: {
+      type: 'DataIntegrityProof',
+      cryptosuite: 'eddsa-jcs-2022',
+      verificationMethod: `${did}#key-1`,
+      proofPurpose: 'assertionMethod',
+      proofValue: `z${'1'.repeat(87)}`,
+    },
   };
   const withStatus = await createProof(
     {
@@ -72,16 +89,41 @@ async function probes(issuer: TestIssuer, did: string, listUrl: string): Promise
       type: ['VerifiableCredential'],
       issuer: signer.did,
       credentialSubject: { id: signer.did },
-      credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: '7', statusListCredential: listUrl },
+      credentialStatus: {
+        type: 'BitstringStatusListEntry',
+        statusPurpose: 'revocation',
+        statusListIndex: '7',
+        statusListCredential: listUrl,
+      },
     },
     { signer: signer.signer, verificationMethod: signer.verificationMethod, proofPurpose: 'assertionMethod' },
   );
-  const presentation = { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiablePresentation'], holder: did, proof: { ...credential.proof, proofPurpose: 'authentication', challenge: 'c', domain: 'svc.example' } };
+  const presentation = {
+    '@context': ['https://www.w3.org/ns/credentials/v2'],
+    type: ['VerifiablePresentation'],
+    holder: did,
+    proof: { ...credential.proof, proofPurpose: 'authentication', challenge: 'c', domain: 'svc.example' },
+  };
   const statuses: number[] = [];
   statuses.push((await issuer.call('/credentials/verify', { body: { verifiableCredential: credential } })).status);
   statuses.push((await issuer.call('/credentials/verify', { body: { verifiableCredential: withStatus } })).status);
-  statuses.push((await issuer.call('/presentations/verify', { body: { verifiablePresentation: presentation, options: { challenge: 'c', domain: 'svc.example' } } })).status);
-  statuses.push((await issuer.call('/v1/vp/verify', { body: { presentation: { ...presentation, id: `urn:uuid:${crypto.randomUUID()}` }, expectedTarget: 'svc.example' } })).status);
+  statuses.push(
+    (
+      await issuer.call('/presentations/verify', {
+        body: { verifiablePresentation: presentation, options: { challenge: 'c', domain: 'svc.example' } },
+      })
+    ).status,
+  );
+  statuses.push(
+    (
+      await issuer.call('/v1/vp/verify', {
+        body: {
+          presentation: { ...presentation, id: `urn:uuid:${crypto.randomUUID()}` },
+          expectedTarget: 'svc.example',
+        },
+      })
+    ).status,
+  );
   return statuses;
 }
 
@@ -91,7 +133,8 @@ describe('the issuer as a fetcher of URLs others chose', () => {
     try {
       for (const did of loopbackDids()) {
         const host = did.slice('did:web:'.length, did.lastIndexOf('%3A'));
-        for (const status of await probes(issuer, did, `http://${host}:${canaryPort}/list`)) expect(status, did).toBeLessThan(500);
+        for (const status of await probes(issuer, did, `http://${host}:${canaryPort}/list`))
+          expect(status, did).toBeLessThan(500);
       }
       // The same over https, and through the [::1] and ::ffff: spellings of a status list URL.
       await probes(issuer, `did:web:127.0.0.1%3A${canaryPort}`, `https://127.0.0.1:${canaryPort}/list`);
@@ -104,7 +147,10 @@ describe('the issuer as a fetcher of URLs others chose', () => {
 
   it.each([
     ['outside production (the probe above would see a fetch)', () => startTestIssuer()],
-    ['in production with SERVICE_FETCH_PRIVATE_NETWORK=true, the documented way in', () => productionIssuer({ SERVICE_FETCH_PRIVATE_NETWORK: 'true' })],
+    [
+      'in production with SERVICE_FETCH_PRIVATE_NETWORK=true, the documented way in',
+      () => productionIssuer({ SERVICE_FETCH_PRIVATE_NETWORK: 'true' }),
+    ],
   ])('%s, the same requests do reach a loopback did:web', async (_when, start) => {
     const issuer = await start();
     try {

@@ -24,9 +24,25 @@ let operations: Operation[];
 let realValues: string[];
 
 /** Path values: real ids (so handlers reach their records) and strings handlers must survive. */
-const HOSTILE = ['', '..', '%2e%2e%2f', '%00', '%E0%A4%A', '%25', 'did:key:z6Mk', 'did%3Aweb%3Aexample.com', 'urn:uuid:00000000-0000-0000-0000-000000000000', 'a'.repeat(3000), '\u{1F600}', '%F0%9F%98'];
+const HOSTILE = [
+  '',
+  '..',
+  '%2e%2e%2f',
+  '%00',
+  '%E0%A4%A',
+  '%25',
+  'did:key:z6Mk',
+  'did%3Aweb%3Aexample.com',
+  'urn:uuid:00000000-0000-0000-0000-000000000000',
+  'a'.repeat(3000),
+  '\u{1F600}',
+  '%F0%9F%98',
+];
 
-function schemaMembers(doc: { components?: { schemas?: Record<string, unknown> } }, schema: unknown): string[] | undefined {
+function schemaMembers(
+  doc: { components?: { schemas?: Record<string, unknown> } },
+  schema: unknown,
+): string[] | undefined {
   if (typeof schema !== 'object' || schema === null) return undefined;
   const ref = (schema as { $ref?: string }).$ref;
   const resolved = ref === undefined ? schema : doc.components?.schemas?.[ref.split('/').at(-1) ?? ''];
@@ -38,7 +54,16 @@ beforeAll(async () => {
   issuer = await startTestIssuer();
   const agent = await onboardServerAgent(issuer);
   const doc = (await issuer.call('/v1/openapi.json')).json as {
-    paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string }>; requestBody?: { content?: Record<string, { schema?: unknown }> } }>>;
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          parameters?: Array<{ in: string; name: string }>;
+          requestBody?: { content?: Record<string, { schema?: unknown }> };
+        }
+      >
+    >;
     components?: { schemas?: Record<string, unknown> };
   };
   operations = Object.entries(doc.paths).flatMap(([path, item]) =>
@@ -47,10 +72,21 @@ beforeAll(async () => {
       path,
       pathParams: (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name),
       queryParams: (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
-      bodyMembers: op.requestBody === undefined ? undefined : schemaMembers(doc, op.requestBody.content?.['application/json']?.schema),
+      bodyMembers:
+        op.requestBody === undefined
+          ? undefined
+          : schemaMembers(doc, op.requestBody.content?.['application/json']?.schema),
     })),
   );
-  realValues = [agent.agentDid, agent.vcId, issuer.running.ctx.issuer.did, 'files:read', 'server', 'self', new Date().toISOString()];
+  realValues = [
+    agent.agentDid,
+    agent.vcId,
+    issuer.running.ctx.issuer.did,
+    'files:read',
+    'server',
+    'self',
+    new Date().toISOString(),
+  ];
 }, 60_000);
 
 afterAll(() => issuer?.dispose());
@@ -59,7 +95,9 @@ const value: fc.Arbitrary<Json> = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>,
   // Any UTF-16 code units, lone surrogate halves among them (JSON text can spell "\ud800").
   fc.string({ unit: 'binary', maxLength: 8 }),
-  fc.dictionary(fc.string({ unit: 'binary', maxLength: 4 }), fc.string({ unit: 'binary', maxLength: 4 }), { maxKeys: 2 }),
+  fc.dictionary(fc.string({ unit: 'binary', maxLength: 4 }), fc.string({ unit: 'binary', maxLength: 4 }), {
+    maxKeys: 2,
+  }),
   fc.constantFrom<Json>(-1, 0, 1e308, 2 ** 53 + 1, '', ' ', [], {}, ['files:read', 'FILES'], { id: 'did:key:z6Mk' }),
 );
 
@@ -71,13 +109,27 @@ function requestFor(op: Operation) {
   );
   return fc.record({
     params: fc.array(pathValue, { minLength: op.pathParams.length, maxLength: op.pathParams.length }),
-    query: fc.dictionary(fc.constantFrom('', ...op.queryParams), fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('-1', '0', '1e9', 'NaN', ...realValues)), { maxKeys: 3 }),
+    query: fc.dictionary(
+      fc.constantFrom('', ...op.queryParams),
+      fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('-1', '0', '1e9', 'NaN', ...realValues)),
+      { maxKeys: 3 },
+    ),
     body: fc.oneof(
       value,
-      fc.dictionary(fc.constantFrom('extra', ...(op.bodyMembers ?? [])), fc.oneof(value, fc.constantFrom<Json>(...realValues)), { maxKeys: 6 }),
+      fc.dictionary(
+        fc.constantFrom('extra', ...(op.bodyMembers ?? [])),
+        fc.oneof(value, fc.constantFrom<Json>(...realValues)),
+        { maxKeys: 6 },
+      ),
     ),
     admin: fc.boolean(),
-    rawBody: fc.constantFrom(undefined, '{"a":', '['.repeat(5000) + ']'.repeat(5000), '{"__proto__":{"x":1}}', '{"a":1,"a":2}'),
+    rawBody: fc.constantFrom(
+      undefined,
+      '{"a":',
+      '['.repeat(5000) + ']'.repeat(5000),
+      '{"__proto__":{"x":1}}',
+      '{"a":1,"a":2}',
+    ),
   });
 }
 
@@ -105,9 +157,12 @@ describe('the issuer under arbitrary requests', () => {
           const where = `${op.method} ${path} → ${response.status} ${text.slice(0, 300)}`;
           expect(response.status, where).toBeLessThan(500);
           expect(text, where).not.toMatch(/\n\s+at |\.ts:\d+|node_modules|TypeError|RangeError|SyntaxError: /);
-          if (text !== '' && (response.headers.get('content-type') ?? '').includes('json')) expect(() => JSON.parse(text), where).not.toThrow();
+          if (text !== '' && (response.headers.get('content-type') ?? '').includes('json'))
+            expect(() => JSON.parse(text), where).not.toThrow();
           if (response.status >= 400 && response.status !== 403 && op.path.startsWith('/v1/')) {
-            expect(JSON.parse(text), where).toMatchObject({ error: { code: expect.stringMatching(/^[A-Z][A-Z_]+$/), message: expect.any(String) } });
+            expect(JSON.parse(text), where).toMatchObject({
+              error: { code: expect.stringMatching(/^[A-Z][A-Z_]+$/), message: expect.any(String) },
+            });
           }
         }),
         { numRuns: 40 },
@@ -122,11 +177,23 @@ describe('the issuer under arbitrary requests', () => {
     for (const op of operations.filter((o) => o.bodyMembers !== undefined && o.bodyMembers.length > 0)) {
       let path = op.path;
       // A real DID where a DID goes, else a plain id: the path must pass for the body to be read.
-      for (const name of op.pathParams) path = path.replace(`{${name}}`, encodeURIComponent(name === 'did' ? (realValues[0] as string) : crypto.randomUUID()));
+      for (const name of op.pathParams)
+        path = path.replace(
+          `{${name}}`,
+          encodeURIComponent(name === 'did' ? (realValues[0] as string) : crypto.randomUUID()),
+        );
       for (const member of op.bodyMembers as string[]) {
         // As a value, as a document holding it, and as a member name.
-        for (const body of [`{"${member}":"x\\ud800"}`, `{"${member}":{"note":"\\udc00y"}}`, `{"${member}":{"a\\ud83d":1}}`]) {
-          const response = await fetch(`${issuer.url}${path}`, { method: op.method, headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_ADMIN_KEY}` }, body });
+        for (const body of [
+          `{"${member}":"x\\ud800"}`,
+          `{"${member}":{"note":"\\udc00y"}}`,
+          `{"${member}":{"a\\ud83d":1}}`,
+        ]) {
+          const response = await fetch(`${issuer.url}${path}`, {
+            method: op.method,
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_ADMIN_KEY}` },
+            body,
+          });
           const where = `${op.method} ${path} ${body} → ${response.status}`;
           expect(response.status, where).toBe(400);
           expect(((await response.json()) as { error: { code: string } }).error.code, where).toBe('MALFORMED_JSON');

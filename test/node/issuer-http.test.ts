@@ -9,7 +9,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../issuer/http/logger.ts';
 import { addressKey } from '../../issuer/http/rate-limit.ts';
-import { mintToken, onboardServerAgent, startTestIssuer, tempDir, TEST_ADMIN_KEY, type TestIssuer } from '../support/issuer.ts';
+import {
+  mintToken,
+  onboardServerAgent,
+  startTestIssuer,
+  tempDir,
+  TEST_ADMIN_KEY,
+  type TestIssuer,
+} from '../support/issuer.ts';
 
 const logLines: string[] = [];
 let issuer: TestIssuer;
@@ -25,7 +32,9 @@ describe('request bodies', () => {
     const big = JSON.stringify({ ...mintBody, padding: 'x'.repeat(70 * 1024) });
     const declared = await issuer.call('/v1/enrollment-tokens', { admin: true, body: big });
     expect(declared.status).toBe(413);
-    expect(declared.json).toEqual({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'request bodies are limited to 65536 bytes' } });
+    expect(declared.json).toEqual({
+      error: { code: 'PAYLOAD_TOO_LARGE', message: 'request bodies are limited to 65536 bytes' },
+    });
     const bytes = new TextEncoder().encode(big);
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -33,48 +42,75 @@ describe('request bodies', () => {
         controller.close();
       },
     });
-    const chunked = await fetch(`${issuer.url}/v1/onboard`, { method: 'POST', body: stream, headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit);
+    const chunked = await fetch(`${issuer.url}/v1/onboard`, {
+      method: 'POST',
+      body: stream,
+      headers: { 'content-type': 'application/json' },
+      duplex: 'half',
+    } as RequestInit);
     expect(chunked.status).toBe(413);
     expect(((await chunked.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
   });
 
   it('refuses non-JSON bodies with 415 UNSUPPORTED_MEDIA_TYPE', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
-      const res = await issuer.call('/v1/onboard', { body: 'token=abc&custody=server', headers: { 'content-type': type } });
+      const res = await issuer.call('/v1/onboard', {
+        body: 'token=abc&custody=server',
+        headers: { 'content-type': type },
+      });
       expect(res.status, type).toBe(415);
       expect(res.json.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
     }
     const none = await fetch(`${issuer.url}/v1/onboard`, { method: 'POST', body: new Blob(['{}']) });
     expect(none.status).toBe(415);
     // A non-JSON content type is refused even without a body.
-    const empty = await fetch(`${issuer.url}/v1/onboard`, { method: 'POST', headers: { 'content-type': 'text/plain' } });
+    const empty = await fetch(`${issuer.url}/v1/onboard`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(empty.status).toBe(415);
     expect(((await empty.json()) as { error: { code: string } }).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
 
   it('refuses malformed JSON with 400 MALFORMED_JSON', async () => {
-    const res = await issuer.call('/v1/onboard', { body: '{"token": ', headers: { 'content-type': 'application/json' } });
+    const res = await issuer.call('/v1/onboard', {
+      body: '{"token": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(res.json.error).toEqual({ code: 'MALFORMED_JSON', message: 'the request body is not valid JSON' });
   });
 
   it('refuses a body naming a member twice (400 MALFORMED_JSON), which JSON.parse would read as its last copy, and changes nothing', async () => {
-    const tokens = async () => ((await issuer.call('/v1/enrollment-tokens', { admin: true })).json as { tokens: unknown[] }).tokens.length;
+    const tokens = async () =>
+      ((await issuer.call('/v1/enrollment-tokens', { admin: true })).json as { tokens: unknown[] }).tokens.length;
     const before = await tokens();
     // A reader keeping the first copy would see a token for files:read; JSON.parse, the last.
     const twice = `{"requestedScopes":["files:read"],"maxDelegationDepth":0,"requestedDomains":["files.example.com"],"requestedScopes":["files"]}`;
     const minted = await issuer.call('/v1/enrollment-tokens', { admin: true, body: twice });
     expect(minted.status).toBe(400);
-    expect(minted.json.error).toEqual({ code: 'MALFORMED_JSON', message: 'the request body names a member twice in one object (I-JSON, RFC 7493 §2.3)' });
+    expect(minted.json.error).toEqual({
+      code: 'MALFORMED_JSON',
+      message: 'the request body names a member twice in one object (I-JSON, RFC 7493 §2.3)',
+    });
     expect(await tokens()).toBe(before);
     // However deep, and however the name is spelled.
-    const nested = await issuer.call('/v1/vp/verify', { body: '{"presentation":{"holder":"did:key:z6MkA","\\u0068older":"did:key:z6MkB"},"expectedTarget":"files.example.com"}' });
+    const nested = await issuer.call('/v1/vp/verify', {
+      body: '{"presentation":{"holder":"did:key:z6MkA","\\u0068older":"did:key:z6MkB"},"expectedTarget":"files.example.com"}',
+    });
     expect(nested.status).toBe(400);
     expect(nested.json.error.code).toBe('MALFORMED_JSON');
     // Authentication still comes first: an admin route without the key is 401 whatever the body.
     expect((await issuer.call('/v1/enrollment-tokens', { body: twice })).status).toBe(401);
     // The same member name in different objects is fine.
-    expect((await issuer.call('/v1/enrollment-tokens', { admin: true, body: { ...mintBody, requestedScopes: ['files:read'] } })).status).toBe(201);
+    expect(
+      (
+        await issuer.call('/v1/enrollment-tokens', {
+          admin: true,
+          body: { ...mintBody, requestedScopes: ['files:read'] },
+        })
+      ).status,
+    ).toBe(201);
   });
 });
 
@@ -82,11 +118,20 @@ describe('request bodies: what JSON cannot carry, and the connection after a ref
   it('refuses a lone UTF-16 surrogate in any string with 400 MALFORMED_JSON (I-JSON, RFC 7493 §2.1), never 500', async () => {
     const { agentDid } = await onboardServerAgent(issuer);
     // The black-box finding: a challenge the server-custody key would have signed.
-    const res = await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}/vp`, { admin: true, body: '{"targetService":"files.example.com","challenge":"\\ud800"}' });
+    const res = await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}/vp`, {
+      admin: true,
+      body: '{"targetService":"files.example.com","challenge":"\\ud800"}',
+    });
     expect(res.status).toBe(400);
-    expect(res.json.error).toEqual({ code: 'MALFORMED_JSON', message: 'the request body holds a lone UTF-16 surrogate, which is not Unicode text (I-JSON, RFC 7493 §2.1)' });
+    expect(res.json.error).toEqual({
+      code: 'MALFORMED_JSON',
+      message: 'the request body holds a lone UTF-16 surrogate, which is not Unicode text (I-JSON, RFC 7493 §2.1)',
+    });
     // A valid surrogate pair is one character, and welcome.
-    const pair = await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}/vp`, { admin: true, body: '{"targetService":"files.example.com","challenge":"\\ud83d\\ude00"}' });
+    const pair = await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}/vp`, {
+      admin: true,
+      body: '{"targetService":"files.example.com","challenge":"\\ud83d\\ude00"}',
+    });
     expect(pair.status).toBe(200);
     expect(pair.json.proof.challenge).toBe('\u{1F600}');
   });
@@ -97,10 +142,23 @@ describe('request bodies: what JSON cannot carry, and the connection after a ref
     const sockets = new Set<unknown>();
     const send = (method: string, path: string, body?: string, headers: Record<string, string> = {}) =>
       new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
-        const request = http.request(`${base}${path}`, { method, agent, headers: body === undefined ? headers : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers } }, (response) => {
-          response.resume();
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, connection: response.headers.connection }));
-        });
+        const request = http.request(
+          `${base}${path}`,
+          {
+            method,
+            agent,
+            headers:
+              body === undefined
+                ? headers
+                : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
+          },
+          (response) => {
+            response.resume();
+            response.on('end', () =>
+              resolve({ status: response.statusCode ?? 0, connection: response.headers.connection }),
+            );
+          },
+        );
         request.on('socket', (socket) => sockets.add(socket));
         request.on('error', reject);
         request.end(body);
@@ -108,7 +166,7 @@ describe('request bodies: what JSON cannot carry, and the connection after a ref
     return { send, sockets, close: () => agent.destroy() };
   }
 
-  it('says Connection: close when it answers before reading the body, so a pooled client\'s next request on that socket does not fail', async () => {
+  it("says Connection: close when it answers before reading the body, so a pooled client's next request on that socket does not fail", async () => {
     const client = keepAliveClient(issuer.url);
     try {
       const big = JSON.stringify({ verifiableCredential: { padding: 'x'.repeat(300 * 1024) } });
@@ -124,7 +182,11 @@ describe('request bodies: what JSON cannot carry, and the connection after a ref
       }
       // A body read to its end keeps the connection: the next request reuses the socket.
       const before = client.sockets.size;
-      const read = await client.send('POST', '/credentials/verify', JSON.stringify({ verifiableCredential: { type: 'x' } }));
+      const read = await client.send(
+        'POST',
+        '/credentials/verify',
+        JSON.stringify({ verifiableCredential: { type: 'x' } }),
+      );
       expect(read.status).toBe(400);
       expect(read.connection).toBe('keep-alive');
       expect((await client.send('GET', '/v1/health')).status).toBe(200);
@@ -137,13 +199,23 @@ describe('request bodies: what JSON cannot carry, and the connection after a ref
 
 describe('admin authentication', () => {
   it('answers 401 with WWW-Authenticate: Bearer for a missing, wrong or non-Bearer key', async () => {
-    for (const authorization of [undefined, 'Bearer wrong-key', `Basic ${btoa(`admin:${TEST_ADMIN_KEY}`)}`, `Bearer ${TEST_ADMIN_KEY}x`, `Bearer  `]) {
+    for (const authorization of [
+      undefined,
+      'Bearer wrong-key',
+      `Basic ${btoa(`admin:${TEST_ADMIN_KEY}`)}`,
+      `Bearer ${TEST_ADMIN_KEY}x`,
+      `Bearer  `,
+    ]) {
       const res = await issuer.call('/v1/agents', { ...(authorization ? { headers: { authorization } } : {}) });
       expect(res.status, authorization).toBe(401);
       expect(res.json.error.code).toBe('UNAUTHORIZED');
-      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="mandate-issuer", error="invalid_(request|token)"$/);
+      expect(res.headers.get('www-authenticate')).toMatch(
+        /^Bearer realm="mandate-issuer", error="invalid_(request|token)"$/,
+      );
     }
-    expect((await issuer.call('/v1/agents', { headers: { authorization: `bearer ${TEST_ADMIN_KEY}` } })).status).toBe(200);
+    expect((await issuer.call('/v1/agents', { headers: { authorization: `bearer ${TEST_ADMIN_KEY}` } })).status).toBe(
+      200,
+    );
   });
 });
 
@@ -162,7 +234,9 @@ describe('rate limits', () => {
       const retryAfter = Number(last?.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(60);
-      expect(limited.running.ctx.audit.list({ event: 'REQUEST_REFUSED' }).records.filter((r) => r.reason === 'RATE_LIMITED')).toHaveLength(1);
+      expect(
+        limited.running.ctx.audit.list({ event: 'REQUEST_REFUSED' }).records.filter((r) => r.reason === 'RATE_LIMITED'),
+      ).toHaveLength(1);
     } finally {
       await limited.dispose();
     }
@@ -186,7 +260,9 @@ describe('rate limits', () => {
       expect(withKey).toEqual([200, 200, 200, 429]);
       // Spelled otherwise (scheme case, spaces), it is the same credential with the same budget.
       for (const scheme of ['bearer ', 'BEARER ', 'Bearer   ']) {
-        expect((await limited.call('/v1/agents', { headers: { authorization: `${scheme}${TEST_ADMIN_KEY}` } })).status).toBe(429);
+        expect(
+          (await limited.call('/v1/agents', { headers: { authorization: `${scheme}${TEST_ADMIN_KEY}` } })).status,
+        ).toBe(429);
       }
       // Anonymous requests from the same address are not affected by that key's budget.
       expect((await limited.call('/v1/health')).status).toBe(200);
@@ -199,7 +275,8 @@ describe('rate limits', () => {
     try {
       const token = await mintToken(onboarding);
       const statuses = [];
-      for (let i = 0; i < 4; i++) statuses.push((await onboarding.call('/v1/onboard', { body: { token, custody: 'server' } })).status);
+      for (let i = 0; i < 4; i++)
+        statuses.push((await onboarding.call('/v1/onboard', { body: { token, custody: 'server' } })).status);
       expect(statuses).toEqual([201, 201, 201, 429]);
     } finally {
       await onboarding.dispose();
@@ -211,8 +288,14 @@ describe('errors and audit', () => {
   it('records every refusal (not unknown routes) with its code, method, path and request id', async () => {
     const requestId = 'test-request-id-123';
     await issuer.call('/v1/agents', { headers: { 'x-request-id': requestId } });
-    const refused = issuer.running.ctx.audit.list({ event: 'REQUEST_REFUSED', limit: 500 }).records.find((r) => r.data?.requestId === requestId);
-    expect(refused).toMatchObject({ actor: 'anonymous', reason: 'UNAUTHORIZED', data: { method: 'GET', path: '/v1/agents', status: 401 } });
+    const refused = issuer.running.ctx.audit
+      .list({ event: 'REQUEST_REFUSED', limit: 500 })
+      .records.find((r) => r.data?.requestId === requestId);
+    expect(refused).toMatchObject({
+      actor: 'anonymous',
+      reason: 'UNAUTHORIZED',
+      data: { method: 'GET', path: '/v1/agents', status: 401 },
+    });
     const before = issuer.running.ctx.audit.list({ limit: 500 }).records.length;
     await issuer.call('/no/such/route');
     expect(issuer.running.ctx.audit.list({ limit: 500 }).records.length).toBe(before);
@@ -224,7 +307,10 @@ describe('errors and audit', () => {
     const sqlite = issuer.running.ctx.db.sqlite;
     sqlite.exec('ALTER TABLE agent_keys RENAME TO agent_keys_away');
     try {
-      const res = await issuer.call(`/v1/agents/${encodeURIComponent(a.agentDid)}/vp`, { admin: true, body: { targetService: 'files.example.com' } });
+      const res = await issuer.call(`/v1/agents/${encodeURIComponent(a.agentDid)}/vp`, {
+        admin: true,
+        body: { targetService: 'files.example.com' },
+      });
       expect(res.status).toBe(500);
       expect(res.json).toEqual({ error: { code: 'INTERNAL_ERROR', message: 'internal error' } });
     } finally {
@@ -279,7 +365,13 @@ describe('npm start', () => {
     const dir = tempDir();
     const child = spawn(process.execPath, ['--import', 'tsx', 'issuer/main.ts'], {
       cwd: process.cwd(),
-      env: { ...process.env, PORT: '0', SERVICE_SQLITE_PATH: join(dir, 'issuer.db'), LOG_LEVEL: 'warn', NODE_ENV: 'development' },
+      env: {
+        ...process.env,
+        PORT: '0',
+        SERVICE_SQLITE_PATH: join(dir, 'issuer.db'),
+        LOG_LEVEL: 'warn',
+        NODE_ENV: 'development',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

@@ -6,7 +6,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { signPresentation } from '../../wallet/vc/presentation.ts';
 import type { MandateCredential } from '../../wallet/vc/types.ts';
 import { newIdentity } from '../support/agents.ts';
-import { mintToken, onboardSelfAgent, onboardServerAgent, startTestIssuer, verifyAtIssuer, verifyExternally, type TestIssuer } from '../support/issuer.ts';
+import {
+  mintToken,
+  onboardSelfAgent,
+  onboardServerAgent,
+  startTestIssuer,
+  verifyAtIssuer,
+  verifyExternally,
+  type TestIssuer,
+} from '../support/issuer.ts';
 
 const TARGET = 'files.example.com';
 const started: TestIssuer[] = [];
@@ -25,7 +33,10 @@ type Presenter = (challenge: string) => Promise<unknown>;
 async function enrollServer(issuer: TestIssuer): Promise<{ agentDid: string; vcId: string; present: Presenter }> {
   const { agentDid, vcId } = await onboardServerAgent(issuer, await mintToken(issuer));
   const present: Presenter = async (challenge) => {
-    const res = await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}/vp`, { admin: true, body: { targetService: TARGET, challenge } });
+    const res = await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}/vp`, {
+      admin: true,
+      body: { targetService: TARGET, challenge },
+    });
     expect(res.status).toBe(200);
     return res.json;
   };
@@ -39,7 +50,8 @@ async function enrollSelf(issuer: TestIssuer): Promise<{ agentDid: string; vcId:
   const fetched = await issuer.call(`/v1/vcs/${encodeURIComponent(vcId)}`);
   expect(fetched.status).toBe(200);
   const credential = fetched.json.verifiableCredential as MandateCredential;
-  const present: Presenter = (challenge) => signPresentation({ holder, credentials: [credential], challenge, domain: TARGET });
+  const present: Presenter = (challenge) =>
+    signPresentation({ holder, credentials: [credential], challenge, domain: TARGET });
   return { agentDid, vcId, present };
 }
 
@@ -57,23 +69,40 @@ describe('full lifecycle', () => {
       const issuerDid = issuer.running.ctx.issuer.did;
       expect(issuerDid.startsWith(`did:${didMethod}:`)).toBe(true);
       const { agentDid, vcId, present } = await enroll(issuer);
-      if (custody === 'server') expect(agentDid.startsWith(didMethod === 'web' ? `${issuerDid}:agents:` : 'did:key:')).toBe(true);
+      if (custody === 'server')
+        expect(agentDid.startsWith(didMethod === 'web' ? `${issuerDid}:agents:` : 'did:key:')).toBe(true);
 
       const vp1 = await present('challenge-1');
       const accepted = await verifyAtIssuer(issuer, vp1, TARGET, 'challenge-1');
       expect(accepted.status).toBe(200);
-      expect(accepted.json).toMatchObject({ valid: true, agentDid, privilegeScopes: ['files:read', 'files:write'], effectiveScopes: ['files:read', 'files:write'] });
-      const external = await verifyExternally(await present('challenge-2'), { trustedIssuer: issuerDid, domain: TARGET, challenge: 'challenge-2' });
+      expect(accepted.json).toMatchObject({
+        valid: true,
+        agentDid,
+        privilegeScopes: ['files:read', 'files:write'],
+        effectiveScopes: ['files:read', 'files:write'],
+      });
+      const external = await verifyExternally(await present('challenge-2'), {
+        trustedIssuer: issuerDid,
+        domain: TARGET,
+        challenge: 'challenge-2',
+      });
       expect(external).toMatchObject({ valid: true, agentDid });
 
-      const revoked = await issuer.call(`/v1/vcs/${encodeURIComponent(vcId)}/revoke`, { admin: true, body: { reason: 'key compromised' } });
+      const revoked = await issuer.call(`/v1/vcs/${encodeURIComponent(vcId)}/revoke`, {
+        admin: true,
+        body: { reason: 'key compromised' },
+      });
       expect(revoked.status).toBe(200);
       expect(revoked.json.state).toBe('revoked');
 
       const denied = await verifyAtIssuer(issuer, await present('challenge-3'), TARGET, 'challenge-3');
       expect(denied.status).toBe(403);
       expect(denied.json).toMatchObject({ valid: false, reason: 'CREDENTIAL_REVOKED' });
-      const externalDenied = await verifyExternally(await present('challenge-4'), { trustedIssuer: issuerDid, domain: TARGET, challenge: 'challenge-4' });
+      const externalDenied = await verifyExternally(await present('challenge-4'), {
+        trustedIssuer: issuerDid,
+        domain: TARGET,
+        challenge: 'challenge-4',
+      });
       expect(externalDenied).toMatchObject({ valid: false, reason: 'CREDENTIAL_REVOKED' });
 
       // Every step is in the audit log, and the chain is intact.

@@ -62,7 +62,8 @@ describe('transactions on a file shared by two connections', () => {
     const first = open(path);
     const second = open(path);
     second.sqlite.pragma('busy_timeout = 0'); // fail at once instead of waiting for `first`
-    const put = (db: IssuerDb, key: string) => db.sqlite.prepare('INSERT INTO replay_keys (key, expires_at) VALUES (?, ?)').run(key, 1);
+    const put = (db: IssuerDb, key: string) =>
+      db.sqlite.prepare('INSERT INTO replay_keys (key, expires_at) VALUES (?, ?)').run(key, 1);
     let secondError: unknown;
     first.transaction(() => {
       first.sqlite.prepare('SELECT count(*) AS n FROM replay_keys').get(); // a read snapshot…

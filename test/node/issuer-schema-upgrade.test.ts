@@ -41,19 +41,31 @@ describe('openDatabase on a file from before ADDED_COLUMNS', () => {
          VALUES ('urn:uuid:1', 'AgentCredential', 'did:key:z6Mka', 'did:web:issuer.example', '{}', 0, 0, 'urn:uuid:2', 5)`,
       )
       .run();
-    old.prepare(`INSERT INTO status_lists (id, purpose, length, bitstring, allocated, created_at, updated_at) VALUES ('revocation-1', 'revocation', 8, x'00', x'00', 0, 0)`).run();
+    old
+      .prepare(
+        `INSERT INTO status_lists (id, purpose, length, bitstring, allocated, created_at, updated_at) VALUES ('revocation-1', 'revocation', 8, x'00', x'00', 0, 0)`,
+      )
+      .run();
     old.close();
 
     const db = openDatabase(path);
     opened.push(db);
     for (const [table, column] of ADDED_COLUMNS) {
-      const columns = db.sqlite.prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)').all(table).map((c) => c.name);
+      const columns = db.sqlite
+        .prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)')
+        .all(table)
+        .map((c) => c.name);
       expect(columns, table).toContain(column);
     }
     // A list made before statusSize existed reads as 1-bit entries without messages.
     expect(createSqliteStatusListStore(db).get('revocation-1')).toMatchObject({ statusSize: 1, statusMessages: null });
     const store = createSqliteCredentialStore(db);
-    expect(store.get('urn:uuid:1')).toMatchObject({ supersededBy: 'urn:uuid:2', renewed: false, suspendedAt: 5, suspendedWith: null });
+    expect(store.get('urn:uuid:1')).toMatchObject({
+      supersededBy: 'urn:uuid:2',
+      renewed: false,
+      suspendedAt: 5,
+      suspendedWith: null,
+    });
     // Opening again changes nothing (the columns are there now).
     const again = openDatabase(path);
     opened.push(again);
@@ -74,16 +86,24 @@ describe('openDatabase on a file whose data an older issuer wrote (upgrade.ts)',
     credential.run('urn:uuid:by-name', null, 6);
     credential.run('urn:uuid:unrecorded', null, 7);
     let seq = 0;
-    const audit = old.prepare(`INSERT INTO audit (seq, id, at, event, actor, data, prev_hash, hash) VALUES (?, ?, 0, ?, 'admin', ?, '', '')`);
+    const audit = old.prepare(
+      `INSERT INTO audit (seq, id, at, event, actor, data, prev_hash, hash) VALUES (?, ?, 0, ?, 'admin', ?, '', '')`,
+    );
     const record = (event: string, data: object) => audit.run(++seq, `a${seq}`, event, JSON.stringify(data));
     record('CREDENTIAL_RENEWED', { vcId: 'urn:uuid:renewal', previousVcId: 'urn:uuid:renewed' });
     record('CREDENTIAL_SUSPENDED', { vcId: 'urn:uuid:cascaded', with: 'urn:uuid:successor' });
     record('CREDENTIAL_SUSPENDED', { vcId: 'urn:uuid:by-name', with: 'urn:uuid:successor' });
     record('CREDENTIAL_REINSTATED', { vcId: 'urn:uuid:by-name', with: 'urn:uuid:successor' });
     record('CREDENTIAL_SUSPENDED', { vcId: 'urn:uuid:by-name' }); // the newest record decides
-    old.prepare(`INSERT INTO enrollment_tokens (id, token_hash, requested_scopes, max_delegation_depth, requested_domains, credential_ttl_seconds, created_at, expires_at, created_by)
-      VALUES ('t1', 'h', '[]', 0, '[]', 60, 0, 1, 'admin')`).run();
-    const session = old.prepare(`INSERT INTO onboarding_sessions (id, token_id, custody, challenge, created_at, expires_at) VALUES (?, 't1', 'server', ?, 0, 1)`);
+    old
+      .prepare(
+        `INSERT INTO enrollment_tokens (id, token_hash, requested_scopes, max_delegation_depth, requested_domains, credential_ttl_seconds, created_at, expires_at, created_by)
+      VALUES ('t1', 'h', '[]', 0, '[]', 60, 0, 1, 'admin')`,
+      )
+      .run();
+    const session = old.prepare(
+      `INSERT INTO onboarding_sessions (id, token_id, custody, challenge, created_at, expires_at) VALUES (?, 't1', 'server', ?, 0, 1)`,
+    );
     const hashed = 'a'.repeat(64);
     session.run('clear', 'challenge-in-clear');
     session.run('hashed', hashed);
@@ -98,7 +118,12 @@ describe('openDatabase on a file whose data an older issuer wrote (upgrade.ts)',
     expect(store.get('urn:uuid:cascaded')?.suspendedWith).toBe('urn:uuid:successor');
     expect(store.get('urn:uuid:by-name')?.suspendedWith).toBe('urn:uuid:by-name');
     expect(store.get('urn:uuid:unrecorded')?.suspendedWith).toBeNull(); // cause unknown
-    const challenges = Object.fromEntries(db.sqlite.prepare<[], { id: string; challenge: string }>('SELECT id, challenge FROM onboarding_sessions').all().map((r) => [r.id, r.challenge]));
+    const challenges = Object.fromEntries(
+      db.sqlite
+        .prepare<[], { id: string; challenge: string }>('SELECT id, challenge FROM onboarding_sessions')
+        .all()
+        .map((r) => [r.id, r.challenge]),
+    );
     expect(challenges).toEqual({ clear: bytesToHex(sha256Utf8('challenge-in-clear')), hashed });
     db.close();
 
@@ -110,6 +135,10 @@ describe('openDatabase on a file whose data an older issuer wrote (upgrade.ts)',
     again.close();
     const third = openDatabase(path);
     opened.push(third);
-    expect(third.sqlite.prepare<[], { challenge: string }>("SELECT challenge FROM onboarding_sessions WHERE id = 'clear'").get()?.challenge).toBe('x');
+    expect(
+      third.sqlite
+        .prepare<[], { challenge: string }>("SELECT challenge FROM onboarding_sessions WHERE id = 'clear'")
+        .get()?.challenge,
+    ).toBe('x');
   });
 });

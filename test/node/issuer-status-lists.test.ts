@@ -26,7 +26,11 @@ describe('GET /v1/status-list/:listId', () => {
     const list = (await res.json()) as Record<string, any>;
     expect(list.id).toBe(`${issuer.url}/v1/status-list/revocation-1`);
     expect(list.issuer).toBe(issuer.running.ctx.issuer.did);
-    expect(list.credentialSubject).toMatchObject({ type: 'BitstringStatusList', statusPurpose: 'revocation', ttl: 120_000 });
+    expect(list.credentialSubject).toMatchObject({
+      type: 'BitstringStatusList',
+      statusPurpose: 'revocation',
+      ttl: 120_000,
+    });
     expect(list.proof).toMatchObject({ cryptosuite: 'eddsa-jcs-2022', proofPurpose: 'assertionMethod' });
     const again = await fetch(`${issuer.url}/v1/status-list/revocation-1`, { headers: { 'if-none-match': etag } });
     expect(again.status).toBe(304);
@@ -36,7 +40,9 @@ describe('GET /v1/status-list/:listId', () => {
 
   it('is accepted by the wallet status-list client over HTTP (proof, issuer, id)', async () => {
     const { verifiableCredential } = await onboardServerAgent(issuer);
-    const resolver = createCachedResolver(createResolver({ methods: { web: createWebResolver({ allowHttpLoopback: true }) } }));
+    const resolver = createCachedResolver(
+      createResolver({ methods: { web: createWebResolver({ allowHttpLoopback: true }) } }),
+    );
     const client = createStatusListClient({ resolveKey: createKeyResolver(resolver), allowHttpLoopback: true });
     for (const entry of verifiableCredential.credentialStatus as unknown[]) {
       const result = await client.check(entry, issuer.running.ctx.issuer.did);
@@ -53,7 +59,10 @@ describe('GET /v1/status-list/:listId', () => {
     const did = await fetch(`${issuer.url}/.well-known/did.json`, { headers: origin });
     expect(did.headers.get('access-control-allow-origin')).toBe('*');
     expect(did.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
-    const preflight = await fetch(`${issuer.url}/v1/status-list/suspension-1`, { method: 'OPTIONS', headers: { ...origin, 'access-control-request-method': 'GET' } });
+    const preflight = await fetch(`${issuer.url}/v1/status-list/suspension-1`, {
+      method: 'OPTIONS',
+      headers: { ...origin, 'access-control-request-method': 'GET' },
+    });
     expect(preflight.status).toBe(204);
     const admin = await fetch(`${issuer.url}/v1/agents`, { headers: origin });
     expect(admin.headers.get('access-control-allow-origin')).toBeNull();
@@ -72,21 +81,43 @@ describe('POST /v1/status-list', () => {
   it('creates a list (admin) that new credentials get their entries on', async () => {
     const res = await issuer.call('/v1/status-list', { admin: true, body: { purpose: 'revocation' } });
     expect(res.status).toBe(201);
-    expect(res.json).toEqual({ listId: 'revocation-2', purpose: 'revocation', url: `${issuer.url}/v1/status-list/revocation-2`, length: 131_072, statusSize: 1 });
+    expect(res.json).toEqual({
+      listId: 'revocation-2',
+      purpose: 'revocation',
+      url: `${issuer.url}/v1/status-list/revocation-2`,
+      length: 131_072,
+      statusSize: 1,
+    });
     const published = await issuer.call('/v1/status-list/revocation-2');
     expect(published.status).toBe(200);
-    const issued = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: newIdentity().did, privilegeScopes: ['files'], delegationDepth: 0 } });
-    const lists = issued.json.verifiableCredential.credentialStatus.map((e: { statusListCredential: string }) => e.statusListCredential);
+    const issued = await issuer.call('/v1/vcs', {
+      admin: true,
+      body: { subjectDid: newIdentity().did, privilegeScopes: ['files'], delegationDepth: 0 },
+    });
+    const lists = issued.json.verifiableCredential.credentialStatus.map(
+      (e: { statusListCredential: string }) => e.statusListCredential,
+    );
     expect(lists).toEqual([`${issuer.url}/v1/status-list/revocation-2`, `${issuer.url}/v1/status-list/suspension-1`]);
     // A list that is not made the default is published but not used for issuance.
-    const side = await issuer.call('/v1/status-list', { admin: true, body: { purpose: 'suspension', id: 'suspension-archive', makeDefault: false } });
+    const side = await issuer.call('/v1/status-list', {
+      admin: true,
+      body: { purpose: 'suspension', id: 'suspension-archive', makeDefault: false },
+    });
     expect(side.status).toBe(201);
-    const next = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: newIdentity().did, privilegeScopes: ['files'], delegationDepth: 0 } });
-    expect(next.json.verifiableCredential.credentialStatus[1].statusListCredential).toBe(`${issuer.url}/v1/status-list/suspension-1`);
+    const next = await issuer.call('/v1/vcs', {
+      admin: true,
+      body: { subjectDid: newIdentity().did, privilegeScopes: ['files'], delegationDepth: 0 },
+    });
+    expect(next.json.verifiableCredential.credentialStatus[1].statusListCredential).toBe(
+      `${issuer.url}/v1/status-list/suspension-1`,
+    );
   });
 
   it('refuses a duplicate id (409), a bad purpose (400) and a missing key (401)', async () => {
-    const dup = await issuer.call('/v1/status-list', { admin: true, body: { purpose: 'revocation', id: 'revocation-1' } });
+    const dup = await issuer.call('/v1/status-list', {
+      admin: true,
+      body: { purpose: 'revocation', id: 'revocation-1' },
+    });
     expect(dup.status).toBe(409);
     expect(dup.json.error.code).toBe('STATUS_LIST_EXISTS');
     expect((await issuer.call('/v1/status-list', { admin: true, body: { purpose: 'Revocation!' } })).status).toBe(400);
@@ -99,20 +130,35 @@ describe('POST /v1/status-list', () => {
       expect(refused.status, purpose).toBe(400);
       expect(refused.json.error.code, purpose).toBe('VALIDATION_FAILED');
     }
-    const messages = (n: number) => Array.from({ length: n }, (_, i) => ({ status: `0x${i.toString(16)}`, message: `m${i}` }));
+    const messages = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ status: `0x${i.toString(16)}`, message: `m${i}` }));
     for (const [body, rule] of [
       [{ purpose: 'message', statusSize: 2 }, /statusMessage is required when statusSize is greater than 1/],
-      [{ purpose: 'message', statusSize: 2, statusMessages: messages(3) }, /statusMessage must be an array of 4 elements/],
-      [{ purpose: 'message', statusSize: 2, statusMessages: [...messages(3), { status: '0x1', message: 'again' }] }, /each status from 0x0 to 0x3 once/],
+      [
+        { purpose: 'message', statusSize: 2, statusMessages: messages(3) },
+        /statusMessage must be an array of 4 elements/,
+      ],
+      [
+        { purpose: 'message', statusSize: 2, statusMessages: [...messages(3), { status: '0x1', message: 'again' }] },
+        /each status from 0x0 to 0x3 once/,
+      ],
       [{ purpose: 'message', statusSize: 9, statusMessages: messages(4) }, /statusSize/],
     ] as const) {
       const refused = await issuer.call('/v1/status-list', { admin: true, body });
       expect(refused.status, JSON.stringify(body)).toBe(400);
       expect(JSON.stringify(refused.json.error), JSON.stringify(body)).toMatch(rule);
     }
-    const sized = await issuer.call('/v1/status-list', { admin: true, body: { purpose: 'message', id: 'message-sized', statusSize: 2, statusMessages: messages(4) } });
+    const sized = await issuer.call('/v1/status-list', {
+      admin: true,
+      body: { purpose: 'message', id: 'message-sized', statusSize: 2, statusMessages: messages(4) },
+    });
     expect(sized.status).toBe(201);
-    expect(sized.json).toMatchObject({ listId: 'message-sized', purpose: 'message', statusSize: 2, statusMessages: messages(4) });
+    expect(sized.json).toMatchObject({
+      listId: 'message-sized',
+      purpose: 'message',
+      statusSize: 2,
+      statusMessages: messages(4),
+    });
     // 131,072 two-bit entries: the list stays at the herd-privacy minimum of entries.
     expect(sized.json.length).toBe(131_072);
   });

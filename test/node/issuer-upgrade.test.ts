@@ -20,7 +20,9 @@ afterEach(async () => {
  */
 async function revokeAlone(running: TestIssuer, vcId: string, agentDid: string): Promise<void> {
   const { sqlite } = running.running.ctx.db;
-  const links = sqlite.prepare<[string], { id: string }>('SELECT id FROM credentials WHERE superseded_by = ?').all(vcId);
+  const links = sqlite
+    .prepare<[string], { id: string }>('SELECT id FROM credentials WHERE superseded_by = ?')
+    .all(vcId);
   sqlite.prepare('UPDATE credentials SET superseded_by = NULL WHERE superseded_by = ?').run(vcId);
   sqlite.prepare('UPDATE agents SET current_credential_id = NULL WHERE did = ?').run(agentDid);
   const revoked = await running.call(vcPath(vcId, 'revoke'), { admin: true, body: {} });
@@ -29,7 +31,8 @@ async function revokeAlone(running: TestIssuer, vcId: string, agentDid: string):
   sqlite.prepare('UPDATE agents SET current_credential_id = ? WHERE did = ?').run(vcId, agentDid);
 }
 
-const stateOf = async (running: TestIssuer, vcId: string): Promise<string> => (await running.call(vcPath(vcId))).json.state as string;
+const stateOf = async (running: TestIssuer, vcId: string): Promise<string> =>
+  (await running.call(vcPath(vcId))).json.state as string;
 
 describe('revocations an older issuer left partial', () => {
   it('revoking again completes one: what it superseded goes too; a revocation that reaches nothing new is 409', async () => {
@@ -51,10 +54,20 @@ describe('revocations an older issuer left partial', () => {
   it('suspending again reaches the predecessors an earlier suspension left working', async () => {
     issuer = await startTestIssuer();
     const agent = await onboardServerAgent(issuer);
-    const replacement = (await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: agent.agentDid, privilegeScopes: ['files:read'], delegationDepth: 0 } })).json.vcId as string;
-    expect((await issuer.call(vcPath(replacement, 'suspend'), { admin: true, body: {} })).json.changed).toEqual([replacement, agent.vcId]);
+    const replacement = (
+      await issuer.call('/v1/vcs', {
+        admin: true,
+        body: { subjectDid: agent.agentDid, privilegeScopes: ['files:read'], delegationDepth: 0 },
+      })
+    ).json.vcId as string;
+    expect((await issuer.call(vcPath(replacement, 'suspend'), { admin: true, body: {} })).json.changed).toEqual([
+      replacement,
+      agent.vcId,
+    ]);
     // The replaced copy reinstated by name (or never suspended, by an older issuer).
-    expect((await issuer.call(vcPath(agent.vcId, 'reinstate'), { admin: true, body: {} })).json.changed).toEqual([agent.vcId]);
+    expect((await issuer.call(vcPath(agent.vcId, 'reinstate'), { admin: true, body: {} })).json.changed).toEqual([
+      agent.vcId,
+    ]);
     const again = await issuer.call(vcPath(replacement, 'suspend'), { admin: true, body: {} });
     expect(again.status).toBe(200);
     expect(again.json.changed).toEqual([agent.vcId]);
@@ -71,7 +84,12 @@ describe('revocations an older issuer left partial', () => {
     await revokeAlone(issuer, renewal, agent.agentDid);
     // A credential issued before the DID enrolled, left working when the current one was revoked.
     const holder = newIdentity();
-    const early = (await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: holder.did, privilegeScopes: ['files'], delegationDepth: 0 } })).json.vcId as string;
+    const early = (
+      await issuer.call('/v1/vcs', {
+        admin: true,
+        body: { subjectDid: holder.did, privilegeScopes: ['files'], delegationDepth: 0 },
+      })
+    ).json.vcId as string;
     const enrolled = await onboardSelfAgent(issuer, holder);
     await revokeAlone(issuer, enrolled.vcId, holder.did);
     expect([await stateOf(issuer, agent.vcId), await stateOf(issuer, early)]).toEqual(['superseded', 'active']);
@@ -80,7 +98,9 @@ describe('revocations an older issuer left partial', () => {
     issuer.running.ctx.db.sqlite.pragma('user_version = 0');
     issuer = await issuer.restart();
     expect([await stateOf(issuer, agent.vcId), await stateOf(issuer, early)]).toEqual(['revoked', 'revoked']);
-    const records = issuer.running.ctx.audit.list({ event: 'CREDENTIAL_REVOKED', limit: 50 }).records.filter((r) => r.actor === 'system');
+    const records = issuer.running.ctx.audit
+      .list({ event: 'CREDENTIAL_REVOKED', limit: 50 })
+      .records.filter((r) => r.actor === 'system');
     expect(records.map((r) => r.data)).toEqual(
       expect.arrayContaining([
         { vcId: agent.vcId, with: renewal },
@@ -92,6 +112,10 @@ describe('revocations an older issuer left partial', () => {
 
     // Opened again, the file is current: nothing is repeated.
     issuer = await issuer.restart();
-    expect(issuer.running.ctx.audit.list({ event: 'CREDENTIAL_REVOKED', limit: 50 }).records.filter((r) => r.actor === 'system')).toHaveLength(2);
+    expect(
+      issuer.running.ctx.audit
+        .list({ event: 'CREDENTIAL_REVOKED', limit: 50 })
+        .records.filter((r) => r.actor === 'system'),
+    ).toHaveLength(2);
   });
 });

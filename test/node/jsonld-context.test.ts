@@ -21,30 +21,41 @@ async function documentLoader(url: string) {
   return { contextUrl: null, documentUrl: url, document };
 }
 
-const read = (name: string): Record<string, unknown> => JSON.parse(readFileSync(`${EXAMPLES_DIR}${name}.json`, 'utf8')) as Record<string, unknown>;
+const read = (name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(`${EXAMPLES_DIR}${name}.json`, 'utf8')) as Record<string, unknown>;
 
 const expandSafe = (document: object) => jsonld.expand(document, { documentLoader, safe: true });
 
 describe('the Mandate JSON-LD context', () => {
-  it.each(['agentCredential', 'delegatedCredential', 'grant', 'statusList', 'presentation'])('%s expands in safe mode, every Mandate term mapped', async (name) => {
-    const expanded = JSON.stringify(await expandSafe(read(name)));
-    expect(expanded.length).toBeGreaterThan(100);
-    if (name === 'agentCredential') {
-      for (const term of ['AgentCredential', 'privilegeScopes', 'delegationDepth', 'domains']) expect(expanded).toContain(`https://mandate.dev/vocab#${term}`);
-    }
-    if (name === 'delegatedCredential') expect(expanded).toContain('https://mandate.dev/vocab#parentCredential');
-    if (name === 'grant') for (const term of ['onBehalfOf', 'consent']) expect(expanded).toContain(`https://mandate.dev/vocab#${term}`);
-  });
+  it.each(['agentCredential', 'delegatedCredential', 'grant', 'statusList', 'presentation'])(
+    '%s expands in safe mode, every Mandate term mapped',
+    async (name) => {
+      const expanded = JSON.stringify(await expandSafe(read(name)));
+      expect(expanded.length).toBeGreaterThan(100);
+      if (name === 'agentCredential') {
+        for (const term of ['AgentCredential', 'privilegeScopes', 'delegationDepth', 'domains'])
+          expect(expanded).toContain(`https://mandate.dev/vocab#${term}`);
+      }
+      if (name === 'delegatedCredential') expect(expanded).toContain('https://mandate.dev/vocab#parentCredential');
+      if (name === 'grant')
+        for (const term of ['onBehalfOf', 'consent']) expect(expanded).toContain(`https://mandate.dev/vocab#${term}`);
+    },
+  );
 
   it('safe mode bites: a term neither context defines is refused', async () => {
     const credential = read('agentCredential');
     const subject = credential.credentialSubject as Record<string, unknown>;
-    await expect(expandSafe({ ...credential, credentialSubject: { ...subject, notAMandateTerm: 1 } })).rejects.toThrow();
+    await expect(
+      expandSafe({ ...credential, credentialSubject: { ...subject, notAMandateTerm: 1 } }),
+    ).rejects.toThrow();
   });
 
   it('is protected: a document cannot redefine one of its terms', async () => {
     const credential = read('agentCredential');
-    const redefining = { ...credential, '@context': [...(credential['@context'] as string[]), { privilegeScopes: 'https://example.com/other' }] };
+    const redefining = {
+      ...credential,
+      '@context': [...(credential['@context'] as string[]), { privilegeScopes: 'https://example.com/other' }],
+    };
     await expect(expandSafe(redefining)).rejects.toThrow();
   });
 });

@@ -23,8 +23,10 @@ beforeEach(() => {
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
 
-const readJson = async (id: string): Promise<Record<string, unknown>> => JSON.parse(await readFile(join(dir, `${id}.json`), 'utf8'));
-const writeJson = (id: string, value: unknown) => writeFile(join(dir, `${id}.json`), JSON.stringify(value), { mode: 0o600 });
+const readJson = async (id: string): Promise<Record<string, unknown>> =>
+  JSON.parse(await readFile(join(dir, `${id}.json`), 'utf8'));
+const writeJson = (id: string, value: unknown) =>
+  writeFile(join(dir, `${id}.json`), JSON.stringify(value), { mode: 0o600 });
 
 async function expectSigns(store: KeyStore, id: string, publicKey: Uint8Array): Promise<void> {
   const signer = await store.signer(id);
@@ -237,10 +239,21 @@ describe('file key store (passphrase-encrypted)', () => {
     const store = createFileKeyStore({ directory: dir, passphrase: 'correct horse', kdfCost: FAST });
     const info = await store.put('enc', vectorSeed);
     const file = await readJson('enc');
-    expect(Object.keys(file).sort()).toEqual(['createdAt', 'encryptedSecretKey', 'id', 'publicKeyMultibase', 'version']);
+    expect(Object.keys(file).sort()).toEqual([
+      'createdAt',
+      'encryptedSecretKey',
+      'id',
+      'publicKeyMultibase',
+      'version',
+    ]);
     expect(file.encryptedSecretKey).toEqual({
       kdf: { alg: 'scrypt', N: 1024, r: 8, p: 1, salt: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/) },
-      cipher: { v: 1, alg: 'A256GCM', iv: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/), ct: expect.stringMatching(/^[A-Za-z0-9_-]{64}$/) },
+      cipher: {
+        v: 1,
+        alg: 'A256GCM',
+        iv: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/),
+        ct: expect.stringMatching(/^[A-Za-z0-9_-]{64}$/),
+      },
     });
     expect(JSON.stringify(file)).not.toContain(kp.privateKeyMultibase);
     expect((await stat(join(dir, 'enc.json'))).mode & 0o777).toBe(0o600);
@@ -275,7 +288,11 @@ describe('file key store (passphrase-encrypted)', () => {
     await store.put('enc', vectorSeed);
     const file = await readJson('enc');
     const encrypted = file.encryptedSecretKey as { kdf: Record<string, unknown> };
-    await writeJson('dos', { ...file, id: 'dos', encryptedSecretKey: { ...encrypted, kdf: { ...encrypted.kdf, N: 2 ** 40 } } });
+    await writeJson('dos', {
+      ...file,
+      id: 'dos',
+      encryptedSecretKey: { ...encrypted, kdf: { ...encrypted.kdf, N: 2 ** 40 } },
+    });
     await expect(store.get('dos')).rejects.toThrow(code('KEY_FILE_CORRUPT'));
     await expect(store.signer('dos')).rejects.toThrow(code('KEY_FILE_CORRUPT'));
     // The public key is stored in clear; it is checked against the seed once decrypted.
@@ -284,8 +301,12 @@ describe('file key store (passphrase-encrypted)', () => {
   });
 
   it('validates its options: KDF_PARAMS_INVALID for an absurd cost, PASSPHRASE_INVALID for an empty passphrase', async () => {
-    expect(() => createFileKeyStore({ directory: dir, passphrase: 'pw', kdfCost: { N: 2 ** 30, r: 8, p: 1 } })).toThrow(code('KDF_PARAMS_INVALID'));
-    await expect(createFileKeyStore({ directory: dir, passphrase: '', kdfCost: FAST }).generate('k')).rejects.toThrow(code('PASSPHRASE_INVALID'));
+    expect(() => createFileKeyStore({ directory: dir, passphrase: 'pw', kdfCost: { N: 2 ** 30, r: 8, p: 1 } })).toThrow(
+      code('KDF_PARAMS_INVALID'),
+    );
+    await expect(createFileKeyStore({ directory: dir, passphrase: '', kdfCost: FAST }).generate('k')).rejects.toThrow(
+      code('PASSPHRASE_INVALID'),
+    );
     expect(await createFileKeyStore({ directory: dir }).list()).toEqual([]);
   });
 });

@@ -38,7 +38,11 @@ beforeAll(async () => {
   // A user's project: its dependencies come from npm's cache (filled by this repository's own
   // install), the registry only for what the cache lacks.
   await writeFile(join(work, 'package.json'), '{"name":"consumer","private":true,"type":"module"}');
-  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', `./${tarball}`], { cwd: work, env: plainEnv, maxBuffer: 16 << 20 });
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', `./${tarball}`], {
+    cwd: work,
+    env: plainEnv,
+    maxBuffer: 16 << 20,
+  });
   installed = join(work, 'node_modules', 'mandate');
 }, 300_000);
 
@@ -66,17 +70,31 @@ describe('the npm package', () => {
     }
     const unexpected = packedFiles.filter(
       (file) =>
-        !/^(package\.json|README\.md|LICENSE|bin\/mandate\.mjs|docs\/[a-z-]+\.md|dist\/verifier-(sw|register)\.js|dist\/lib\/.+\.(js|d\.ts))$/.test(file),
+        !/^(package\.json|README\.md|LICENSE|bin\/mandate\.mjs|docs\/[a-z-]+\.md|dist\/verifier-(sw|register)\.js|dist\/lib\/.+\.(js|d\.ts))$/.test(
+          file,
+        ),
     );
     expect(unexpected).toEqual([]);
     // The issuer and its database are not part of the library.
-    expect(packedFiles.filter((file) => /(^|\/)(issuer|test|data|console)\//.test(file) || /\.db/.test(file))).toEqual([]);
+    expect(packedFiles.filter((file) => /(^|\/)(issuer|test|data|console)\//.test(file) || /\.db/.test(file))).toEqual(
+      [],
+    );
   });
 
-  it('installs only the library\'s dependencies: no SQLite, no issuer framework', async () => {
-    const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  it("installs only the library's dependencies: no SQLite, no issuer framework", async () => {
+    const manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     // jsonld: eddsa-rdfc-2022 in mandate/wallet/node, loaded on first use only.
-    expect(Object.keys(manifest.dependencies).sort()).toEqual(['@noble/curves', '@noble/hashes', 'hono', 'idb-keyval', 'jose', 'jsonld', 'multiformats']);
+    expect(Object.keys(manifest.dependencies).sort()).toEqual([
+      '@noble/curves',
+      '@noble/hashes',
+      'hono',
+      'idb-keyval',
+      'jose',
+      'jsonld',
+      'multiformats',
+    ]);
     for (const absent of ['better-sqlite3', 'zod', '@hono/zod-openapi', '@hono/node-server', 'tsx', 'typescript']) {
       expect(existsSync(join(work, 'node_modules', absent)), absent).toBe(false);
     }
@@ -87,7 +105,8 @@ describe('the npm package', () => {
     expect(declarations.length).toBeGreaterThan(50);
     const tsSpecifier = /(from|import)\s*\(?\s*['"]\.{1,2}\/[^'"]*\.ts['"]/;
     const left: string[] = [];
-    for (const file of declarations) if (tsSpecifier.test(await readFile(join(work, 'packed', file), 'utf8'))) left.push(file);
+    for (const file of declarations)
+      if (tsSpecifier.test(await readFile(join(work, 'packed', file), 'utf8'))) left.push(file);
     expect(left).toEqual([]);
   });
 
@@ -198,7 +217,10 @@ export const allowed = (verdict: RequestVerdict): boolean => verdict.allowed;
 export const store = createFileKeyStore;
 `,
     );
-    await writeFile(join(consumer, 'misuse.ts'), `import { sha256 } from 'mandate/wallet';\nexport const n: number = sha256(new Uint8Array(1));\n`);
+    await writeFile(
+      join(consumer, 'misuse.ts'),
+      `import { sha256 } from 'mandate/wallet';\nexport const n: number = sha256(new Uint8Array(1));\n`,
+    );
     // One compilation (tsc is the heavy part): `mandate` resolves through work/node_modules, as
     // from any project's folder.
     const output = await run(process.execPath, [tsc, '-p', consumer], { cwd: consumer, env: plainEnv }).then(
@@ -207,7 +229,9 @@ export const store = createFileKeyStore;
     );
     const errors = output.split('\n').filter((line) => /error TS\d+/.test(line));
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/^misuse\.ts\(2,14\): error TS2322: Type 'Uint8Array.*' is not assignable to type 'number'/);
+    expect(errors[0]).toMatch(
+      /^misuse\.ts\(2,14\): error TS2322: Type 'Uint8Array.*' is not assignable to type 'number'/,
+    );
   }, 120_000);
 
   it('runs the mandate CLI from the compiled copy: it verifies a presentation locally', async () => {
@@ -230,7 +254,17 @@ console.log(JSON.stringify({ issuer: issuer.did, vp }));
     const { stdout } = await run(process.execPath, ['present.mjs'], { cwd: work, env: plainEnv });
     const { issuer, vp } = JSON.parse(stdout) as { issuer: string; vp: unknown };
     await writeFile(join(work, 'vp.json'), JSON.stringify(vp));
-    const args = [bin, 'verify', 'vp.json', '--trusted-issuer', issuer, '--target', 'files.example.com', '--challenge', 'n-1'];
+    const args = [
+      bin,
+      'verify',
+      'vp.json',
+      '--trusted-issuer',
+      issuer,
+      '--target',
+      'files.example.com',
+      '--challenge',
+      'n-1',
+    ];
     const verified = await run(process.execPath, args, { cwd: work, env: plainEnv });
     expect(verified.stdout).toMatch(/^VALID/m);
 

@@ -8,7 +8,14 @@ import { resolveDidKey } from '../../wallet/did/key.ts';
 import { createKeyResolver } from '../../wallet/did/verification-method.ts';
 import { createStatusListClient } from '../../wallet/status/client.ts';
 import { verifyPresentation } from '../../wallet/vc/verify.ts';
-import { EXAMPLE_CHALLENGE, EXAMPLE_NOW, EXAMPLE_STATUS_URL, EXAMPLE_TARGET, EXAMPLES_DIR, buildProtocolExamples } from '../support/protocol-examples.ts';
+import {
+  EXAMPLE_CHALLENGE,
+  EXAMPLE_NOW,
+  EXAMPLE_STATUS_URL,
+  EXAMPLE_TARGET,
+  EXAMPLES_DIR,
+  buildProtocolExamples,
+} from '../support/protocol-examples.ts';
 
 const read = (name: string): unknown => JSON.parse(readFileSync(`${EXAMPLES_DIR}${name}.json`, 'utf8'));
 
@@ -24,7 +31,10 @@ describe('docs/examples', () => {
     const statusList = readFileSync(`${EXAMPLES_DIR}statusList.json`);
     const statusLists = createStatusListClient({
       resolveKey: createKeyResolver(resolver),
-      fetch: async (url) => (url === EXAMPLE_STATUS_URL ? new Response(statusList, { headers: { 'content-type': 'application/json' } }) : new Response('', { status: 404 })),
+      fetch: async (url) =>
+        url === EXAMPLE_STATUS_URL
+          ? new Response(statusList, { headers: { 'content-type': 'application/json' } })
+          : new Response('', { status: 404 }),
       now: () => EXAMPLE_NOW.getTime(),
     });
     const result = await verifyPresentation(read('presentation'), {
@@ -37,6 +47,11 @@ describe('docs/examples', () => {
       statusLists,
       now: EXAMPLE_NOW,
     });
-    expect(result).toMatchObject({ valid: true, agentDid: ids.subAgent, privilegeScopes: ['files:read', 'files:write'], effectiveScopes: ['files:read'] });
+    expect(result).toMatchObject({
+      valid: true,
+      agentDid: ids.subAgent,
+      privilegeScopes: ['files:read', 'files:write'],
+      effectiveScopes: ['files:read'],
+    });
   });
 });

@@ -15,10 +15,28 @@ import { buildVerifierBundles, WORKER_GZIP_BUDGET, type BuildReport } from '../.
 import { registerVerifier } from '../../verifier-worker/sw/register.ts';
 import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import type { AgentCredential, VerifiablePresentation } from '../../wallet/vc/types.ts';
-import { authorization, credentialFor, hostedList, newAgent, present, webIssuer, type HostedList, type WebIssuer } from '../fixtures/sw/scenario.ts';
+import {
+  authorization,
+  credentialFor,
+  hostedList,
+  newAgent,
+  present,
+  webIssuer,
+  type HostedList,
+  type WebIssuer,
+} from '../fixtures/sw/scenario.ts';
 
 const TARGET = 'orders.example.com';
-const CHROMIUM_ARGS = ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--headless',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 interface Hit {
   method: string;
@@ -61,7 +79,9 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
  * The issuer's host: whatever the test publishes, at its path. A browser verifier reads it
  * cross-origin, so it answers with CORS, as any did:web host or status list host must.
  */
-async function startIssuerHost(): Promise<Started & { put(url: string, body: unknown, contentType: string): Promise<void> }> {
+async function startIssuerHost(): Promise<
+  Started & { put(url: string, body: unknown, contentType: string): Promise<void> }
+> {
   const documents = new Map<string, { body: string; contentType: string }>();
   const started = await listen((req, res) => {
     const doc = documents.get(new URL(req.url ?? '/', 'http://x').pathname);
@@ -69,7 +89,11 @@ async function startIssuerHost(): Promise<Started & { put(url: string, body: unk
     if (!doc) return void res.writeHead(404, { ...cors, 'content-type': 'application/json' }).end('{}');
     res.writeHead(200, { ...cors, 'content-type': doc.contentType, 'cache-control': 'no-store' }).end(doc.body);
   });
-  return { ...started, put: async (url, body, contentType) => void documents.set(new URL(url).pathname, { body: JSON.stringify(body), contentType }) };
+  return {
+    ...started,
+    put: async (url, body, contentType) =>
+      void documents.set(new URL(url).pathname, { body: JSON.stringify(body), contentType }),
+  };
 }
 
 interface AppFiles {
@@ -144,8 +168,15 @@ async function openPage(origin: string): Promise<Page> {
   return opened;
 }
 
-function call(on: Page, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<CallResult> {
-  return on.evaluate(([p, i]) => (window as unknown as { call: (p: string, i: unknown) => Promise<CallResult> }).call(p, i), [path, init] as const);
+function call(
+  on: Page,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<CallResult> {
+  return on.evaluate(
+    ([p, i]) => (window as unknown as { call: (p: string, i: unknown) => Promise<CallResult> }).call(p, i),
+    [path, init] as const,
+  );
 }
 
 async function nonce(on: Page = page): Promise<string> {
@@ -181,7 +212,8 @@ function denial(result: CallResult): { status: number; reason: string; valid: bo
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'mandate-sw-e2e-'));
   built = await buildVerifierBundles({ outDir: join(workDir, 'dist') });
-  const bundle = (name: string): Promise<string> => readFile(built.bundles.find((b) => b.fileName === name)?.path ?? '', 'utf8');
+  const bundle = (name: string): Promise<string> =>
+    readFile(built.bundles.find((b) => b.fileName === name)?.path ?? '', 'utf8');
   files = {
     page: await readFile(new URL('../fixtures/sw/index.html', import.meta.url), 'utf8'),
     worker: await bundle('verifier-sw.js'),
@@ -228,7 +260,14 @@ describe('the build', () => {
 
 describe('the service-worker verifier in Chromium', () => {
   it('registers from the page, takes control of it, and hands out single-use challenges', async () => {
-    const registered = await page.evaluate((config) => (window as unknown as { register: (o: unknown) => Promise<unknown> }).register({ scriptUrl: '/verifier-sw.js', config }), configFor(issuer.did));
+    const registered = await page.evaluate(
+      (config) =>
+        (window as unknown as { register: (o: unknown) => Promise<unknown> }).register({
+          scriptUrl: '/verifier-sw.js',
+          config,
+        }),
+      configFor(issuer.did),
+    );
     expect(registered).toEqual({ ok: true, scope: `${app.origin}/`, controlled: true });
     const [first, second] = [await nonce(), await nonce()];
     expect(first).toMatch(/^[A-Za-z0-9_-]{22}$/);
@@ -250,8 +289,18 @@ describe('the service-worker verifier in Chromium', () => {
     expect(hit.headers.authorization).toBeUndefined();
 
     // The page learns the decision, and nothing it could replay.
-    const reports = (await page.evaluate(() => (window as unknown as { reports: unknown[] }).reports)) as Array<Record<string, unknown>>;
-    expect(reports.at(-1)).toMatchObject({ type: 'mandate-verification', decision: 'allow', status: 200, method: 'GET', path: '/api/orders/42', agentDid: agent.did, vpId: vp.id });
+    const reports = (await page.evaluate(() => (window as unknown as { reports: unknown[] }).reports)) as Array<
+      Record<string, unknown>
+    >;
+    expect(reports.at(-1)).toMatchObject({
+      type: 'mandate-verification',
+      decision: 'allow',
+      status: 200,
+      method: 'GET',
+      path: '/api/orders/42',
+      agentDid: agent.did,
+      vpId: vp.id,
+    });
     const text = JSON.stringify(reports);
     expect(text).not.toContain(token.slice(3, 40));
     expect(text).not.toContain(String(Array.isArray(vp.proof) ? '' : vp.proof?.challenge));
@@ -261,7 +310,11 @@ describe('the service-worker verifier in Chromium', () => {
     const vp = await presentation(agent, agentCredential);
     const before = app.hits.length;
     const body = JSON.stringify({ item: 'tea', quantity: 2 });
-    const result = await call(page, '/api/orders/new', { method: 'POST', headers: { authorization: authorization(vp), 'content-type': 'application/json' }, body });
+    const result = await call(page, '/api/orders/new', {
+      method: 'POST',
+      headers: { authorization: authorization(vp), 'content-type': 'application/json' },
+      body,
+    });
     expect(result.status, result.body).toBe(200);
     expect(app.hits[before]).toMatchObject({ method: 'POST', path: '/api/orders/new', body });
   });
@@ -270,10 +323,19 @@ describe('the service-worker verifier in Chromium', () => {
     const before = app.hits.length;
     const result = await call(page, '/api/orders/42');
     expect(denial(result)).toEqual({ status: 401, reason: 'MALFORMED', valid: false });
-    expect(result.headers['www-authenticate']).toContain(`challenge-endpoint="${app.origin}/.well-known/mandate/challenge"`);
+    expect(result.headers['www-authenticate']).toContain(
+      `challenge-endpoint="${app.origin}/.well-known/mandate/challenge"`,
+    );
     expect(app.hits.length).toBe(before);
-    const reports = (await page.evaluate(() => (window as unknown as { reports: unknown[] }).reports)) as Array<Record<string, unknown>>;
-    expect(reports.at(-1)).toMatchObject({ decision: 'deny', status: 401, reason: 'MALFORMED', path: '/api/orders/42' });
+    const reports = (await page.evaluate(() => (window as unknown as { reports: unknown[] }).reports)) as Array<
+      Record<string, unknown>
+    >;
+    expect(reports.at(-1)).toMatchObject({
+      decision: 'deny',
+      status: 401,
+      reason: 'MALFORMED',
+      path: '/api/orders/42',
+    });
   });
 
   it('refuses forged presentations with their reason, before the network', async () => {
@@ -281,13 +343,18 @@ describe('the service-worker verifier in Chromium', () => {
     // The reader edits its credential to widen its scopes: the issuer's signature no longer holds.
     const widened = structuredClone(readerCredential);
     widened.credentialSubject.privilegeScopes = ['orders'];
-    const forgedCredential = await call(page, '/api/orders/1', { method: 'POST', headers: { authorization: authorization(await presentation(reader, widened)) } });
+    const forgedCredential = await call(page, '/api/orders/1', {
+      method: 'POST',
+      headers: { authorization: authorization(await presentation(reader, widened)) },
+    });
     expect(denial(forgedCredential)).toEqual({ status: 403, reason: 'CREDENTIAL_SIGNATURE_INVALID', valid: false });
 
     // A captured credential presented by someone else, who signs in the agent's name.
     const impostor = newAgent();
     const vp = await presentation(impostor, agentCredential);
-    const stolen = await call(page, '/api/orders/1', { headers: { authorization: authorization({ ...vp, holder: agent.did }) } });
+    const stolen = await call(page, '/api/orders/1', {
+      headers: { authorization: authorization({ ...vp, holder: agent.did }) },
+    });
     expect(denial(stolen)).toEqual({ status: 401, reason: 'KEY_NOT_AUTHORIZED', valid: false });
 
     // A presentation whose signature was altered.
@@ -299,20 +366,28 @@ describe('the service-worker verifier in Chromium', () => {
 
     // A presentation made for another service.
     const elsewhere = await present(agent, agentCredential, await nonce(), 'other.example.com');
-    expect(denial(await call(page, '/api/orders/1', { headers: { authorization: authorization(elsewhere) } }))).toEqual({ status: 401, reason: 'TARGET_MISMATCH', valid: false });
+    expect(denial(await call(page, '/api/orders/1', { headers: { authorization: authorization(elsewhere) } }))).toEqual(
+      { status: 401, reason: 'TARGET_MISMATCH', valid: false },
+    );
     expect(app.hits.length).toBe(before);
   });
 
   it('refuses what the credential does not cover: 403 INSUFFICIENT_SCOPE', async () => {
     const before = app.hits.length;
-    const result = await call(page, '/api/orders/new', { method: 'POST', headers: { authorization: authorization(await presentation(reader, readerCredential)) }, body: '{}' });
+    const result = await call(page, '/api/orders/new', {
+      method: 'POST',
+      headers: { authorization: authorization(await presentation(reader, readerCredential)) },
+      body: '{}',
+    });
     expect(denial(result)).toEqual({ status: 403, reason: 'INSUFFICIENT_SCOPE', valid: false });
     expect(app.hits.length).toBe(before);
   });
 
   it('strips X-Mandate-* headers a page sets itself, on paths it does not guard', async () => {
     const before = app.hits.length;
-    const result = await call(page, '/public/info', { headers: { 'x-mandate-agent-did': 'did:key:z6MkSpoofed', 'x-mandate-scopes': 'orders' } });
+    const result = await call(page, '/public/info', {
+      headers: { 'x-mandate-agent-did': 'did:key:z6MkSpoofed', 'x-mandate-scopes': 'orders' },
+    });
     expect(result.status, result.body).toBe(200);
     expect(app.hits[before]?.headers['x-mandate-agent-did']).toBeUndefined();
     expect(app.hits[before]?.headers['x-mandate-scopes']).toBeUndefined();
@@ -325,7 +400,9 @@ describe('the service-worker verifier in Chromium', () => {
     await stopWorkers();
     // A fresh worker instance: its memory is empty, IndexedDB is not.
     const answered = await present(agent, agentCredential, issuedBeforeStop, TARGET);
-    expect((await call(page, '/api/orders/7', { headers: { authorization: authorization(answered) } })).status).toBe(200);
+    expect((await call(page, '/api/orders/7', { headers: { authorization: authorization(answered) } })).status).toBe(
+      200,
+    );
     const replayed = await call(page, '/api/orders/7', { headers: { authorization: authorization(used) } });
     expect(denial(replayed)).toEqual({ status: 401, reason: 'CHALLENGE_MISMATCH', valid: false });
   });
@@ -333,12 +410,20 @@ describe('the service-worker verifier in Chromium', () => {
   it("refuses a revoked credential once the status list's TTL has run out", async () => {
     const revocable = newAgent();
     const { credential, index } = await credentialFor(issuer, revocable, shortList, ['orders:read']);
-    expect((await call(page, '/api/orders/9', { headers: { authorization: authorization(await presentation(revocable, credential)) } })).status).toBe(200);
+    expect(
+      (
+        await call(page, '/api/orders/9', {
+          headers: { authorization: authorization(await presentation(revocable, credential)) },
+        })
+      ).status,
+    ).toBe(200);
     await shortList.revoke(index);
     // The worker may use the list it fetched for one TTL (1 s here, the issuer's choice); after that it must fetch again.
     await new Promise((resolve) => setTimeout(resolve, shortList.ttlMs + 200));
     const before = app.hits.length;
-    const result = await call(page, '/api/orders/9', { headers: { authorization: authorization(await presentation(revocable, credential)) } });
+    const result = await call(page, '/api/orders/9', {
+      headers: { authorization: authorization(await presentation(revocable, credential)) },
+    });
     expect(denial(result)).toEqual({ status: 403, reason: 'CREDENTIAL_REVOKED', valid: false });
     expect(app.hits.length).toBe(before);
   });
@@ -349,18 +434,26 @@ describe('the service-worker verifier in Chromium', () => {
     const onShortList = await credentialFor(issuer, newcomer, shortList, ['orders:read']);
     await issuerHost.close();
     await stopWorkers(); // nothing in memory: only what the worker stored survives
-    const result = await call(page, '/api/orders/3', { headers: { authorization: authorization(await presentation(newcomer, credential)) } });
+    const result = await call(page, '/api/orders/3', {
+      headers: { authorization: authorization(await presentation(newcomer, credential)) },
+    });
     expect(result.status, result.body).toBe(200);
     expect(app.hits.at(-1)?.headers['x-mandate-agent-did']).toBe(newcomer.did);
     // Once a list's TTL has passed it cannot be refreshed: credentials on it fail closed.
     await new Promise((resolve) => setTimeout(resolve, shortList.ttlMs + 200));
-    const stale = await call(page, '/api/orders/3', { headers: { authorization: authorization(await presentation(newcomer, onShortList.credential)) } });
+    const stale = await call(page, '/api/orders/3', {
+      headers: { authorization: authorization(await presentation(newcomer, onShortList.credential)) },
+    });
     expect(denial(stale)).toEqual({ status: 403, reason: 'STATUS_UNAVAILABLE', valid: false });
   });
 
   it('refuses a configuration object it does not accept, and keeps guarding with the one it has', async () => {
     const refused = await page.evaluate(
-      (config) => (window as unknown as { register: (o: unknown) => Promise<unknown> }).register({ scriptUrl: '/verifier-sw.js', config }),
+      (config) =>
+        (window as unknown as { register: (o: unknown) => Promise<unknown> }).register({
+          scriptUrl: '/verifier-sw.js',
+          config,
+        }),
       { ...configFor(issuer.did), trustedIssuer: ['did:web:typo.example'] },
     );
     expect(refused).toMatchObject({ ok: false, code: 'CONFIG_INVALID' });
@@ -373,7 +466,12 @@ describe('registration from a configuration file', () => {
     const fileApp = await startApp({ ...files, configFile: configFor(issuer.did) });
     toClose.push(fileApp.close);
     const filePage = await openPage(fileApp.origin);
-    const registered = await filePage.evaluate(() => (window as unknown as { register: (o: unknown) => Promise<unknown> }).register({ scriptUrl: '/verifier-sw.js', config: '/verifier.json' }));
+    const registered = await filePage.evaluate(() =>
+      (window as unknown as { register: (o: unknown) => Promise<unknown> }).register({
+        scriptUrl: '/verifier-sw.js',
+        config: '/verifier.json',
+      }),
+    );
     expect(registered).toMatchObject({ ok: true, controlled: true });
     expect(denial(await call(filePage, '/api/orders/1')).reason).toBe('MALFORMED');
     expect((await call(filePage, '/public/x')).status).toBe(200);
@@ -385,9 +483,19 @@ describe('registration from a configuration file', () => {
     const brokenApp = await startApp({ ...files, configFile: { target: TARGET, routes: 'all' } });
     toClose.push(brokenApp.close);
     const brokenPage = await openPage(brokenApp.origin);
-    const register = (options: unknown) => brokenPage.evaluate((o) => (window as unknown as { register: (o: unknown) => Promise<unknown> }).register(o), options);
-    expect(await register({ scriptUrl: '/verifier-sw.js', config: '/verifier.json', timeoutMs: 5000 })).toMatchObject({ ok: false, code: 'REGISTRATION_FAILED' });
-    expect(await register({ scriptUrl: '/missing-sw.js', config: configFor(issuer.did) })).toMatchObject({ ok: false, code: 'REGISTRATION_FAILED' });
+    const register = (options: unknown) =>
+      brokenPage.evaluate(
+        (o) => (window as unknown as { register: (o: unknown) => Promise<unknown> }).register(o),
+        options,
+      );
+    expect(await register({ scriptUrl: '/verifier-sw.js', config: '/verifier.json', timeoutMs: 5000 })).toMatchObject({
+      ok: false,
+      code: 'REGISTRATION_FAILED',
+    });
+    expect(await register({ scriptUrl: '/missing-sw.js', config: configFor(issuer.did) })).toMatchObject({
+      ok: false,
+      code: 'REGISTRATION_FAILED',
+    });
     await brokenPage.close();
   });
 });
@@ -398,14 +506,22 @@ describe('browsers the verifier cannot run in', () => {
     const result = await bare.evaluate(async () => {
       const subtle = crypto.subtle as unknown as { importKey: (...args: unknown[]) => Promise<unknown> };
       const original = subtle.importKey;
-      subtle.importKey = (...args: unknown[]) => (args[2] === 'Ed25519' ? Promise.reject(new DOMException('Algorithm: Unrecognized name', 'NotSupportedError')) : original.apply(crypto.subtle, args));
-      return (window as unknown as { register: (o: unknown) => Promise<unknown> }).register({ scriptUrl: '/other-sw.js', config: '/verifier.json' });
+      subtle.importKey = (...args: unknown[]) =>
+        args[2] === 'Ed25519'
+          ? Promise.reject(new DOMException('Algorithm: Unrecognized name', 'NotSupportedError'))
+          : original.apply(crypto.subtle, args);
+      return (window as unknown as { register: (o: unknown) => Promise<unknown> }).register({
+        scriptUrl: '/other-sw.js',
+        config: '/verifier.json',
+      });
     });
     expect(result).toMatchObject({ ok: false, code: 'SW_UNSUPPORTED' });
     await bare.close();
   });
 
   it('SW_UNSUPPORTED where there are no service workers', async () => {
-    await expect(registerVerifier({ scriptUrl: '/verifier-sw.js', config: '/verifier.json' })).rejects.toMatchObject({ code: 'SW_UNSUPPORTED' });
+    await expect(registerVerifier({ scriptUrl: '/verifier-sw.js', config: '/verifier.json' })).rejects.toMatchObject({
+      code: 'SW_UNSUPPORTED',
+    });
   });
 });

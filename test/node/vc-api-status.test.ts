@@ -22,11 +22,20 @@ const V2 = 'https://www.w3.org/ns/credentials/v2';
 
 /** What the W3C Bitstring Status List suite sends: no validFrom, no status option. */
 function suiteCredential(extra: Record<string, unknown> = {}) {
-  return { '@context': [V2], type: ['VerifiableCredential'], credentialSubject: { id: subject.did }, id: `urn:uuid:${crypto.randomUUID()}`, ...extra };
+  return {
+    '@context': [V2],
+    type: ['VerifiableCredential'],
+    credentialSubject: { id: subject.did },
+    id: `urn:uuid:${crypto.randomUUID()}`,
+    ...extra,
+  };
 }
 
 async function issue(credential: unknown, options?: unknown) {
-  return issuer.call('/credentials/issue', { admin: true, body: { credential, ...(options === undefined ? {} : { options }) } });
+  return issuer.call('/credentials/issue', {
+    admin: true,
+    body: { credential, ...(options === undefined ? {} : { options }) },
+  });
 }
 
 async function setStatus(body: unknown, admin = true) {
@@ -35,13 +44,17 @@ async function setStatus(body: unknown, admin = true) {
 
 /** A third party's view: fresh status-list client, the list fetched over HTTP. */
 async function externalStatus(entry: unknown) {
-  const resolver = createCachedResolver(createResolver({ methods: { key: resolveDidKey, web: createWebResolver({ allowHttpLoopback: true }) } }));
+  const resolver = createCachedResolver(
+    createResolver({ methods: { key: resolveDidKey, web: createWebResolver({ allowHttpLoopback: true }) } }),
+  );
   const client = createStatusListClient({ resolveKey: createKeyResolver(resolver), allowHttpLoopback: true });
   return client.check(entry, issuer.running.ctx.issuer.did);
 }
 
 async function verify(vc: unknown) {
-  return issuer.call('/credentials/verify', { body: { verifiableCredential: vc, options: { checks: ['proof', 'credentialStatus'] } } });
+  return issuer.call('/credentials/verify', {
+    body: { verifiableCredential: vc, options: { checks: ['proof', 'credentialStatus'] } },
+  });
 }
 
 beforeAll(async () => {
@@ -50,7 +63,7 @@ beforeAll(async () => {
 afterAll(() => issuer.dispose());
 
 describe('POST /credentials/issue: status entries', () => {
-  it('gives a credential one revocation entry on the issuer\'s list by default, in the form the W3C suite checks', async () => {
+  it("gives a credential one revocation entry on the issuer's list by default, in the form the W3C suite checks", async () => {
     const res = await issue(suiteCredential());
     expect(res.status).toBe(201);
     const vc = res.json.verifiableCredential;
@@ -70,20 +83,42 @@ describe('POST /credentials/issue: status entries', () => {
   });
 
   it('gives the entries options.credentialStatus asks for, none for [], and refuses a purpose it has no list for', async () => {
-    const both = await issue(suiteCredential(), { credentialStatus: [{ type: 'BitstringStatusListEntry', statusPurpose: 'revocation' }, { type: 'BitstringStatusListEntry', statusPurpose: 'suspension' }] });
-    expect(both.json.verifiableCredential.credentialStatus.map((e: { statusPurpose: string }) => e.statusPurpose)).toEqual(['revocation', 'suspension']);
+    const both = await issue(suiteCredential(), {
+      credentialStatus: [
+        { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' },
+        { type: 'BitstringStatusListEntry', statusPurpose: 'suspension' },
+      ],
+    });
+    expect(
+      both.json.verifiableCredential.credentialStatus.map((e: { statusPurpose: string }) => e.statusPurpose),
+    ).toEqual(['revocation', 'suspension']);
     const none = await issue(suiteCredential(), { credentialStatus: [] });
     expect(none.status).toBe(201);
     expect(none.json.verifiableCredential.credentialStatus).toBeUndefined();
     const fresh = await startTestIssuer();
     try {
-      const refused = await fresh.call('/credentials/issue', { admin: true, body: { credential: suiteCredential(), options: { credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'message' } } } });
+      const refused = await fresh.call('/credentials/issue', {
+        admin: true,
+        body: {
+          credential: suiteCredential(),
+          options: { credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'message' } },
+        },
+      });
       expect(refused.status).toBe(422);
       expect(refused.json.error.code).toBe('STATUS_LIST_UNAVAILABLE');
     } finally {
       await fresh.dispose();
     }
-    for (const options of [{ credentialStatus: [{ type: 'BitstringStatusListEntry', statusPurpose: 'revocation' }, { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' }] }, { credentialStatus: { type: 'StatusList2021Entry', statusPurpose: 'revocation' } }, { mandatoryPointers: ['/issuer'] }]) {
+    for (const options of [
+      {
+        credentialStatus: [
+          { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' },
+          { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' },
+        ],
+      },
+      { credentialStatus: { type: 'StatusList2021Entry', statusPurpose: 'revocation' } },
+      { mandatoryPointers: ['/issuer'] },
+    ]) {
       const res = await issue(suiteCredential(), options);
       expect(res.status, JSON.stringify(options)).toBe(400);
       expect(res.json.error.code).toBe('VALIDATION_FAILED');
@@ -91,10 +126,24 @@ describe('POST /credentials/issue: status entries', () => {
   });
 
   it('keeps entries the caller gave, but allocates every entry on its own lists itself', async () => {
-    const theirs = { id: 'https://status.example.com/lists/1#7', type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListIndex: '7', statusListCredential: 'https://status.example.com/lists/1' };
+    const theirs = {
+      id: 'https://status.example.com/lists/1#7',
+      type: 'BitstringStatusListEntry',
+      statusPurpose: 'revocation',
+      statusListIndex: '7',
+      statusListCredential: 'https://status.example.com/lists/1',
+    };
     const kept = await issue(suiteCredential({ credentialStatus: theirs }));
-    expect(kept.json.verifiableCredential.credentialStatus).toEqual([theirs, expect.objectContaining({ statusListCredential: `${issuer.url}/v1/status-list/revocation-1` })]);
-    const ours = { ...theirs, id: `${issuer.url}/v1/status-list/revocation-1#5`, statusListIndex: '5', statusListCredential: `${issuer.url}/v1/status-list/revocation-1` };
+    expect(kept.json.verifiableCredential.credentialStatus).toEqual([
+      theirs,
+      expect.objectContaining({ statusListCredential: `${issuer.url}/v1/status-list/revocation-1` }),
+    ]);
+    const ours = {
+      ...theirs,
+      id: `${issuer.url}/v1/status-list/revocation-1#5`,
+      statusListIndex: '5',
+      statusListCredential: `${issuer.url}/v1/status-list/revocation-1`,
+    };
     const refused = await issue(suiteCredential({ credentialStatus: ours }));
     expect(refused.status).toBe(400);
     expect(refused.json.error.message).toMatch(/allocated by the issuer/);
@@ -121,7 +170,11 @@ describe('POST /credentials/status', () => {
   it('sets and clears an entry (admin, audited); the next fetch of the list and the next verification show it', async () => {
     const vc = (await issue(suiteCredential())).json.verifiableCredential;
     const entry = vc.credentialStatus;
-    const revoked = await setStatus({ credentialId: vc.id, credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' }, status: true });
+    const revoked = await setStatus({
+      credentialId: vc.id,
+      credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' },
+      status: true,
+    });
     expect(revoked.status).toBe(200);
     expect(revoked.json).toEqual({ credentialId: vc.id, credentialStatus: entry, status: 1, changed: true });
     const list = await issuer.call(new URL(entry.statusListCredential).pathname);
@@ -132,38 +185,82 @@ describe('POST /credentials/status', () => {
     expect(refused.status).toBe(400);
     expect(refused.json.errors).toEqual([expect.objectContaining({ check: 'status', code: 'CREDENTIAL_REVOKED' })]);
     const audit = issuer.running.ctx.audit.list({ event: 'VC_API_STATUS_CHANGED', limit: 500 }).records.at(-1);
-    expect(audit).toMatchObject({ actor: 'admin', data: { id: vc.id, purpose: 'revocation', index: Number(entry.statusListIndex), status: 1, changed: true } });
+    expect(audit).toMatchObject({
+      actor: 'admin',
+      data: { id: vc.id, purpose: 'revocation', index: Number(entry.statusListIndex), status: 1, changed: true },
+    });
     // Cleared again (the CCG example's type name is accepted too); asking twice changes nothing.
-    const cleared = await setStatus({ credentialId: vc.id, credentialStatus: { type: 'BitstringStatusList', statusPurpose: 'revocation', statusListIndex: entry.statusListIndex }, status: false });
+    const cleared = await setStatus({
+      credentialId: vc.id,
+      credentialStatus: {
+        type: 'BitstringStatusList',
+        statusPurpose: 'revocation',
+        statusListIndex: entry.statusListIndex,
+      },
+      status: false,
+    });
     expect(cleared.json).toMatchObject({ status: 0, changed: true });
-    expect((await setStatus({ credentialId: vc.id, credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' }, status: false })).json.changed).toBe(false);
+    expect(
+      (
+        await setStatus({
+          credentialId: vc.id,
+          credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' },
+          status: false,
+        })
+      ).json.changed,
+    ).toBe(false);
     expect((await verify(vc)).json.verified).toBe(true);
   });
 
   it('finds a credential by options.credentialId, and says what it cannot find or change', async () => {
     const vc = (await issue(suiteCredential(), { credentialId: 'order-4711' })).json.verifiableCredential;
-    const byKey = await setStatus({ credentialId: 'order-4711', credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' }, status: true });
+    const byKey = await setStatus({
+      credentialId: 'order-4711',
+      credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' },
+      status: true,
+    });
     expect(byKey.status).toBe(200);
     expect((await verify(vc)).json.errors[0].code).toBe('CREDENTIAL_REVOKED');
     const revocation = { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' };
     for (const [body, status, code] of [
-      [{ credentialId: 'urn:uuid:never-issued', credentialStatus: revocation, status: true }, 404, 'CREDENTIAL_NOT_FOUND'],
-      [{ credentialId: 'order-4711', credentialStatus: { ...revocation, statusPurpose: 'suspension' }, status: true }, 404, 'STATUS_ENTRY_NOT_FOUND'],
-      [{ credentialId: 'order-4711', credentialStatus: { ...revocation, statusListIndex: '1' }, status: true }, 404, 'STATUS_ENTRY_NOT_FOUND'],
+      [
+        { credentialId: 'urn:uuid:never-issued', credentialStatus: revocation, status: true },
+        404,
+        'CREDENTIAL_NOT_FOUND',
+      ],
+      [
+        { credentialId: 'order-4711', credentialStatus: { ...revocation, statusPurpose: 'suspension' }, status: true },
+        404,
+        'STATUS_ENTRY_NOT_FOUND',
+      ],
+      [
+        { credentialId: 'order-4711', credentialStatus: { ...revocation, statusListIndex: '1' }, status: true },
+        404,
+        'STATUS_ENTRY_NOT_FOUND',
+      ],
       [{ credentialId: 'order-4711', credentialStatus: revocation, status: 2 }, 400, 'VALIDATION_FAILED'],
       [{ credentialId: 'order-4711', credentialStatus: revocation }, 400, 'VALIDATION_FAILED'],
-      [{ credentialId: 'order-4711', credentialStatus: { statusPurpose: 'revocation' }, status: true }, 400, 'VALIDATION_FAILED'],
+      [
+        { credentialId: 'order-4711', credentialStatus: { statusPurpose: 'revocation' }, status: true },
+        400,
+        'VALIDATION_FAILED',
+      ],
     ] as const) {
       const res = await setStatus(body);
       expect(res.status, JSON.stringify(body)).toBe(status);
       expect(res.json.error.code, JSON.stringify(body)).toBe(code);
     }
     // Authority credentials are revoked through /v1/vcs, which follows their chains.
-    const authority = await issuer.call('/v1/vcs', { admin: true, body: { subjectDid: subject.did, privilegeScopes: ['files'], delegationDepth: 0 } });
+    const authority = await issuer.call('/v1/vcs', {
+      admin: true,
+      body: { subjectDid: subject.did, privilegeScopes: ['files'], delegationDepth: 0 },
+    });
     const notHere = await setStatus({ credentialId: authority.json.vcId, credentialStatus: revocation, status: true });
     expect(notHere.status).toBe(404);
     expect(notHere.json.error.message).toMatch(/\/v1\/vcs\/\{vcId\}\/revoke/);
-    expect((await setStatus({ credentialId: vc.id, credentialStatus: revocation, status: true }, false)).status).toBe(401);
+    expect((await setStatus({ credentialId: vc.id, credentialStatus: revocation, status: true }, false)).status).toBe(
+      401,
+    );
   });
 });
 
@@ -175,33 +272,73 @@ describe('lists of statusSize > 1 (Bitstring Status List §2.1–§2.2)', () => 
       { status: '0x2', message: 'rejected' },
       { status: '0x3', message: 'withdrawn' },
     ];
-    const list = await issuer.call('/v1/status-list', { admin: true, body: { purpose: 'message', statusSize: 2, statusMessages } });
+    const list = await issuer.call('/v1/status-list', {
+      admin: true,
+      body: { purpose: 'message', statusSize: 2, statusMessages },
+    });
     expect(list.status).toBe(201);
-    const vc = (await issue(suiteCredential(), { credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'message' } })).json.verifiableCredential;
+    const vc = (
+      await issue(suiteCredential(), {
+        credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'message' },
+      })
+    ).json.verifiableCredential;
     const entry = vc.credentialStatus;
-    expect(entry).toMatchObject({ statusPurpose: 'message', statusSize: 2, statusMessage: statusMessages, statusListCredential: list.json.url });
-    for (const [status, message] of [[2, 'rejected'], [3, 'withdrawn'], [0, 'pending review']] as const) {
-      expect((await setStatus({ credentialId: vc.id, credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'message' }, status })).status).toBe(200);
+    expect(entry).toMatchObject({
+      statusPurpose: 'message',
+      statusSize: 2,
+      statusMessage: statusMessages,
+      statusListCredential: list.json.url,
+    });
+    for (const [status, message] of [
+      [2, 'rejected'],
+      [3, 'withdrawn'],
+      [0, 'pending review'],
+    ] as const) {
+      expect(
+        (
+          await setStatus({
+            credentialId: vc.id,
+            credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'message' },
+            status,
+          })
+        ).status,
+      ).toBe(200);
       expect(await externalStatus(entry)).toMatchObject({ status, purpose: 'message', message });
       const verdict = (await verify(vc)).json;
       // A message is information, not a refusal.
       expect(verdict.verified).toBe(true);
-      if (status !== 0) expect(verdict.warnings).toEqual([expect.objectContaining({ check: 'status', code: 'STATUS_SET', message: expect.stringContaining(message) })]);
+      if (status !== 0)
+        expect(verdict.warnings).toEqual([
+          expect.objectContaining({ check: 'status', code: 'STATUS_SET', message: expect.stringContaining(message) }),
+        ]);
     }
-    const tooBig = await setStatus({ credentialId: vc.id, credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'message' }, status: 4 });
+    const tooBig = await setStatus({
+      credentialId: vc.id,
+      credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'message' },
+      status: 4,
+    });
     expect(tooBig.status).toBe(400);
     expect(tooBig.json.error.message).toMatch(/from 0 to 3/);
     // The list credential names no statusSize of its own: the v2 context defines none there.
     const published = await issuer.call(new URL(entry.statusListCredential).pathname);
-    expect(Object.keys(published.json.credentialSubject).sort()).toEqual(['encodedList', 'id', 'statusPurpose', 'ttl', 'type']);
-    expect((await decodeStatusList(published.json.credentialSubject.encodedList, { statusSize: 2 })).length).toBe(131_072);
+    expect(Object.keys(published.json.credentialSubject).sort()).toEqual([
+      'encodedList',
+      'id',
+      'statusPurpose',
+      'ttl',
+      'type',
+    ]);
+    expect((await decodeStatusList(published.json.credentialSubject.encodedList, { statusSize: 2 })).length).toBe(
+      131_072,
+    );
   });
 });
 
 describe('GET /v1/status-list/{id}: content negotiation', () => {
   it('answers application/vc by default and a JSON type when Accept prefers one: same bytes, same ETag, Vary: Accept', async () => {
     const path = '/v1/status-list/revocation-1';
-    const get = (accept?: string, headers: Record<string, string> = {}) => fetch(`${issuer.url}${path}`, { headers: { ...(accept === undefined ? {} : { accept }), ...headers } });
+    const get = (accept?: string, headers: Record<string, string> = {}) =>
+      fetch(`${issuer.url}${path}`, { headers: { ...(accept === undefined ? {} : { accept }), ...headers } });
     const cases: Array<[string | undefined, string]> = [
       [undefined, 'application/vc'],
       ['*/*', 'application/vc'],

@@ -8,7 +8,10 @@ import { denialStatus } from '../../verifier-worker/request.ts';
 
 const doc = readFileSync(new URL('../../docs/verifier.md', import.meta.url), 'utf8');
 const section = doc.slice(doc.indexOf('## Status codes'), doc.indexOf('## Errors thrown'));
-const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)].map(([, code, cell]) => ({ code: code as ReasonCode, cell: cell as string }));
+const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)].map(([, code, cell]) => ({
+  code: code as ReasonCode,
+  cell: cell as string,
+}));
 
 describe('docs/verifier.md §Status codes', () => {
   it('has one row per reason code, in the order of REASON_CODES', () => {
@@ -19,7 +22,8 @@ describe('docs/verifier.md §Status codes', () => {
     for (const { code, cell } of rows) {
       const pairs = [...cell.matchAll(/([a-z]+) → (\d{3})/g)];
       expect(pairs.length, code).toBeGreaterThan(0);
-      for (const [, check, status] of pairs) expect(denialStatus(code, check as CheckName), `${code} ${check}`).toBe(Number(status));
+      for (const [, check, status] of pairs)
+        expect(denialStatus(code, check as CheckName), `${code} ${check}`).toBe(Number(status));
     }
   });
 });

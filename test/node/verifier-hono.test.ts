@@ -33,7 +33,13 @@ beforeAll(async () => {
   agent = newIdentity();
   subAgent = newIdentity();
   resolver = testResolver();
-  root = await issueAgentCredential({ issuer: platform, agentDid: agent.did, privilegeScopes: ['files:read'], delegationDepth: 1, domains: [TARGET] });
+  root = await issueAgentCredential({
+    issuer: platform,
+    agentDid: agent.did,
+    privilegeScopes: ['files:read'],
+    delegationDepth: 1,
+    domains: [TARGET],
+  });
 });
 
 interface Seen {
@@ -72,13 +78,21 @@ async function challengeOf(app: App): Promise<string> {
 }
 
 /** Signs a presentation of `credentials` by `holder` for a fresh challenge of `app`. */
-async function presentTo(app: App, holder: SigningIdentity, credentials: MandateCredential[], extra: { created?: Date; challenge?: string } = {}): Promise<VerifiablePresentation> {
+async function presentTo(
+  app: App,
+  holder: SigningIdentity,
+  credentials: MandateCredential[],
+  extra: { created?: Date; challenge?: string } = {},
+): Promise<VerifiablePresentation> {
   const challenge = extra.challenge ?? (await challengeOf(app));
   return signPresentation({ holder, credentials, challenge, domain: TARGET, created: extra.created });
 }
 
 function send(app: App, vp: unknown, init: { method?: string; path?: string; headers?: Record<string, string> } = {}) {
-  return app.request(init.path ?? '/files/1', { method: init.method ?? 'GET', headers: { authorization: encodePresentationHeader(vp), ...init.headers } });
+  return app.request(init.path ?? '/files/1', {
+    method: init.method ?? 'GET',
+    headers: { authorization: encodePresentationHeader(vp), ...init.headers },
+  });
 }
 
 async function expectRefusal(response: Response, status: number, reason: string): Promise<void> {
@@ -91,19 +105,30 @@ describe('agentAuth — allowed', () => {
   it('sets c.var.agent and hands the handler claim headers instead of the presentation', async () => {
     const app = protectedApp();
     const vp = await presentTo(app, agent, [root]);
-    const response = await send(app, vp, { headers: { 'X-Mandate-Agent-Did': 'did:key:z6MkForged', 'X-Mandate-Scopes': 'admin', 'x-mandate-role': 'root' } });
+    const response = await send(app, vp, {
+      headers: { 'X-Mandate-Agent-Did': 'did:key:z6MkForged', 'X-Mandate-Scopes': 'admin', 'x-mandate-role': 'root' },
+    });
     expect(response.status).toBe(200);
     const seen = (await response.json()) as Seen;
     expect(seen.agent).toMatchObject({ agentDid: agent.did, effectiveScopes: ['files:read'], vpId: vp.id });
     expect(seen.agent.chain.map((l) => l.id)).toEqual([root.id]);
-    expect(seen.headers).toMatchObject({ 'x-mandate-agent-did': agent.did, 'x-mandate-scopes': 'files:read', 'x-mandate-vp-id': vp.id });
+    expect(seen.headers).toMatchObject({
+      'x-mandate-agent-did': agent.did,
+      'x-mandate-scopes': 'files:read',
+      'x-mandate-vp-id': vp.id,
+    });
     expect(seen.headers).not.toHaveProperty('authorization');
     expect(seen.headers).not.toHaveProperty('x-mandate-role');
   });
 
   it('accepts a delegated chain and reports the delegate', async () => {
     const app = protectedApp();
-    const child = await delegate(root, { delegator: agent, delegateeDid: subAgent.did, scopes: ['files:read'], domains: [TARGET] });
+    const child = await delegate(root, {
+      delegator: agent,
+      delegateeDid: subAgent.did,
+      scopes: ['files:read'],
+      domains: [TARGET],
+    });
     const response = await send(app, await presentTo(app, subAgent, [child, root]));
     expect(response.status).toBe(200);
     expect(((await response.json()) as Seen).agent.agentDid).toBe(subAgent.did);
@@ -117,12 +142,21 @@ describe('agentAuth — allowed', () => {
     expect(seen.headers['x-mandate-note']).toBe('kept');
     expect(seen.headers.authorization).toMatch(/^VP /);
   });
-  it('a request with immutable headers (a service worker\'s) is replaced by a forwarded copy', async () => {
+  it("a request with immutable headers (a service worker's) is replaced by a forwarded copy", async () => {
     const app = protectedApp();
-    const request = new Request('http://localhost/files/1', { headers: { authorization: encodePresentationHeader(await presentTo(app, agent, [root])), 'x-mandate-role': 'root' } });
+    const request = new Request('http://localhost/files/1', {
+      headers: {
+        authorization: encodePresentationHeader(await presentTo(app, agent, [root])),
+        'x-mandate-role': 'root',
+      },
+    });
     // Fetch §5.2: headers of a request received by a service worker have guard "immutable".
     for (const mutator of ['set', 'delete', 'append'] as const) {
-      Object.defineProperty(request.headers, mutator, { value: () => { throw new TypeError('immutable'); } });
+      Object.defineProperty(request.headers, mutator, {
+        value: () => {
+          throw new TypeError('immutable');
+        },
+      });
     }
     const seen = (await (await app.fetch(request)).json()) as Seen;
     expect(seen.headers['x-mandate-agent-did']).toBe(agent.did);
@@ -155,12 +189,25 @@ describe('agentAuth — the challenge endpoint', () => {
   });
 
   it('a bad configuration fails when the middleware is created', () => {
-    expect(() => agentAuth({ trustedIssuers: [platform.did], target: TARGET, challenge: 'none' })).toThrow(expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }));
+    expect(() => agentAuth({ trustedIssuers: [platform.did], target: TARGET, challenge: 'none' })).toThrow(
+      expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }),
+    );
     // A misplaced option is named with where it belongs; agentAuth's own forwardHeaders is known.
-    const misplaced = { trustedIssuers: [platform.did], target: TARGET, allowHttpLoopback: true } as Parameters<typeof agentAuth>[0];
-    expect(() => agentAuth(misplaced)).toThrow(expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS', message: expect.stringContaining('belongs inside urlPolicy') }));
+    const misplaced = { trustedIssuers: [platform.did], target: TARGET, allowHttpLoopback: true } as Parameters<
+      typeof agentAuth
+    >[0];
+    expect(() => agentAuth(misplaced)).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_VERIFIER_OPTIONS',
+        message: expect.stringContaining('belongs inside urlPolicy'),
+      }),
+    );
     expect(() => agentAuth({ trustedIssuers: [platform.did], target: TARGET, forwardHeaders: false })).not.toThrow();
-    expect(() => agentAuth({ trustedIssuers: [platform.did], target: TARGET, baseUrl: 'https://x' } as Parameters<typeof agentAuth>[0])).toThrow(expect.objectContaining({ message: expect.stringMatching(/^unknown verifier option "baseUrl"/) }));
+    expect(() =>
+      agentAuth({ trustedIssuers: [platform.did], target: TARGET, baseUrl: 'https://x' } as Parameters<
+        typeof agentAuth
+      >[0]),
+    ).toThrow(expect.objectContaining({ message: expect.stringMatching(/^unknown verifier option "baseUrl"/) }));
   });
 });
 
@@ -168,10 +215,20 @@ describe('agentAuth — refusals by family', () => {
   it('malformed or missing presentation: 401 MALFORMED with WWW-Authenticate, 400 for a broken presentation', async () => {
     const app = protectedApp();
     const missing = await app.request('/files/1');
-    expect(missing.headers.get('www-authenticate')).toBe(`VP realm="${TARGET}", challenge-endpoint="http://localhost${DEFAULT_CHALLENGE_PATH}", error="MALFORMED"`);
+    expect(missing.headers.get('www-authenticate')).toBe(
+      `VP realm="${TARGET}", challenge-endpoint="http://localhost${DEFAULT_CHALLENGE_PATH}", error="MALFORMED"`,
+    );
     await expectRefusal(missing, 401, 'MALFORMED');
-    await expectRefusal(await app.request('/files/1', { headers: { authorization: 'Bearer token' } }), 401, 'MALFORMED');
-    await expectRefusal(await app.request('/files/1', { headers: { authorization: 'VP not*base64' } }), 401, 'MALFORMED');
+    await expectRefusal(
+      await app.request('/files/1', { headers: { authorization: 'Bearer token' } }),
+      401,
+      'MALFORMED',
+    );
+    await expectRefusal(
+      await app.request('/files/1', { headers: { authorization: 'VP not*base64' } }),
+      401,
+      'MALFORMED',
+    );
     const { holder: _holder, ...headless } = await presentTo(app, agent, [root]);
     await expectRefusal(await send(app, headless), 400, 'MALFORMED');
   });
@@ -180,31 +237,63 @@ describe('agentAuth — refusals by family', () => {
     const app = protectedApp();
     const vp = await presentTo(app, agent, [root]);
     await expectRefusal(await send(app, { ...vp, id: `urn:uuid:${crypto.randomUUID()}` }), 401, 'VP_SIGNATURE_INVALID');
-    await expectRefusal(await send(app, await presentTo(app, agent, [root], { created: new Date(Date.now() - 10 * 60_000) })), 401, 'VP_EXPIRED');
-    await expectRefusal(await send(app, await presentTo(app, agent, [root], { challenge: 'never-issued' })), 401, 'CHALLENGE_MISMATCH');
+    await expectRefusal(
+      await send(app, await presentTo(app, agent, [root], { created: new Date(Date.now() - 10 * 60_000) })),
+      401,
+      'VP_EXPIRED',
+    );
+    await expectRefusal(
+      await send(app, await presentTo(app, agent, [root], { challenge: 'never-issued' })),
+      401,
+      'CHALLENGE_MISMATCH',
+    );
     const open = protectedApp({ challenge: 'none', replayCache: createReplayCache() });
     const once = await presentTo(open, agent, [root], { challenge: 'any' });
     expect((await send(open, once)).status).toBe(200);
     await expectRefusal(await send(open, once), 401, 'REPLAYED');
   });
 
-  it('DID problems: 401 for the holder\'s own DID, 403 for an issuer\'s', async () => {
+  it("DID problems: 401 for the holder's own DID, 403 for an issuer's", async () => {
     const app = protectedApp();
     // The holder signs with a key of another DID.
-    const impostor = await signPresentation({ holder: { ...subAgent, did: agent.did }, credentials: [root], challenge: await challengeOf(app), domain: TARGET });
+    const impostor = await signPresentation({
+      holder: { ...subAgent, did: agent.did },
+      credentials: [root],
+      challenge: await challengeOf(app),
+      domain: TARGET,
+    });
     await expectRefusal(await send(app, impostor), 401, 'KEY_NOT_AUTHORIZED');
     const retiredAgent = testIdentity('retired-agent');
     resolver.documents.set(retiredAgent.did, { document: retiredAgent.document, deactivated: true });
-    const forRetired = await issueAgentCredential({ issuer: platform, agentDid: retiredAgent.did, privilegeScopes: ['files:read'], delegationDepth: 0 });
+    const forRetired = await issueAgentCredential({
+      issuer: platform,
+      agentDid: retiredAgent.did,
+      privilegeScopes: ['files:read'],
+      delegationDepth: 0,
+    });
     await expectRefusal(await send(app, await presentTo(app, retiredAgent, [forRetired])), 401, 'DID_DEACTIVATED');
 
     const ghost = testIdentity('ghost-issuer'); // never published
     const retired = testIdentity('retired-issuer');
     resolver.documents.set(retired.did, { document: retired.document, deactivated: true });
     const trusting = protectedApp({ trustedIssuers: [ghost.did, retired.did] });
-    const fromGhost = await issueAgentCredential({ issuer: ghost, agentDid: agent.did, privilegeScopes: ['files:read'], delegationDepth: 0 });
-    await expectRefusal(await send(trusting, await presentTo(trusting, agent, [fromGhost])), 403, 'DID_RESOLUTION_FAILED');
-    const fromRetired = await issueAgentCredential({ issuer: retired, agentDid: agent.did, privilegeScopes: ['files:read'], delegationDepth: 0 });
+    const fromGhost = await issueAgentCredential({
+      issuer: ghost,
+      agentDid: agent.did,
+      privilegeScopes: ['files:read'],
+      delegationDepth: 0,
+    });
+    await expectRefusal(
+      await send(trusting, await presentTo(trusting, agent, [fromGhost])),
+      403,
+      'DID_RESOLUTION_FAILED',
+    );
+    const fromRetired = await issueAgentCredential({
+      issuer: retired,
+      agentDid: agent.did,
+      privilegeScopes: ['files:read'],
+      delegationDepth: 0,
+    });
     await expectRefusal(await send(trusting, await presentTo(trusting, agent, [fromRetired])), 403, 'DID_DEACTIVATED');
   });
 
@@ -212,12 +301,29 @@ describe('agentAuth — refusals by family', () => {
     const app = protectedApp();
     const forged = { ...root, credentialSubject: { ...root.credentialSubject, privilegeScopes: ['files'] } };
     await expectRefusal(await send(app, await presentTo(app, agent, [forged])), 403, 'CREDENTIAL_SIGNATURE_INVALID');
-    const expired = await issueAgentCredential({ issuer: platform, agentDid: agent.did, privilegeScopes: ['files:read'], delegationDepth: 0, validFrom: new Date(Date.now() - 7200_000), validUntil: new Date(Date.now() - 3600_000) });
+    const expired = await issueAgentCredential({
+      issuer: platform,
+      agentDid: agent.did,
+      privilegeScopes: ['files:read'],
+      delegationDepth: 0,
+      validFrom: new Date(Date.now() - 7200_000),
+      validUntil: new Date(Date.now() - 3600_000),
+    });
     await expectRefusal(await send(app, await presentTo(app, agent, [expired])), 403, 'CREDENTIAL_EXPIRED');
-    const rogue = await issueAgentCredential({ issuer: newIdentity(), agentDid: agent.did, privilegeScopes: ['files:read'], delegationDepth: 0 });
+    const rogue = await issueAgentCredential({
+      issuer: newIdentity(),
+      agentDid: agent.did,
+      privilegeScopes: ['files:read'],
+      delegationDepth: 0,
+    });
     await expectRefusal(await send(app, await presentTo(app, agent, [rogue])), 403, 'UNTRUSTED_ISSUER');
     await expectRefusal(await send(app, await presentTo(app, subAgent, [root])), 403, 'HOLDER_MISMATCH');
-    const child = await delegate(root, { delegator: agent, delegateeDid: subAgent.did, scopes: ['files:read'], domains: [TARGET] });
+    const child = await delegate(root, {
+      delegator: agent,
+      delegateeDid: subAgent.did,
+      scopes: ['files:read'],
+      domains: [TARGET],
+    });
     await expectRefusal(await send(app, await presentTo(app, subAgent, [child])), 403, 'CHAIN_BROKEN');
   });
 
@@ -225,7 +331,11 @@ describe('agentAuth — refusals by family', () => {
     const app = protectedApp();
     const denied = await send(app, await presentTo(app, agent, [root]), { method: 'DELETE' });
     await expectRefusal(denied, 403, 'INSUFFICIENT_SCOPE');
-    await expectRefusal(await send(app, await presentTo(app, agent, [root]), { path: '/admin' }), 403, 'INSUFFICIENT_SCOPE');
+    await expectRefusal(
+      await send(app, await presentTo(app, agent, [root]), { path: '/admin' }),
+      403,
+      'INSUFFICIENT_SCOPE',
+    );
     const wider = await signRaw(
       {
         '@context': [...MANDATE_CONTEXTS],
@@ -238,7 +348,11 @@ describe('agentAuth — refusals by family', () => {
       },
       agent,
     );
-    await expectRefusal(await send(app, await presentTo(app, subAgent, [wider as never, root])), 403, 'SCOPE_ESCALATION');
+    await expectRefusal(
+      await send(app, await presentTo(app, subAgent, [wider as never, root])),
+      403,
+      'SCOPE_ESCALATION',
+    );
   });
 });
 
@@ -256,8 +370,19 @@ describe('agentAuth — revocation through status lists on the fixture server', 
       url,
       list,
       async publish() {
-        const unsigned = buildStatusListCredential({ id: url, issuer: platform.did, validFrom: new Date(), statusPurpose: purpose, encodedList: await encodeStatusList(list), ttl: 60_000 });
-        const response = await fetch(`${base}/host${new URL(url).pathname}`, { method: 'PUT', body: JSON.stringify(await signRaw(unsigned, platform)), headers: { 'content-type': 'application/json' } });
+        const unsigned = buildStatusListCredential({
+          id: url,
+          issuer: platform.did,
+          validFrom: new Date(),
+          statusPurpose: purpose,
+          encodedList: await encodeStatusList(list),
+          ttl: 60_000,
+        });
+        const response = await fetch(`${base}/host${new URL(url).pathname}`, {
+          method: 'PUT',
+          body: JSON.stringify(await signRaw(unsigned, platform)),
+          headers: { 'content-type': 'application/json' },
+        });
         expect(response.status).toBe(204);
       },
     };
@@ -265,14 +390,19 @@ describe('agentAuth — revocation through status lists on the fixture server', 
     return published;
   }
 
-  async function credentialOn(list: Published, purpose: string): Promise<{ credential: AgentCredential; index: number }> {
+  async function credentialOn(
+    list: Published,
+    purpose: string,
+  ): Promise<{ credential: AgentCredential; index: number }> {
     const index = allocateIndex(list.list.length, new Set<number>());
     const credential = await issueAgentCredential({
       issuer: platform,
       agentDid: agent.did,
       privilegeScopes: ['files:read'],
       delegationDepth: 0,
-      credentialStatus: [buildStatusListEntry({ statusListCredential: list.url, statusListIndex: index, statusPurpose: purpose })],
+      credentialStatus: [
+        buildStatusListEntry({ statusListCredential: list.url, statusListIndex: index, statusPurpose: purpose }),
+      ],
     });
     return { credential, index };
   }

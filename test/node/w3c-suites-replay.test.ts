@@ -53,13 +53,15 @@ function withIssuer(credential: Json): Json {
   const copy = structuredClone(credential);
   if (copy.issuer !== null && typeof copy.issuer === 'object') {
     if ((copy.issuer as Json).id === undefined) (copy.issuer as Json).id = issuerId;
-  }
-  else if (!('issuer' in copy && copy.issuer === null)) copy.issuer = copy.issuer ?? issuerId;
+  } else if (!('issuer' in copy && copy.issuer === null)) copy.issuer = copy.issuer ?? issuerId;
   return copy;
 }
 
 async function issue(credential: Json, options?: Json): Promise<{ ok: boolean; vc: Json }> {
-  const res = await issuer.call('/credentials/issue', { admin: true, body: { credential: withIssuer(credential), ...(options ? { options } : {}) } });
+  const res = await issuer.call('/credentials/issue', {
+    admin: true,
+    body: { credential: withIssuer(credential), ...(options ? { options } : {}) },
+  });
   return { ok: res.status >= 200 && res.status < 300, vc: res.json?.verifiableCredential as Json };
 }
 
@@ -83,21 +85,42 @@ async function verifyVc(vc: unknown, options: Json = { checks: ['proof'] }) {
 }
 
 async function verifyVp(vp: unknown) {
-  return issuer.call('/presentations/verify', { body: { verifiablePresentation: vp, options: { domain: DOMAIN, challenge } } });
+  return issuer.call('/presentations/verify', {
+    body: { verifiablePresentation: vp, options: { domain: DOMAIN, challenge } },
+  });
 }
 
 /** data-generator.js createLocalVp: credentials without a proof re-issued by the suite's did:key, then the VP signed (rdfc). */
 async function localVp(presentation: Json): Promise<Json> {
   const vp = structuredClone(presentation);
   const listed = (vp.verifiableCredential ?? []) as Json[];
-  vp.verifiableCredential = await Promise.all(listed.map(async (vc) => ('proof' in vc ? vc : dbIssue({ ...vc, issuer: suiteDid }, suiteKey, { cryptosuite: RDFC }))));
+  vp.verifiableCredential = await Promise.all(
+    listed.map(async (vc) =>
+      'proof' in vc ? vc : dbIssue({ ...vc, issuer: suiteDid }, suiteKey, { cryptosuite: RDFC }),
+    ),
+  );
   if (!Array.isArray(presentation.verifiableCredential)) delete vp.verifiableCredential;
   return dbSignPresentation(vp, suiteKey, { challenge, domain: DOMAIN, cryptosuite: RDFC });
 }
 
-const credentialOk = (extra: Json = {}): Json => ({ '@context': [V2], type: ['VerifiableCredential'], credentialSubject: { id: 'did:example:subject' }, ...extra });
-const presentationOk = (extra: Json = {}): Json => ({ '@context': [V2], type: ['VerifiablePresentation'], verifiableCredential: [], ...extra });
-const embedded = (extra: Json = {}): Json => ({ '@context': [V2], type: ['VerifiableCredential'], credentialSubject: { id: 'did:example:subject' }, ...extra });
+const credentialOk = (extra: Json = {}): Json => ({
+  '@context': [V2],
+  type: ['VerifiableCredential'],
+  credentialSubject: { id: 'did:example:subject' },
+  ...extra,
+});
+const presentationOk = (extra: Json = {}): Json => ({
+  '@context': [V2],
+  type: ['VerifiablePresentation'],
+  verifiableCredential: [],
+  ...extra,
+});
+const embedded = (extra: Json = {}): Json => ({
+  '@context': [V2],
+  type: ['VerifiableCredential'],
+  credentialSubject: { id: 'did:example:subject' },
+  ...extra,
+});
 
 // ---------------------------------------------------------------------------------------------
 // vc-data-model-2.0-test-suite
@@ -113,7 +136,8 @@ describe('W3C vc-data-model-2.0-test-suite (vc2.0)', () => {
     expect(typeof issuedVc.proof).toBe('object');
   });
   it('1.03 #2: the issuer includes every required property', () => {
-    for (const member of ['@context', 'type', 'issuer', 'credentialSubject', 'proof']) expect(issuedVc).toHaveProperty(member);
+    for (const member of ['@context', 'type', 'issuer', 'credentialSubject', 'proof'])
+      expect(issuedVc).toHaveProperty(member);
   });
   it('1.03 #4: a conforming verifier verifies a conforming document', async () => {
     expect(rejected(await verifyVc(issuedVc))).toBe(false);
@@ -134,19 +158,33 @@ describe('W3C vc-data-model-2.0-test-suite (vc2.0)', () => {
     const { '@context': _context, ...without } = vp;
     expect(rejected(await verifyVp(without))).toBe(true);
   });
-  it('4.03 #4: a presentation\'s @context starts with v2', async () => {
+  it("4.03 #4: a presentation's @context starts with v2", async () => {
     const bad = await dbSignPresentation(
-      { '@context': [{ CredentialManagerPresentation: 'https://example.org/examples#CredentialManagerPresentation' }, V2], type: ['VerifiablePresentation', 'CredentialManagerPresentation'] },
+      {
+        '@context': [
+          { CredentialManagerPresentation: 'https://example.org/examples#CredentialManagerPresentation' },
+          V2,
+        ],
+        type: ['VerifiablePresentation', 'CredentialManagerPresentation'],
+      },
       suiteKey,
       { challenge, cryptosuite: RDFC },
-    ).catch(() => ({ '@context': [{ CredentialManagerPresentation: 'https://example.org/examples#CredentialManagerPresentation' }, V2], type: ['VerifiablePresentation'] }));
+    ).catch(() => ({
+      '@context': [{ CredentialManagerPresentation: 'https://example.org/examples#CredentialManagerPresentation' }, V2],
+      type: ['VerifiablePresentation'],
+    }));
     expect(rejected(await verifyVp(bad))).toBe(true);
     expect(rejected(await verifyVp({ '@context': [EXAMPLES, V2] }))).toBe(true);
     expect(rejected(await verifyVp({ '@context': [], type: ['VerifiablePresentation'] }))).toBe(true);
   });
   it('4.03 #5: later credential contexts are URLs or objects processable as JSON-LD contexts', async () => {
     await expectIssued(credentialOk({ '@context': [V2, EXAMPLES] }));
-    await expectIssued(credentialOk({ '@context': [V2, { ExampleVerifiableCredential: 'https://example.org/#ExampleVerifiableCredential' }], type: ['VerifiableCredential', 'ExampleVerifiableCredential'] }));
+    await expectIssued(
+      credentialOk({
+        '@context': [V2, { ExampleVerifiableCredential: 'https://example.org/#ExampleVerifiableCredential' }],
+        type: ['VerifiableCredential', 'ExampleVerifiableCredential'],
+      }),
+    );
     await expectRejected(credentialOk({ '@context': [V2, 'https ://not-a-url/contexts/example/v1'] }));
     await expectRejected(credentialOk({ '@context': [V2, 123192875] }));
   });
@@ -159,7 +197,9 @@ describe('W3C vc-data-model-2.0-test-suite (vc2.0)', () => {
       verifiableCredential: [embedded()],
     });
     expect(rejected(await verifyVp(await localVp(combo2)))).toBe(false);
-    const signed = await localVp(presentationOk({ verifiableCredential: [embedded({ validFrom: '2023-02-27T05:03:28Z' })] }));
+    const signed = await localVp(
+      presentationOk({ verifiableCredential: [embedded({ validFrom: '2023-02-27T05:03:28Z' })] }),
+    );
     for (const second of ['https://example.com', 'https ://not-a-url/contexts/example/v1', 123192875]) {
       expect(rejected(await verifyVp({ ...signed, '@context': [V2, second] })), String(second)).toBe(true);
     }
@@ -168,11 +208,27 @@ describe('W3C vc-data-model-2.0-test-suite (vc2.0)', () => {
   it('4.04 #1: an id, when present, is a single URL (and another issuer is this issuer)', async () => {
     await expectIssued(credentialOk({ validFrom: '2023-02-22T21:35:22Z', issuer: 'did:example:other-issuer' }));
     await expectRejected(credentialOk({ id: null }));
-    await expectIssued(credentialOk({ '@context': [V2, EXAMPLES], id: 'https://example.org/credentials/1', credentialSubject: { description: 'A single id test for VC 2.0' } }));
+    await expectIssued(
+      credentialOk({
+        '@context': [V2, EXAMPLES],
+        id: 'https://example.org/credentials/1',
+        credentialSubject: { description: 'A single id test for VC 2.0' },
+      }),
+    );
     await expectIssued(credentialOk());
-    await expectRejected(credentialOk({ id: ['https://example.org/credentials/1', 'https://example.net/credentials/1'] }));
-    await expectRejected(credentialOk({ credentialSubject: { id: ['did:example:subject:one', 'did:example:subject:two'] } }));
-    await expectRejected(credentialOk({ '@context': [V2, EXAMPLES], id: 'https ://not-a-url/vcs/343cf54b', credentialSubject: { name: 'id not a url test' } }));
+    await expectRejected(
+      credentialOk({ id: ['https://example.org/credentials/1', 'https://example.net/credentials/1'] }),
+    );
+    await expectRejected(
+      credentialOk({ credentialSubject: { id: ['did:example:subject:one', 'did:example:subject:two'] } }),
+    );
+    await expectRejected(
+      credentialOk({
+        '@context': [V2, EXAMPLES],
+        id: 'https ://not-a-url/vcs/343cf54b',
+        credentialSubject: { name: 'id not a url test' },
+      }),
+    );
   });
 
   it('4.05 #1, #2: credentials and presentations have a type', async () => {
@@ -182,39 +238,130 @@ describe('W3C vc-data-model-2.0-test-suite (vc2.0)', () => {
   });
   it('4.05 #3: type values are terms or absolute URLs', async () => {
     await expectIssued(credentialOk({ type: ['VerifiableCredential', 'https://example.org/#ExampleCredential'] }));
-    await expectIssued(credentialOk({ '@context': [V2, { ExampleTestCredential: 'https://example.org/#ExampleTestCredential' }], type: ['VerifiableCredential', 'ExampleTestCredential'] }));
-    await expectRejected(credentialOk({ '@context': [V2, { ExampleTestCredential: 'https ://not-a-url#ExampleTestCredential' }], type: ['VerifiableCredential', 'ExampleTestCredential'] }));
-    await expectRejected(credentialOk({ '@context': [V2, { '@vocab': null }], type: ['VerifiableCredential', 'ExampleTestCredential'] }));
+    await expectIssued(
+      credentialOk({
+        '@context': [V2, { ExampleTestCredential: 'https://example.org/#ExampleTestCredential' }],
+        type: ['VerifiableCredential', 'ExampleTestCredential'],
+      }),
+    );
+    await expectRejected(
+      credentialOk({
+        '@context': [V2, { ExampleTestCredential: 'https ://not-a-url#ExampleTestCredential' }],
+        type: ['VerifiableCredential', 'ExampleTestCredential'],
+      }),
+    );
+    await expectRejected(
+      credentialOk({ '@context': [V2, { '@vocab': null }], type: ['VerifiableCredential', 'ExampleTestCredential'] }),
+    );
   });
   it('4.05 #4: the order of types does not matter', async () => {
-    await expectIssued(credentialOk({ type: ['https://example.org/#ExampleCredential1', 'https://example.org/#ExampleCredential2', 'VerifiableCredential'], validFrom: '2023-02-23T21:41:38Z' }));
-    await expectIssued(credentialOk({ type: ['https://example.org/#ExampleCredential2', 'VerifiableCredential', 'https://example.org/#ExampleCredential1'], validFrom: '2023-02-23T21:41:38Z' }));
+    await expectIssued(
+      credentialOk({
+        type: [
+          'https://example.org/#ExampleCredential1',
+          'https://example.org/#ExampleCredential2',
+          'VerifiableCredential',
+        ],
+        validFrom: '2023-02-23T21:41:38Z',
+      }),
+    );
+    await expectIssued(
+      credentialOk({
+        type: [
+          'https://example.org/#ExampleCredential2',
+          'VerifiableCredential',
+          'https://example.org/#ExampleCredential1',
+        ],
+        validFrom: '2023-02-23T21:41:38Z',
+      }),
+    );
   });
   it('4.05 #5: a credential type includes VerifiableCredential', async () => {
-    await expectIssued(credentialOk({ '@context': [V2, EXAMPLES], type: ['VerifiableCredential', 'RelationshipCredential'] }));
+    await expectIssued(
+      credentialOk({ '@context': [V2, EXAMPLES], type: ['VerifiableCredential', 'RelationshipCredential'] }),
+    );
     await expectRejected(credentialOk({ '@context': [V2, EXAMPLES], type: ['RelationshipCredential'] }));
   });
   it('4.05 #6: a presentation type includes VerifiablePresentation', async () => {
-    const context = [V2, { CredentialManagerPresentation: 'https://example.org/examples#CredentialManagerPresentation' }];
-    expect(rejected(await verifyVp(await localVp(presentationOk({ '@context': context, type: ['VerifiablePresentation', 'CredentialManagerPresentation'] }))))).toBe(false);
-    expect(rejected(await verifyVp(presentationOk({ '@context': context, type: ['CredentialManagerPresentation'] })))).toBe(true);
+    const context = [
+      V2,
+      { CredentialManagerPresentation: 'https://example.org/examples#CredentialManagerPresentation' },
+    ];
+    expect(
+      rejected(
+        await verifyVp(
+          await localVp(
+            presentationOk({ '@context': context, type: ['VerifiablePresentation', 'CredentialManagerPresentation'] }),
+          ),
+        ),
+      ),
+    ).toBe(false);
+    expect(
+      rejected(await verifyVp(presentationOk({ '@context': context, type: ['CredentialManagerPresentation'] }))),
+    ).toBe(true);
   });
   it.each([
-    ['4.05 #7 credentialStatus', 'credentialStatus', { CredentialStatusList2017: 'https://example.org/examples#CredentialStatusList2017' }, { id: 'did:example:status', type: 'CredentialStatusList2017' }, { id: 'did:example:status' }],
-    ['4.05 #8 termsOfUse', 'termsOfUse', { OdrlPolicy2017: 'https://example.org/examples#OdrlPolicy2017' }, { type: 'OdrlPolicy2017' }, {}],
-    ['4.05 #9 evidence', 'evidence', { DocumentVerification2018: 'https://example.org/examples#DocumentVerification2018' }, { type: 'DocumentVerification2018' }, {}],
-    ['4.05 #10 refreshService', 'refreshService', { ExampleRefreshService: 'https://example.org/examples#ExampleRefreshService' }, { id: 'did:example:refresh/1', type: 'ExampleRefreshService' }, { id: 'did:example:refresh/1' }],
-    ['4.05 #11 credentialSchema', 'credentialSchema', { ExampleJsonSchema: 'https://example.org/examples#ExampleJsonSchema' }, { id: 'did:example:schemas/1', type: 'ExampleJsonSchema' }, { id: 'did:example:schemas/1' }],
+    [
+      '4.05 #7 credentialStatus',
+      'credentialStatus',
+      { CredentialStatusList2017: 'https://example.org/examples#CredentialStatusList2017' },
+      { id: 'did:example:status', type: 'CredentialStatusList2017' },
+      { id: 'did:example:status' },
+    ],
+    [
+      '4.05 #8 termsOfUse',
+      'termsOfUse',
+      { OdrlPolicy2017: 'https://example.org/examples#OdrlPolicy2017' },
+      { type: 'OdrlPolicy2017' },
+      {},
+    ],
+    [
+      '4.05 #9 evidence',
+      'evidence',
+      { DocumentVerification2018: 'https://example.org/examples#DocumentVerification2018' },
+      { type: 'DocumentVerification2018' },
+      {},
+    ],
+    [
+      '4.05 #10 refreshService',
+      'refreshService',
+      { ExampleRefreshService: 'https://example.org/examples#ExampleRefreshService' },
+      { id: 'did:example:refresh/1', type: 'ExampleRefreshService' },
+      { id: 'did:example:refresh/1' },
+    ],
+    [
+      '4.05 #11 credentialSchema',
+      'credentialSchema',
+      { ExampleJsonSchema: 'https://example.org/examples#ExampleJsonSchema' },
+      { id: 'did:example:schemas/1', type: 'ExampleJsonSchema' },
+      { id: 'did:example:schemas/1' },
+    ],
   ])('%s objects have a type', async (_name, member, mapping, ok, untyped) => {
     await expectIssued(credentialOk({ '@context': [V2, mapping], [member]: ok }));
     await expectRejected(credentialOk({ '@context': [V2], [member]: untyped }));
   });
 
   describe.each([
-    ['4.06 #1 name', (value: unknown) => ({ name: value }), { '@value': 'Example Credential', '@language': 'en', url: 'did:example:credential' }],
-    ['4.06 #2 description', (value: unknown) => ({ description: value }), { '@value': 'An Example Credential', '@language': 'en', url: 'did:example:credential' }],
-    ['4.06 #3 issuer name', (value: unknown) => ({ issuer: value === undefined ? {} : { name: value } }), { '@value': 'ExampleIssuer', '@language': 'en', url: 'did:example:issuer' }],
-    ['4.06 #4 issuer description', (value: unknown) => ({ issuer: value === undefined ? {} : { description: value } }), { '@value': 'An Example Issuer', '@language': 'en', url: 'did:example:issuer' }],
+    [
+      '4.06 #1 name',
+      (value: unknown) => ({ name: value }),
+      { '@value': 'Example Credential', '@language': 'en', url: 'did:example:credential' },
+    ],
+    [
+      '4.06 #2 description',
+      (value: unknown) => ({ description: value }),
+      { '@value': 'An Example Credential', '@language': 'en', url: 'did:example:credential' },
+    ],
+    [
+      '4.06 #3 issuer name',
+      (value: unknown) => ({ issuer: value === undefined ? {} : { name: value } }),
+      { '@value': 'ExampleIssuer', '@language': 'en', url: 'did:example:issuer' },
+    ],
+    [
+      '4.06 #4 issuer description',
+      (value: unknown) => ({ issuer: value === undefined ? {} : { description: value } }),
+      { '@value': 'An Example Issuer', '@language': 'en', url: 'did:example:issuer' },
+    ],
   ])('%s', (_name, members, bad) => {
     it('is a string or a language value object (or several), nothing else', async () => {
       for (const value of [
@@ -222,7 +369,11 @@ describe('W3C vc-data-model-2.0-test-suite (vc2.0)', () => {
         undefined,
         { '@value': 'Example', '@language': 'en' },
         { '@value': 'Example', '@language': 'en', '@direction': 'ltr' },
-        [{ '@value': 'Dog', '@language': 'en' }, { '@value': 'Chien', '@language': 'fr' }, { '@value': 'Cane', '@language': 'it' }],
+        [
+          { '@value': 'Dog', '@language': 'en' },
+          { '@value': 'Chien', '@language': 'fr' },
+          { '@value': 'Cane', '@language': 'it' },
+        ],
       ]) {
         await expectIssued(credentialOk(value === undefined && !_name.includes('issuer') ? {} : members(value)));
       }
@@ -235,20 +386,27 @@ describe('W3C vc-data-model-2.0-test-suite (vc2.0)', () => {
   });
   it('4.07 #2: the issuer is a URL or an object whose id is one', async () => {
     await expectIssued(credentialOk({ validFrom: '2023-02-26T00:37:06Z', issuer: { id: 'did:example:issuer' } }));
-    for (const bad of ['fake-issuer', null, { id: null }, { id: 'fake-issuer' }]) await expectRejected(credentialOk({ issuer: bad }));
+    for (const bad of ['fake-issuer', null, { id: null }, { id: 'fake-issuer' }])
+      await expectRejected(credentialOk({ issuer: bad }));
   });
   it('4.08 #1, #2: credentialSubject is one or more objects, each with a claim', async () => {
     const { credentialSubject: _subject, ...without } = credentialOk();
     await expectRejected(without);
-    await expectRejected(credentialOk({ credentialSubject: {}, validFrom: '2023-02-26T00:37:06Z', issuer: 'did:example:issuer' }));
-    await expectIssued(credentialOk({ credentialSubject: [{ id: 'did:example:subject' }, { id: 'did:example:other:subject' }] }));
+    await expectRejected(
+      credentialOk({ credentialSubject: {}, validFrom: '2023-02-26T00:37:06Z', issuer: 'did:example:issuer' }),
+    );
+    await expectIssued(
+      credentialOk({ credentialSubject: [{ id: 'did:example:subject' }, { id: 'did:example:other:subject' }] }),
+    );
     await expectRejected(credentialOk({ credentialSubject: [{ id: 'did:example:subject' }, {}] }));
   });
   it('4.09 #1, #2: validFrom and validUntil are dateTimeStamps (past ones are issued too)', async () => {
-    for (const validFrom of ['2023-02-26T01:02:58.447Z', '2023-02-25T19:10:39-06:00']) await expectIssued(credentialOk({ validFrom }));
+    for (const validFrom of ['2023-02-26T01:02:58.447Z', '2023-02-25T19:10:39-06:00'])
+      await expectIssued(credentialOk({ validFrom }));
     await expectRejected(credentialOk({ validFrom: 'Sat 25 Feb 2023 07:16:31 PM CST' }));
     await expectIssued(credentialOk({ validFrom: '2023-02-26T01:19:19Z', validUntil: '2023-02-26T01:19:20Z' }));
-    for (const validUntil of ['2023-02-26T01:20:18.477Z', '2023-02-25T19:21:29-06:00']) await expectIssued(credentialOk({ validUntil }));
+    for (const validUntil of ['2023-02-26T01:20:18.477Z', '2023-02-25T19:21:29-06:00'])
+      await expectIssued(credentialOk({ validUntil }));
     await expectRejected(credentialOk({ validUntil: 'Sun, 26 Feb 2023 01:22:14 +0000' }));
   });
   it('4.09 #3, #4: validFrom is not after validUntil', async () => {
@@ -261,26 +419,58 @@ describe('W3C vc-data-model-2.0-test-suite (vc2.0)', () => {
   });
   it('4.10 #1–#4: status entries have a type, and a single URL id when they have one (never resolved)', async () => {
     const context = [V2, { CredentialStatusList2017: 'https://example.org/examples#CredentialStatusList2017' }];
-    await expectIssued(credentialOk({ '@context': context, credentialStatus: { id: 'did:example:status', type: 'CredentialStatusList2017' } }));
+    await expectIssued(
+      credentialOk({
+        '@context': context,
+        credentialStatus: { id: 'did:example:status', type: 'CredentialStatusList2017' },
+      }),
+    );
     await expectIssued(credentialOk({ '@context': context, credentialStatus: { type: 'CredentialStatusList2017' } }));
     await expectRejected(credentialOk({ credentialStatus: { id: 'did:example:status' } }));
-    await expectRejected(credentialOk({ '@context': context, credentialStatus: { id: ['did:example:status:1', 'did:example:status:2'], type: 'CredentialStatusList2017' } }));
-    await expectRejected(credentialOk({ '@context': context, credentialStatus: { type: 'CredentialStatusList2017', id: 'https ://not-a-url/statusList/4' } }));
-    await expectRejected(credentialOk({ '@context': context, credentialStatus: { id: 'did:example:status', type: 2 } }));
+    await expectRejected(
+      credentialOk({
+        '@context': context,
+        credentialStatus: { id: ['did:example:status:1', 'did:example:status:2'], type: 'CredentialStatusList2017' },
+      }),
+    );
+    await expectRejected(
+      credentialOk({
+        '@context': context,
+        credentialStatus: { type: 'CredentialStatusList2017', id: 'https ://not-a-url/statusList/4' },
+      }),
+    );
+    await expectRejected(
+      credentialOk({ '@context': context, credentialStatus: { id: 'did:example:status', type: 2 } }),
+    );
   });
   it('4.11 #1–#3: credentialSchema entries have a type and a URL id (never fetched)', async () => {
-    const schema = (n: number) => ({ type: 'https://example.org/#ExampleTestSuiteSchema', id: `did:example:schemas/${n}` });
+    const schema = (n: number) => ({
+      type: 'https://example.org/#ExampleTestSuiteSchema',
+      id: `did:example:schemas/${n}`,
+    });
     await expectIssued(credentialOk({ credentialSchema: schema(1) }));
     await expectIssued(credentialOk({ credentialSchema: [schema(1), schema(2)] }));
     await expectRejected(credentialOk({ credentialSchema: { id: 'did:example:schemas/1' } }));
     await expectRejected(credentialOk({ credentialSchema: { type: 'https://example.org/#ExampleTestSuiteSchema' } }));
-    await expectRejected(credentialOk({ credentialSchema: { type: 'https://example.org/#ExampleTestSuiteSchema', id: 'https ://not-a-url.org/cd28a5c0' } }));
+    await expectRejected(
+      credentialOk({
+        credentialSchema: {
+          type: 'https://example.org/#ExampleTestSuiteSchema',
+          id: 'https ://not-a-url.org/cd28a5c0',
+        },
+      }),
+    );
   });
   it('4.13 #1–#5: presentations, with an id, credentials or none, and a holder as a URL or an object', async () => {
     for (const vp of [
       presentationOk({ id: 'urn:uuid:9c9a36f8-518f-4976-a934-6649502d0008', verifiableCredential: undefined }),
       presentationOk(),
-      presentationOk({ verifiableCredential: [embedded({ validFrom: '2023-02-27T05:15:42Z' }), embedded({ validFrom: '2023-02-27T05:15:57Z', credentialSubject: { id: 'did:example:other-subject' } })] }),
+      presentationOk({
+        verifiableCredential: [
+          embedded({ validFrom: '2023-02-27T05:15:42Z' }),
+          embedded({ validFrom: '2023-02-27T05:15:57Z', credentialSubject: { id: 'did:example:other-subject' } }),
+        ],
+      }),
       presentationOk({ holder: suiteDid, verifiableCredential: [embedded()] }),
       presentationOk({ holder: { id: suiteDid }, verifiableCredential: [embedded()] }),
     ]) {
@@ -289,14 +479,25 @@ describe('W3C vc-data-model-2.0-test-suite (vc2.0)', () => {
     }
   });
 
-  const relatedBase = (relatedResource: unknown): Json => ({ '@context': [V2], type: ['VerifiableCredential'], credentialSubject: { name: 'Alice' }, relatedResource });
+  const relatedBase = (relatedResource: unknown): Json => ({
+    '@context': [V2],
+    type: ['VerifiableCredential'],
+    credentialSubject: { name: 'Alice' },
+    relatedResource,
+  });
   const SRI = 'sha384-l/HrjlBCNWyAX91hr6LFV2Y3heB5Tcr6IeE4/Tje8YyzYBM8IhqjHWiWpr8+ZbYU';
   const MULTIBASE = 'uWZVc7WaX1h4D8rJVb-vlMIqxaEKEb1tYbX8fet7JJzQ';
   it('5 #1: a context that redefines a protected term is an error', async () => {
-    await expectRejected(credentialOk({ '@context': [V2, { VerifiableCredential: 'https://example.org/#BadVerifiableCredential' }] }));
+    await expectRejected(
+      credentialOk({ '@context': [V2, { VerifiableCredential: 'https://example.org/#BadVerifiableCredential' }] }),
+    );
     await expectRejected(
       credentialOk({
-        '@context': [V2, { '@protected': true, ExampleVerifiableCredential: 'https://example.org/#ExampleVerifiableCredential' }, { ExampleVerifiableCredential: 'https://example.org/#ExampleBadVerifiableCredential' }],
+        '@context': [
+          V2,
+          { '@protected': true, ExampleVerifiableCredential: 'https://example.org/#ExampleVerifiableCredential' },
+          { ExampleVerifiableCredential: 'https://example.org/#ExampleBadVerifiableCredential' },
+        ],
         type: ['VerifiableCredential', 'ExampleVerifiableCredential'],
       }),
     );
@@ -307,20 +508,47 @@ describe('W3C vc-data-model-2.0-test-suite (vc2.0)', () => {
     await expectIssued(relatedBase([{ id: V2, mediaType: 'application/ld+json', digestSRI: SRI }]));
     await expectRejected(relatedBase([V2]));
     await expectRejected(relatedBase([{ digestMultibase: MULTIBASE }]));
-    await expectRejected(relatedBase([{ id: V2, digestSRI: SRI }, { id: V2, digestMultibase: MULTIBASE }]));
+    await expectRejected(
+      relatedBase([
+        { id: V2, digestSRI: SRI },
+        { id: V2, digestMultibase: MULTIBASE },
+      ]),
+    );
     await expectRejected(relatedBase([{ id: V2 }]));
     await expectRejected(relatedBase([{ id: V2, digestMultibase: 'uM4RgWQc3RUDtjJCSgTJtTfvpZ7SPEg_LNO0ESlovQC0' }]));
-    await expectRejected(relatedBase([{ id: V2, digestSRI: 'sha384-_rCVIV7fSXXTNIvpiq26jRDyj8JG8TDjij-tD0ewLk4JpnXEz6a5AeeY_1qQ0d0P' }]));
+    await expectRejected(
+      relatedBase([{ id: V2, digestSRI: 'sha384-_rCVIV7fSXXTNIvpiq26jRDyj8JG8TDjij-tD0ewLk4JpnXEz6a5AeeY_1qQ0d0P' }]),
+    );
   });
   it('5 #7–#11: refreshService, termsOfUse and evidence, one or several, each typed', async () => {
-    await expectIssued(credentialOk({ refreshService: { type: 'https://example.org/#ExampleTestSuiteRefreshService', id: 'did:example:refresh/1' } }));
-    await expectIssued(credentialOk({ refreshService: [2, 3].map((n) => ({ type: 'https://example.org/#ExampleTestSuiteRefreshService', id: `did:example:refresh/${n}` })) }));
+    await expectIssued(
+      credentialOk({
+        refreshService: { type: 'https://example.org/#ExampleTestSuiteRefreshService', id: 'did:example:refresh/1' },
+      }),
+    );
+    await expectIssued(
+      credentialOk({
+        refreshService: [2, 3].map((n) => ({
+          type: 'https://example.org/#ExampleTestSuiteRefreshService',
+          id: `did:example:refresh/${n}`,
+        })),
+      }),
+    );
     await expectRejected(credentialOk({ refreshService: { id: 'did:example:refresh/1' } }));
     const odrl = [V2, { OdrlPolicy2017: 'https://example.org/examples#OdrlPolicy2017' }];
-    await expectIssued(credentialOk({ '@context': odrl, termsOfUse: [{ type: 'OdrlPolicy2017' }, { type: 'OdrlPolicy2017' }] }));
+    await expectIssued(
+      credentialOk({ '@context': odrl, termsOfUse: [{ type: 'OdrlPolicy2017' }, { type: 'OdrlPolicy2017' }] }),
+    );
     await expectRejected(credentialOk({ termsOfUse: { id: 'did:example:terms/1' } }));
-    await expectIssued(credentialOk({ '@context': odrl, termsOfUse: { type: 'OdrlPolicy2017', id: 'did:example:terms/1' } }));
-    await expectIssued(credentialOk({ '@context': [V2, { DocumentVerification2018: 'https://example.org/examples#DocumentVerification2018' }], evidence: [{ type: 'DocumentVerification2018' }, { type: 'DocumentVerification2018' }] }));
+    await expectIssued(
+      credentialOk({ '@context': odrl, termsOfUse: { type: 'OdrlPolicy2017', id: 'did:example:terms/1' } }),
+    );
+    await expectIssued(
+      credentialOk({
+        '@context': [V2, { DocumentVerification2018: 'https://example.org/examples#DocumentVerification2018' }],
+        evidence: [{ type: 'DocumentVerification2018' }, { type: 'DocumentVerification2018' }],
+      }),
+    );
   });
 });
 
@@ -332,13 +560,20 @@ describe('W3C vc-bitstring-status-list-test-suite (BitstringStatusList)', () => 
   let entries: Json[];
   let lists: Json[];
   beforeAll(async () => {
-    issuedVc = await expectIssued({ '@context': [V2], type: ['VerifiableCredential'], credentialSubject: { id: 'did:key:z6MkhTNL7i2etLerDK8Acz5t528giE5KA4p75T6ka1E1D74r' }, id: `urn:uuid:${crypto.randomUUID()}` });
+    issuedVc = await expectIssued({
+      '@context': [V2],
+      type: ['VerifiableCredential'],
+      credentialSubject: { id: 'did:key:z6MkhTNL7i2etLerDK8Acz5t528giE5KA4p75T6ka1E1D74r' },
+      id: `urn:uuid:${crypto.randomUUID()}`,
+    });
     const status = issuedVc.credentialStatus;
     entries = (Array.isArray(status) ? status : [status]) as Json[];
     // documentLoader.js: a plain GET with http-client's Accept, parsed only when the type says json.
     lists = await Promise.all(
       entries.map(async (entry) => {
-        const res = await fetch(entry.statusListCredential as string, { headers: { accept: 'application/ld+json, application/json' } });
+        const res = await fetch(entry.statusListCredential as string, {
+          headers: { accept: 'application/ld+json, application/json' },
+        });
         expect(res.headers.get('content-type')).toMatch(/json/);
         return (await res.json()) as Json;
       }),
@@ -367,7 +602,9 @@ describe('W3C vc-bitstring-status-list-test-suite (BitstringStatusList)', () => 
   });
   it('data model #8–#13: no statusSize of 1 (the suite reads 1 as a failure), no statusMessage on 1-bit entries', () => {
     for (const entry of entries) {
-      expect(entry.statusSize === undefined || (Number.isInteger(entry.statusSize) && (entry.statusSize as number) > 1)).toBe(true);
+      expect(
+        entry.statusSize === undefined || (Number.isInteger(entry.statusSize) && (entry.statusSize as number) > 1),
+      ).toBe(true);
       expect(entry.statusMessage).toBeUndefined();
     }
   });
@@ -383,7 +620,16 @@ describe('W3C vc-bitstring-status-list-test-suite (BitstringStatusList)', () => 
     }
   });
   it('algorithms: a malformed value (an undefined statusEntry property) is refused at issuance', async () => {
-    await expectRejected({ '@context': [V2], type: ['VerifiableCredential'], credentialSubject: { id: 'did:example:subject' }, statusEntry: { type: 'BitstringStatusListEntry', statusListIndex: true, statusListCredential: 'https://example.com' } });
+    await expectRejected({
+      '@context': [V2],
+      type: ['VerifiableCredential'],
+      credentialSubject: { id: 'did:example:subject' },
+      statusEntry: {
+        type: 'BitstringStatusListEntry',
+        statusListIndex: true,
+        statusListCredential: 'https://example.com',
+      },
+    });
   });
   it('algorithms: validate and expand — the issued credential verifies, with or without options', async () => {
     expect(rejected(await verifyVc(issuedVc, { checks: ['proof', 'credentialStatus'] }))).toBe(false);
@@ -398,7 +644,14 @@ describe('W3C vc-bitstring-status-list-test-suite (BitstringStatusList)', () => 
 describe('W3C vc-di-eddsa-test-suite (eddsa-rdfc-2022)', () => {
   let signed: Json;
   beforeAll(async () => {
-    signed = await expectIssued(credentialOk({ id: `urn:uuid:${crypto.randomUUID()}`, '@context': [V2, EXAMPLES], credentialSubject: { id: 'did:example:subject', name: 'Alice' } }), { cryptosuite: RDFC });
+    signed = await expectIssued(
+      credentialOk({
+        id: `urn:uuid:${crypto.randomUUID()}`,
+        '@context': [V2, EXAMPLES],
+        credentialSubject: { id: 'did:example:subject', name: 'Alice' },
+      }),
+      { cryptosuite: RDFC },
+    );
   });
 
   it('issuer: a DataIntegrityProof, eddsa-rdfc-2022, a 64-byte base58btc proofValue, a did:key Multikey verification method', async () => {
@@ -416,7 +669,14 @@ describe('W3C vc-di-eddsa-test-suite (eddsa-rdfc-2022)', () => {
     // The same credential signed with JCS by a key of its issuer: valid as eddsa-jcs-2022 only.
     // (Without our status entry: a list of this issuer does not vouch for another issuer's credential.)
     const { proof: _proof, credentialStatus: _status, ...unsigned } = signed;
-    const jcsSigned = (await createProof({ ...unsigned, issuer: suiteDid }, { signer: suiteIdentity.signer, verificationMethod: suiteIdentity.verificationMethod, proofPurpose: 'assertionMethod' })) as Json;
+    const jcsSigned = (await createProof(
+      { ...unsigned, issuer: suiteDid },
+      {
+        signer: suiteIdentity.signer,
+        verificationMethod: suiteIdentity.verificationMethod,
+        proofPurpose: 'assertionMethod',
+      },
+    )) as Json;
     expect(rejected(await verifyVc(jcsSigned))).toBe(false);
     const mutations: Array<[string, Json, Json?]> = [
       ['no proof', { ...signed, proof: undefined }],
@@ -429,16 +689,28 @@ describe('W3C vc-di-eddsa-test-suite (eddsa-rdfc-2022)', () => {
       ['another proofPurpose than expected', signed, { expectedProofPurpose: 'authentication', challenge: 'c' }],
       ['no proofValue', { ...signed, proof: { ...proof, proofValue: undefined } }],
       ['proofValue null', { ...signed, proof: { ...proof, proofValue: null } }],
-      ['proofValue without its multibase header', { ...signed, proof: { ...proof, proofValue: (proof.proofValue as string).slice(1) } }],
-      ['a signature 32 bytes too long', { ...signed, proof: { ...proof, proofValue: `${proof.proofValue as string}${'1'.repeat(44)}` } }],
+      [
+        'proofValue without its multibase header',
+        { ...signed, proof: { ...proof, proofValue: (proof.proofValue as string).slice(1) } },
+      ],
+      [
+        'a signature 32 bytes too long',
+        { ...signed, proof: { ...proof, proofValue: `${proof.proofValue as string}${'1'.repeat(44)}` } },
+      ],
       ['an unknown cryptosuite', { ...signed, proof: { ...proof, cryptosuite: 'eddsa-2022' } }],
       ['created not a dateTime', { ...signed, proof: { ...proof, created: 'yesterday' } }],
       ['a changed claim', { ...signed, credentialSubject: { id: 'did:example:subject', name: 'Mallory' } }],
-      ['an undefined term', { ...signed, credentialSubject: { id: 'did:example:subject', name: 'Alice' }, undefinedTerm: 1 }],
+      [
+        'an undefined term',
+        { ...signed, credentialSubject: { id: 'did:example:subject', name: 'Alice' }, undefinedTerm: 1 },
+      ],
       ['a domain it was not made for', signed, { domain: 'other.example' }],
       ['a challenge it was not made for', signed, { challenge: 'another' }],
     ];
-    mutations.push(['a JCS signature labelled eddsa-rdfc-2022', { ...jcsSigned, proof: { ...(jcsSigned.proof as Json), cryptosuite: RDFC } }]);
+    mutations.push([
+      'a JCS signature labelled eddsa-rdfc-2022',
+      { ...jcsSigned, proof: { ...(jcsSigned.proof as Json), cryptosuite: RDFC } },
+    ]);
     for (const [name, vc, options] of mutations) {
       const res = await verifyVc(JSON.parse(JSON.stringify(vc)), { checks: ['proof'], ...options });
       expect(rejected(res), name).toBe(true);

@@ -2,7 +2,17 @@
 // (reported, never overwritten), private permissions, and concurrent writers: in one process
 // (one or several store objects on a file), in several processes, and after a crashed writer.
 import { execFile, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -63,7 +73,10 @@ describe('file credential store', () => {
       ['torn write', '{"version": 1, "credentials": [{"id": '],
       ['not an object', '[]'],
       ['another version', JSON.stringify({ version: 2, credentials: [] })],
-      ['invalid entry', JSON.stringify({ version: 1, credentials: [{ ...good, credentialSubject: { id: 'not a did' } }] })],
+      [
+        'invalid entry',
+        JSON.stringify({ version: 1, credentials: [{ ...good, credentialSubject: { id: 'not a did' } }] }),
+      ],
       ['duplicate ids', JSON.stringify({ version: 1, credentials: [good, good] })],
       ['unsafe key', `{"version": 1, "credentials": [], "__proto__": {}}`],
     ];
@@ -78,10 +91,14 @@ describe('file credential store', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'elsewhere.json'), JSON.stringify({ version: 1, credentials: [] }));
     symlinkSync(join(dir, 'elsewhere.json'), join(dir, 'credentials.json'));
-    await expect(createFileCredentialStore({ path: join(dir, 'credentials.json') }).list()).rejects.toEqual(code('CREDENTIAL_STORE_CORRUPT'));
+    await expect(createFileCredentialStore({ path: join(dir, 'credentials.json') }).list()).rejects.toEqual(
+      code('CREDENTIAL_STORE_CORRUPT'),
+    );
     const big = join(tempDir(), 'credentials.json');
     writeFileSync(big, JSON.stringify({ version: 1, credentials: [good] }));
-    await expect(createFileCredentialStore({ path: big, maxFileBytes: 256 }).list()).rejects.toEqual(code('CREDENTIAL_STORE_CORRUPT'));
+    await expect(createFileCredentialStore({ path: big, maxFileBytes: 256 }).list()).rejects.toEqual(
+      code('CREDENTIAL_STORE_CORRUPT'),
+    );
   });
 
   it('CREDENTIAL_INVALID, CREDENTIAL_CONFLICT and CREDENTIAL_STORE_FULL, as in the other stores', async () => {
@@ -110,8 +127,15 @@ describe('file credential store', () => {
     expect((await stores[0]!.list()).map((c) => c.id)).toEqual(many.map((c) => c.id).sort());
     // Deletes race too: each removes exactly its own credential, once.
     const gone = many.slice(0, 10);
-    expect(await Promise.all(gone.map((c, i) => stores[i % stores.length]!.delete(c.id)))).toEqual(gone.map(() => true));
-    expect((await stores[1]!.list()).map((c) => c.id)).toEqual(many.slice(10).map((c) => c.id).sort());
+    expect(await Promise.all(gone.map((c, i) => stores[i % stores.length]!.delete(c.id)))).toEqual(
+      gone.map(() => true),
+    );
+    expect((await stores[1]!.list()).map((c) => c.id)).toEqual(
+      many
+        .slice(10)
+        .map((c) => c.id)
+        .sort(),
+    );
     // No lock or temporary file left behind.
     expect(readdirSync(real)).toEqual(['credentials.json']);
   });
@@ -149,14 +173,29 @@ describe('file credential store', () => {
     const startAt = Date.now() + 3000;
     const run = promisify(execFile);
     const module = resolve('wallet/client/credential-store-file.ts');
-    await Promise.all(inputs.map((input) => run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', child, module, path, input, String(startAt)])));
+    await Promise.all(
+      inputs.map((input) =>
+        run(process.execPath, [
+          '--import',
+          'tsx',
+          '--input-type=module',
+          '-e',
+          child,
+          module,
+          path,
+          input,
+          String(startAt),
+        ]),
+      ),
+    );
     expect((await createFileCredentialStore({ path }).list()).map((c) => c.id)).toEqual(many.map((c) => c.id).sort());
     expect(readdirSync(join(dir, 'wallet'))).toEqual(['credentials.json']);
   });
 
   it('breaks a stale lock (dead owner on this host, our pid but not held, or too old) and waits for a live one', async () => {
     const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
-    const lock = (owner: object | string) => (typeof owner === 'string' ? owner : JSON.stringify({ thread: threadId, host: hostname(), nonce: 'n', ...owner }));
+    const lock = (owner: object | string) =>
+      typeof owner === 'string' ? owner : JSON.stringify({ thread: threadId, host: hostname(), nonce: 'n', ...owner });
     const old = (Date.now() - LOCK_STALE_MS - 60_000) / 1000;
     const cases: Array<[string, string, boolean]> = [
       ['a dead process on this host', lock({ pid: deadPid }), false],
@@ -174,7 +213,10 @@ describe('file credential store', () => {
       const store = createFileCredentialStore({ path: join(dir, 'credentials.json') });
       const c = await credential();
       await store.put(c);
-      expect((await store.list()).map((x) => x.id), why).toEqual([c.id]);
+      expect(
+        (await store.list()).map((x) => x.id),
+        why,
+      ).toEqual([c.id]);
       expect(readdirSync(dir), why).toEqual(['credentials.json']);
     }
     // A fresh lock of a live process is waited for, then the put goes through.

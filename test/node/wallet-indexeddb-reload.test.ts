@@ -80,7 +80,9 @@ function walletPage(): Plugin {
       server.middlewares.use((req, res, next) => {
         if (req.url !== PAGE) return next();
         res.setHeader('content-type', 'text/html');
-        res.end(`<!doctype html><meta charset="utf-8"><title>wallet reload</title><script type="module" src="${ENTRY}"></script>`);
+        res.end(
+          `<!doctype html><meta charset="utf-8"><title>wallet reload</title><script type="module" src="${ENTRY}"></script>`,
+        );
       });
     },
   };
@@ -116,7 +118,16 @@ beforeAll(async () => {
   pageUrl = `http://127.0.0.1:${address.port}${PAGE}`;
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--headless',
+      '--disable-gpu',
+      '--disable-quic',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }, 60_000);
 
@@ -138,7 +149,13 @@ describe('browser wallet on IndexedDB', () => {
     await page.goto(pageUrl);
     await ready(page);
     const name = `wallet-${Date.now()}`;
-    const before = (await page.evaluate((n) => window.walletTest.create(n), name)) as { did: string; publicKeyMultibase: string; signature: string; credentialId: string; extractable: boolean };
+    const before = (await page.evaluate((n) => window.walletTest.create(n), name)) as {
+      did: string;
+      publicKeyMultibase: string;
+      signature: string;
+      credentialId: string;
+      extractable: boolean;
+    };
     expect(before.did).toMatch(/^did:key:z6Mk/);
     expect(before.extractable).toBe(false); // a non-extractable WebCrypto key
 

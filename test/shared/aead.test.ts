@@ -1,7 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { base64urlToBytes, bytesToBase64url, decrypt, encrypt, parseAeadEnvelope, type AeadEnvelope } from '../../wallet/crypto/aead.ts';
+import {
+  base64urlToBytes,
+  bytesToBase64url,
+  decrypt,
+  encrypt,
+  parseAeadEnvelope,
+  type AeadEnvelope,
+} from '../../wallet/crypto/aead.ts';
 import { bytesToHex, hexToBytes, utf8ToBytes } from '../../wallet/crypto/bytes.ts';
-import { createPassphraseKey, derivePassphraseKey, assertScryptCost, SCRYPT_DEFAULT_COST, type ScryptParams } from '../../wallet/crypto/kdf.ts';
+import {
+  createPassphraseKey,
+  derivePassphraseKey,
+  assertScryptCost,
+  SCRYPT_DEFAULT_COST,
+  type ScryptParams,
+} from '../../wallet/crypto/kdf.ts';
 
 const code = (c: string) => expect.objectContaining({ code: c });
 const key = hexToBytes('000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f');
@@ -12,7 +25,8 @@ const otherKey = hexToBytes('ff0102030405060708090a0b0c0d0e0f1011121314151617181
 const GCM_TC16 = {
   key: hexToBytes('feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308'),
   aad: hexToBytes('feedfacedeadbeeffeedfacedeadbeefabaddad2'),
-  plaintext: 'd9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39',
+  plaintext:
+    'd9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39',
   envelope: {
     v: 1,
     alg: 'A256GCM',
@@ -62,7 +76,11 @@ describe('aead (AES-256-GCM envelope)', () => {
     const envelope = await encrypt(key, utf8ToBytes('secret plaintext'), utf8ToBytes('record-1'));
     // Each outcome is caught as the attempt starts: awaited one by one, a later attempt could
     // reject before its handler is attached, which Node reports as an unhandled rejection.
-    const outcome = (attempt: Promise<Uint8Array>) => attempt.then(() => undefined, (e: unknown) => e);
+    const outcome = (attempt: Promise<Uint8Array>) =>
+      attempt.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     const errors = await Promise.all([
       outcome(decrypt(otherKey, envelope, utf8ToBytes('record-1'))),
       outcome(decrypt(key, envelope, utf8ToBytes('record-2'))),
@@ -71,7 +89,8 @@ describe('aead (AES-256-GCM envelope)', () => {
       outcome(decrypt(key, tamper(envelope, 'ct', 16 + 15), utf8ToBytes('record-1'))), // last tag byte
       outcome(decrypt(key, tamper(envelope, 'iv', 11), utf8ToBytes('record-1'))),
     ]);
-    for (const error of errors) expect(error).toMatchObject({ name: 'AeadError', code: 'DECRYPTION_FAILED', message: 'decryption failed' });
+    for (const error of errors)
+      expect(error).toMatchObject({ name: 'AeadError', code: 'DECRYPTION_FAILED', message: 'decryption failed' });
   });
 
   it('does not let the caller change the plaintext while encryption is in flight', async () => {
@@ -120,12 +139,22 @@ const FAST = { N: 2 ** 10, r: 8, p: 1 };
 
 describe('kdf (scrypt)', () => {
   it('matches an independent scrypt (OpenSSL via node:crypto, N=1024 r=8 p=1)', async () => {
-    const params: ScryptParams = { alg: 'scrypt', ...FAST, salt: bytesToBase64url(hexToBytes('000102030405060708090a0b0c0d0e0f')) };
-    expect(bytesToHex(await derivePassphraseKey('correct horse battery staple', params))).toBe('9a9f74cc441de571a18c4bf8580ad51f86745d14b39065ad24ad92fc05c99515');
+    const params: ScryptParams = {
+      alg: 'scrypt',
+      ...FAST,
+      salt: bytesToBase64url(hexToBytes('000102030405060708090a0b0c0d0e0f')),
+    };
+    expect(bytesToHex(await derivePassphraseKey('correct horse battery staple', params))).toBe(
+      '9a9f74cc441de571a18c4bf8580ad51f86745d14b39065ad24ad92fc05c99515',
+    );
   });
 
   it('normalizes passphrases to NFC, so composed and decomposed accents unlock the same key', async () => {
-    const params: ScryptParams = { alg: 'scrypt', ...FAST, salt: bytesToBase64url(hexToBytes('000102030405060708090a0b0c0d0e0f')) };
+    const params: ScryptParams = {
+      alg: 'scrypt',
+      ...FAST,
+      salt: bytesToBase64url(hexToBytes('000102030405060708090a0b0c0d0e0f')),
+    };
     const expected = '2b759c87a7ae5ed4800d0f9ae4ffa8f72d2f3b2eb115c5f1b333ab04c5e42bcf'; // scrypt("caf\u00e9")
     expect(bytesToHex(await derivePassphraseKey('caf\u00e9', params))).toBe(expected);
     expect(bytesToHex(await derivePassphraseKey('cafe\u0301', params))).toBe(expected);
@@ -170,7 +199,9 @@ describe('kdf (scrypt)', () => {
     for (const params of bad) {
       await expect(derivePassphraseKey('passphrase', params)).rejects.toThrow(code('KDF_PARAMS_INVALID'));
     }
-    await expect(createPassphraseKey('passphrase', { N: 2 ** 30, r: 8, p: 1 })).rejects.toThrow(code('KDF_PARAMS_INVALID'));
+    await expect(createPassphraseKey('passphrase', { N: 2 ** 30, r: 8, p: 1 })).rejects.toThrow(
+      code('KDF_PARAMS_INVALID'),
+    );
     expect(() => assertScryptCost({ N: 2 ** 20, r: 1, p: 1 })).not.toThrow();
     // Below 1 MiB of memory a guess costs well under a millisecond: a typo must not get there.
     expect(() => assertScryptCost({ N: 2 ** 10, r: 1, p: 1 })).toThrow(code('KDF_PARAMS_INVALID'));

@@ -34,13 +34,21 @@ function clock(start = Date.UTC(2025, 0, 1)): { now: () => number; advance: (ms:
 describe('createCachedResolver', () => {
   it('coalesces 100 concurrent resolutions of one did:web into one fetch', async () => {
     const did = `did:web:${hostId}:${run}:popular`;
-    await fetch(`${base}/host/${run}/popular/did.json`, { method: 'PUT', body: JSON.stringify({ id: did }), headers: { 'content-type': 'application/json' } });
-    const cached = createCachedResolver(createResolver({ methods: { web: createWebResolver({ allowHttpLoopback: true }) } }));
+    await fetch(`${base}/host/${run}/popular/did.json`, {
+      method: 'PUT',
+      body: JSON.stringify({ id: did }),
+      headers: { 'content-type': 'application/json' },
+    });
+    const cached = createCachedResolver(
+      createResolver({ methods: { web: createWebResolver({ allowHttpLoopback: true }) } }),
+    );
     const results = await Promise.all(Array.from({ length: 100 }, () => cached.resolve(did)));
     expect(results.every((r) => r.didDocument?.id === did)).toBe(true);
     const again = await cached.resolve(did);
     expect(again.didResolutionMetadata.cached).toBe(true);
-    const { hits } = (await (await fetch(`${base}/hits?path=${encodeURIComponent(`/${run}/popular/did.json`)}`)).json()) as { hits: number };
+    const { hits } = (await (
+      await fetch(`${base}/hits?path=${encodeURIComponent(`/${run}/popular/did.json`)}`)
+    ).json()) as { hits: number };
     expect(hits).toBe(1);
   });
 
@@ -49,10 +57,18 @@ describe('createCachedResolver', () => {
     const inner = countingResolver({ 'did:ex:a': {} });
     const cached = createCachedResolver(inner, { ttlMs: 1000, now: c.now });
     const first = await cached.resolve('did:ex:a');
-    expect(first.didResolutionMetadata).toMatchObject({ cached: false, ageMs: 0, retrieved: new Date(c.now()).toISOString() });
+    expect(first.didResolutionMetadata).toMatchObject({
+      cached: false,
+      ageMs: 0,
+      retrieved: new Date(c.now()).toISOString(),
+    });
     c.advance(999);
     const second = await cached.resolve('did:ex:a#key-1'); // DID URLs share their DID's entry
-    expect(second.didResolutionMetadata).toMatchObject({ cached: true, ageMs: 999, retrieved: first.didResolutionMetadata.retrieved });
+    expect(second.didResolutionMetadata).toMatchObject({
+      cached: true,
+      ageMs: 999,
+      retrieved: first.didResolutionMetadata.retrieved,
+    });
     expect(inner.calls).toEqual(['did:ex:a']);
     c.advance(1);
     const third = await cached.resolve('did:ex:a');
@@ -83,7 +99,10 @@ describe('createCachedResolver', () => {
     const cached = createCachedResolver(inner, { ttlMs: 60_000, negativeTtlMs: 100, now: c.now });
     expect((await cached.resolve('did:ex:gone')).didResolutionMetadata.error).toBe('notFound');
     c.advance(99);
-    expect((await cached.resolve('did:ex:gone')).didResolutionMetadata).toMatchObject({ error: 'notFound', cached: true });
+    expect((await cached.resolve('did:ex:gone')).didResolutionMetadata).toMatchObject({
+      error: 'notFound',
+      cached: true,
+    });
     c.advance(1);
     await cached.resolve('did:ex:gone');
     expect(inner.calls).toHaveLength(2);
@@ -108,7 +127,9 @@ describe('createCachedResolver', () => {
   });
 
   it('keeps reporting a deactivated DID as deactivated from the cache', async () => {
-    const inner = countingResolver({ 'did:ex:old': { didDocumentMetadata: { deactivated: true, updated: '2025-01-01T00:00:00Z' } } });
+    const inner = countingResolver({
+      'did:ex:old': { didDocumentMetadata: { deactivated: true, updated: '2025-01-01T00:00:00Z' } },
+    });
     const cached = createCachedResolver(inner);
     await cached.resolve('did:ex:old');
     const hit = await cached.resolve('did:ex:old');
@@ -131,7 +152,9 @@ describe('createCachedResolver', () => {
   });
 
   it('hands out frozen documents, so one caller cannot change what the next is told', async () => {
-    const inner = countingResolver({ 'did:ex:a': { didDocument: { id: 'did:ex:a', alsoKnownAs: ['https://a.example'] } } });
+    const inner = countingResolver({
+      'did:ex:a': { didDocument: { id: 'did:ex:a', alsoKnownAs: ['https://a.example'] } },
+    });
     const cached = createCachedResolver(inner);
     const first = await cached.resolve('did:ex:a');
     expect(() => first.didDocument?.alsoKnownAs?.push('https://evil.example')).toThrow(TypeError);
@@ -182,14 +205,27 @@ describe('createCachedResolver', () => {
     const inner: Resolvable = {
       async resolve(did, resolveOptions = {}) {
         options.push({ ...resolveOptions });
-        if (resolveOptions.noCache === true) return { didDocument: { id: did, alsoKnownAs: ['newer'] }, didDocumentMetadata: {}, didResolutionMetadata: {} };
-        return { didDocument: { id: did }, didDocumentMetadata: {}, didResolutionMetadata: { ageMs: 120_000, cached: true } };
+        if (resolveOptions.noCache === true)
+          return {
+            didDocument: { id: did, alsoKnownAs: ['newer'] },
+            didDocumentMetadata: {},
+            didResolutionMetadata: {},
+          };
+        return {
+          didDocument: { id: did },
+          didDocumentMetadata: {},
+          didResolutionMetadata: { ageMs: 120_000, cached: true },
+        };
       },
     };
     const cached = createCachedResolver(inner, { now: c.now });
     const first = await cached.resolve('did:ex:inner');
     // Cached, as its inner cache said: a key it lacks is worth a refresh (isStaleMiss).
-    expect(first.didResolutionMetadata).toMatchObject({ ageMs: 120_000, retrieved: new Date(c.now() - 120_000).toISOString(), cached: true });
+    expect(first.didResolutionMetadata).toMatchObject({
+      ageMs: 120_000,
+      retrieved: new Date(c.now() - 120_000).toISOString(),
+      cached: true,
+    });
     // Two minutes old is past the 30 s cooldown, although this cache got it just now.
     const refreshed = await cached.refresh('did:ex:inner#key-2');
     expect(refreshed.didDocument?.alsoKnownAs).toEqual(['newer']);
@@ -197,7 +233,16 @@ describe('createCachedResolver', () => {
     expect(options).toEqual([{}, { noCache: true }]);
     // A nonsensical age from the inner resolver counts as fresh.
     for (const ageMs of [-5, Number.NaN, Number.POSITIVE_INFINITY, 1e16, '60000']) {
-      const odd = createCachedResolver({ resolve: async (did) => ({ didDocument: { id: did }, didDocumentMetadata: {}, didResolutionMetadata: { ageMs } as DidResolutionResult['didResolutionMetadata'] }) }, { now: c.now });
+      const odd = createCachedResolver(
+        {
+          resolve: async (did) => ({
+            didDocument: { id: did },
+            didDocumentMetadata: {},
+            didResolutionMetadata: { ageMs } as DidResolutionResult['didResolutionMetadata'],
+          }),
+        },
+        { now: c.now },
+      );
       expect((await odd.resolve('did:ex:odd')).didResolutionMetadata.ageMs).toBe(0);
     }
   });
@@ -224,8 +269,16 @@ describe('createCachedResolver', () => {
     const inner: Resolvable = {
       resolve: (_did, resolveOptions = {}) => new Promise((answer) => asked.push({ ...resolveOptions, answer })),
     };
-    const good = (tag: string): DidResolutionResult => ({ didDocument: { id: 'did:ex:k', alsoKnownAs: [tag] }, didDocumentMetadata: {}, didResolutionMetadata: {} });
-    const down: DidResolutionResult = { didDocument: null, didDocumentMetadata: {}, didResolutionMetadata: { error: 'internalError' } };
+    const good = (tag: string): DidResolutionResult => ({
+      didDocument: { id: 'did:ex:k', alsoKnownAs: [tag] },
+      didDocumentMetadata: {},
+      didResolutionMetadata: {},
+    });
+    const down: DidResolutionResult = {
+      didDocument: null,
+      didDocumentMetadata: {},
+      didResolutionMetadata: { error: 'internalError' },
+    };
     const settle = async () => {
       for (let i = 0; i < 5; i++) await Promise.resolve();
     };
@@ -269,8 +322,17 @@ describe('createCachedResolver', () => {
   it('has the documented defaults and throws INVALID_OPTIONS for nonsense', () => {
     expect(DID_CACHE_DEFAULTS).toEqual({ ttlMs: 300_000, max: 1000, negativeTtlMs: 30_000, refreshCooldownMs: 30_000 });
     const inner = countingResolver({});
-    for (const options of [{ ttlMs: 0 }, { max: 0 }, { negativeTtlMs: -1 }, { ttlMs: Number.NaN }, { max: 1.5 }, { refreshCooldownMs: -1 }]) {
-      expect(() => createCachedResolver(inner, options), JSON.stringify(options)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+    for (const options of [
+      { ttlMs: 0 },
+      { max: 0 },
+      { negativeTtlMs: -1 },
+      { ttlMs: Number.NaN },
+      { max: 1.5 },
+      { refreshCooldownMs: -1 },
+    ]) {
+      expect(() => createCachedResolver(inner, options), JSON.stringify(options)).toThrow(
+        expect.objectContaining({ code: 'INVALID_OPTIONS' }),
+      );
     }
   });
 });

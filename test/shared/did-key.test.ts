@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import vectors from '@vectors/did-key/ed25519-x25519.json';
 import { hexToBytes } from '../../wallet/crypto/bytes.ts';
 import { getPublicKey } from '../../wallet/crypto/ed25519.ts';
-import { decodeBase58btc, decodeBase64url, encodeBase58btc, encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
+import {
+  decodeBase58btc,
+  decodeBase64url,
+  encodeBase58btc,
+  encodePublicKeyMultibase,
+} from '../../wallet/crypto/multikey.ts';
 import {
   createResolver,
   didKeyDocument,
@@ -75,7 +80,11 @@ describe('did:key (did:key v0.7, Ed25519)', () => {
     expect(x25519).toMatch(/^did:key:z6LS/);
     const secp256k1 = 'did:key:zQ3shokFTS3brHcDQrn82RUDfCZESWL1ZdCEJwekUDPQiYBme';
     const p256 = 'did:key:zDnaerDaTF5BXEavCrfRZEk316dpbLsfPDZ3WJ5hRTPFU2169';
-    for (const [did, name] of [[x25519, 'x25519-pub'], [secp256k1, 'secp256k1-pub'], [p256, 'p256-pub']] as const) {
+    for (const [did, name] of [
+      [x25519, 'x25519-pub'],
+      [secp256k1, 'secp256k1-pub'],
+      [p256, 'p256-pub'],
+    ] as const) {
       const result = await resolver.resolve(did);
       expect(result.didDocument).toBeNull();
       expect(result.didResolutionMetadata.error).toBe('invalidPublicKeyType');
@@ -97,19 +106,39 @@ describe('did:key (did:key v0.7, Ed25519)', () => {
     expect(result.didDocument).toBeNull();
     // y = p (2^255 - 19) is a non-canonical encoding of y = 0
     const nonCanonical = Uint8Array.from({ length: 32 }, (_, i) => (i === 0 ? 0xed : i === 31 ? 0x7f : 0xff));
-    expect((await resolver.resolve(`did:key:${encodePublicKeyMultibase(nonCanonical)}`)).didResolutionMetadata.error).toBe('invalidPublicKey');
+    expect(
+      (await resolver.resolve(`did:key:${encodePublicKeyMultibase(nonCanonical)}`)).didResolutionMetadata.error,
+    ).toBe('invalidPublicKey');
     expect(() => didKeyFromPublicKey(SMALL_ORDER_KEY)).toThrow(expect.objectContaining({ code: 'INVALID_PUBLIC_KEY' }));
-    expect(() => didKeyFromPublicKey(new Uint8Array(31))).toThrow(expect.objectContaining({ code: 'INVALID_PUBLIC_KEY' }));
+    expect(() => didKeyFromPublicKey(new Uint8Array(31))).toThrow(
+      expect.objectContaining({ code: 'INVALID_PUBLIC_KEY' }),
+    );
   });
 
   it('reports malformed did:keys as invalidDid, never crashing', async () => {
-    for (const did of ['did:key:6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp', 'did:key:z0OIl', 'did:key:z', 'did:key:', 'did:key:1:z6Mk', 'not a did']) {
+    for (const did of [
+      'did:key:6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp',
+      'did:key:z0OIl',
+      'did:key:z',
+      'did:key:',
+      'did:key:1:z6Mk',
+      'not a did',
+    ]) {
       const result = await resolver.resolve(did);
       expect(result.didResolutionMetadata.error, did).toBe('invalidDid');
       expect(result.didDocument).toBeNull();
     }
     // the method resolver on its own, called with a foreign DID
-    expect((await resolveDidKey('did:web:example.com', { did: 'did:web:example.com', didUrl: 'did:web:example.com', method: 'web', id: 'example.com' }, resolver, {})).didResolutionMetadata.error).toBe('invalidDid');
+    expect(
+      (
+        await resolveDidKey(
+          'did:web:example.com',
+          { did: 'did:web:example.com', didUrl: 'did:web:example.com', method: 'web', id: 'example.com' },
+          resolver,
+          {},
+        )
+      ).didResolutionMetadata.error,
+    ).toBe('invalidDid');
   });
 
   it('throws INVALID_DID from the helpers for anything that is not a bare did:key', () => {

@@ -3,7 +3,13 @@ import canonicalize from 'canonicalize';
 import { hexToBytes, utf8ToBytes } from '../../wallet/crypto/bytes.ts';
 import { seedSigner, verify, type Signer } from '../../wallet/crypto/ed25519.ts';
 import { decodeBase58btc, encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
-import { createKeyResolver, createResolver, resolveDidKey, type DidDocument, type MethodResolver } from '../../wallet/did/index.ts';
+import {
+  createKeyResolver,
+  createResolver,
+  resolveDidKey,
+  type DidDocument,
+  type MethodResolver,
+} from '../../wallet/did/index.ts';
 import {
   createLedgerMessage,
   createLedgerResolver,
@@ -43,12 +49,19 @@ function documentFor(did: string, extraKey?: Signer): DidDocument {
   const doc: DidDocument = {
     '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'],
     id: did,
-    verificationMethod: [{ id: vmId, type: 'Multikey', controller: did, publicKeyMultibase: encodePublicKeyMultibase(root.publicKey) }],
+    verificationMethod: [
+      { id: vmId, type: 'Multikey', controller: did, publicKeyMultibase: encodePublicKeyMultibase(root.publicKey) },
+    ],
     assertionMethod: [vmId],
     capabilityInvocation: [vmId],
   };
   if (extraKey) {
-    doc.verificationMethod?.push({ id: `${did}#delegate`, type: 'Multikey', controller: did, publicKeyMultibase: encodePublicKeyMultibase(extraKey.publicKey) });
+    doc.verificationMethod?.push({
+      id: `${did}#delegate`,
+      type: 'Multikey',
+      controller: did,
+      publicKeyMultibase: encodePublicKeyMultibase(extraKey.publicKey),
+    });
     doc.capabilityInvocation?.push('#delegate');
   }
   return doc;
@@ -65,7 +78,12 @@ function entry(message: LedgerMessage | string, sequence: number): MirrorEntry {
 }
 
 /** Publishes one mirror page; path defaults to the topic's first page. */
-async function publishPage(topicId: string, messages: MirrorEntry[], next: string | null = null, path = `${mirrorPath}/api/v1/topics/${topicId}/messages`): Promise<void> {
+async function publishPage(
+  topicId: string,
+  messages: MirrorEntry[],
+  next: string | null = null,
+  path = `${mirrorPath}/api/v1/topics/${topicId}/messages`,
+): Promise<void> {
   const response = await fetch(`${base}/host${path}`, {
     method: 'PUT',
     body: JSON.stringify({ messages, links: { next } }),
@@ -74,14 +92,24 @@ async function publishPage(topicId: string, messages: MirrorEntry[], next: strin
   expect(response.status).toBe(204);
 }
 
-function message(operation: 'create' | 'update' | 'deactivate', did: string, n: number, signer: Signer = root, document?: DidDocument): Promise<LedgerMessage> {
-  return createLedgerMessage({ operation, did, timestamp: at(n), signer, document: operation === 'deactivate' ? undefined : (document ?? documentFor(did)) });
+function message(
+  operation: 'create' | 'update' | 'deactivate',
+  did: string,
+  n: number,
+  signer: Signer = root,
+  document?: DidDocument,
+): Promise<LedgerMessage> {
+  return createLedgerMessage({
+    operation,
+    did,
+    timestamp: at(n),
+    signer,
+    document: operation === 'deactivate' ? undefined : (document ?? documentFor(did)),
+  });
 }
 
 const ledger = createLedgerResolver({ mirrorBaseUrl, network: 'testnet' });
 const resolver = createResolver({ methods: { ledger } });
-
-
 
 describe('did:ledger messages', () => {
   it('signs the JCS (RFC 8785) of the message without its signature, base58btc-encoded', async () => {
@@ -92,7 +120,9 @@ describe('did:ledger messages', () => {
     expect(signature).toMatch(/^z/);
     const oracle = canonicalize(unsigned) as string;
     expect(await verify(decodeBase58btc(signature), utf8ToBytes(oracle), root.publicKey)).toBe(true);
-    expect(JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(encodeLedgerMessage(signed)), (c) => c.charCodeAt(0))))).toEqual(signed);
+    expect(
+      JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(encodeLedgerMessage(signed)), (c) => c.charCodeAt(0)))),
+    ).toEqual(signed);
   });
 
   it('gives messages made back to back strictly increasing timestamps by default', async () => {
@@ -105,14 +135,41 @@ describe('did:ledger messages', () => {
   it('throws INVALID_DID / INVALID_DID_DOCUMENT for messages that could never apply', async () => {
     const did = didLedgerFromPublicKey(root.publicKey, '0.0.1');
     const keyDid = 'did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp';
-    await expect(createLedgerMessage({ operation: 'create', did: keyDid, document: documentFor(keyDid), signer: root })).rejects.toMatchObject({ code: 'INVALID_DID' });
-    await expect(createLedgerMessage({ operation: 'create', did, signer: root })).rejects.toMatchObject({ code: 'INVALID_DID_DOCUMENT' });
-    await expect(createLedgerMessage({ operation: 'update', did, document: documentFor('did:ledger:mainnet:other_0.0.2'), signer: root })).rejects.toMatchObject({ code: 'INVALID_DID_DOCUMENT' });
-    await expect(createLedgerMessage({ operation: 'deactivate', did, document: documentFor(did), signer: root })).rejects.toMatchObject({ code: 'INVALID_DID_DOCUMENT' });
-    await expect(createLedgerMessage({ operation: 'create', did, document: documentFor(did), timestamp: 'yesterday', signer: root })).rejects.toMatchObject({ code: 'INVALID_DID_DOCUMENT' });
-    await expect(createLedgerMessage({ operation: 'rename' as never, did, signer: root })).rejects.toMatchObject({ code: 'INVALID_DID_DOCUMENT' });
-    expect(() => didLedgerFromPublicKey(root.publicKey, '0.0')).toThrow(expect.objectContaining({ code: 'INVALID_DID' }));
-    expect(() => didLedgerFromPublicKey(new Uint8Array(32).fill(0).fill(1, 0, 1), '0.0.1')).toThrow(expect.objectContaining({ code: 'INVALID_PUBLIC_KEY' }));
+    await expect(
+      createLedgerMessage({ operation: 'create', did: keyDid, document: documentFor(keyDid), signer: root }),
+    ).rejects.toMatchObject({ code: 'INVALID_DID' });
+    await expect(createLedgerMessage({ operation: 'create', did, signer: root })).rejects.toMatchObject({
+      code: 'INVALID_DID_DOCUMENT',
+    });
+    await expect(
+      createLedgerMessage({
+        operation: 'update',
+        did,
+        document: documentFor('did:ledger:mainnet:other_0.0.2'),
+        signer: root,
+      }),
+    ).rejects.toMatchObject({ code: 'INVALID_DID_DOCUMENT' });
+    await expect(
+      createLedgerMessage({ operation: 'deactivate', did, document: documentFor(did), signer: root }),
+    ).rejects.toMatchObject({ code: 'INVALID_DID_DOCUMENT' });
+    await expect(
+      createLedgerMessage({
+        operation: 'create',
+        did,
+        document: documentFor(did),
+        timestamp: 'yesterday',
+        signer: root,
+      }),
+    ).rejects.toMatchObject({ code: 'INVALID_DID_DOCUMENT' });
+    await expect(createLedgerMessage({ operation: 'rename' as never, did, signer: root })).rejects.toMatchObject({
+      code: 'INVALID_DID_DOCUMENT',
+    });
+    expect(() => didLedgerFromPublicKey(root.publicKey, '0.0')).toThrow(
+      expect.objectContaining({ code: 'INVALID_DID' }),
+    );
+    expect(() => didLedgerFromPublicKey(new Uint8Array(32).fill(0).fill(1, 0, 1), '0.0.1')).toThrow(
+      expect.objectContaining({ code: 'INVALID_PUBLIC_KEY' }),
+    );
   });
 });
 
@@ -124,7 +181,9 @@ describe('did:ledger resolution from a mirror node', () => {
       lazyMethods: {
         ledger: () => {
           loads++;
-          return import('../../wallet/did/ledger.ts').then((m): MethodResolver => m.createLedgerResolver({ mirrorBaseUrl, network: 'testnet' }));
+          return import('../../wallet/did/ledger.ts').then((m): MethodResolver =>
+            m.createLedgerResolver({ mirrorBaseUrl, network: 'testnet' }),
+          );
         },
       },
     });
@@ -144,10 +203,19 @@ describe('did:ledger resolution from a mirror node', () => {
     await publishPage(topic, [entry(await message('create', did, 1), 1)]);
     const result = await resolver.resolve(did);
     expect(result.didDocument).toEqual(documentFor(did));
-    expect(result.didDocumentMetadata).toEqual({ created: '2025-01-01T00:00:01.000Z', updated: '2025-01-01T00:00:01.000Z', versionId: '1' });
+    expect(result.didDocumentMetadata).toEqual({
+      created: '2025-01-01T00:00:01.000Z',
+      updated: '2025-01-01T00:00:01.000Z',
+      versionId: '1',
+    });
     expect(result.didResolutionMetadata).toEqual({
       contentType: 'application/did+json',
-      ledger: { pages: 1, messages: 1, applied: 1, ignored: { malformed: 0, wrongDid: 0, badSignature: 0, outOfOrder: 0 } },
+      ledger: {
+        pages: 1,
+        messages: 1,
+        applied: 1,
+        ignored: { malformed: 0, wrongDid: 0, badSignature: 0, outOfOrder: 0 },
+      },
     });
     // and its key serves proofs
     expect(await createKeyResolver(resolver)(`${did}#root`, 'assertionMethod')).toEqual(root.publicKey);
@@ -166,8 +234,16 @@ describe('did:ledger resolution from a mirror node', () => {
     ]);
     const result = await resolver.resolve(did);
     expect(result.didDocument).toEqual(byDelegate);
-    expect(result.didDocumentMetadata).toMatchObject({ created: '2025-01-01T00:00:01.000Z', updated: '2025-01-01T00:00:02.000Z', versionId: '2' });
-    expect(result.didResolutionMetadata.ledger).toMatchObject({ messages: 3, applied: 2, ignored: { badSignature: 1 } });
+    expect(result.didDocumentMetadata).toMatchObject({
+      created: '2025-01-01T00:00:01.000Z',
+      updated: '2025-01-01T00:00:02.000Z',
+      versionId: '2',
+    });
+    expect(result.didResolutionMetadata.ledger).toMatchObject({
+      messages: 3,
+      applied: 2,
+      ignored: { badSignature: 1 },
+    });
   });
 
   it('ignores a message dated more than 10 minutes from its consensus time: a delegate cannot freeze the DID', async () => {
@@ -175,7 +251,13 @@ describe('did:ledger resolution from a mirror node', () => {
     const did = didLedgerFromPublicKey(root.publicKey, topic, 'testnet');
     const withDelegate = documentFor(did, delegate);
     const rootOnly = { ...documentFor(did), alsoKnownAs: ['https://agents.example/rotated'] };
-    const farFuture = await createLedgerMessage({ operation: 'update', did, timestamp: '+275760-09-13T00:00:00.000Z', signer: delegate, document: withDelegate });
+    const farFuture = await createLedgerMessage({
+      operation: 'update',
+      did,
+      timestamp: '+275760-09-13T00:00:00.000Z',
+      signer: delegate,
+      document: withDelegate,
+    });
     const lateStamp = await message('update', did, 2 + 11 * 60, delegate, withDelegate); // 11 minutes after its consensus time
     await publishPage(topic, [
       entry(await message('create', did, 1, root, withDelegate), 1),
@@ -234,7 +316,9 @@ describe('did:ledger resolution from a mirror node', () => {
     expect(result.didDocumentMetadata).toMatchObject({ deactivated: true, updated: '2025-01-01T00:00:02.000Z' });
     expect(result.didDocument).toEqual({ '@context': ['https://www.w3.org/ns/did/v1'], id: did });
     expect(result.didResolutionMetadata.ledger).toMatchObject({ applied: 2, ignored: { outOfOrder: 1 } });
-    await expect(createKeyResolver(resolver)(`${did}#root`, 'assertionMethod')).rejects.toMatchObject({ code: 'DID_DEACTIVATED' });
+    await expect(createKeyResolver(resolver)(`${did}#root`, 'assertionMethod')).rejects.toMatchObject({
+      code: 'DID_DEACTIVATED',
+    });
   });
 
   it('follows links.next within the mirror', async () => {
@@ -256,22 +340,45 @@ describe('did:ledger resolution from a mirror node', () => {
     const first = `${mirrorPath}/api/v1/topics/${topic}/messages`;
 
     await publishPage(topic, [create], 'https://mirror.evil.example/api/v1/topics/x');
-    expect((await resolver.resolve(did)).didResolutionMetadata).toMatchObject({ error: 'internalError', message: expect.stringMatching(/leaves the mirror/) });
+    expect((await resolver.resolve(did)).didResolutionMetadata).toMatchObject({
+      error: 'internalError',
+      message: expect.stringMatching(/leaves the mirror/),
+    });
     await publishPage(topic, [create], `${base}/elsewhere/api`);
-    expect((await resolver.resolve(did)).didResolutionMetadata).toMatchObject({ error: 'internalError', message: expect.stringMatching(/leaves the mirror/) });
+    expect((await resolver.resolve(did)).didResolutionMetadata).toMatchObject({
+      error: 'internalError',
+      message: expect.stringMatching(/leaves the mirror/),
+    });
 
     await publishPage(topic, [create], `${first}?page=again`); // the fixture serves the same page again: a loop
-    expect((await resolver.resolve(did)).didResolutionMetadata).toMatchObject({ error: 'internalError', message: expect.stringMatching(/pages or loops/) });
+    expect((await resolver.resolve(did)).didResolutionMetadata).toMatchObject({
+      error: 'internalError',
+      message: expect.stringMatching(/pages or loops/),
+    });
 
     await publishPage(topic, [create], `${mirrorPath}/p2/${topic}`);
     await publishPage(topic, [], null, `${mirrorPath}/p2/${topic}`);
-    const onePage = createResolver({ methods: { ledger: createLedgerResolver({ mirrorBaseUrl, network: 'testnet', maxPages: 1 }) } });
-    expect((await onePage.resolve(did)).didResolutionMetadata).toMatchObject({ error: 'internalError', message: expect.stringMatching(/1 pages/) });
+    const onePage = createResolver({
+      methods: { ledger: createLedgerResolver({ mirrorBaseUrl, network: 'testnet', maxPages: 1 }) },
+    });
+    expect((await onePage.resolve(did)).didResolutionMetadata).toMatchObject({
+      error: 'internalError',
+      message: expect.stringMatching(/1 pages/),
+    });
     expect((await resolver.resolve(did)).didDocument?.id).toBe(did);
 
-    await publishPage(topic, [create, entry(await message('update', did, 2), 2), entry(await message('update', did, 3), 3)]);
-    const fewMessages = createResolver({ methods: { ledger: createLedgerResolver({ mirrorBaseUrl, network: 'testnet', maxMessages: 2 }) } });
-    expect((await fewMessages.resolve(did)).didResolutionMetadata).toMatchObject({ error: 'internalError', message: expect.stringMatching(/2 messages/) });
+    await publishPage(topic, [
+      create,
+      entry(await message('update', did, 2), 2),
+      entry(await message('update', did, 3), 3),
+    ]);
+    const fewMessages = createResolver({
+      methods: { ledger: createLedgerResolver({ mirrorBaseUrl, network: 'testnet', maxMessages: 2 }) },
+    });
+    expect((await fewMessages.resolve(did)).didResolutionMetadata).toMatchObject({
+      error: 'internalError',
+      message: expect.stringMatching(/2 messages/),
+    });
   });
 
   it('maps mirror failures: 404 → notFound, no valid create → notFound, bad pages and slowness → internalError', async () => {
@@ -281,14 +388,31 @@ describe('did:ledger resolution from a mirror node', () => {
 
     await publishPage(topic, [entry(await message('create', did, 1, stranger), 1)]);
     const unsigned = await resolver.resolve(did);
-    expect(unsigned.didResolutionMetadata).toMatchObject({ error: 'notFound', ledger: { ignored: { badSignature: 1 } } });
+    expect(unsigned.didResolutionMetadata).toMatchObject({
+      error: 'notFound',
+      ledger: { ignored: { badSignature: 1 } },
+    });
 
-    await fetch(`${base}/host${mirrorPath}/api/v1/topics/${topic}/messages`, { method: 'PUT', body: '{"messages":{}}', headers: { 'content-type': 'application/json' } });
-    expect((await resolver.resolve(did)).didResolutionMetadata).toMatchObject({ error: 'internalError', message: expect.stringMatching(/malformed page/) });
+    await fetch(`${base}/host${mirrorPath}/api/v1/topics/${topic}/messages`, {
+      method: 'PUT',
+      body: '{"messages":{}}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect((await resolver.resolve(did)).didResolutionMetadata).toMatchObject({
+      error: 'internalError',
+      message: expect.stringMatching(/malformed page/),
+    });
 
     // <base>/slow/5000/api/v1/… is answered after 5 s
-    const slow = createResolver({ methods: { ledger: createLedgerResolver({ mirrorBaseUrl: `${base}/slow/5000`, network: 'testnet', timeoutMs: 150 }) } });
-    expect((await slow.resolve(did)).didResolutionMetadata).toMatchObject({ error: 'internalError', message: expect.stringMatching(/timed out/) });
+    const slow = createResolver({
+      methods: {
+        ledger: createLedgerResolver({ mirrorBaseUrl: `${base}/slow/5000`, network: 'testnet', timeoutMs: 150 }),
+      },
+    });
+    expect((await slow.resolve(did)).didResolutionMetadata).toMatchObject({
+      error: 'internalError',
+      message: expect.stringMatching(/timed out/),
+    });
   });
 
   it('answers only for its network and only for well-formed did:ledgers', async () => {
@@ -315,7 +439,9 @@ describe('did:ledger resolution from a mirror node', () => {
       { mirrorBaseUrl: 'https://mirror.example', maxPages: 0 },
       { mirrorBaseUrl: 'https://mirror.example', timeoutMs: -1 },
     ]) {
-      expect(() => createLedgerResolver(options), JSON.stringify(options)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+      expect(() => createLedgerResolver(options), JSON.stringify(options)).toThrow(
+        expect.objectContaining({ code: 'INVALID_OPTIONS' }),
+      );
     }
   });
 });
@@ -332,11 +458,21 @@ describe('did:ledger replay cost and deadline', () => {
     const doc = documentFor(did);
     doc.capabilityInvocation = [];
     for (let i = 0; i < invalid; i++) {
-      doc.verificationMethod?.push({ id: `#bad${i}`, type: 'Multikey', controller: did, publicKeyMultibase: invalidKey });
+      doc.verificationMethod?.push({
+        id: `#bad${i}`,
+        type: 'Multikey',
+        controller: did,
+        publicKeyMultibase: invalidKey,
+      });
       doc.capabilityInvocation.push(`#bad${i}`);
     }
     if (last) {
-      doc.verificationMethod?.push({ id: `${did}#last`, type: 'Multikey', controller: did, publicKeyMultibase: encodePublicKeyMultibase(last.publicKey) });
+      doc.verificationMethod?.push({
+        id: `${did}#last`,
+        type: 'Multikey',
+        controller: did,
+        publicKeyMultibase: encodePublicKeyMultibase(last.publicKey),
+      });
       doc.capabilityInvocation.push('#last');
     }
     return doc;
@@ -350,15 +486,26 @@ describe('did:ledger replay cost and deadline', () => {
   }
 
   it('examines only the first 8 capabilityInvocation entries: an entry without a usable key uses up its place', async () => {
-    for (const [invalid, delegateSigns] of [[7, true], [8, false]] as const) {
+    for (const [invalid, delegateSigns] of [
+      [7, true],
+      [8, false],
+    ] as const) {
       const topic = newTopic();
       const did = didLedgerFromPublicKey(root.publicKey, topic, 'testnet');
       const created = documentWithInvalidKeys(did, invalid, delegate);
       const byDelegate = { ...created, alsoKnownAs: ['https://agents.example/by-delegate'] };
-      await publishPage(topic, [entry(await message('create', did, 1, root, created), 1), entry(await message('update', did, 2, delegate, byDelegate), 2)]);
+      await publishPage(topic, [
+        entry(await message('create', did, 1, root, created), 1),
+        entry(await message('update', did, 2, delegate, byDelegate), 2),
+      ]);
       const result = await resolver.resolve(did);
-      expect(result.didDocument, `delegate after ${invalid} invalid entries`).toEqual(delegateSigns ? byDelegate : created);
-      expect(result.didResolutionMetadata.ledger, `delegate after ${invalid} invalid entries`).toMatchObject({ applied: delegateSigns ? 2 : 1, ignored: { badSignature: delegateSigns ? 0 : 1 } });
+      expect(result.didDocument, `delegate after ${invalid} invalid entries`).toEqual(
+        delegateSigns ? byDelegate : created,
+      );
+      expect(result.didResolutionMetadata.ledger, `delegate after ${invalid} invalid entries`).toMatchObject({
+        applied: delegateSigns ? 2 : 1,
+        ignored: { badSignature: delegateSigns ? 0 : 1 },
+      });
     }
   });
 
@@ -366,11 +513,18 @@ describe('did:ledger replay cost and deadline', () => {
     const checksFor = async (junkCount: number): Promise<number> => {
       const topic = newTopic();
       const did = didLedgerFromPublicKey(root.publicKey, topic, 'testnet');
-      await publishPage(topic, [entry(await message('create', did, 1, root, documentWithInvalidKeys(did, 255)), 1), ...(await junk(did, 2, junkCount))]);
+      await publishPage(topic, [
+        entry(await message('create', did, 1, root, documentWithInvalidKeys(did, 255)), 1),
+        ...(await junk(did, 2, junkCount)),
+      ]);
       keyChecks.mockClear();
       const result = await resolver.resolve(did);
       expect(result.didDocument?.id).toBe(did);
-      expect(result.didResolutionMetadata.ledger).toMatchObject({ messages: 1 + junkCount, applied: 1, ignored: { badSignature: junkCount } });
+      expect(result.didResolutionMetadata.ledger).toMatchObject({
+        messages: 1 + junkCount,
+        applied: 1,
+        ignored: { badSignature: junkCount },
+      });
       return keyChecks.mock.calls.length;
     };
     const few = await checksFor(2);
@@ -387,13 +541,27 @@ describe('did:ledger replay cost and deadline', () => {
     await publishPage(topic, history);
     // A clock that moves 1 s per reading: the deadline passes a few messages into the page.
     let t = 0;
-    const slow = createResolver({ methods: { ledger: createLedgerResolver({ mirrorBaseUrl, network: 'testnet', timeoutMs: 5000, now: () => (t += 1000) }) } });
+    const slow = createResolver({
+      methods: {
+        ledger: createLedgerResolver({ mirrorBaseUrl, network: 'testnet', timeoutMs: 5000, now: () => (t += 1000) }),
+      },
+    });
     const result = await slow.resolve(did);
-    expect(result.didResolutionMetadata).toMatchObject({ error: 'internalError', message: 'timed out after 5000 ms', ledger: { pages: 1 } });
-    expect(result.didResolutionMetadata.ledger).toMatchObject({ messages: expect.toSatisfy((n: number) => n < history.length) });
+    expect(result.didResolutionMetadata).toMatchObject({
+      error: 'internalError',
+      message: 'timed out after 5000 ms',
+      ledger: { pages: 1 },
+    });
+    expect(result.didResolutionMetadata.ledger).toMatchObject({
+      messages: expect.toSatisfy((n: number) => n < history.length),
+    });
     // the same history, read by a clock that stands still, resolves
-    const still = createResolver({ methods: { ledger: createLedgerResolver({ mirrorBaseUrl, network: 'testnet', timeoutMs: 5000, now: () => 0 }) } });
-    expect((await still.resolve(did)).didResolutionMetadata).toMatchObject({ ledger: { messages: history.length, applied: 1 } });
+    const still = createResolver({
+      methods: { ledger: createLedgerResolver({ mirrorBaseUrl, network: 'testnet', timeoutMs: 5000, now: () => 0 }) },
+    });
+    expect((await still.resolve(did)).didResolutionMetadata).toMatchObject({
+      ledger: { messages: history.length, applied: 1 },
+    });
   });
 
   it('yields to the event loop during a long replay', async () => {
@@ -410,13 +578,17 @@ describe('did:ledger replay cost and deadline', () => {
       if (readings > 3) seenDuringReplay.push(timerFired);
       return readings * 100; // every reading is 100 ms of replay work, past the 50 ms slice
     };
-    const paced = createResolver({ methods: { ledger: createLedgerResolver({ mirrorBaseUrl, network: 'testnet', timeoutMs: 60_000, now }) } });
+    const paced = createResolver({
+      methods: { ledger: createLedgerResolver({ mirrorBaseUrl, network: 'testnet', timeoutMs: 60_000, now }) },
+    });
     const result = await paced.resolve(did);
     expect(result.didResolutionMetadata).toMatchObject({ ledger: { messages: 11, applied: 1 } });
     expect(seenDuringReplay).toContain(true);
   });
 
   it('throws INVALID_OPTIONS for a clock that is not a function', () => {
-    expect(() => createLedgerResolver({ mirrorBaseUrl: 'https://mirror.example', now: 5 as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+    expect(() => createLedgerResolver({ mirrorBaseUrl: 'https://mirror.example', now: 5 as never })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTIONS' }),
+    );
   });
 });

@@ -13,7 +13,6 @@ import { DID_SYNTAX, isDid } from '../../wallet/did/parse.ts';
 
 const KEY_DID = 'did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp';
 
-
 const docFor = (did: string): DidResolutionResult => ({
   didDocument: { id: did },
   didDocumentMetadata: {},
@@ -47,7 +46,8 @@ interface DifService {
   serviceEndpoint: DifServiceEndpoint | DifServiceEndpoint[];
   [x: string]: any;
 }
-type DifKeyCapabilitySection = 'authentication' | 'assertionMethod' | 'keyAgreement' | 'capabilityInvocation' | 'capabilityDelegation';
+type DifKeyCapabilitySection =
+  'authentication' | 'assertionMethod' | 'keyAgreement' | 'capabilityInvocation' | 'capabilityDelegation';
 type DifDidDocument = {
   '@context'?: 'https://www.w3.org/ns/did/v1' | string | string[];
   id: string;
@@ -59,9 +59,17 @@ type DifDidDocument = {
 } & { [x in DifKeyCapabilitySection]?: (string | DifVerificationMethod)[] };
 interface DifResolutionResult {
   '@context'?: 'https://w3id.org/did-resolution/v1' | string | string[];
-  didResolutionMetadata: DifExtensible & { contentType?: string; error?: 'invalidDid' | 'notFound' | 'representationNotSupported' | 'unsupportedDidMethod' | string };
+  didResolutionMetadata: DifExtensible & {
+    contentType?: string;
+    error?: 'invalidDid' | 'notFound' | 'representationNotSupported' | 'unsupportedDidMethod' | string;
+  };
   didDocument: DifDidDocument | null;
-  didDocumentMetadata: DifExtensible & { created?: string; updated?: string; deactivated?: boolean; versionId?: string };
+  didDocumentMetadata: DifExtensible & {
+    created?: string;
+    updated?: string;
+    deactivated?: boolean;
+    versionId?: string;
+  };
 }
 interface DifParsedDid {
   did: string;
@@ -76,7 +84,12 @@ interface DifParsedDid {
 interface DifResolvable {
   resolve: (didUrl: string, options?: DifExtensible & { accept?: string }) => Promise<DifResolutionResult>;
 }
-type DifResolver = (did: string, parsed: DifParsedDid, resolver: DifResolvable, options: DifExtensible) => Promise<DifResolutionResult>;
+type DifResolver = (
+  did: string,
+  parsed: DifParsedDid,
+  resolver: DifResolvable,
+  options: DifExtensible,
+) => Promise<DifResolutionResult>;
 
 describe('parseDid (DID Core §3.1–3.2)', () => {
   it('splits a DID URL into DID, method, id, path, query and fragment', () => {
@@ -94,8 +107,14 @@ describe('parseDid (DID Core §3.1–3.2)', () => {
   });
 
   it('isDid agrees with DID_SYNTAX (its flat fast path included) and with parseDid, on DIDs and near-DIDs', () => {
-    const text = fc.array(fc.constantFrom(...'did:ke0aZ9._-%3A:/#? '.split('')), { maxLength: 24 }).map((a) => a.join(''));
-    const candidates = fc.oneof(text.map((t) => `did:${t}`), text.map((t) => `did:ex:${t}`), text);
+    const text = fc
+      .array(fc.constantFrom(...'did:ke0aZ9._-%3A:/#? '.split('')), { maxLength: 24 })
+      .map((a) => a.join(''));
+    const candidates = fc.oneof(
+      text.map((t) => `did:${t}`),
+      text.map((t) => `did:ex:${t}`),
+      text,
+    );
     fc.assert(
       fc.property(candidates, (candidate) => {
         const bare = (() => {
@@ -113,7 +132,8 @@ describe('parseDid (DID Core §3.1–3.2)', () => {
   });
 
   it('splits every generated DID URL so that its parts spell it again (simple and full grammar alike)', () => {
-    const chars = (alphabet: string) => fc.array(fc.constantFrom(...alphabet.split('')), { maxLength: 12 }).map((a) => a.join(''));
+    const chars = (alphabet: string) =>
+      fc.array(fc.constantFrom(...alphabet.split('')), { maxLength: 12 }).map((a) => a.join(''));
     const idchars = 'aZ09._-';
     const segment = fc.oneof(chars(idchars), fc.constant('%3A'));
     const didUrl = fc
@@ -121,7 +141,10 @@ describe('parseDid (DID Core §3.1–3.2)', () => {
         method: fc.constantFrom('key', 'web', 'ex1'),
         segments: fc.array(segment, { maxLength: 3 }),
         last: fc.tuple(fc.constantFrom(...idchars.split('')), chars(idchars)).map(([a, b]) => a + b),
-        path: fc.option(fc.array(chars("a~!$&'()*+,;=:@-"), { minLength: 1, maxLength: 2 }).map((p) => `/${p.join('/')}`), { nil: undefined }),
+        path: fc.option(
+          fc.array(chars("a~!$&'()*+,;=:@-"), { minLength: 1, maxLength: 2 }).map((p) => `/${p.join('/')}`),
+          { nil: undefined },
+        ),
         query: fc.option(chars('a=&/?%'.replace('%', '')), { nil: undefined }),
         fragment: fc.option(chars("z6Mk-._~!$&'()*+,;=:@/?"), { nil: undefined }),
       })
@@ -177,7 +200,19 @@ describe('createResolver', () => {
     const result = await resolver.resolve('did:ex:123/p?q=1#f', { accept: 'application/did+json' });
     expect(result.didDocument).toEqual({ id: 'did:ex:123' });
     expect(seen).toEqual([
-      { did: 'did:ex:123', parsed: { did: 'did:ex:123', didUrl: 'did:ex:123/p?q=1#f', method: 'ex', id: '123', path: '/p', query: 'q=1', fragment: 'f' }, options: { accept: 'application/did+json' } },
+      {
+        did: 'did:ex:123',
+        parsed: {
+          did: 'did:ex:123',
+          didUrl: 'did:ex:123/p?q=1#f',
+          method: 'ex',
+          id: '123',
+          path: '/p',
+          query: 'q=1',
+          fragment: 'f',
+        },
+        options: { accept: 'application/did+json' },
+      },
     ]);
   });
 
@@ -187,7 +222,9 @@ describe('createResolver', () => {
     expect(invalid).toMatchObject({ didDocument: null, didResolutionMetadata: { error: 'invalidDid' } });
     const unknown = await resolver.resolve('did:nope:123');
     expect(unknown).toMatchObject({ didDocument: null, didResolutionMetadata: { error: 'methodNotSupported' } });
-    expect(await resolver.resolve(undefined as unknown as string)).toMatchObject({ didResolutionMetadata: { error: 'invalidDid' } });
+    expect(await resolver.resolve(undefined as unknown as string)).toMatchObject({
+      didResolutionMetadata: { error: 'invalidDid' },
+    });
   });
 
   it('turns a throwing method resolver into internalError without leaking what it threw', async () => {
@@ -219,15 +256,20 @@ describe('createResolver', () => {
       },
     });
     expect((await resolver.resolve('did:liar:me')).didResolutionMetadata.error).toBe('invalidDidDocument');
-    expect(await resolver.resolve('did:both:1')).toMatchObject({ didDocument: null, didResolutionMetadata: { error: 'notFound' } });
+    expect(await resolver.resolve('did:both:1')).toMatchObject({
+      didDocument: null,
+      didResolutionMetadata: { error: 'notFound' },
+    });
     expect((await resolver.resolve('did:empty:1')).didResolutionMetadata.error).toBe('notFound');
   });
 
   it('fails closed on a malformed document from a plugin: invalidDidDocument, never a TypeError in a key lookup later', async () => {
-    const odd = (extra: Record<string, unknown>): MethodResolver => async (did) => {
-      const result = docFor(did);
-      return { ...result, didDocument: { ...result.didDocument, ...extra } as DidResolutionResult['didDocument'] };
-    };
+    const odd =
+      (extra: Record<string, unknown>): MethodResolver =>
+      async (did) => {
+        const result = docFor(did);
+        return { ...result, didDocument: { ...result.didDocument, ...extra } as DidResolutionResult['didDocument'] };
+      };
     const resolver = createResolver({
       methods: {
         object: odd({ verificationMethod: {} }),
@@ -239,7 +281,9 @@ describe('createResolver', () => {
     for (const did of ['did:object:1', 'did:nulls:1', 'did:string:1', 'did:anonymous:1']) {
       const result = await resolver.resolve(did);
       expect(result, did).toMatchObject({ didDocument: null, didResolutionMetadata: { error: 'invalidDidDocument' } });
-      await expect(createKeyResolver(resolver)(`${did}#k`, 'assertionMethod'), did).rejects.toMatchObject({ code: 'DID_RESOLUTION_FAILED' });
+      await expect(createKeyResolver(resolver)(`${did}#k`, 'assertionMethod'), did).rejects.toMatchObject({
+        code: 'DID_RESOLUTION_FAILED',
+      });
     }
   });
 
@@ -248,10 +292,18 @@ describe('createResolver', () => {
     expect((await resolver.resolve('did:ex:1')).didResolutionMetadata.error).toBe('methodNotSupported');
     resolver.register('ex', async (did) => docFor(did));
     expect((await resolver.resolve('did:ex:1')).didDocument?.id).toBe('did:ex:1');
-    expect(() => resolver.register('Bad', async (did) => docFor(did))).toThrow(expect.objectContaining({ code: 'INVALID_METHOD_RESOLVER' }));
-    expect(() => resolver.register('ok', 'nope' as unknown as MethodResolver)).toThrow(expect.objectContaining({ code: 'INVALID_METHOD_RESOLVER' }));
-    expect(() => createResolver({ lazyMethods: { 'a-b': async () => (async () => docFor('x')) as MethodResolver } })).toThrow(expect.objectContaining({ code: 'INVALID_METHOD_RESOLVER' }));
-    expect(() => createResolver({ lazyMethods: { ok: 'nope' as never } })).toThrow(expect.objectContaining({ code: 'INVALID_METHOD_RESOLVER' }));
+    expect(() => resolver.register('Bad', async (did) => docFor(did))).toThrow(
+      expect.objectContaining({ code: 'INVALID_METHOD_RESOLVER' }),
+    );
+    expect(() => resolver.register('ok', 'nope' as unknown as MethodResolver)).toThrow(
+      expect.objectContaining({ code: 'INVALID_METHOD_RESOLVER' }),
+    );
+    expect(() =>
+      createResolver({ lazyMethods: { 'a-b': async () => (async () => docFor('x')) as MethodResolver } }),
+    ).toThrow(expect.objectContaining({ code: 'INVALID_METHOD_RESOLVER' }));
+    expect(() => createResolver({ lazyMethods: { ok: 'nope' as never } })).toThrow(
+      expect.objectContaining({ code: 'INVALID_METHOD_RESOLVER' }),
+    );
   });
 
   it('imports a lazy method only when a DID of that method is first resolved, once for concurrent calls', async () => {
@@ -306,7 +358,17 @@ describe('createResolver', () => {
   it('is type-compatible with DIF did-resolver in both directions', async () => {
     // A DIF method resolver plugs into createResolver as is …
     const difResolver: DifResolver = async (did) => ({
-      didDocument: { id: did, verificationMethod: [{ id: `${did}#k`, type: 'JsonWebKey2020', controller: did, publicKeyJwk: { kty: 'OKP', crv: 'Ed25519', x: 'AA' } }] },
+      didDocument: {
+        id: did,
+        verificationMethod: [
+          {
+            id: `${did}#k`,
+            type: 'JsonWebKey2020',
+            controller: did,
+            publicKeyJwk: { kty: 'OKP', crv: 'Ed25519', x: 'AA' },
+          },
+        ],
+      },
       didDocumentMetadata: {},
       didResolutionMetadata: { contentType: 'application/did+json' },
     });
@@ -345,6 +407,9 @@ describe('assertDidDocument', () => {
       { id: 'did:ex:1', service: [{ id: 's', type: 'T' }] },
       { id: 'did:ex:1', alsoKnownAs: new Array(300).fill('x') },
     ];
-    for (const value of bad) expect(() => assertDidDocument(value, 'did:ex:1'), JSON.stringify(value)?.slice(0, 60)).toThrow(expect.objectContaining({ code: 'INVALID_DID_DOCUMENT' }));
+    for (const value of bad)
+      expect(() => assertDidDocument(value, 'did:ex:1'), JSON.stringify(value)?.slice(0, 60)).toThrow(
+        expect.objectContaining({ code: 'INVALID_DID_DOCUMENT' }),
+      );
   });
 });

@@ -5,9 +5,12 @@ const base = inject('fixtureBaseUrl'); // http://127.0.0.1:<port>
 const hostId = encodeURIComponent(new URL(base).host); // 127.0.0.1%3A<port>
 const run = `w${Math.random().toString(36).slice(2, 10)}`; // node and browser share one fixture server
 
-
 async function publish(path: string, body: string, headers: Record<string, string> = {}): Promise<void> {
-  const response = await fetch(`${base}/host${path}`, { method: 'PUT', body, headers: { 'content-type': 'application/json', ...headers } });
+  const response = await fetch(`${base}/host${path}`, {
+    method: 'PUT',
+    body,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
   expect(response.status).toBe(204);
 }
 
@@ -31,9 +34,15 @@ describe('didWebToUrl (did:web §3.2)', () => {
   });
 
   it('uses plain http only for loopback hosts and only with allowHttpLoopback', () => {
-    expect(didWebToUrl('did:web:localhost%3A8787', { allowHttpLoopback: true }).href).toBe('http://localhost:8787/.well-known/did.json');
-    expect(didWebToUrl('did:web:127.0.0.1%3A8787:a', { allowHttpLoopback: true }).href).toBe('http://127.0.0.1:8787/a/did.json');
-    expect(didWebToUrl('did:web:localhost', { allowPrivateNetwork: true }).href).toBe('https://localhost/.well-known/did.json');
+    expect(didWebToUrl('did:web:localhost%3A8787', { allowHttpLoopback: true }).href).toBe(
+      'http://localhost:8787/.well-known/did.json',
+    );
+    expect(didWebToUrl('did:web:127.0.0.1%3A8787:a', { allowHttpLoopback: true }).href).toBe(
+      'http://127.0.0.1:8787/a/did.json',
+    );
+    expect(didWebToUrl('did:web:localhost', { allowPrivateNetwork: true }).href).toBe(
+      'https://localhost/.well-known/did.json',
+    );
     expect(didWebToUrl('did:web:example.com', { allowHttpLoopback: true }).protocol).toBe('https:');
     expect(() => didWebToUrl('did:web:localhost%3A8787')).toThrow(expect.objectContaining({ code: 'INVALID_DID' }));
   });
@@ -56,11 +65,14 @@ describe('didWebToUrl (did:web §3.2)', () => {
     ]) {
       expect(() => didWebToUrl(`did:web:${host}`), host).toThrow(expect.objectContaining({ code: 'INVALID_DID' }));
     }
-    expect(didWebToUrl('did:web:10.1.2.3', { allowPrivateNetwork: true }).href).toBe('https://10.1.2.3/.well-known/did.json');
+    expect(didWebToUrl('did:web:10.1.2.3', { allowPrivateNetwork: true }).href).toBe(
+      'https://10.1.2.3/.well-known/did.json',
+    );
   });
 
   it('judges IP literals by their WHATWG-normalized form', () => {
-    for (const host of ['%5B%3A%3A%5D', '100.64.0.1']) expect(() => didWebToUrl(`did:web:${host}`), host).toThrow(expect.objectContaining({ code: 'INVALID_DID' }));
+    for (const host of ['%5B%3A%3A%5D', '100.64.0.1'])
+      expect(() => didWebToUrl(`did:web:${host}`), host).toThrow(expect.objectContaining({ code: 'INVALID_DID' }));
     expect(didWebToUrl('did:web:%5B2001%3Adb8%3A%3A1%5D').href).toBe('https://[2001:db8::1]/.well-known/did.json');
     expect(didWebToUrl('did:web:%5B%3A%3Affff%3A8.8.8.8%5D').host).toBe('[::ffff:808:808]');
     expect(didWebToUrl('did:web:172.32.0.1').protocol).toBe('https:');
@@ -90,7 +102,14 @@ describe('did:web resolution against a real HTTP host', () => {
     const did = await hostedDid('agent', (d) => ({
       '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'],
       id: d,
-      verificationMethod: [{ id: `${d}#k1`, type: 'Multikey', controller: d, publicKeyMultibase: 'z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp' }],
+      verificationMethod: [
+        {
+          id: `${d}#k1`,
+          type: 'Multikey',
+          controller: d,
+          publicKeyMultibase: 'z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp',
+        },
+      ],
       assertionMethod: ['#k1'],
     }));
     const result = await local.resolve(did);
@@ -101,7 +120,11 @@ describe('did:web resolution against a real HTTP host', () => {
   it('reads did:web:<host> from /.well-known/did.json', async () => {
     const did = `did:web:${hostId}`;
     // Both test projects publish this same document, so their runs cannot disagree.
-    await fetch(`${base}/host/.well-known/did.json`, { method: 'PUT', body: JSON.stringify({ id: did }), headers: { 'content-type': 'application/did+json' } });
+    await fetch(`${base}/host/.well-known/did.json`, {
+      method: 'PUT',
+      body: JSON.stringify({ id: did }),
+      headers: { 'content-type': 'application/did+json' },
+    });
     const result = await local.resolve(did);
     expect(result.didDocument).toEqual({ id: did });
     expect(result.didResolutionMetadata.contentType).toBe('application/did+json');
@@ -119,7 +142,10 @@ describe('did:web resolution against a real HTTP host', () => {
     expect((await local.resolve(`did:web:${hostId}:${run}:missing`)).didResolutionMetadata.error).toBe('notFound');
     await publish(`/${run}/broken/did.json`, '{}', { 'x-status': '500' });
     const broken = await local.resolve(`did:web:${hostId}:${run}:broken`);
-    expect(broken.didResolutionMetadata).toMatchObject({ error: 'internalError', message: expect.stringContaining('500') });
+    expect(broken.didResolutionMetadata).toMatchObject({
+      error: 'internalError',
+      message: expect.stringContaining('500'),
+    });
   });
 
   it('requires the document id to equal the DID', async () => {
@@ -131,10 +157,24 @@ describe('did:web resolution against a real HTTP host', () => {
   it('refuses a document whose method carries two key materials (DID Core §5.2.1)', async () => {
     const did = await hostedDid('two-materials', (d) => ({
       id: d,
-      verificationMethod: [{ id: `${d}#k`, type: 'Multikey', controller: d, publicKeyMultibase: 'z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', publicKeyJwk: { kty: 'OKP', crv: 'Ed25519', x: 'AA' } }],
+      verificationMethod: [
+        {
+          id: `${d}#k`,
+          type: 'Multikey',
+          controller: d,
+          publicKeyMultibase: 'z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK',
+          publicKeyJwk: { kty: 'OKP', crv: 'Ed25519', x: 'AA' },
+        },
+      ],
     }));
     const result = await local.resolve(did);
-    expect(result).toMatchObject({ didDocument: null, didResolutionMetadata: { error: 'invalidDidDocument', message: expect.stringMatching(/more than one verification material/) } });
+    expect(result).toMatchObject({
+      didDocument: null,
+      didResolutionMetadata: {
+        error: 'invalidDidDocument',
+        message: expect.stringMatching(/more than one verification material/),
+      },
+    });
   });
 
   it('rejects bodies that are not JSON, not a JSON media type, or carry __proto__ keys', async () => {
@@ -149,29 +189,45 @@ describe('did:web resolution against a real HTTP host', () => {
   });
 
   it('times out slow hosts (internalError, reason in the message)', async () => {
-    const resolver = createResolver({ methods: { web: createWebResolver({ allowHttpLoopback: true, timeoutMs: 150 }) } });
+    const resolver = createResolver({
+      methods: { web: createWebResolver({ allowHttpLoopback: true, timeoutMs: 150 }) },
+    });
     // did:web:<host>:slow:5000 → /slow/5000/did.json, answered after 5 s
     const result = await resolver.resolve(`did:web:${hostId}:slow:5000`);
-    expect(result.didResolutionMetadata).toMatchObject({ error: 'internalError', message: expect.stringMatching(/timed out/) });
+    expect(result.didResolutionMetadata).toMatchObject({
+      error: 'internalError',
+      message: expect.stringMatching(/timed out/),
+    });
   });
 
   it('times out a caller fetch that ignores the abort signal, before headers and while streaming the body', async () => {
     const unanswered: FetchLike = () => new Promise<Response>(() => undefined);
     const stalledBody: FetchLike = async () =>
-      new Response(new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new TextEncoder().encode('{"id":')) }), {
-        headers: { 'content-type': 'application/did+json' },
-      });
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start: (controller) => controller.enqueue(new TextEncoder().encode('{"id":')),
+        }),
+        {
+          headers: { 'content-type': 'application/did+json' },
+        },
+      );
     for (const fetch of [unanswered, stalledBody]) {
       const resolver = createResolver({ methods: { web: createWebResolver({ timeoutMs: 100, fetch }) } });
       const result = await resolver.resolve('did:web:example.com');
-      expect(result.didResolutionMetadata).toMatchObject({ error: 'internalError', message: expect.stringMatching(/timed out after 100 ms/) });
+      expect(result.didResolutionMetadata).toMatchObject({
+        error: 'internalError',
+        message: expect.stringMatching(/timed out after 100 ms/),
+      });
     }
   });
 
   it('stops reading past the size cap, whatever Content-Length claims', async () => {
     // /big/<n>/did.json serves ~n bytes of JSON
     const declared = await local.resolve(`did:web:${hostId}:big:100000`);
-    expect(declared.didResolutionMetadata).toMatchObject({ error: 'internalError', message: expect.stringMatching(/too large/) });
+    expect(declared.didResolutionMetadata).toMatchObject({
+      error: 'internalError',
+      message: expect.stringMatching(/too large/),
+    });
 
     let delivered = 0;
     const lying: FetchLike = async (url, init) => {
@@ -186,11 +242,19 @@ describe('did:web resolution against a real HTTP host', () => {
           controller.enqueue(chunk);
         },
       });
-      return new Response(endless, { status: 200, headers: { 'content-type': 'application/json', 'content-length': '10' } });
+      return new Response(endless, {
+        status: 200,
+        headers: { 'content-type': 'application/json', 'content-length': '10' },
+      });
     };
-    const capped = createResolver({ methods: { web: createWebResolver({ allowHttpLoopback: true, maxBytes: 32 * 1024, fetch: lying }) } });
+    const capped = createResolver({
+      methods: { web: createWebResolver({ allowHttpLoopback: true, maxBytes: 32 * 1024, fetch: lying }) },
+    });
     const result = await capped.resolve(`did:web:${hostId}:big:1000`);
-    expect(result.didResolutionMetadata).toMatchObject({ error: 'internalError', message: expect.stringMatching(/too large/) });
+    expect(result.didResolutionMetadata).toMatchObject({
+      error: 'internalError',
+      message: expect.stringMatching(/too large/),
+    });
     expect(delivered).toBeLessThan(32 * 1024 + 2 * 16 * 1024);
   });
 
@@ -202,9 +266,15 @@ describe('did:web resolution against a real HTTP host', () => {
     });
     // The fixture's /redirect answers 302 Location: <to>; route the did.json request there.
     const target = await hostedDid('target');
-    const viaRedirect: FetchLike = (url, init) => fetch(`${base}/redirect?to=${encodeURIComponent(url.replace(run, 'elsewhere'))}`, init);
-    const resolver = createResolver({ methods: { web: createWebResolver({ allowHttpLoopback: true, fetch: viaRedirect }) } });
-    expect((await resolver.resolve(target)).didResolutionMetadata).toMatchObject({ error: 'internalError', message: expect.stringMatching(/redirect refused/) });
+    const viaRedirect: FetchLike = (url, init) =>
+      fetch(`${base}/redirect?to=${encodeURIComponent(url.replace(run, 'elsewhere'))}`, init);
+    const resolver = createResolver({
+      methods: { web: createWebResolver({ allowHttpLoopback: true, fetch: viaRedirect }) },
+    });
+    expect((await resolver.resolve(target)).didResolutionMetadata).toMatchObject({
+      error: 'internalError',
+      message: expect.stringMatching(/redirect refused/),
+    });
   });
 
   it('reports network failures and invalid did:webs without throwing', async () => {
@@ -212,15 +282,22 @@ describe('did:web resolution against a real HTTP host', () => {
       throw new TypeError('fetch failed');
     };
     const resolver = createResolver({ methods: { web: createWebResolver({ fetch: down }) } });
-    expect((await resolver.resolve('did:web:example.com')).didResolutionMetadata).toMatchObject({ error: 'internalError', message: expect.stringMatching(/network/) });
+    expect((await resolver.resolve('did:web:example.com')).didResolutionMetadata).toMatchObject({
+      error: 'internalError',
+      message: expect.stringMatching(/network/),
+    });
     expect((await resolver.resolve('did:web:example.com:..:x')).didResolutionMetadata.error).toBe('invalidDid');
   });
 
   it('throws INVALID_OPTIONS for limits that are not positive integers', () => {
     expect(() => createWebResolver({ timeoutMs: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
-    expect(() => createWebResolver({ maxBytes: Number.POSITIVE_INFINITY })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
+    expect(() => createWebResolver({ maxBytes: Number.POSITIVE_INFINITY })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTIONS' }),
+    );
     // A timer delay of 2^31 ms or more fires at once: every fetch would time out.
-    expect(() => createWebResolver({ timeoutMs: 2 ** 31 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS', message: 'timeoutMs must be a positive integer below 2^31' }));
+    expect(() => createWebResolver({ timeoutMs: 2 ** 31 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTIONS', message: 'timeoutMs must be a positive integer below 2^31' }),
+    );
     expect(createWebResolver({ timeoutMs: 2 ** 31 - 1 })).toBeDefined();
   });
 });

@@ -75,7 +75,11 @@ const encodeY = (y: bigint, signBit = false): Uint8Array => {
   return bytes;
 };
 /** First message m_i = [i] whose challenge k satisfies [k]T = O, so T vanishes from [k]A. */
-function messageKillingTorsion(R: Uint8Array, A: Uint8Array, T: ReturnType<typeof Point.fromHex>): { msg: Uint8Array; k: bigint } {
+function messageKillingTorsion(
+  R: Uint8Array,
+  A: Uint8Array,
+  T: ReturnType<typeof Point.fromHex>,
+): { msg: Uint8Array; k: bigint } {
   for (let i = 0; i < 1000; i++) {
     const msg = Uint8Array.of(i & 0xff, i >> 8);
     const k = challenge(R, A, msg);
@@ -139,7 +143,10 @@ describe('Ed25519 backends', () => {
 
   it('refuses a backend the runtime does not have with NATIVE_UNAVAILABLE', async () => {
     expectCode(() => setEd25519Backend('openssl' as Ed25519Backend), 'NATIVE_UNAVAILABLE');
-    await expectRejectCode(verify(new Uint8Array(64), new Uint8Array(0), A, { backend: 'rust' as Ed25519Backend }), 'NATIVE_UNAVAILABLE');
+    await expectRejectCode(
+      verify(new Uint8Array(64), new Uint8Array(0), A, { backend: 'rust' as Ed25519Backend }),
+      'NATIVE_UNAVAILABLE',
+    );
     if (inBrowser) {
       // the browser bundle has no node:crypto (and must not try to import it)
       expectCode(() => setEd25519Backend('node'), 'NATIVE_UNAVAILABLE');
@@ -291,7 +298,11 @@ describe('Ed25519 strict verification: every backend rejects the same edge cases
       const { msg, k } = messageKillingTorsion(R, mixed, T);
       const sig = concatBytes(R, le32(Point.Fn.create(r + k * a)));
       // [S]B − [k](A + T) = R exactly, because [k]T = O: a cofactorless verifier would accept.
-      expect(Point.BASE.multiply(Point.Fn.create(r + k * a)).subtract(Point.fromBytes(mixed).multiplyUnsafe(k)).toBytes()).toEqual(R);
+      expect(
+        Point.BASE.multiply(Point.Fn.create(r + k * a))
+          .subtract(Point.fromBytes(mixed).multiplyUnsafe(k))
+          .toBytes(),
+      ).toEqual(R);
       expect(ed25519.verify(sig, msg, mixed, { zip215: false }), hex).toBe(true);
       expect(await verdicts(sig, msg, mixed), hex).toEqual(all(false));
       expectCode(() => assertValidPublicKey(mixed), 'INVALID_PUBLIC_KEY');
@@ -307,7 +318,10 @@ describe('Ed25519 strict verification: every backend rejects the same edge cases
       expect(await verdicts(sig, msg, A), bytesToHex(R)).toEqual(all(false));
     }
     const valid = rfc8032Sig(0);
-    const yTooBig = concatBytes(hexToBytes('ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f'), valid.subarray(32));
+    const yTooBig = concatBytes(
+      hexToBytes('ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f'),
+      valid.subarray(32),
+    );
     expect(await verdicts(yTooBig, new Uint8Array(0), A)).toEqual(all(false));
   });
 
@@ -339,9 +353,12 @@ describe('Ed25519 strict verification: every backend rejects the same edge cases
     };
     for (const backend of backends) {
       const failures: string[] = [];
-      for (let bit = 0; bit < msg.length * 8; bit++) if (await verify(sig, flip(msg, bit), pub, { backend })) failures.push(`msg ${bit}`);
-      for (let bit = 0; bit < 512; bit++) if (await verify(flip(sig, bit), msg, pub, { backend })) failures.push(`sig ${bit}`);
-      for (let bit = 0; bit < 256; bit++) if (await verify(sig, msg, flip(pub, bit), { backend })) failures.push(`key ${bit}`);
+      for (let bit = 0; bit < msg.length * 8; bit++)
+        if (await verify(sig, flip(msg, bit), pub, { backend })) failures.push(`msg ${bit}`);
+      for (let bit = 0; bit < 512; bit++)
+        if (await verify(flip(sig, bit), msg, pub, { backend })) failures.push(`sig ${bit}`);
+      for (let bit = 0; bit < 256; bit++)
+        if (await verify(sig, msg, flip(pub, bit), { backend })) failures.push(`key ${bit}`);
       expect(failures, backend).toEqual([]);
       expect(await verify(sig, msg, pub, { backend })).toBe(true);
     }

@@ -46,10 +46,21 @@ describe('JCS canonicalization (RFC 8785)', () => {
 
   it('serializes numbers as ECMAScript does (RFC 8785 §3.2.2.3, Appendix B)', () => {
     const cases: Array<[number, string]> = [
-      [0, '0'], [-0, '0'], [1, '1'], [-1.5, '-1.5'], [1e21, '1e+21'], [1e20, '100000000000000000000'],
-      [0.000001, '0.000001'], [1e-7, '1e-7'], [333333333.3333333, '333333333.3333333'],
-      [9007199254740992, '9007199254740992'], [5e-324, '5e-324'], [1.7976931348623157e308, '1.7976931348623157e+308'],
-      [4.50, '4.5'], [2e-3, '0.002'], [0.1 + 0.2, '0.30000000000000004'],
+      [0, '0'],
+      [-0, '0'],
+      [1, '1'],
+      [-1.5, '-1.5'],
+      [1e21, '1e+21'],
+      [1e20, '100000000000000000000'],
+      [0.000001, '0.000001'],
+      [1e-7, '1e-7'],
+      [333333333.3333333, '333333333.3333333'],
+      [9007199254740992, '9007199254740992'],
+      [5e-324, '5e-324'],
+      [1.7976931348623157e308, '1.7976931348623157e+308'],
+      [4.5, '4.5'],
+      [2e-3, '0.002'],
+      [0.1 + 0.2, '0.30000000000000004'],
     ];
     for (const [n, text] of cases) expect(canonicalizeJson(n)).toBe(text);
   });
@@ -62,14 +73,24 @@ describe('JCS canonicalization (RFC 8785)', () => {
   });
 
   it('sorts members by UTF-16 code units (RFC 8785 §3.2.3)', () => {
-    const value = { '\u20ac': 'Euro Sign', '\r': 'Carriage Return', '\ufb33': 'Hebrew Letter Dalet With Dagesh', '1': 'One', '\ud83d\ude00': 'Emoji: Grinning Face', '\u0080': 'Control', '\u00f6': 'Latin Small Letter O With Diaeresis' };
+    const value = {
+      '\u20ac': 'Euro Sign',
+      '\r': 'Carriage Return',
+      '\ufb33': 'Hebrew Letter Dalet With Dagesh',
+      '1': 'One',
+      '\ud83d\ude00': 'Emoji: Grinning Face',
+      '\u0080': 'Control',
+      '\u00f6': 'Latin Small Letter O With Diaeresis',
+    };
     // RFC 8785 §3.2.3 example. (Object.keys cannot show this order: it lists "1" first.)
     expect(canonicalizeJson(value)).toBe(
-      '{"\\r":"Carriage Return","1":"One","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis",'
-      + '"\u20ac":"Euro Sign","\ud83d\ude00":"Emoji: Grinning Face","\ufb33":"Hebrew Letter Dalet With Dagesh"}',
+      '{"\\r":"Carriage Return","1":"One","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis",' +
+        '"\u20ac":"Euro Sign","\ud83d\ude00":"Emoji: Grinning Face","\ufb33":"Hebrew Letter Dalet With Dagesh"}',
     );
     // Nested objects sort too, arrays keep their order, literals are exact.
-    expect(canonicalizeJson({ b: [3, { z: null, a: true }], a: false })).toBe('{"a":false,"b":[3,{"a":true,"z":null}]}');
+    expect(canonicalizeJson({ b: [3, { z: null, a: true }], a: false })).toBe(
+      '{"a":false,"b":[3,{"a":true,"z":null}]}',
+    );
   });
 
   it('matches the canonicalize package on arbitrary JSON, and is idempotent', () => {
@@ -88,7 +109,19 @@ describe('JCS canonicalization (RFC 8785)', () => {
   });
 
   it('escapes exactly like the canonicalize package in keys and values, fast path or not', () => {
-    const strings = ['plain', '', 'quote"inside', 'back\\slash', 'tab\tnew\nline', '\u0000\u001f\u007f', 'é€😀', 'a\u2028b', 'did:key:z6Mk#z6Mk', '"', '\\'];
+    const strings = [
+      'plain',
+      '',
+      'quote"inside',
+      'back\\slash',
+      'tab\tnew\nline',
+      '\u0000\u001f\u007f',
+      'é€😀',
+      'a\u2028b',
+      'did:key:z6Mk#z6Mk',
+      '"',
+      '\\',
+    ];
     for (const a of strings) {
       for (const b of strings) {
         const value = { [a]: b, list: [a, { [b]: a }] };
@@ -185,7 +218,12 @@ describe('canonical snapshots (recallCanonical)', () => {
     for (const variant of variants) {
       const memo = createCanonicalMemo();
       expect(recallCanonical(variant, snapshot, memo), JSON.stringify(variant)).toBe(false);
-      if (typeof variant === 'object' && variant !== null && !Array.isArray(variant) && Object.getPrototypeOf(variant) === Object.prototype) {
+      if (
+        typeof variant === 'object' &&
+        variant !== null &&
+        !Array.isArray(variant) &&
+        Object.getPrototypeOf(variant) === Object.prototype
+      ) {
         // Nothing was recorded: canonicalizing the variant gives its own text, not the snapshot's.
         expect(canonicalizeJson(variant, undefined, memo)).not.toBe(snapshot.text);
       }
@@ -193,7 +231,9 @@ describe('canonical snapshots (recallCanonical)', () => {
   });
 
   it('agrees with canonicalization on arbitrary JSON: clones match, an extended copy does not', () => {
-    const safeJson = fc.jsonValue({ maxDepth: 4 }).filter((v) => !hasUnsafeKey(v) && typeof v === 'object' && v !== null);
+    const safeJson = fc
+      .jsonValue({ maxDepth: 4 })
+      .filter((v) => !hasUnsafeKey(v) && typeof v === 'object' && v !== null);
     fc.assert(
       fc.property(safeJson, (value) => {
         const snap = canonicalSnapshot(canonicalizeJson(value));
@@ -216,7 +256,9 @@ describe('JSON boundary errors', () => {
       for (const text of ['{', '', 'undefined', "{'a':1}", '[1,]', '{"a":1}x', 'NaN']) {
         expect(() => parse(text)).toThrow(code('JSON_SYNTAX'));
       }
-      expect(() => parse('{"secret-token-123":')).toThrow(expect.not.objectContaining({ message: expect.stringContaining('secret') }));
+      expect(() => parse('{"secret-token-123":')).toThrow(
+        expect.not.objectContaining({ message: expect.stringContaining('secret') }),
+      );
       expect(() => parse(42 as unknown as string)).toThrow(code('JSON_SYNTAX'));
     }
   });
@@ -232,40 +274,73 @@ describe('JSON boundary errors', () => {
 
   it('JSON_DUPLICATE_NAME: one name twice in an object, however spelled; the same name in different objects is fine', () => {
     for (const parse of [parseJson, parseUnambiguousJson]) {
-      for (const text of ['{"a":1,"a":2}', '{"a":1,"\\u0061":2}', '{"x":{"k":[],"k":[]}}', '[{"":1,"":2}]', '{"q\\"":1, "q\\"" :2}', '{"a":{"b":1},\n "a" : 3}']) {
+      for (const text of [
+        '{"a":1,"a":2}',
+        '{"a":1,"\\u0061":2}',
+        '{"x":{"k":[],"k":[]}}',
+        '[{"":1,"":2}]',
+        '{"q\\"":1, "q\\"" :2}',
+        '{"a":{"b":1},\n "a" : 3}',
+      ]) {
         expect(() => parse(text), text).toThrow(code('JSON_DUPLICATE_NAME'));
       }
-      for (const text of ['{"a":{"a":1},"b":[{"a":1},{"a":2}]}', '{"x":"\\":,","y":"a:b","z":{"\\u0061":1,"b":2}}', '[{"k":1},{"k":1}]']) {
+      for (const text of [
+        '{"a":{"a":1},"b":[{"a":1},{"a":2}]}',
+        '{"x":"\\":,","y":"a:b","z":{"\\u0061":1,"b":2}}',
+        '[{"k":1},{"k":1}]',
+      ]) {
         expect(() => parse(text), text).not.toThrow();
       }
     }
     fc.assert(
-      fc.property(fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { minKeys: 1 }), fc.boolean(), (object, escaped) => {
-        fc.pre(!hasUnsafeKey(object));
-        const name = Object.keys(object)[0] as string;
-        const spelled = escaped ? `"\\u${name.charCodeAt(0).toString(16).padStart(4, '0')}${JSON.stringify(name.slice(1)).slice(1)}` : JSON.stringify(name);
-        expect(() => parseJson(`{${spelled}:0,${JSON.stringify(object).slice(1)}`)).toThrow(code('JSON_DUPLICATE_NAME'));
-        expect(() => parseUnambiguousJson(`[{${spelled}:0,${JSON.stringify(object).slice(1)}]`)).toThrow(code('JSON_DUPLICATE_NAME'));
-        expect(() => parseJson(JSON.stringify({ wrapper: object }, null, 2))).not.toThrow();
-      }),
+      fc.property(
+        fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { minKeys: 1 }),
+        fc.boolean(),
+        (object, escaped) => {
+          fc.pre(!hasUnsafeKey(object));
+          const name = Object.keys(object)[0] as string;
+          const spelled = escaped
+            ? `"\\u${name.charCodeAt(0).toString(16).padStart(4, '0')}${JSON.stringify(name.slice(1)).slice(1)}`
+            : JSON.stringify(name);
+          expect(() => parseJson(`{${spelled}:0,${JSON.stringify(object).slice(1)}`)).toThrow(
+            code('JSON_DUPLICATE_NAME'),
+          );
+          expect(() => parseUnambiguousJson(`[{${spelled}:0,${JSON.stringify(object).slice(1)}]`)).toThrow(
+            code('JSON_DUPLICATE_NAME'),
+          );
+          expect(() => parseJson(JSON.stringify({ wrapper: object }, null, 2))).not.toThrow();
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
-  it('parseUnambiguousJson refuses only what I-JSON refuses: the value\'s own rules are left to its consumers', () => {
+  it("parseUnambiguousJson refuses only what I-JSON refuses: the value's own rules are left to its consumers", () => {
     // Each of these is refused by parseJson for its value, and read as JSON.parse reads it here.
-    for (const text of ['{"__proto__":{"admin":true}}', '[1e400]', `${'['.repeat(40)}${']'.repeat(40)}`, '"\\ud83d\\ude00"']) {
+    for (const text of [
+      '{"__proto__":{"admin":true}}',
+      '[1e400]',
+      `${'['.repeat(40)}${']'.repeat(40)}`,
+      '"\\ud83d\\ude00"',
+    ]) {
       expect(parseUnambiguousJson(text), text.slice(0, 30)).toEqual(JSON.parse(text));
     }
     // RFC 7493 §2.1: a lone surrogate half, in a string or a member name, at any depth.
-    for (const text of ['"\\ud800"', '{"a\\udc00":1}', `${'['.repeat(1000)}"x\\ud800"${']'.repeat(1000)}`, '{"a":{"b":["\\udbff"]}}']) {
+    for (const text of [
+      '"\\ud800"',
+      '{"a\\udc00":1}',
+      `${'['.repeat(1000)}"x\\ud800"${']'.repeat(1000)}`,
+      '{"a":{"b":["\\udbff"]}}',
+    ]) {
       expect(() => parseUnambiguousJson(text), text.slice(0, 30)).toThrow(code('JSON_LONE_SURROGATE'));
     }
     expect(() => parseUnambiguousJson(`${'['.repeat(100_000)}${']'.repeat(100_000)}`)).not.toThrow();
     // A repeated "__proto__" is still two members written and one parsed.
     expect(() => parseUnambiguousJson('{"__proto__":1,"__proto__":2}')).toThrow(code('JSON_DUPLICATE_NAME'));
     // Depth is no defence for a duplicate: the count walks any nesting without recursion.
-    expect(() => parseUnambiguousJson(`${'['.repeat(100_000)}{"a":1,"a":2}${']'.repeat(100_000)}`)).toThrow(code('JSON_DUPLICATE_NAME'));
+    expect(() => parseUnambiguousJson(`${'['.repeat(100_000)}{"a":1,"a":2}${']'.repeat(100_000)}`)).toThrow(
+      code('JSON_DUPLICATE_NAME'),
+    );
   });
 
   it('JSON_NON_FINITE: NaN and ±Infinity, including 1e400 from text', () => {
@@ -282,7 +357,19 @@ describe('JSON boundary errors', () => {
     }
     const sparse: unknown[] = [1];
     sparse[2] = 3;
-    const bad: unknown[] = [undefined, () => 1, 10n, Symbol('s'), new Date(0), new Map(), new Claim(), new Uint8Array(2), sparse, { a: undefined }, [undefined]];
+    const bad: unknown[] = [
+      undefined,
+      () => 1,
+      10n,
+      Symbol('s'),
+      new Date(0),
+      new Map(),
+      new Claim(),
+      new Uint8Array(2),
+      sparse,
+      { a: undefined },
+      [undefined],
+    ];
     for (const value of bad) {
       expect(() => canonicalizeJson(value)).toThrow(code('JSON_UNSUPPORTED_VALUE'));
       expect(() => canonicalizeJson({ nested: [value] })).toThrow(code('JSON_UNSUPPORTED_VALUE'));

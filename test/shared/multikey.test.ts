@@ -34,18 +34,26 @@ describe('Multikey', () => {
     expect(() => decodePublicKeyMultibase(keyPair.privateKeyMultibase)).toThrow(code('MULTICODEC_MISMATCH'));
     expect(() => decodePrivateKeyMultibase(keyPair.publicKeyMultibase)).toThrow(code('MULTICODEC_MISMATCH'));
     // An X25519 key (multicodec 0xec) is not an Ed25519 Multikey.
-    expect(() => decodePublicKeyMultibase(encodeBase58btc(Uint8Array.of(0xec, 0x01, ...randomBytes(32))))).toThrow(code('MULTICODEC_MISMATCH'));
+    expect(() => decodePublicKeyMultibase(encodeBase58btc(Uint8Array.of(0xec, 0x01, ...randomBytes(32))))).toThrow(
+      code('MULTICODEC_MISMATCH'),
+    );
   });
 
   it('KEY_LENGTH_INVALID: too short or too long, when decoding and encoding', () => {
-    expect(() => decodePublicKeyMultibase(encodeBase58btc(Uint8Array.of(0xed, 0x01, ...randomBytes(31))))).toThrow(code('KEY_LENGTH_INVALID'));
-    expect(() => decodePublicKeyMultibase(encodeBase58btc(Uint8Array.of(0xed, 0x01, ...randomBytes(33))))).toThrow(code('KEY_LENGTH_INVALID'));
+    expect(() => decodePublicKeyMultibase(encodeBase58btc(Uint8Array.of(0xed, 0x01, ...randomBytes(31))))).toThrow(
+      code('KEY_LENGTH_INVALID'),
+    );
+    expect(() => decodePublicKeyMultibase(encodeBase58btc(Uint8Array.of(0xed, 0x01, ...randomBytes(33))))).toThrow(
+      code('KEY_LENGTH_INVALID'),
+    );
     expect(() => encodePublicKeyMultibase(randomBytes(31))).toThrow(code('KEY_LENGTH_INVALID'));
     expect(() => encodePrivateKeyMultibase(randomBytes(64))).toThrow(code('KEY_LENGTH_INVALID'));
   });
 
   it('MULTIBASE_INVALID: wrong prefix, characters outside the alphabet', () => {
-    expect(() => decodePublicKeyMultibase(`m${keyPair.publicKeyMultibase.slice(1)}`)).toThrow(code('MULTIBASE_INVALID'));
+    expect(() => decodePublicKeyMultibase(`m${keyPair.publicKeyMultibase.slice(1)}`)).toThrow(
+      code('MULTIBASE_INVALID'),
+    );
     expect(() => decodePublicKeyMultibase('z6Mk0OIl')).toThrow(code('MULTIBASE_INVALID')); // 0 O I l are not base58
     expect(() => decodeBase58btc('zé')).toThrow(code('MULTIBASE_INVALID'));
     expect(() => decodeBase64url('zAAAA')).toThrow(code('MULTIBASE_INVALID'));
@@ -80,11 +88,14 @@ describe('Multikey', () => {
     expect(decodeBase58btc(`z${'1'.repeat(MAX_BASE58_DIGITS)}`)).toEqual(new Uint8Array(MAX_BASE58_DIGITS));
     // base58DigitsFor(n) is the longest encoding of n bytes, so it admits every n-byte value.
     for (const n of [1, 32, 34, 64]) {
-      const longest = Math.max(base58btc.encode(new Uint8Array(n).fill(0xff)).length, base58btc.encode(new Uint8Array(n)).length) - 1;
+      const longest =
+        Math.max(base58btc.encode(new Uint8Array(n).fill(0xff)).length, base58btc.encode(new Uint8Array(n)).length) - 1;
       expect(base58DigitsFor(n)).toBe(longest);
       const bytes = new Uint8Array(n).fill(0xff);
       expect(decodeBase58btc(base58btc.encode(bytes), 'signature', base58DigitsFor(n))).toEqual(bytes);
-      expect(() => decodeBase58btc(`z2${base58btc.encode(bytes).slice(1)}`, 'signature', base58DigitsFor(n))).toThrow(code('MULTIBASE_INVALID'));
+      expect(() => decodeBase58btc(`z2${base58btc.encode(bytes).slice(1)}`, 'signature', base58DigitsFor(n))).toThrow(
+        code('MULTIBASE_INVALID'),
+      );
     }
   });
 

@@ -16,7 +16,20 @@ import {
 const invalidScope = expect.objectContaining({ name: 'ScopeError', code: 'INVALID_SCOPE' });
 
 // A small segment pool, with near-misses of each other, so random scopes often share prefixes.
-const segment = fc.constantFrom('files', 'file', 'filesystem', 'read', 'write', 'public', 'a', 'b', 'x.y', 'v-1', 'a_b', '0');
+const segment = fc.constantFrom(
+  'files',
+  'file',
+  'filesystem',
+  'read',
+  'write',
+  'public',
+  'a',
+  'b',
+  'x.y',
+  'v-1',
+  'a_b',
+  '0',
+);
 const scope = fc.array(segment, { minLength: 1, maxLength: 4 }).map((segments) => segments.join(':'));
 const scopeSet = fc.array(scope, { maxLength: 5 });
 
@@ -39,8 +52,24 @@ describe('scope grammar', () => {
 
   it('rejects everything else with INVALID_SCOPE', () => {
     const bad = [
-      '', ':', 'files:', ':files', 'files::read', 'FILES', 'Files:read', 'files read', ' files', 'files\n', 'files\t',
-      '*', 'files:*', 'files*', 'files/read', 'files,read', 'files;read', 'files\u0000',
+      '',
+      ':',
+      'files:',
+      ':files',
+      'files::read',
+      'FILES',
+      'Files:read',
+      'files read',
+      ' files',
+      'files\n',
+      'files\t',
+      '*',
+      'files:*',
+      'files*',
+      'files/read',
+      'files,read',
+      'files;read',
+      'files\u0000',
       'f\u0456les', // Cyrillic і
       '\ufb01les', // ﬁ ligature
       'ｆｉｌｅｓ', // fullwidth

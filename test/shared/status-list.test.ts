@@ -190,7 +190,9 @@ describe('encodedList', () => {
     const short = base64url.encode(await gzip(new Uint8Array(1024)));
     expect(await rejection(decodeStatusList(short))).toEqual(err('STATUS_LIST_TOO_SHORT'));
     expect((await decodeStatusList(short, { minEntries: 8192 })).length).toBe(8192);
-    expect(await rejection(decodeStatusList(SPEC_EXAMPLE_ENCODED_LIST, { statusSize: 2 }))).toEqual(err('STATUS_LIST_TOO_SHORT'));
+    expect(await rejection(decodeStatusList(SPEC_EXAMPLE_ENCODED_LIST, { statusSize: 2 }))).toEqual(
+      err('STATUS_LIST_TOO_SHORT'),
+    );
   });
 
   it('refuses a GZIP bomb (100 MiB of zeros) with a typed error, even one that lies about its size', async () => {
@@ -230,10 +232,14 @@ describe('encodedList', () => {
 
   it('refuses an encodedList longer than the limit before decoding it', async () => {
     const encoded = await encodeStatusList(createStatusList());
-    expect(await rejection(decodeStatusList(encoded, { maxEncodedLength: encoded.length - 1 }))).toEqual(err('STATUS_LIST_TOO_LARGE'));
+    expect(await rejection(decodeStatusList(encoded, { maxEncodedLength: encoded.length - 1 }))).toEqual(
+      err('STATUS_LIST_TOO_LARGE'),
+    );
     expect((await decodeStatusList(encoded, { maxEncodedLength: encoded.length })).length).toBe(131_072);
     // Default: derived from maxBytes, so a 16 KiB limit refuses 100 KB of text outright.
-    expect(await rejection(decodeStatusList(`u${'A'.repeat(100_000)}`, { maxBytes: 16_384 }))).toEqual(err('STATUS_LIST_TOO_LARGE'));
+    expect(await rejection(decodeStatusList(`u${'A'.repeat(100_000)}`, { maxBytes: 16_384 }))).toEqual(
+      err('STATUS_LIST_TOO_LARGE'),
+    );
     expect(await rejection(decodeStatusList(encoded, { maxBytes: -1 }))).toEqual(err('INVALID_STATUS_ARGUMENT'));
   });
 });
@@ -325,7 +331,9 @@ describe('status list documents', () => {
   });
 
   it('builds BitstringStatusListEntry values (§2.1)', () => {
-    expect(buildStatusListEntry({ statusListCredential: LIST_URL, statusListIndex: 94_567, statusPurpose: 'revocation' })).toEqual({
+    expect(
+      buildStatusListEntry({ statusListCredential: LIST_URL, statusListIndex: 94_567, statusPurpose: 'revocation' }),
+    ).toEqual({
       id: `${LIST_URL}#94567`,
       type: 'BitstringStatusListEntry',
       statusPurpose: 'revocation',
@@ -347,24 +355,40 @@ describe('status list documents', () => {
   it('refuses to build documents the specification forbids', () => {
     const entry = { statusListCredential: LIST_URL, statusListIndex: 1, statusPurpose: 'message' };
     expect(() => buildStatusListEntry({ ...entry, statusSize: 2 })).toThrow(err('INVALID_STATUS_ARGUMENT'));
-    expect(() => buildStatusListEntry({ ...entry, statusSize: 2, statusMessage: TWO_BIT_MESSAGES.slice(0, 3) })).toThrow(
+    expect(() =>
+      buildStatusListEntry({ ...entry, statusSize: 2, statusMessage: TWO_BIT_MESSAGES.slice(0, 3) }),
+    ).toThrow(err('INVALID_STATUS_ARGUMENT'));
+    const duplicate = [...TWO_BIT_MESSAGES.slice(0, 3), { status: '0x2', message: 'again' }];
+    expect(() => buildStatusListEntry({ ...entry, statusSize: 2, statusMessage: duplicate })).toThrow(
       err('INVALID_STATUS_ARGUMENT'),
     );
-    const duplicate = [...TWO_BIT_MESSAGES.slice(0, 3), { status: '0x2', message: 'again' }];
-    expect(() => buildStatusListEntry({ ...entry, statusSize: 2, statusMessage: duplicate })).toThrow(err('INVALID_STATUS_ARGUMENT'));
     expect(() => buildStatusListEntry({ ...entry, statusListIndex: -1 })).toThrow(err('INVALID_STATUS_ARGUMENT'));
     expect(() => buildStatusListEntry({ ...entry, id: LIST_URL })).toThrow(err('INVALID_STATUS_ARGUMENT'));
-    expect(() => buildStatusListEntry({ ...entry, statusListCredential: 'not a url' })).toThrow(err('INVALID_STATUS_ARGUMENT'));
-    expect(() => listCredential(SPEC_EXAMPLE_ENCODED_LIST, { validFrom: '2025-01-01' })).toThrow(err('INVALID_STATUS_ARGUMENT'));
-    expect(() => listCredential(SPEC_EXAMPLE_ENCODED_LIST, { validFrom: new Date(Number.NaN) })).toThrow(err('INVALID_STATUS_ARGUMENT'));
-    expect(() => listCredential(SPEC_EXAMPLE_ENCODED_LIST, { id: `${LIST_URL}#x` })).toThrow(err('INVALID_STATUS_ARGUMENT'));
+    expect(() => buildStatusListEntry({ ...entry, statusListCredential: 'not a url' })).toThrow(
+      err('INVALID_STATUS_ARGUMENT'),
+    );
+    expect(() => listCredential(SPEC_EXAMPLE_ENCODED_LIST, { validFrom: '2025-01-01' })).toThrow(
+      err('INVALID_STATUS_ARGUMENT'),
+    );
+    expect(() => listCredential(SPEC_EXAMPLE_ENCODED_LIST, { validFrom: new Date(Number.NaN) })).toThrow(
+      err('INVALID_STATUS_ARGUMENT'),
+    );
+    expect(() => listCredential(SPEC_EXAMPLE_ENCODED_LIST, { id: `${LIST_URL}#x` })).toThrow(
+      err('INVALID_STATUS_ARGUMENT'),
+    );
     expect(() => listCredential('not-multibase')).toThrow(err('INVALID_STATUS_ARGUMENT'));
-    expect(() => listCredential(SPEC_EXAMPLE_ENCODED_LIST, { statusPurpose: [] })).toThrow(err('INVALID_STATUS_ARGUMENT'));
+    expect(() => listCredential(SPEC_EXAMPLE_ENCODED_LIST, { statusPurpose: [] })).toThrow(
+      err('INVALID_STATUS_ARGUMENT'),
+    );
     expect(() => listCredential(SPEC_EXAMPLE_ENCODED_LIST, { ttl: -5 })).toThrow(err('INVALID_STATUS_ARGUMENT'));
   });
 
   it('parses entries and refuses malformed ones (§2.1)', () => {
-    const good = buildStatusListEntry({ statusListCredential: LIST_URL, statusListIndex: 42, statusPurpose: 'revocation' });
+    const good = buildStatusListEntry({
+      statusListCredential: LIST_URL,
+      statusListIndex: 42,
+      statusPurpose: 'revocation',
+    });
     expect(parseStatusListEntry(JSON.parse(JSON.stringify(good)))).toEqual(good);
     expect(parseStatusListEntry({ ...good, statusListIndex: '0042' }).statusListIndex).toBe('0042');
     const malformed: unknown[] = [
@@ -373,7 +397,10 @@ describe('status list documents', () => {
       { ...good, type: 'StatusList2021Entry' },
       { ...good, type: ['BitstringStatusListEntry'] },
       { ...good, statusListIndex: 42 },
-      ...['', '-1', '+1', '1e3', '4.2', ' 42', '42 ', '0x2a', '٤٢' /* Arabic-Indic digits */].map((i) => ({ ...good, statusListIndex: i })),
+      ...['', '-1', '+1', '1e3', '4.2', ' 42', '42 ', '0x2a', '٤٢' /* Arabic-Indic digits */].map((i) => ({
+        ...good,
+        statusListIndex: i,
+      })),
       { ...good, statusPurpose: '' },
       { ...good, statusPurpose: ['revocation'] },
       { ...good, statusListCredential: 'relative/path' },
@@ -385,13 +412,16 @@ describe('status list documents', () => {
       { ...good, statusSize: 2, statusMessage: [...TWO_BIT_MESSAGES.slice(0, 3), { status: '0x4', message: 'x' }] },
       { ...good, statusReference: ['https://ok.example/', 7] },
     ];
-    for (const value of malformed) expect(() => parseStatusListEntry(value), JSON.stringify(value)).toThrow(err('STATUS_ENTRY_MALFORMED'));
+    for (const value of malformed)
+      expect(() => parseStatusListEntry(value), JSON.stringify(value)).toThrow(err('STATUS_ENTRY_MALFORMED'));
   });
 
   it('parses list credentials and refuses malformed ones (§2.2)', () => {
     const good = listCredential(SPEC_EXAMPLE_ENCODED_LIST);
     expect(parseStatusListCredential(JSON.parse(JSON.stringify(good)))).toEqual(good);
-    expect(parseStatusListCredential({ ...good, issuer: { id: ISSUER, name: 'Issuer' } }).issuer).toEqual({ id: ISSUER });
+    expect(parseStatusListCredential({ ...good, issuer: { id: ISSUER, name: 'Issuer' } }).issuer).toEqual({
+      id: ISSUER,
+    });
     const subject = good.credentialSubject;
     const malformed: unknown[] = [
       'credential',
@@ -412,7 +442,8 @@ describe('status list documents', () => {
       { ...good, credentialSubject: { ...subject, ttl: '300' } },
       { ...good, credentialSubject: { ...subject, statusSize: 9 } },
     ];
-    for (const value of malformed) expect(() => parseStatusListCredential(value), JSON.stringify(value)).toThrow(err('STATUS_LIST_MALFORMED'));
+    for (const value of malformed)
+      expect(() => parseStatusListCredential(value), JSON.stringify(value)).toThrow(err('STATUS_LIST_MALFORMED'));
   });
 });
 
@@ -425,61 +456,115 @@ describe('checkStatus (§3.2 Validate Algorithm)', () => {
       buildStatusListEntry({ statusListCredential: LIST_URL, statusListIndex: index, statusPurpose });
     expect(await checkStatus(entry(94_567), credential)).toEqual({ status: 1, purpose: 'revocation', valid: false });
     expect(await checkStatus(entry(94_566), credential)).toEqual({ status: 0, purpose: 'revocation', valid: true });
-    expect(await checkStatus(entry(94_567, 'suspension'), credential)).toEqual({ status: 1, purpose: 'suspension', valid: false });
+    expect(await checkStatus(entry(94_567, 'suspension'), credential)).toEqual({
+      status: 1,
+      purpose: 'suspension',
+      valid: false,
+    });
   });
 
   it('returns the status message of multi-bit entries', async () => {
     const list = createStatusList({ statusSize: 2 });
     setStatus(list, 10, 2);
-    const credential = listCredential(await encodeStatusList(list), { statusPurpose: 'message', statusSize: 2, statusMessage: TWO_BIT_MESSAGES });
+    const credential = listCredential(await encodeStatusList(list), {
+      statusPurpose: 'message',
+      statusSize: 2,
+      statusMessage: TWO_BIT_MESSAGES,
+    });
     const entry = (index: number) =>
-      buildStatusListEntry({ statusListCredential: LIST_URL, statusListIndex: index, statusPurpose: 'message', statusSize: 2, statusMessage: TWO_BIT_MESSAGES });
-    expect(await checkStatus(entry(10), credential)).toEqual({ status: 2, purpose: 'message', valid: false, message: 'rejected' });
-    expect(await checkStatus(entry(11), credential)).toEqual({ status: 0, purpose: 'message', valid: true, message: 'pending_review' });
+      buildStatusListEntry({
+        statusListCredential: LIST_URL,
+        statusListIndex: index,
+        statusPurpose: 'message',
+        statusSize: 2,
+        statusMessage: TWO_BIT_MESSAGES,
+      });
+    expect(await checkStatus(entry(10), credential)).toEqual({
+      status: 2,
+      purpose: 'message',
+      valid: false,
+      message: 'rejected',
+    });
+    expect(await checkStatus(entry(11), credential)).toEqual({
+      status: 0,
+      purpose: 'message',
+      valid: true,
+      message: 'pending_review',
+    });
     // One-bit "message" purpose without statusMessage: "set" / "unset" (§2.1).
     const oneBit = createStatusList();
     setStatus(oneBit, 3, 1);
     const decoded = await decodeStatusList(await encodeStatusList(oneBit));
-    const plain = buildStatusListEntry({ statusListCredential: LIST_URL, statusListIndex: 3, statusPurpose: 'message' });
+    const plain = buildStatusListEntry({
+      statusListCredential: LIST_URL,
+      statusListIndex: 3,
+      statusPurpose: 'message',
+    });
     expect(readEntryStatus(plain, decoded).message).toBe('set');
     expect(readEntryStatus({ ...plain, statusListIndex: '4' }, decoded).message).toBe('unset');
   });
 
   it('raises a purpose mismatch before decompressing anything (§3.2 step 5)', async () => {
     const credential = listCredential('uAAAA'); // not even GZIP: the purpose check comes first
-    const entry = buildStatusListEntry({ statusListCredential: LIST_URL, statusListIndex: 1, statusPurpose: 'suspension' });
+    const entry = buildStatusListEntry({
+      statusListCredential: LIST_URL,
+      statusListIndex: 1,
+      statusPurpose: 'suspension',
+    });
     expect(await rejection(checkStatus(entry, credential))).toEqual(err('STATUS_PURPOSE_MISMATCH'));
   });
 
   it('refuses a list that is not the one the entry names or has another statusSize', async () => {
     const credential = listCredential(SPEC_EXAMPLE_ENCODED_LIST);
-    const entry = buildStatusListEntry({ statusListCredential: 'https://issuer.example/status/8', statusListIndex: 1, statusPurpose: 'revocation' });
+    const entry = buildStatusListEntry({
+      statusListCredential: 'https://issuer.example/status/8',
+      statusListIndex: 1,
+      statusPurpose: 'revocation',
+    });
     expect(await rejection(checkStatus(entry, credential))).toEqual(err('STATUS_LIST_MISMATCH'));
     const sameUrl = { ...entry, id: `${LIST_URL}#1`, statusListCredential: LIST_URL };
     const sized = listCredential(SPEC_EXAMPLE_ENCODED_LIST, { statusSize: 2, statusMessage: TWO_BIT_MESSAGES });
     expect(() => assertEntryMatchesList(sameUrl, sized)).toThrow(err('STATUS_LIST_MISMATCH'));
     // A list without an id could be any list of its issuer: it matches no entry.
     const { id: _id, ...anonymous } = credential;
-    expect(() => assertEntryMatchesList({ ...entry, statusListCredential: LIST_URL }, anonymous)).toThrow(err('STATUS_LIST_MISMATCH'));
+    expect(() => assertEntryMatchesList({ ...entry, statusListCredential: LIST_URL }, anonymous)).toThrow(
+      err('STATUS_LIST_MISMATCH'),
+    );
     const decodedOneBit = await decodeStatusList(SPEC_EXAMPLE_ENCODED_LIST);
-    expect(() => readEntryStatus({ ...sameUrl, statusSize: 2, statusMessage: TWO_BIT_MESSAGES }, decodedOneBit)).toThrow(err('STATUS_LIST_MISMATCH'));
+    expect(() =>
+      readEntryStatus({ ...sameUrl, statusSize: 2, statusMessage: TWO_BIT_MESSAGES }, decodedOneBit),
+    ).toThrow(err('STATUS_LIST_MISMATCH'));
   });
 
   it('raises a range error for an index outside the decoded list (§3.2 step 10)', async () => {
     const credential = listCredential(SPEC_EXAMPLE_ENCODED_LIST);
     for (const statusListIndex of ['131072', '9007199254740993', '1'.repeat(400)]) {
-      const entry = { type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListCredential: LIST_URL, statusListIndex };
+      const entry = {
+        type: 'BitstringStatusListEntry',
+        statusPurpose: 'revocation',
+        statusListCredential: LIST_URL,
+        statusListIndex,
+      };
       expect(await rejection(checkStatus(entry, credential))).toEqual(err('STATUS_INDEX_OUT_OF_RANGE'));
     }
-    const last = { type: 'BitstringStatusListEntry', statusPurpose: 'revocation', statusListCredential: LIST_URL, statusListIndex: '131071' };
+    const last = {
+      type: 'BitstringStatusListEntry',
+      statusPurpose: 'revocation',
+      statusListCredential: LIST_URL,
+      statusListIndex: '131071',
+    };
     expect((await checkStatus(last, credential)).valid).toBe(true);
   });
 
   it('passes malformed documents and size limits through as typed errors', async () => {
-    const entry = buildStatusListEntry({ statusListCredential: LIST_URL, statusListIndex: 1, statusPurpose: 'revocation' });
-    expect(await rejection(checkStatus({ ...entry, statusListIndex: 1 }, listCredential(SPEC_EXAMPLE_ENCODED_LIST)))).toEqual(
-      err('STATUS_ENTRY_MALFORMED'),
-    );
+    const entry = buildStatusListEntry({
+      statusListCredential: LIST_URL,
+      statusListIndex: 1,
+      statusPurpose: 'revocation',
+    });
+    expect(
+      await rejection(checkStatus({ ...entry, statusListIndex: 1 }, listCredential(SPEC_EXAMPLE_ENCODED_LIST))),
+    ).toEqual(err('STATUS_ENTRY_MALFORMED'));
     expect(await rejection(checkStatus(entry, { credentialSubject: {} }))).toEqual(err('STATUS_LIST_MALFORMED'));
     const big = listCredential(await encodeStatusList(createStatusList({ length: 262_144 })));
     expect(await rejection(checkStatus(entry, big, { maxBytes: 16_384 }))).toEqual(err('STATUS_LIST_TOO_LARGE'));

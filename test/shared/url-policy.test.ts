@@ -60,8 +60,12 @@ describe('classifyHost', () => {
       }
       return 'accepted';
     };
-    expect(message('https://localhost:8443/x')).toBe('a loopback host is refused (allowHttpLoopback admits it over http, allowPrivateNetwork over https)');
-    expect(message('http://127.0.0.1:8080/x')).toBe('http: is refused: https only (http to loopback needs allowHttpLoopback)');
+    expect(message('https://localhost:8443/x')).toBe(
+      'a loopback host is refused (allowHttpLoopback admits it over http, allowPrivateNetwork over https)',
+    );
+    expect(message('http://127.0.0.1:8080/x')).toBe(
+      'http: is refused: https only (http to loopback needs allowHttpLoopback)',
+    );
     expect(message('https://10.0.0.1/x')).toBe('a private host is refused (needs allowPrivateNetwork)');
     expect(message('http://127.0.0.1:8080/x', { allowHttpLoopback: true })).toBe('accepted');
   });

@@ -50,22 +50,52 @@ beforeAll(async () => {
     domains: [TARGET, 'calendar.example.com'],
     validUntil: new Date(Date.now() + 24 * 3600_000),
   });
-  const child = await delegate(root, { delegator: agent, delegateeDid: subAgent.did, scopes: ['files:read', 'files:write'], domains: [TARGET] });
-  const consent = await createConsent({ user, agentDid: subAgent.did, providerDid: provider.did, privilegeScopes: ['files:read'], challenge: 'consent-1' });
-  const grant = await issueGrant({ provider, agentDid: subAgent.did, privilegeScopes: ['files:read'], consent, ceiling: child.credentialSubject.privilegeScopes });
+  const child = await delegate(root, {
+    delegator: agent,
+    delegateeDid: subAgent.did,
+    scopes: ['files:read', 'files:write'],
+    domains: [TARGET],
+  });
+  const consent = await createConsent({
+    user,
+    agentDid: subAgent.did,
+    providerDid: provider.did,
+    privilegeScopes: ['files:read'],
+    challenge: 'consent-1',
+  });
+  const grant = await issueGrant({
+    provider,
+    agentDid: subAgent.did,
+    privilegeScopes: ['files:read'],
+    consent,
+    ceiling: child.credentialSubject.privilegeScopes,
+  });
   credentials = [child, root, grant];
-  vp = await signPresentation({ holder: subAgent, credentials, challenge: CHALLENGE, domain: TARGET, lifetimeMs: 3600_000 });
+  vp = await signPresentation({
+    holder: subAgent,
+    credentials,
+    challenge: CHALLENGE,
+    domain: TARGET,
+    lifetimeMs: 3600_000,
+  });
   trusted = { trustedIssuers: [platform.did], trustedGrantIssuers: [provider.did] };
 });
 
 function options(credentialCache?: VerifiedCredentialCache): VerifyPresentationOptions {
-  return { ...trusted, expectedDomain: TARGET, expectedChallenge: CHALLENGE, resolver, ...(credentialCache ? { credentialCache } : {}) };
+  return {
+    ...trusted,
+    expectedDomain: TARGET,
+    expectedChallenge: CHALLENGE,
+    resolver,
+    ...(credentialCache ? { credentialCache } : {}),
+  };
 }
 
 /** Every place in `value` below its root: object members and array elements. */
 function pathsIn(value: Json, prefix: Path = []): Path[] {
   if (Array.isArray(value)) return value.flatMap((item, i) => [[...prefix, i], ...pathsIn(item, [...prefix, i])]);
-  if (value !== null && typeof value === 'object') return Object.entries(value).flatMap(([key, item]) => [[...prefix, key], ...pathsIn(item, [...prefix, key])]);
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).flatMap(([key, item]) => [[...prefix, key], ...pathsIn(item, [...prefix, key])]);
   return [];
 }
 
@@ -73,7 +103,20 @@ const mutation = fc.record({
   pick: fc.nat(),
   op: fc.constantFrom('replace', 'delete', 'insert', 'tweak', 'duplicate'),
   value: fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json>,
-  key: fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('id', 'type', 'proof', 'issuer', 'validUntil', 'privilegeScopes', 'delegationDepth', 'domains', 'parentCredential')),
+  key: fc.oneof(
+    fc.string({ maxLength: 6 }),
+    fc.constantFrom(
+      'id',
+      'type',
+      'proof',
+      'issuer',
+      'validUntil',
+      'privilegeScopes',
+      'delegationDepth',
+      'domains',
+      'parentCredential',
+    ),
+  ),
   at: fc.nat(),
 });
 type Mutation = typeof mutation extends fc.Arbitrary<infer T> ? T : never;
@@ -84,7 +127,10 @@ function mutate(document: Json, m: Mutation, within: (path: Path) => boolean): J
   const candidates = pathsIn(copy).filter(within);
   if (candidates.length === 0) return undefined;
   const path = candidates[m.pick % candidates.length]!;
-  const parent = path.slice(0, -1).reduce<Json>((node, step) => (node as Record<string | number, Json>)[step]!, copy) as Record<string | number, Json> | Json[];
+  const parent = path
+    .slice(0, -1)
+    .reduce<Json>((node, step) => (node as Record<string | number, Json>)[step]!, copy) as
+    Record<string | number, Json> | Json[];
   const last = path.at(-1)!;
   const current = (parent as Record<string | number, Json>)[last]!;
   switch (m.op) {
@@ -103,7 +149,8 @@ function mutate(document: Json, m: Mutation, within: (path: Path) => boolean): J
     case 'tweak':
       if (typeof current === 'string' && current.length > 0) {
         const i = m.at % current.length;
-        (parent as Record<string | number, Json>)[last] = current.slice(0, i) + String.fromCharCode(current.charCodeAt(i) ^ 1) + current.slice(i + 1);
+        (parent as Record<string | number, Json>)[last] =
+          current.slice(0, i) + String.fromCharCode(current.charCodeAt(i) ^ 1) + current.slice(i + 1);
       } else if (typeof current === 'number') (parent as Record<string | number, Json>)[last] = current + 1;
       else if (typeof current === 'boolean') (parent as Record<string | number, Json>)[last] = !current;
       else return undefined;
@@ -127,7 +174,8 @@ function sameJson(a: Json, b: Json): boolean {
 
 async function expectRefused(presentation: unknown, credentialCache?: VerifiedCredentialCache): Promise<void> {
   const result = await verifyPresentation(presentation, options(credentialCache));
-  if (result.valid) throw new Error(`a tampered presentation was accepted: ${JSON.stringify(presentation).slice(0, 400)}`);
+  if (result.valid)
+    throw new Error(`a tampered presentation was accepted: ${JSON.stringify(presentation).slice(0, 400)}`);
   expect(isReasonCode(result.reason)).toBe(true);
   expect(CHECKS).toContain(result.failedCheck);
   expect(result.checks.at(-1)).toMatchObject({ check: result.failedCheck, ok: false, reason: result.reason });
@@ -136,7 +184,11 @@ async function expectRefused(presentation: unknown, credentialCache?: VerifiedCr
 
 describe('tampering with a valid presentation', () => {
   it('the untampered presentation is accepted, with and without the credential cache', async () => {
-    expect(await verifyPresentation(vp, options())).toMatchObject({ valid: true, agentDid: subAgent.did, effectiveScopes: ['files:read'] });
+    expect(await verifyPresentation(vp, options())).toMatchObject({
+      valid: true,
+      agentDid: subAgent.did,
+      effectiveScopes: ['files:read'],
+    });
     const cache = createVerifiedCredentialCache();
     expect((await verifyPresentation(vp, options(cache))).valid).toBe(true);
     expect((await verifyPresentation(vp, options(cache))).valid).toBe(true);
@@ -166,7 +218,13 @@ describe('tampering with a valid presentation', () => {
         fc.pre(tampered !== undefined && !sameJson(tampered, original));
         let resigned: VerifiablePresentation;
         try {
-          resigned = await signPresentation({ holder: subAgent, credentials: tampered as unknown as MandateCredential[], challenge: CHALLENGE, domain: TARGET, lifetimeMs: 3600_000 });
+          resigned = await signPresentation({
+            holder: subAgent,
+            credentials: tampered as unknown as MandateCredential[],
+            challenge: CHALLENGE,
+            domain: TARGET,
+            lifetimeMs: 3600_000,
+          });
         } catch {
           return fc.pre(false); // not JSON the holder could sign
         }
@@ -183,11 +241,23 @@ describe('tampering with a valid presentation', () => {
     await fc.assert(
       fc.asyncProperty(mutation, async (m) => {
         const tampered = mutate(unsignedChild as Json, m, (path) => path[0] !== '@context' || path.length > 1);
-        fc.pre(tampered !== undefined && tampered !== null && typeof tampered === 'object' && !Array.isArray(tampered) && !sameJson(tampered, unsignedChild as Json));
+        fc.pre(
+          tampered !== undefined &&
+            tampered !== null &&
+            typeof tampered === 'object' &&
+            !Array.isArray(tampered) &&
+            !sameJson(tampered, unsignedChild as Json),
+        );
         let presentation: VerifiablePresentation;
         try {
           const signed = await signRaw(tampered as object, agent);
-          presentation = await signPresentation({ holder: subAgent, credentials: [signed, root, grant] as unknown as MandateCredential[], challenge: CHALLENGE, domain: TARGET, lifetimeMs: 3600_000 });
+          presentation = await signPresentation({
+            holder: subAgent,
+            credentials: [signed, root, grant] as unknown as MandateCredential[],
+            challenge: CHALLENGE,
+            domain: TARGET,
+            lifetimeMs: 3600_000,
+          });
         } catch {
           return fc.pre(false); // not JSON the agent could sign
         }
@@ -198,7 +268,9 @@ describe('tampering with a valid presentation', () => {
         }
         accepted += 1; // a change the rules allow: another id, fewer scopes, an earlier end…
         expect(result.agentDid).toBe(subAgent.did);
-        expect(result.chain.filter((link) => link.type === 'AgentCredential').map((link) => link.id)).toEqual([(root as { id: string }).id]);
+        expect(result.chain.filter((link) => link.type === 'AgentCredential').map((link) => link.id)).toEqual([
+          (root as { id: string }).id,
+        ]);
         expect(within(result.privilegeScopes, ['files', 'calendar:read'])).toBe(true);
         expect(within(result.effectiveScopes, ['files:read'])).toBe(true);
       }),

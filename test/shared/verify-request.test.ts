@@ -58,22 +58,40 @@ function verifier(extra: Partial<VerifyRequestOptions> = {}): VerifyRequestOptio
   return { trustedIssuers: [platform.did], target: TARGET, resolver, ...extra };
 }
 
-function present(challenge: string, extra: { domain?: string; holder?: SigningIdentity } = {}): Promise<VerifiablePresentation> {
-  return signPresentation({ holder: extra.holder ?? agent, credentials: [credential], challenge, domain: extra.domain ?? TARGET });
+function present(
+  challenge: string,
+  extra: { domain?: string; holder?: SigningIdentity } = {},
+): Promise<VerifiablePresentation> {
+  return signPresentation({
+    holder: extra.holder ?? agent,
+    credentials: [credential],
+    challenge,
+    domain: extra.domain ?? TARGET,
+  });
 }
 
-function requestWith(authorization: string | undefined, init: { path?: string; method?: string; headers?: Record<string, string> } = {}): Request {
+function requestWith(
+  authorization: string | undefined,
+  init: { path?: string; method?: string; headers?: Record<string, string> } = {},
+): Request {
   const headers = new Headers(init.headers);
   if (authorization !== undefined) headers.set('authorization', authorization);
   return new Request(API + (init.path ?? '/files/1'), { method: init.method ?? 'GET', headers });
 }
 
-async function presentedRequest(options: VerifyRequestOptions, init: Parameters<typeof requestWith>[1] = {}): Promise<Request> {
+async function presentedRequest(
+  options: VerifyRequestOptions,
+  init: Parameters<typeof requestWith>[1] = {},
+): Promise<Request> {
   const { challenge } = await issueChallenge(options);
   return requestWith(encodePresentationHeader(await present(challenge)), init);
 }
 
-function expectDenied(verdict: RequestVerdict, status: number, reason: string): asserts verdict is Extract<RequestVerdict, { allowed: false }> {
+function expectDenied(
+  verdict: RequestVerdict,
+  status: number,
+  reason: string,
+): asserts verdict is Extract<RequestVerdict, { allowed: false }> {
   if (verdict.allowed) throw new Error(`expected ${status} ${reason}, but the request was allowed`);
   expect({ status: verdict.status, reason: verdict.body.reason }).toEqual({ status, reason });
   expect(verdict.body.valid).toBe(false);
@@ -109,7 +127,9 @@ describe('the Authorization header', () => {
       expect(() => decodePresentationHeader(value, 128), String(value)).toThrow(expect.objectContaining({ code }));
     }
     // The length bound applies before decoding: a huge token is refused without being decoded.
-    expect(() => decodePresentationHeader(`VP ${'A'.repeat(1_000_000)}`, 128)).toThrow(expect.objectContaining({ code: 'PRESENTATION_TOO_LARGE' }));
+    expect(() => decodePresentationHeader(`VP ${'A'.repeat(1_000_000)}`, 128)).toThrow(
+      expect.objectContaining({ code: 'PRESENTATION_TOO_LARGE' }),
+    );
   });
 });
 
@@ -118,7 +138,11 @@ describe('verifyRequest — challenge endpoint mode (default)', () => {
     const options = verifier({ requiredScopes: ['files:read'] });
     const verdict = await verifyRequest(await presentedRequest(options), options);
     if (!verdict.allowed) throw new Error(verdict.body.message);
-    expect(verdict.claims).toMatchObject({ agentDid: agent.did, effectiveScopes: ['files:read', 'files:write:drafts'], privilegeScopes: ['files:read', 'files:write:drafts'] });
+    expect(verdict.claims).toMatchObject({
+      agentDid: agent.did,
+      effectiveScopes: ['files:read', 'files:write:drafts'],
+      privilegeScopes: ['files:read', 'files:write:drafts'],
+    });
     expect(verdict.claims.vpId).toMatch(/^urn:uuid:/);
     expect(verdict.claims.chain).toEqual([expect.objectContaining({ id: credential.id, issuer: platform.did })]);
     expect(verdict.checks.every((c) => c.ok)).toBe(true);
@@ -135,7 +159,9 @@ describe('verifyRequest — challenge endpoint mode (default)', () => {
   it('401 MALFORMED with WWW-Authenticate pointing at the challenge endpoint when nothing is presented', async () => {
     const verdict = await verifyRequest(requestWith(undefined), verifier());
     expectDenied(verdict, 401, 'MALFORMED');
-    expect(verdict.headers['WWW-Authenticate']).toBe(`VP realm="${TARGET}", challenge-endpoint="${API}${DEFAULT_CHALLENGE_PATH}", error="MALFORMED"`);
+    expect(verdict.headers['WWW-Authenticate']).toBe(
+      `VP realm="${TARGET}", challenge-endpoint="${API}${DEFAULT_CHALLENGE_PATH}", error="MALFORMED"`,
+    );
     expectDenied(await verifyRequest(requestWith('Bearer abc'), verifier()), 401, 'MALFORMED');
     expectDenied(await verifyRequest(requestWith('VP $$$'), verifier()), 401, 'MALFORMED');
   });
@@ -161,15 +187,29 @@ describe('verifyRequest — challenge endpoint mode (default)', () => {
   it('a nonce is single-use: the second presentation answering it is 401 CHALLENGE_MISMATCH', async () => {
     const options = verifier();
     const { challenge } = await issueChallenge(options);
-    expect((await verifyRequest(requestWith(encodePresentationHeader(await present(challenge))), options)).allowed).toBe(true);
-    expectDenied(await verifyRequest(requestWith(encodePresentationHeader(await present(challenge))), options), 401, 'CHALLENGE_MISMATCH');
+    expect(
+      (await verifyRequest(requestWith(encodePresentationHeader(await present(challenge))), options)).allowed,
+    ).toBe(true);
+    expectDenied(
+      await verifyRequest(requestWith(encodePresentationHeader(await present(challenge))), options),
+      401,
+      'CHALLENGE_MISMATCH',
+    );
   });
 
   it('401 CHALLENGE_MISMATCH for a nonce never issued, issued by another verifier, or expired', async () => {
-    expectDenied(await verifyRequest(requestWith(encodePresentationHeader(await present('made-up'))), verifier()), 401, 'CHALLENGE_MISMATCH');
+    expectDenied(
+      await verifyRequest(requestWith(encodePresentationHeader(await present('made-up'))), verifier()),
+      401,
+      'CHALLENGE_MISMATCH',
+    );
     const other = verifier();
     const { challenge } = await issueChallenge(other);
-    expectDenied(await verifyRequest(requestWith(encodePresentationHeader(await present(challenge))), verifier()), 401, 'CHALLENGE_MISMATCH');
+    expectDenied(
+      await verifyRequest(requestWith(encodePresentationHeader(await present(challenge))), verifier()),
+      401,
+      'CHALLENGE_MISMATCH',
+    );
 
     let clock = Date.now();
     const now = () => clock;
@@ -177,7 +217,11 @@ describe('verifyRequest — challenge endpoint mode (default)', () => {
     const late = await issueChallenge(options);
     expect(Date.parse(late.expiresAt)).toBe(clock + 60_000);
     clock += 61_000;
-    expectDenied(await verifyRequest(requestWith(encodePresentationHeader(await present(late.challenge))), options), 401, 'CHALLENGE_MISMATCH');
+    expectDenied(
+      await verifyRequest(requestWith(encodePresentationHeader(await present(late.challenge))), options),
+      401,
+      'CHALLENGE_MISMATCH',
+    );
   });
 
   it('the challenge endpoint answers GET with a 128-bit nonce, refuses other methods, ignores other paths', async () => {
@@ -188,11 +232,18 @@ describe('verifyRequest — challenge endpoint mode (default)', () => {
     const body = (await response?.json()) as { challenge: string; expiresAt: string };
     expect(body.challenge).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(Date.parse(body.expiresAt)).toBeGreaterThan(Date.now());
-    expect((await handleChallengeRequest(new Request(API + DEFAULT_CHALLENGE_PATH, { method: 'POST' }), options))?.status).toBe(405);
+    expect(
+      (await handleChallengeRequest(new Request(API + DEFAULT_CHALLENGE_PATH, { method: 'POST' }), options))?.status,
+    ).toBe(405);
     expect(await handleChallengeRequest(new Request(API + '/files'), options)).toBeUndefined();
     const custom = verifier({ challengePath: '/auth/nonce' });
     expect((await handleChallengeRequest(new Request(API + '/auth/nonce'), custom))?.status).toBe(200);
-    expect(await handleChallengeRequest(new Request(API + '/auth/nonce'), verifier({ challenge: 'none', replayCache: createReplayCache() }))).toBeUndefined();
+    expect(
+      await handleChallengeRequest(
+        new Request(API + '/auth/nonce'),
+        verifier({ challenge: 'none', replayCache: createReplayCache() }),
+      ),
+    ).toBeUndefined();
   });
 });
 
@@ -201,13 +252,26 @@ describe('verifyRequest — request and none modes', () => {
     const options = verifier({ challenge: 'request', replayCache: createReplayCache() });
     const vp = await present('client-chosen-1');
     const header = encodePresentationHeader(vp);
-    expect((await verifyRequest(requestWith(header, { headers: { [CHALLENGE_HEADER]: 'client-chosen-1' } }), options)).allowed).toBe(true);
-    expectDenied(await verifyRequest(requestWith(header, { headers: { [CHALLENGE_HEADER]: 'client-chosen-1' } }), options), 401, 'REPLAYED');
+    expect(
+      (await verifyRequest(requestWith(header, { headers: { [CHALLENGE_HEADER]: 'client-chosen-1' } }), options))
+        .allowed,
+    ).toBe(true);
+    expectDenied(
+      await verifyRequest(requestWith(header, { headers: { [CHALLENGE_HEADER]: 'client-chosen-1' } }), options),
+      401,
+      'REPLAYED',
+    );
     const other = encodePresentationHeader(await present('client-chosen-2'));
-    expectDenied(await verifyRequest(requestWith(other, { headers: { [CHALLENGE_HEADER]: 'something-else' } }), options), 401, 'CHALLENGE_MISMATCH');
+    expectDenied(
+      await verifyRequest(requestWith(other, { headers: { [CHALLENGE_HEADER]: 'something-else' } }), options),
+      401,
+      'CHALLENGE_MISMATCH',
+    );
     const missing = await verifyRequest(requestWith(other), options);
     expectDenied(missing, 401, 'CHALLENGE_MISMATCH');
-    expect(missing.headers['WWW-Authenticate']).toBe(`VP realm="${TARGET}", challenge-header="${CHALLENGE_HEADER}", error="CHALLENGE_MISMATCH"`);
+    expect(missing.headers['WWW-Authenticate']).toBe(
+      `VP realm="${TARGET}", challenge-header="${CHALLENGE_HEADER}", error="CHALLENGE_MISMATCH"`,
+    );
   });
 
   it("'none': any challenge, each presentation once", async () => {
@@ -218,7 +282,11 @@ describe('verifyRequest — request and none modes', () => {
     expectDenied(replay, 401, 'REPLAYED');
     expect(replay.headers['WWW-Authenticate']).toBe(`VP realm="${TARGET}", error="REPLAYED"`);
     // Decodes as JSON but is no presentation: the verifier's own MALFORMED, 400.
-    expectDenied(await verifyRequest(requestWith(encodePresentationHeader({ type: 'nope' })), options), 400, 'MALFORMED');
+    expectDenied(
+      await verifyRequest(requestWith(encodePresentationHeader({ type: 'nope' })), options),
+      400,
+      'MALFORMED',
+    );
   });
 });
 
@@ -232,7 +300,11 @@ describe('verifyRequest — one presentation, many requests at once', () => {
       },
       request: async () => {
         const options = verifier({ challenge: 'request', replayCache: createReplayCache() });
-        return { options, header: encodePresentationHeader(await present('client-1')), headers: { [CHALLENGE_HEADER]: 'client-1' } };
+        return {
+          options,
+          header: encodePresentationHeader(await present('client-1')),
+          headers: { [CHALLENGE_HEADER]: 'client-1' },
+        };
       },
       none: async () => {
         const options = verifier({ challenge: 'none', replayCache: createReplayCache() });
@@ -241,10 +313,17 @@ describe('verifyRequest — one presentation, many requests at once', () => {
     };
     for (const [mode, setup] of Object.entries(modes)) {
       const { options, header, headers } = await setup();
-      const verdicts = await Promise.all(Array.from({ length: 20 }, () => verifyRequest(requestWith(header, { headers }), options)));
-      expect(verdicts.filter((v) => v.allowed), mode).toHaveLength(1);
+      const verdicts = await Promise.all(
+        Array.from({ length: 20 }, () => verifyRequest(requestWith(header, { headers }), options)),
+      );
+      expect(
+        verdicts.filter((v) => v.allowed),
+        mode,
+      ).toHaveLength(1);
       for (const denied of verdicts.filter((v) => !v.allowed)) {
-        expect(denied.allowed ? '' : `${denied.status} ${denied.body.reason}`, mode).toBe(mode === 'endpoint' ? '401 CHALLENGE_MISMATCH' : '401 REPLAYED');
+        expect(denied.allowed ? '' : `${denied.status} ${denied.body.reason}`, mode).toBe(
+          mode === 'endpoint' ? '401 CHALLENGE_MISMATCH' : '401 REPLAYED',
+        );
       }
     }
   });
@@ -254,12 +333,43 @@ describe('verifyRequest — status of refusals', () => {
   it('401 when the presentation itself fails, 403 when its authority does', async () => {
     const options = () => verifier({ challenge: 'none', replayCache: createReplayCache() });
     // The proof names another service: present again, for this one.
-    expectDenied(await verifyRequest(requestWith(encodePresentationHeader(await present('a', { domain: 'evil.example.com' }))), options()), 401, 'TARGET_MISMATCH');
+    expectDenied(
+      await verifyRequest(
+        requestWith(encodePresentationHeader(await present('a', { domain: 'evil.example.com' }))),
+        options(),
+      ),
+      401,
+      'TARGET_MISMATCH',
+    );
     // This service is not among the credential's domains: no presentation of it will do.
-    const elsewhere = await signPresentation({ holder: agent, credentials: [credential], challenge: 'b', domain: 'mail.example.com' });
-    expectDenied(await verifyRequest(requestWith(encodePresentationHeader(elsewhere)), { ...options(), target: 'mail.example.com' }), 403, 'TARGET_MISMATCH');
-    expectDenied(await verifyRequest(requestWith(encodePresentationHeader(await present('c'))), { ...options(), trustedIssuers: [] }), 403, 'UNTRUSTED_ISSUER');
-    expect([denialStatus('MALFORMED', 'chain'), denialStatus('VP_EXPIRED', 'presentation'), denialStatus('REPLAYED', 'replay'), denialStatus('DID_RESOLUTION_FAILED', 'dids')]).toEqual([400, 401, 401, 403]);
+    const elsewhere = await signPresentation({
+      holder: agent,
+      credentials: [credential],
+      challenge: 'b',
+      domain: 'mail.example.com',
+    });
+    expectDenied(
+      await verifyRequest(requestWith(encodePresentationHeader(elsewhere)), {
+        ...options(),
+        target: 'mail.example.com',
+      }),
+      403,
+      'TARGET_MISMATCH',
+    );
+    expectDenied(
+      await verifyRequest(requestWith(encodePresentationHeader(await present('c'))), {
+        ...options(),
+        trustedIssuers: [],
+      }),
+      403,
+      'UNTRUSTED_ISSUER',
+    );
+    expect([
+      denialStatus('MALFORMED', 'chain'),
+      denialStatus('VP_EXPIRED', 'presentation'),
+      denialStatus('REPLAYED', 'replay'),
+      denialStatus('DID_RESOLUTION_FAILED', 'dids'),
+    ]).toEqual([400, 401, 401, 403]);
   });
 
   it('denialResponse carries the JSON body, no-store and WWW-Authenticate — never the presentation', async () => {
@@ -275,7 +385,8 @@ describe('verifyRequest — status of refusals', () => {
     const text = await response.text();
     expect(JSON.parse(text)).toEqual(verdict.body);
     const proofValue = (vp.proof as { proofValue: string }).proofValue;
-    for (const secret of [header.slice(3), proofValue, 'never-issued']) expect(text + JSON.stringify(verdict)).not.toContain(secret);
+    for (const secret of [header.slice(3), proofValue, 'never-issued'])
+      expect(text + JSON.stringify(verdict)).not.toContain(secret);
   });
 });
 
@@ -287,9 +398,17 @@ describe('verifyRequest — required scopes', () => {
     { path: '/health', scopes: [] },
   ];
 
-  async function judge(path: string, method = 'GET', extra: Partial<VerifyRequestOptions> = {}, headers: Record<string, string> = {}): Promise<RequestVerdict> {
+  async function judge(
+    path: string,
+    method = 'GET',
+    extra: Partial<VerifyRequestOptions> = {},
+    headers: Record<string, string> = {},
+  ): Promise<RequestVerdict> {
     const options = verifier({ challenge: 'none', replayCache: createReplayCache(), requiredScopes: table, ...extra });
-    return verifyRequest(requestWith(encodePresentationHeader(await present(crypto.randomUUID())), { path, method, headers }), options);
+    return verifyRequest(
+      requestWith(encodePresentationHeader(await present(crypto.randomUUID())), { path, method, headers }),
+      options,
+    );
   }
 
   it('a method override counts: the rules of every method the application may run apply', async () => {
@@ -309,10 +428,15 @@ describe('verifyRequest — required scopes', () => {
     const garbled = await judge('/files/1', 'GET', {}, { 'X-HTTP-Method-Override': 'DEL ETE' });
     expectDenied(garbled, 403, 'INSUFFICIENT_SCOPE');
     expect(garbled.body.message).toContain('method override');
-    expect(requestMethods(new Request(`${API}/x?_method=patch`, { method: 'POST', headers: { 'x-http-method-override': 'delete' } }))).toEqual(['POST', 'PATCH', 'DELETE']);
+    expect(
+      requestMethods(
+        new Request(`${API}/x?_method=patch`, { method: 'POST', headers: { 'x-http-method-override': 'delete' } }),
+      ),
+    ).toEqual(['POST', 'PATCH', 'DELETE']);
     // The spellings lenient gateways read as the same override: `_` in header names (CGI),
     // and query keys as PHP reads them (`.`, ' ' and `[` become `_`; arrays; any case).
-    const methodsOf = (query: string, headers: Record<string, string> = {}) => requestMethods(new Request(`${API}/x${query}`, { method: 'POST', headers }));
+    const methodsOf = (query: string, headers: Record<string, string> = {}) =>
+      requestMethods(new Request(`${API}/x${query}`, { method: 'POST', headers }));
     expect(methodsOf('', { X_HTTP_Method_Override: 'DELETE' })).toEqual(['POST', 'DELETE']);
     expect(methodsOf('', { 'x_method-override': 'put' })).toEqual(['POST', 'PUT']);
     for (const query of ['?.method=DELETE', '?_method[]=DELETE', '?_Method=DELETE', '?[method=DELETE']) {
@@ -355,20 +479,35 @@ describe('verifyRequest — required scopes', () => {
   });
 
   it('refuses paths that routers read differently: encoded slashes, ";" parameters, encoded dot segments', async () => {
-    const guarded = [{ path: '/api/admin/*', scopes: ['admin:write'] }, { path: '/*', scopes: [] }];
+    const guarded = [
+      { path: '/api/admin/*', scopes: ['admin:write'] },
+      { path: '/*', scopes: [] },
+    ];
     const judgeGuarded = (path: string) => judge(path, 'GET', { requiredScopes: guarded });
     expect((await judgeGuarded('/api/public/x')).allowed).toBe(true);
     expectDenied(await judgeGuarded('/api/admin/x'), 403, 'INSUFFICIENT_SCOPE');
     // Each of these is /api/admin/x to some backend (a decoding router, a servlet container, a
     // router that resolves dot segments); none may fall through to the open `/*` rule.
-    for (const path of ['/api%2Fadmin/x', '/api%5Cadmin/x', '/api/admin;jsessionid=1/x', '/api/admin%3B/x', '/api/x/%2e%2e/admin/y', '/api/%2E/admin/x']) {
+    for (const path of [
+      '/api%2Fadmin/x',
+      '/api%5Cadmin/x',
+      '/api/admin;jsessionid=1/x',
+      '/api/admin%3B/x',
+      '/api/x/%2e%2e/admin/y',
+      '/api/%2E/admin/x',
+    ]) {
       expectDenied(await judgeGuarded(path), 403, 'INSUFFICIENT_SCOPE');
     }
-    expect(() => prepareVerifier(verifier({ requiredScopes: [{ path: '/api/a;b', scopes: [] }] }))).toThrow(expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }));
+    expect(() => prepareVerifier(verifier({ requiredScopes: [{ path: '/api/a;b', scopes: [] }] }))).toThrow(
+      expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }),
+    );
   });
 
   it('no spelling of a guarded path falls through to an open rule, whichever way a router reads it (property)', async () => {
-    const guarded = [{ path: '/api/admin/*', scopes: ['admin:write'] }, { path: '/*', scopes: [] }];
+    const guarded = [
+      { path: '/api/admin/*', scopes: ['admin:write'] },
+      { path: '/*', scopes: [] },
+    ];
     const options = verifier({ challenge: 'none', replayCache: createReplayCache(), requiredScopes: guarded });
     const vp = await present(crypto.randomUUID());
     const token = encodePresentationHeader(vp);
@@ -396,24 +535,67 @@ describe('verifyRequest — required scopes', () => {
         return out;
       });
     };
-    const piece = fc.constantFrom('api', 'API', 'admin', 'Admin', '%61dmin', 'x', '.', '..', '%2e', '%2E%2E', ';p=1', 'admin;x', '%3B', '%2F', '%2f', '%5C', '%252F', '%252e%252e', 'admin%00', '%00', '%20', 'admin%2500');
-    const pathOf = fc.array(fc.array(piece, { minLength: 1, maxLength: 2 }).map((parts) => parts.join('')), { minLength: 1, maxLength: 5 }).map((segments) => `/${segments.join('/')}`);
+    const piece = fc.constantFrom(
+      'api',
+      'API',
+      'admin',
+      'Admin',
+      '%61dmin',
+      'x',
+      '.',
+      '..',
+      '%2e',
+      '%2E%2E',
+      ';p=1',
+      'admin;x',
+      '%3B',
+      '%2F',
+      '%2f',
+      '%5C',
+      '%252F',
+      '%252e%252e',
+      'admin%00',
+      '%00',
+      '%20',
+      'admin%2500',
+    );
+    const pathOf = fc
+      .array(
+        fc.array(piece, { minLength: 1, maxLength: 2 }).map((parts) => parts.join('')),
+        { minLength: 1, maxLength: 5 },
+      )
+      .map((segments) => `/${segments.join('/')}`);
     await fc.assert(
       fc.asyncProperty(pathOf, async (path) => {
         const url = new URL(API + path); // the path as the guard receives it (dot segments already resolved by the URL parser)
-        const reachesAdmin = readings(url.pathname).some((segments) => segments[0] === 'api' && segments[1] === 'admin');
+        const reachesAdmin = readings(url.pathname).some(
+          (segments) => segments[0] === 'api' && segments[1] === 'admin',
+        );
         fc.pre(reachesAdmin);
-        const verdict = await verifyRequest(new Request(url, { headers: { authorization: token } }), { ...options, replayCache: createReplayCache() });
+        const verdict = await verifyRequest(new Request(url, { headers: { authorization: token } }), {
+          ...options,
+          replayCache: createReplayCache(),
+        });
         expect(verdict.allowed, `${path} → ${url.pathname}`).toBe(false);
       }),
       { numRuns: 400 },
     );
   });
 
-  it('pathSegments and matchesPathPattern expose the table\'s reading of paths to other code', () => {
+  it("pathSegments and matchesPathPattern expose the table's reading of paths to other code", () => {
     expect(pathSegments('/API//Files/%66oo/')).toEqual(['api', 'files', 'foo']);
     expect(pathSegments('/a/%E0%A4%A')).toBeUndefined();
-    for (const ambiguous of ['/api%2Fadmin', '/a%5Cb', '/admin;x=1', '/a/%2e%2e/b', '/a/%2E', '/admin%00.json', '/a%09b', '/admin%2500', '/api%252Fadmin']) {
+    for (const ambiguous of [
+      '/api%2Fadmin',
+      '/a%5Cb',
+      '/admin;x=1',
+      '/a/%2e%2e/b',
+      '/a/%2E',
+      '/admin%00.json',
+      '/a%09b',
+      '/admin%2500',
+      '/api%252Fadmin',
+    ]) {
       expect(pathSegments(ambiguous), ambiguous).toBeUndefined();
     }
     expect(pathSegments('/reports/100%25')).toEqual(['reports', '100%']); // a literal % is plain
@@ -429,19 +611,34 @@ describe('verifyRequest — required scopes', () => {
     const requiredScopes = (request: Request) => (request.method === 'GET' ? ['files:read'] : ['files:write']);
     expect((await judge('/x', 'GET', { requiredScopes })).allowed).toBe(true);
     expectDenied(await judge('/x', 'POST', { requiredScopes }), 403, 'INSUFFICIENT_SCOPE');
-    await expect(judge('/x', 'GET', { requiredScopes: () => ['Files'] })).rejects.toMatchObject({ code: 'INVALID_VERIFIER_OPTIONS' });
+    await expect(judge('/x', 'GET', { requiredScopes: () => ['Files'] })).rejects.toMatchObject({
+      code: 'INVALID_VERIFIER_OPTIONS',
+    });
   });
 });
 
 describe('forwardClaims', () => {
-  const claims: AgentClaims = { agentDid: 'did:key:z6MkAgent', effectiveScopes: ['files:read', 'files:write'], privilegeScopes: ['files'], vpId: 'urn:uuid:1', chain: [] };
+  const claims: AgentClaims = {
+    agentDid: 'did:key:z6MkAgent',
+    effectiveScopes: ['files:read', 'files:write'],
+    privilegeScopes: ['files'],
+    vpId: 'urn:uuid:1',
+    chain: [],
+  };
 
   it('drops the presentation and every client-sent X-Mandate-* header, then sets the claims', async () => {
     const incoming = new Request(API + '/files', {
       method: 'POST',
       body: 'payload',
       // X_Mandate_…: a CGI-style gateway (PHP, Django, Rack) would read it as X-Mandate-….
-      headers: { authorization: 'VP abc', 'x-mandate-agent-did': 'did:key:z6MkForged', 'X-Mandate-Admin': 'yes', X_Mandate_Scopes: 'admin', 'x-MANDATE_vp-id': 'u', 'content-type': 'text/plain' },
+      headers: {
+        authorization: 'VP abc',
+        'x-mandate-agent-did': 'did:key:z6MkForged',
+        'X-Mandate-Admin': 'yes',
+        X_Mandate_Scopes: 'admin',
+        'x-MANDATE_vp-id': 'u',
+        'content-type': 'text/plain',
+      },
     });
     const forwarded = forwardClaims(incoming, claims);
     expect(Object.fromEntries(forwarded.headers)).toEqual({
@@ -464,13 +661,21 @@ describe('verifyRequest — verifyPresentation options passed through', () => {
     expectDenied(await verifyRequest(await presentedRequest(strict), strict), 403, 'STATUS_UNAVAILABLE');
     const brief = verifier({ maxPresentationLifetimeMs: 60_000 });
     expectDenied(await verifyRequest(await presentedRequest(brief), brief), 401, 'VP_EXPIRED');
-    expect(() => prepareVerifier(verifier({ maxPresentationLifetimeMs: -1 }))).toThrow(expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }));
+    expect(() => prepareVerifier(verifier({ maxPresentationLifetimeMs: -1 }))).toThrow(
+      expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }),
+    );
   });
 
-  it("clockSkewMs reaches the default status client: a list signed by a clock 2 minutes ahead passes a 3-minute skew only", async () => {
+  it('clockSkewMs reaches the default status client: a list signed by a clock 2 minutes ahead passes a 3-minute skew only', async () => {
     const url = 'https://status.example.com/lists/ahead';
     const list = await signRaw(
-      buildStatusListCredential({ id: url, issuer: platform.did, validFrom: new Date(Date.now() + 120_000), statusPurpose: 'revocation', encodedList: await encodeStatusList(createStatusList()) }),
+      buildStatusListCredential({
+        id: url,
+        issuer: platform.did,
+        validFrom: new Date(Date.now() + 120_000),
+        statusPurpose: 'revocation',
+        encodedList: await encodeStatusList(createStatusList()),
+      }),
       platform,
     );
     const onList = await issueAgentCredential({
@@ -479,12 +684,18 @@ describe('verifyRequest — verifyPresentation options passed through', () => {
       privilegeScopes: ['files:read'],
       delegationDepth: 0,
       domains: [TARGET],
-      credentialStatus: [buildStatusListEntry({ statusListCredential: url, statusListIndex: 7, statusPurpose: 'revocation' })] as never,
+      credentialStatus: [
+        buildStatusListEntry({ statusListCredential: url, statusListIndex: 7, statusPurpose: 'revocation' }),
+      ] as never,
     });
     const fetch = async () => new Response(JSON.stringify(list), { headers: { 'content-type': 'application/vc' } });
     const request = async (options: VerifyRequestOptions) => {
       const { challenge } = await issueChallenge(options);
-      return requestWith(encodePresentationHeader(await signPresentation({ holder: agent, credentials: [onList], challenge, domain: TARGET })));
+      return requestWith(
+        encodePresentationHeader(
+          await signPresentation({ holder: agent, credentials: [onList], challenge, domain: TARGET }),
+        ),
+      );
     };
     const tolerant = verifier({ fetch, clockSkewMs: 180_000 });
     expect((await verifyRequest(await request(tolerant), tolerant)).allowed).toBe(true);
@@ -522,12 +733,22 @@ describe('configuration errors (INVALID_VERIFIER_OPTIONS)', () => {
       { credentialCache: {} },
     ];
     for (const extra of bad) {
-      expect(() => prepareVerifier({ ...verifier(), ...extra } as VerifyRequestOptions), JSON.stringify(extra)).toThrow(expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }));
+      expect(() => prepareVerifier({ ...verifier(), ...extra } as VerifyRequestOptions), JSON.stringify(extra)).toThrow(
+        expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }),
+      );
     }
-    await expect(verifyRequest(requestWith(undefined), { ...verifier(), target: '' })).rejects.toMatchObject({ code: 'INVALID_VERIFIER_OPTIONS' });
-    await expect(issueChallenge(verifier({ challenge: 'none', replayCache: createReplayCache() }))).rejects.toMatchObject({ code: 'INVALID_VERIFIER_OPTIONS' });
-    expect(() => createChallengeStore({ ttlMs: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }));
-    expect(() => createChallengeStore({ max: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }));
+    await expect(verifyRequest(requestWith(undefined), { ...verifier(), target: '' })).rejects.toMatchObject({
+      code: 'INVALID_VERIFIER_OPTIONS',
+    });
+    await expect(
+      issueChallenge(verifier({ challenge: 'none', replayCache: createReplayCache() })),
+    ).rejects.toMatchObject({ code: 'INVALID_VERIFIER_OPTIONS' });
+    expect(() => createChallengeStore({ ttlMs: 0 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }),
+    );
+    expect(() => createChallengeStore({ max: 0 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }),
+    );
   });
 
   it('refuses an option it does not know, naming the key and where it belongs, instead of ignoring it', () => {
@@ -540,17 +761,33 @@ describe('configuration errors (INVALID_VERIFIER_OPTIONS)', () => {
       throw new Error(`accepted ${JSON.stringify(extra)}`);
     };
     // The black-box finding: at the top level it was ignored, and every did:web on loopback then failed.
-    expect(refusal({ allowHttpLoopback: true })).toMatchObject({ code: 'INVALID_VERIFIER_OPTIONS', message: 'allowHttpLoopback is not a verifier option: it belongs inside urlPolicy ({ urlPolicy: { allowHttpLoopback: true } })' });
+    expect(refusal({ allowHttpLoopback: true })).toMatchObject({
+      code: 'INVALID_VERIFIER_OPTIONS',
+      message:
+        'allowHttpLoopback is not a verifier option: it belongs inside urlPolicy ({ urlPolicy: { allowHttpLoopback: true } })',
+    });
     expect(refusal({ allowPrivateNetwork: true }).message).toContain('belongs inside urlPolicy');
-    expect(refusal({ expectedDomain: 'files.example.com' }).message).toBe('expectedDomain is not a verifier option: use target');
-    expect(refusal({ trustedIssuer: 'did:key:z6Mk' }).message).toMatch(/^unknown verifier option "trustedIssuer" \(known: trustedIssuers, /);
-    expect(refusal({ urlPolicy: { allowHttpLoopBack: true } }).message).toBe('unknown urlPolicy option "allowHttpLoopBack" (known: allowHttpLoopback, allowPrivateNetwork)');
-    expect(refusal({ urlPolicy: { target: 'x' } }).message).toBe('unknown urlPolicy option "target": target belongs at the top level of the options, beside urlPolicy');
-    expect(refusal({ urlPolicy: { allowHttpLoopback: 'yes' } }).message).toBe('urlPolicy.allowHttpLoopback must be a boolean');
+    expect(refusal({ expectedDomain: 'files.example.com' }).message).toBe(
+      'expectedDomain is not a verifier option: use target',
+    );
+    expect(refusal({ trustedIssuer: 'did:key:z6Mk' }).message).toMatch(
+      /^unknown verifier option "trustedIssuer" \(known: trustedIssuers, /,
+    );
+    expect(refusal({ urlPolicy: { allowHttpLoopBack: true } }).message).toBe(
+      'unknown urlPolicy option "allowHttpLoopBack" (known: allowHttpLoopback, allowPrivateNetwork)',
+    );
+    expect(refusal({ urlPolicy: { target: 'x' } }).message).toBe(
+      'unknown urlPolicy option "target": target belongs at the top level of the options, beside urlPolicy',
+    );
+    expect(refusal({ urlPolicy: { allowHttpLoopback: 'yes' } }).message).toBe(
+      'urlPolicy.allowHttpLoopback must be a boolean',
+    );
     expect(refusal({ urlPolicy: true }).message).toMatch(/^urlPolicy must be an object/);
     // Known options, and the entry points' own, pass.
     expect(() => prepareVerifier({ ...verifier(), urlPolicy: { allowHttpLoopback: true } })).not.toThrow();
-    expect(() => prepareVerifier({ ...verifier(), forwardHeaders: false } as VerifyRequestOptions, ['forwardHeaders'])).not.toThrow();
+    expect(() =>
+      prepareVerifier({ ...verifier(), forwardHeaders: false } as VerifyRequestOptions, ['forwardHeaders']),
+    ).not.toThrow();
     expect(refusal({ forwardHeaders: false }).message).toMatch(/^unknown verifier option "forwardHeaders"/);
   });
 });

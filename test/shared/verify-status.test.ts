@@ -33,7 +33,11 @@ interface PublishedList {
   publish(signer?: SigningIdentity): Promise<void>;
 }
 
-async function publishedList(purpose: string, ttl = 60_000, shape: { length?: number; validFrom?: () => Date } = {}): Promise<PublishedList> {
+async function publishedList(
+  purpose: string,
+  ttl = 60_000,
+  shape: { length?: number; validFrom?: () => Date } = {},
+): Promise<PublishedList> {
   const url = `${base}/lists/${crypto.randomUUID()}`;
   const list = createStatusList(shape.length === undefined ? {} : { length: shape.length });
   const published: PublishedList = {
@@ -41,9 +45,20 @@ async function publishedList(purpose: string, ttl = 60_000, shape: { length?: nu
     list,
     purpose,
     async publish(signer = platform) {
-      const unsigned = buildStatusListCredential({ id: url, issuer: signer.did, validFrom: shape.validFrom?.() ?? new Date(), statusPurpose: purpose, encodedList: await encodeStatusList(list), ttl });
+      const unsigned = buildStatusListCredential({
+        id: url,
+        issuer: signer.did,
+        validFrom: shape.validFrom?.() ?? new Date(),
+        statusPurpose: purpose,
+        encodedList: await encodeStatusList(list),
+        ttl,
+      });
       const signed = await signRaw(unsigned, signer, 'assertionMethod', { maxBytes: 256 * 1024 });
-      const response = await fetch(`${base}/host${new URL(url).pathname}`, { method: 'PUT', body: JSON.stringify(signed), headers: { 'content-type': 'application/json' } });
+      const response = await fetch(`${base}/host${new URL(url).pathname}`, {
+        method: 'PUT',
+        body: JSON.stringify(signed),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(response.status).toBe(204);
     },
   };
@@ -52,14 +67,23 @@ async function publishedList(purpose: string, ttl = 60_000, shape: { length?: nu
 }
 
 /** The platform's credential for `agent`, with an entry on each list; `delegationDepth` as given. */
-async function credentialWithDepthOn(delegationDepth: number, ...lists: PublishedList[]): Promise<{ credential: AgentCredential; indexes: number[] }> {
+async function credentialWithDepthOn(
+  delegationDepth: number,
+  ...lists: PublishedList[]
+): Promise<{ credential: AgentCredential; indexes: number[] }> {
   const indexes = lists.map((l) => allocateIndex(l.list.length, new Set<number>()));
   const credential = await issueAgentCredential({
     issuer: platform,
     agentDid: agent.did,
     privilegeScopes: ['files'],
     delegationDepth,
-    credentialStatus: lists.map((l, i) => buildStatusListEntry({ statusListCredential: l.url, statusListIndex: indexes[i] as number, statusPurpose: l.purpose })) as never,
+    credentialStatus: lists.map((l, i) =>
+      buildStatusListEntry({
+        statusListCredential: l.url,
+        statusListIndex: indexes[i] as number,
+        statusPurpose: l.purpose,
+      }),
+    ) as never,
   });
   return { credential, indexes };
 }
@@ -72,8 +96,18 @@ function client(extra: Partial<StatusListClientOptions> = {}) {
   return createStatusListClient({ resolveKey: createKeyResolver(resolver), allowHttpLoopback: true, ...extra });
 }
 
-async function verify(credential: AgentCredential, statusLists = client(), now = new Date()): Promise<VerificationResult> {
-  const vp = await signPresentation({ holder: agent, credentials: [credential], challenge: 'n', domain: TARGET, created: now });
+async function verify(
+  credential: AgentCredential,
+  statusLists = client(),
+  now = new Date(),
+): Promise<VerificationResult> {
+  const vp = await signPresentation({
+    holder: agent,
+    credentials: [credential],
+    challenge: 'n',
+    domain: TARGET,
+    created: now,
+  });
   return verifyPresentation(vp, { trustedIssuers: [platform.did], expectedDomain: TARGET, resolver, statusLists, now });
 }
 
@@ -121,12 +155,16 @@ describe('status lists in verifyPresentation', () => {
     const index = indexes[0] as number;
     const helper = newIdentity();
     const child = await delegate(root, { delegator: agent, delegateeDid: helper.did, scopes: ['files:read'] });
-    const chainVp = () => signPresentation({ holder: helper, credentials: [child, root], challenge: 'n', domain: TARGET });
+    const chainVp = () =>
+      signPresentation({ holder: helper, credentials: [child, root], challenge: 'n', domain: TARGET });
     const options = { trustedIssuers: [platform.did], expectedDomain: TARGET, resolver };
     expect((await verifyPresentation(await chainVp(), { ...options, statusLists: client() })).valid).toBe(true);
     setStatus(revocation.list, index, 1);
     await revocation.publish();
-    expectReason(await verifyPresentation(await chainVp(), { ...options, statusLists: client() }), 'CREDENTIAL_REVOKED');
+    expectReason(
+      await verifyPresentation(await chainVp(), { ...options, statusLists: client() }),
+      'CREDENTIAL_REVOKED',
+    );
 
     // A grant on its provider's own list.
     const provider = newIdentity();
@@ -135,21 +173,37 @@ describe('status lists in verifyPresentation', () => {
     await grants.publish(provider);
     const { credential: agentRoot } = await credentialOn(await publishedList('revocation'));
     const grantIndex = allocateIndex(grants.list.length, new Set<number>());
-    const consent = await createConsent({ user, agentDid: agent.did, providerDid: provider.did, privilegeScopes: ['files:read'], challenge: 'g' });
+    const consent = await createConsent({
+      user,
+      agentDid: agent.did,
+      providerDid: provider.did,
+      privilegeScopes: ['files:read'],
+      challenge: 'g',
+    });
     const grant = await issueGrant({
       provider,
       agentDid: agent.did,
       privilegeScopes: ['files:read'],
       consent,
       ceiling: ['files'],
-      credentialStatus: [buildStatusListEntry({ statusListCredential: grants.url, statusListIndex: grantIndex, statusPurpose: 'revocation' })],
+      credentialStatus: [
+        buildStatusListEntry({
+          statusListCredential: grants.url,
+          statusListIndex: grantIndex,
+          statusPurpose: 'revocation',
+        }),
+      ],
     });
-    const grantVp = () => signPresentation({ holder: agent, credentials: [agentRoot, grant], challenge: 'n', domain: TARGET });
+    const grantVp = () =>
+      signPresentation({ holder: agent, credentials: [agentRoot, grant], challenge: 'n', domain: TARGET });
     const trusting = { ...options, trustedGrantIssuers: [provider.did] };
     expect((await verifyPresentation(await grantVp(), { ...trusting, statusLists: client() })).valid).toBe(true);
     setStatus(grants.list, grantIndex, 1);
     await grants.publish(provider);
-    expectReason(await verifyPresentation(await grantVp(), { ...trusting, statusLists: client() }), 'CREDENTIAL_REVOKED');
+    expectReason(
+      await verifyPresentation(await grantVp(), { ...trusting, statusLists: client() }),
+      'CREDENTIAL_REVOKED',
+    );
   });
 
   it('checks revocation every time, even for a credential the verified-credential cache holds', async () => {
@@ -157,13 +211,17 @@ describe('status lists in verifyPresentation', () => {
     const { credential, indexes } = await credentialOn(revocation);
     const credentialCache = createVerifiedCredentialCache();
     const options = { trustedIssuers: [platform.did], expectedDomain: TARGET, resolver, credentialCache };
-    const present = () => signPresentation({ holder: agent, credentials: [credential], challenge: 'n', domain: TARGET });
+    const present = () =>
+      signPresentation({ holder: agent, credentials: [credential], challenge: 'n', domain: TARGET });
     expect((await verifyPresentation(await present(), { ...options, statusLists: client() })).valid).toBe(true);
     const cached = await verifyPresentation(await present(), { ...options, statusLists: client() });
     expect(cached.valid && cached.chain[0]?.cached).toBe(true);
     setStatus(revocation.list, indexes[0] as number, 1);
     await revocation.publish();
-    expectReason(await verifyPresentation(await present(), { ...options, statusLists: client() }), 'CREDENTIAL_REVOKED');
+    expectReason(
+      await verifyPresentation(await present(), { ...options, statusLists: client() }),
+      'CREDENTIAL_REVOKED',
+    );
   });
 
   it('a revocation takes effect within one ttl of a cached list', async () => {
@@ -188,7 +246,10 @@ describe('status lists in verifyPresentation', () => {
     const fine = await publishedList('revocation');
     const { credential: onFine } = await credentialOn(fine);
     const vp = await signPresentation({ holder: agent, credentials: [onFine], challenge: 'n', domain: TARGET });
-    expectReason(await verifyPresentation(vp, { trustedIssuers: [platform.did], expectedDomain: TARGET, resolver }), 'STATUS_UNAVAILABLE');
+    expectReason(
+      await verifyPresentation(vp, { trustedIssuers: [platform.did], expectedDomain: TARGET, resolver }),
+      'STATUS_UNAVAILABLE',
+    );
 
     const foreign = await publishedList('revocation');
     const { credential: onForeign } = await credentialOn(foreign);
@@ -199,22 +260,43 @@ describe('status lists in verifyPresentation', () => {
     const { credential: onTampered, indexes } = await credentialOn(tampered);
     const signedText = await (await fetch(tampered.url)).text();
     setStatus(tampered.list, indexes[0] as number, 1);
-    const forged = { ...JSON.parse(signedText), credentialSubject: { ...JSON.parse(signedText).credentialSubject, encodedList: await encodeStatusList(tampered.list) } };
-    await fetch(`${base}/host${new URL(tampered.url).pathname}`, { method: 'PUT', body: JSON.stringify(forged), headers: { 'content-type': 'application/json' } });
+    const forged = {
+      ...JSON.parse(signedText),
+      credentialSubject: {
+        ...JSON.parse(signedText).credentialSubject,
+        encodedList: await encodeStatusList(tampered.list),
+      },
+    };
+    await fetch(`${base}/host${new URL(tampered.url).pathname}`, {
+      method: 'PUT',
+      body: JSON.stringify(forged),
+      headers: { 'content-type': 'application/json' },
+    });
     expectReason(await verify(onTampered), 'STATUS_UNAVAILABLE');
 
     const anonymous = await publishedList('revocation');
     const { credential: onAnonymous } = await credentialOn(anonymous);
-    const { id: _id, proof: _proof, ...unnamed } = JSON.parse(await (await fetch(anonymous.url)).text()) as Record<string, unknown>;
+    const {
+      id: _id,
+      proof: _proof,
+      ...unnamed
+    } = JSON.parse(await (await fetch(anonymous.url)).text()) as Record<string, unknown>;
     const signedUnnamed = await signRaw(unnamed as never, platform);
-    await fetch(`${base}/host${new URL(anonymous.url).pathname}`, { method: 'PUT', body: JSON.stringify(signedUnnamed), headers: { 'content-type': 'application/json' } });
+    await fetch(`${base}/host${new URL(anonymous.url).pathname}`, {
+      method: 'PUT',
+      body: JSON.stringify(signedUnnamed),
+      headers: { 'content-type': 'application/json' },
+    });
     expectReason(await verify(onAnonymous), 'STATUS_UNAVAILABLE');
   });
 
   it('the client tells a list it cannot fetch (retrieval error) from one that does not verify (verification error), as §3.5 does', async () => {
     const codeOf = async (credential: AgentCredential, statusLists = client()) => {
       const entry = (credential.credentialStatus as unknown[])[0];
-      const error = (await statusLists.check(entry, platform.did).then(() => undefined, (e: unknown) => e)) as StatusListError | undefined;
+      const error = (await statusLists.check(entry, platform.did).then(
+        () => undefined,
+        (e: unknown) => e,
+      )) as StatusListError | undefined;
       return error && `${error.code} ${statusProcessingError(error.code) ?? '-'}`;
     };
     const missing = await publishedList('revocation');
@@ -224,10 +306,16 @@ describe('status lists in verifyPresentation', () => {
 
     const tampered = await publishedList('revocation');
     const { credential: onTampered } = await credentialOn(tampered);
-    const signed = JSON.parse(await (await fetch(tampered.url)).text()) as { credentialSubject: Record<string, unknown> };
+    const signed = JSON.parse(await (await fetch(tampered.url)).text()) as {
+      credentialSubject: Record<string, unknown>;
+    };
     setStatus(tampered.list, 5, 1);
     signed.credentialSubject.encodedList = await encodeStatusList(tampered.list);
-    await fetch(`${base}/host${new URL(tampered.url).pathname}`, { method: 'PUT', body: JSON.stringify(signed), headers: { 'content-type': 'application/json' } });
+    await fetch(`${base}/host${new URL(tampered.url).pathname}`, {
+      method: 'PUT',
+      body: JSON.stringify(signed),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(await codeOf(onTampered)).toBe('STATUS_LIST_UNVERIFIED STATUS_VERIFICATION_ERROR');
 
     const foreign = await publishedList('revocation');
@@ -243,7 +331,15 @@ describe('status lists in verifyPresentation', () => {
     expect(() => client({ clockSkewMs: -1 })).toThrow(expect.objectContaining({ code: 'INVALID_STATUS_ARGUMENT' }));
 
     // The rest of §3.5; a local size limit has no spec name.
-    expect(['STATUS_LIST_TOO_SHORT', 'STATUS_INDEX_OUT_OF_RANGE', 'STATUS_PURPOSE_MISMATCH', 'STATUS_ENTRY_MALFORMED', 'STATUS_LIST_TOO_LARGE'].map((c) => statusProcessingError(c as never))).toEqual([
+    expect(
+      [
+        'STATUS_LIST_TOO_SHORT',
+        'STATUS_INDEX_OUT_OF_RANGE',
+        'STATUS_PURPOSE_MISMATCH',
+        'STATUS_ENTRY_MALFORMED',
+        'STATUS_LIST_TOO_LARGE',
+      ].map((c) => statusProcessingError(c as never)),
+    ).toEqual([
       'STATUS_LIST_LENGTH_ERROR',
       'RANGE_ERROR',
       'STATUS_VERIFICATION_ERROR',
@@ -254,7 +350,11 @@ describe('status lists in verifyPresentation', () => {
 
   it('STATUS_UNAVAILABLE in check 6 for entries that break Bitstring Status List §2.1 (docs/protocol.md §Status entry rules)', async () => {
     const list = await publishedList('revocation');
-    const good = buildStatusListEntry({ statusListCredential: list.url, statusListIndex: 3, statusPurpose: 'revocation' });
+    const good = buildStatusListEntry({
+      statusListCredential: list.url,
+      statusListIndex: 3,
+      statusPurpose: 'revocation',
+    });
     const broken: Array<Record<string, unknown>> = [
       { ...good, id: 'not a url' },
       { ...good, id: list.url },
@@ -265,10 +365,22 @@ describe('status lists in verifyPresentation', () => {
       { ...good, statusReference: 'see the docs' },
     ];
     for (const entry of broken) {
-      const credential = await issueAgentCredential({ issuer: platform, agentDid: agent.did, privilegeScopes: ['files'], delegationDepth: 0, credentialStatus: [entry] as never });
+      const credential = await issueAgentCredential({
+        issuer: platform,
+        agentDid: agent.did,
+        privilegeScopes: ['files'],
+        delegationDepth: 0,
+        credentialStatus: [entry] as never,
+      });
       expectReason(await verify(credential), 'STATUS_UNAVAILABLE');
     }
-    const fine = await issueAgentCredential({ issuer: platform, agentDid: agent.did, privilegeScopes: ['files'], delegationDepth: 0, credentialStatus: [good] as never });
+    const fine = await issueAgentCredential({
+      issuer: platform,
+      agentDid: agent.did,
+      privilegeScopes: ['files'],
+      delegationDepth: 0,
+      credentialStatus: [good] as never,
+    });
     expect((await verify(fine)).valid).toBe(true);
   });
 
@@ -280,7 +392,8 @@ describe('status lists in verifyPresentation', () => {
 
   it('accepts a list credential larger than 64 KiB, up to maxBytes (a 1,048,576-entry list of random bits)', async () => {
     const large = await publishedList('revocation', 60_000, { length: 1_048_576 });
-    for (let offset = 0; offset < large.list.bytes.length; offset += 65_536) crypto.getRandomValues(large.list.bytes.subarray(offset, offset + 65_536));
+    for (let offset = 0; offset < large.list.bytes.length; offset += 65_536)
+      crypto.getRandomValues(large.list.bytes.subarray(offset, offset + 65_536));
     const { credential, indexes } = await credentialOn(large);
     setStatus(large.list, indexes[0] as number, 0);
     await large.publish();
@@ -305,18 +418,37 @@ describe('status lists in verifyPresentation', () => {
     const list = await publishedList('revocation', 10_000);
     const { credential } = await credentialOn(list);
     const publishEncoded = async (encodedList: string) => {
-      const unsigned = buildStatusListCredential({ id: list.url, issuer: platform.did, validFrom: new Date(), statusPurpose: 'revocation', encodedList, ttl: 10_000 });
-      await fetch(`${base}/host${new URL(list.url).pathname}`, { method: 'PUT', body: JSON.stringify(await signRaw(unsigned, platform)), headers: { 'content-type': 'application/json' } });
+      const unsigned = buildStatusListCredential({
+        id: list.url,
+        issuer: platform.did,
+        validFrom: new Date(),
+        statusPurpose: 'revocation',
+        encodedList,
+        ttl: 10_000,
+      });
+      await fetch(`${base}/host${new URL(list.url).pathname}`, {
+        method: 'PUT',
+        body: JSON.stringify(await signRaw(unsigned, platform)),
+        headers: { 'content-type': 'application/json' },
+      });
     };
     // A GZIP header, then a deflate block of the reserved type 11 (RFC 1951 §3.2.3).
-    await publishEncoded(`u${bytesToBase64url(Uint8Array.of(0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0x07, 0, 0, 0, 0, 0, 0, 0, 2, 0))}`);
+    await publishEncoded(
+      `u${bytesToBase64url(Uint8Array.of(0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0x07, 0, 0, 0, 0, 0, 0, 0, 2, 0))}`,
+    );
     let clock = Date.now();
     let fetches = 0;
     const statusLists = client({ now: () => clock, fetch: (input, init) => (fetches++, fetch(input, init)) });
     // One refusal object per decompression: the same one at every check means one decompression.
     const entry = (credential.credentialStatus as unknown as object[])[0];
     const refusals = new Set<unknown>();
-    for (let i = 0; i < 3; i++) refusals.add(await statusLists.check(entry, platform.did).then(() => 'accepted', (error: unknown) => error));
+    for (let i = 0; i < 3; i++)
+      refusals.add(
+        await statusLists.check(entry, platform.did).then(
+          () => 'accepted',
+          (error: unknown) => error,
+        ),
+      );
     expect([refusals.size, fetches]).toEqual([1, 1]);
     expect([...refusals][0]).toMatchObject({ code: 'STATUS_LIST_MALFORMED' });
     expectReason(await verify(credential, statusLists, new Date(clock)), 'STATUS_UNAVAILABLE');
@@ -332,8 +464,12 @@ describe('status lists in verifyPresentation', () => {
     const credentials = await Promise.all(lists.map(async (l) => (await credentialOn(l)).credential));
     const run = async (maxCachedBytes?: number) => {
       let fetches = 0;
-      const statusLists = client({ ...(maxCachedBytes === undefined ? {} : { maxCachedBytes }), fetch: (input, init) => (fetches++, fetch(input, init)) });
-      for (const credential of [...credentials, credentials[0] as AgentCredential]) expect((await verify(credential, statusLists)).valid).toBe(true);
+      const statusLists = client({
+        ...(maxCachedBytes === undefined ? {} : { maxCachedBytes }),
+        fetch: (input, init) => (fetches++, fetch(input, init)),
+      });
+      for (const credential of [...credentials, credentials[0] as AgentCredential])
+        expect((await verify(credential, statusLists)).valid).toBe(true);
       return fetches;
     };
     expect(await run()).toBe(3);
@@ -343,25 +479,43 @@ describe('status lists in verifyPresentation', () => {
   it('STATUS_UNAVAILABLE when a status list client throws instead of rejecting', async () => {
     const revocation = await publishedList('revocation');
     const { credential } = await credentialOn(revocation);
-    const throwing = { check: () => { throw new Error('boom'); } };
+    const throwing = {
+      check: () => {
+        throw new Error('boom');
+      },
+    };
     expectReason(await verify(credential, throwing as never), 'STATUS_UNAVAILABLE');
   });
 
   it('STATUS_UNAVAILABLE: a credential without credentialStatus, when the verifier requires one', async () => {
-    const irrevocable = await issueAgentCredential({ issuer: platform, agentDid: agent.did, privilegeScopes: ['files'], delegationDepth: 0 });
+    const irrevocable = await issueAgentCredential({
+      issuer: platform,
+      agentDid: agent.did,
+      privilegeScopes: ['files'],
+      delegationDepth: 0,
+    });
     const vp = await signPresentation({ holder: agent, credentials: [irrevocable], challenge: 'n', domain: TARGET });
     const trusting = { trustedIssuers: [platform.did], expectedDomain: TARGET, resolver, statusLists: client() };
     expect((await verifyPresentation(vp, trusting)).valid).toBe(true);
     expectReason(await verifyPresentation(vp, { ...trusting, requireCredentialStatus: true }), 'STATUS_UNAVAILABLE');
     const revocation = await publishedList('revocation');
     const { credential } = await credentialOn(revocation);
-    const withStatus = await signPresentation({ holder: agent, credentials: [credential], challenge: 'n', domain: TARGET });
+    const withStatus = await signPresentation({
+      holder: agent,
+      credentials: [credential],
+      challenge: 'n',
+      domain: TARGET,
+    });
     expect((await verifyPresentation(withStatus, { ...trusting, requireCredentialStatus: true })).valid).toBe(true);
     // An entry of a purpose that refuses nothing does not count: the credential still cannot be revoked.
     const { credential: refreshOnly } = await credentialOn(await publishedList('refresh'));
-    const withRefresh = () => signPresentation({ holder: agent, credentials: [refreshOnly], challenge: 'n', domain: TARGET });
+    const withRefresh = () =>
+      signPresentation({ holder: agent, credentials: [refreshOnly], challenge: 'n', domain: TARGET });
     expect((await verifyPresentation(await withRefresh(), trusting)).valid).toBe(true);
-    expectReason(await verifyPresentation(await withRefresh(), { ...trusting, requireCredentialStatus: true }), 'STATUS_UNAVAILABLE');
+    expectReason(
+      await verifyPresentation(await withRefresh(), { ...trusting, requireCredentialStatus: true }),
+      'STATUS_UNAVAILABLE',
+    );
   });
 
   it('requireCredentialStatus looks at every credential before any list is read: a revoked root beside an irrevocable grant is STATUS_UNAVAILABLE', async () => {
@@ -370,15 +524,41 @@ describe('status lists in verifyPresentation', () => {
     setStatus(revocation.list, indexes[0] as number, 1);
     await revocation.publish();
     const provider = newIdentity();
-    const consent = await createConsent({ user: newIdentity(), agentDid: agent.did, providerDid: provider.did, privilegeScopes: ['files:read'], challenge: 'g-o' });
-    const grant = await issueGrant({ provider, agentDid: agent.did, privilegeScopes: ['files:read'], consent, ceiling: ['files'] });
-    const vp = await signPresentation({ holder: agent, credentials: [credential, grant], challenge: 'n', domain: TARGET });
-    const trusting = { trustedIssuers: [platform.did], trustedGrantIssuers: [provider.did], expectedDomain: TARGET, resolver };
+    const consent = await createConsent({
+      user: newIdentity(),
+      agentDid: agent.did,
+      providerDid: provider.did,
+      privilegeScopes: ['files:read'],
+      challenge: 'g-o',
+    });
+    const grant = await issueGrant({
+      provider,
+      agentDid: agent.did,
+      privilegeScopes: ['files:read'],
+      consent,
+      ceiling: ['files'],
+    });
+    const vp = await signPresentation({
+      holder: agent,
+      credentials: [credential, grant],
+      challenge: 'n',
+      domain: TARGET,
+    });
+    const trusting = {
+      trustedIssuers: [platform.did],
+      trustedGrantIssuers: [provider.did],
+      expectedDomain: TARGET,
+      resolver,
+    };
     let fetches = 0;
     const statusLists = client({ fetch: (input, init) => (fetches++, fetch(input, init)) });
     expectReason(await verifyPresentation(vp, { ...trusting, statusLists }), 'CREDENTIAL_REVOKED');
     fetches = 0;
-    const required = await verifyPresentation(vp, { ...trusting, statusLists: client({ fetch: (input, init) => (fetches++, fetch(input, init)) }), requireCredentialStatus: true });
+    const required = await verifyPresentation(vp, {
+      ...trusting,
+      statusLists: client({ fetch: (input, init) => (fetches++, fetch(input, init)) }),
+      requireCredentialStatus: true,
+    });
     expectReason(required, 'STATUS_UNAVAILABLE');
     expect(fetches).toBe(0);
   });
@@ -426,7 +606,8 @@ describe('status lists in verifyPresentation', () => {
     expectReason(await verify(credential, retrying), 'STATUS_UNAVAILABLE');
     expectReason(await verify(credential, retrying), 'STATUS_UNAVAILABLE');
     expect(eager).toBe(2);
-    for (const negativeTtlMs of [-1, Number.NaN, 1.5]) expect(() => client({ negativeTtlMs })).toThrow(expect.objectContaining({ code: 'INVALID_STATUS_ARGUMENT' }));
+    for (const negativeTtlMs of [-1, Number.NaN, 1.5])
+      expect(() => client({ negativeTtlMs })).toThrow(expect.objectContaining({ code: 'INVALID_STATUS_ARGUMENT' }));
   });
 
   it('a grace period keeps a cached list usable when a refresh fails, and reports its age', async () => {

@@ -17,9 +17,14 @@ const resolver = createResolver({ methods: { key: resolveDidKey } });
 const FILES = 'files.example.com';
 const CAL = 'cal.example.com';
 
-const openWallet = (keyStore = createMemoryKeyStore(), credentialStore = createMemoryCredentialStore()) => Wallet.open({ keyStore, credentialStore });
+const openWallet = (keyStore = createMemoryKeyStore(), credentialStore = createMemoryCredentialStore()) =>
+  Wallet.open({ keyStore, credentialStore });
 
-async function rootFor(wallet: Wallet, issuer = newIdentity(), overrides: Partial<Parameters<typeof issueAgentCredential>[0]> = {}) {
+async function rootFor(
+  wallet: Wallet,
+  issuer = newIdentity(),
+  overrides: Partial<Parameters<typeof issueAgentCredential>[0]> = {},
+) {
   const credential = await issueAgentCredential({
     issuer,
     agentDid: wallet.did,
@@ -44,25 +49,46 @@ describe('Wallet: identity', () => {
   });
 
   it('KEY_NOT_FOUND with createKey: false and no key', async () => {
-    await expect(Wallet.open({ keyStore: createMemoryKeyStore(), credentialStore: createMemoryCredentialStore(), createKey: false })).rejects.toEqual(code('KEY_NOT_FOUND'));
+    await expect(
+      Wallet.open({
+        keyStore: createMemoryKeyStore(),
+        credentialStore: createMemoryCredentialStore(),
+        createKey: false,
+      }),
+    ).rejects.toEqual(code('KEY_NOT_FOUND'));
   });
 
   it('WALLET_OPTIONS_INVALID: a DID without its key id, a did:key of another key, an empty challenge or target, a lifetime out of range', async () => {
     const keyStore = createMemoryKeyStore();
     const credentialStore = createMemoryCredentialStore();
-    await expect(Wallet.open({ keyStore, credentialStore, did: 'did:web:agent.example' })).rejects.toEqual(code('WALLET_OPTIONS_INVALID'));
+    await expect(Wallet.open({ keyStore, credentialStore, did: 'did:web:agent.example' })).rejects.toEqual(
+      code('WALLET_OPTIONS_INVALID'),
+    );
     const other = newIdentity();
-    await expect(Wallet.open({ keyStore, credentialStore, did: other.did, verificationMethod: other.verificationMethod })).rejects.toEqual(code('WALLET_OPTIONS_INVALID'));
-    const custom = await Wallet.open({ keyStore, credentialStore, did: 'did:web:agent.example', verificationMethod: 'did:web:agent.example#key-1' });
+    await expect(
+      Wallet.open({ keyStore, credentialStore, did: other.did, verificationMethod: other.verificationMethod }),
+    ).rejects.toEqual(code('WALLET_OPTIONS_INVALID'));
+    const custom = await Wallet.open({
+      keyStore,
+      credentialStore,
+      did: 'did:web:agent.example',
+      verificationMethod: 'did:web:agent.example#key-1',
+    });
     expect(custom.verificationMethod).toBe('did:web:agent.example#key-1');
     const wallet = await openWallet();
     await wallet.selfIssue({ privilegeScopes: ['files'] });
     await expect(wallet.present({ target: FILES, challenge: '' })).rejects.toEqual(code('WALLET_OPTIONS_INVALID'));
     await expect(wallet.present({ target: '', challenge: 'n' })).rejects.toEqual(code('WALLET_OPTIONS_INVALID'));
     // A lifetime verifiers would refuse (more than 1 hour), or too short to reach them.
-    await expect(wallet.present({ target: FILES, challenge: 'n', lifetimeMs: 2 * 3_600_000 })).rejects.toEqual(code('WALLET_OPTIONS_INVALID'));
-    await expect(wallet.present({ target: FILES, challenge: 'n', lifetimeMs: 999 })).rejects.toEqual(code('WALLET_OPTIONS_INVALID'));
-    await expect(wallet.selfIssue({ privilegeScopes: ['files'], lifetimeSeconds: 0 })).rejects.toEqual(code('WALLET_OPTIONS_INVALID'));
+    await expect(wallet.present({ target: FILES, challenge: 'n', lifetimeMs: 2 * 3_600_000 })).rejects.toEqual(
+      code('WALLET_OPTIONS_INVALID'),
+    );
+    await expect(wallet.present({ target: FILES, challenge: 'n', lifetimeMs: 999 })).rejects.toEqual(
+      code('WALLET_OPTIONS_INVALID'),
+    );
+    await expect(wallet.selfIssue({ privilegeScopes: ['files'], lifetimeSeconds: 0 })).rejects.toEqual(
+      code('WALLET_OPTIONS_INVALID'),
+    );
   });
 });
 
@@ -73,7 +99,13 @@ describe('Wallet: presenting', () => {
     const vp = await wallet.present({ target: FILES, challenge: 'nonce-1', scopes: ['files:read'] });
     expect(vp.holder).toBe(wallet.did);
     expect(vp.verifiableCredential.map((c) => c.id)).toEqual([credential.id]);
-    const result = await verifyPresentation(vp, { trustedIssuers: [issuer.did], expectedDomain: FILES, expectedChallenge: 'nonce-1', requiredScopes: ['files:read'], resolver });
+    const result = await verifyPresentation(vp, {
+      trustedIssuers: [issuer.did],
+      expectedDomain: FILES,
+      expectedChallenge: 'nonce-1',
+      requiredScopes: ['files:read'],
+      resolver,
+    });
     expect(result).toMatchObject({ valid: true, agentDid: wallet.did, effectiveScopes: ['files', 'calendar:read'] });
   });
 
@@ -81,10 +113,18 @@ describe('Wallet: presenting', () => {
     const wallet = await openWallet();
     await expect(wallet.present({ target: FILES, challenge: 'n' })).rejects.toEqual(code('NO_MATCHING_CREDENTIAL'));
     await rootFor(wallet);
-    await expect(wallet.present({ target: FILES, challenge: 'n', scopes: ['mail:send'] })).rejects.toEqual(code('NO_MATCHING_CREDENTIAL'));
-    await expect(wallet.present({ target: 'other.example.com', challenge: 'n' })).rejects.toEqual(code('NO_MATCHING_CREDENTIAL'));
-    await expect(wallet.present({ target: FILES, challenge: 'n', now: new Date(Date.now() - 86_400_000) })).rejects.toEqual(code('NO_MATCHING_CREDENTIAL'));
-    const error = (await wallet.present({ target: FILES, challenge: 'n', scopes: ['mail:send'] }).catch((e: unknown) => e)) as Error;
+    await expect(wallet.present({ target: FILES, challenge: 'n', scopes: ['mail:send'] })).rejects.toEqual(
+      code('NO_MATCHING_CREDENTIAL'),
+    );
+    await expect(wallet.present({ target: 'other.example.com', challenge: 'n' })).rejects.toEqual(
+      code('NO_MATCHING_CREDENTIAL'),
+    );
+    await expect(
+      wallet.present({ target: FILES, challenge: 'n', now: new Date(Date.now() - 86_400_000) }),
+    ).rejects.toEqual(code('NO_MATCHING_CREDENTIAL'));
+    const error = (await wallet
+      .present({ target: FILES, challenge: 'n', scopes: ['mail:send'] })
+      .catch((e: unknown) => e)) as Error;
     expect(error.message).toContain('mail:send');
   });
 
@@ -101,25 +141,54 @@ describe('Wallet: presenting', () => {
     const wallet = await openWallet();
     await wallet.selfIssue({ privilegeScopes: ['files:read'], domains: [FILES] });
     const vp = await wallet.present({ target: FILES, challenge: 'dev' });
-    expect(await verifyPresentation(vp, { trustedIssuers: [], expectedDomain: FILES, resolver, allowSelfSigned: true })).toMatchObject({ valid: true });
-    expect(await verifyPresentation(vp, { trustedIssuers: [], expectedDomain: FILES, resolver })).toMatchObject({ valid: false, reason: 'UNTRUSTED_ISSUER' });
+    expect(
+      await verifyPresentation(vp, { trustedIssuers: [], expectedDomain: FILES, resolver, allowSelfSigned: true }),
+    ).toMatchObject({ valid: true });
+    expect(await verifyPresentation(vp, { trustedIssuers: [], expectedDomain: FILES, resolver })).toMatchObject({
+      valid: false,
+      reason: 'UNTRUSTED_ISSUER',
+    });
   });
 
-  it('includes the target provider\'s grant (narrowing the effective scopes), or none with grantIssuers: []', async () => {
+  it("includes the target provider's grant (narrowing the effective scopes), or none with grantIssuers: []", async () => {
     const wallet = await openWallet();
     const provider = newIdentity();
     const user = newIdentity();
     const { issuer, credential } = await rootFor(wallet, newIdentity(), { domains: undefined });
-    const consent = await createConsent({ user, agentDid: wallet.did, providerDid: provider.did, privilegeScopes: ['files:read'], challenge: 'consent-1' });
-    const grant = await issueGrant({ provider, agentDid: wallet.did, privilegeScopes: ['files:read'], consent, ceiling: credential.credentialSubject.privilegeScopes });
+    const consent = await createConsent({
+      user,
+      agentDid: wallet.did,
+      providerDid: provider.did,
+      privilegeScopes: ['files:read'],
+      challenge: 'consent-1',
+    });
+    const grant = await issueGrant({
+      provider,
+      agentDid: wallet.did,
+      privilegeScopes: ['files:read'],
+      consent,
+      ceiling: credential.credentialSubject.privilegeScopes,
+    });
     await wallet.addCredential(grant);
-    const options = { trustedIssuers: [issuer.did], trustedGrantIssuers: [provider.did], expectedDomain: provider.did, resolver };
+    const options = {
+      trustedIssuers: [issuer.did],
+      trustedGrantIssuers: [provider.did],
+      expectedDomain: provider.did,
+      resolver,
+    };
 
     const vp = await wallet.present({ target: provider.did, challenge: 'c1', scopes: ['files:read'] });
     expect(vp.verifiableCredential.map((c) => c.id)).toEqual([credential.id, grant.id]);
     expect(await verifyPresentation(vp, options)).toMatchObject({ valid: true, effectiveScopes: ['files:read'] });
-    await expect(wallet.present({ target: provider.did, challenge: 'c2', scopes: ['files:write'] })).rejects.toEqual(code('NO_MATCHING_CREDENTIAL'));
-    const withoutGrant = await wallet.present({ target: provider.did, challenge: 'c3', scopes: ['files:write'], grantIssuers: [] });
+    await expect(wallet.present({ target: provider.did, challenge: 'c2', scopes: ['files:write'] })).rejects.toEqual(
+      code('NO_MATCHING_CREDENTIAL'),
+    );
+    const withoutGrant = await wallet.present({
+      target: provider.did,
+      challenge: 'c3',
+      scopes: ['files:write'],
+      grantIssuers: [],
+    });
     expect(withoutGrant.verifiableCredential).toHaveLength(1);
     // A grant from another provider is not presented to this one.
     expect((await wallet.present({ target: newIdentity().did, challenge: 'c4' })).verifiableCredential).toHaveLength(1);
@@ -131,16 +200,32 @@ describe('Wallet: self-custody delegation', () => {
     const a = await openWallet();
     const b = await openWallet();
     const { issuer, credential: root } = await rootFor(a);
-    const { credential, chain } = await a.delegate({ to: b.did, scopes: ['files:read'], domains: [FILES], lifetimeSeconds: 3600 });
-    expect(credential).toMatchObject({ issuer: a.did, credentialSubject: { id: b.did, privilegeScopes: ['files:read'], delegationDepth: 1, domains: [FILES] } });
+    const { credential, chain } = await a.delegate({
+      to: b.did,
+      scopes: ['files:read'],
+      domains: [FILES],
+      lifetimeSeconds: 3600,
+    });
+    expect(credential).toMatchObject({
+      issuer: a.did,
+      credentialSubject: { id: b.did, privilegeScopes: ['files:read'], delegationDepth: 1, domains: [FILES] },
+    });
     expect(chain.map((c) => c.id)).toEqual([credential.id, root.id]);
     await b.addCredentials(chain);
     const vp = await b.present({ target: FILES, challenge: 'n-b', scopes: ['files:read'] });
     expect(vp.verifiableCredential.map((c) => c.id)).toEqual([credential.id, root.id]);
-    const result = await verifyPresentation(vp, { trustedIssuers: [issuer.did], expectedDomain: FILES, expectedChallenge: 'n-b', requiredScopes: ['files:read'], resolver });
+    const result = await verifyPresentation(vp, {
+      trustedIssuers: [issuer.did],
+      expectedDomain: FILES,
+      expectedChallenge: 'n-b',
+      requiredScopes: ['files:read'],
+      resolver,
+    });
     expect(result).toMatchObject({ valid: true, agentDid: b.did, effectiveScopes: ['files:read'] });
     // B cannot present what A did not hand over.
-    await expect(b.present({ target: FILES, challenge: 'n', scopes: ['files:write'] })).rejects.toEqual(code('NO_MATCHING_CREDENTIAL'));
+    await expect(b.present({ target: FILES, challenge: 'n', scopes: ['files:write'] })).rejects.toEqual(
+      code('NO_MATCHING_CREDENTIAL'),
+    );
     await expect(b.present({ target: CAL, challenge: 'n' })).rejects.toEqual(code('NO_MATCHING_CREDENTIAL'));
   });
 
@@ -149,11 +234,21 @@ describe('Wallet: self-custody delegation', () => {
     const b = await openWallet();
     const { credential: root } = await rootFor(a, newIdentity(), { validUntil: new Date(Date.now() + 3_600_000) });
     await expect(a.delegate({ to: b.did, scopes: ['mail:send'] })).rejects.toEqual(code('NO_MATCHING_CREDENTIAL'));
-    await expect(a.delegate({ to: b.did, scopes: ['files:read'], delegationDepth: 2 })).rejects.toEqual(code('NO_MATCHING_CREDENTIAL'));
-    await expect(a.delegate({ to: b.did, scopes: ['files:read'], parentId: 'urn:uuid:00000000-0000-4000-8000-000000000000' })).rejects.toEqual(code('NO_MATCHING_CREDENTIAL'));
-    await expect(a.delegate({ to: b.did, scopes: ['mail:send'], parentId: root.id })).rejects.toEqual(code('SCOPE_ESCALATION'));
-    await expect(a.delegate({ to: b.did, scopes: ['files:read'], parentId: root.id, domains: ['evil.example.com'] })).rejects.toEqual(code('DOMAIN_ESCALATION'));
-    await expect(a.delegate({ to: b.did, scopes: ['files:read'], lifetimeSeconds: 7200 })).rejects.toEqual(code('CHAIN_BROKEN'));
+    await expect(a.delegate({ to: b.did, scopes: ['files:read'], delegationDepth: 2 })).rejects.toEqual(
+      code('NO_MATCHING_CREDENTIAL'),
+    );
+    await expect(
+      a.delegate({ to: b.did, scopes: ['files:read'], parentId: 'urn:uuid:00000000-0000-4000-8000-000000000000' }),
+    ).rejects.toEqual(code('NO_MATCHING_CREDENTIAL'));
+    await expect(a.delegate({ to: b.did, scopes: ['mail:send'], parentId: root.id })).rejects.toEqual(
+      code('SCOPE_ESCALATION'),
+    );
+    await expect(
+      a.delegate({ to: b.did, scopes: ['files:read'], parentId: root.id, domains: ['evil.example.com'] }),
+    ).rejects.toEqual(code('DOMAIN_ESCALATION'));
+    await expect(a.delegate({ to: b.did, scopes: ['files:read'], lifetimeSeconds: 7200 })).rejects.toEqual(
+      code('CHAIN_BROKEN'),
+    );
     // B holds the child but not its parent: the chain is broken, so nothing is presented.
     const { credential } = await a.delegate({ to: b.did, scopes: ['files:read'] });
     await b.addCredential(credential);

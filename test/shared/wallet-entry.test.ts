@@ -5,7 +5,18 @@ import * as wallet from '../../wallet/index.ts';
 
 describe('mandate/wallet entry', () => {
   it('exports every layer', () => {
-    for (const name of ['createProof', 'verifyProof', 'createResolver', 'resolveDidKey', 'createStatusListClient', 'createIndexedDbKeyStore', 'issueAgentCredential', 'delegate', 'signPresentation', 'verifyPresentation']) {
+    for (const name of [
+      'createProof',
+      'verifyProof',
+      'createResolver',
+      'resolveDidKey',
+      'createStatusListClient',
+      'createIndexedDbKeyStore',
+      'issueAgentCredential',
+      'delegate',
+      'signPresentation',
+      'verifyPresentation',
+    ]) {
       expect(typeof (wallet as Record<string, unknown>)[name], name).toBe('function');
     }
     expect(wallet.REASON_CODES).toHaveLength(22);

@@ -13,7 +13,11 @@ const code = (c: string) => expect.objectContaining({ code: c });
 let counter = 0;
 
 async function publish(path: string, body: unknown, status = 200): Promise<void> {
-  await fetch(`${base}/host${path}`, { method: 'PUT', body: JSON.stringify(body), headers: { 'content-type': 'application/json', 'x-status': String(status) } });
+  await fetch(`${base}/host${path}`, {
+    method: 'PUT',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', 'x-status': String(status) },
+  });
 }
 async function hits(path: string): Promise<number> {
   return ((await (await fetch(`${base}/hits?path=${encodeURIComponent(path)}`)).json()) as { hits: number }).hits;
@@ -34,7 +38,18 @@ async function sessionKey() {
 
 function claims(overrides: Partial<JwtClaims> = {}): JwtClaims {
   const iat = Math.floor(Date.now() / 1000);
-  return { iss: ISSUER, sub: 'did:key:z6MkAgentB', aud: AUDIENCE, scope: 'files:read files:write', vpId: 'urn:uuid:1b4e28ba-2fa1-41d2-883f-0016d3cca427', jti: 'j-1', iat, exp: iat + 300, act: { sub: 'did:key:z6MkAgentA' }, ...overrides };
+  return {
+    iss: ISSUER,
+    sub: 'did:key:z6MkAgentB',
+    aud: AUDIENCE,
+    scope: 'files:read files:write',
+    vpId: 'urn:uuid:1b4e28ba-2fa1-41d2-883f-0016d3cca427',
+    jti: 'j-1',
+    iat,
+    exp: iat + 300,
+    act: { sub: 'did:key:z6MkAgentA' },
+    ...overrides,
+  };
 }
 
 afterEach(() => {
@@ -46,9 +61,21 @@ describe('verifySessionToken', () => {
     const { seed, jwk } = await sessionKey();
     const { url, keyPath } = await fakeIssuer(jwk);
     const token = await signEdDsaJwt(claims(), { seed });
-    const expected = { iss: ISSUER, sub: 'did:key:z6MkAgentB', aud: AUDIENCE, scope: ['files:read', 'files:write'], vpId: 'urn:uuid:1b4e28ba-2fa1-41d2-883f-0016d3cca427', jti: 'j-1', act: { sub: 'did:key:z6MkAgentA' } };
-    expect(await verifySessionToken(token, { issuerBaseUrl: url, audience: AUDIENCE, allowInsecureHttp: true })).toMatchObject(expected);
-    expect(await verifySessionToken(token, { issuerBaseUrl: url, audience: AUDIENCE, allowInsecureHttp: true })).toMatchObject(expected);
+    const expected = {
+      iss: ISSUER,
+      sub: 'did:key:z6MkAgentB',
+      aud: AUDIENCE,
+      scope: ['files:read', 'files:write'],
+      vpId: 'urn:uuid:1b4e28ba-2fa1-41d2-883f-0016d3cca427',
+      jti: 'j-1',
+      act: { sub: 'did:key:z6MkAgentA' },
+    };
+    expect(
+      await verifySessionToken(token, { issuerBaseUrl: url, audience: AUDIENCE, allowInsecureHttp: true }),
+    ).toMatchObject(expected);
+    expect(
+      await verifySessionToken(token, { issuerBaseUrl: url, audience: AUDIENCE, allowInsecureHttp: true }),
+    ).toMatchObject(expected);
     expect(await hits(keyPath)).toBe(1);
   });
 
@@ -56,21 +83,30 @@ describe('verifySessionToken', () => {
     const oldKey = await sessionKey();
     const newKey = await sessionKey();
     const { url, keyPath } = await fakeIssuer(oldKey.jwk);
-    await verifySessionToken(await signEdDsaJwt(claims(), { seed: oldKey.seed }), { issuerBaseUrl: url, audience: AUDIENCE });
+    await verifySessionToken(await signEdDsaJwt(claims(), { seed: oldKey.seed }), {
+      issuerBaseUrl: url,
+      audience: AUDIENCE,
+    });
     await publish(keyPath, newKey.jwk);
     const rotated = await signEdDsaJwt(claims(), { seed: newKey.seed });
-    await expect(verifySessionToken(rotated, { issuerBaseUrl: url, audience: AUDIENCE })).rejects.toEqual(code('JWT_KEY_NOT_FOUND'));
+    await expect(verifySessionToken(rotated, { issuerBaseUrl: url, audience: AUDIENCE })).rejects.toEqual(
+      code('JWT_KEY_NOT_FOUND'),
+    );
     expect(await hits(keyPath)).toBe(1);
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 31_000 });
-    await expect(verifySessionToken(rotated, { issuerBaseUrl: url, audience: AUDIENCE })).resolves.toMatchObject({ sub: 'did:key:z6MkAgentB' });
+    await expect(verifySessionToken(rotated, { issuerBaseUrl: url, audience: AUDIENCE })).resolves.toMatchObject({
+      sub: 'did:key:z6MkAgentB',
+    });
     expect(await hits(keyPath)).toBe(2);
     // Forged kids do not cause more fetches: the cooldown starts again with the refetch.
     const forged = await signEdDsaJwt(claims(), { seed: (await sessionKey()).seed });
-    await expect(verifySessionToken(forged, { issuerBaseUrl: url, audience: AUDIENCE })).rejects.toEqual(code('JWT_KEY_NOT_FOUND'));
+    await expect(verifySessionToken(forged, { issuerBaseUrl: url, audience: AUDIENCE })).rejects.toEqual(
+      code('JWT_KEY_NOT_FOUND'),
+    );
     expect(await hits(keyPath)).toBe(2);
   });
 
-  it('JWT_CLAIM_INVALID for a token without Mandate\'s claims in their types: bad scope, act, sub, vpId, aud list', async () => {
+  it("JWT_CLAIM_INVALID for a token without Mandate's claims in their types: bad scope, act, sub, vpId, aud list", async () => {
     const { seed, jwk } = await sessionKey();
     const bad: Array<[string, Partial<JwtClaims>]> = [
       ['scope', { scope: 'files:read FILES' }],
@@ -83,13 +119,15 @@ describe('verifySessionToken', () => {
     ];
     for (const [claim, overrides] of bad) {
       const token = await signEdDsaJwt(claims(overrides), { seed });
-      await expect(verifySessionToken(token, { jwk, issuer: ISSUER, audience: AUDIENCE }), claim).rejects.toEqual(expect.objectContaining({ code: 'JWT_CLAIM_INVALID', claim }));
+      await expect(verifySessionToken(token, { jwk, issuer: ISSUER, audience: AUDIENCE }), claim).rejects.toEqual(
+        expect.objectContaining({ code: 'JWT_CLAIM_INVALID', claim }),
+      );
     }
     let act: Record<string, unknown> = { sub: 'did:key:root' };
     for (let i = 0; i < 20; i++) act = { sub: `did:key:a${i}`, act };
-    await expect(verifySessionToken(await signEdDsaJwt(claims({ act }), { seed }), { jwk, issuer: ISSUER, audience: AUDIENCE })).rejects.toEqual(
-      expect.objectContaining({ code: 'JWT_CLAIM_INVALID', claim: 'act' }),
-    );
+    await expect(
+      verifySessionToken(await signEdDsaJwt(claims({ act }), { seed }), { jwk, issuer: ISSUER, audience: AUDIENCE }),
+    ).rejects.toEqual(expect.objectContaining({ code: 'JWT_CLAIM_INVALID', claim: 'act' }));
   });
 
   it('a forged kid while the issuer is unreachable leaves the cached key in place, and looks once per cooldown', async () => {
@@ -103,7 +141,8 @@ describe('verifySessionToken', () => {
     const forged = await signEdDsaJwt(claims(), { seed: (await sessionKey()).seed });
     await expect(verifySessionToken(forged, options)).rejects.toEqual(code('JWT_KEY_NOT_FOUND'));
     const afterOneLook = await hits(keyPath); // the first fetch, then one look (the transport retries a 503)
-    for (let i = 0; i < 4; i++) await expect(verifySessionToken(forged, options)).rejects.toEqual(code('JWT_KEY_NOT_FOUND'));
+    for (let i = 0; i < 4; i++)
+      await expect(verifySessionToken(forged, options)).rejects.toEqual(code('JWT_KEY_NOT_FOUND'));
     expect(await hits(keyPath)).toBe(afterOneLook);
     await expect(verifySessionToken(good, options)).resolves.toMatchObject({ iss: ISSUER });
   });
@@ -113,15 +152,25 @@ describe('verifySessionToken', () => {
     const token = await signEdDsaJwt(claims(), { seed });
     const missing = await fakeIssuer(jwk);
     await publish(missing.keyPath, { error: { code: 'NOT_FOUND', message: 'x' } }, 404);
-    await expect(verifySessionToken(token, { issuerBaseUrl: missing.url, audience: AUDIENCE })).rejects.toEqual(code('KEY_UNAVAILABLE'));
+    await expect(verifySessionToken(token, { issuerBaseUrl: missing.url, audience: AUDIENCE })).rejects.toEqual(
+      code('KEY_UNAVAILABLE'),
+    );
     await publish(missing.keyPath, jwk);
-    await expect(verifySessionToken(token, { issuerBaseUrl: missing.url, audience: AUDIENCE })).resolves.toMatchObject({ iss: ISSUER });
+    await expect(verifySessionToken(token, { issuerBaseUrl: missing.url, audience: AUDIENCE })).resolves.toMatchObject({
+      iss: ISSUER,
+    });
     const privateKey = await fakeIssuer({ ...jwk, d: 'AAAA' });
-    await expect(verifySessionToken(token, { issuerBaseUrl: privateKey.url, audience: AUDIENCE })).rejects.toEqual(code('KEY_UNAVAILABLE'));
+    await expect(verifySessionToken(token, { issuerBaseUrl: privateKey.url, audience: AUDIENCE })).rejects.toEqual(
+      code('KEY_UNAVAILABLE'),
+    );
     const noDid = await fakeIssuer(jwk, 42);
-    await expect(verifySessionToken(token, { issuerBaseUrl: noDid.url, audience: AUDIENCE })).rejects.toEqual(code('KEY_UNAVAILABLE'));
+    await expect(verifySessionToken(token, { issuerBaseUrl: noDid.url, audience: AUDIENCE })).rejects.toEqual(
+      code('KEY_UNAVAILABLE'),
+    );
     // With the issuer named, /v1/health is not needed.
-    await expect(verifySessionToken(token, { issuerBaseUrl: noDid.url, issuer: ISSUER, audience: AUDIENCE })).resolves.toMatchObject({ iss: ISSUER });
+    await expect(
+      verifySessionToken(token, { issuerBaseUrl: noDid.url, issuer: ISSUER, audience: AUDIENCE }),
+    ).resolves.toMatchObject({ iss: ISSUER });
   });
 
   it('CONFIG_INVALID without exactly one key source, without an audience, or with a key but no issuer', async () => {
@@ -135,14 +184,18 @@ describe('verifySessionToken', () => {
       { issuerBaseUrl: 'http://issuer.example.com', audience: AUDIENCE },
     ];
     for (const option of options) {
-      await expect(verifySessionToken(token, option as Parameters<typeof verifySessionToken>[1])).rejects.toEqual(code('CONFIG_INVALID'));
+      await expect(verifySessionToken(token, option as Parameters<typeof verifySessionToken>[1])).rejects.toEqual(
+        code('CONFIG_INVALID'),
+      );
     }
   });
 
   it('refuses a malformed token before fetching anything', async () => {
     const { jwk } = await sessionKey();
     const { url, keyPath } = await fakeIssuer(jwk);
-    await expect(verifySessionToken('not-a-token', { issuerBaseUrl: url, audience: AUDIENCE })).rejects.toEqual(code('JWT_MALFORMED'));
+    await expect(verifySessionToken('not-a-token', { issuerBaseUrl: url, audience: AUDIENCE })).rejects.toEqual(
+      code('JWT_MALFORMED'),
+    );
     expect(await hits(keyPath)).toBe(0);
   });
 });

@@ -38,7 +38,11 @@ export function testResolver(): TestResolver {
       test: async (did) => {
         const entry = documents.get(did);
         if (!entry) return { didDocument: null, didDocumentMetadata: {}, didResolutionMetadata: { error: 'notFound' } };
-        return { didDocument: entry.document, didDocumentMetadata: entry.deactivated ? { deactivated: true } : {}, didResolutionMetadata: {} };
+        return {
+          didDocument: entry.document,
+          didDocumentMetadata: entry.deactivated ? { deactivated: true } : {},
+          didResolutionMetadata: {},
+        };
       },
     },
   });
@@ -46,7 +50,12 @@ export function testResolver(): TestResolver {
 }
 
 /** Signs `unsigned` as an assertion of `identity` with no checks at all. */
-export async function signRaw<T extends object>(unsigned: T, identity: SigningIdentity, proofPurpose = 'assertionMethod', limits?: JsonLimits): Promise<T> {
+export async function signRaw<T extends object>(
+  unsigned: T,
+  identity: SigningIdentity,
+  proofPurpose = 'assertionMethod',
+  limits?: JsonLimits,
+): Promise<T> {
   return (await createProof(unsigned as never, {
     signer: identity.signer,
     verificationMethod: identity.verificationMethod,

@@ -183,6 +183,9 @@ declare module 'jsonld' {
   /** JSON-LD 1.1 expansion; with `safe: true` any dropped or undefined term is an error. */
   export function expand(
     input: object,
-    options: { documentLoader: (url: string) => Promise<{ contextUrl: null; documentUrl: string; document: object }>; safe?: boolean },
+    options: {
+      documentLoader: (url: string) => Promise<{ contextUrl: null; documentUrl: string; document: object }>;
+      safe?: boolean;
+    },
   ): Promise<object[]>;
 }

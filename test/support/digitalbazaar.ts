@@ -31,10 +31,7 @@ import { base58btc } from 'multiformats/bases/base58';
 import * as vc from '@digitalbazaar/vc';
 import { DataIntegrityProof } from '@digitalbazaar/data-integrity';
 import type { DbDocumentLoaderFn, DbRemoteDocument, DbSigner } from '@digitalbazaar/data-integrity';
-import {
-  createSignCryptosuite,
-  createVerifyCryptosuite,
-} from '@digitalbazaar/eddsa-jcs-2022-cryptosuite';
+import { createSignCryptosuite, createVerifyCryptosuite } from '@digitalbazaar/eddsa-jcs-2022-cryptosuite';
 import { cryptosuite as eddsaRdfc2022Cryptosuite } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
 import * as Ed25519Multikey from '@digitalbazaar/ed25519-multikey';
 import type { DbEd25519KeyPair, DbEd25519MultikeyInput } from '@digitalbazaar/ed25519-multikey';
@@ -371,7 +368,9 @@ function assertionProofPurpose(): vc.DbProofPurpose {
 }
 
 function verifySuite(cryptosuite: DbCryptosuiteName | undefined): DataIntegrityProof {
-  return new DataIntegrityProof({ cryptosuite: cryptosuite === 'eddsa-rdfc-2022' ? eddsaRdfc2022Cryptosuite : createVerifyCryptosuite() });
+  return new DataIntegrityProof({
+    cryptosuite: cryptosuite === 'eddsa-rdfc-2022' ? eddsaRdfc2022Cryptosuite : createVerifyCryptosuite(),
+  });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

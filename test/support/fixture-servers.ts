@@ -49,7 +49,9 @@ export async function startFixtureServers(): Promise<{ baseUrl: string; close: (
     }
     if (url.pathname === '/hits') {
       const path = url.searchParams.get('path') ?? '';
-      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ hits: hits.get(path) ?? 0 }));
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ hits: hits.get(path) ?? 0 }));
     }
     if (url.pathname.startsWith('/slow/')) {
       const ms = Number(url.pathname.split('/')[2] ?? 5000);

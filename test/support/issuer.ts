@@ -69,7 +69,9 @@ export async function call(base: string, path: string, options: CallOptions = {}
   const response = await fetch(base + path, {
     method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
     headers,
-    ...(options.body === undefined ? {} : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
+    ...(options.body === undefined
+      ? {}
+      : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
   });
   const text = await response.text();
   let json: unknown = undefined;
@@ -124,17 +126,29 @@ export async function startTestIssuer(extraEnv: Env = {}, options: TestIssuerOpt
 export async function mintToken(issuer: TestIssuer, body: Record<string, unknown> = {}): Promise<string> {
   const res = await issuer.call('/v1/enrollment-tokens', {
     admin: true,
-    body: { requestedScopes: ['files:read', 'files:write'], maxDelegationDepth: 2, requestedDomains: ['files.example.com'], ...body },
+    body: {
+      requestedScopes: ['files:read', 'files:write'],
+      maxDelegationDepth: 2,
+      requestedDomains: ['files.example.com'],
+      ...body,
+    },
   });
   if (res.status !== 201) throw new Error(`mint failed: ${res.status} ${JSON.stringify(res.json)}`);
   return res.json.token as string;
 }
 
 /** Server-custody onboarding end to end; returns {agentDid, vcId, verifiableCredential}. */
-export async function onboardServerAgent(issuer: TestIssuer, token?: string): Promise<{ agentDid: string; vcId: string; verifiableCredential: Record<string, unknown> }> {
-  const start = await issuer.call('/v1/onboard', { body: { token: token ?? (await mintToken(issuer)), custody: 'server' } });
+export async function onboardServerAgent(
+  issuer: TestIssuer,
+  token?: string,
+): Promise<{ agentDid: string; vcId: string; verifiableCredential: Record<string, unknown> }> {
+  const start = await issuer.call('/v1/onboard', {
+    body: { token: token ?? (await mintToken(issuer)), custody: 'server' },
+  });
   if (start.status !== 201) throw new Error(`onboard failed: ${start.status} ${JSON.stringify(start.json)}`);
-  const done = await issuer.call('/v1/onboard/verify', { body: { challengeId: start.json.challengeId, challenge: start.json.challenge } });
+  const done = await issuer.call('/v1/onboard/verify', {
+    body: { challengeId: start.json.challengeId, challenge: start.json.challenge },
+  });
   if (done.status !== 201) throw new Error(`verify failed: ${done.status} ${JSON.stringify(done.json)}`);
   return done.json;
 }
@@ -149,7 +163,11 @@ export async function didAuthProof(
   domain: string,
   overrides: { holderDid?: string; proofPurpose?: string; created?: Date } = {},
 ): Promise<Record<string, unknown>> {
-  const unsigned = { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiablePresentation'], holder: overrides.holderDid ?? holder.did };
+  const unsigned = {
+    '@context': ['https://www.w3.org/ns/credentials/v2'],
+    type: ['VerifiablePresentation'],
+    holder: overrides.holderDid ?? holder.did,
+  };
   return (await createProof(unsigned, {
     signer: holder.signer,
     verificationMethod: holder.verificationMethod,
@@ -161,8 +179,14 @@ export async function didAuthProof(
 }
 
 /** Self-custody onboarding end to end for `holder`. */
-export async function onboardSelfAgent(issuer: TestIssuer, holder: SigningIdentity, token?: string): Promise<{ agentDid: string; vcId: string; verifiableCredential: Record<string, unknown> }> {
-  const start = await issuer.call('/v1/onboard', { body: { token: token ?? (await mintToken(issuer)), custody: 'self', did: holder.did } });
+export async function onboardSelfAgent(
+  issuer: TestIssuer,
+  holder: SigningIdentity,
+  token?: string,
+): Promise<{ agentDid: string; vcId: string; verifiableCredential: Record<string, unknown> }> {
+  const start = await issuer.call('/v1/onboard', {
+    body: { token: token ?? (await mintToken(issuer)), custody: 'self', did: holder.did },
+  });
   if (start.status !== 201) throw new Error(`onboard failed: ${start.status} ${JSON.stringify(start.json)}`);
   const proof = await didAuthProof(holder, start.json.challenge, start.json.domain);
   const done = await issuer.call('/v1/onboard/verify', { body: { challengeId: start.json.challengeId, proof } });
@@ -180,7 +204,12 @@ export async function onboardSelfAgent(issuer: TestIssuer, holder: SigningIdenti
  * their ttl), kept from one call to the next: what a service sees across an issuer's restarts.
  * `cacheClock` moves its DID cache's time (default Date.now).
  */
-export function externalVerifier(cacheClock?: () => number): (vp: unknown, options: { trustedIssuer: string; domain: string; challenge?: string }) => Promise<VerificationResult> {
+export function externalVerifier(
+  cacheClock?: () => number,
+): (
+  vp: unknown,
+  options: { trustedIssuer: string; domain: string; challenge?: string },
+) => Promise<VerificationResult> {
   const resolver = createCachedResolver(
     createResolver({ methods: { key: resolveDidKey, web: createWebResolver({ allowHttpLoopback: true }) } }),
     cacheClock ? { now: cacheClock } : {},
@@ -197,11 +226,21 @@ export function externalVerifier(cacheClock?: () => number): (vp: unknown, optio
 }
 
 /** `externalVerifier`'s verdict from a fresh verifier (nothing cached). */
-export function verifyExternally(vp: unknown, options: { trustedIssuer: string; domain: string; challenge?: string }): Promise<VerificationResult> {
+export function verifyExternally(
+  vp: unknown,
+  options: { trustedIssuer: string; domain: string; challenge?: string },
+): Promise<VerificationResult> {
   return externalVerifier()(vp, options);
 }
 
 /** POST /v1/vp/verify as a service provider would call it. */
-export async function verifyAtIssuer(issuer: TestIssuer, presentation: unknown, expectedTarget: string, challenge?: string): Promise<CallResult> {
-  return issuer.call('/v1/vp/verify', { body: { presentation, expectedTarget, ...(challenge === undefined ? {} : { challenge }) } });
+export async function verifyAtIssuer(
+  issuer: TestIssuer,
+  presentation: unknown,
+  expectedTarget: string,
+  challenge?: string,
+): Promise<CallResult> {
+  return issuer.call('/v1/vp/verify', {
+    body: { presentation, expectedTarget, ...(challenge === undefined ? {} : { challenge }) },
+  });
 }

@@ -9,4 +9,10 @@ while (Date.now() < Number(startAt)) {
   // Spin rather than sleep: a timer fires up to a few ms late, which would spread the processes apart.
 }
 const config = loadConfig({ SERVICE_SQLITE_PATH: sqlitePath });
-process.stdout.write(JSON.stringify({ signingKey: bytesToHex(config.signingKey), keyEncryptionKey: bytesToHex(config.keyEncryptionKey), adminApiKey: config.adminApiKey }));
+process.stdout.write(
+  JSON.stringify({
+    signingKey: bytesToHex(config.signingKey),
+    keyEncryptionKey: bytesToHex(config.keyEncryptionKey),
+    adminApiKey: config.adminApiKey,
+  }),
+);

@@ -34,7 +34,11 @@ export async function buildProtocolExamples() {
 
   const list = createStatusList();
   setStatus(list, 4242, 1); // some other credential, revoked
-  const statusEntry = buildStatusListEntry({ statusListCredential: EXAMPLE_STATUS_URL, statusListIndex: 93127, statusPurpose: 'revocation' });
+  const statusEntry = buildStatusListEntry({
+    statusListCredential: EXAMPLE_STATUS_URL,
+    statusListIndex: 93127,
+    statusPurpose: 'revocation',
+  });
   const statusList = await createProof(
     buildStatusListCredential({
       id: EXAMPLE_STATUS_URL,
@@ -44,7 +48,12 @@ export async function buildProtocolExamples() {
       encodedList: await encodeStatusList(list),
       ttl: 300_000,
     }),
-    { signer: issuer.signer, verificationMethod: issuer.verificationMethod, proofPurpose: 'assertionMethod', created: '2026-11-22T10:00:00Z' },
+    {
+      signer: issuer.signer,
+      verificationMethod: issuer.verificationMethod,
+      proofPurpose: 'assertionMethod',
+      created: '2026-11-22T10:00:00Z',
+    },
   );
 
   const agentCredential = await issueAgentCredential({
@@ -97,7 +106,13 @@ export async function buildProtocolExamples() {
     created: new Date('2026-11-22T10:10:00Z'),
   });
   return {
-    identities: { issuer: issuer.did, agent: agent.did, subAgent: subAgent.did, provider: provider.did, user: user.did },
+    identities: {
+      issuer: issuer.did,
+      agent: agent.did,
+      subAgent: subAgent.did,
+      provider: provider.did,
+      user: user.did,
+    },
     statusList,
     agentCredential,
     delegatedCredential,

@@ -11,7 +11,13 @@
  * which refuses a method no rule lists (INSUFFICIENT_SCOPE), so nothing on it is let through
  * unverified. Paths no rule names are not the worker's business and go to the network as sent.
  */
-import { matchesPathPattern, pathSegments, prepareVerifier, VerifierOptionsError, type VerifyRequestOptions } from '../request.ts';
+import {
+  matchesPathPattern,
+  pathSegments,
+  prepareVerifier,
+  VerifierOptionsError,
+  type VerifyRequestOptions,
+} from '../request.ts';
 import { VerifierWorkerError } from './errors.ts';
 import { DEFAULT_REPORT_CHANNEL } from './messages.ts';
 
@@ -86,25 +92,48 @@ export const WORKER_CONFIG_DEFAULTS = /* @__PURE__ */ Object.freeze({
   reportChannel: DEFAULT_REPORT_CHANNEL as string | null,
 });
 
-export type ResolvedWorkerConfig = Required<Omit<VerifierWorkerConfig, 'reportChannel'>> & { reportChannel: string | null };
+export type ResolvedWorkerConfig = Required<Omit<VerifierWorkerConfig, 'reportChannel'>> & {
+  reportChannel: string | null;
+};
 
 const MAX_ROUTES = 256;
 /** Longest duration accepted anywhere: 30 days. */
 const MAX_DURATION_MS = 30 * 24 * 3600_000;
 const MAX_REPLAY = 1_000_000;
 const ROUTE_KEYS: ReadonlySet<string> = /* @__PURE__ */ new Set(['method', 'path', 'scopes']);
-const KEYS: ReadonlySet<string> = /* @__PURE__ */ new Set(['target', 'trustedIssuers', 'trustedGrantIssuers', 'routes', ...Object.keys(WORKER_CONFIG_DEFAULTS)]);
+const KEYS: ReadonlySet<string> = /* @__PURE__ */ new Set([
+  'target',
+  'trustedIssuers',
+  'trustedGrantIssuers',
+  'routes',
+  ...Object.keys(WORKER_CONFIG_DEFAULTS),
+]);
 
 /** The worker's own settings, what each must be, and the check. (verifyRequest judges the rest.) */
 const CHECKS: ReadonlyArray<[keys: string[], expected: string, check: (value: unknown) => boolean]> = [
   [
-    ['didTtlMs', 'didStaleIfErrorMs', 'statusListTtlMs', 'statusListStaleIfErrorMs', 'clockSkewMs', 'maxPresentationLifetimeMs'],
+    [
+      'didTtlMs',
+      'didStaleIfErrorMs',
+      'statusListTtlMs',
+      'statusListStaleIfErrorMs',
+      'clockSkewMs',
+      'maxPresentationLifetimeMs',
+    ],
     `an integer number of ms from 0 to ${MAX_DURATION_MS}`,
     (v) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= MAX_DURATION_MS,
   ],
-  [['replayMax'], `an integer from 1 to ${MAX_REPLAY}`, (v) => Number.isSafeInteger(v) && (v as number) >= 1 && (v as number) <= MAX_REPLAY],
+  [
+    ['replayMax'],
+    `an integer from 1 to ${MAX_REPLAY}`,
+    (v) => Number.isSafeInteger(v) && (v as number) >= 1 && (v as number) <= MAX_REPLAY,
+  ],
   [['allowHttpLoopback', 'requireCredentialStatus'], 'true or false', (v) => typeof v === 'boolean'],
-  [['reportChannel'], 'null or 1 to 64 characters of [A-Za-z0-9._:-]', (v) => v === null || (typeof v === 'string' && /^[A-Za-z0-9._:-]{1,64}$/.test(v))],
+  [
+    ['reportChannel'],
+    'null or 1 to 64 characters of [A-Za-z0-9._:-]',
+    (v) => v === null || (typeof v === 'string' && /^[A-Za-z0-9._:-]{1,64}$/.test(v)),
+  ],
 ];
 
 function invalid(message: string): never {
@@ -116,7 +145,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function onlyKeys(value: Record<string, unknown>, known: ReadonlySet<string>, where: string): void {
-  for (const key of Object.keys(value)) if (!known.has(key)) invalid(`"${key.slice(0, 64)}" is not a setting of ${where}`);
+  for (const key of Object.keys(value))
+    if (!known.has(key)) invalid(`"${key.slice(0, 64)}" is not a setting of ${where}`);
 }
 
 /**
@@ -129,12 +159,21 @@ export function parseWorkerConfig(value: unknown): ResolvedWorkerConfig {
   if (!isRecord(value)) invalid('the configuration must be a JSON object');
   onlyKeys(value, KEYS, 'the verifier worker');
   const { routes } = value;
-  if (!Array.isArray(routes) || routes.length > MAX_ROUTES) invalid(`routes must be an array of at most ${MAX_ROUTES} rules`);
-  routes.forEach((rule: unknown, i) => (isRecord(rule) ? onlyKeys(rule, ROUTE_KEYS, `routes[${i}]`) : invalid(`routes[${i}] must be an object`)));
+  if (!Array.isArray(routes) || routes.length > MAX_ROUTES)
+    invalid(`routes must be an array of at most ${MAX_ROUTES} rules`);
+  routes.forEach((rule: unknown, i) =>
+    isRecord(rule) ? onlyKeys(rule, ROUTE_KEYS, `routes[${i}]`) : invalid(`routes[${i}] must be an object`),
+  );
   const given = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
-  const config = { ...WORKER_CONFIG_DEFAULTS, trustedGrantIssuers: [], ...given, routes: routes.map((rule: RouteRule) => ({ ...rule })) } as unknown as ResolvedWorkerConfig;
+  const config = {
+    ...WORKER_CONFIG_DEFAULTS,
+    trustedGrantIssuers: [],
+    ...given,
+    routes: routes.map((rule: RouteRule) => ({ ...rule })),
+  } as unknown as ResolvedWorkerConfig;
   for (const [keys, expected, check] of CHECKS) {
-    for (const key of keys) if (!check(config[key as keyof ResolvedWorkerConfig])) invalid(`${key} must be ${expected}`);
+    for (const key of keys)
+      if (!check(config[key as keyof ResolvedWorkerConfig])) invalid(`${key} must be ${expected}`);
   }
   try {
     // A throwaway verifier: only its validation matters here (a replay cache, which the

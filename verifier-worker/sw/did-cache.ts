@@ -77,7 +77,10 @@ export function createStoredWebResolver(options: WorkerResolverOptions): MethodR
   const clock = options.now ?? Date.now;
   const staleIfErrorMs = options.staleIfErrorMs ?? 0;
   const track = options.track ?? (() => undefined);
-  const web = createWebResolver({ allowHttpLoopback: options.allowHttpLoopback === true, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const web = createWebResolver({
+    allowHttpLoopback: options.allowHttpLoopback === true,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
   return async (did, parsed, resolver, resolveOptions) => {
     const now = clock();
     const stored = await tryStore(() => options.store.get(did), undefined);
@@ -90,7 +93,12 @@ export function createStoredWebResolver(options: WorkerResolverOptions): MethodR
       track(tryStore(() => options.store.set(did, record), undefined));
       return fresh;
     }
-    if (storedResult && fresh.didResolutionMetadata.error === 'internalError' && age >= 0 && age < options.ttlMs + staleIfErrorMs) {
+    if (
+      storedResult &&
+      fresh.didResolutionMetadata.error === 'internalError' &&
+      age >= 0 &&
+      age < options.ttlMs + staleIfErrorMs
+    ) {
       return storedResult;
     }
     return fresh;
@@ -100,5 +108,8 @@ export function createStoredWebResolver(options: WorkerResolverOptions): MethodR
 /** The worker's resolver: did:key, and did:web through the store, behind a short memory cache. */
 export function createWorkerResolver(options: WorkerResolverOptions): CachedResolver {
   const resolver = createResolver({ methods: { key: resolveDidKey, web: createStoredWebResolver(options) } });
-  return createCachedResolver(resolver, { ttlMs: Math.max(1, Math.min(options.ttlMs, MEMORY_TTL_MS)), ...(options.now ? { now: options.now } : {}) });
+  return createCachedResolver(resolver, {
+    ttlMs: Math.max(1, Math.min(options.ttlMs, MEMORY_TTL_MS)),
+    ...(options.now ? { now: options.now } : {}),
+  });
 }

@@ -15,7 +15,14 @@
  */
 import type { FetchLike } from '../../wallet/did/http.ts';
 import { createKeyResolver } from '../../wallet/did/verification-method.ts';
-import { denialResponse, forwardClaims, handleChallengeRequest, isMandateHeaderName, verifyRequest, type VerifyRequestOptions } from '../request.ts';
+import {
+  denialResponse,
+  forwardClaims,
+  handleChallengeRequest,
+  isMandateHeaderName,
+  verifyRequest,
+  type VerifyRequestOptions,
+} from '../request.ts';
 import { isGuarded, parseWorkerConfig, verifierSettings, type ResolvedWorkerConfig } from './config.ts';
 import { createWorkerChallengeStore } from './challenges.ts';
 import { createWorkerResolver, type StoredDidDocument } from './did-cache.ts';
@@ -83,8 +90,18 @@ export async function createGuard(config: unknown, options: GuardOptions): Promi
     replay: options.stores?.replay ?? createIndexedDbStore('replay'),
     challenges: options.stores?.challenges ?? createIndexedDbStore('challenges'),
   };
-  const network = { allowHttpLoopback: resolved.allowHttpLoopback, now, track, ...(options.fetch ? { fetch: options.fetch } : {}) };
-  const resolver = createWorkerResolver({ ...network, store: stores.dids, ttlMs: resolved.didTtlMs, staleIfErrorMs: resolved.didStaleIfErrorMs });
+  const network = {
+    allowHttpLoopback: resolved.allowHttpLoopback,
+    now,
+    track,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  };
+  const resolver = createWorkerResolver({
+    ...network,
+    store: stores.dids,
+    ttlMs: resolved.didTtlMs,
+    staleIfErrorMs: resolved.didStaleIfErrorMs,
+  });
   const statusLists = createWorkerStatusLists({
     ...network,
     store: stores.statusLists,
@@ -93,7 +110,13 @@ export async function createGuard(config: unknown, options: GuardOptions): Promi
     staleIfErrorMs: resolved.statusListStaleIfErrorMs,
     clockSkewMs: resolved.clockSkewMs,
   });
-  const replayCache = createWorkerReplayCache({ store: stores.replay, max: resolved.replayMax, now, track, durable: resolved.challenge !== 'endpoint' });
+  const replayCache = createWorkerReplayCache({
+    store: stores.replay,
+    max: resolved.replayMax,
+    now,
+    track,
+    durable: resolved.challenge !== 'endpoint',
+  });
   const challenges = createWorkerChallengeStore({ store: stores.challenges, now, track });
   const verifier: VerifyRequestOptions = {
     ...verifierSettings(resolved),
@@ -122,7 +145,13 @@ export async function createGuard(config: unknown, options: GuardOptions): Promi
       checks: verdict.checks,
     };
     if (!verdict.allowed) {
-      report({ ...base, decision: 'deny', status: verdict.status, reason: verdict.body.reason, message: verdict.body.message } satisfies VerificationReport);
+      report({
+        ...base,
+        decision: 'deny',
+        status: verdict.status,
+        reason: verdict.body.reason,
+        message: verdict.body.message,
+      } satisfies VerificationReport);
       return denialResponse(verdict);
     }
     const { claims } = verdict;

@@ -14,7 +14,13 @@
  * ```
  */
 import { VerifierWorkerError } from './errors.ts';
-import { CONFIG_PARAM, CONFIGURE_MESSAGE, DEFAULT_REPORT_CHANNEL, type ConfigureMessage, type ConfigureReply } from './messages.ts';
+import {
+  CONFIG_PARAM,
+  CONFIGURE_MESSAGE,
+  DEFAULT_REPORT_CHANNEL,
+  type ConfigureMessage,
+  type ConfigureReply,
+} from './messages.ts';
 import type { VerifierWorkerConfig } from './config.ts';
 import { isVerificationReport, type VerificationReport } from './report.ts';
 
@@ -40,7 +46,10 @@ export interface VerifierRegistration {
 }
 
 /** RFC 8032 §7.1 TEST 1 public key: any valid key shows whether WebCrypto can import Ed25519. */
-const ED25519_TEST_KEY = /* @__PURE__ */ Uint8Array.from('d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a'.match(/../g) ?? [], (h) => parseInt(h, 16));
+const ED25519_TEST_KEY = /* @__PURE__ */ Uint8Array.from(
+  'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a'.match(/../g) ?? [],
+  (h) => parseInt(h, 16),
+);
 
 /** The worker verifies with WebCrypto Ed25519 only (Chromium 137+, Firefox 129+, Safari 17+). */
 async function hasWebCryptoEd25519(): Promise<boolean> {
@@ -72,7 +81,8 @@ function activated(registration: ServiceWorkerRegistration): Promise<ServiceWork
   return new Promise((resolve, reject) => {
     const onChange = (): void => {
       if (candidate.state === 'activated') resolve(candidate);
-      else if (candidate.state === 'redundant') reject(failed('the worker failed to install (is its configuration file reachable and valid?)'));
+      else if (candidate.state === 'redundant')
+        reject(failed('the worker failed to install (is its configuration file reachable and valid?)'));
       else return;
       candidate.removeEventListener('statechange', onChange);
     };
@@ -91,7 +101,8 @@ async function configure(worker: ServiceWorker, config: unknown): Promise<void> 
   worker.postMessage(message, [channel.port2]);
   const answer = await reply.finally(() => channel.port1.close());
   if (!answer.ok) {
-    const code = answer.code === 'CONFIG_INVALID' || answer.code === 'CONFIG_UNAVAILABLE' ? answer.code : 'CONFIG_INVALID';
+    const code =
+      answer.code === 'CONFIG_INVALID' || answer.code === 'CONFIG_UNAVAILABLE' ? answer.code : 'CONFIG_INVALID';
     throw new VerifierWorkerError(code, answer.message);
   }
 }
@@ -118,9 +129,16 @@ function controlled(container: ServiceWorkerContainer, worker: ServiceWorker): P
 export async function registerVerifier(options: RegisterVerifierOptions): Promise<VerifierRegistration> {
   const container = typeof navigator === 'undefined' ? undefined : navigator.serviceWorker;
   if (!container || (typeof isSecureContext === 'boolean' && !isSecureContext)) {
-    throw new VerifierWorkerError('SW_UNSUPPORTED', 'service workers are not available here (they need a secure context: https, or http on localhost)');
+    throw new VerifierWorkerError(
+      'SW_UNSUPPORTED',
+      'service workers are not available here (they need a secure context: https, or http on localhost)',
+    );
   }
-  if (!(await hasWebCryptoEd25519())) throw new VerifierWorkerError('SW_UNSUPPORTED', 'this browser has no WebCrypto Ed25519, which the verifier worker needs');
+  if (!(await hasWebCryptoEd25519()))
+    throw new VerifierWorkerError(
+      'SW_UNSUPPORTED',
+      'this browser has no WebCrypto Ed25519, which the verifier worker needs',
+    );
   const timeoutMs = options.timeoutMs ?? 10_000;
   const byFile = typeof options.config === 'string' || options.config instanceof URL;
   const scriptUrl = new URL(options.scriptUrl, location.href);
@@ -129,13 +147,18 @@ export async function registerVerifier(options: RegisterVerifierOptions): Promis
   let registration: ServiceWorkerRegistration;
   try {
     // updateViaCache 'none': a new build is picked up at the next navigation, not after a day of HTTP caching.
-    registration = await container.register(scriptUrl.href, { updateViaCache: 'none', ...(options.scope ? { scope: options.scope } : {}) });
+    registration = await container.register(scriptUrl.href, {
+      updateViaCache: 'none',
+      ...(options.scope ? { scope: options.scope } : {}),
+    });
   } catch (error) {
     throw failed(`the browser refused the worker script: ${error instanceof Error ? error.message : 'unknown error'}`);
   }
-  const worker = await withTimeout(activated(registration), timeoutMs, 'the worker\'s activation');
-  if (!byFile) await withTimeout(configure(worker, options.config), timeoutMs, 'the worker\'s answer to the configuration');
-  if (location.href.startsWith(registration.scope)) await withTimeout(controlled(container, worker), timeoutMs, 'the worker taking control of this page');
+  const worker = await withTimeout(activated(registration), timeoutMs, "the worker's activation");
+  if (!byFile)
+    await withTimeout(configure(worker, options.config), timeoutMs, "the worker's answer to the configuration");
+  if (location.href.startsWith(registration.scope))
+    await withTimeout(controlled(container, worker), timeoutMs, 'the worker taking control of this page');
 
   let channel: BroadcastChannel | undefined;
   if (options.onReport) {

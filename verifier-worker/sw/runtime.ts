@@ -68,11 +68,15 @@ export interface Runtime {
 /** Largest configuration file read. */
 const MAX_CONFIG_BYTES = 64 * 1024;
 
-type State = { kind: 'loading' } | { kind: 'ready'; guard: Guard | undefined } | { kind: 'failed'; error: VerifierWorkerError };
+type State =
+  { kind: 'loading' } | { kind: 'ready'; guard: Guard | undefined } | { kind: 'failed'; error: VerifierWorkerError };
 
 function failure(error: unknown): VerifierWorkerError {
   if (error instanceof VerifierWorkerError) return error;
-  return new VerifierWorkerError('CONFIG_INVALID', isMandateError(error) ? error.message : 'the configuration could not be used');
+  return new VerifierWorkerError(
+    'CONFIG_INVALID',
+    isMandateError(error) ? error.message : 'the configuration could not be used',
+  );
 }
 
 function unavailableResponse(error: VerifierWorkerError): Response {
@@ -104,7 +108,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
 
   async function fromFile(url: string): Promise<Guard> {
-    if (new URL(url).origin !== options.origin) throw new VerifierWorkerError('CONFIG_INVALID', `${url}: not on the worker's origin`);
+    if (new URL(url).origin !== options.origin)
+      throw new VerifierWorkerError('CONFIG_INVALID', `${url}: not on the worker's origin`);
     let document: unknown;
     try {
       document = await fetchConfigFile(url);
@@ -114,7 +119,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       document = stored.config;
     }
     const guard = await createGuard(document, guardOptions);
-    await tryStore(() => options.configStore.set(options.scope, { source: 'file', url, config: guard.config }), undefined);
+    await tryStore(
+      () => options.configStore.set(options.scope, { source: 'file', url, config: guard.config }),
+      undefined,
+    );
     return guard;
   }
 
@@ -161,7 +169,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         // The same configuration again (every page load sends it): keep the warm caches.
         if (current && JSON.stringify(current.config) === JSON.stringify(parsed)) return current.config;
         const guard = await createGuard(parsed, guardOptions);
-        await tryStore(() => options.configStore.set(options.scope, { source: 'message', config: guard.config }), undefined);
+        await tryStore(
+          () => options.configStore.set(options.scope, { source: 'message', config: guard.config }),
+          undefined,
+        );
         state = { kind: 'ready', guard };
         return guard.config;
       } catch (error) {

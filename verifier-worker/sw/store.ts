@@ -53,7 +53,10 @@ export function createIndexedDbStore<V>(kind: StoreKind): KeyValueStore<V> {
     return opened;
   };
   /** Runs `operation` in one transaction; resolves with its request's result once the transaction commits. */
-  const run = async <T>(mode: IDBTransactionMode, operation: (store: IDBObjectStore) => Promise<T> | void): Promise<T> => {
+  const run = async <T>(
+    mode: IDBTransactionMode,
+    operation: (store: IDBObjectStore) => Promise<T> | void,
+  ): Promise<T> => {
     const transaction = (await database()).transaction('entries', mode);
     const [result] = await Promise.all([operation(transaction.objectStore('entries')), settle(transaction)]);
     return result as T;
@@ -68,7 +71,10 @@ export function createIndexedDbStore<V>(kind: StoreKind): KeyValueStore<V> {
     // Keys and values from one transaction, so they describe the same moment.
     entries: () =>
       run('readonly', async (store) => {
-        const [keys, values] = await Promise.all([settle(store.getAllKeys()), settle(store.getAll() as IDBRequest<V[]>)]);
+        const [keys, values] = await Promise.all([
+          settle(store.getAllKeys()),
+          settle(store.getAll() as IDBRequest<V[]>),
+        ]);
         return keys.flatMap((key, i) => (typeof key === 'string' ? [[key, values[i] as V] as [string, V]] : []));
       }),
   };

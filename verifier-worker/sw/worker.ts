@@ -46,7 +46,8 @@ const runtime = createRuntime({
 
 /** The bundle verifies Ed25519 with WebCrypto only (shims/ed25519-noble.ts): no install without it. */
 async function requireWebCryptoEd25519(): Promise<void> {
-  if (!(await getWebCryptoEd25519())) throw new VerifierWorkerError('SW_UNSUPPORTED', 'this browser has no WebCrypto Ed25519');
+  if (!(await getWebCryptoEd25519()))
+    throw new VerifierWorkerError('SW_UNSUPPORTED', 'this browser has no WebCrypto Ed25519');
 }
 
 worker.addEventListener('install', (event) => {

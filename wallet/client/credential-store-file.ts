@@ -45,7 +45,6 @@ export interface FileCredentialStoreOptions extends CredentialStoreLimits {
 
 const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
 
-
 async function readFileRecords(path: string, maxFileBytes: number): Promise<MandateCredential[]> {
   let handle;
   try {
@@ -75,11 +74,20 @@ async function readFileRecords(path: string, maxFileBytes: number): Promise<Mand
   } catch (error) {
     throw corruptStore('the credential file is not safe JSON (torn or damaged write?)', error);
   }
-  if (document === null || typeof document !== 'object' || Array.isArray(document) || document.version !== 1 || !Array.isArray(document.credentials)) {
+  if (
+    document === null ||
+    typeof document !== 'object' ||
+    Array.isArray(document) ||
+    document.version !== 1 ||
+    !Array.isArray(document.credentials)
+  ) {
     throw corruptStore('the credential file is not {"version": 1, "credentials": [...]}');
   }
-  const credentials = document.credentials.map((value, i) => checkStoredCredential(value, `credential #${i} of the file`));
-  if (new Set(credentials.map((c) => c.id)).size !== credentials.length) throw corruptStore('the credential file holds one id twice');
+  const credentials = document.credentials.map((value, i) =>
+    checkStoredCredential(value, `credential #${i} of the file`),
+  );
+  if (new Set(credentials.map((c) => c.id)).size !== credentials.length)
+    throw corruptStore('the credential file holds one id twice');
   return credentials;
 }
 

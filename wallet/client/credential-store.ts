@@ -102,7 +102,10 @@ export function createMemoryCredentialStore(limits: CredentialStoreLimits = {}):
   const max = maxCredentialsOf(limits);
   const records = new Map<string, { credential: MandateCredential; fingerprint: string }>();
   return {
-    list: async () => [...records.keys()].sort().map((id) => structuredClone((records.get(id) as { credential: MandateCredential }).credential)),
+    list: async () =>
+      [...records.keys()]
+        .sort()
+        .map((id) => structuredClone((records.get(id) as { credential: MandateCredential }).credential)),
     get: async (id) => {
       const record = records.get(id);
       return record === undefined ? undefined : structuredClone(record.credential);
@@ -138,7 +141,10 @@ export function createIndexedDbCredentialStore(options: IndexedDbCredentialStore
   return {
     async list() {
       const entries = await db('readonly', async (store) => {
-        const [keys, values] = await Promise.all([promisifyRequest(store.getAllKeys()), promisifyRequest(store.getAll())]);
+        const [keys, values] = await Promise.all([
+          promisifyRequest(store.getAllKeys()),
+          promisifyRequest(store.getAll()),
+        ]);
         return keys.map((key, i) => [key, values[i]] as const);
       });
       return entries
@@ -158,7 +164,8 @@ export function createIndexedDbCredentialStore(options: IndexedDbCredentialStore
       await db('readwrite', async (store) => {
         const existing: unknown = await promisifyRequest(store.get(copy.id));
         if (existing !== undefined) {
-          if (credentialFingerprint(checkStoredCredential(existing, `the stored record ${copy.id}`)) !== fingerprint) throw conflict(copy.id);
+          if (credentialFingerprint(checkStoredCredential(existing, `the stored record ${copy.id}`)) !== fingerprint)
+            throw conflict(copy.id);
           return;
         }
         if ((await promisifyRequest(store.count())) >= max) throw full(max);

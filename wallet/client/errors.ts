@@ -44,7 +44,12 @@ export class IssuerApiError extends MandateError<string> {
   /** Retry-After of a 429/503, in seconds, when the issuer sent one. */
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(status: number, code: string, message: string, extra: { details?: JsonValue; requestId?: string; retryAfterSeconds?: number } = {}) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    extra: { details?: JsonValue; requestId?: string; retryAfterSeconds?: number } = {},
+  ) {
     super(API_CODE.test(code) ? code : 'HTTP_ERROR', message);
     this.status = status;
     this.details = extra.details;
@@ -69,7 +74,8 @@ export function redact<T extends JsonValue | undefined>(value: T, secrets: reado
   const scrub = (v: JsonValue): JsonValue => {
     if (typeof v === 'string') return live.reduce((text, secret) => text.split(secret).join(REDACTED), v);
     if (Array.isArray(v)) return v.map(scrub);
-    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, inner]) => [scrub(k) as string, scrub(inner)]));
+    if (v !== null && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, inner]) => [scrub(k) as string, scrub(inner)]));
     return v;
   };
   return scrub(value) as T;

@@ -32,7 +32,12 @@ export {
   type AuditRecord,
   type AuditChainVerdict,
 } from './issuer-client.ts';
-export { verifySessionToken, type SessionClaims, type ActorClaim, type VerifySessionTokenOptions } from './session-token.ts';
+export {
+  verifySessionToken,
+  type SessionClaims,
+  type ActorClaim,
+  type VerifySessionTokenOptions,
+} from './session-token.ts';
 export {
   CredentialStoreError,
   createMemoryCredentialStore,

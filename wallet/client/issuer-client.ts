@@ -43,7 +43,8 @@ export interface OnboardingHolder {
   addCredential(credential: unknown): Promise<unknown>;
 }
 
-export type OnboardOptions = { custody: 'self'; wallet: OnboardingHolder; signal?: AbortSignal } | { custody: 'server'; signal?: AbortSignal };
+export type OnboardOptions =
+  { custody: 'self'; wallet: OnboardingHolder; signal?: AbortSignal } | { custody: 'server'; signal?: AbortSignal };
 
 export interface OnboardResult {
   agentDid: string;
@@ -266,7 +267,8 @@ export interface AuditRecord {
   hash: string;
 }
 
-export type AuditChainVerdict = { intact: true; count: number; headHash: string } | { intact: false; brokenAt: number; count: number };
+export type AuditChainVerdict =
+  { intact: true; count: number; headHash: string } | { intact: false; brokenAt: number; count: number };
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -318,7 +320,10 @@ export class IssuerClient {
 
   /** `GET /v1/health`: `{ok, issuer}` (the issuer's DID). */
   async health(options: CallOptions = {}): Promise<{ ok: boolean; issuer: string }> {
-    const body = asObject(await this.#json({ method: 'GET', path: '/v1/health', idempotent: true, signal: options.signal }), 'a health answer');
+    const body = asObject(
+      await this.#json({ method: 'GET', path: '/v1/health', idempotent: true, signal: options.signal }),
+      'a health answer',
+    );
     requireStrings(body, ['issuer'], 'a health answer');
     return { ok: body.ok === true, issuer: body.issuer as string };
   }
@@ -330,7 +335,8 @@ export class IssuerClient {
    * the key and the DID; the challenge is echoed. The token is consumed by step 2.
    */
   async onboard(token: string, options: OnboardOptions): Promise<OnboardResult> {
-    if (typeof token !== 'string' || token.length === 0 || token.length > 256) throw new IssuerClientError('CONFIG_INVALID', 'the enrollment token must be a string of 1 to 256 characters');
+    if (typeof token !== 'string' || token.length === 0 || token.length > 256)
+      throw new IssuerClientError('CONFIG_INVALID', 'the enrollment token must be a string of 1 to 256 characters');
     const holder = options.custody === 'self' ? options.wallet.identity : undefined;
     const started = asObject(
       await this.#json({
@@ -351,19 +357,37 @@ export class IssuerClient {
       // proofPurpose authentication, the issuer's challenge, domain = the issuer's DID.
       const proof = await createProof(
         { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiablePresentation'], holder: holder.did },
-        { signer: holder.signer, verificationMethod: holder.verificationMethod, proofPurpose: 'authentication', challenge, domain: started.domain as string },
+        {
+          signer: holder.signer,
+          verificationMethod: holder.verificationMethod,
+          proofPurpose: 'authentication',
+          challenge,
+          domain: started.domain as string,
+        },
       );
       answer = { challengeId: started.challengeId as string, proof: proof as unknown as JsonObject };
     } else {
       answer = { challengeId: started.challengeId as string, challenge };
     }
     const done = asObject(
-      await this.#json({ method: 'POST', path: '/v1/onboard/verify', body: answer, idempotent: false, secrets: [token, challenge], signal: options.signal }),
+      await this.#json({
+        method: 'POST',
+        path: '/v1/onboard/verify',
+        body: answer,
+        idempotent: false,
+        secrets: [token, challenge],
+        signal: options.signal,
+      }),
       'an enrollment result',
     );
     requireStrings(done, ['agentDid', 'vcId'], 'an enrollment result');
     const credential = done.verifiableCredential;
-    if (!isObject(credential) || !isObject(credential.credentialSubject) || credential.credentialSubject.id !== done.agentDid) throw invalid('an enrollment result');
+    if (
+      !isObject(credential) ||
+      !isObject(credential.credentialSubject) ||
+      credential.credentialSubject.id !== done.agentDid
+    )
+      throw invalid('an enrollment result');
     if (holder && done.agentDid !== holder.did) throw invalid(`an enrollment of ${holder.did}`);
     const result: OnboardResult = {
       agentDid: done.agentDid as string,
@@ -399,7 +423,10 @@ export class IssuerClient {
       });
     } catch (error) {
       if (isIssuerApiError(error, 'MALFORMED') && error.status === 400) {
-        const failedCheck = isObject(error.details) && typeof error.details.failedCheck === 'string' ? error.details.failedCheck : 'presentation';
+        const failedCheck =
+          isObject(error.details) && typeof error.details.failedCheck === 'string'
+            ? error.details.failedCheck
+            : 'presentation';
         return { valid: false, reason: 'MALFORMED', message: error.message, failedCheck };
       }
       throw error;
@@ -407,7 +434,8 @@ export class IssuerClient {
     const body = asObject(json, 'a verification verdict');
     if (body.valid === true) {
       requireStrings(body, ['agentDid', 'vpId', 'target'], 'a verification verdict');
-      if (!Array.isArray(body.privilegeScopes) || !Array.isArray(body.effectiveScopes)) throw invalid('a verification verdict');
+      if (!Array.isArray(body.privilegeScopes) || !Array.isArray(body.effectiveScopes))
+        throw invalid('a verification verdict');
       return {
         valid: true,
         agentDid: body.agentDid as string,
@@ -417,7 +445,8 @@ export class IssuerClient {
         target: body.target as string,
       };
     }
-    if (body.valid !== false || !isReasonCode(body.reason) || typeof body.message !== 'string') throw invalid('a verification verdict');
+    if (body.valid !== false || !isReasonCode(body.reason) || typeof body.message !== 'string')
+      throw invalid('a verification verdict');
     return {
       valid: false,
       reason: body.reason,
@@ -433,14 +462,20 @@ export class IssuerClient {
       await this.#json({
         method: 'POST',
         path: `/v1/agents/${enc(agentDid)}/vp`,
-        body: defined({ targetService: options.target, challenge: options.challenge, credentialId: options.credentialId, lifetimeSeconds: options.lifetimeSeconds }),
+        body: defined({
+          targetService: options.target,
+          challenge: options.challenge,
+          credentialId: options.credentialId,
+          lifetimeSeconds: options.lifetimeSeconds,
+        }),
         admin: 'required',
         idempotent: true,
         signal: options.signal,
       }),
       'a presentation',
     );
-    if (body.holder !== agentDid || !Array.isArray(body.verifiableCredential)) throw invalid(`a presentation by ${agentDid}`);
+    if (body.holder !== agentDid || !Array.isArray(body.verifiableCredential))
+      throw invalid(`a presentation by ${agentDid}`);
     return body as unknown as VerifiablePresentation;
   }
 
@@ -475,7 +510,11 @@ export class IssuerClient {
       await this.#json({
         method: 'POST',
         path: '/v1/enrollment-tokens',
-        body: defined({ ...input, requestedScopes: [...input.requestedScopes], requestedDomains: [...input.requestedDomains] }),
+        body: defined({
+          ...input,
+          requestedScopes: [...input.requestedScopes],
+          requestedDomains: [...input.requestedDomains],
+        }),
         admin: 'optional',
         idempotent: false,
         signal: options.signal,
@@ -493,29 +532,68 @@ export class IssuerClient {
 
   /** `POST /v1/vcs`: an AgentCredential issued directly to `subjectDid` (admin; not retried). */
   issueCredential(input: IssueCredentialInput, options: CallOptions = {}): Promise<CredentialView> {
-    return this.#credential({ method: 'POST', path: '/v1/vcs', body: defined({ ...input }), admin: 'required', idempotent: false, signal: options.signal });
+    return this.#credential({
+      method: 'POST',
+      path: '/v1/vcs',
+      body: defined({ ...input }),
+      admin: 'required',
+      idempotent: false,
+      signal: options.signal,
+    });
   }
 
   /** `GET /v1/enrollment-tokens` (admin): token records, newest first, never the token values. */
-  listEnrollmentTokens(query: PageQuery & { state?: EnrollmentTokenInfo['state'] } = {}): Promise<{ tokens: EnrollmentTokenInfo[]; nextCursor?: string }> {
-    return this.#page('/v1/enrollment-tokens', 'tokens', 'a token list', { state: query.state, cursor: query.cursor, limit: query.limit }, query.signal);
+  listEnrollmentTokens(
+    query: PageQuery & { state?: EnrollmentTokenInfo['state'] } = {},
+  ): Promise<{ tokens: EnrollmentTokenInfo[]; nextCursor?: string }> {
+    return this.#page(
+      '/v1/enrollment-tokens',
+      'tokens',
+      'a token list',
+      { state: query.state, cursor: query.cursor, limit: query.limit },
+      query.signal,
+    );
   }
 
   /** `GET /v1/agents` (admin). */
   listAgents(query: PageQuery = {}): Promise<{ agents: AgentInfo[]; nextCursor?: string }> {
-    return this.#page('/v1/agents', 'agents', 'an agent list', { cursor: query.cursor, limit: query.limit }, query.signal);
+    return this.#page(
+      '/v1/agents',
+      'agents',
+      'an agent list',
+      { cursor: query.cursor, limit: query.limit },
+      query.signal,
+    );
   }
 
   /** One page of an admin listing: `{[member]: [...], nextCursor?}`. */
-  async #page<K extends string, T>(path: string, member: K, what: string, query: RequestSpec['query'], signal: AbortSignal | undefined): Promise<Record<K, T[]> & { nextCursor?: string }> {
-    const body = asObject(await this.#json({ method: 'GET', path, query, admin: 'required', idempotent: true, signal }), what);
+  async #page<K extends string, T>(
+    path: string,
+    member: K,
+    what: string,
+    query: RequestSpec['query'],
+    signal: AbortSignal | undefined,
+  ): Promise<Record<K, T[]> & { nextCursor?: string }> {
+    const body = asObject(
+      await this.#json({ method: 'GET', path, query, admin: 'required', idempotent: true, signal }),
+      what,
+    );
     if (!Array.isArray(body[member])) throw invalid(what);
     return body as unknown as Record<K, T[]> & { nextCursor?: string };
   }
 
   /** `GET /v1/agents/{did}` (admin): the agent, its current credential and its credential history. */
   async getAgent(did: string, options: CallOptions = {}): Promise<AgentDetail> {
-    const body = asObject(await this.#json({ method: 'GET', path: `/v1/agents/${enc(did)}`, admin: 'required', idempotent: true, signal: options.signal }), 'an agent');
+    const body = asObject(
+      await this.#json({
+        method: 'GET',
+        path: `/v1/agents/${enc(did)}`,
+        admin: 'required',
+        idempotent: true,
+        signal: options.signal,
+      }),
+      'an agent',
+    );
     if (body.did !== did || !Array.isArray(body.credentials)) throw invalid(`the agent ${did}`);
     return body as unknown as AgentDetail;
   }
@@ -527,7 +605,13 @@ export class IssuerClient {
    */
   async getStatusListCredential(listId: string, options: CallOptions = {}): Promise<JsonObject> {
     return asObject(
-      await this.#json({ method: 'GET', path: `/v1/status-list/${enc(listId)}`, expect: 'credential', idempotent: true, signal: options.signal }),
+      await this.#json({
+        method: 'GET',
+        path: `/v1/status-list/${enc(listId)}`,
+        expect: 'credential',
+        idempotent: true,
+        signal: options.signal,
+      }),
       'a status list credential',
     );
   }
@@ -536,7 +620,10 @@ export class IssuerClient {
    * Revokes a credential (admin). Idempotent: a credential that is already revoked resolves with
    * its current view and `alreadyRevoked: true` (see the module note).
    */
-  async revoke(vcId: string, options: { reason?: string; signal?: AbortSignal } = {}): Promise<StatusChangeView & { alreadyRevoked?: true }> {
+  async revoke(
+    vcId: string,
+    options: { reason?: string; signal?: AbortSignal } = {},
+  ): Promise<StatusChangeView & { alreadyRevoked?: true }> {
     try {
       return await this.#statusChange('revoke', vcId, options, true);
     } catch (error) {
@@ -557,15 +644,31 @@ export class IssuerClient {
     return this.#statusChange('reinstate', vcId, options, false);
   }
 
-  async #statusChange(action: 'revoke' | 'suspend' | 'reinstate', vcId: string, options: { reason?: string; signal?: AbortSignal }, idempotent: boolean): Promise<StatusChangeView> {
-    const view = await this.#credential({ method: 'POST', path: `/v1/vcs/${enc(vcId)}/${action}`, body: defined({ reason: options.reason }), admin: 'required', idempotent, signal: options.signal });
+  async #statusChange(
+    action: 'revoke' | 'suspend' | 'reinstate',
+    vcId: string,
+    options: { reason?: string; signal?: AbortSignal },
+    idempotent: boolean,
+  ): Promise<StatusChangeView> {
+    const view = await this.#credential({
+      method: 'POST',
+      path: `/v1/vcs/${enc(vcId)}/${action}`,
+      body: defined({ reason: options.reason }),
+      admin: 'required',
+      idempotent,
+      signal: options.signal,
+    });
     const changed: unknown = (view as { changed?: unknown }).changed;
-    if (changed !== undefined && !(Array.isArray(changed) && changed.every((id) => typeof id === 'string'))) throw invalid('a credential status change');
+    if (changed !== undefined && !(Array.isArray(changed) && changed.every((id) => typeof id === 'string')))
+      throw invalid('a credential status change');
     return view as StatusChangeView;
   }
 
   /** A new credential with the same subject and limits; the old one becomes superseded (admin). */
-  async renew(vcId: string, options: { validitySeconds?: number; signal?: AbortSignal } = {}): Promise<CredentialView & { previousVcId: string }> {
+  async renew(
+    vcId: string,
+    options: { validitySeconds?: number; signal?: AbortSignal } = {},
+  ): Promise<CredentialView & { previousVcId: string }> {
     const view = await this.#credential({
       method: 'POST',
       path: `/v1/vcs/${enc(vcId)}/renew`,
@@ -579,7 +682,17 @@ export class IssuerClient {
 
   /** Creates and publishes a status list (admin). */
   async createStatusList(input: StatusListInput, options: CallOptions = {}): Promise<StatusListInfo> {
-    const body = asObject(await this.#json({ method: 'POST', path: '/v1/status-list', body: defined({ ...input }), admin: 'required', idempotent: false, signal: options.signal }), 'a status list');
+    const body = asObject(
+      await this.#json({
+        method: 'POST',
+        path: '/v1/status-list',
+        body: defined({ ...input }),
+        admin: 'required',
+        idempotent: false,
+        signal: options.signal,
+      }),
+      'a status list',
+    );
     requireStrings(body, ['listId', 'purpose', 'url'], 'a status list');
     return body as unknown as StatusListInfo;
   }
@@ -592,35 +705,74 @@ export class IssuerClient {
 
   /** `POST /v1/dids` (admin): a new DID with a server key, a hosted document for a caller key, or a registered did:key. */
   createDid(input: CreateDidInput, options: CallOptions = {}): Promise<HostedDid> {
-    return this.#hostedDid({ method: 'POST', path: '/v1/dids', body: input, admin: 'required', idempotent: false, signal: options.signal });
+    return this.#hostedDid({
+      method: 'POST',
+      path: '/v1/dids',
+      body: input,
+      admin: 'required',
+      idempotent: false,
+      signal: options.signal,
+    });
   }
 
   /** `GET /v1/dids/{did}` (public): the resolution result of a DID hosted here or any did:key. */
   async resolveDid(did: string, options: CallOptions = {}): Promise<DidResolution> {
-    const body = asObject(await this.#json({ method: 'GET', path: `/v1/dids/${enc(did)}`, idempotent: true, signal: options.signal }), 'a DID resolution result');
-    if (!isObject(body.didDocumentMetadata) || !isObject(body.didResolutionMetadata)) throw invalid('a DID resolution result');
+    const body = asObject(
+      await this.#json({ method: 'GET', path: `/v1/dids/${enc(did)}`, idempotent: true, signal: options.signal }),
+      'a DID resolution result',
+    );
+    if (!isObject(body.didDocumentMetadata) || !isObject(body.didResolutionMetadata))
+      throw invalid('a DID resolution result');
     return body as unknown as DidResolution;
   }
 
   /** `GET /v1/dids` (admin). */
-  listDids(query: { kind?: HostedDid['kind']; cursor?: string; limit?: number; signal?: AbortSignal } = {}): Promise<{ dids: HostedDid[]; nextCursor?: string }> {
-    return this.#page('/v1/dids', 'dids', 'a DID list', { kind: query.kind, cursor: query.cursor, limit: query.limit }, query.signal);
+  listDids(
+    query: { kind?: HostedDid['kind']; cursor?: string; limit?: number; signal?: AbortSignal } = {},
+  ): Promise<{ dids: HostedDid[]; nextCursor?: string }> {
+    return this.#page(
+      '/v1/dids',
+      'dids',
+      'a DID list',
+      { kind: query.kind, cursor: query.cursor, limit: query.limit },
+      query.signal,
+    );
   }
 
   /** Adds a service (DID Core §5.4) to a hosted did:web document (admin). */
   addService(did: string, service: ServiceInput, options: CallOptions = {}): Promise<HostedDid> {
-    return this.#hostedDid({ method: 'POST', path: `/v1/dids/${enc(did)}/services`, body: defined({ ...service }), admin: 'required', idempotent: false, signal: options.signal });
+    return this.#hostedDid({
+      method: 'POST',
+      path: `/v1/dids/${enc(did)}/services`,
+      body: defined({ ...service }),
+      admin: 'required',
+      idempotent: false,
+      signal: options.signal,
+    });
   }
 
   /** Removes a service by its id (the fragment) (admin). */
   removeService(did: string, serviceId: string, options: CallOptions = {}): Promise<HostedDid> {
     const fragment = serviceId.includes('#') ? serviceId.slice(serviceId.indexOf('#') + 1) : serviceId;
-    return this.#hostedDid({ method: 'DELETE', path: `/v1/dids/${enc(did)}/services/${enc(fragment)}`, admin: 'required', idempotent: false, signal: options.signal });
+    return this.#hostedDid({
+      method: 'DELETE',
+      path: `/v1/dids/${enc(did)}/services/${enc(fragment)}`,
+      admin: 'required',
+      idempotent: false,
+      signal: options.signal,
+    });
   }
 
   /** Deactivates a hosted DID (DID Core §7.1.3) (admin). */
   deactivateDid(did: string, options: { reason?: string; signal?: AbortSignal } = {}): Promise<HostedDid> {
-    return this.#hostedDid({ method: 'POST', path: `/v1/dids/${enc(did)}/deactivate`, body: defined({ reason: options.reason }), admin: 'required', idempotent: false, signal: options.signal });
+    return this.#hostedDid({
+      method: 'POST',
+      path: `/v1/dids/${enc(did)}/deactivate`,
+      body: defined({ reason: options.reason }),
+      admin: 'required',
+      idempotent: false,
+      signal: options.signal,
+    });
   }
 
   /** One page of the audit log (admin). */
@@ -629,7 +781,15 @@ export class IssuerClient {
       await this.#json({
         method: 'GET',
         path: '/v1/audit',
-        query: { agent: query.agent, event: query.event, from: isoTime(query.from), to: isoTime(query.to), order: query.order, cursor: query.cursor, limit: query.limit },
+        query: {
+          agent: query.agent,
+          event: query.event,
+          from: isoTime(query.from),
+          to: isoTime(query.to),
+          order: query.order,
+          cursor: query.cursor,
+          limit: query.limit,
+        },
         admin: 'required',
         idempotent: true,
         signal: query.signal,
@@ -642,14 +802,25 @@ export class IssuerClient {
 
   /** Re-checks the audit hash chain (admin). */
   async verifyAuditChain(options: CallOptions = {}): Promise<AuditChainVerdict> {
-    const body = asObject(await this.#json({ method: 'GET', path: '/v1/audit/verify', admin: 'required', idempotent: true, signal: options.signal }), 'an audit verdict');
+    const body = asObject(
+      await this.#json({
+        method: 'GET',
+        path: '/v1/audit/verify',
+        admin: 'required',
+        idempotent: true,
+        signal: options.signal,
+      }),
+      'an audit verdict',
+    );
     if (typeof body.intact !== 'boolean') throw invalid('an audit verdict');
     return body as unknown as AuditChainVerdict;
   }
 
   /** `GET /v1/sessions/public-key`: the session-token key (public). Verify tokens with `verifySessionToken`. */
   async sessionPublicKey(options: CallOptions = {}): Promise<Ed25519PublicJwk> {
-    return asObject(await this.#json({ method: 'GET', path: '/v1/sessions/public-key', idempotent: true, signal: options.signal }), 'a JWK') as unknown as Ed25519PublicJwk;
+    return asObject(
+      await this.#json({ method: 'GET', path: '/v1/sessions/public-key', idempotent: true, signal: options.signal }),
+      'a JWK',
+    ) as unknown as Ed25519PublicJwk;
   }
 }
-

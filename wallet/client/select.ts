@@ -16,7 +16,12 @@ import { parseDateTimeStamp } from '../crypto/data-integrity.ts';
 import { checkDelegationLink, validUntilOf } from '../vc/delegation.ts';
 import { credentialKind, issuerId } from '../vc/parse.ts';
 import { narrow, uncovered } from '../vc/scopes.ts';
-import type { ChainCredential, DelegatedAgentCredential, DelegationGrantCredential, MandateCredential } from '../vc/types.ts';
+import type {
+  ChainCredential,
+  DelegatedAgentCredential,
+  DelegationGrantCredential,
+  MandateCredential,
+} from '../vc/types.ts';
 
 export interface SelectOptions {
   /** The presenting DID: the leaf's subject. */
@@ -62,7 +67,11 @@ function validNow(credential: MandateCredential, now: number, skew: number): boo
 }
 
 /** The chain from `leaf` up to its root through `byId`, or undefined when a link is missing or wrong. */
-export function buildChain(leaf: ChainCredential, byId: ReadonlyMap<string, MandateCredential>, maxChainLength = 8): ChainCredential[] | undefined {
+export function buildChain(
+  leaf: ChainCredential,
+  byId: ReadonlyMap<string, MandateCredential>,
+  maxChainLength = 8,
+): ChainCredential[] | undefined {
   const chain: ChainCredential[] = [leaf];
   let current: ChainCredential = leaf;
   while ('parentCredential' in current) {
@@ -91,8 +100,11 @@ export function selectionsFor(credentials: readonly MandateCredential[], options
   const now = options.now ?? Date.now();
   const skew = options.clockSkewMs ?? 60_000;
   const byId = new Map(credentials.map((c) => [c.id, c]));
-  const grants = credentials.filter((c): c is DelegationGrantCredential => credentialKind(c) === 'DelegationGrantCredential');
-  const grantIssuers = options.grantIssuers ?? (options.target === undefined ? [] : [options.target, didWebOf(options.target)]);
+  const grants = credentials.filter(
+    (c): c is DelegationGrantCredential => credentialKind(c) === 'DelegationGrantCredential',
+  );
+  const grantIssuers =
+    options.grantIssuers ?? (options.target === undefined ? [] : [options.target, didWebOf(options.target)]);
   const selections: Selection[] = [];
   for (const leaf of credentials) {
     if (credentialKind(leaf) === 'DelegationGrantCredential' || leaf.credentialSubject.id !== options.holder) continue;
@@ -103,14 +115,29 @@ export function selectionsFor(credentials: readonly MandateCredential[], options
     if (options.trustedIssuers !== undefined && !options.trustedIssuers.includes(issuerId(root))) continue;
     const leafDomains = first.credentialSubject.domains;
     if (options.target !== undefined && leafDomains !== undefined && !leafDomains.includes(options.target)) continue;
-    if (options.domains !== undefined && leafDomains !== undefined && options.domains.some((d) => !leafDomains.includes(d))) continue;
+    if (
+      options.domains !== undefined &&
+      leafDomains !== undefined &&
+      options.domains.some((d) => !leafDomains.includes(d))
+    )
+      continue;
     if (first.credentialSubject.delegationDepth < (options.minDelegationDepth ?? 0)) continue;
     const subjects = new Set(chain.map((c) => c.credentialSubject.id));
     const included = grants.filter(
-      (g) => subjects.has(g.credentialSubject.id) && grantIssuers.includes(issuerId(g)) && validNow(g, now, skew) && uncovered(g.credentialSubject.privilegeScopes, root.credentialSubject.privilegeScopes).length === 0,
+      (g) =>
+        subjects.has(g.credentialSubject.id) &&
+        grantIssuers.includes(issuerId(g)) &&
+        validNow(g, now, skew) &&
+        uncovered(g.credentialSubject.privilegeScopes, root.credentialSubject.privilegeScopes).length === 0,
     );
     const leafScopes = first.credentialSubject.privilegeScopes;
-    const effectiveScopes = included.length > 0 ? narrow(leafScopes, included.flatMap((g) => g.credentialSubject.privilegeScopes)) : [...leafScopes];
+    const effectiveScopes =
+      included.length > 0
+        ? narrow(
+            leafScopes,
+            included.flatMap((g) => g.credentialSubject.privilegeScopes),
+          )
+        : [...leafScopes];
     if (uncovered(options.scopes ?? [], effectiveScopes).length > 0) continue;
     selections.push({ chain, grants: included, effectiveScopes });
   }

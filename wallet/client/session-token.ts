@@ -11,7 +11,15 @@
  * verifier into a fetch loop against its issuer.
  */
 import { LruCache } from '../crypto/lru.ts';
-import { JwtError, parseEd25519PublicJwk, readJwtHeader, verifyEdDsaJwt, type Ed25519PublicJwk, type JwkSet, type JwtClaims } from '../crypto/jwt.ts';
+import {
+  JwtError,
+  parseEd25519PublicJwk,
+  readJwtHeader,
+  verifyEdDsaJwt,
+  type Ed25519PublicJwk,
+  type JwkSet,
+  type JwtClaims,
+} from '../crypto/jwt.ts';
 import { parseScopes } from '../vc/scopes.ts';
 import { IssuerClientError } from './errors.ts';
 import { createTransport, type TransportOptions } from './transport.ts';
@@ -79,20 +87,36 @@ function maxAgeMs(cacheControl: string | null): number {
   return Math.min(MAX_TTL_MS, Math.max(MIN_TTL_MS, ms));
 }
 
-async function fetchIssuerKey(baseUrl: string, options: VerifySessionTokenOptions): Promise<{ key: IssuerKey; ttlMs: number }> {
-  const transport = createTransport({ baseUrl, fetch: options.fetch, timeoutMs: options.timeoutMs, allowInsecureHttp: options.allowInsecureHttp });
+async function fetchIssuerKey(
+  baseUrl: string,
+  options: VerifySessionTokenOptions,
+): Promise<{ key: IssuerKey; ttlMs: number }> {
+  const transport = createTransport({
+    baseUrl,
+    fetch: options.fetch,
+    timeoutMs: options.timeoutMs,
+    allowInsecureHttp: options.allowInsecureHttp,
+  });
   try {
     const [keyResponse, health] = await Promise.all([
       transport.request({ method: 'GET', path: '/v1/sessions/public-key', idempotent: true }),
-      options.issuer === undefined ? transport.request({ method: 'GET', path: '/v1/health', idempotent: true }) : undefined,
+      options.issuer === undefined
+        ? transport.request({ method: 'GET', path: '/v1/health', idempotent: true })
+        : undefined,
     ]);
     const jwk = parseEd25519PublicJwk(keyResponse.json);
     const healthJson = health?.json;
-    const issuer = options.issuer ?? (healthJson !== null && typeof healthJson === 'object' && !Array.isArray(healthJson) ? healthJson.issuer : undefined);
+    const issuer =
+      options.issuer ??
+      (healthJson !== null && typeof healthJson === 'object' && !Array.isArray(healthJson)
+        ? healthJson.issuer
+        : undefined);
     if (typeof issuer !== 'string' || !issuer.startsWith('did:')) throw new Error('no issuer DID');
     return { key: { jwk, issuer, checkedAt: Date.now() }, ttlMs: maxAgeMs(keyResponse.headers.get('cache-control')) };
   } catch (error) {
-    throw new IssuerClientError('KEY_UNAVAILABLE', 'the session-token key could not be fetched from the issuer', { cause: error });
+    throw new IssuerClientError('KEY_UNAVAILABLE', 'the session-token key could not be fetched from the issuer', {
+      cause: error,
+    });
   }
 }
 
@@ -102,7 +126,11 @@ async function fetchIssuerKey(baseUrl: string, options: VerifySessionTokenOption
  * not, and the cached key stays until a new one has arrived. Anyone can send a token with a
  * made-up kid; that must neither evict a good key nor make every request refetch.
  */
-async function issuerKey(baseUrl: string, kid: string | undefined, options: VerifySessionTokenOptions): Promise<IssuerKey> {
+async function issuerKey(
+  baseUrl: string,
+  kid: string | undefined,
+  options: VerifySessionTokenOptions,
+): Promise<IssuerKey> {
   const cacheKey = `${baseUrl} ${options.issuer ?? ''}`;
   const fetchAndCache = async (): Promise<IssuerKey> => {
     const { key, ttlMs } = await fetchIssuerKey(baseUrl, options);
@@ -116,7 +144,13 @@ async function issuerKey(baseUrl: string, kid: string | undefined, options: Veri
     cached.catch(() => issuerKeys.delete(cacheKey)); // no key at all: the next token tries again
   }
   const key = await cached;
-  if (kid === undefined || key.jwk.kid === undefined || kid === key.jwk.kid || Date.now() - key.checkedAt < REFETCH_COOLDOWN_MS) return key;
+  if (
+    kid === undefined ||
+    key.jwk.kid === undefined ||
+    kid === key.jwk.kid ||
+    Date.now() - key.checkedAt < REFETCH_COOLDOWN_MS
+  )
+    return key;
   key.checkedAt = Date.now();
   return fetchAndCache().catch(() => key);
 }
@@ -127,7 +161,8 @@ function claimInvalid(claim: string, message: string): JwtError {
 
 function parseActor(value: unknown, depth = 0): ActorClaim {
   if (depth >= MAX_ACT_DEPTH) throw claimInvalid('act', `"act" is nested deeper than ${MAX_ACT_DEPTH}`);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw claimInvalid('act', '"act" must be an object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw claimInvalid('act', '"act" must be an object');
   const { sub, act } = value as { sub?: unknown; act?: unknown };
   if (typeof sub !== 'string' || !sub.startsWith('did:')) throw claimInvalid('act', '"act.sub" must be a DID');
   return act === undefined ? { sub } : { sub, act: parseActor(act, depth + 1) };
@@ -171,8 +206,10 @@ function sessionClaims(claims: JwtClaims): SessionClaims {
 export async function verifySessionToken(token: unknown, options: VerifySessionTokenOptions): Promise<SessionClaims> {
   const sources = [options.issuerBaseUrl, options.jwk, options.jwks].filter((s) => s !== undefined).length;
   if (sources !== 1) throw new IssuerClientError('CONFIG_INVALID', 'pass exactly one of issuerBaseUrl, jwk and jwks');
-  if (typeof options.audience !== 'string' || options.audience.length === 0) throw new IssuerClientError('CONFIG_INVALID', 'audience (this service\'s name) is required');
-  if (options.issuerBaseUrl === undefined && options.issuer === undefined) throw new IssuerClientError('CONFIG_INVALID', 'issuer (the expected "iss") is required with jwk/jwks');
+  if (typeof options.audience !== 'string' || options.audience.length === 0)
+    throw new IssuerClientError('CONFIG_INVALID', "audience (this service's name) is required");
+  if (options.issuerBaseUrl === undefined && options.issuer === undefined)
+    throw new IssuerClientError('CONFIG_INVALID', 'issuer (the expected "iss") is required with jwk/jwks');
   const common = {
     audience: options.audience,
     typ: 'JWT',
@@ -182,15 +219,23 @@ export async function verifySessionToken(token: unknown, options: VerifySessionT
   };
   let verified;
   if (options.issuerBaseUrl !== undefined) {
-    const baseUrl = createTransport({ baseUrl: options.issuerBaseUrl, allowInsecureHttp: options.allowInsecureHttp }).baseUrl;
+    const baseUrl = createTransport({
+      baseUrl: options.issuerBaseUrl,
+      allowInsecureHttp: options.allowInsecureHttp,
+    }).baseUrl;
     // The header is read (unverified) only to notice a rotated key; a malformed token or a
     // foreign alg is refused here, before any fetch.
     const { kid } = readJwtHeader(token);
     const key = await issuerKey(baseUrl, kid, options);
-    if (kid !== undefined && key.jwk.kid !== undefined && kid !== key.jwk.kid) throw new JwtError('JWT_KEY_NOT_FOUND', 'the token names a key the issuer does not publish');
+    if (kid !== undefined && key.jwk.kid !== undefined && kid !== key.jwk.kid)
+      throw new JwtError('JWT_KEY_NOT_FOUND', 'the token names a key the issuer does not publish');
     verified = await verifyEdDsaJwt(token, { ...common, jwk: key.jwk, issuer: key.issuer });
   } else {
-    verified = await verifyEdDsaJwt(token, { ...common, ...(options.jwks ? { jwks: options.jwks } : { jwk: options.jwk }), issuer: options.issuer as string });
+    verified = await verifyEdDsaJwt(token, {
+      ...common,
+      ...(options.jwks ? { jwks: options.jwks } : { jwk: options.jwk }),
+      issuer: options.issuer as string,
+    });
   }
   return sessionClaims(verified.claims);
 }

@@ -28,7 +28,12 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = /* @__PURE__ */ Object.freeze({ retries: 2, baseDelayMs: 200, maxDelayMs: 5000, maxRetryAfterMs: 30_000 });
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = /* @__PURE__ */ Object.freeze({
+  retries: 2,
+  baseDelayMs: 200,
+  maxDelayMs: 5000,
+  maxRetryAfterMs: 30_000,
+});
 
 /** What a client reports for logs: never headers, bodies, tokens or keys. */
 export type TransportEvent =
@@ -114,9 +119,12 @@ export function normalizeBaseUrl(baseUrl: unknown, allowInsecureHttp = false): s
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw configInvalid('baseUrl must be an http(s) URL');
   if (url.protocol === 'http:' && classifyHost(url.hostname) !== 'loopback' && !allowInsecureHttp) {
-    throw configInvalid('plain http is refused except to loopback hosts (the admin key and tokens would travel in clear); use https or allowInsecureHttp');
+    throw configInvalid(
+      'plain http is refused except to loopback hosts (the admin key and tokens would travel in clear); use https or allowInsecureHttp',
+    );
   }
-  if (url.username || url.password || url.search || url.hash) throw configInvalid('baseUrl must not carry credentials, a query or a fragment');
+  if (url.username || url.password || url.search || url.hash)
+    throw configInvalid('baseUrl must not carry credentials, a query or a fragment');
   return url.href.replace(/\/+$/, '');
 }
 
@@ -145,18 +153,27 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 function buildUrl(base: string, spec: RequestSpec): string {
-  const query = Object.entries(spec.query ?? {}).filter((entry): entry is [string, string | number] => entry[1] !== undefined);
-  return base + spec.path + (query.length === 0 ? '' : '?' + new URLSearchParams(query.map(([k, v]) => [k, String(v)])).toString());
+  const query = Object.entries(spec.query ?? {}).filter(
+    (entry): entry is [string, string | number] => entry[1] !== undefined,
+  );
+  return (
+    base +
+    spec.path +
+    (query.length === 0 ? '' : '?' + new URLSearchParams(query.map(([k, v]) => [k, String(v)])).toString())
+  );
 }
 
 /** Whether a failed attempt may be repeated (for an idempotent call), and why. */
-type Outcome = { kind: 'answer'; response: TransportResponse } | { kind: 'error'; error: Error; retryable: boolean; retryAfterMs?: number };
+type Outcome =
+  | { kind: 'answer'; response: TransportResponse }
+  | { kind: 'error'; error: Error; retryable: boolean; retryAfterMs?: number };
 
 export function createTransport(options: TransportOptions): Transport {
   const baseUrl = normalizeBaseUrl(options.baseUrl, options.allowInsecureHttp === true);
   const timeoutMs = positiveInteger(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs');
   const maxBytes = positiveInteger(options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 'maxResponseBytes');
-  const retry: RetryPolicy = options.retry === false ? { ...DEFAULT_RETRY_POLICY, retries: 0 } : { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  const retry: RetryPolicy =
+    options.retry === false ? { ...DEFAULT_RETRY_POLICY, retries: 0 } : { ...DEFAULT_RETRY_POLICY, ...options.retry };
   positiveInteger(retry.retries, 0, 'retry.retries', 0);
   positiveInteger(retry.baseDelayMs, 0, 'retry.baseDelayMs', 0);
   positiveInteger(retry.maxDelayMs, 0, 'retry.maxDelayMs', 0);
@@ -174,18 +191,35 @@ export function createTransport(options: TransportOptions): Transport {
     }
   };
 
-  async function attemptOnce(spec: RequestSpec, body: string | undefined, attempt: number, secrets: readonly string[]): Promise<Outcome> {
+  async function attemptOnce(
+    spec: RequestSpec,
+    body: string | undefined,
+    attempt: number,
+    secrets: readonly string[],
+  ): Promise<Outcome> {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = spec.signal ? AbortSignal.any([timeout, spec.signal]) : timeout;
     const credential = spec.expect === 'credential';
-    const headers: Record<string, string> = { accept: credential ? `${CREDENTIAL_TYPE}, application/json;q=0.9` : 'application/json' };
+    const headers: Record<string, string> = {
+      accept: credential ? `${CREDENTIAL_TYPE}, application/json;q=0.9` : 'application/json',
+    };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (spec.admin !== undefined && adminKey !== undefined) headers.authorization = `Bearer ${adminKey}`;
     const failure = (error: unknown): Outcome => {
-      if (spec.signal?.aborted) return { kind: 'error', error: new IssuerClientError('ABORTED', 'the request was aborted'), retryable: false };
-      if (timeout.aborted) return { kind: 'error', error: new IssuerClientError('TIMEOUT', `no complete answer within ${timeoutMs} ms`), retryable: true };
+      if (spec.signal?.aborted)
+        return { kind: 'error', error: new IssuerClientError('ABORTED', 'the request was aborted'), retryable: false };
+      if (timeout.aborted)
+        return {
+          kind: 'error',
+          error: new IssuerClientError('TIMEOUT', `no complete answer within ${timeoutMs} ms`),
+          retryable: true,
+        };
       if (error instanceof IssuerClientError) return { kind: 'error', error, retryable: false };
-      return { kind: 'error', error: new IssuerClientError('NETWORK_ERROR', 'the issuer could not be reached'), retryable: true };
+      return {
+        kind: 'error',
+        error: new IssuerClientError('NETWORK_ERROR', 'the issuer could not be reached'),
+        retryable: true,
+      };
     };
     let response: Response;
     try {
@@ -204,16 +238,28 @@ export function createTransport(options: TransportOptions): Transport {
     }
     if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
       await response.body?.cancel().catch(() => undefined);
-      return { kind: 'error', error: new IssuerClientError('RESPONSE_INVALID', `redirect (HTTP ${response.status}) refused`), retryable: false };
+      return {
+        kind: 'error',
+        error: new IssuerClientError('RESPONSE_INVALID', `redirect (HTTP ${response.status}) refused`),
+        retryable: false,
+      };
     }
     let received: Uint8Array | undefined;
     try {
       const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-      received = declared > maxBytes ? (await response.body?.cancel().catch(() => undefined), undefined) : await untilAborted(readBounded(response.body, maxBytes), signal);
+      received =
+        declared > maxBytes
+          ? (await response.body?.cancel().catch(() => undefined), undefined)
+          : await untilAborted(readBounded(response.body, maxBytes), signal);
     } catch (error) {
       return failure(error);
     }
-    if (received === undefined) return { kind: 'error', error: new IssuerClientError('RESPONSE_TOO_LARGE', `the answer is larger than ${maxBytes} bytes`), retryable: false };
+    if (received === undefined)
+      return {
+        kind: 'error',
+        error: new IssuerClientError('RESPONSE_TOO_LARGE', `the answer is larger than ${maxBytes} bytes`),
+        retryable: false,
+      };
     const contentType = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     let json: JsonValue | undefined;
     if (JSON_TYPE.test(contentType) || (credential && contentType === CREDENTIAL_TYPE)) {
@@ -225,9 +271,14 @@ export function createTransport(options: TransportOptions): Transport {
     }
     const { status } = response;
     const answer = (status >= 200 && status < 300) || (spec.answerStatuses ?? []).includes(status);
-    if (answer && json !== undefined) return { kind: 'answer', response: { status, json, headers: response.headers, attempt } };
+    if (answer && json !== undefined)
+      return { kind: 'answer', response: { status, json, headers: response.headers, attempt } };
     if (status >= 200 && status < 300) {
-      return { kind: 'error', error: new IssuerClientError('RESPONSE_INVALID', `the HTTP ${status} answer is not safe JSON`), retryable: false };
+      return {
+        kind: 'error',
+        error: new IssuerClientError('RESPONSE_INVALID', `the HTTP ${status} answer is not safe JSON`),
+        retryable: false,
+      };
     }
     const retryAfterSeconds = parseRetryAfter(response.headers.get('retry-after'));
     const requestId = response.headers.get('x-request-id') ?? undefined;
@@ -243,7 +294,12 @@ export function createTransport(options: TransportOptions): Transport {
       },
     );
     const retryable = status >= 500 || status === 429;
-    return { kind: 'error', error, retryable, ...(retryAfterSeconds === undefined ? {} : { retryAfterMs: retryAfterSeconds * 1000 }) };
+    return {
+      kind: 'error',
+      error,
+      retryable,
+      ...(retryAfterSeconds === undefined ? {} : { retryAfterMs: retryAfterSeconds * 1000 }),
+    };
   }
 
   return {
@@ -251,7 +307,10 @@ export function createTransport(options: TransportOptions): Transport {
     hasAdminKey: adminKey !== undefined,
     async request(spec) {
       if (spec.admin === 'required' && adminKey === undefined) {
-        throw new IssuerClientError('ADMIN_KEY_REQUIRED', `${spec.method} ${spec.path.split('/').slice(0, 3).join('/')}… needs the admin key: pass adminKey to the client`);
+        throw new IssuerClientError(
+          'ADMIN_KEY_REQUIRED',
+          `${spec.method} ${spec.path.split('/').slice(0, 3).join('/')}… needs the admin key: pass adminKey to the client`,
+        );
       }
       const secrets = [...(adminKey === undefined ? [] : [adminKey]), ...(spec.secrets ?? [])];
       let body: string | undefined;
@@ -269,7 +328,8 @@ export function createTransport(options: TransportOptions): Transport {
         }
         const { error } = outcome;
         const code = (error as IssuerApiError | IssuerClientError).code;
-        if (error instanceof IssuerApiError) emit({ type: 'response', method: spec.method, path: spec.path, attempt, status: error.status, code });
+        if (error instanceof IssuerApiError)
+          emit({ type: 'response', method: spec.method, path: spec.path, attempt, status: error.status, code });
         else emit({ type: 'failure', method: spec.method, path: spec.path, attempt, code });
         if (!outcome.retryable || attempt >= attempts) throw error;
         let delayMs = Math.floor(Math.random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1)));
@@ -284,8 +344,16 @@ export function createTransport(options: TransportOptions): Transport {
   };
 }
 
-function isErrorEnvelope(json: JsonValue | undefined): json is { error: { code: string; message: string; details?: JsonValue } } {
+function isErrorEnvelope(
+  json: JsonValue | undefined,
+): json is { error: { code: string; message: string; details?: JsonValue } } {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) return false;
   const error = json.error;
-  return error !== null && typeof error === 'object' && !Array.isArray(error) && typeof error.code === 'string' && typeof error.message === 'string';
+  return (
+    error !== null &&
+    typeof error === 'object' &&
+    !Array.isArray(error) &&
+    typeof error.code === 'string' &&
+    typeof error.message === 'string'
+  );
 }

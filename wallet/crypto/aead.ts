@@ -81,7 +81,8 @@ export function parseAeadEnvelope(value: unknown): AeadEnvelope {
   if (alg !== 'A256GCM') throw envelopeInvalid('algorithm is not supported (expected "A256GCM")');
   if (base64urlToBytes(iv)?.length !== IV_BYTES) throw envelopeInvalid(`iv must be ${IV_BYTES} bytes of base64url`);
   const ctBytes = base64urlToBytes(ct);
-  if (ctBytes === undefined || ctBytes.length < TAG_BYTES) throw envelopeInvalid(`ct must be base64url of at least ${TAG_BYTES} bytes`);
+  if (ctBytes === undefined || ctBytes.length < TAG_BYTES)
+    throw envelopeInvalid(`ct must be base64url of at least ${TAG_BYTES} bytes`);
   return { v, alg, iv: iv as string, ct: ct as string };
 }
 
@@ -98,7 +99,11 @@ export async function encrypt(key: Uint8Array, plaintext: Uint8Array, aad?: Uint
   const iv = globalThis.crypto.getRandomValues(new Uint8Array(IV_BYTES));
   try {
     const aesKey = await importAesKey(keyCopy, 'encrypt');
-    const sealed = await globalThis.crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData, tagLength: 128 }, aesKey, data);
+    const sealed = await globalThis.crypto.subtle.encrypt(
+      { name: 'AES-GCM', iv, additionalData, tagLength: 128 },
+      aesKey,
+      data,
+    );
     return { v: 1, alg: 'A256GCM', iv: bytesToBase64url(iv), ct: bytesToBase64url(new Uint8Array(sealed)) };
   } finally {
     keyCopy.fill(0);
@@ -120,7 +125,11 @@ export async function decrypt(key: Uint8Array, envelope: unknown, aad?: Uint8Arr
   const ct = Uint8Array.from(base64urlToBytes(parsed.ct) ?? EMPTY);
   try {
     const aesKey = await importAesKey(keyCopy, 'decrypt');
-    const plain = await globalThis.crypto.subtle.decrypt({ name: 'AES-GCM', iv, additionalData, tagLength: 128 }, aesKey, ct);
+    const plain = await globalThis.crypto.subtle.decrypt(
+      { name: 'AES-GCM', iv, additionalData, tagLength: 128 },
+      aesKey,
+      ct,
+    );
     return new Uint8Array(plain);
   } catch {
     throw new AeadError('DECRYPTION_FAILED', 'decryption failed');

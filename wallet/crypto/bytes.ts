@@ -3,7 +3,13 @@
  * to do them); what is added here is boundary validation with Mandate's typed errors and a
  * constant-time comparison for secrets.
  */
-import { bytesToHex, concatBytes, hexToBytes as nobleHexToBytes, randomBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import {
+  bytesToHex,
+  concatBytes,
+  hexToBytes as nobleHexToBytes,
+  randomBytes,
+  utf8ToBytes,
+} from '@noble/hashes/utils.js';
 import { MandateError } from './errors.ts';
 
 export { bytesToHex, concatBytes, randomBytes, utf8ToBytes };

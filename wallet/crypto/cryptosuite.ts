@@ -33,7 +33,11 @@ export interface EddsaCryptosuite {
    * createProof and verifyProof rely on it: what is hashed is the document as it was when they
    * were called, whatever their caller does to it meanwhile.
    */
-  hashData(unsecuredDocument: Record<string, unknown>, proofOptions: ProofOptions, options: { limits?: JsonLimits }): Promise<Uint8Array>;
+  hashData(
+    unsecuredDocument: Record<string, unknown>,
+    proofOptions: ProofOptions,
+    options: { limits?: JsonLimits },
+  ): Promise<Uint8Array>;
 }
 
 /** True when `value` has a cryptosuite's shape (a name and a hashData function). */
@@ -44,9 +48,11 @@ export function isCryptosuite(value: unknown): value is EddsaCryptosuite {
 
 /** Checks createProof's `cryptosuite`: PROOF_OPTIONS_INVALID unless it is a suite other than the built-in one. */
 export function checkCryptosuite(value: unknown): EddsaCryptosuite {
-  if (!isCryptosuite(value)) throw new ProofError('PROOF_OPTIONS_INVALID', 'cryptosuite must have a name and a hashData function');
+  if (!isCryptosuite(value))
+    throw new ProofError('PROOF_OPTIONS_INVALID', 'cryptosuite must have a name and a hashData function');
   // eddsa-jcs-2022 is built in: a suite of that name would sign what the built-in one does not verify.
-  if (value.name === EDDSA_JCS_2022) throw new ProofError('PROOF_OPTIONS_INVALID', `${EDDSA_JCS_2022} is built in: omit cryptosuite`);
+  if (value.name === EDDSA_JCS_2022)
+    throw new ProofError('PROOF_OPTIONS_INVALID', `${EDDSA_JCS_2022} is built in: omit cryptosuite`);
   return value;
 }
 
@@ -54,7 +60,10 @@ export function checkCryptosuite(value: unknown): EddsaCryptosuite {
  * The first of `suites` named `name`, if any (a short list: a linear scan). verifyProof never
  * looks up eddsa-jcs-2022, so an entry of that name is never used.
  */
-export function findCryptosuite(suites: readonly EddsaCryptosuite[] | undefined, name: string): EddsaCryptosuite | undefined {
+export function findCryptosuite(
+  suites: readonly EddsaCryptosuite[] | undefined,
+  name: string,
+): EddsaCryptosuite | undefined {
   if (suites === undefined) return undefined;
   for (const suite of suites) if (suite.name === name) return suite;
   return undefined;

@@ -186,7 +186,8 @@ function newProofOptions(options: CreateProofOptions, cryptosuite: EddsaCryptosu
   if (!isNonEmptyString(proofPurpose)) throw optionsError('proofPurpose must be a non-empty string');
   if (challenge !== undefined && typeof challenge !== 'string') throw optionsError('challenge must be a string');
   if (nonce !== undefined && typeof nonce !== 'string') throw optionsError('nonce must be a string');
-  if (domain !== undefined && !isStringOrStringList(domain)) throw optionsError('domain must be a string or a list of strings');
+  if (domain !== undefined && !isStringOrStringList(domain))
+    throw optionsError('domain must be a string or a list of strings');
   return {
     type: DATA_INTEGRITY_PROOF,
     cryptosuite,
@@ -207,14 +208,18 @@ function newProofOptions(options: CreateProofOptions, cryptosuite: EddsaCryptosu
  * `options.cryptosuite` names another suite (eddsa-rdfc-2022: §3.2.1). The input is not
  * modified; the result is a deep copy taken before signing.
  */
-export async function createProof<T extends object>(document: T, options: CreateProofOptions): Promise<SecuredDocument<T>> {
+export async function createProof<T extends object>(
+  document: T,
+  options: CreateProofOptions,
+): Promise<SecuredDocument<T>> {
   if (!isRecord(document)) throw optionsError('document must be a JSON object');
   if (typeof options?.signer?.sign !== 'function') throw optionsError('signer must implement sign()');
   const suite = options.cryptosuite === undefined ? undefined : checkCryptosuite(options.cryptosuite);
   const proof = newProofOptions(options, (suite?.name ?? EDDSA_JCS_2022) as EddsaCryptosuiteName);
   // JCS §3.3.1 step 2: the proof carries the document's @context, so it verifies inside a proof
   // set. (eddsa-rdfc-2022 does not: §3.2.5 step 4 gives only the proof configuration that @context.)
-  if (suite === undefined && Object.hasOwn(document, '@context')) proof['@context'] = document['@context'] as JsonLdContext;
+  if (suite === undefined && Object.hasOwn(document, '@context'))
+    proof['@context'] = document['@context'] as JsonLdContext;
 
   // VC-DI §4.3 steps 1–2: existing proofs stay as they are; the new one signs the document
   // without them.
@@ -234,7 +239,11 @@ export async function createProof<T extends object>(document: T, options: Create
   const proofs = structuredClone(previous);
   const proofCopy = structuredClone(proof);
   // Another suite reads its input before its first await (cryptosuite.ts): the same snapshot.
-  data ??= assertBytes(await (suite as EddsaCryptosuite).hashData(unsecured, proof, { limits: options.limits }), 64, 'hash data');
+  data ??= assertBytes(
+    await (suite as EddsaCryptosuite).hashData(unsecured, proof, { limits: options.limits }),
+    64,
+    'hash data',
+  );
 
   // Step 6: §3.2.6/§3.3.6 Proof Serialization — Ed25519 over the 64-byte hash data.
   const signature = assertBytes(await options.signer.sign(data), 64, 'signature');
@@ -275,12 +284,16 @@ function optionalTime(proof: Record<string, unknown>, name: 'created' | 'expires
 function parseProof(value: unknown, suites: readonly EddsaCryptosuite[] | undefined): ParsedProof {
   if (!isRecord(value)) throw malformed('each proof must be a JSON object');
   const { type, cryptosuite, verificationMethod, proofPurpose, proofValue } = value;
-  if (typeof type !== 'string' || typeof cryptosuite !== 'string') throw malformed('proof "type" and "cryptosuite" must be strings');
+  if (typeof type !== 'string' || typeof cryptosuite !== 'string')
+    throw malformed('proof "type" and "cryptosuite" must be strings');
   // EdDSA §3.1 Instantiate Cryptosuite: eddsa-jcs-2022 is built in (no lookup on the hot
   // path); any other name must be one of the caller's cryptosuites.
   const suite = cryptosuite === EDDSA_JCS_2022 ? undefined : findCryptosuite(suites, cryptosuite);
   if (type !== DATA_INTEGRITY_PROOF || (suite === undefined && cryptosuite !== EDDSA_JCS_2022)) {
-    throw new ProofError('CRYPTOSUITE_UNSUPPORTED', `unsupported proof ${quote(type)}/${quote(cryptosuite)}; expected ${DATA_INTEGRITY_PROOF}/${[EDDSA_JCS_2022, ...(suites ?? []).map((s) => s.name)].join(' or ')}`);
+    throw new ProofError(
+      'CRYPTOSUITE_UNSUPPORTED',
+      `unsupported proof ${quote(type)}/${quote(cryptosuite)}; expected ${DATA_INTEGRITY_PROOF}/${[EDDSA_JCS_2022, ...(suites ?? []).map((s) => s.name)].join(' or ')}`,
+    );
   }
   if (!isNonEmptyString(verificationMethod) || !ABSOLUTE_URL.test(verificationMethod)) {
     throw malformed('proof "verificationMethod" must be a URL');
@@ -288,7 +301,8 @@ function parseProof(value: unknown, suites: readonly EddsaCryptosuite[] | undefi
   if (!isNonEmptyString(proofPurpose)) throw malformed('proof "proofPurpose" must be a non-empty string');
   checkOptionalString(value, 'challenge');
   checkOptionalString(value, 'nonce');
-  if (value.id !== undefined && !(isNonEmptyString(value.id) && ABSOLUTE_URL.test(value.id))) throw malformed('proof "id" must be a URL');
+  if (value.id !== undefined && !(isNonEmptyString(value.id) && ABSOLUTE_URL.test(value.id)))
+    throw malformed('proof "id" must be a URL');
   checkOptionalStringOrList(value, 'domain');
   checkOptionalStringOrList(value, 'previousProof');
   const created = optionalTime(value, 'created');
@@ -330,7 +344,8 @@ function contextStartsWith(documentContext: unknown, proofContext: unknown): boo
 
 function checkVerifyOptions(options: VerifyProofOptions): { now: number; skew: number } {
   if (typeof options?.resolveKey !== 'function') throw optionsError('resolveKey must be a function');
-  if (!isNonEmptyString(options.expectedProofPurpose)) throw optionsError('expectedProofPurpose must be a non-empty string');
+  if (!isNonEmptyString(options.expectedProofPurpose))
+    throw optionsError('expectedProofPurpose must be a non-empty string');
   if (options.expectedChallenge !== undefined && typeof options.expectedChallenge !== 'string') {
     throw optionsError('expectedChallenge must be a string');
   }
@@ -345,7 +360,10 @@ function checkVerifyOptions(options: VerifyProofOptions): { now: number; skew: n
   if (Number.isNaN(now)) throw optionsError('now must be a valid Date');
   const skew = options.clockSkewMs ?? DEFAULT_CLOCK_SKEW_MS;
   if (!Number.isFinite(skew) || skew < 0) throw optionsError('clockSkewMs must be a non-negative number');
-  if (options.cryptosuites !== undefined && !(Array.isArray(options.cryptosuites) && options.cryptosuites.every(isCryptosuite))) {
+  if (
+    options.cryptosuites !== undefined &&
+    !(Array.isArray(options.cryptosuites) && options.cryptosuites.every(isCryptosuite))
+  ) {
     throw optionsError('cryptosuites must be a list of cryptosuites');
   }
   return { now, skew };
@@ -355,12 +373,18 @@ function checkVerifyOptions(options: VerifyProofOptions): { now: number; skew: n
 function checkProofClaims(parsed: ParsedProof, options: VerifyProofOptions, now: number, skew: number): void {
   const { proof } = parsed;
   if (proof.proofPurpose !== options.expectedProofPurpose) {
-    throw new ProofError('PROOF_PURPOSE_MISMATCH', `proof purpose ${quote(proof.proofPurpose)} is not the expected ${quote(options.expectedProofPurpose)}`);
+    throw new ProofError(
+      'PROOF_PURPOSE_MISMATCH',
+      `proof purpose ${quote(proof.proofPurpose)} is not the expected ${quote(options.expectedProofPurpose)}`,
+    );
   }
   if (options.expectedChallenge !== undefined && proof.challenge !== options.expectedChallenge) {
     throw new ProofError('CHALLENGE_MISMATCH', 'proof challenge does not match the expected challenge');
   }
-  if (options.expectedDomain !== undefined && (proof.domain === undefined || !sameStringSet(proof.domain, options.expectedDomain))) {
+  if (
+    options.expectedDomain !== undefined &&
+    (proof.domain === undefined || !sameStringSet(proof.domain, options.expectedDomain))
+  ) {
     throw new ProofError('DOMAIN_MISMATCH', 'proof domain does not match the expected domain');
   }
   if (parsed.created !== undefined && parsed.created > now + skew) {
@@ -405,7 +429,11 @@ function parseProofSet(allProofs: unknown[], options: VerifyProofOptions, now: n
  * The hash data of each eddsa-jcs-2022 proof (EdDSA §3.3.2 steps 2–6), synchronously; undefined
  * for a proof of another cryptosuite (`hashSuiteProofs`).
  */
-function hashJcsProofs(unsecured: Record<string, unknown>, parsedProofs: ParsedProof[], options: VerifyProofOptions): Array<Uint8Array | undefined> {
+function hashJcsProofs(
+  unsecured: Record<string, unknown>,
+  parsedProofs: ParsedProof[],
+  options: VerifyProofOptions,
+): Array<Uint8Array | undefined> {
   let transformedDocument: string | undefined; // shared by proofs whose @context is the document's
   return parsedProofs.map(({ proof, suite }) => {
     if (suite !== undefined) return undefined;
@@ -423,8 +451,9 @@ function hashJcsProofs(unsecured: Record<string, unknown>, parsedProofs: ParsedP
       }
       // Step 4.2: the proof signed the document under its own @context. When that equals the
       // document's (same shape and length, entries already compared) the shared form serves.
-      const sameContext = Array.isArray(proofContext) === Array.isArray(documentContext)
-        && asList(proofContext).length === asList(documentContext).length;
+      const sameContext =
+        Array.isArray(proofContext) === Array.isArray(documentContext) &&
+        asList(proofContext).length === asList(documentContext).length;
       transformed = sameContext
         ? (transformedDocument ??= transformJcs(unsecured, options.limits, options.memo))
         : transformJcs({ ...unsecured, '@context': proofContext }, options.limits, options.memo);
@@ -440,7 +469,12 @@ function hashJcsProofs(unsecured: Record<string, unknown>, parsedProofs: ParsedP
  * reads its input before its first await (cryptosuite.ts), so all judge the document as it was
  * passed in.
  */
-async function hashSuiteProofs(unsecured: Record<string, unknown>, parsedProofs: ParsedProof[], hashes: Array<Uint8Array | undefined>, limits: JsonLimits | undefined): Promise<void> {
+async function hashSuiteProofs(
+  unsecured: Record<string, unknown>,
+  parsedProofs: ParsedProof[],
+  hashes: Array<Uint8Array | undefined>,
+  limits: JsonLimits | undefined,
+): Promise<void> {
   const pending = parsedProofs.map(({ proof, suite }) => {
     if (suite === undefined) return undefined;
     const { proofValue: _proofValue, ...proofOptions } = proof;
@@ -458,7 +492,10 @@ async function hashSuiteProofs(unsecured: Record<string, unknown>, parsedProofs:
  * with a reason code, JsonError when the document is not safe JSON, or whatever `resolveKey`
  * throws.
  */
-export async function verifyProof(securedDocument: unknown, options: VerifyProofOptions): Promise<{ proofs: VerifiedProof[] }> {
+export async function verifyProof(
+  securedDocument: unknown,
+  options: VerifyProofOptions,
+): Promise<{ proofs: VerifiedProof[] }> {
   const { now, skew } = checkVerifyOptions(options);
   if (!isRecord(securedDocument) || !Object.hasOwn(securedDocument, 'proof')) {
     throw new ProofError('PROOF_MISSING', 'document has no proof');
@@ -476,10 +513,17 @@ export async function verifyProof(securedDocument: unknown, options: VerifyProof
   const verified: VerifiedProof[] = [];
   for (const [i, { proof, proofBytes, created, expires }] of parsedProofs.entries()) {
     // §3.2.7/§3.3.7 step 1: the key comes from the verification method, authorized for the purpose.
-    const publicKey = assertBytes(await options.resolveKey(proof.verificationMethod, proof.proofPurpose), 32, 'resolved public key');
+    const publicKey = assertBytes(
+      await options.resolveKey(proof.verificationMethod, proof.proofPurpose),
+      32,
+      'resolved public key',
+    );
     // §3.2.7/§3.3.7 step 2 (every entry of `hashes` is set by now).
     if (!(await verify(proofBytes, hashes[i] as Uint8Array, publicKey))) {
-      throw new ProofError('PROOF_SIGNATURE_INVALID', `proof ${i + 1} of ${parsedProofs.length}: signature does not verify`);
+      throw new ProofError(
+        'PROOF_SIGNATURE_INVALID',
+        `proof ${i + 1} of ${parsedProofs.length}: signature does not verify`,
+      );
     }
     const result: VerifiedProof = { proof, publicKey };
     if (created !== undefined) result.created = new Date(created);

@@ -48,7 +48,12 @@ export function decodeCheckedPublicKey(publicKey: Uint8Array): EdwardsPoint {
  * Cofactorless RFC 8032 §5.1.7: R' = [S]B − [k]A with k = SHA-512(R ‖ A ‖ M) mod L, accepted
  * iff encode(R') equals the R bytes. Expects S < L already checked and A accepted by publicKeyProblem.
  */
-export function nobleVerify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array, point: EdwardsPoint): boolean {
+export function nobleVerify(
+  signature: Uint8Array,
+  message: Uint8Array,
+  publicKey: Uint8Array,
+  point: EdwardsPoint,
+): boolean {
   const r = signature.subarray(0, 32);
   const s = bytesToNumberLE(signature.subarray(32, 64));
   const k = Point.Fn.create(bytesToNumberLE(sha512(concatBytes(r, publicKey, message))));

@@ -55,7 +55,11 @@ export function nodePublicKey(c: typeof NodeCrypto, publicKey: Uint8Array): Node
 export function nodePrivateKey(c: typeof NodeCrypto, seed: Uint8Array): NodeKeyObject {
   const der = concatBytes(PKCS8_PREFIX, seed);
   try {
-    return c.createPrivateKey({ key: Buffer.from(der.buffer, der.byteOffset, der.byteLength), format: 'der', type: 'pkcs8' });
+    return c.createPrivateKey({
+      key: Buffer.from(der.buffer, der.byteOffset, der.byteLength),
+      format: 'der',
+      type: 'pkcs8',
+    });
   } finally {
     der.fill(0);
   }
@@ -82,7 +86,12 @@ export function nodeSign(c: typeof NodeCrypto, message: Uint8Array, privateKey: 
 const STAGE = /* @__PURE__ */ new Uint8Array(128);
 const STAGED_SIGNATURE = /* @__PURE__ */ STAGE.subarray(0, 64);
 
-export function nodeVerify(c: typeof NodeCrypto, signature: Uint8Array, message: Uint8Array, publicKey: NodeKeyObject): boolean {
+export function nodeVerify(
+  c: typeof NodeCrypto,
+  signature: Uint8Array,
+  message: Uint8Array,
+  publicKey: NodeKeyObject,
+): boolean {
   if (signature.length !== 64 || message.length > 64) return c.verify(null, message, publicKey, signature);
   STAGED_SIGNATURE.set(signature);
   STAGE.set(message, 64);

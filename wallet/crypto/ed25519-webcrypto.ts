@@ -73,6 +73,11 @@ export async function webSign(subtle: SubtleCrypto, message: Uint8Array, private
 }
 
 /** `signature` and `message` must be the caller's private copies (see module note). */
-export function webVerify(subtle: SubtleCrypto, signature: Uint8Array<ArrayBuffer>, message: Uint8Array<ArrayBuffer>, publicKey: CryptoKey): Promise<boolean> {
+export function webVerify(
+  subtle: SubtleCrypto,
+  signature: Uint8Array<ArrayBuffer>,
+  message: Uint8Array<ArrayBuffer>,
+  publicKey: CryptoKey,
+): Promise<boolean> {
   return subtle.verify(ALGORITHM, publicKey, signature, message);
 }

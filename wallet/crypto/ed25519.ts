@@ -23,8 +23,24 @@ import { assertBytes, hexToBytes, randomBytes } from './bytes.ts';
 import { MandateError } from './errors.ts';
 import { LruCache } from './lru.ts';
 import { decodeCheckedPublicKey, nobleVerify, publicKeyProblem, type EdwardsPoint } from './ed25519-noble.ts';
-import { getNodeCrypto, nodeGetPublicKey, nodePrivateKey, nodePublicKey, nodeSign, nodeVerify, type NodeKeyObject } from './ed25519-node.ts';
-import { getWebCryptoEd25519, isEd25519SigningKey, webGenerateKey, webPrivateKey, webPublicKey, webSign, webVerify } from './ed25519-webcrypto.ts';
+import {
+  getNodeCrypto,
+  nodeGetPublicKey,
+  nodePrivateKey,
+  nodePublicKey,
+  nodeSign,
+  nodeVerify,
+  type NodeKeyObject,
+} from './ed25519-node.ts';
+import {
+  getWebCryptoEd25519,
+  isEd25519SigningKey,
+  webGenerateKey,
+  webPrivateKey,
+  webPublicKey,
+  webSign,
+  webVerify,
+} from './ed25519-webcrypto.ts';
 
 export type Ed25519ErrorCode = 'INVALID_PUBLIC_KEY' | 'INVALID_PRIVATE_KEY' | 'NATIVE_UNAVAILABLE';
 
@@ -64,7 +80,10 @@ type Runner =
 const NOBLE: Runner = /* @__PURE__ */ Object.freeze({ kind: 'noble' });
 
 function unavailable(backend: string): Ed25519Error {
-  return new Ed25519Error('NATIVE_UNAVAILABLE', `Ed25519 backend "${String(backend)}" is not available in this runtime`);
+  return new Ed25519Error(
+    'NATIVE_UNAVAILABLE',
+    `Ed25519 backend "${String(backend)}" is not available in this runtime`,
+  );
 }
 
 /**
@@ -221,7 +240,8 @@ function lookupPublicKey(publicKey: Uint8Array): CachedPublicKey | string {
  * layers that accept keys from outside (did:key, DID documents) and must reject them early.
  */
 export function assertValidPublicKey(publicKey: unknown): asserts publicKey is Uint8Array {
-  if (!isBytes(publicKey, 32)) throw new Ed25519Error('INVALID_PUBLIC_KEY', 'Ed25519 public key must be a 32-byte Uint8Array');
+  if (!isBytes(publicKey, 32))
+    throw new Ed25519Error('INVALID_PUBLIC_KEY', 'Ed25519 public key must be a 32-byte Uint8Array');
   const entry = lookupPublicKey(publicKey);
   if (typeof entry === 'string') throw new Ed25519Error('INVALID_PUBLIC_KEY', `Ed25519 ${entry}`);
 }
@@ -262,7 +282,8 @@ export async function sign(message: Uint8Array, seed: Uint8Array, options?: Ed25
   try {
     const runner = await runnerFor(options);
     if (runner.kind === 'node') return nodeSign(runner.c, msg, nodePrivateKey(runner.c, secret));
-    if (runner.kind === 'webcrypto') return await webSign(runner.subtle, msg, await webPrivateKey(runner.subtle, secret));
+    if (runner.kind === 'webcrypto')
+      return await webSign(runner.subtle, msg, await webPrivateKey(runner.subtle, secret));
     return ed25519.sign(msg, secret);
   } finally {
     secret.fill(0);
@@ -275,7 +296,12 @@ export async function sign(message: Uint8Array, seed: Uint8Array, options?: Ed25
  * message and key are attacker-controlled. It rejects only with NATIVE_UNAVAILABLE, a caller
  * error: the requested backend does not exist in this runtime.
  */
-export function verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array, options?: Ed25519Options): Promise<boolean> {
+export function verify(
+  signature: Uint8Array,
+  message: Uint8Array,
+  publicKey: Uint8Array,
+  options?: Ed25519Options,
+): Promise<boolean> {
   if (!isBytes(signature, 64) || !isBytes(message) || !isBytes(publicKey, 32)) return RESOLVED_FALSE;
   // node:crypto verifies synchronously: when it is the backend, everything happens before this
   // function returns, so nothing can rewrite the inputs in between and no copies are needed. A
@@ -291,7 +317,12 @@ export function verify(signature: Uint8Array, message: Uint8Array, publicKey: Ui
 const RESOLVED_TRUE = /* @__PURE__ */ Promise.resolve(true);
 const RESOLVED_FALSE = /* @__PURE__ */ Promise.resolve(false);
 
-async function verifyLater(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array, options?: Ed25519Options): Promise<boolean> {
+async function verifyLater(
+  signature: Uint8Array,
+  message: Uint8Array,
+  publicKey: Uint8Array,
+  options?: Ed25519Options,
+): Promise<boolean> {
   // Copies before the first await, so a writable alias cannot swap what is verified.
   const sig = signature.slice();
   const msg = message.slice();
@@ -315,11 +346,17 @@ function isCanonicalSignature(sig: Uint8Array): boolean {
 }
 
 /** The synchronous backends (node, noble); never throws. */
-function verifyNow(runner: Exclude<Runner, { kind: 'webcrypto' }>, sig: Uint8Array, msg: Uint8Array, publicKey: Uint8Array): boolean {
+function verifyNow(
+  runner: Exclude<Runner, { kind: 'webcrypto' }>,
+  sig: Uint8Array,
+  msg: Uint8Array,
+  publicKey: Uint8Array,
+): boolean {
   try {
     const key = lookupPublicKey(publicKey);
     if (typeof key === 'string' || !isCanonicalSignature(sig)) return false;
-    if (runner.kind === 'node') return nodeVerify(runner.c, sig, msg, (key.node ??= nodePublicKey(runner.c, key.bytes)));
+    if (runner.kind === 'node')
+      return nodeVerify(runner.c, sig, msg, (key.node ??= nodePublicKey(runner.c, key.bytes)));
     return nobleVerify(sig, msg, key.bytes, (key.point ??= decodeCheckedPublicKey(key.bytes)));
   } catch {
     return false;
@@ -347,7 +384,8 @@ export function seedSigner(seed: Uint8Array, options?: Ed25519Options): Signer {
       const msg = message.slice();
       const runner = await runnerFor(options);
       if (runner.kind === 'node') return nodeSign(runner.c, msg, (nodeKey ??= nodePrivateKey(runner.c, secret)));
-      if (runner.kind === 'webcrypto') return webSign(runner.subtle, msg, await (webKey ??= webPrivateKey(runner.subtle, secret)));
+      if (runner.kind === 'webcrypto')
+        return webSign(runner.subtle, msg, await (webKey ??= webPrivateKey(runner.subtle, secret)));
       return ed25519.sign(msg, secret);
     },
   });
@@ -368,7 +406,9 @@ export async function generateNonExtractableKey(): Promise<{ privateKey: CryptoK
 }
 
 /** Imports a 32-byte seed as a non-extractable WebCrypto signing key, with its public key. */
-export async function importNonExtractableSeed(seed: Uint8Array): Promise<{ privateKey: CryptoKey; publicKey: Uint8Array }> {
+export async function importNonExtractableSeed(
+  seed: Uint8Array,
+): Promise<{ privateKey: CryptoKey; publicKey: Uint8Array }> {
   assertBytes(seed, 32, 'seed');
   const secret = seed.slice();
   try {
@@ -387,7 +427,10 @@ export async function importNonExtractableSeed(seed: Uint8Array): Promise<{ priv
  */
 export function cryptoKeySigner(privateKey: CryptoKey, publicKey: Uint8Array): Signer {
   if (!isEd25519SigningKey(privateKey)) {
-    throw new Ed25519Error('INVALID_PRIVATE_KEY', 'privateKey must be a WebCrypto Ed25519 private key with the "sign" usage');
+    throw new Ed25519Error(
+      'INVALID_PRIVATE_KEY',
+      'privateKey must be a WebCrypto Ed25519 private key with the "sign" usage',
+    );
   }
   assertValidPublicKey(publicKey);
   const ownPublicKey = publicKey.slice();

@@ -59,7 +59,9 @@ export { EDDSA_RDFC_2022 };
  * rejects any URL it does not serve. It must not fetch what a document names: a verifier that
  * did would let the document's author choose what its terms mean.
  */
-export type RdfcDocumentLoader = (url: string) => Promise<{ contextUrl: string | null; documentUrl: string; document: unknown }>;
+export type RdfcDocumentLoader = (
+  url: string,
+) => Promise<{ contextUrl: string | null; documentUrl: string; document: unknown }>;
 
 export interface EddsaRdfc2022Options {
   documentLoader: RdfcDocumentLoader;
@@ -76,11 +78,23 @@ export interface EddsaRdfc2022Options {
 export interface EddsaRdfc2022Cryptosuite extends EddsaCryptosuite {
   readonly name: typeof EDDSA_RDFC_2022;
   /** §3.2.3 Transformation: the canonical N-Quads of the unsecured document. */
-  transform(unsecuredDocument: Record<string, unknown>, proofOptions: ProofOptions, options?: { limits?: JsonLimits }): Promise<string>;
+  transform(
+    unsecuredDocument: Record<string, unknown>,
+    proofOptions: ProofOptions,
+    options?: { limits?: JsonLimits },
+  ): Promise<string>;
   /** §3.2.5 Proof Configuration: the canonical N-Quads of the proof options under the document's @context. */
-  proofConfiguration(unsecuredDocument: Record<string, unknown>, proofOptions: ProofOptions, options?: { limits?: JsonLimits }): Promise<string>;
+  proofConfiguration(
+    unsecuredDocument: Record<string, unknown>,
+    proofOptions: ProofOptions,
+    options?: { limits?: JsonLimits },
+  ): Promise<string>;
   /** §3.2.4 Hashing of the two: SHA-256(proof configuration) ‖ SHA-256(document), 64 bytes. */
-  hashData(unsecuredDocument: Record<string, unknown>, proofOptions: ProofOptions, options?: { limits?: JsonLimits }): Promise<Uint8Array>;
+  hashData(
+    unsecuredDocument: Record<string, unknown>,
+    proofOptions: ProofOptions,
+    options?: { limits?: JsonLimits },
+  ): Promise<Uint8Array>;
 }
 
 const DEFAULT_MAX_WORK_FACTOR = 1;
@@ -112,7 +126,10 @@ interface CanonizeConfig {
 }
 
 /** JSON-LD → RDF → RDFC-1.0 canonical N-Quads (§3.2.3 step 2), or PROOF_MALFORMED. */
-async function canonize(input: Record<string, unknown>, { documentLoader, maxWorkFactor }: CanonizeConfig): Promise<string> {
+async function canonize(
+  input: Record<string, unknown>,
+  { documentLoader, maxWorkFactor }: CanonizeConfig,
+): Promise<string> {
   const jsonld = await loadJsonld();
   try {
     return await jsonld.canonize(input, {
@@ -133,7 +150,11 @@ async function canonize(input: Record<string, unknown>, { documentLoader, maxWor
  * §3.2.3 Transformation step 1, then the document as it will be canonicalized: checked against
  * the safe-JSON rules and copied, synchronously (the cryptosuite contract in cryptosuite.ts).
  */
-function readDocument(unsecuredDocument: Record<string, unknown>, proofOptions: ProofOptions, limits: JsonLimits | undefined): Record<string, unknown> {
+function readDocument(
+  unsecuredDocument: Record<string, unknown>,
+  proofOptions: ProofOptions,
+  limits: JsonLimits | undefined,
+): Record<string, unknown> {
   // Step 1: the options are a DataIntegrityProof of this suite.
   checkProofConfiguration(proofOptions, EDDSA_RDFC_2022);
   assertSafeJson(unsecuredDocument, limits);
@@ -147,15 +168,23 @@ function readDocument(unsecuredDocument: Record<string, unknown>, proofOptions: 
  * differs from the document's would read differently there: PROOF_CONTEXT_MISMATCH. Without a
  * document @context, safe mode refuses the proof's terms.
  */
-function readProofConfiguration(unsecuredDocument: Record<string, unknown>, proofOptions: ProofOptions, limits: JsonLimits | undefined): Record<string, unknown> {
+function readProofConfiguration(
+  unsecuredDocument: Record<string, unknown>,
+  proofOptions: ProofOptions,
+  limits: JsonLimits | undefined,
+): Record<string, unknown> {
   // Steps 2–3: type, cryptosuite, `created`.
   checkProofConfiguration(proofOptions, EDDSA_RDFC_2022);
   assertSafeJson(proofOptions, limits);
   const documentContext = unsecuredDocument['@context'];
   if (documentContext !== undefined) assertSafeJson(documentContext, limits);
   // Step 1.
-  const { '@context': proofContext, ...proofConfig } = structuredClone(proofOptions) as ProofOptions & Record<string, unknown>;
-  if (proofContext !== undefined && (documentContext === undefined || canonicalizeJson(proofContext) !== canonicalizeJson(documentContext))) {
+  const { '@context': proofContext, ...proofConfig } = structuredClone(proofOptions) as ProofOptions &
+    Record<string, unknown>;
+  if (
+    proofContext !== undefined &&
+    (documentContext === undefined || canonicalizeJson(proofContext) !== canonicalizeJson(documentContext))
+  ) {
     throw new ProofError('PROOF_CONTEXT_MISMATCH', 'proof @context is not the document @context');
   }
   // Step 4.
@@ -178,9 +207,11 @@ export function createEddsaRdfc2022(options: EddsaRdfc2022Options): EddsaRdfc202
   const suite: EddsaRdfc2022Cryptosuite = {
     name: EDDSA_RDFC_2022,
     // §3.2.3 step 2.
-    transform: async (document, proofOptions, { limits } = {}) => canonize(readDocument(document, proofOptions, limits), config),
+    transform: async (document, proofOptions, { limits } = {}) =>
+      canonize(readDocument(document, proofOptions, limits), config),
     // §3.2.5 step 5.
-    proofConfiguration: async (document, proofOptions, { limits } = {}) => canonize(readProofConfiguration(document, proofOptions, limits), config),
+    proofConfiguration: async (document, proofOptions, { limits } = {}) =>
+      canonize(readProofConfiguration(document, proofOptions, limits), config),
     // §3.2.4 Hashing: the proof configuration's hash FIRST.
     async hashData(document, proofOptions, { limits } = {}) {
       const unsecured = readDocument(document, proofOptions, limits);

@@ -22,9 +22,9 @@ interface NodeHash {
   hash(algorithm: 'sha256', data: Uint8Array | string, outputEncoding: 'latin1'): string;
 }
 
-const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:crypto') as
-  | Partial<NodeHash>
-  | undefined;
+const nodeCrypto = (
+  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+).process?.getBuiltinModule?.('node:crypto') as Partial<NodeHash> | undefined;
 
 const nativeHash = typeof nodeCrypto?.hash === 'function' ? (nodeCrypto as NodeHash).hash : undefined;
 
@@ -146,9 +146,12 @@ export function verifyResourceDigestMultibase(bytes: Uint8Array, digest: unknown
   } catch {
     return false;
   }
-  if (decoded.length === 32 || decoded.length === 48) return equalBytes(decoded, sha2(decoded.length === 32 ? 'sha256' : 'sha384', bytes));
+  if (decoded.length === 32 || decoded.length === 48)
+    return equalBytes(decoded, sha2(decoded.length === 32 ? 'sha256' : 'sha384', bytes));
   // Multihash: 0x12 sha2-256 (32 bytes), 0x20 sha2-384 (48 bytes).
-  if (decoded[0] === 0x12 && decoded[1] === 32 && decoded.length === 34) return equalBytes(decoded.subarray(2), sha256(bytes));
-  if (decoded[0] === 0x20 && decoded[1] === 48 && decoded.length === 50) return equalBytes(decoded.subarray(2), nobleSha384(bytes));
+  if (decoded[0] === 0x12 && decoded[1] === 32 && decoded.length === 34)
+    return equalBytes(decoded.subarray(2), sha256(bytes));
+  if (decoded[0] === 0x20 && decoded[1] === 48 && decoded.length === 50)
+    return equalBytes(decoded.subarray(2), nobleSha384(bytes));
   return false;
 }

@@ -2,7 +2,16 @@
  * The crypto core: the only code in Mandate that touches cryptography. See docs/crypto.md.
  */
 export { MandateError, isMandateError } from './errors.ts';
-export { BytesError, bytesToHex, hexToBytes, utf8ToBytes, bytesToUtf8, randomBytes, equalBytes, concatBytes } from './bytes.ts';
+export {
+  BytesError,
+  bytesToHex,
+  hexToBytes,
+  utf8ToBytes,
+  bytesToUtf8,
+  randomBytes,
+  equalBytes,
+  concatBytes,
+} from './bytes.ts';
 export { LruCache, type LruOptions } from './lru.ts';
 export {
   Ed25519Error,

@@ -54,7 +54,10 @@ export interface JsonLimits {
   maxBytes?: number;
 }
 
-export const DEFAULT_JSON_LIMITS: Readonly<Required<JsonLimits>> = /* @__PURE__ */ Object.freeze({ maxDepth: 32, maxBytes: 64 * 1024 });
+export const DEFAULT_JSON_LIMITS: Readonly<Required<JsonLimits>> = /* @__PURE__ */ Object.freeze({
+  maxDepth: 32,
+  maxBytes: 64 * 1024,
+});
 
 /** Keys that reach Object.prototype or a constructor when a parsed value is merged or assigned. */
 const UNSAFE_KEYS: ReadonlySet<string> = /* @__PURE__ */ new Set(['__proto__', 'constructor', 'prototype']);
@@ -208,7 +211,8 @@ export interface CanonicalSnapshot {
 function heightOf(value: JsonValue): number {
   if (typeof value !== 'object' || value === null) return 0;
   let deepest = 0;
-  for (const member of Array.isArray(value) ? value : Object.values(value)) deepest = Math.max(deepest, heightOf(member));
+  for (const member of Array.isArray(value) ? value : Object.values(value))
+    deepest = Math.max(deepest, heightOf(member));
   return deepest + 1;
 }
 
@@ -411,7 +415,11 @@ function writeComposite(w: Writer, value: object, depth: number): string {
   return text;
 }
 
-function canonicalize(value: unknown, limits: JsonLimits | undefined, memo: CanonicalMemo | undefined): { text: string; maxBytes: number } {
+function canonicalize(
+  value: unknown,
+  limits: JsonLimits | undefined,
+  memo: CanonicalMemo | undefined,
+): { text: string; maxBytes: number } {
   const { maxDepth, maxBytes } = resolveLimits(limits);
   const w: Writer = { size: 0, maxDepth, maxBytes, memo: memo as MemoMap | undefined };
   return { text: write(w, value, 0), maxBytes };

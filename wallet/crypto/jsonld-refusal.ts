@@ -11,7 +11,12 @@
  */
 import { isMandateError } from './errors.ts';
 
-export type JsonLdRule = 'JSONLD_CONTEXT_UNKNOWN' | 'JSONLD_UNDEFINED_TERM' | 'JSONLD_PROTECTED_TERM_REDEFINED' | 'JSONLD_RELATIVE_IRI' | 'JSONLD_INVALID';
+export type JsonLdRule =
+  | 'JSONLD_CONTEXT_UNKNOWN'
+  | 'JSONLD_UNDEFINED_TERM'
+  | 'JSONLD_PROTECTED_TERM_REDEFINED'
+  | 'JSONLD_RELATIVE_IRI'
+  | 'JSONLD_INVALID';
 
 export interface JsonLdRefusal {
   rule: JsonLdRule;
@@ -86,13 +91,20 @@ export function jsonLdRefusal(error: unknown): JsonLdRefusal {
   if (error.name === 'jsonld.InvalidUrl') {
     // The loader's own error is the cause (JSONLD_CONTEXT_UNKNOWN for the bundled loader).
     const why = isMandateError(details.cause) ? ` (${details.cause.code})` : '';
-    return { rule: 'JSONLD_CONTEXT_UNKNOWN', message: `JSON-LD: the @context ${quote(details.url)} is not one the document loader serves${why}` };
+    return {
+      rule: 'JSONLD_CONTEXT_UNKNOWN',
+      message: `JSON-LD: the @context ${quote(details.url)} is not one the document loader serves${why}`,
+    };
   }
-  if (error.name === 'jsonld.ContextUrlError') return { rule: 'JSONLD_INVALID', message: 'JSON-LD: too many or cyclic @context URLs' };
+  if (error.name === 'jsonld.ContextUrlError')
+    return { rule: 'JSONLD_INVALID', message: 'JSON-LD: too many or cyclic @context URLs' };
   if (error.name.startsWith('jsonld.')) {
     const code = typeof details.code === 'string' ? details.code : undefined;
     const term = typeof details.term === 'string' ? ` ${quote(details.term)}` : '';
-    return { rule: (code === undefined ? undefined : SYNTAX_RULES[code]) ?? 'JSONLD_INVALID', message: `JSON-LD: ${quote(code ?? error.name)}${term}` };
+    return {
+      rule: (code === undefined ? undefined : SYNTAX_RULES[code]) ?? 'JSONLD_INVALID',
+      message: `JSON-LD: ${quote(code ?? error.name)}${term}`,
+    };
   }
   return { rule: 'JSONLD_INVALID', message: `JSON-LD processing failed (${quote(error.name)})` };
 }

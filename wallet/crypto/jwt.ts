@@ -157,9 +157,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
  */
 export function parseEd25519PublicJwk(value: unknown): Ed25519PublicJwk {
   if (!isObject(value)) throw keyInvalid('a JWK must be a JSON object');
-  if (value.kty !== 'OKP' || value.crv !== 'Ed25519') throw keyInvalid('only Ed25519 keys (kty "OKP", crv "Ed25519") are accepted');
+  if (value.kty !== 'OKP' || value.crv !== 'Ed25519')
+    throw keyInvalid('only Ed25519 keys (kty "OKP", crv "Ed25519") are accepted');
   if ('d' in value) throw keyInvalid('a verification key must be public: the JWK carries a private "d"');
-  if (value.alg !== undefined && value.alg !== 'EdDSA' && value.alg !== 'Ed25519') throw keyInvalid('the JWK "alg" must be EdDSA');
+  if (value.alg !== undefined && value.alg !== 'EdDSA' && value.alg !== 'Ed25519')
+    throw keyInvalid('the JWK "alg" must be EdDSA');
   if (value.use !== undefined && value.use !== 'sig') throw keyInvalid('the JWK "use" must be "sig"');
   if (value.kid !== undefined && (typeof value.kid !== 'string' || value.kid.length === 0 || value.kid.length > 256)) {
     throw keyInvalid('the JWK "kid" must be a non-empty string of at most 256 characters');
@@ -171,14 +173,28 @@ export function parseEd25519PublicJwk(value: unknown): Ed25519PublicJwk {
   } catch (error) {
     throw keyInvalid('the JWK "x" is not a usable Ed25519 public key', error);
   }
-  return { kty: 'OKP', crv: 'Ed25519', x: value.x as string, ...(value.kid === undefined ? {} : { kid: value.kid as string }), alg: 'EdDSA', use: 'sig' };
+  return {
+    kty: 'OKP',
+    crv: 'Ed25519',
+    x: value.x as string,
+    ...(value.kid === undefined ? {} : { kid: value.kid as string }),
+    alg: 'EdDSA',
+    use: 'sig',
+  };
 }
 
 /** The public JWK of a 32-byte Ed25519 public key, `kid` = its RFC 7638 thumbprint unless given. */
 export async function ed25519PublicJwk(publicKey: Uint8Array, kid?: string): Promise<Ed25519PublicJwk> {
   assertValidPublicKey(publicKey);
   const x = encodeBase64url(publicKey).slice(1);
-  return { kty: 'OKP', crv: 'Ed25519', x, kid: kid ?? (await jwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x })), alg: 'EdDSA', use: 'sig' };
+  return {
+    kty: 'OKP',
+    crv: 'Ed25519',
+    x,
+    kid: kid ?? (await jwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x })),
+    alg: 'EdDSA',
+    use: 'sig',
+  };
 }
 
 /** RFC 7638 thumbprint (SHA-256, base64url) of an Ed25519 public JWK: over {crv, kty, x} only. */
@@ -192,10 +208,12 @@ const importedKeys = new LruCache<string, Promise<JoseCryptoKey>>({ max: 64 });
 function importPublic(jwk: Ed25519PublicJwk): Promise<JoseCryptoKey> {
   let key = importedKeys.get(jwk.x);
   if (!key) {
-    key = (importJWK({ kty: 'OKP', crv: 'Ed25519', x: jwk.x }, 'EdDSA') as Promise<JoseCryptoKey>).catch((error: unknown) => {
-      importedKeys.delete(jwk.x); // a failed import is retried, not remembered
-      throw keyInvalid('the JWK could not be imported', error);
-    });
+    key = (importJWK({ kty: 'OKP', crv: 'Ed25519', x: jwk.x }, 'EdDSA') as Promise<JoseCryptoKey>).catch(
+      (error: unknown) => {
+        importedKeys.delete(jwk.x); // a failed import is retried, not remembered
+        throw keyInvalid('the JWK could not be imported', error);
+      },
+    );
     importedKeys.set(jwk.x, key);
   }
   return key;
@@ -206,8 +224,10 @@ function importPublic(jwk: Ed25519PublicJwk): Promise<JoseCryptoKey> {
  * (by `kid`) before verification; never trust anything else in it before `verifyEdDsaJwt`.
  */
 export function readJwtHeader(token: unknown, maxTokenLength = DEFAULT_MAX_TOKEN_LENGTH): JwtHeader {
-  if (typeof token !== 'string' || token.length === 0) throw new JwtError('JWT_MALFORMED', 'the token must be a non-empty string');
-  if (token.length > maxTokenLength) throw new JwtError('JWT_MALFORMED', `the token is longer than ${maxTokenLength} characters`);
+  if (typeof token !== 'string' || token.length === 0)
+    throw new JwtError('JWT_MALFORMED', 'the token must be a non-empty string');
+  if (token.length > maxTokenLength)
+    throw new JwtError('JWT_MALFORMED', `the token is longer than ${maxTokenLength} characters`);
   return parseHeader(token);
 }
 
@@ -219,10 +239,15 @@ function parseHeader(token: string): JwtHeader {
     throw new JwtError('JWT_MALFORMED', 'not a compact JWS with a JSON protected header', { cause: error });
   }
   if (typeof header.alg !== 'string' || !ALGORITHMS.includes(header.alg)) {
-    throw new JwtError('JWT_ALG_NOT_ALLOWED', `alg ${JSON.stringify(String(header.alg)).slice(0, 40)} is not allowed: only EdDSA`);
+    throw new JwtError(
+      'JWT_ALG_NOT_ALLOWED',
+      `alg ${JSON.stringify(String(header.alg)).slice(0, 40)} is not allowed: only EdDSA`,
+    );
   }
-  if (header.kid !== undefined && typeof header.kid !== 'string') throw new JwtError('JWT_MALFORMED', 'the header "kid" must be a string');
-  if (header.typ !== undefined && typeof header.typ !== 'string') throw new JwtError('JWT_MALFORMED', 'the header "typ" must be a string');
+  if (header.kid !== undefined && typeof header.kid !== 'string')
+    throw new JwtError('JWT_MALFORMED', 'the header "kid" must be a string');
+  if (header.typ !== undefined && typeof header.typ !== 'string')
+    throw new JwtError('JWT_MALFORMED', 'the header "typ" must be a string');
   return {
     alg: header.alg as JwtHeader['alg'],
     ...(header.kid === undefined ? {} : { kid: header.kid as string }),
@@ -243,19 +268,30 @@ function selectKey(jwks: JwkSet, kid: string | undefined): Ed25519PublicJwk {
   }
   const matching = kid === undefined ? usable : usable.filter((key) => key.kid === kid);
   if (matching.length !== 1) {
-    throw new JwtError('JWT_KEY_NOT_FOUND', matching.length === 0 ? 'no Ed25519 key of the key set matches the token' : 'several keys of the key set match the token (no distinguishing kid)');
+    throw new JwtError(
+      'JWT_KEY_NOT_FOUND',
+      matching.length === 0
+        ? 'no Ed25519 key of the key set matches the token'
+        : 'several keys of the key set match the token (no distinguishing kid)',
+    );
   }
   return matching[0] as Ed25519PublicJwk;
 }
 
 function fromJose(error: unknown): JwtError {
   if (error instanceof JwtError) return error;
-  if (error instanceof joseErrors.JWTExpired) return new JwtError('JWT_EXPIRED', 'the token has expired', { cause: error, claim: 'exp' });
+  if (error instanceof joseErrors.JWTExpired)
+    return new JwtError('JWT_EXPIRED', 'the token has expired', { cause: error, claim: 'exp' });
   if (error instanceof joseErrors.JWTClaimValidationFailed) {
-    return new JwtError('JWT_CLAIM_INVALID', `claim "${error.claim}" check failed (${error.reason})`, { cause: error, claim: error.claim });
+    return new JwtError('JWT_CLAIM_INVALID', `claim "${error.claim}" check failed (${error.reason})`, {
+      cause: error,
+      claim: error.claim,
+    });
   }
-  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return new JwtError('JWT_SIGNATURE_INVALID', 'the token signature does not verify', { cause: error });
-  if (error instanceof joseErrors.JOSEAlgNotAllowed) return new JwtError('JWT_ALG_NOT_ALLOWED', 'the token algorithm is not allowed', { cause: error });
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed)
+    return new JwtError('JWT_SIGNATURE_INVALID', 'the token signature does not verify', { cause: error });
+  if (error instanceof joseErrors.JOSEAlgNotAllowed)
+    return new JwtError('JWT_ALG_NOT_ALLOWED', 'the token algorithm is not allowed', { cause: error });
   // JWSInvalid, JWTInvalid, JOSENotSupported (unknown crit), and anything unexpected: fail closed.
   return new JwtError('JWT_MALFORMED', 'the token is not a well-formed signed JWT', { cause: error });
 }
@@ -265,7 +301,8 @@ function fromJose(error: unknown): JwtError {
  * its claims (RFC 7519 §7.2). Resolves with the header, claims and key; rejects with JwtError.
  */
 export async function verifyEdDsaJwt(token: unknown, options: VerifyJwtOptions): Promise<VerifiedJwt> {
-  if ((options.jwk === undefined) === (options.jwks === undefined)) throw keyInvalid('pass exactly one of jwk and jwks');
+  if ((options.jwk === undefined) === (options.jwks === undefined))
+    throw keyInvalid('pass exactly one of jwk and jwks');
   const header = readJwtHeader(token, options.maxTokenLength);
   const jwk = options.jwks !== undefined ? selectKey(options.jwks, header.kid) : parseEd25519PublicJwk(options.jwk);
   const key = await importPublic(jwk);
@@ -276,8 +313,12 @@ export async function verifyEdDsaJwt(token: unknown, options: VerifyJwtOptions):
       currentDate: now,
       clockTolerance: options.clockToleranceSec ?? 60,
       requiredClaims: [...(options.requiredClaims ?? ['exp'])],
-      ...(options.issuer === undefined ? {} : { issuer: typeof options.issuer === 'string' ? options.issuer : [...options.issuer] }),
-      ...(options.audience === undefined ? {} : { audience: typeof options.audience === 'string' ? options.audience : [...options.audience] }),
+      ...(options.issuer === undefined
+        ? {}
+        : { issuer: typeof options.issuer === 'string' ? options.issuer : [...options.issuer] }),
+      ...(options.audience === undefined
+        ? {}
+        : { audience: typeof options.audience === 'string' ? options.audience : [...options.audience] }),
       ...(options.typ === undefined ? {} : { typ: options.typ }),
     });
     // jose accepts an `iat` in the future unless maxTokenAge is set; a token issued later than
@@ -293,10 +334,12 @@ export async function verifyEdDsaJwt(token: unknown, options: VerifyJwtOptions):
 
 /** Validates an Ed25519 private JWK and returns the seed it holds (checked against `x`). */
 function seedOfPrivateJwk(jwk: unknown): Uint8Array {
-  if (!isObject(jwk) || jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519') throw keyInvalid('the private JWK must be an Ed25519 key (kty "OKP", crv "Ed25519")');
+  if (!isObject(jwk) || jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519')
+    throw keyInvalid('the private JWK must be an Ed25519 key (kty "OKP", crv "Ed25519")');
   const seed = base64urlBytes(jwk.d, 32);
   if (!seed) throw keyInvalid('the private JWK "d" must be the unpadded base64url of 32 bytes');
-  if (encodeBase64url(getPublicKey(seed)).slice(1) !== jwk.x) throw keyInvalid('the private JWK "d" does not belong to its "x"');
+  if (encodeBase64url(getPublicKey(seed)).slice(1) !== jwk.x)
+    throw keyInvalid('the private JWK "d" does not belong to its "x"');
   return seed;
 }
 
@@ -305,16 +348,23 @@ function seedOfPrivateJwk(jwk: unknown): Uint8Array {
  * `{alg: "EdDSA", typ, kid}`. Sets `iat` when absent; every other claim is taken as given.
  */
 export async function signEdDsaJwt(claims: JwtClaims, options: SignJwtOptions): Promise<string> {
-  if ((options.seed === undefined) === (options.privateJwk === undefined)) throw keyInvalid('pass exactly one of seed and privateJwk');
+  if ((options.seed === undefined) === (options.privateJwk === undefined))
+    throw keyInvalid('pass exactly one of seed and privateJwk');
   // Copied before the first await, so a writable alias cannot swap the key mid-signature.
-  const seed = options.seed !== undefined ? Uint8Array.from(assertBytes(options.seed, 32, 'seed')) : seedOfPrivateJwk(options.privateJwk);
+  const seed =
+    options.seed !== undefined
+      ? Uint8Array.from(assertBytes(options.seed, 32, 'seed'))
+      : seedOfPrivateJwk(options.privateJwk);
   try {
     const x = encodeBase64url(getPublicKey(seed)).slice(1);
     const d = encodeBase64url(seed).slice(1);
     const kid = options.kid ?? (await jwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x }));
     const privateKey = await importJWK({ kty: 'OKP', crv: 'Ed25519', x, d }, 'EdDSA');
-    const iat = claims.iat ?? Math.floor((options.now === undefined ? Date.now() : new Date(options.now).getTime()) / 1000);
-    return await new SignJWT({ ...claims, iat }).setProtectedHeader({ alg: 'EdDSA', typ: options.typ ?? 'JWT', kid }).sign(privateKey);
+    const iat =
+      claims.iat ?? Math.floor((options.now === undefined ? Date.now() : new Date(options.now).getTime()) / 1000);
+    return await new SignJWT({ ...claims, iat })
+      .setProtectedHeader({ alg: 'EdDSA', typ: options.typ ?? 'JWT', kid })
+      .sign(privateKey);
   } finally {
     seed.fill(0);
   }

@@ -74,13 +74,18 @@ function isPositiveInteger(value: unknown): value is number {
 export function assertScryptCost(cost: unknown): ScryptCost {
   if (typeof cost !== 'object' || cost === null) throw paramsInvalid('must be an object');
   const { N, r, p } = cost as Record<string, unknown>;
-  if (!isPositiveInteger(N) || !isPositiveInteger(r) || !isPositiveInteger(p)) throw paramsInvalid('N, r and p must be positive integers');
+  if (!isPositiveInteger(N) || !isPositiveInteger(r) || !isPositiveInteger(p))
+    throw paramsInvalid('N, r and p must be positive integers');
   // RFC 7914 §2: N is a power of two greater than 1.
-  if ((N & (N - 1)) !== 0 || N < SCRYPT_LIMITS.minN) throw paramsInvalid(`N must be a power of two of at least ${SCRYPT_LIMITS.minN}`);
+  if ((N & (N - 1)) !== 0 || N < SCRYPT_LIMITS.minN)
+    throw paramsInvalid(`N must be a power of two of at least ${SCRYPT_LIMITS.minN}`);
   const memory = 128 * N * r;
-  if (memory < SCRYPT_LIMITS.minMemoryBytes) throw paramsInvalid(`need only ${memory} bytes of memory, below the floor of ${SCRYPT_LIMITS.minMemoryBytes}`);
-  if (memory > SCRYPT_LIMITS.maxMemoryBytes) throw paramsInvalid(`need ${memory} bytes of memory, above the limit of ${SCRYPT_LIMITS.maxMemoryBytes}`);
-  if (memory * p > SCRYPT_LIMITS.maxWorkBytes) throw paramsInvalid(`cost 128·N·r·p = ${memory * p} is above the limit of ${SCRYPT_LIMITS.maxWorkBytes}`);
+  if (memory < SCRYPT_LIMITS.minMemoryBytes)
+    throw paramsInvalid(`need only ${memory} bytes of memory, below the floor of ${SCRYPT_LIMITS.minMemoryBytes}`);
+  if (memory > SCRYPT_LIMITS.maxMemoryBytes)
+    throw paramsInvalid(`need ${memory} bytes of memory, above the limit of ${SCRYPT_LIMITS.maxMemoryBytes}`);
+  if (memory * p > SCRYPT_LIMITS.maxWorkBytes)
+    throw paramsInvalid(`cost 128·N·r·p = ${memory * p} is above the limit of ${SCRYPT_LIMITS.maxWorkBytes}`);
   return { N, r, p };
 }
 
@@ -94,7 +99,8 @@ export function parseScryptParams(value: unknown): ScryptParams {
   const record = value as Record<string, unknown>;
   if (record.alg !== 'scrypt') throw paramsInvalid('alg must be "scrypt"');
   const { N, r, p } = assertScryptCost(record);
-  if (base64urlToBytes(record.salt)?.length !== SCRYPT_LIMITS.saltBytes) throw paramsInvalid(`salt must be ${SCRYPT_LIMITS.saltBytes} bytes of base64url`);
+  if (base64urlToBytes(record.salt)?.length !== SCRYPT_LIMITS.saltBytes)
+    throw paramsInvalid(`salt must be ${SCRYPT_LIMITS.saltBytes} bytes of base64url`);
   return { alg: 'scrypt', N, r, p, salt: record.salt as string };
 }
 
@@ -104,7 +110,10 @@ function passphraseBytes(passphrase: unknown): Uint8Array {
   }
   const bytes = utf8ToBytes(passphrase.normalize('NFC'));
   if (bytes.length > SCRYPT_LIMITS.maxPassphraseBytes) {
-    throw new KdfError('PASSPHRASE_INVALID', `passphrase must be at most ${SCRYPT_LIMITS.maxPassphraseBytes} bytes of UTF-8`);
+    throw new KdfError(
+      'PASSPHRASE_INVALID',
+      `passphrase must be at most ${SCRYPT_LIMITS.maxPassphraseBytes} bytes of UTF-8`,
+    );
   }
   return bytes;
 }
@@ -112,14 +121,23 @@ function passphraseBytes(passphrase: unknown): Uint8Array {
 async function scrypt32(password: Uint8Array, salt: Uint8Array, { N, r, p }: ScryptCost): Promise<Uint8Array> {
   try {
     // noble counts 128·r·(N + p + 1) bytes; within our bounds the p + 1 blocks add < 1 MiB.
-    return await scryptAsync(password, salt, { N, r, p, dkLen: KEY_BYTES, maxmem: SCRYPT_LIMITS.maxMemoryBytes + 2 ** 20 });
+    return await scryptAsync(password, salt, {
+      N,
+      r,
+      p,
+      dkLen: KEY_BYTES,
+      maxmem: SCRYPT_LIMITS.maxMemoryBytes + 2 ** 20,
+    });
   } finally {
     password.fill(0);
   }
 }
 
 /** Derives a key under a fresh random salt; store the returned params with the ciphertext. */
-export async function createPassphraseKey(passphrase: string, cost: ScryptCost = SCRYPT_DEFAULT_COST): Promise<{ key: Uint8Array; params: ScryptParams }> {
+export async function createPassphraseKey(
+  passphrase: string,
+  cost: ScryptCost = SCRYPT_DEFAULT_COST,
+): Promise<{ key: Uint8Array; params: ScryptParams }> {
   const checked = assertScryptCost(cost);
   const password = passphraseBytes(passphrase);
   const salt = randomBytes(SCRYPT_LIMITS.saltBytes);

@@ -50,9 +50,12 @@ export class LruCache<K, V> {
   #newest: Entry<K, V> | undefined;
 
   constructor(options: LruOptions<V>) {
-    if (!Number.isInteger(options.max) || options.max < 1) throw new RangeError('LruCache max must be a positive integer');
-    if ((options.maxSize === undefined) !== (options.sizeOf === undefined)) throw new RangeError('LruCache maxSize and sizeOf go together');
-    if (options.maxSize !== undefined && !(options.maxSize > 0)) throw new RangeError('LruCache maxSize must be positive');
+    if (!Number.isInteger(options.max) || options.max < 1)
+      throw new RangeError('LruCache max must be a positive integer');
+    if ((options.maxSize === undefined) !== (options.sizeOf === undefined))
+      throw new RangeError('LruCache maxSize and sizeOf go together');
+    if (options.maxSize !== undefined && !(options.maxSize > 0))
+      throw new RangeError('LruCache maxSize must be positive');
     this.#max = options.max;
     this.#ttlMs = options.ttlMs;
     this.#now = options.now ?? Date.now;
@@ -95,11 +98,22 @@ export class LruCache<K, V> {
     this.delete(key);
     const size = this.#sizeOf ? this.#sizeOf(value) : 0;
     if (size > this.#maxSize) return this;
-    const entry: Entry<K, V> = { key, value, expiresAt: ttlMs === undefined ? Infinity : this.#now() + ttlMs, size, older: undefined, newer: undefined };
+    const entry: Entry<K, V> = {
+      key,
+      value,
+      expiresAt: ttlMs === undefined ? Infinity : this.#now() + ttlMs,
+      size,
+      older: undefined,
+      newer: undefined,
+    };
     this.#map.set(key, entry);
     this.#append(entry);
     this.#size += size;
-    for (let oldest = this.#oldest; oldest !== undefined && (this.#map.size > this.#max || this.#size > this.#maxSize); oldest = this.#oldest) {
+    for (
+      let oldest = this.#oldest;
+      oldest !== undefined && (this.#map.size > this.#max || this.#size > this.#maxSize);
+      oldest = this.#oldest
+    ) {
       this.#remove(oldest);
     }
     return this;

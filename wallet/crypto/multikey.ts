@@ -40,7 +40,7 @@ function bytesToBase58(bytes: Uint8Array): string {
   let zeros = 0;
   while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
   const limbs: number[] = [];
-  for (let i = zeros; i < bytes.length; ) {
+  for (let i = zeros; i < bytes.length;) {
     let chunk = 0;
     let scale = 1;
     for (let k = 0; k < 3 && i < bytes.length; k++, i++) {
@@ -182,9 +182,11 @@ export function decodeBase58btc(value: string, name = 'value', maxDigits = MAX_B
   if (typeof value !== 'string' || value[0] !== 'z') {
     throw new MultibaseError('MULTIBASE_INVALID', `${name} must be a base58btc multibase string starting with "z"`);
   }
-  if (value.length - 1 > maxDigits) throw new MultibaseError('MULTIBASE_INVALID', `${name} is longer than ${maxDigits} base58 digits`);
+  if (value.length - 1 > maxDigits)
+    throw new MultibaseError('MULTIBASE_INVALID', `${name} is longer than ${maxDigits} base58 digits`);
   const bytes = base58ToBytes(value.slice(1));
-  if (!bytes) throw new MultibaseError('MULTIBASE_INVALID', `${name} contains characters outside the base58btc alphabet`);
+  if (!bytes)
+    throw new MultibaseError('MULTIBASE_INVALID', `${name} contains characters outside the base58btc alphabet`);
   return bytes;
 }
 
@@ -215,7 +217,10 @@ function encodeKey(prefix: Uint8Array, key: Uint8Array, name: string): string {
 function decodeKey(prefix: Uint8Array, value: string, name: string): Uint8Array {
   const bytes = decodeBase58btc(value, name);
   if (bytes.length < 2 || bytes[0] !== prefix[0] || bytes[1] !== prefix[1]) {
-    throw new MultibaseError('MULTICODEC_MISMATCH', `${name} is not an Ed25519 Multikey (expected multicodec 0x${prefix[0]?.toString(16)}${prefix[1]?.toString(16).padStart(2, '0')})`);
+    throw new MultibaseError(
+      'MULTICODEC_MISMATCH',
+      `${name} is not an Ed25519 Multikey (expected multicodec 0x${prefix[0]?.toString(16)}${prefix[1]?.toString(16).padStart(2, '0')})`,
+    );
   }
   if (bytes.length !== 34) {
     throw new MultibaseError('KEY_LENGTH_INVALID', `${name} must hold a 32-byte key, got ${bytes.length - 2}`);

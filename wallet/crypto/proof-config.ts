@@ -136,11 +136,13 @@ function readDateTimeStamp(value: string): number | undefined {
   const hour = twoDigits(value, 11);
   const minute = twoDigits(value, 14);
   const second = twoDigits(value, 17);
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59)
+    return undefined;
   const utc = value.charCodeAt(value.length - 1) === 90; /* 'Z' */
   const zoneStart = utc ? value.length - 1 : value.length - 6;
   let millis = 0;
-  for (let i = 20, scale = 100; i < zoneStart && scale >= 1; i++, scale /= 10) millis += (value.charCodeAt(i) - 48) * scale;
+  for (let i = 20, scale = 100; i < zoneStart && scale >= 1; i++, scale /= 10)
+    millis += (value.charCodeAt(i) - 48) * scale;
   let offsetMinutes = 0;
   if (!utc) {
     const offsetHours = twoDigits(value, zoneStart + 1);
@@ -148,7 +150,9 @@ function readDateTimeStamp(value: string): number | undefined {
     if (offsetHours > 14 || offsetMins > 59 || (offsetHours === 14 && offsetMins !== 0)) return undefined;
     offsetMinutes = (value.charCodeAt(zoneStart) === 45 /* '-' */ ? -1 : 1) * (offsetHours * 60 + offsetMins);
   }
-  return daysFromCivil(year, month, day) * MS_PER_DAY + ((hour * 60 + minute - offsetMinutes) * 60 + second) * 1000 + millis;
+  return (
+    daysFromCivil(year, month, day) * MS_PER_DAY + ((hour * 60 + minute - offsetMinutes) * 60 + second) * 1000 + millis
+  );
 }
 
 /** An XSD dateTimeStamp in UTC, with milliseconds only when non-zero ("2023-02-24T23:36:38Z"). */

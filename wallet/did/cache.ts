@@ -51,7 +51,12 @@ export interface CachedResolver extends Resolvable {
   readonly size: number;
 }
 
-export const DID_CACHE_DEFAULTS = /* @__PURE__ */ Object.freeze({ ttlMs: 5 * 60_000, max: 1000, negativeTtlMs: 30_000, refreshCooldownMs: 30_000 });
+export const DID_CACHE_DEFAULTS = /* @__PURE__ */ Object.freeze({
+  ttlMs: 5 * 60_000,
+  max: 1000,
+  negativeTtlMs: 30_000,
+  refreshCooldownMs: 30_000,
+});
 
 interface Entry {
   result: DidResolutionResult;
@@ -115,16 +120,22 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
       .catch(() => resolutionError('internalError', 'resolver failed unexpectedly'))
       .then((resolved) => {
         // Only a well-formed result is kept; anything else from a foreign resolver fails closed.
-        const result = typeof resolved?.didResolutionMetadata === 'object' && resolved.didResolutionMetadata !== null
-          ? resolved
-          : resolutionError('internalError', 'resolver returned a malformed result');
+        const result =
+          typeof resolved?.didResolutionMetadata === 'object' && resolved.didResolutionMetadata !== null
+            ? resolved
+            : resolutionError('internalError', 'resolver returned a malformed result');
         // An inner cache's copy is as old as it says: a positive age, retrieved no earlier than
         // 1970 (anything else counts as fresh, and keeps the date representable).
         const at = now();
         const innerAge = result.didResolutionMetadata.ageMs;
         const retrievedAt = at - (typeof innerAge === 'number' && innerAge > 0 && innerAge <= at ? innerAge : 0);
         const innerCached = result.didResolutionMetadata.cached === true;
-        const entry: Entry = { result: deepFreeze(result), retrievedAt, retrieved: new Date(retrievedAt).toISOString(), innerCached };
+        const entry: Entry = {
+          result: deepFreeze(result),
+          retrievedAt,
+          retrieved: new Date(retrievedAt).toISOString(),
+          innerCached,
+        };
         const failed = result.didResolutionMetadata.error !== undefined;
         if (startedIn !== generation || (failed && keep !== undefined)) return entry;
         if (!failed) cache.set(key, entry, ttlMs);
@@ -160,12 +171,14 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
       const entry = resolveOptions.noCache === true ? undefined : cachedEntry(didUrl);
       if (entry) return present(entry, true);
       const key = didOf(didUrl);
-      if (key === undefined) return resolutionError('invalidDid', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
+      if (key === undefined)
+        return resolutionError('invalidDid', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
       return present(await fetchEntry(key, resolveOptions), false);
     },
     async refresh(didUrl: string): Promise<DidResolutionResult> {
       const key = didOf(didUrl);
-      if (key === undefined) return resolutionError('invalidDid', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
+      if (key === undefined)
+        return resolutionError('invalidDid', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
       const entry = cache.get(key);
       const since = Math.max(entry?.retrievedAt ?? -Infinity, refreshedAt.get(key) ?? -Infinity);
       if (entry && now() - since < refreshCooldownMs) return present(entry, true);
@@ -174,7 +187,9 @@ export function createCachedResolver(inner: Resolvable, options: CacheOptions = 
       // bad moment cost every verification its cached document).
       const good = entry?.result.didResolutionMetadata.error === undefined ? entry : undefined;
       const fresh = await fetchEntry(key, { noCache: true }, good);
-      return fresh.result.didResolutionMetadata.error !== undefined && good ? present(good, true) : present(fresh, false);
+      return fresh.result.didResolutionMetadata.error !== undefined && good
+        ? present(good, true)
+        : present(fresh, false);
     },
     resolveCached(didUrl: string): DidResolutionResult | undefined {
       const entry = cachedEntry(didUrl);

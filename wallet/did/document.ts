@@ -55,11 +55,15 @@ function checkVerificationMethod(value: unknown, name: string): void {
   if (value.publicKeyMultibase !== undefined && typeof value.publicKeyMultibase !== 'string') {
     fail(`${name}.publicKeyMultibase must be a string`);
   }
-  if (value.publicKeyJwk !== undefined && (!isObject(value.publicKeyJwk) || typeof value.publicKeyJwk.kty !== 'string')) {
+  if (
+    value.publicKeyJwk !== undefined &&
+    (!isObject(value.publicKeyJwk) || typeof value.publicKeyJwk.kty !== 'string')
+  ) {
     fail(`${name}.publicKeyJwk must be a JWK object`);
   }
   const materials = materialProperties(value);
-  if (materials.length > 1) fail(`${name} carries more than one verification material (${materials.join(', ')}); DID Core §5.2.1 forbids it`);
+  if (materials.length > 1)
+    fail(`${name} carries more than one verification material (${materials.join(', ')}); DID Core §5.2.1 forbids it`);
   for (const key of ['expires', 'revoked'] as const) {
     if (value[key] !== undefined && typeof value[key] !== 'string') fail(`${name}.${key} must be a dateTime string`);
   }
@@ -75,11 +79,14 @@ export function assertDidDocument(value: unknown, expectedId: string): DidDocume
   const context = value['@context'];
   if (context !== undefined && typeof context !== 'string') {
     const entries = checkArray(context, '@context') ?? [];
-    if (!entries.every((c) => typeof c === 'string' || isObject(c))) fail('@context entries must be strings or objects');
+    if (!entries.every((c) => typeof c === 'string' || isObject(c)))
+      fail('@context entries must be strings or objects');
   }
   checkStringOrStrings(value.controller, 'controller');
   checkStringOrStrings(value.alsoKnownAs, 'alsoKnownAs');
-  checkArray(value.verificationMethod, 'verificationMethod')?.forEach((vm, i) => checkVerificationMethod(vm, `verificationMethod[${i}]`));
+  checkArray(value.verificationMethod, 'verificationMethod')?.forEach((vm, i) =>
+    checkVerificationMethod(vm, `verificationMethod[${i}]`),
+  );
   for (const relationship of VERIFICATION_RELATIONSHIPS) {
     checkArray(value[relationship], relationship)?.forEach((entry, i) => {
       if (typeof entry !== 'string') checkVerificationMethod(entry, `${relationship}[${i}]`);
@@ -89,7 +96,8 @@ export function assertDidDocument(value: unknown, expectedId: string): DidDocume
   checkArray(value.service, 'service')?.forEach((service, i) => {
     if (!isObject(service) || typeof service.id !== 'string') fail(`service[${i}] must be an object with a string id`);
     checkStringOrStrings(service.type, `service[${i}].type`);
-    if (service.type === undefined || service.serviceEndpoint === undefined) fail(`service[${i}] needs type and serviceEndpoint`);
+    if (service.type === undefined || service.serviceEndpoint === undefined)
+      fail(`service[${i}] needs type and serviceEndpoint`);
   });
   return value as unknown as DidDocument;
 }

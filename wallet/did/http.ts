@@ -11,8 +11,7 @@ import type { DidResolutionErrorName } from './types.ts';
 export type { FetchLike, HttpLimits };
 
 export type DidFetchResult =
-  | { ok: true; contentType: string; json: unknown }
-  | { ok: false; error: DidResolutionErrorName; message: string };
+  { ok: true; contentType: string; json: unknown } | { ok: false; error: DidResolutionErrorName; message: string };
 
 /**
  * Throws DidError INVALID_OPTIONS unless the limits are positive integers below 2^31: timers
@@ -46,6 +45,7 @@ export async function fetchForResolution(
 ): Promise<DidFetchResult> {
   const result = await fetchJson(url, options);
   if (result.ok) return { ok: true, contentType: result.contentType, json: result.json };
-  const message = result.failure === 'redirect' ? 'redirect refused: DID documents are not fetched across redirects' : result.message;
+  const message =
+    result.failure === 'redirect' ? 'redirect refused: DID documents are not fetched across redirects' : result.message;
   return { ok: false, error: RESOLUTION_ERROR[result.failure], message };
 }

@@ -7,7 +7,13 @@ export { DidError, type DidErrorCode } from './errors.ts';
 export { parseDid, tryParseDid, didOf, MAX_DID_URL_LENGTH, type InvalidDid } from './parse.ts';
 export { assertDidDocument } from './document.ts';
 export { multikeyDocument, MULTIKEY_DOCUMENT_CONTEXT } from './multikey-document.ts';
-export { createResolver, type DidResolver, type ResolverOptions, type LazyMethodLoader, type LazyMethodModule } from './registry.ts';
+export {
+  createResolver,
+  type DidResolver,
+  type ResolverOptions,
+  type LazyMethodLoader,
+  type LazyMethodModule,
+} from './registry.ts';
 export { createCachedResolver, DID_CACHE_DEFAULTS, type CacheOptions, type CachedResolver } from './cache.ts';
 export { didKeyFromPublicKey, didKeyFromSeed, publicKeyFromDidKey, didKeyDocument, resolveDidKey } from './key.ts';
 export { createWebResolver, didWebToUrl, DID_WEB_DEFAULTS, type WebResolverOptions } from './web.ts';
@@ -22,4 +28,10 @@ export {
 } from './verification-method.ts';
 export * from './types.ts';
 // did:ledger is a plugin: load it lazily (`lazyMethods`) so bundles that never meet it stay small.
-export type { LedgerMessage, LedgerOperation, LedgerReplayStats, LedgerResolverOptions, UnsignedLedgerMessage } from './ledger.ts';
+export type {
+  LedgerMessage,
+  LedgerOperation,
+  LedgerReplayStats,
+  LedgerResolverOptions,
+  UnsignedLedgerMessage,
+} from './ledger.ts';

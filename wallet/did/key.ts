@@ -10,7 +10,12 @@
  * refused with `invalidPublicKeyType`: Mandate signs and verifies Ed25519 only.
  */
 import { getPublicKey } from '../crypto/ed25519.ts';
-import { decodeBase58btc, decodePublicKeyMultibase, encodePublicKeyMultibase, MultibaseError } from '../crypto/multikey.ts';
+import {
+  decodeBase58btc,
+  decodePublicKeyMultibase,
+  encodePublicKeyMultibase,
+  MultibaseError,
+} from '../crypto/multikey.ts';
 import { assertEd25519PublicKey } from './public-key.ts';
 import { DidError } from './errors.ts';
 import { multikeyDocument } from './multikey-document.ts';
@@ -63,7 +68,10 @@ interface DecodeFailure {
 // did:key §3.1.2 "Decode Public Key Algorithm", reporting failures by their spec error name.
 function decodeDidKeyValue(value: string): Uint8Array | DecodeFailure {
   if (value.length > MAX_MULTIBASE_LENGTH || !MULTIBASE_VALUE.test(value)) {
-    return { error: 'invalidDid', message: 'did:key value must be a base58btc multibase string starting with "z" (did:key §3.1.1)' };
+    return {
+      error: 'invalidDid',
+      message: 'did:key value must be a base58btc multibase string starting with "z" (did:key §3.1.1)',
+    };
   }
   let publicKey: Uint8Array;
   try {
@@ -72,7 +80,8 @@ function decodeDidKeyValue(value: string): Uint8Array | DecodeFailure {
     if (error instanceof MultibaseError && error.code === 'MULTICODEC_MISMATCH') {
       const code = multicodecOf(decodeBase58btc(value));
       const known = code === undefined ? undefined : KNOWN_CODECS[code];
-      const name = code === undefined ? 'an unknown multicodec' : `multicodec 0x${code.toString(16)}${known ? ` (${known})` : ''}`;
+      const name =
+        code === undefined ? 'an unknown multicodec' : `multicodec 0x${code.toString(16)}${known ? ` (${known})` : ''}`;
       return { error: 'invalidPublicKeyType', message: `did:key holds ${name}, not an Ed25519 public key (0xed)` };
     }
     if (error instanceof MultibaseError && error.code === 'KEY_LENGTH_INVALID') {
@@ -83,7 +92,10 @@ function decodeDidKeyValue(value: string): Uint8Array | DecodeFailure {
   try {
     assertEd25519PublicKey(publicKey);
   } catch (error) {
-    return { error: 'invalidPublicKey', message: error instanceof DidError ? error.message : 'invalid Ed25519 public key' };
+    return {
+      error: 'invalidPublicKey',
+      message: error instanceof DidError ? error.message : 'invalid Ed25519 public key',
+    };
   }
   return publicKey;
 }

@@ -72,7 +72,14 @@ export interface LedgerResolverOptions {
   now?: () => number;
 }
 
-export const DID_LEDGER_DEFAULTS = /* @__PURE__ */ Object.freeze({ network: 'mainnet', timeoutMs: 5000, maxBytes: 256 * 1024, maxPages: 20, maxMessages: 1000, pageSize: 100 });
+export const DID_LEDGER_DEFAULTS = /* @__PURE__ */ Object.freeze({
+  network: 'mainnet',
+  timeoutMs: 5000,
+  maxBytes: 256 * 1024,
+  maxPages: 20,
+  maxMessages: 1000,
+  pageSize: 100,
+});
 
 /** Counts reported in `didResolutionMetadata.ledger`. */
 export interface LedgerReplayStats {
@@ -119,7 +126,10 @@ function parseLedgerDid(did: string): LedgerDid {
   if ('error' in parsed) throw new DidError('INVALID_DID', parsed.message);
   const match = /^([a-z0-9]+):(z[1-9A-HJ-NP-Za-km-z]+)_(\d+\.\d+\.\d+)$/.exec(parsed.id);
   if (!match || !NETWORK.test(match[1] as string) || !TOPIC_ID.test(match[3] as string)) {
-    throw new DidError('INVALID_DID', 'did:ledger must be did:ledger:<network>:<z6Mk… root key>_<shard.realm.num topic>');
+    throw new DidError(
+      'INVALID_DID',
+      'did:ledger must be did:ledger:<network>:<z6Mk… root key>_<shard.realm.num topic>',
+    );
   }
   let rootKey: Uint8Array;
   try {
@@ -131,9 +141,14 @@ function parseLedgerDid(did: string): LedgerDid {
 }
 
 /** The did:ledger of a root public key anchored on `topicId`. */
-export function didLedgerFromPublicKey(publicKey: Uint8Array, topicId: string, network: string = DID_LEDGER_DEFAULTS.network): string {
+export function didLedgerFromPublicKey(
+  publicKey: Uint8Array,
+  topicId: string,
+  network: string = DID_LEDGER_DEFAULTS.network,
+): string {
   assertEd25519PublicKey(publicKey);
-  if (!NETWORK.test(network) || !TOPIC_ID.test(topicId)) throw new DidError('INVALID_DID', 'network must be [a-z0-9]+ and topicId shard.realm.num');
+  if (!NETWORK.test(network) || !TOPIC_ID.test(topicId))
+    throw new DidError('INVALID_DID', 'network must be [a-z0-9]+ and topicId shard.realm.num');
   return `did:ledger:${network}:${encodePublicKeyMultibase(publicKey)}_${topicId}`;
 }
 
@@ -154,11 +169,18 @@ export async function createLedgerMessage(input: {
   signer: Signer;
 }): Promise<LedgerMessage> {
   parseLedgerDid(input.did);
-  if (!OPERATIONS.has(input.operation)) throw new DidError('INVALID_DID_DOCUMENT', 'operation must be create, update or deactivate');
-  const unsigned: UnsignedLedgerMessage = { operation: input.operation, did: input.did, timestamp: input.timestamp ?? nextTimestamp() };
-  if (Number.isNaN(Date.parse(unsigned.timestamp))) throw new DidError('INVALID_DID_DOCUMENT', 'timestamp must be an ISO 8601 dateTime');
+  if (!OPERATIONS.has(input.operation))
+    throw new DidError('INVALID_DID_DOCUMENT', 'operation must be create, update or deactivate');
+  const unsigned: UnsignedLedgerMessage = {
+    operation: input.operation,
+    did: input.did,
+    timestamp: input.timestamp ?? nextTimestamp(),
+  };
+  if (Number.isNaN(Date.parse(unsigned.timestamp)))
+    throw new DidError('INVALID_DID_DOCUMENT', 'timestamp must be an ISO 8601 dateTime');
   if (input.operation === 'deactivate') {
-    if (input.document !== undefined) throw new DidError('INVALID_DID_DOCUMENT', 'a deactivate message carries no document');
+    if (input.document !== undefined)
+      throw new DidError('INVALID_DID_DOCUMENT', 'a deactivate message carries no document');
   } else {
     unsigned.document = assertDidDocument(input.document, input.did);
   }
@@ -208,7 +230,13 @@ type CapabilityInvocationEntry = NonNullable<DidDocument['capabilityInvocation']
 // DID) or it is not a valid Ed25519 Multikey: a key the document cannot authorize cannot sign.
 function capabilityKey(doc: DidDocument, entry: CapabilityInvocationEntry): Uint8Array | undefined {
   try {
-    return publicKeyOf(findVerificationMethod(doc, absoluteDidUrl(typeof entry === 'string' ? entry : entry.id, doc.id), 'capabilityInvocation'));
+    return publicKeyOf(
+      findVerificationMethod(
+        doc,
+        absoluteDidUrl(typeof entry === 'string' ? entry : entry.id, doc.id),
+        'capabilityInvocation',
+      ),
+    );
   } catch {
     return undefined;
   }
@@ -226,7 +254,11 @@ function controllerKeys(root: Uint8Array, doc: DidDocument): Uint8Array[] {
   return keys;
 }
 
-async function signedByAny(message: Record<string, JsonValue>, keys: readonly Uint8Array[], maxBytes: number): Promise<boolean> {
+async function signedByAny(
+  message: Record<string, JsonValue>,
+  keys: readonly Uint8Array[],
+  maxBytes: number,
+): Promise<boolean> {
   const { signature, ...unsigned } = message;
   let signatureBytes: Uint8Array;
   let payload: Uint8Array;
@@ -243,10 +275,21 @@ async function signedByAny(message: Record<string, JsonValue>, keys: readonly Ui
 type Replay = { state: State | undefined; stats: LedgerReplayStats; lastSequence: number };
 
 // Applies one mirror entry to the replay (DID Core §7.1.3 metadata comes from consensus times).
-async function applyEntry(replay: Replay, entry: JsonValue, did: string, rootKey: Uint8Array, maxBytes: number): Promise<void> {
+async function applyEntry(
+  replay: Replay,
+  entry: JsonValue,
+  did: string,
+  rootKey: Uint8Array,
+  maxBytes: number,
+): Promise<void> {
   const { stats } = replay;
   stats.messages++;
-  if (!isObject(entry) || typeof entry.message !== 'string' || typeof entry.consensus_timestamp !== 'string' || !CONSENSUS_TIMESTAMP.test(entry.consensus_timestamp)) {
+  if (
+    !isObject(entry) ||
+    typeof entry.message !== 'string' ||
+    typeof entry.consensus_timestamp !== 'string' ||
+    !CONSENSUS_TIMESTAMP.test(entry.consensus_timestamp)
+  ) {
     stats.ignored.malformed++;
     return;
   }
@@ -263,7 +306,13 @@ async function applyEntry(replay: Replay, entry: JsonValue, did: string, rootKey
     stats.ignored.malformed++;
     return;
   }
-  if (!isObject(message) || typeof message.operation !== 'string' || !OPERATIONS.has(message.operation) || typeof message.signature !== 'string' || typeof message.timestamp !== 'string') {
+  if (
+    !isObject(message) ||
+    typeof message.operation !== 'string' ||
+    !OPERATIONS.has(message.operation) ||
+    typeof message.signature !== 'string' ||
+    typeof message.timestamp !== 'string'
+  ) {
     stats.ignored.malformed++;
     return;
   }
@@ -288,7 +337,9 @@ async function applyEntry(replay: Replay, entry: JsonValue, did: string, rootKey
   const consensusMs = consensusTimeMs(entry.consensus_timestamp);
   const inOrder =
     Math.abs(timestampMs - consensusMs) <= MAX_TIMESTAMP_DRIFT_MS &&
-    (message.operation === 'create' ? state === undefined : state !== undefined && !state.deactivated && timestampMs > state.timestampMs);
+    (message.operation === 'create'
+      ? state === undefined
+      : state !== undefined && !state.deactivated && timestampMs > state.timestampMs);
   if (!inOrder) {
     stats.ignored.outOfOrder++;
     return;
@@ -339,7 +390,10 @@ async function beforeMessage(pace: Pace): Promise<boolean> {
 
 // Hedera's links.next is origin-relative; it must stay on the mirror and under its base path.
 function sameOriginUnder(next: URL, base: URL, basePath: string): boolean {
-  return next.origin === base.origin && (basePath === '' || next.pathname === basePath || next.pathname.startsWith(`${basePath}/`));
+  return (
+    next.origin === base.origin &&
+    (basePath === '' || next.pathname === basePath || next.pathname.startsWith(`${basePath}/`))
+  );
 }
 
 /** A did:ledger method resolver reading one network's topics from a mirror node. */
@@ -353,9 +407,15 @@ export function createLedgerResolver(options: LedgerResolverOptions): MethodReso
   const pageSize = options.pageSize ?? d.pageSize;
   const now = options.now ?? Date.now;
   assertHttpLimits({ timeoutMs, maxBytes });
-  if (typeof now !== 'function') throw new DidError('INVALID_OPTIONS', 'now must be a function returning ms since the epoch');
-  for (const [name, value] of [['maxPages', maxPages], ['maxMessages', maxMessages], ['pageSize', pageSize]] as const) {
-    if (!Number.isInteger(value) || value < 1 || value > 100_000) throw new DidError('INVALID_OPTIONS', `${name} must be a positive integer`);
+  if (typeof now !== 'function')
+    throw new DidError('INVALID_OPTIONS', 'now must be a function returning ms since the epoch');
+  for (const [name, value] of [
+    ['maxPages', maxPages],
+    ['maxMessages', maxMessages],
+    ['pageSize', pageSize],
+  ] as const) {
+    if (!Number.isInteger(value) || value < 1 || value > 100_000)
+      throw new DidError('INVALID_OPTIONS', `${name} must be a positive integer`);
   }
   if (!NETWORK.test(network)) throw new DidError('INVALID_OPTIONS', 'network must match [a-z0-9]{1,32}');
   let base: URL;
@@ -364,8 +424,17 @@ export function createLedgerResolver(options: LedgerResolverOptions): MethodReso
   } catch {
     throw new DidError('INVALID_OPTIONS', 'mirrorBaseUrl must be an absolute URL');
   }
-  if ((base.protocol !== 'https:' && base.protocol !== 'http:') || base.username || base.password || base.search || base.hash) {
-    throw new DidError('INVALID_OPTIONS', 'mirrorBaseUrl must be an http(s) URL without credentials, query or fragment');
+  if (
+    (base.protocol !== 'https:' && base.protocol !== 'http:') ||
+    base.username ||
+    base.password ||
+    base.search ||
+    base.hash
+  ) {
+    throw new DidError(
+      'INVALID_OPTIONS',
+      'mirrorBaseUrl must be an http(s) URL without credentials, query or fragment',
+    );
   }
   const basePath = base.pathname.replace(/\/+$/, '');
 
@@ -376,9 +445,22 @@ export function createLedgerResolver(options: LedgerResolverOptions): MethodReso
     } catch (error) {
       return resolutionError('invalidDid', error instanceof DidError ? error.message : 'not a did:ledger');
     }
-    if (ledgerDid.network !== network) return resolutionError('methodNotSupported', `this resolver serves did:ledger:${network}, not ${ledgerDid.network}`);
+    if (ledgerDid.network !== network)
+      return resolutionError(
+        'methodNotSupported',
+        `this resolver serves did:ledger:${network}, not ${ledgerDid.network}`,
+      );
 
-    const replay: Replay = { state: undefined, lastSequence: -1, stats: { pages: 0, messages: 0, applied: 0, ignored: { malformed: 0, wrongDid: 0, badSignature: 0, outOfOrder: 0 } } };
+    const replay: Replay = {
+      state: undefined,
+      lastSequence: -1,
+      stats: {
+        pages: 0,
+        messages: 0,
+        applied: 0,
+        ignored: { malformed: 0, wrongDid: 0, badSignature: 0, outOfOrder: 0 },
+      },
+    };
     const fail = (error: 'notFound' | 'internalError', message: string): DidResolutionResult => {
       const result = resolutionError(error, message);
       result.didResolutionMetadata.ledger = replay.stats;
@@ -387,16 +469,25 @@ export function createLedgerResolver(options: LedgerResolverOptions): MethodReso
     const start = now();
     const pace: Pace = { now, deadline: start + timeoutMs, resumedAt: start };
     const timedOut = (): DidResolutionResult => fail('internalError', `timed out after ${timeoutMs} ms`);
-    let url: URL | undefined = new URL(`${basePath}/api/v1/topics/${ledgerDid.topicId}/messages?limit=${pageSize}&order=asc`, base);
+    let url: URL | undefined = new URL(
+      `${basePath}/api/v1/topics/${ledgerDid.topicId}/messages?limit=${pageSize}&order=asc`,
+      base,
+    );
     const seen = new Set<string>();
     while (url) {
-      if (replay.stats.pages >= maxPages || seen.has(url.href)) return fail('internalError', `topic history exceeds ${maxPages} pages or loops; refusing a partial history`);
+      if (replay.stats.pages >= maxPages || seen.has(url.href))
+        return fail('internalError', `topic history exceeds ${maxPages} pages or loops; refusing a partial history`);
       seen.add(url.href);
       const remaining = pace.deadline - now();
       if (remaining <= 0) return timedOut();
       // AbortSignal.timeout takes whole ms; a clock that jumped back must not lengthen the wait
       const pageTimeoutMs = Math.min(Math.ceil(remaining), timeoutMs);
-      const page = await fetchForResolution(url.href, { limits: { timeoutMs: pageTimeoutMs, maxBytes }, fetch: options.fetch, accept: 'application/json', mediaTypes: MIRROR_MEDIA_TYPES });
+      const page = await fetchForResolution(url.href, {
+        limits: { timeoutMs: pageTimeoutMs, maxBytes },
+        fetch: options.fetch,
+        accept: 'application/json',
+        mediaTypes: MIRROR_MEDIA_TYPES,
+      });
       replay.stats.pages++;
       if (!page.ok) {
         if (page.error === 'notFound') return fail('notFound', 'topic not found on the mirror node');
@@ -406,7 +497,8 @@ export function createLedgerResolver(options: LedgerResolverOptions): MethodReso
       if (!isObject(body) || !Array.isArray(body.messages) || (body.links !== undefined && !isObject(body.links))) {
         return fail('internalError', 'mirror node returned a malformed page');
       }
-      if (replay.stats.messages + body.messages.length > maxMessages) return fail('internalError', `topic history exceeds ${maxMessages} messages; refusing a partial history`);
+      if (replay.stats.messages + body.messages.length > maxMessages)
+        return fail('internalError', `topic history exceeds ${maxMessages} messages; refusing a partial history`);
       for (const entry of body.messages) {
         if (!(await beforeMessage(pace))) return timedOut();
         await applyEntry(replay, entry, did, ledgerDid.rootKey, maxBytes);
@@ -415,16 +507,26 @@ export function createLedgerResolver(options: LedgerResolverOptions): MethodReso
       if (next === null || next === undefined) url = undefined;
       else {
         url = typeof next === 'string' && URL.canParse(next, base) ? new URL(next, base) : undefined;
-        if (!url || !sameOriginUnder(url, base, basePath)) return fail('internalError', 'mirror node pagination link leaves the mirror; refused');
+        if (!url || !sameOriginUnder(url, base, basePath))
+          return fail('internalError', 'mirror node pagination link leaves the mirror; refused');
       }
     }
 
     const state = replay.state;
     if (!state) return fail('notFound', 'no valid create message on the topic');
-    const didDocumentMetadata = { created: state.created, updated: state.updated, versionId: state.versionId, ...(state.deactivated ? { deactivated: true } : {}) };
+    const didDocumentMetadata = {
+      created: state.created,
+      updated: state.updated,
+      versionId: state.versionId,
+      ...(state.deactivated ? { deactivated: true } : {}),
+    };
     // DID Core §7.1.3: a deactivated DID still resolves, flagged; its keys are withheld so a
     // consumer that overlooks the flag still finds nothing to verify with.
     const didDocument: DidDocument = state.deactivated ? { '@context': [DID_CONTEXT], id: did } : state.document;
-    return { didDocument, didDocumentMetadata, didResolutionMetadata: { contentType: 'application/did+json', ledger: replay.stats } };
+    return {
+      didDocument,
+      didDocumentMetadata,
+      didResolutionMetadata: { contentType: 'application/did+json', ledger: replay.stats },
+    };
   };
 }

@@ -8,7 +8,10 @@
 import type { DidDocument } from './types.ts';
 
 /** DID Core and Multikey contexts (did:key §3.1.2). */
-export const MULTIKEY_DOCUMENT_CONTEXT = Object.freeze(['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1']);
+export const MULTIKEY_DOCUMENT_CONTEXT = Object.freeze([
+  'https://www.w3.org/ns/did/v1',
+  'https://w3id.org/security/multikey/v1',
+]);
 
 /** The single-key document of `did`, the key's method id being `verificationMethod`. */
 export function multikeyDocument(did: string, verificationMethod: string, publicKeyMultibase: string): DidDocument {

@@ -30,7 +30,11 @@ const SIMPLE_DID = /^did:[a-z0-9]+:[A-Za-z0-9._:-]*[A-Za-z0-9._-]$/;
 
 /** Whether `value` is a DID by DID Core §3.1 (and within MAX_DID_URL_LENGTH). */
 export function isDid(value: unknown): value is string {
-  return typeof value === 'string' && value.length <= MAX_DID_URL_LENGTH && (SIMPLE_DID.test(value) || DID_SYNTAX.test(value));
+  return (
+    typeof value === 'string' &&
+    value.length <= MAX_DID_URL_LENGTH &&
+    (SIMPLE_DID.test(value) || DID_SYNTAX.test(value))
+  );
 }
 
 /**
@@ -55,7 +59,8 @@ export function parseDid(didUrl: string): ParsedDid {
     return parsed;
   }
   const match = DID_URL.exec(didUrl);
-  if (!match) throw new DidError('INVALID_DID', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
+  if (!match)
+    throw new DidError('INVALID_DID', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
   const [, method, id, path, query, fragment] = match as unknown as [string, string, string, string, string?, string?];
   const parsed: ParsedDid = { did: `did:${method}:${id}`, didUrl, method, id };
   if (path) parsed.path = path;
@@ -74,15 +79,20 @@ export interface InvalidDid {
  * parseDid without the throw, for resolvers. With `method`, other methods are invalid; with
  * `bare`, so is anything beyond the DID itself (path, query, fragment).
  */
-export function tryParseDid(didUrl: string, expected: { method?: string; bare?: boolean } = {}): ParsedDid | InvalidDid {
+export function tryParseDid(
+  didUrl: string,
+  expected: { method?: string; bare?: boolean } = {},
+): ParsedDid | InvalidDid {
   let parsed: ParsedDid;
   try {
     parsed = parseDid(didUrl);
   } catch (error) {
     return { error: 'invalidDid', message: error instanceof DidError ? error.message : 'not a DID' };
   }
-  if (expected.method !== undefined && parsed.method !== expected.method) return { error: 'invalidDid', message: `not a did:${expected.method}` };
-  if (expected.bare === true && parsed.did !== didUrl) return { error: 'invalidDid', message: 'expected a DID without path, query or fragment' };
+  if (expected.method !== undefined && parsed.method !== expected.method)
+    return { error: 'invalidDid', message: `not a did:${expected.method}` };
+  if (expected.bare === true && parsed.did !== didUrl)
+    return { error: 'invalidDid', message: 'expected a DID without path, query or fragment' };
   return parsed;
 }
 

@@ -14,7 +14,9 @@ export function assertEd25519PublicKey(publicKey: Uint8Array): void {
     assertValidPublicKey(publicKey);
   } catch (error) {
     // The crypto core's message says which rule failed (length, non-canonical, small order).
-    throw new DidError('INVALID_PUBLIC_KEY', error instanceof Error ? error.message : 'invalid Ed25519 public key', { cause: error });
+    throw new DidError('INVALID_PUBLIC_KEY', error instanceof Error ? error.message : 'invalid Ed25519 public key', {
+      cause: error,
+    });
   }
 }
 

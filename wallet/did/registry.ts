@@ -92,13 +92,15 @@ export function createResolver(options: ResolverOptions = {}): DidResolver {
   for (const [method, resolver] of Object.entries(options.methods ?? {})) register(method, resolver);
   for (const [method, loader] of Object.entries(options.lazyMethods ?? {})) {
     assertMethodName(method);
-    if (typeof loader !== 'function') throw new DidError('INVALID_METHOD_RESOLVER', `lazy loader for did:${method} must be a function`);
+    if (typeof loader !== 'function')
+      throw new DidError('INVALID_METHOD_RESOLVER', `lazy loader for did:${method} must be a function`);
     lazy.set(method, loader);
   }
 
   function register(method: string, resolver: MethodResolver): void {
     assertMethodName(method);
-    if (typeof resolver !== 'function') throw new DidError('INVALID_METHOD_RESOLVER', `resolver for did:${method} must be a function`);
+    if (typeof resolver !== 'function')
+      throw new DidError('INVALID_METHOD_RESOLVER', `resolver for did:${method} must be a function`);
     methods.set(method, resolver);
     lazy.delete(method);
   }
@@ -108,17 +110,19 @@ export function createResolver(options: ResolverOptions = {}): DidResolver {
   function load(method: string, loader: LazyMethodLoader): Promise<MethodResolver | undefined> {
     let pending = loading.get(method);
     if (!pending) {
-      pending = Promise.resolve().then(loader).then(
-        (loaded) => {
-          const resolver = pickResolver(loaded, method);
-          if (resolver && lazy.get(method) === loader) {
-            methods.set(method, resolver);
-            lazy.delete(method);
-          }
-          return resolver;
-        },
-        () => undefined,
-      );
+      pending = Promise.resolve()
+        .then(loader)
+        .then(
+          (loaded) => {
+            const resolver = pickResolver(loaded, method);
+            if (resolver && lazy.get(method) === loader) {
+              methods.set(method, resolver);
+              lazy.delete(method);
+            }
+            return resolver;
+          },
+          () => undefined,
+        );
       pending.finally(() => loading.delete(method)).catch(() => undefined);
       loading.set(method, pending);
     }

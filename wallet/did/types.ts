@@ -11,11 +11,7 @@
 
 /** DID Core §5.3 verification relationships. */
 export type VerificationRelationship =
-  | 'authentication'
-  | 'assertionMethod'
-  | 'keyAgreement'
-  | 'capabilityInvocation'
-  | 'capabilityDelegation';
+  'authentication' | 'assertionMethod' | 'keyAgreement' | 'capabilityInvocation' | 'capabilityDelegation';
 
 /** The relationships in the order DID Core §5.3 lists them. */
 export const VERIFICATION_RELATIONSHIPS: readonly VerificationRelationship[] = /* @__PURE__ */ Object.freeze([

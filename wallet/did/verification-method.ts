@@ -20,7 +20,13 @@ import { ed25519KeyFromMultibase } from './public-key.ts';
 import { DidError } from './errors.ts';
 import { materialProperties } from './document.ts';
 import { parseDid } from './parse.ts';
-import type { DidDocument, DidResolutionResult, Resolvable, VerificationMethod, VerificationRelationship } from './types.ts';
+import type {
+  DidDocument,
+  DidResolutionResult,
+  Resolvable,
+  VerificationMethod,
+  VerificationRelationship,
+} from './types.ts';
 
 /**
  * Resolves a proof's verification method to a 32-byte Ed25519 public key, throwing when the
@@ -34,7 +40,12 @@ export interface KeyResolverOptions {
 }
 
 /** Proof purposes a key can serve; keyAgreement is for encryption and never signs proofs. */
-const PROOF_PURPOSES: ReadonlySet<string> = /* @__PURE__ */ new Set(['assertionMethod', 'authentication', 'capabilityInvocation', 'capabilityDelegation']);
+const PROOF_PURPOSES: ReadonlySet<string> = /* @__PURE__ */ new Set([
+  'assertionMethod',
+  'authentication',
+  'capabilityInvocation',
+  'capabilityDelegation',
+]);
 
 function notAuthorized(message: string): never {
   throw new DidError('KEY_NOT_AUTHORIZED', message);
@@ -50,12 +61,18 @@ export function absoluteDidUrl(reference: string, did: string): string {
  * referenced from (or embedded in) that relationship, declared exactly once, and controlled
  * by the document's DID. Throws DidError KEY_NOT_AUTHORIZED otherwise.
  */
-export function findVerificationMethod(doc: DidDocument, vmId: string, relationship: VerificationRelationship): VerificationMethod {
+export function findVerificationMethod(
+  doc: DidDocument,
+  vmId: string,
+  relationship: VerificationRelationship,
+): VerificationMethod {
   const did = doc.id;
   const declared = (doc.verificationMethod ?? []).filter((vm) => absoluteDidUrl(vm.id, did) === vmId);
   const entries = doc[relationship] ?? [];
   const referenced = entries.some((entry) => typeof entry === 'string' && absoluteDidUrl(entry, did) === vmId);
-  const embedded = entries.filter((entry): entry is VerificationMethod => typeof entry !== 'string' && absoluteDidUrl(entry.id, did) === vmId);
+  const embedded = entries.filter(
+    (entry): entry is VerificationMethod => typeof entry !== 'string' && absoluteDidUrl(entry.id, did) === vmId,
+  );
   const candidates = [...(referenced ? declared : []), ...embedded];
   if (candidates.length === 0) {
     if (declared.length > 0) notAuthorized(`verification method is not authorized for ${relationship}`);
@@ -69,7 +86,10 @@ export function findVerificationMethod(doc: DidDocument, vmId: string, relations
 }
 
 // Controlled Identifiers §2.2: `revoked` and `expires` are dateTimeStamps; unreadable fails closed.
-const LIFETIME_FIELDS = [['revoked', 'was revoked'], ['expires', 'expired']] as const;
+const LIFETIME_FIELDS = [
+  ['revoked', 'was revoked'],
+  ['expires', 'expired'],
+] as const;
 
 function assertUsableAt(vm: VerificationMethod, nowMs: number): void {
   if (vm.revoked === undefined && vm.expires === undefined) return;
@@ -87,11 +107,17 @@ function assertUsableAt(vm: VerificationMethod, nowMs: number): void {
 /** The Ed25519 key of a Multikey verification method (Controlled Identifiers §2.2.2). */
 export function publicKeyOf(vm: VerificationMethod): Uint8Array {
   if (vm.type !== 'Multikey' || typeof vm.publicKeyMultibase !== 'string') {
-    throw new DidError('INVALID_PUBLIC_KEY', `verification method must be an Ed25519 Multikey with publicKeyMultibase (got type "${String(vm.type).slice(0, 64)}")`);
+    throw new DidError(
+      'INVALID_PUBLIC_KEY',
+      `verification method must be an Ed25519 Multikey with publicKeyMultibase (got type "${String(vm.type).slice(0, 64)}")`,
+    );
   }
   // Documents that did not pass assertDidDocument (did:key's, a caller's own) get the same rule.
   if (materialProperties(vm).length > 1) {
-    throw new DidError('INVALID_PUBLIC_KEY', 'verification method carries more than one verification material (DID Core §5.2.1)');
+    throw new DidError(
+      'INVALID_PUBLIC_KEY',
+      'verification method carries more than one verification material (DID Core §5.2.1)',
+    );
   }
   return ed25519KeyFromMultibase(vm.publicKeyMultibase);
 }
@@ -146,24 +172,39 @@ function didOfMethod(verificationMethodId: string): string {
   try {
     return parseDid(verificationMethodId).did;
   } catch {
-    throw new DidError('DID_RESOLUTION_FAILED', 'DID resolution failed: invalidDid (verification method is not a DID URL)');
+    throw new DidError(
+      'DID_RESOLUTION_FAILED',
+      'DID resolution failed: invalidDid (verification method is not a DID URL)',
+    );
   }
 }
 
 function relationshipFor(proofPurpose: string): VerificationRelationship {
-  if (!PROOF_PURPOSES.has(proofPurpose)) notAuthorized(`"${String(proofPurpose).slice(0, 64)}" is not a proof purpose a key can serve`);
+  if (!PROOF_PURPOSES.has(proofPurpose))
+    notAuthorized(`"${String(proofPurpose).slice(0, 64)}" is not a proof purpose a key can serve`);
   return proofPurpose as VerificationRelationship;
 }
 
-function keyIn(result: DidResolutionResult, did: string, verificationMethodId: string, relationship: VerificationRelationship, nowMs: number): Uint8Array {
+function keyIn(
+  result: DidResolutionResult,
+  did: string,
+  verificationMethodId: string,
+  relationship: VerificationRelationship,
+  nowMs: number,
+): Uint8Array {
   const { error, message } = result.didResolutionMetadata;
   if (error !== undefined) {
-    throw new DidError('DID_RESOLUTION_FAILED', `DID resolution failed: ${String(error)}${message ? ` (${String(message).slice(0, 200)})` : ''}`);
+    throw new DidError(
+      'DID_RESOLUTION_FAILED',
+      `DID resolution failed: ${String(error)}${message ? ` (${String(message).slice(0, 200)})` : ''}`,
+    );
   }
-  if (result.didDocumentMetadata.deactivated === true) throw new DidError('DID_DEACTIVATED', 'the DID has been deactivated');
+  if (result.didDocumentMetadata.deactivated === true)
+    throw new DidError('DID_DEACTIVATED', 'the DID has been deactivated');
   const doc = result.didDocument;
   if (!doc) throw new DidError('DID_RESOLUTION_FAILED', 'DID resolution failed: notFound (no document)');
-  if (doc.id !== did) throw new DidError('DID_RESOLUTION_FAILED', 'DID resolution failed: invalidDidDocument (id does not match)');
+  if (doc.id !== did)
+    throw new DidError('DID_RESOLUTION_FAILED', 'DID resolution failed: invalidDidDocument (id does not match)');
   const { vm, publicKey } = authorizedKey(doc, verificationMethodId, relationship);
   assertUsableAt(vm, nowMs);
   // A copy: the cached bytes must not be writable by whoever receives the key.
@@ -176,7 +217,13 @@ function keyIn(result: DidResolutionResult, did: string, verificationMethodId: s
  * resolution (a verifier resolves every DID of a presentation up front) and has checked that
  * the method id is `did` or `did#fragment`, so it need not be parsed again.
  */
-export function keyFromResolution(result: DidResolutionResult, did: string, verificationMethodId: string, proofPurpose: string, nowMs: number): Uint8Array {
+export function keyFromResolution(
+  result: DidResolutionResult,
+  did: string,
+  verificationMethodId: string,
+  proofPurpose: string,
+  nowMs: number,
+): Uint8Array {
   return keyIn(result, did, verificationMethodId, relationshipFor(proofPurpose), nowMs);
 }
 

@@ -32,12 +32,18 @@ export interface WebResolverOptions extends UrlPolicy {
 export const DID_WEB_DEFAULTS = /* @__PURE__ */ Object.freeze({ timeoutMs: 3000, maxBytes: 64 * 1024 });
 
 /** DID Core §6.2–6.3 representations, and plain JSON as most hosts serve did.json. */
-const DID_MEDIA_TYPES: ReadonlySet<string> = /* @__PURE__ */ new Set(['application/did+json', 'application/did+ld+json', 'application/json', 'application/ld+json']);
+const DID_MEDIA_TYPES: ReadonlySet<string> = /* @__PURE__ */ new Set([
+  'application/did+json',
+  'application/did+ld+json',
+  'application/json',
+  'application/ld+json',
+]);
 const DID_ACCEPT = 'application/did+json, application/did+ld+json;q=0.9, application/json;q=0.8';
 
 // A decoded host: DNS name or IP literal, optional port. Userinfo, paths and anything else that
 // would change which server is asked are refused.
-const HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/i;
+const HOST =
+  /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/i;
 const PATH_SEGMENT = /^[A-Za-z0-9._~-]+$/;
 
 interface UrlFailure {
@@ -67,19 +73,30 @@ function documentUrl(did: string, policy: UrlPolicy): URL | UrlFailure {
   } catch {
     probe = undefined;
   }
-  if (!probe) return { error: 'invalidDid', message: 'did:web host must be a domain name or IP address with an optional port' };
+  if (!probe)
+    return { error: 'invalidDid', message: 'did:web host must be a domain name or IP address with an optional port' };
   const segments = pathParts.map(decodeComponent);
   // did:web §3.2 step 2 turns ":" into "/"; a decoded "/" or ".." would step outside the path.
   if (!segments.every((s) => s !== undefined && PATH_SEGMENT.test(s) && s !== '.' && s !== '..')) {
-    return { error: 'invalidDid', message: 'did:web path segments may only contain A-Z a-z 0-9 . _ ~ - and must not be "." or ".."' };
+    return {
+      error: 'invalidDid',
+      message: 'did:web path segments may only contain A-Z a-z 0-9 . _ ~ - and must not be "." or ".."',
+    };
   }
   const path = segments.length === 0 ? '/.well-known/did.json' : `/${segments.join('/')}/did.json`;
   // Plain http only where the policy could allow it (loopback); checkUrlPolicy has the last word.
   const scheme = classifyHost(probe.hostname) === 'loopback' && policy.allowHttpLoopback === true ? 'http' : 'https';
   try {
-    return checkUrlPolicy(new URL(path, `${scheme}://${probe.host}`).href, policy, (message) => new DidError('INVALID_DID', message));
+    return checkUrlPolicy(
+      new URL(path, `${scheme}://${probe.host}`).href,
+      policy,
+      (message) => new DidError('INVALID_DID', message),
+    );
   } catch (error) {
-    return { error: 'internalError', message: `private address refused: ${error instanceof DidError ? error.message : 'host refused'}` };
+    return {
+      error: 'internalError',
+      message: `private address refused: ${error instanceof DidError ? error.message : 'host refused'}`,
+    };
   }
 }
 
@@ -96,14 +113,26 @@ export function didWebToUrl(did: string, policy: UrlPolicy = {}): URL {
 
 /** A did:web method resolver with the given network policy and limits. */
 export function createWebResolver(options: WebResolverOptions = {}): MethodResolver {
-  const limits = { timeoutMs: options.timeoutMs ?? DID_WEB_DEFAULTS.timeoutMs, maxBytes: options.maxBytes ?? DID_WEB_DEFAULTS.maxBytes };
+  const limits = {
+    timeoutMs: options.timeoutMs ?? DID_WEB_DEFAULTS.timeoutMs,
+    maxBytes: options.maxBytes ?? DID_WEB_DEFAULTS.maxBytes,
+  };
   assertHttpLimits(limits);
-  const policy = { allowHttpLoopback: options.allowHttpLoopback === true, allowPrivateNetwork: options.allowPrivateNetwork === true };
+  const policy = {
+    allowHttpLoopback: options.allowHttpLoopback === true,
+    allowPrivateNetwork: options.allowPrivateNetwork === true,
+  };
 
   return async (did): Promise<DidResolutionResult> => {
     const url = documentUrl(did, policy);
     if (!(url instanceof URL)) return resolutionError(url.error, url.message);
-    const fetched = await fetchForResolution(url.href, { limits, fetch: options.fetch, urlPolicy: policy, accept: DID_ACCEPT, mediaTypes: DID_MEDIA_TYPES });
+    const fetched = await fetchForResolution(url.href, {
+      limits,
+      fetch: options.fetch,
+      urlPolicy: policy,
+      accept: DID_ACCEPT,
+      mediaTypes: DID_MEDIA_TYPES,
+    });
     if (!fetched.ok) return resolutionError(fetched.error, fetched.message);
     try {
       const didDocument = assertDidDocument(fetched.json, did);

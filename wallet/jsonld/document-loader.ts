@@ -73,7 +73,10 @@ export function isBundledContext(url: string): boolean {
 export const bundledDocumentLoader: DocumentLoader = async (url) => {
   const document = parsedContexts().get(url);
   if (document === undefined) {
-    throw new JsonLdError('JSONLD_CONTEXT_UNKNOWN', `unknown @context ${JSON.stringify(String(url).slice(0, 100))}: only bundled contexts are accepted (${[...BUNDLED_CONTEXT_TEXTS.keys()].join(', ')})`);
+    throw new JsonLdError(
+      'JSONLD_CONTEXT_UNKNOWN',
+      `unknown @context ${JSON.stringify(String(url).slice(0, 100))}: only bundled contexts are accepted (${[...BUNDLED_CONTEXT_TEXTS.keys()].join(', ')})`,
+    );
   }
   return { contextUrl: null, documentUrl: url, document };
 };

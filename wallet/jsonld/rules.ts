@@ -64,7 +64,9 @@ function digestMatches(url: string, text: string, kind: 'sri' | 'multibase', dig
  */
 export function assertRelatedResourceDigests(document: Record<string, unknown>): string[] {
   const listed = document.relatedResource;
-  const resources = (Array.isArray(listed) ? listed : listed === undefined ? [] : [listed]) as Array<Record<string, unknown>>;
+  const resources = (Array.isArray(listed) ? listed : listed === undefined ? [] : [listed]) as Array<
+    Record<string, unknown>
+  >;
   const unchecked: string[] = [];
   for (const resource of resources) {
     const text = BUNDLED_CONTEXT_TEXTS.get(resource.id as string);
@@ -72,10 +74,16 @@ export function assertRelatedResourceDigests(document: Record<string, unknown>):
       unchecked.push(resource.id as string);
       continue;
     }
-    const sri = resource.digestSRI === undefined || digestMatches(resource.id as string, text, 'sri', resource.digestSRI);
-    const multibase = resource.digestMultibase === undefined || digestMatches(resource.id as string, text, 'multibase', resource.digestMultibase);
+    const sri =
+      resource.digestSRI === undefined || digestMatches(resource.id as string, text, 'sri', resource.digestSRI);
+    const multibase =
+      resource.digestMultibase === undefined ||
+      digestMatches(resource.id as string, text, 'multibase', resource.digestMultibase);
     if (!sri || !multibase) {
-      throw new JsonLdError('RELATED_RESOURCE_DIGEST_MISMATCH', `the ${sri ? 'digestMultibase' : 'digestSRI'} of relatedResource ${JSON.stringify((resource.id as string).slice(0, 100))} does not match the resource (VC DM 2.0 §5.3)`);
+      throw new JsonLdError(
+        'RELATED_RESOURCE_DIGEST_MISMATCH',
+        `the ${sri ? 'digestMultibase' : 'digestSRI'} of relatedResource ${JSON.stringify((resource.id as string).slice(0, 100))} does not match the resource (VC DM 2.0 §5.3)`,
+      );
     }
   }
   return unchecked;

@@ -17,7 +17,16 @@ import {
 import { isMandateError } from '../crypto/errors.ts';
 import { assertScryptCost, SCRYPT_DEFAULT_COST, type ScryptCost } from '../crypto/kdf.ts';
 import { encodePublicKeyMultibase } from '../crypto/multikey.ts';
-import { corrupt, cryptoKeyRecord, decryptSeed, encryptedRecord, parseKeyRecord, plainRecord, type KeyRecord, type ParsedRecord } from './record.ts';
+import {
+  corrupt,
+  cryptoKeyRecord,
+  decryptSeed,
+  encryptedRecord,
+  parseKeyRecord,
+  plainRecord,
+  type KeyRecord,
+  type ParsedRecord,
+} from './record.ts';
 import { KeyStoreError, type KeyInfo, type KeyStore } from './types.ts';
 
 /**
@@ -58,7 +67,10 @@ export function isKeyId(id: unknown): id is string {
 
 export function assertKeyId(id: unknown): string {
   if (!isKeyId(id)) {
-    throw new KeyStoreError('INVALID_KEY_ID', 'key id must be 1 to 128 characters of [A-Za-z0-9._-] starting with a letter or digit');
+    throw new KeyStoreError(
+      'INVALID_KEY_ID',
+      'key id must be 1 to 128 characters of [A-Za-z0-9._-] starting with a letter or digit',
+    );
   }
   return id;
 }
@@ -79,7 +91,8 @@ function checkedCryptoKeySigner(info: KeyInfo, privateKey: CryptoKey): Signer {
       try {
         return await signer.sign(message);
       } catch (error) {
-        if (isMandateError(error, 'INVALID_PRIVATE_KEY')) throw corrupt(info.id, 'the private key does not belong to the recorded public key', error);
+        if (isMandateError(error, 'INVALID_PRIVATE_KEY'))
+          throw corrupt(info.id, 'the private key does not belong to the recorded public key', error);
         throw error;
       }
     },
@@ -92,7 +105,8 @@ export function createKeyStore(config: KeyStoreConfig): KeyStore {
   const kdfCost = assertScryptCost(config.kdfCost ?? SCRYPT_DEFAULT_COST);
 
   function requirePassphrase(): string {
-    if (passphrase === undefined) throw new KeyStoreError('PASSPHRASE_REQUIRED', 'this operation needs the key store passphrase');
+    if (passphrase === undefined)
+      throw new KeyStoreError('PASSPHRASE_REQUIRED', 'this operation needs the key store passphrase');
     return passphrase;
   }
 
@@ -124,11 +138,19 @@ export function createKeyStore(config: KeyStoreConfig): KeyStore {
     if (protection === 'cryptokey') {
       const pair = seed === undefined ? await generateNonExtractableKey() : await importNonExtractableSeed(seed);
       seed?.fill(0);
-      record = cryptoKeyRecord(id ?? encodePublicKeyMultibase(pair.publicKey), createdAt, pair.publicKey, pair.privateKey);
+      record = cryptoKeyRecord(
+        id ?? encodePublicKeyMultibase(pair.publicKey),
+        createdAt,
+        pair.publicKey,
+        pair.privateKey,
+      );
     } else {
       const secret = seed ?? generateSeed();
       const keyId = id ?? encodePublicKeyMultibase(getPublicKey(secret));
-      record = protection === 'plain' ? plainRecord(keyId, createdAt, secret) : await encryptedRecord(keyId, createdAt, secret, requirePassphrase(), kdfCost);
+      record =
+        protection === 'plain'
+          ? plainRecord(keyId, createdAt, secret)
+          : await encryptedRecord(keyId, createdAt, secret, requirePassphrase(), kdfCost);
       secret.fill(0);
     }
     await backend.insert(record.id, record);

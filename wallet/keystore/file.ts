@@ -54,7 +54,8 @@ export function exposedFileReason(stat: { uid: number; mode: number }): string |
   if (process.platform === 'win32') return undefined;
   const uid = process.getuid?.();
   if (uid !== undefined && stat.uid !== uid) return `it belongs to another user (uid ${stat.uid})`;
-  if ((stat.mode & 0o077) !== 0) return `its group or others have access (mode ${(stat.mode & 0o777).toString(8)}; chmod 600 it)`;
+  if ((stat.mode & 0o077) !== 0)
+    return `its group or others have access (mode ${(stat.mode & 0o777).toString(8)}; chmod 600 it)`;
   return undefined;
 }
 
@@ -93,7 +94,8 @@ async function readRecord(path: string, id: string): Promise<unknown> {
     const stat = await handle.stat();
     if (!stat.isFile()) throw corrupt(id, 'not a regular file');
     const exposed = exposedFileReason(stat);
-    if (exposed !== undefined) throw new KeyStoreError('KEY_FILE_EXPOSED', `stored key "${id}" is not used: ${exposed}`);
+    if (exposed !== undefined)
+      throw new KeyStoreError('KEY_FILE_EXPOSED', `stored key "${id}" is not used: ${exposed}`);
     if (stat.size > MAX_RECORD_BYTES) throw corrupt(id, `larger than ${MAX_RECORD_BYTES} bytes`);
     const bytes = await handle.readFile();
     try {

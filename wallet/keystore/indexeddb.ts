@@ -74,7 +74,10 @@ export function createIndexedDbKeyStore(options: IndexedDbKeyStoreOptions = {}):
       read: (id) => db('readonly', (store) => promisifyRequest(store.get(id))),
       insert: (id, record) => insert(db, id, record),
       remove: (id) => remove(db, id),
-      ids: async () => (await db('readonly', (store) => promisifyRequest(store.getAllKeys()))).filter((key): key is string => typeof key === 'string'),
+      ids: async () =>
+        (await db('readonly', (store) => promisifyRequest(store.getAllKeys()))).filter(
+          (key): key is string => typeof key === 'string',
+        ),
     },
   });
 }

@@ -18,8 +18,19 @@
 import { AeadError, decrypt, encrypt, parseAeadEnvelope, type AeadEnvelope } from '../crypto/aead.ts';
 import { equalBytes, utf8ToBytes } from '../crypto/bytes.ts';
 import { getPublicKey } from '../crypto/ed25519.ts';
-import { createPassphraseKey, derivePassphraseKey, parseScryptParams, type ScryptCost, type ScryptParams } from '../crypto/kdf.ts';
-import { decodePrivateKeyMultibase, decodePublicKeyMultibase, encodePrivateKeyMultibase, encodePublicKeyMultibase } from '../crypto/multikey.ts';
+import {
+  createPassphraseKey,
+  derivePassphraseKey,
+  parseScryptParams,
+  type ScryptCost,
+  type ScryptParams,
+} from '../crypto/kdf.ts';
+import {
+  decodePrivateKeyMultibase,
+  decodePublicKeyMultibase,
+  encodePrivateKeyMultibase,
+  encodePublicKeyMultibase,
+} from '../crypto/multikey.ts';
 import { KeyStoreError, type KeyInfo } from './types.ts';
 
 export interface EncryptedSecretKey {
@@ -35,7 +46,11 @@ interface RecordHeader {
 }
 
 export type KeyRecord = RecordHeader &
-  ({ readonly secretKeyMultibase: string } | { readonly encryptedSecretKey: EncryptedSecretKey } | { readonly privateKey: CryptoKey });
+  (
+    | { readonly secretKeyMultibase: string }
+    | { readonly encryptedSecretKey: EncryptedSecretKey }
+    | { readonly privateKey: CryptoKey }
+  );
 
 /** A record after validation, with its secret decoded as far as possible without a passphrase. */
 export type ParsedRecord = { readonly info: KeyInfo } & (
@@ -66,11 +81,22 @@ export function plainRecord(id: string, createdAt: string, seed: Uint8Array): Ke
   return { ...header(id, createdAt, getPublicKey(seed)), secretKeyMultibase: encodePrivateKeyMultibase(seed) };
 }
 
-export function cryptoKeyRecord(id: string, createdAt: string, publicKey: Uint8Array, privateKey: CryptoKey): KeyRecord {
+export function cryptoKeyRecord(
+  id: string,
+  createdAt: string,
+  publicKey: Uint8Array,
+  privateKey: CryptoKey,
+): KeyRecord {
   return { ...header(id, createdAt, publicKey), privateKey };
 }
 
-export async function encryptedRecord(id: string, createdAt: string, seed: Uint8Array, passphrase: string, cost: ScryptCost): Promise<KeyRecord> {
+export async function encryptedRecord(
+  id: string,
+  createdAt: string,
+  seed: Uint8Array,
+  passphrase: string,
+  cost: ScryptCost,
+): Promise<KeyRecord> {
   const publicKey = getPublicKey(seed);
   const { key, params } = await createPassphraseKey(passphrase, cost);
   try {
@@ -82,9 +108,11 @@ export async function encryptedRecord(id: string, createdAt: string, seed: Uint8
 }
 
 function parseEncrypted(id: string, value: unknown): EncryptedSecretKey {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw corrupt(id, 'encryptedSecretKey must be an object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw corrupt(id, 'encryptedSecretKey must be an object');
   const keys = Object.keys(value).sort();
-  if (keys.length !== 2 || keys[0] !== 'cipher' || keys[1] !== 'kdf') throw corrupt(id, 'encryptedSecretKey must have exactly the members kdf and cipher');
+  if (keys.length !== 2 || keys[0] !== 'cipher' || keys[1] !== 'kdf')
+    throw corrupt(id, 'encryptedSecretKey must have exactly the members kdf and cipher');
   const { kdf, cipher } = value as Record<string, unknown>;
   try {
     return { kdf: parseScryptParams(kdf), cipher: parseAeadEnvelope(cipher) };
@@ -114,14 +142,21 @@ export function parseKeyRecord(id: string, value: unknown): ParsedRecord {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw corrupt(id, 'not an object');
   const record = value as Record<string, unknown>;
   const secrets = SECRET_MEMBERS.filter((member) => member in record);
-  const members = Object.keys(record).filter((member) => !secrets.includes(member as (typeof SECRET_MEMBERS)[number])).sort();
-  if (secrets.length !== 1 || members.length !== HEADER_MEMBERS.length || members.some((m, i) => m !== HEADER_MEMBERS[i])) {
+  const members = Object.keys(record)
+    .filter((member) => !secrets.includes(member as (typeof SECRET_MEMBERS)[number]))
+    .sort();
+  if (
+    secrets.length !== 1 ||
+    members.length !== HEADER_MEMBERS.length ||
+    members.some((m, i) => m !== HEADER_MEMBERS[i])
+  ) {
     throw corrupt(id, 'expected the members version, id, createdAt, publicKeyMultibase and exactly one secret');
   }
   if (record.version !== 1) throw corrupt(id, 'unsupported version');
   if (record.id !== id) throw corrupt(id, 'recorded id does not match');
   const { createdAt } = record;
-  if (typeof createdAt !== 'string' || !ISO_UTC.test(createdAt) || Number.isNaN(Date.parse(createdAt))) throw corrupt(id, 'createdAt must be an ISO 8601 UTC timestamp');
+  if (typeof createdAt !== 'string' || !ISO_UTC.test(createdAt) || Number.isNaN(Date.parse(createdAt)))
+    throw corrupt(id, 'createdAt must be an ISO 8601 UTC timestamp');
   let publicKey: Uint8Array;
   try {
     publicKey = decodePublicKeyMultibase(record.publicKeyMultibase as string);
@@ -131,11 +166,16 @@ export function parseKeyRecord(id: string, value: unknown): ParsedRecord {
   const base = { id, publicKey, publicKeyMultibase: record.publicKeyMultibase as string, createdAt };
 
   if ('privateKey' in record) {
-    if (!isCryptoKey(record.privateKey)) throw corrupt(id, 'privateKey is not a non-extractable Ed25519 signing CryptoKey');
+    if (!isCryptoKey(record.privateKey))
+      throw corrupt(id, 'privateKey is not a non-extractable Ed25519 signing CryptoKey');
     return { kind: 'cryptokey', privateKey: record.privateKey, info: { ...base, extractable: false } };
   }
   if ('encryptedSecretKey' in record) {
-    return { kind: 'encrypted', encrypted: parseEncrypted(id, record.encryptedSecretKey), info: { ...base, extractable: true } };
+    return {
+      kind: 'encrypted',
+      encrypted: parseEncrypted(id, record.encryptedSecretKey),
+      info: { ...base, extractable: true },
+    };
   }
   let seed: Uint8Array;
   try {
@@ -151,7 +191,11 @@ export function parseKeyRecord(id: string, value: unknown): ParsedRecord {
  * Decrypts an encrypted seed and checks it against the recorded public key. A failed
  * decryption is WRONG_PASSPHRASE; a decryption that yields the wrong thing is corruption.
  */
-export async function decryptSeed(info: KeyInfo, encrypted: EncryptedSecretKey, passphrase: string): Promise<Uint8Array> {
+export async function decryptSeed(
+  info: KeyInfo,
+  encrypted: EncryptedSecretKey,
+  passphrase: string,
+): Promise<Uint8Array> {
   const key = await derivePassphraseKey(passphrase, encrypted.kdf);
   let seed: Uint8Array;
   try {

@@ -28,7 +28,8 @@ export interface HttpLimits {
   maxBytes: number;
 }
 
-export type HttpFailure = 'redirect' | 'not-found' | 'status' | 'content-type' | 'too-large' | 'json' | 'timeout' | 'network';
+export type HttpFailure =
+  'redirect' | 'not-found' | 'status' | 'content-type' | 'too-large' | 'json' | 'timeout' | 'network';
 
 export type HttpJsonResult =
   | { ok: true; status: number; contentType: string; headers: Headers; json: JsonValue }
@@ -41,7 +42,10 @@ export const globalFetch: FetchLike = (input, init) => fetch(input, init);
  * Reads a byte stream to its end, or stops (cancelling the stream) as soon as more than
  * `maxBytes` arrived: returns undefined then, having buffered at most `maxBytes`.
  */
-export async function readBounded(stream: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array | undefined> {
+export async function readBounded(
+  stream: ReadableStream<Uint8Array> | null,
+  maxBytes: number,
+): Promise<Uint8Array | undefined> {
   if (!stream) return new Uint8Array(0);
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
@@ -91,8 +95,11 @@ async function discard(response: Response): Promise<void> {
 /** The caller's fetch; else, in Node and under a policy, the guarded transport; else the global fetch. */
 function fetchFor(options: FetchJsonOptions): FetchLike {
   if (options.fetch !== undefined) return options.fetch;
-  const getBuiltinModule = (globalThis as { process?: { getBuiltinModule?: GetBuiltinModule } }).process?.getBuiltinModule;
-  return getBuiltinModule !== undefined && options.urlPolicy !== undefined ? guardedNodeFetch(getBuiltinModule, options.urlPolicy) : globalFetch;
+  const getBuiltinModule = (globalThis as { process?: { getBuiltinModule?: GetBuiltinModule } }).process
+    ?.getBuiltinModule;
+  return getBuiltinModule !== undefined && options.urlPolicy !== undefined
+    ? guardedNodeFetch(getBuiltinModule, options.urlPolicy)
+    : globalFetch;
 }
 
 /**
@@ -132,26 +139,44 @@ export async function fetchJson(url: string, options: FetchJsonOptions): Promise
     }
     if (response.status < 200 || response.status >= 300) {
       await discard(response);
-      return { ok: false, failure: 'status', message: `HTTP ${response.status} from the host`, status: response.status };
+      return {
+        ok: false,
+        failure: 'status',
+        message: `HTTP ${response.status} from the host`,
+        status: response.status,
+      };
     }
     const contentType = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     if (!options.mediaTypes.has(contentType)) {
       await discard(response);
-      return { ok: false, failure: 'content-type', message: `content type "${contentType.slice(0, 64)}" is not accepted` };
+      return {
+        ok: false,
+        failure: 'content-type',
+        message: `content type "${contentType.slice(0, 64)}" is not accepted`,
+      };
     }
     const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-    const body = declared > limits.maxBytes ? (await discard(response), undefined) : await untilAborted(readBounded(response.body, limits.maxBytes), timeout);
-    if (!body) return { ok: false, failure: 'too-large', message: `response too large (limit ${limits.maxBytes} bytes)` };
+    const body =
+      declared > limits.maxBytes
+        ? (await discard(response), undefined)
+        : await untilAborted(readBounded(response.body, limits.maxBytes), timeout);
+    if (!body)
+      return { ok: false, failure: 'too-large', message: `response too large (limit ${limits.maxBytes} bytes)` };
     let json: JsonValue;
     try {
       json = parseJson(bytesToUtf8(body), { maxBytes: limits.maxBytes });
     } catch {
-      return { ok: false, failure: 'json', message: 'response body is not safe JSON (syntax, depth, size or a forbidden key)' };
+      return {
+        ok: false,
+        failure: 'json',
+        message: 'response body is not safe JSON (syntax, depth, size or a forbidden key)',
+      };
     }
     return { ok: true, status: response.status, contentType, headers: response.headers, json };
   } catch (error) {
     if (timeout.aborted) return { ok: false, failure: 'timeout', message: `timed out after ${limits.timeoutMs} ms` };
-    if (isMandateError(error, 'ADDRESS_REFUSED')) return { ok: false, failure: 'network', message: `address refused: ${error.message}` };
+    if (isMandateError(error, 'ADDRESS_REFUSED'))
+      return { ok: false, failure: 'network', message: `address refused: ${error.message}` };
     return { ok: false, failure: 'network', message: 'network error while fetching' };
   }
 }

@@ -46,11 +46,13 @@ export function refusedAddress(hostname: string, address: string, policy: UrlPol
   }
   const addressClass = classifyHost(host);
   if (addressClass === 'public' || policy.allowPrivateNetwork === true) return undefined;
-  if (addressClass === 'loopback' && policy.allowHttpLoopback === true && classifyHost(hostname) === 'loopback') return undefined;
+  if (addressClass === 'loopback' && policy.allowHttpLoopback === true && classifyHost(hostname) === 'loopback')
+    return undefined;
   // Not the address itself: this message reaches whoever named the host (a verifier's refusal
   // body), and would map the verifier's internal DNS for them.
   // The setting that admits this host: a loopback name reaching a loopback address needs only allowHttpLoopback.
-  const needs = addressClass === 'loopback' && classifyHost(hostname) === 'loopback' ? 'allowHttpLoopback' : 'allowPrivateNetwork';
+  const needs =
+    addressClass === 'loopback' && classifyHost(hostname) === 'loopback' ? 'allowHttpLoopback' : 'allowPrivateNetwork';
   return `${hostname.slice(0, 253)} resolves to a ${addressClass} address (needs ${needs})`;
 }
 
@@ -69,7 +71,8 @@ export function guardedLookup(policy: UrlPolicy, lookup: Lookup): Lookup {
       }
       const first = all[0];
       if (options.all === true) return callback(null, all);
-      if (first === undefined) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
+      if (first === undefined)
+        return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
       return callback(null, first.address, first.family);
     });
   };
@@ -112,7 +115,12 @@ export function guardedNodeFetch(getBuiltinModule: GetBuiltinModule, policy: Url
       };
       const request = (url.protocol === 'https:' ? https : http).request(
         url,
-        { method: init.method ?? 'GET', headers: Object.fromEntries(new Headers(init.headers)), lookup, ...(init.signal ? { signal: init.signal } : {}) },
+        {
+          method: init.method ?? 'GET',
+          headers: Object.fromEntries(new Headers(init.headers)),
+          lookup,
+          ...(init.signal ? { signal: init.signal } : {}),
+        },
         (message) => {
           settled = true;
           try {

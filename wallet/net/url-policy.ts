@@ -41,7 +41,8 @@ export function ipv6Groups(address: string): number[] | undefined {
   const parse = (part: string): number[] => (part === '' ? [] : part.split(':').map((g) => Number.parseInt(g, 16)));
   const left = parse(head);
   const right = tail === undefined ? [] : parse(tail);
-  const groups = tail === undefined ? left : [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+  const groups =
+    tail === undefined ? left : [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
   return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined;
 }
 
@@ -54,7 +55,8 @@ function classifyIpv6(address: string): HostClass {
   // `::`, ::1 and RFC 4291 §2.5.5 IPv4-compatible ::a.b.c.d (0.0.0.0/8 and 0.0.0.1 are refused
   // as IPv4, and ::1 is loopback as 127/8 is); IPv4-mapped ::ffff:a.b.c.d; RFC 6145 §2.1
   // IPv4-translated ::ffff:0:a.b.c.d; RFC 6052 §2.1 NAT64 64:ff9b::/96.
-  if (!(g0 | g1 | g2 | g3) && ((!g4 && (!g5 || g5 === 0xffff)) || (g4 === 0xffff && !g5))) return !(g4 | g5 | g6) && g7 === 1 ? 'loopback' : ipv4In(g6, g7);
+  if (!(g0 | g1 | g2 | g3) && ((!g4 && (!g5 || g5 === 0xffff)) || (g4 === 0xffff && !g5)))
+    return !(g4 | g5 | g6) && g7 === 1 ? 'loopback' : ipv4In(g6, g7);
   if (g0 === 0x64 && g1 === 0xff9b && !(g2 | g3 | g4 | g5)) return ipv4In(g6, g7);
   if (g0 === 0x2002) return ipv4In(g1, g2); // RFC 3056 6to4 2002:a.b.c.d::/48
   return (g0 & 0xfe00) === 0xfc00 || // fc00::/7 unique local (RFC 4193)
@@ -94,11 +96,16 @@ export function checkUrlPolicy(url: string, policy: UrlPolicy, fail: (message: s
   const hostClass = classifyHost(parsed.hostname);
   const httpAllowed = hostClass === 'loopback' && policy.allowHttpLoopback === true;
   if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && httpAllowed)) {
-    throw fail(`${parsed.protocol} is refused: https only${hostClass === 'loopback' ? ' (http to loopback needs allowHttpLoopback)' : ''}`);
+    throw fail(
+      `${parsed.protocol} is refused: https only${hostClass === 'loopback' ? ' (http to loopback needs allowHttpLoopback)' : ''}`,
+    );
   }
   if (hostClass !== 'public' && !httpAllowed && policy.allowPrivateNetwork !== true) {
     // A loopback host has two ways in; did:web picks http only under allowHttpLoopback, so name both.
-    const needs = hostClass === 'loopback' ? 'allowHttpLoopback admits it over http, allowPrivateNetwork over https' : 'needs allowPrivateNetwork';
+    const needs =
+      hostClass === 'loopback'
+        ? 'allowHttpLoopback admits it over http, allowPrivateNetwork over https'
+        : 'needs allowPrivateNetwork';
     throw fail(`a ${hostClass} host is refused (${needs})`);
   }
   return parsed;

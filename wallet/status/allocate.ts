@@ -46,7 +46,8 @@ export function randomBelow(n: number, random: (words: Uint32Array) => Uint32Arr
 
 function usedPredicate(length: number, used: UsedIndexes): (index: number) => boolean {
   if (used instanceof Uint8Array) {
-    if (used.length * 8 < length) throw new StatusListError('INVALID_STATUS_ARGUMENT', `the used-index bitmap must cover ${length} indexes`);
+    if (used.length * 8 < length)
+      throw new StatusListError('INVALID_STATUS_ARGUMENT', `the used-index bitmap must cover ${length} indexes`);
     return (index) => (((used[index >> 3] as number) >> (7 - (index & 7))) & 1) === 1;
   }
   if (used instanceof Set) return (index) => used.has(index);

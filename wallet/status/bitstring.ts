@@ -37,8 +37,16 @@ export interface CreateStatusListOptions {
 }
 
 /** Throws `code` (INVALID_STATUS_ARGUMENT by default) unless `statusSize` is an integer in 1..MAX_STATUS_SIZE. */
-export function assertStatusSize(statusSize: unknown, code: StatusListErrorCode = 'INVALID_STATUS_ARGUMENT'): asserts statusSize is number {
-  if (typeof statusSize !== 'number' || !Number.isInteger(statusSize) || statusSize < 1 || statusSize > MAX_STATUS_SIZE) {
+export function assertStatusSize(
+  statusSize: unknown,
+  code: StatusListErrorCode = 'INVALID_STATUS_ARGUMENT',
+): asserts statusSize is number {
+  if (
+    typeof statusSize !== 'number' ||
+    !Number.isInteger(statusSize) ||
+    statusSize < 1 ||
+    statusSize > MAX_STATUS_SIZE
+  ) {
     throw new StatusListError(code, `statusSize must be an integer from 1 to ${MAX_STATUS_SIZE}`);
   }
 }
@@ -49,10 +57,14 @@ export function createStatusList(options: CreateStatusListOptions = {}): StatusB
   assertStatusSize(statusSize);
   if (!Number.isSafeInteger(length)) throw new StatusListError('INVALID_STATUS_ARGUMENT', 'length must be an integer');
   if (length < MIN_STATUS_LIST_ENTRIES) {
-    throw new StatusListError('STATUS_LIST_TOO_SHORT', `a status list needs at least ${MIN_STATUS_LIST_ENTRIES} entries for herd privacy`);
+    throw new StatusListError(
+      'STATUS_LIST_TOO_SHORT',
+      `a status list needs at least ${MIN_STATUS_LIST_ENTRIES} entries for herd privacy`,
+    );
   }
   const bits = length * statusSize;
-  if (bits % 8 !== 0) throw new StatusListError('INVALID_STATUS_ARGUMENT', 'length × statusSize must be a whole number of bytes');
+  if (bits % 8 !== 0)
+    throw new StatusListError('INVALID_STATUS_ARGUMENT', 'length × statusSize must be a whole number of bytes');
   if (bits / 8 > MAX_STATUS_LIST_BYTES) {
     throw new StatusListError('STATUS_LIST_TOO_LARGE', `a status list is at most ${MAX_STATUS_LIST_BYTES} bytes`);
   }
@@ -63,11 +75,18 @@ export function createStatusList(options: CreateStatusListOptions = {}): StatusB
  * Wraps an uncompressed bitstring (taken as is, not copied) as a list of `statusSize`-bit entries,
  * refusing one with fewer than `minEntries` entries (§3.2 step 9, STATUS_LIST_LENGTH_ERROR).
  */
-export function statusListFromBytes(bytes: Uint8Array, statusSize = 1, minEntries = MIN_STATUS_LIST_ENTRIES): StatusBitstring {
+export function statusListFromBytes(
+  bytes: Uint8Array,
+  statusSize = 1,
+  minEntries = MIN_STATUS_LIST_ENTRIES,
+): StatusBitstring {
   assertStatusSize(statusSize);
   const length = Math.floor((bytes.length * 8) / statusSize);
   if (length < minEntries) {
-    throw new StatusListError('STATUS_LIST_TOO_SHORT', `the status list has ${length} entries, fewer than the minimum ${minEntries}`);
+    throw new StatusListError(
+      'STATUS_LIST_TOO_SHORT',
+      `the status list has ${length} entries, fewer than the minimum ${minEntries}`,
+    );
   }
   return { bytes, statusSize, length };
 }
@@ -75,10 +94,14 @@ export function statusListFromBytes(bytes: Uint8Array, statusSize = 1, minEntrie
 // First bit of entry `index`, after checking it lies wholly inside the bitstring. Bounds come
 // from `bytes` itself, not from `length`, so a hand-built inconsistent object cannot read past it.
 function entryStart(list: StatusBitstring, index: number): number {
-  if (!Number.isSafeInteger(index)) throw new StatusListError('INVALID_STATUS_ARGUMENT', 'a status index must be an integer');
+  if (!Number.isSafeInteger(index))
+    throw new StatusListError('INVALID_STATUS_ARGUMENT', 'a status index must be an integer');
   const start = index * list.statusSize;
   if (index < 0 || start + list.statusSize > list.bytes.length * 8) {
-    throw new StatusListError('STATUS_INDEX_OUT_OF_RANGE', `status index ${index} is outside the list of ${list.length} entries`);
+    throw new StatusListError(
+      'STATUS_INDEX_OUT_OF_RANGE',
+      `status index ${index} is outside the list of ${list.length} entries`,
+    );
   }
   return start;
 }
@@ -97,7 +120,10 @@ export function getStatus(list: StatusBitstring, index: number): number {
 export function setStatus(list: StatusBitstring, index: number, value: number): void {
   const start = entryStart(list, index);
   if (!Number.isInteger(value) || value < 0 || value >= 2 ** list.statusSize) {
-    throw new StatusListError('INVALID_STATUS_ARGUMENT', `a ${list.statusSize}-bit status value must be an integer from 0 to ${2 ** list.statusSize - 1}`);
+    throw new StatusListError(
+      'INVALID_STATUS_ARGUMENT',
+      `a ${list.statusSize}-bit status value must be an integer from 0 to ${2 ** list.statusSize - 1}`,
+    );
   }
   for (let i = 0; i < list.statusSize; i++) {
     const bit = start + i;

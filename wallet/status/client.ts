@@ -99,7 +99,12 @@ interface Download {
   retryAt: number;
 }
 
-const MEDIA_TYPES = /* @__PURE__ */ new Set(['application/vc', 'application/vc+ld+json', 'application/ld+json', 'application/json']);
+const MEDIA_TYPES = /* @__PURE__ */ new Set([
+  'application/vc',
+  'application/vc+ld+json',
+  'application/ld+json',
+  'application/json',
+]);
 
 function unavailable(message: string, cause?: unknown): StatusListError {
   return new StatusListError('STATUS_LIST_UNAVAILABLE', message, { cause });
@@ -122,21 +127,34 @@ export function createStatusListClient(options: StatusListClientOptions): Status
   const negativeTtlMs = options.negativeTtlMs ?? 5_000;
   const clockSkewMs = options.clockSkewMs ?? 60_000;
   // A number of ms, as verifyPresentation's own clockSkewMs (which may carry a fraction).
-  if (!(Number.isFinite(clockSkewMs) && clockSkewMs >= 0)) throw new StatusListError('INVALID_STATUS_ARGUMENT', 'clockSkewMs must be a non-negative number of ms');
-  for (const [name, ms] of [['graceMs', graceMs], ['negativeTtlMs', negativeTtlMs]] as const) {
-    if (!Number.isSafeInteger(ms) || ms < 0) throw new StatusListError('INVALID_STATUS_ARGUMENT', `${name} must be a non-negative integer of ms`);
+  if (!(Number.isFinite(clockSkewMs) && clockSkewMs >= 0))
+    throw new StatusListError('INVALID_STATUS_ARGUMENT', 'clockSkewMs must be a non-negative number of ms');
+  for (const [name, ms] of [
+    ['graceMs', graceMs],
+    ['negativeTtlMs', negativeTtlMs],
+  ] as const) {
+    if (!Number.isSafeInteger(ms) || ms < 0)
+      throw new StatusListError('INVALID_STATUS_ARGUMENT', `${name} must be a non-negative integer of ms`);
   }
   // Entries outlive their ttl by the grace period, so a failed refresh can fall back to them.
   const cache = new LruCache<string, CachedList>({
     max: options.max ?? 256,
     maxSize: options.maxCachedBytes ?? 32 * 1024 * 1024,
-    sizeOf: (list) => (list.bytes instanceof Uint8Array ? list.bytes.byteLength : 0) + list.credential.credentialSubject.encodedList.length,
+    sizeOf: (list) =>
+      (list.bytes instanceof Uint8Array ? list.bytes.byteLength : 0) +
+      list.credential.credentialSubject.encodedList.length,
     now: clock,
   });
   const downloads = new LruCache<string, Download>({ max: options.max ?? 256, now: clock });
 
   async function fetchList(url: string, now: number): Promise<CachedList> {
-    const result = await fetchJson(url, { limits, fetch: options.fetch, urlPolicy: options, accept: 'application/vc, application/json', mediaTypes: MEDIA_TYPES });
+    const result = await fetchJson(url, {
+      limits,
+      fetch: options.fetch,
+      urlPolicy: options,
+      accept: 'application/vc, application/json',
+      mediaTypes: MEDIA_TYPES,
+    });
     if (!result.ok) throw unavailable(`status list ${url}: ${result.message}`);
     const credential = parseStatusListCredential(result.json);
     // §3.2 and docs/status-lists.md step 4: the list names itself by the URL it was fetched from.
@@ -146,7 +164,9 @@ export function createStatusListClient(options: StatusListClientOptions): Status
     try {
       await verifyProof(result.json, {
         resolveKey: (vm, purpose) =>
-          vm.split('#')[0] === issuer ? options.resolveKey(vm, purpose) : Promise.reject(unverified(`status list ${url} is signed by a key outside its issuer`)),
+          vm.split('#')[0] === issuer
+            ? options.resolveKey(vm, purpose)
+            : Promise.reject(unverified(`status list ${url} is signed by a key outside its issuer`)),
         expectedProofPurpose: 'assertionMethod',
         now: new Date(now),
         clockSkewMs,
@@ -197,16 +217,22 @@ export function createStatusListClient(options: StatusListClientOptions): Status
     async check(entry, credentialIssuer, at) {
       const now = at ?? clock();
       const parsed = parseStatusListEntry(entry);
-      checkUrlPolicy(parsed.statusListCredential, options, (message) => unavailable(`status list URL refused: ${message}`));
+      checkUrlPolicy(parsed.statusListCredential, options, (message) =>
+        unavailable(`status list URL refused: ${message}`),
+      );
       const list = await listFor(parsed.statusListCredential, now);
       if (list.issuer !== credentialIssuer) {
-        throw unverified(`status list ${parsed.statusListCredential} is issued by ${list.issuer}, not by the credential's issuer`);
+        throw unverified(
+          `status list ${parsed.statusListCredential} is issued by ${list.issuer}, not by the credential's issuer`,
+        );
       }
       // VC DM 2.0 §4.9: the list is in force from validFrom until validUntil. Lists are re-signed
       // at every change, so a clock behind the issuer's by up to clockSkewMs takes them.
       const { validFrom, validUntil } = list.credential;
-      if (validUntil !== undefined && (parseDateTimeStamp(validUntil) ?? -Infinity) < now) throw unverified(`status list ${parsed.statusListCredential} has expired`);
-      if (validFrom !== undefined && (parseDateTimeStamp(validFrom) ?? Infinity) > now + clockSkewMs) throw unverified(`status list ${parsed.statusListCredential} is not valid yet`);
+      if (validUntil !== undefined && (parseDateTimeStamp(validUntil) ?? -Infinity) < now)
+        throw unverified(`status list ${parsed.statusListCredential} has expired`);
+      if (validFrom !== undefined && (parseDateTimeStamp(validFrom) ?? Infinity) > now + clockSkewMs)
+        throw unverified(`status list ${parsed.statusListCredential} is not valid yet`);
       assertEntryMatchesList(parsed, list.credential);
       if (!(list.bytes instanceof Uint8Array)) throw list.bytes;
       const entries = statusListFromBytes(list.bytes, parsed.statusSize ?? 1);

@@ -94,7 +94,8 @@ function dateTime(value: unknown, name: string, code: Code): string {
     if (Number.isNaN(value.getTime())) return fail(code, `${name} is an invalid Date`);
     return formatDateTimeStamp(value);
   }
-  if (parseDateTimeStamp(value) === undefined) return fail(code, `${name} must be an XML Schema dateTimeStamp such as 2025-01-01T00:00:00Z`);
+  if (parseDateTimeStamp(value) === undefined)
+    return fail(code, `${name} must be an XML Schema dateTimeStamp such as 2025-01-01T00:00:00Z`);
   return value as string;
 }
 
@@ -105,7 +106,11 @@ const STATUS_HEX = /^0x[0-9a-fA-F]{1,2}$/;
  * it has exactly 2^size elements, each with a "0x…" status and a string message. We also require
  * every value 0..2^size−1 to appear exactly once, so each status has one message.
  */
-function sizeAndMessages(size: unknown, messages: unknown, code: Code): { statusSize: number; statusMessage?: StatusMessage[] } {
+function sizeAndMessages(
+  size: unknown,
+  messages: unknown,
+  code: Code,
+): { statusSize: number; statusMessage?: StatusMessage[] } {
   const statusSize = size ?? 1;
   assertStatusSize(statusSize, code);
   if (messages === undefined) {
@@ -118,11 +123,17 @@ function sizeAndMessages(size: unknown, messages: unknown, code: Code): { status
   }
   const seen = new Set<number>();
   const statusMessage = (messages as unknown[]).map((element) => {
-    if (!isRecord(element) || typeof element.status !== 'string' || typeof element.message !== 'string' || !STATUS_HEX.test(element.status)) {
+    if (
+      !isRecord(element) ||
+      typeof element.status !== 'string' ||
+      typeof element.message !== 'string' ||
+      !STATUS_HEX.test(element.status)
+    ) {
       return fail(code, 'each statusMessage element needs a "0x…" status and a string message');
     }
     const value = Number.parseInt(element.status.slice(2), 16);
-    if (value >= count || seen.has(value)) return fail(code, `statusMessage must list each status from 0x0 to 0x${(count - 1).toString(16)} once`);
+    if (value >= count || seen.has(value))
+      return fail(code, `statusMessage must list each status from 0x0 to 0x${(count - 1).toString(16)} once`);
     seen.add(value);
     return { status: element.status, message: element.message };
   });
@@ -175,7 +186,10 @@ export function buildStatusListCredential(input: StatusListCredentialInput): Bit
   const id = url(input.id, 'id', code);
   // The subject is `<id>#list`, so the credential id itself must not carry a fragment.
   if (id.includes('#')) fail(code, 'the list credential id must not contain a fragment');
-  const purposes = typeof input.statusPurpose === 'string' ? purpose(input.statusPurpose, code) : [...input.statusPurpose].map((p) => purpose(p, code));
+  const purposes =
+    typeof input.statusPurpose === 'string'
+      ? purpose(input.statusPurpose, code)
+      : [...input.statusPurpose].map((p) => purpose(p, code));
   if (Array.isArray(purposes) && purposes.length === 0) fail(code, 'statusPurpose must name at least one purpose');
   if (typeof input.encodedList !== 'string' || !ENCODED_LIST_SYNTAX.test(input.encodedList)) {
     fail(code, 'encodedList must come from encodeStatusList');
@@ -285,7 +299,9 @@ export function parseStatusListCredential(value: unknown): BitstringStatusListCr
   ) {
     fail(code, 'type must include "VerifiableCredential" and "BitstringStatusListCredential"');
   }
-  const issuer = isRecord(value.issuer) ? { id: url(value.issuer.id, 'issuer.id', code) } : url(value.issuer, 'issuer', code);
+  const issuer = isRecord(value.issuer)
+    ? { id: url(value.issuer.id, 'issuer.id', code) }
+    : url(value.issuer, 'issuer', code);
   const subject = value.credentialSubject;
   if (!isRecord(subject)) return fail(code, 'credentialSubject must be one object');
   if (subject.type !== 'BitstringStatusList') fail(code, 'credentialSubject.type must be "BitstringStatusList"');
@@ -293,7 +309,8 @@ export function parseStatusListCredential(value: unknown): BitstringStatusListCr
   const statusPurpose = Array.isArray(purposes)
     ? (purposes as unknown[]).map((p) => purpose(p, code))
     : purpose(purposes, code);
-  if (Array.isArray(statusPurpose) && statusPurpose.length === 0) fail(code, 'statusPurpose must name at least one purpose');
+  if (Array.isArray(statusPurpose) && statusPurpose.length === 0)
+    fail(code, 'statusPurpose must name at least one purpose');
   if (typeof subject.encodedList !== 'string' || !ENCODED_LIST_SYNTAX.test(subject.encodedList)) {
     fail(code, 'encodedList must be multibase base64url without padding ("u" prefix)');
   }
@@ -337,11 +354,18 @@ export interface StatusResult {
  * The id check matters for lists a holder staples: otherwise another list by the same issuer, on
  * which the holder's index happens to be 0, would pass.
  */
-export function assertEntryMatchesList(entry: BitstringStatusListEntry, credential: BitstringStatusListCredential): void {
+export function assertEntryMatchesList(
+  entry: BitstringStatusListEntry,
+  credential: BitstringStatusListCredential,
+): void {
   const subject = credential.credentialSubject;
-  const purposes: readonly string[] = typeof subject.statusPurpose === 'string' ? [subject.statusPurpose] : subject.statusPurpose;
+  const purposes: readonly string[] =
+    typeof subject.statusPurpose === 'string' ? [subject.statusPurpose] : subject.statusPurpose;
   if (!purposes.includes(entry.statusPurpose)) {
-    fail('STATUS_PURPOSE_MISMATCH', `the entry's statusPurpose "${entry.statusPurpose}" is not a purpose of the status list`);
+    fail(
+      'STATUS_PURPOSE_MISMATCH',
+      `the entry's statusPurpose "${entry.statusPurpose}" is not a purpose of the status list`,
+    );
   }
   // Exact string comparison: the entry's URL is what was dereferenced and what the issuer signed.
   // A list without an id could be any list of its issuer, so it matches no entry.
@@ -358,20 +382,29 @@ export function assertEntryMatchesList(entry: BitstringStatusListEntry, credenti
  * decoded lists. Run `assertEntryMatchesList` first. STATUS_INDEX_OUT_OF_RANGE when the index
  * falls outside the list; STATUS_LIST_MISMATCH when the list was decoded with another statusSize.
  */
-export function readEntryStatus(entry: BitstringStatusListEntry, list: StatusBitstring, listMessages?: readonly StatusMessage[]): StatusResult {
+export function readEntryStatus(
+  entry: BitstringStatusListEntry,
+  list: StatusBitstring,
+  listMessages?: readonly StatusMessage[],
+): StatusResult {
   const statusSize = entry.statusSize ?? 1;
-  if (list.statusSize !== statusSize) fail('STATUS_LIST_MISMATCH', 'the list was decoded with another statusSize than the entry states');
+  if (list.statusSize !== statusSize)
+    fail('STATUS_LIST_MISMATCH', 'the list was decoded with another statusSize than the entry states');
   // Number() of a digit string is exact up to 2^53 and only grows beyond it, so every index
   // that does not fit in a list Mandate can hold stays out of range.
   const index = Number(entry.statusListIndex);
   if (!Number.isSafeInteger(index) || index >= list.length) {
-    fail('STATUS_INDEX_OUT_OF_RANGE', `statusListIndex ${entry.statusListIndex.slice(0, 20)} is outside the list of ${list.length} entries`);
+    fail(
+      'STATUS_INDEX_OUT_OF_RANGE',
+      `statusListIndex ${entry.statusListIndex.slice(0, 20)} is outside the list of ${list.length} entries`,
+    );
   }
   const status = getStatus(list, index);
   // The entry's messages are what the issuer committed to at issuance (§2.1), so they win.
   const messages = entry.statusMessage ?? listMessages;
   const listed = messages?.find((m) => Number.parseInt(m.status.slice(2), 16) === status)?.message;
-  const message = listed ?? (entry.statusPurpose === 'message' && statusSize === 1 ? (status ? 'set' : 'unset') : undefined);
+  const message =
+    listed ?? (entry.statusPurpose === 'message' && statusSize === 1 ? (status ? 'set' : 'unset') : undefined);
   return defined({ status, purpose: entry.statusPurpose, valid: status === 0, message });
 }
 
@@ -389,6 +422,9 @@ export async function checkStatus(
   const parsedEntry = parseStatusListEntry(entry);
   const credential = parseStatusListCredential(listCredential);
   assertEntryMatchesList(parsedEntry, credential);
-  const list = await decodeStatusList(credential.credentialSubject.encodedList, { ...options, statusSize: parsedEntry.statusSize ?? 1 });
+  const list = await decodeStatusList(credential.credentialSubject.encodedList, {
+    ...options,
+    statusSize: parsedEntry.statusSize ?? 1,
+  });
   return readEntryStatus(parsedEntry, list, credential.credentialSubject.statusMessage);
 }

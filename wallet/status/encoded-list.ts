@@ -39,7 +39,8 @@ function defaultMaxEncodedLength(maxBytes: number): number {
 }
 
 function assertLimit(value: number, name: string): void {
-  if (!Number.isSafeInteger(value) || value < 0) throw new StatusListError('INVALID_STATUS_ARGUMENT', `${name} must be a non-negative integer`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new StatusListError('INVALID_STATUS_ARGUMENT', `${name} must be a non-negative integer`);
 }
 
 /** The `encodedList` value for `list` (§3.3 steps 3–4). */
@@ -52,7 +53,10 @@ export async function encodeStatusList(list: StatusBitstring): Promise<string> {
  * Errors: STATUS_LIST_MALFORMED (not `u` + base64url, not GZIP), STATUS_LIST_TOO_LARGE (text or
  * bitstring over the limits), STATUS_LIST_TOO_SHORT (fewer than `minEntries` entries).
  */
-export async function decodeStatusList(encodedList: string, options: DecodeStatusListOptions = {}): Promise<StatusBitstring> {
+export async function decodeStatusList(
+  encodedList: string,
+  options: DecodeStatusListOptions = {},
+): Promise<StatusBitstring> {
   const { statusSize = 1, minEntries = MIN_STATUS_LIST_ENTRIES } = options;
   assertStatusSize(statusSize);
   assertLimit(minEntries, 'minEntries');
@@ -64,19 +68,26 @@ export async function decodeStatusList(encodedList: string, options: DecodeStatu
  * serves every `statusSize` (`statusListFromBytes` wraps it without copying). Errors as
  * `decodeStatusList`, but for STATUS_LIST_TOO_SHORT, which depends on the entry size.
  */
-export async function inflateEncodedList(encodedList: string, options: Pick<DecodeStatusListOptions, 'maxBytes' | 'maxEncodedLength'> = {}): Promise<Uint8Array> {
+export async function inflateEncodedList(
+  encodedList: string,
+  options: Pick<DecodeStatusListOptions, 'maxBytes' | 'maxEncodedLength'> = {},
+): Promise<Uint8Array> {
   const maxBytes = options.maxBytes ?? MAX_STATUS_LIST_BYTES;
   const maxEncodedLength = options.maxEncodedLength ?? defaultMaxEncodedLength(maxBytes);
   assertLimit(maxBytes, 'maxBytes');
   assertLimit(maxEncodedLength, 'maxEncodedLength');
-  if (typeof encodedList !== 'string') throw new StatusListError('STATUS_LIST_MALFORMED', 'encodedList must be a string');
+  if (typeof encodedList !== 'string')
+    throw new StatusListError('STATUS_LIST_MALFORMED', 'encodedList must be a string');
   if (encodedList.length > maxEncodedLength) {
     throw new StatusListError('STATUS_LIST_TOO_LARGE', `encodedList is longer than ${maxEncodedLength} characters`);
   }
   // §2.2: base64url "with no padding". The multiformats decoder would silently strip "=", so
   // the alphabet is checked here; the prefix `u` selects base64url among multibase encodings.
   if (!ENCODED_LIST_SYNTAX.test(encodedList)) {
-    throw new StatusListError('STATUS_LIST_MALFORMED', 'encodedList must be multibase base64url without padding ("u" prefix)');
+    throw new StatusListError(
+      'STATUS_LIST_MALFORMED',
+      'encodedList must be multibase base64url without padding ("u" prefix)',
+    );
   }
   let compressed: Uint8Array;
   try {

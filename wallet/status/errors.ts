@@ -37,7 +37,12 @@ export class StatusListError extends MandateError<StatusListErrorCode> {
 }
 
 /** The processing errors of Bitstring Status List v1.0 §3.5. */
-export type StatusProcessingError = 'STATUS_RETRIEVAL_ERROR' | 'STATUS_VERIFICATION_ERROR' | 'STATUS_LIST_LENGTH_ERROR' | 'RANGE_ERROR' | 'MALFORMED_VALUE_ERROR';
+export type StatusProcessingError =
+  | 'STATUS_RETRIEVAL_ERROR'
+  | 'STATUS_VERIFICATION_ERROR'
+  | 'STATUS_LIST_LENGTH_ERROR'
+  | 'RANGE_ERROR'
+  | 'MALFORMED_VALUE_ERROR';
 
 const PROCESSING_ERRORS: Partial<Record<StatusListErrorCode, StatusProcessingError>> = {
   STATUS_LIST_MALFORMED: 'MALFORMED_VALUE_ERROR',

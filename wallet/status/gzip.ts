@@ -57,7 +57,13 @@ const MIN_GZIP_LENGTH = 18;
 
 function trailerSize(bytes: Uint8Array): number {
   const n = bytes.length;
-  return ((bytes[n - 4] as number) | ((bytes[n - 3] as number) << 8) | ((bytes[n - 2] as number) << 16) | ((bytes[n - 1] as number) << 24)) >>> 0;
+  return (
+    ((bytes[n - 4] as number) |
+      ((bytes[n - 3] as number) << 8) |
+      ((bytes[n - 2] as number) << 16) |
+      ((bytes[n - 1] as number) << 24)) >>>
+    0
+  );
 }
 
 /**
@@ -65,11 +71,13 @@ function trailerSize(bytes: Uint8Array): number {
  * STATUS_LIST_MALFORMED when the input is not exactly one valid, complete GZIP member.
  */
 export async function gunzip(bytes: Uint8Array, maxBytes: number): Promise<Uint8Array> {
-  if (bytes.length < MIN_GZIP_LENGTH) throw new StatusListError('STATUS_LIST_MALFORMED', 'encodedList is too short to be GZIP data');
+  if (bytes.length < MIN_GZIP_LENGTH)
+    throw new StatusListError('STATUS_LIST_MALFORMED', 'encodedList is too short to be GZIP data');
   // The declared size refuses an honest bomb without inflating anything. It is attacker-chosen,
   // so it is only a shortcut: the bounded read below is what enforces the limit.
   const declared = trailerSize(bytes);
-  if (declared > maxBytes) throw new StatusListError('STATUS_LIST_TOO_LARGE', `the status list declares ${declared} bytes, over ${maxBytes}`);
+  if (declared > maxBytes)
+    throw new StatusListError('STATUS_LIST_TOO_LARGE', `the status list declares ${declared} bytes, over ${maxBytes}`);
   let out: Uint8Array;
   try {
     out = await readBounded(chunked(bytes).pipeThrough(new DecompressionStream('gzip')), maxBytes);

@@ -1,6 +1,19 @@
 /** Bitstring Status List v1.0: lists, entries, list credentials and the verifier's client. See docs/status-lists.md. */
-export { StatusListError, statusProcessingError, type StatusListErrorCode, type StatusProcessingError } from './errors.ts';
-export { createStatusList, getStatus, setStatus, statusListFromBytes, MIN_STATUS_LIST_ENTRIES, type StatusBitstring, type CreateStatusListOptions } from './bitstring.ts';
+export {
+  StatusListError,
+  statusProcessingError,
+  type StatusListErrorCode,
+  type StatusProcessingError,
+} from './errors.ts';
+export {
+  createStatusList,
+  getStatus,
+  setStatus,
+  statusListFromBytes,
+  MIN_STATUS_LIST_ENTRIES,
+  type StatusBitstring,
+  type CreateStatusListOptions,
+} from './bitstring.ts';
 export { encodeStatusList, decodeStatusList, type DecodeStatusListOptions } from './encoded-list.ts';
 export { allocateIndex, type AllocateIndexOptions, type UsedIndexes } from './allocate.ts';
 export {
@@ -16,4 +29,9 @@ export {
   type StatusMessage,
   type StatusResult,
 } from './credential.ts';
-export { createStatusListClient, type StatusListClient, type StatusListClientOptions, type StatusCheckResult } from './client.ts';
+export {
+  createStatusListClient,
+  type StatusListClient,
+  type StatusListClientOptions,
+  type StatusCheckResult,
+} from './client.ts';

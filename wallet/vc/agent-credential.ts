@@ -24,7 +24,8 @@ export interface AgentCredentialOptions {
 }
 
 export async function issueAgentCredential(options: AgentCredentialOptions): Promise<AgentCredential> {
-  const statusList = options.credentialStatus === undefined ? [] : ([] as StatusEntry[]).concat(options.credentialStatus);
+  const statusList =
+    options.credentialStatus === undefined ? [] : ([] as StatusEntry[]).concat(options.credentialStatus);
   const unsigned = {
     '@context': [...MANDATE_CONTEXTS],
     id: options.id ?? newUrnUuid(),

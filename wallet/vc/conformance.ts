@@ -42,15 +42,18 @@ function oneOrMore(value: unknown, what: string): unknown[] {
 /** §4.5: `type` is one or more terms or URLs. */
 function types(value: unknown, what: string): string[] {
   const list = oneOrMore(value, `${what}.type`);
-  if (list.some((t) => typeof t !== 'string' || t.length === 0)) malformed(`${what}.type must be one or more non-empty strings`);
+  if (list.some((t) => typeof t !== 'string' || t.length === 0))
+    malformed(`${what}.type must be one or more non-empty strings`);
   return list as string[];
 }
 
 /** §4.3: an ordered set whose first item is the v2 context, then URLs and context objects. */
 function checkContext(value: unknown): void {
-  if (!Array.isArray(value) || value[0] !== VC_V2_CONTEXT) malformed(`@context must be an array starting with ${VC_V2_CONTEXT}`);
+  if (!Array.isArray(value) || value[0] !== VC_V2_CONTEXT)
+    malformed(`@context must be an array starting with ${VC_V2_CONTEXT}`);
   for (const entry of value.slice(1)) {
-    if (!isUrl(entry) && !isObject(entry)) malformed('every @context entry after the first must be a URL or a context object');
+    if (!isUrl(entry) && !isObject(entry))
+      malformed('every @context entry after the first must be a URL or a context object');
   }
 }
 
@@ -110,7 +113,8 @@ const DEFINED_MEMBERS = [
 
 function checkPresentMembers(value: Record<string, unknown>, what: string, members: readonly string[]): void {
   for (const member of members) {
-    if (Object.hasOwn(value, member) && value[member] === null) malformed(`${what}${member} is null: a member that is present must have a value (VC DM 2.0 §4)`);
+    if (Object.hasOwn(value, member) && value[member] === null)
+      malformed(`${what}${member} is null: a member that is present must have a value (VC DM 2.0 §4)`);
   }
 }
 
@@ -123,13 +127,23 @@ const VALUE_OBJECT_MEMBERS: ReadonlySet<string> = new Set(['@value', '@language'
 function checkLanguageValue(value: unknown, what: string): void {
   for (const item of oneOrMore(value, what)) {
     if (typeof item === 'string') continue;
-    if (!isObject(item) || typeof item['@value'] !== 'string') malformed(`${what} must be a string or a language value object ({"@value", "@language"?, "@direction"?}) (§4.6, §11.1)`);
+    if (!isObject(item) || typeof item['@value'] !== 'string')
+      malformed(
+        `${what} must be a string or a language value object ({"@value", "@language"?, "@direction"?}) (§4.6, §11.1)`,
+      );
     const extra = Object.keys(item).find((key) => !VALUE_OBJECT_MEMBERS.has(key));
-    if (extra !== undefined) malformed(`${what} is a language value object with a member other than @value, @language and @direction: ${JSON.stringify(extra.slice(0, 64))} (§11.1)`);
-    if (item['@language'] !== undefined && (typeof item['@language'] !== 'string' || !/^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/.test(item['@language']))) {
+    if (extra !== undefined)
+      malformed(
+        `${what} is a language value object with a member other than @value, @language and @direction: ${JSON.stringify(extra.slice(0, 64))} (§11.1)`,
+      );
+    if (
+      item['@language'] !== undefined &&
+      (typeof item['@language'] !== 'string' || !/^[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*$/.test(item['@language']))
+    ) {
       malformed(`${what}["@language"] must be a BCP 47 language tag (§11.1)`);
     }
-    if (item['@direction'] !== undefined && item['@direction'] !== 'ltr' && item['@direction'] !== 'rtl') malformed(`${what}["@direction"] must be "ltr" or "rtl" (§11.1)`);
+    if (item['@direction'] !== undefined && item['@direction'] !== 'ltr' && item['@direction'] !== 'rtl')
+      malformed(`${what}["@direction"] must be "ltr" or "rtl" (§11.1)`);
   }
 }
 
@@ -154,14 +168,24 @@ function checkRelatedResources(value: unknown): void {
   for (const resource of oneOrMore(value, 'relatedResource')) {
     if (!isObject(resource)) malformed('relatedResource must be an object or an array of objects (§5.3)');
     requireUrl(resource.id, 'relatedResource.id');
-    if (ids.has(resource.id as string)) malformed(`relatedResource.id ${JSON.stringify(resource.id)} appears twice: each id must be unique (§5.3)`);
+    if (ids.has(resource.id as string))
+      malformed(`relatedResource.id ${JSON.stringify(resource.id)} appears twice: each id must be unique (§5.3)`);
     ids.add(resource.id as string);
-    if (resource.digestSRI === undefined && resource.digestMultibase === undefined) malformed('each relatedResource needs a digestSRI or a digestMultibase (§5.3)');
-    if (resource.digestSRI !== undefined && (typeof resource.digestSRI !== 'string' || !DIGEST_SRI.test(resource.digestSRI))) malformed('relatedResource.digestSRI must be an SRI hash expression such as sha384-<base64> (§5.3)');
-    if (resource.digestMultibase !== undefined && (typeof resource.digestMultibase !== 'string' || !DIGEST_MULTIBASE.test(resource.digestMultibase))) {
+    if (resource.digestSRI === undefined && resource.digestMultibase === undefined)
+      malformed('each relatedResource needs a digestSRI or a digestMultibase (§5.3)');
+    if (
+      resource.digestSRI !== undefined &&
+      (typeof resource.digestSRI !== 'string' || !DIGEST_SRI.test(resource.digestSRI))
+    )
+      malformed('relatedResource.digestSRI must be an SRI hash expression such as sha384-<base64> (§5.3)');
+    if (
+      resource.digestMultibase !== undefined &&
+      (typeof resource.digestMultibase !== 'string' || !DIGEST_MULTIBASE.test(resource.digestMultibase))
+    ) {
       malformed('relatedResource.digestMultibase must be multibase text, base64url ("u…") or base58btc ("z…") (§5.3)');
     }
-    if (resource.mediaType !== undefined && typeof resource.mediaType !== 'string') malformed('relatedResource.mediaType must be a string (§5.3)');
+    if (resource.mediaType !== undefined && typeof resource.mediaType !== 'string')
+      malformed('relatedResource.mediaType must be a string (§5.3)');
   }
 }
 
@@ -174,22 +198,27 @@ export function assertConformingCredential(value: unknown): void {
   checkPresentMembers(value, '', DEFINED_MEMBERS);
   checkContext(value['@context']);
   if (value.id !== undefined) requireUrl(value.id, 'id'); // §4.4
-  if (!types(value.type, 'credential').includes('VerifiableCredential')) malformed('type must include VerifiableCredential');
+  if (!types(value.type, 'credential').includes('VerifiableCredential'))
+    malformed('type must include VerifiableCredential');
   // §4.7: a URL, or an object whose id is one.
   requireUrl(isObject(value.issuer) ? value.issuer.id : value.issuer, 'issuer');
   checkNamesOf(value, '');
   if (isObject(value.issuer)) checkNamesOf(value.issuer, 'issuer.');
   // §4.8: one or more objects, each the subject of one or more claims.
   for (const subject of oneOrMore(value.credentialSubject, 'credentialSubject')) {
-    if (!isObject(subject) || Object.keys(subject).length === 0) malformed('credentialSubject must be one or more non-empty objects');
+    if (!isObject(subject) || Object.keys(subject).length === 0)
+      malformed('credentialSubject must be one or more non-empty objects');
     if (subject.id !== undefined) requireUrl(subject.id, 'credentialSubject.id');
   }
   // §4.9: dateTimeStamps, validFrom not after validUntil.
   const validFrom = value.validFrom === undefined ? undefined : parseDateTimeStamp(value.validFrom);
   const validUntil = value.validUntil === undefined ? undefined : parseDateTimeStamp(value.validUntil);
-  if (value.validFrom !== undefined && validFrom === undefined) malformed('validFrom must be an XML Schema dateTimeStamp such as 2025-01-01T00:00:00Z');
-  if (value.validUntil !== undefined && validUntil === undefined) malformed('validUntil must be an XML Schema dateTimeStamp such as 2025-01-01T00:00:00Z');
-  if (validFrom !== undefined && validUntil !== undefined && validUntil < validFrom) malformed('validUntil is before validFrom');
+  if (value.validFrom !== undefined && validFrom === undefined)
+    malformed('validFrom must be an XML Schema dateTimeStamp such as 2025-01-01T00:00:00Z');
+  if (value.validUntil !== undefined && validUntil === undefined)
+    malformed('validUntil must be an XML Schema dateTimeStamp such as 2025-01-01T00:00:00Z');
+  if (validFrom !== undefined && validUntil !== undefined && validUntil < validFrom)
+    malformed('validUntil is before validFrom');
   for (const { name, idRequired } of TYPED_MEMBERS) {
     if (value[name] !== undefined) checkTypedMember(value[name], name, idRequired);
   }
@@ -208,15 +237,20 @@ export function assertConformingCredentialV1(value: unknown): void {
   if (!isObject(value)) malformed('a credential must be a JSON object');
   checkPresentMembers(value, '', [...DEFINED_MEMBERS, 'issuanceDate', 'expirationDate']);
   const context = value['@context'];
-  if (!Array.isArray(context) || context[0] !== VC_V1_CONTEXT) malformed(`a VC 1.1 @context must be an array starting with ${VC_V1_CONTEXT}`);
+  if (!Array.isArray(context) || context[0] !== VC_V1_CONTEXT)
+    malformed(`a VC 1.1 @context must be an array starting with ${VC_V1_CONTEXT}`);
   if (value.id !== undefined) requireUrl(value.id, 'id');
-  if (!types(value.type, 'credential').includes('VerifiableCredential')) malformed('type must include VerifiableCredential');
+  if (!types(value.type, 'credential').includes('VerifiableCredential'))
+    malformed('type must include VerifiableCredential');
   requireUrl(isObject(value.issuer) ? value.issuer.id : value.issuer, 'issuer');
   for (const subject of oneOrMore(value.credentialSubject, 'credentialSubject')) {
-    if (!isObject(subject) || Object.keys(subject).length === 0) malformed('credentialSubject must be one or more non-empty objects');
+    if (!isObject(subject) || Object.keys(subject).length === 0)
+      malformed('credentialSubject must be one or more non-empty objects');
   }
-  if (parseDateTimeStamp(value.issuanceDate) === undefined) malformed('issuanceDate is required in VC 1.1, as an XML Schema dateTime with a time zone');
-  if (value.expirationDate !== undefined && parseDateTimeStamp(value.expirationDate) === undefined) malformed('expirationDate must be an XML Schema dateTime with a time zone');
+  if (parseDateTimeStamp(value.issuanceDate) === undefined)
+    malformed('issuanceDate is required in VC 1.1, as an XML Schema dateTime with a time zone');
+  if (value.expirationDate !== undefined && parseDateTimeStamp(value.expirationDate) === undefined)
+    malformed('expirationDate must be an XML Schema dateTime with a time zone');
   for (const name of ['credentialStatus', 'credentialSchema']) {
     if (value[name] !== undefined) checkTypedMember(value[name], name, true);
   }

@@ -22,13 +22,19 @@ export const MANDATE_CONTEXT = {
     DelegationGrantCredential: `${vocab}DelegationGrantCredential`,
     UserConsent: `${vocab}UserConsent`,
     privilegeScopes: { '@id': `${vocab}privilegeScopes`, '@container': '@set' },
-    delegationDepth: { '@id': `${vocab}delegationDepth`, '@type': 'http://www.w3.org/2001/XMLSchema#nonNegativeInteger' },
+    delegationDepth: {
+      '@id': `${vocab}delegationDepth`,
+      '@type': 'http://www.w3.org/2001/XMLSchema#nonNegativeInteger',
+    },
     domains: { '@id': `${vocab}domains`, '@container': '@set' },
     parentCredential: {
       '@id': `${vocab}parentCredential`,
       '@context': {
         '@protected': true,
-        digestMultibase: { '@id': 'https://w3id.org/security#digestMultibase', '@type': 'https://w3id.org/security#multibase' },
+        digestMultibase: {
+          '@id': 'https://w3id.org/security#digestMultibase',
+          '@type': 'https://w3id.org/security#multibase',
+        },
       },
     },
     onBehalfOf: { '@id': `${vocab}onBehalfOf`, '@type': '@id' },

@@ -77,7 +77,8 @@ function proofValueOf(credential: unknown): string | undefined {
   if (typeof credential !== 'object' || credential === null) return undefined;
   const proof: unknown = (credential as { proof?: unknown }).proof;
   const first: unknown = Array.isArray(proof) ? proof[0] : proof;
-  const value = typeof first === 'object' && first !== null ? (first as { proofValue?: unknown }).proofValue : undefined;
+  const value =
+    typeof first === 'object' && first !== null ? (first as { proofValue?: unknown }).proofValue : undefined;
   return typeof value === 'string' ? value : undefined;
 }
 

@@ -29,7 +29,10 @@ export function validUntilOf(credential: { validUntil?: string }): number {
   return credential.validUntil === undefined ? Infinity : (parseDateTimeStamp(credential.validUntil) ?? -Infinity);
 }
 
-function fail(code: 'CHAIN_BROKEN' | 'SCOPE_ESCALATION' | 'DEPTH_EXCEEDED' | 'DOMAIN_ESCALATION', message: string): never {
+function fail(
+  code: 'CHAIN_BROKEN' | 'SCOPE_ESCALATION' | 'DEPTH_EXCEEDED' | 'DOMAIN_ESCALATION',
+  message: string,
+): never {
   throw new VerificationError(code, message);
 }
 
@@ -39,12 +42,21 @@ function fail(code: 'CHAIN_BROKEN' | 'SCOPE_ESCALATION' | 'DEPTH_EXCEEDED' | 'DO
  * depth, domains and validity all stay inside the parent's. `parentDigest` is passed in
  * because the verifier has already computed it for its cache key.
  */
-export function checkDelegationLink(parent: ChainCredential, child: DelegatedAgentCredential, parentDigest = credentialDigest(parent)): void {
+export function checkDelegationLink(
+  parent: ChainCredential,
+  child: DelegatedAgentCredential,
+  parentDigest = credentialDigest(parent),
+): void {
   const ref = child.parentCredential;
-  if (ref.id !== parent.id) fail('CHAIN_BROKEN', `${child.id} names parent ${ref.id}, but the next credential is ${parent.id}`);
-  if (ref.digestMultibase !== parentDigest) fail('CHAIN_BROKEN', `${child.id}: parent digest does not match ${parent.id}`);
+  if (ref.id !== parent.id)
+    fail('CHAIN_BROKEN', `${child.id} names parent ${ref.id}, but the next credential is ${parent.id}`);
+  if (ref.digestMultibase !== parentDigest)
+    fail('CHAIN_BROKEN', `${child.id}: parent digest does not match ${parent.id}`);
   if (issuerId(child) !== parent.credentialSubject.id) {
-    fail('CHAIN_BROKEN', `${child.id} is issued by ${issuerId(child)}, not by the parent's subject ${parent.credentialSubject.id}`);
+    fail(
+      'CHAIN_BROKEN',
+      `${child.id} is issued by ${issuerId(child)}, not by the parent's subject ${parent.credentialSubject.id}`,
+    );
   }
   const parentUntil = validUntilOf(parent);
   const childUntil = validUntilOf(child);
@@ -61,7 +73,8 @@ export function checkDelegationLink(parent: ChainCredential, child: DelegatedAge
   const parentDomains = parent.credentialSubject.domains;
   const childDomains = child.credentialSubject.domains;
   if (parentDomains !== undefined) {
-    if (childDomains === undefined) fail('DOMAIN_ESCALATION', `${child.id}: the parent is limited to domains, the child must be too`);
+    if (childDomains === undefined)
+      fail('DOMAIN_ESCALATION', `${child.id}: the parent is limited to domains, the child must be too`);
     const extra = childDomains.filter((d) => !parentDomains.includes(d));
     if (extra.length > 0) fail('DOMAIN_ESCALATION', `${child.id}: ${extra.join(', ')} not within the parent's domains`);
   }

@@ -51,15 +51,24 @@ export function checkGrant(grant: DelegationGrantCredential, ceiling: string[]):
   const consent = subject.consent;
   const provider = issuerId(grant);
   if (consent.user !== subject.onBehalfOf || consent.agent !== subject.id || consent.provider !== provider) {
-    throw new VerificationError('CHAIN_BROKEN', `${grant.id}: the consent names another user, agent or provider than the grant`);
+    throw new VerificationError(
+      'CHAIN_BROKEN',
+      `${grant.id}: the consent names another user, agent or provider than the grant`,
+    );
   }
   const beyondConsent = uncovered(subject.privilegeScopes, consent.privilegeScopes);
   if (beyondConsent.length > 0) {
-    throw new VerificationError('SCOPE_ESCALATION', `${grant.id}: ${beyondConsent.join(', ')} not approved by the user`);
+    throw new VerificationError(
+      'SCOPE_ESCALATION',
+      `${grant.id}: ${beyondConsent.join(', ')} not approved by the user`,
+    );
   }
   const beyondCeiling = uncovered(subject.privilegeScopes, ceiling);
   if (beyondCeiling.length > 0) {
-    throw new VerificationError('SCOPE_ESCALATION', `${grant.id}: ${beyondCeiling.join(', ')} beyond the agent's ceiling`);
+    throw new VerificationError(
+      'SCOPE_ESCALATION',
+      `${grant.id}: ${beyondCeiling.join(', ')} beyond the agent's ceiling`,
+    );
   }
 }
 

@@ -3,15 +3,36 @@ export * from './types.ts';
 export { REASON_CODES, VerificationError, VerifierOptionsError, isReasonCode, type ReasonCode } from './reasons.ts';
 export { MANDATE_CONTEXT, MANDATE_CONTEXT_URL, MANDATE_CONTEXTS, VC_V2_CONTEXT } from './context.ts';
 export { didKeyIdentity, newUrnUuid, type SigningIdentity } from './identity.ts';
-export { ScopeError, covers, within, uncovered, narrow, normalizeScopes, parseScope, parseScopes, assertScope } from './scopes.ts';
+export {
+  ScopeError,
+  covers,
+  within,
+  uncovered,
+  narrow,
+  normalizeScopes,
+  parseScope,
+  parseScopes,
+  assertScope,
+} from './scopes.ts';
 export { parseCredential, parsePresentation, issuerId } from './parse.ts';
 export { assertConformingCredential } from './conformance.ts';
 export { issueAgentCredential, type AgentCredentialOptions } from './agent-credential.ts';
 export { delegate, checkDelegationLink, credentialDigest, type DelegateOptions } from './delegation.ts';
 export { createConsent, issueGrant, checkGrant, type ConsentOptions, type GrantOptions } from './grant.ts';
-export { signPresentation, DEFAULT_PRESENTATION_LIFETIME_MS, MAX_PRESENTATION_LIFETIME_MS, type PresentationOptions } from './presentation.ts';
+export {
+  signPresentation,
+  DEFAULT_PRESENTATION_LIFETIME_MS,
+  MAX_PRESENTATION_LIFETIME_MS,
+  type PresentationOptions,
+} from './presentation.ts';
 export { createReplayCache, type ReplayCache, type ReplayCacheOptions } from './replay-cache.ts';
-export { createVerifiedCredentialCache, type VerifiedCredentialCache, type VerifiedCredential, type ProofKey, type CredentialCacheOptions } from './credential-cache.ts';
+export {
+  createVerifiedCredentialCache,
+  type VerifiedCredentialCache,
+  type VerifiedCredential,
+  type ProofKey,
+  type CredentialCacheOptions,
+} from './credential-cache.ts';
 export {
   verifyPresentation,
   type VerifyPresentationOptions,

@@ -85,8 +85,14 @@ function requireProof(value: unknown, what: string): void {
  */
 function checkContext(value: unknown, what: string): void {
   const contexts = requireStringArray(value, `${what} @context`);
-  if (contexts[0] !== VC_V2_CONTEXT || contexts.length > 2 || (contexts.length === 2 && contexts[1] !== MANDATE_CONTEXT_URL)) {
-    malformed(`${what} @context must be ["${VC_V2_CONTEXT}", "${MANDATE_CONTEXT_URL}"] or the v2 context alone (only known contexts are accepted)`);
+  if (
+    contexts[0] !== VC_V2_CONTEXT ||
+    contexts.length > 2 ||
+    (contexts.length === 2 && contexts[1] !== MANDATE_CONTEXT_URL)
+  ) {
+    malformed(
+      `${what} @context must be ["${VC_V2_CONTEXT}", "${MANDATE_CONTEXT_URL}"] or the v2 context alone (only known contexts are accepted)`,
+    );
   }
 }
 
@@ -108,9 +114,11 @@ export const MAX_STATUS_ENTRIES = 4;
 function checkStatus(value: unknown, what: string): void {
   if (value === undefined) return;
   const entries = Array.isArray(value) ? value : [value];
-  if (entries.length === 0 || entries.length > MAX_STATUS_ENTRIES) malformed(`${what} must hold one to ${MAX_STATUS_ENTRIES} entries`);
+  if (entries.length === 0 || entries.length > MAX_STATUS_ENTRIES)
+    malformed(`${what} must hold one to ${MAX_STATUS_ENTRIES} entries`);
   for (const entry of entries) {
-    if (!isObject(entry) || entry.type !== 'BitstringStatusListEntry') malformed(`${what} entries must be BitstringStatusListEntry objects`);
+    if (!isObject(entry) || entry.type !== 'BitstringStatusListEntry')
+      malformed(`${what} entries must be BitstringStatusListEntry objects`);
     requireString(entry.statusPurpose, `${what}.statusPurpose`);
     if (typeof entry.statusListIndex !== 'string' || !/^(0|[1-9][0-9]{0,9})$/.test(entry.statusListIndex)) {
       malformed(`${what}.statusListIndex must be a decimal string`);
@@ -147,16 +155,18 @@ export function parseCredential(value: unknown): MandateCredential {
   requireScopes(subject.privilegeScopes, 'credentialSubject.privilegeScopes');
 
   // Only a delegated credential names a parent (and so stands in a chain, not at its root).
-  if (kind !== 'DelegatedAgentCredential' && value.parentCredential !== undefined) malformed(`a ${kind} has no parentCredential`);
+  if (kind !== 'DelegatedAgentCredential' && value.parentCredential !== undefined)
+    malformed(`a ${kind} has no parentCredential`);
   if (kind === 'DelegationGrantCredential') {
     requireDid(subject.onBehalfOf, 'credentialSubject.onBehalfOf');
     const consent = subject.consent;
-    if (!isObject(consent) || consent.type !== 'UserConsent') malformed('credentialSubject.consent must be a UserConsent object');
+    if (!isObject(consent) || consent.type !== 'UserConsent')
+      malformed('credentialSubject.consent must be a UserConsent object');
     requireDid(consent.user, 'consent.user');
     requireDid(consent.agent, 'consent.agent');
     requireDid(consent.provider, 'consent.provider');
     requireScopes(consent.privilegeScopes, 'consent.privilegeScopes');
-    if (!isObject(consent.proof)) malformed('consent must carry the user\'s proof');
+    if (!isObject(consent.proof)) malformed("consent must carry the user's proof");
     return value as unknown as DelegationGrantCredential;
   }
 
@@ -164,7 +174,10 @@ export function parseCredential(value: unknown): MandateCredential {
   if (typeof depth !== 'number' || !Number.isSafeInteger(depth) || depth < 0) {
     malformed('credentialSubject.delegationDepth must be an integer ≥ 0');
   }
-  if (subject.domains !== undefined && requireStringArray(subject.domains, 'credentialSubject.domains').length > MAX_DOMAINS) {
+  if (
+    subject.domains !== undefined &&
+    requireStringArray(subject.domains, 'credentialSubject.domains').length > MAX_DOMAINS
+  ) {
     malformed(`credentialSubject.domains may list at most ${MAX_DOMAINS} domains`);
   }
   if (kind === 'DelegatedAgentCredential') {
@@ -190,7 +203,11 @@ export interface ParsedPresentation {
  * `validated` names credentials known to be identical to ones that passed `parseCredential`
  * before (the verified-credential cache's): their structure is not checked again.
  */
-export function parsePresentation(value: unknown, maxChainLength: number, validated?: ReadonlyMap<unknown, unknown>): ParsedPresentation {
+export function parsePresentation(
+  value: unknown,
+  maxChainLength: number,
+  validated?: ReadonlyMap<unknown, unknown>,
+): ParsedPresentation {
   if (!isObject(value)) malformed('presentation must be a JSON object');
   checkContext(value['@context'], 'presentation');
   if (typeof value.id !== 'string' || !URN_UUID.test(value.id)) malformed('presentation id must be a urn:uuid');

@@ -30,7 +30,8 @@ export async function signPresentation(options: PresentationOptions): Promise<Ve
   const created = options.created ?? new Date();
   const lifetimeMs = options.lifetimeMs ?? DEFAULT_PRESENTATION_LIFETIME_MS;
   // A presentation that expires before it is created is one no verifier accepts.
-  if (!Number.isSafeInteger(lifetimeMs) || lifetimeMs < 1) throw new ProofError('PROOF_OPTIONS_INVALID', 'lifetimeMs must be a positive integer');
+  if (!Number.isSafeInteger(lifetimeMs) || lifetimeMs < 1)
+    throw new ProofError('PROOF_OPTIONS_INVALID', 'lifetimeMs must be a positive integer');
   const expires = new Date(created.getTime() + lifetimeMs);
   const unsigned = {
     '@context': [...MANDATE_CONTEXTS],

@@ -42,7 +42,10 @@ export function assertScope(scope: unknown): asserts scope is string {
   }
   if (!SCOPE_RE.test(scope)) {
     // JSON.stringify shows invisible and look-alike characters as they really are.
-    throw new ScopeError('INVALID_SCOPE', `invalid scope ${JSON.stringify(scope)}: expected segment(:segment)* with segments [a-z0-9._-]+`);
+    throw new ScopeError(
+      'INVALID_SCOPE',
+      `invalid scope ${JSON.stringify(scope)}: expected segment(:segment)* with segments [a-z0-9._-]+`,
+    );
   }
 }
 

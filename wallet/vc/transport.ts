@@ -40,14 +40,23 @@ export function encodePresentationHeader(presentation: unknown): string {
  * judged later by verifyPresentation). Size is bounded twice: the token length before any
  * decoding, then the decoded bytes. Messages never contain the header's content.
  */
-export function decodePresentationHeader(value: string | null | undefined, maxBytes = DEFAULT_MAX_PRESENTATION_BYTES): JsonValue {
+export function decodePresentationHeader(
+  value: string | null | undefined,
+  maxBytes = DEFAULT_MAX_PRESENTATION_BYTES,
+): JsonValue {
   if (value === null || value === undefined || value.trim() === '') {
-    throw new PresentationHeaderError('AUTHORIZATION_MISSING', `no presentation: send Authorization: ${PRESENTATION_SCHEME} <base64url(JSON of the presentation)>`);
+    throw new PresentationHeaderError(
+      'AUTHORIZATION_MISSING',
+      `no presentation: send Authorization: ${PRESENTATION_SCHEME} <base64url(JSON of the presentation)>`,
+    );
   }
   // RFC 9110 §11.4: credentials = auth-scheme [ 1*SP ( token68 / #auth-param ) ].
   const [, scheme = '', token = ''] = /^(\S+)(?: +(.*))?$/s.exec(value.trim()) ?? [];
   if (scheme.toUpperCase() !== PRESENTATION_SCHEME) {
-    throw new PresentationHeaderError('AUTHORIZATION_SCHEME', `the Authorization scheme must be ${PRESENTATION_SCHEME}`);
+    throw new PresentationHeaderError(
+      'AUTHORIZATION_SCHEME',
+      `the Authorization scheme must be ${PRESENTATION_SCHEME}`,
+    );
   }
   // 4 base64url characters carry 3 bytes: a longer token cannot decode to maxBytes or less.
   if (token.length > Math.ceil((maxBytes * 4) / 3)) {
@@ -55,9 +64,13 @@ export function decodePresentationHeader(value: string | null | undefined, maxBy
   }
   const bytes = base64urlToBytes(token);
   if (bytes === undefined || bytes.length === 0) {
-    throw new PresentationHeaderError('AUTHORIZATION_ENCODING', 'the presentation must be base64url without padding (RFC 4648 §5)');
+    throw new PresentationHeaderError(
+      'AUTHORIZATION_ENCODING',
+      'the presentation must be base64url without padding (RFC 4648 §5)',
+    );
   }
-  if (bytes.length > maxBytes) throw new PresentationHeaderError('PRESENTATION_TOO_LARGE', `the presentation is larger than ${maxBytes} bytes`);
+  if (bytes.length > maxBytes)
+    throw new PresentationHeaderError('PRESENTATION_TOO_LARGE', `the presentation is larger than ${maxBytes} bytes`);
   try {
     return parseJson(bytesToUtf8(bytes), { maxBytes });
   } catch (error) {

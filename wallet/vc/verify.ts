@@ -11,7 +11,14 @@
 import { parseDateTimeStamp, verifyProof, type KeyResolver, type VerifiedProof } from '../crypto/data-integrity.ts';
 import { equalBytes } from '../crypto/bytes.ts';
 import { isMandateError } from '../crypto/errors.ts';
-import { type CanonicalMemo, canonicalizeJson, createCanonicalMemo, JsonError, parseJson, type JsonLimits } from '../crypto/jcs.ts';
+import {
+  type CanonicalMemo,
+  canonicalizeJson,
+  createCanonicalMemo,
+  JsonError,
+  parseJson,
+  type JsonLimits,
+} from '../crypto/jcs.ts';
 import { isDid } from '../did/parse.ts';
 import type { DidResolutionResult, Resolvable } from '../did/types.ts';
 import { isStaleMiss, keyFromResolution } from '../did/verification-method.ts';
@@ -24,7 +31,13 @@ import { DEFAULT_PRESENTATION_LIFETIME_MS, MAX_PRESENTATION_LIFETIME_MS } from '
 import { VerificationError, VerifierOptionsError, type ReasonCode } from './reasons.ts';
 import type { ReplayCache } from './replay-cache.ts';
 import { narrow, parseScopes, uncovered } from './scopes.ts';
-import type { ChainCredential, DelegatedAgentCredential, DelegationGrantCredential, MandateCredential, StatusEntry } from './types.ts';
+import type {
+  ChainCredential,
+  DelegatedAgentCredential,
+  DelegationGrantCredential,
+  MandateCredential,
+  StatusEntry,
+} from './types.ts';
 
 export interface VerifyPresentationOptions {
   /** DIDs whose AgentCredentials are accepted as chain roots. */
@@ -131,11 +144,16 @@ const PROOF_REASONS: Record<string, ReasonCode> = {
   PROOF_MISSING: 'MALFORMED',
 };
 
-function reasonFor(error: unknown, fallback: ReasonCode, overrides: Record<string, ReasonCode> = {}): VerificationError {
+function reasonFor(
+  error: unknown,
+  fallback: ReasonCode,
+  overrides: Record<string, ReasonCode> = {},
+): VerificationError {
   if (error instanceof VerificationError) return error;
   if (isMandateError(error)) {
     // Input that is not safe JSON (JsonError, any JSON_* code) is malformed wherever it is found.
-    const reason = overrides[error.code] ?? PROOF_REASONS[error.code] ?? (error instanceof JsonError ? 'MALFORMED' : fallback);
+    const reason =
+      overrides[error.code] ?? PROOF_REASONS[error.code] ?? (error instanceof JsonError ? 'MALFORMED' : fallback);
     return new VerificationError(reason, error.message, { cause: error });
   }
   // Unknown failures (bugs, platform errors) fail closed without leaking their text.
@@ -230,7 +248,8 @@ function keysFrom(resolutions: Resolutions, now: number): KeysOf {
     }
     const resolution = resolutions.of(controller);
     const settled = resolution instanceof Promise ? await resolution : resolution;
-    if (!settled.ok) throw new VerificationError('DID_RESOLUTION_FAILED', `${controller} could not be resolved (resolver failed)`);
+    if (!settled.ok)
+      throw new VerificationError('DID_RESOLUTION_FAILED', `${controller} could not be resolved (resolver failed)`);
     try {
       return keyFromResolution(settled.value, controller, verificationMethod, purpose, now);
     } catch (error) {
@@ -257,10 +276,13 @@ export function isDidList(value: unknown): value is readonly string[] {
   return Array.isArray(value) && value.every(isDid);
 }
 
-const isCount = (value: unknown): boolean => value === undefined || (Number.isSafeInteger(value) && (value as number) >= 1);
-const isDuration = (value: unknown): boolean => value === undefined || (typeof value === 'number' && value >= 0 && Number.isFinite(value));
+const isCount = (value: unknown): boolean =>
+  value === undefined || (Number.isSafeInteger(value) && (value as number) >= 1);
+const isDuration = (value: unknown): boolean =>
+  value === undefined || (typeof value === 'number' && value >= 0 && Number.isFinite(value));
 const isFlag = (value: unknown): boolean => value === undefined || typeof value === 'boolean';
-const hasMethod = (value: unknown, name: string): boolean => value === undefined || typeof (value as Record<string, unknown> | null)?.[name] === 'function';
+const hasMethod = (value: unknown, name: string): boolean =>
+  value === undefined || typeof (value as Record<string, unknown> | null)?.[name] === 'function';
 
 /**
  * Throws VerifierOptionsError for options verifyPresentation cannot work with: a bad option is
@@ -270,9 +292,12 @@ const hasMethod = (value: unknown, name: string): boolean => value === undefined
 export function assertVerifyPresentationOptions(options: VerifyPresentationOptions): void {
   if (typeof options !== 'object' || options === null) invalidVerifierOptions('options must be an object');
   if (!isDidList(options.trustedIssuers)) invalidVerifierOptions('trustedIssuers must be a list of DIDs');
-  if (options.trustedGrantIssuers !== undefined && !isDidList(options.trustedGrantIssuers)) invalidVerifierOptions('trustedGrantIssuers must be a list of DIDs');
-  if (typeof options.expectedDomain !== 'string' || options.expectedDomain.length === 0) invalidVerifierOptions('expectedDomain must be a non-empty string');
-  if (options.expectedChallenge !== undefined && typeof options.expectedChallenge !== 'string') invalidVerifierOptions('expectedChallenge must be a string');
+  if (options.trustedGrantIssuers !== undefined && !isDidList(options.trustedGrantIssuers))
+    invalidVerifierOptions('trustedGrantIssuers must be a list of DIDs');
+  if (typeof options.expectedDomain !== 'string' || options.expectedDomain.length === 0)
+    invalidVerifierOptions('expectedDomain must be a non-empty string');
+  if (options.expectedChallenge !== undefined && typeof options.expectedChallenge !== 'string')
+    invalidVerifierOptions('expectedChallenge must be a string');
   if (options.requiredScopes !== undefined) {
     try {
       parseScopes(options.requiredScopes);
@@ -281,14 +306,22 @@ export function assertVerifyPresentationOptions(options: VerifyPresentationOptio
     }
   }
   // `?? null`: unlike the optional helpers below, a resolver is required.
-  if (!hasMethod(options.resolver ?? null, 'resolve')) invalidVerifierOptions('resolver must be a DID resolver (createResolver, createCachedResolver)');
-  if (!hasMethod(options.statusLists, 'check')) invalidVerifierOptions('statusLists must be a status list client (createStatusListClient)');
-  if (!hasMethod(options.replayCache, 'remember')) invalidVerifierOptions('replayCache must be a replay cache (createReplayCache)');
-  if (!hasMethod(options.credentialCache, 'recall')) invalidVerifierOptions('credentialCache must be a verified-credential cache (createVerifiedCredentialCache)');
-  if (options.now !== undefined && !(options.now instanceof Date && !Number.isNaN(options.now.getTime()))) invalidVerifierOptions('now must be a valid Date');
-  if (!isDuration(options.clockSkewMs) || !isDuration(options.maxPresentationLifetimeMs)) invalidVerifierOptions('clockSkewMs and maxPresentationLifetimeMs must be non-negative numbers of ms');
-  if (!isCount(options.maxChainLength) || !isCount(options.maxPresentationBytes)) invalidVerifierOptions('maxChainLength and maxPresentationBytes must be positive integers');
-  if (!isFlag(options.allowSelfSigned) || !isFlag(options.requireCredentialStatus)) invalidVerifierOptions('allowSelfSigned and requireCredentialStatus must be booleans');
+  if (!hasMethod(options.resolver ?? null, 'resolve'))
+    invalidVerifierOptions('resolver must be a DID resolver (createResolver, createCachedResolver)');
+  if (!hasMethod(options.statusLists, 'check'))
+    invalidVerifierOptions('statusLists must be a status list client (createStatusListClient)');
+  if (!hasMethod(options.replayCache, 'remember'))
+    invalidVerifierOptions('replayCache must be a replay cache (createReplayCache)');
+  if (!hasMethod(options.credentialCache, 'recall'))
+    invalidVerifierOptions('credentialCache must be a verified-credential cache (createVerifiedCredentialCache)');
+  if (options.now !== undefined && !(options.now instanceof Date && !Number.isNaN(options.now.getTime())))
+    invalidVerifierOptions('now must be a valid Date');
+  if (!isDuration(options.clockSkewMs) || !isDuration(options.maxPresentationLifetimeMs))
+    invalidVerifierOptions('clockSkewMs and maxPresentationLifetimeMs must be non-negative numbers of ms');
+  if (!isCount(options.maxChainLength) || !isCount(options.maxPresentationBytes))
+    invalidVerifierOptions('maxChainLength and maxPresentationBytes must be positive integers');
+  if (!isFlag(options.allowSelfSigned) || !isFlag(options.requireCredentialStatus))
+    invalidVerifierOptions('allowSelfSigned and requireCredentialStatus must be booleans');
 }
 
 /**
@@ -352,7 +385,9 @@ async function run(
   const proof = presentation.proof;
   let verifiedProof: VerifiedProof | undefined;
   try {
-    ({ proofs: [verifiedProof] } = await verifyProof(presentation, {
+    ({
+      proofs: [verifiedProof],
+    } = await verifyProof(presentation, {
       resolveKey: keysOf(holder),
       expectedProofPurpose: 'authentication',
       // Without an expected nonce any challenge is accepted (a replay cache then makes each
@@ -384,7 +419,10 @@ async function run(
   }
   const maxLifetime = options.maxPresentationLifetimeMs ?? MAX_PRESENTATION_LIFETIME_MS;
   if (!(expiresAt - created <= maxLifetime)) {
-    throw new VerificationError('VP_EXPIRED', `the presentation has no created time or lives longer than ${maxLifetime / 1000} s`);
+    throw new VerificationError(
+      'VP_EXPIRED',
+      `the presentation has no created time or lives longer than ${maxLifetime / 1000} s`,
+    );
   }
   if (expiresAt < created) throw new VerificationError('VP_EXPIRED', 'the presentation expires before it was created');
   pass('presentation');
@@ -400,9 +438,13 @@ async function run(
       const why = result?.didResolutionMetadata.error ?? 'resolver failed';
       // The resolver's own words say what to fix (a host the network policy refuses, say).
       const detail = result?.didResolutionMetadata.message;
-      throw new VerificationError('DID_RESOLUTION_FAILED', `${did} could not be resolved (${why}${typeof detail === 'string' ? `: ${detail.slice(0, 200)}` : ''})`);
+      throw new VerificationError(
+        'DID_RESOLUTION_FAILED',
+        `${did} could not be resolved (${why}${typeof detail === 'string' ? `: ${detail.slice(0, 200)}` : ''})`,
+      );
     }
-    if (result.didDocumentMetadata.deactivated === true) throw new VerificationError('DID_DEACTIVATED', `${did} is deactivated`);
+    if (result.didDocumentMetadata.deactivated === true)
+      throw new VerificationError('DID_DEACTIVATED', `${did} is deactivated`);
     didAges.push({ id: did, ageMs: ageOf(result) });
   }
   pass('dids');
@@ -414,18 +456,22 @@ async function run(
   const known = credentials.map((c) => recalled?.get(c));
   //    Only parents and, with a cache, credentials about to be cached need a digest computed.
   const digests = credentials.map(
-    (c, i) => known[i]?.digest ?? (cache !== undefined || (i > 0 && i < chain.length) ? credentialDigest(c, memo) : undefined),
+    (c, i) =>
+      known[i]?.digest ?? (cache !== undefined || (i > 0 && i < chain.length) ? credentialDigest(c, memo) : undefined),
   );
   // A cached credential costs no signature work: only its keys are looked up again.
   const proofs = credentials.map((credential, i) => {
     const recalled = known[i];
-    const verify = () => settle(() => verifyCredentialProofs(credential, issuers[i] as string, keysOf, now, skew, memo));
+    const verify = () =>
+      settle(() => verifyCredentialProofs(credential, issuers[i] as string, keysOf, now, skew, memo));
     if (recalled === undefined) return verify();
     // A recognized credential's keys, looked up in this verification's resolutions: synchronously
     // when they are all in hand (a cached resolver), since that is the whole cost of a hit.
     const keyResolutions = recalled.keys.map((key) => resolutionOf(key.controller));
     const judge = (settled: Settled<DidResolutionResult>[]) => keysUnchanged(recalled, settled, now) ?? verify();
-    return keyResolutions.some((r) => r instanceof Promise) ? Promise.all(keyResolutions).then(judge) : judge(keyResolutions as Settled<DidResolutionResult>[]);
+    return keyResolutions.some((r) => r instanceof Promise)
+      ? Promise.all(keyResolutions).then(judge)
+      : judge(keyResolutions as Settled<DidResolutionResult>[]);
   });
   const cachedNow: boolean[] = [];
   // Recorded only once the whole presentation passed, like the replay cache: a refused one (a
@@ -444,12 +490,19 @@ async function run(
     cachedNow[i] = checked.cached;
     const validFrom = parseDateTimeStamp(credential.validFrom) ?? Infinity;
     const validUntil = validUntilOf(credential);
-    if (validFrom > now + skew) throw new VerificationError('CREDENTIAL_NOT_YET_VALID', `${credential.id} is valid from ${credential.validFrom}`);
-    if (validUntil < now - skew) throw new VerificationError('CREDENTIAL_EXPIRED', `${credential.id} expired at ${credential.validUntil}`);
+    if (validFrom > now + skew)
+      throw new VerificationError('CREDENTIAL_NOT_YET_VALID', `${credential.id} is valid from ${credential.validFrom}`);
+    if (validUntil < now - skew)
+      throw new VerificationError('CREDENTIAL_EXPIRED', `${credential.id} expired at ${credential.validUntil}`);
     const digest = digests[i];
     if (cache !== undefined && !checked.cached && digest !== undefined) {
       // Cached no longer than the earliest proof `expires`: a hit does not look at the proofs.
-      toCache.push(() => cache.add({ canonical: canonicalizeJson(credential, undefined, memo), digest, keys: checked.keys }, Math.min(validUntil, checked.notAfter)));
+      toCache.push(() =>
+        cache.add(
+          { canonical: canonicalizeJson(credential, undefined, memo), digest, keys: checked.keys },
+          Math.min(validUntil, checked.notAfter),
+        ),
+      );
     }
   }
   pass('credentials');
@@ -464,7 +517,8 @@ async function run(
       if (isDelegated) throw new VerificationError('CHAIN_BROKEN', `${child.id} names a parent that was not presented`);
       break;
     }
-    if (!isDelegated) throw new VerificationError('CHAIN_BROKEN', `${child.id} is a root credential but more credentials follow it`);
+    if (!isDelegated)
+      throw new VerificationError('CHAIN_BROKEN', `${child.id} is a root credential but more credentials follow it`);
     checkDelegationLink(parent, child as DelegatedAgentCredential, digests[i + 1]);
   }
   const root = chain[chain.length - 1] as ChainCredential;
@@ -472,10 +526,16 @@ async function run(
   const rootIssuer = issuers[chain.length - 1] as string;
   const selfSigned = rootIssuer === root.credentialSubject.id;
   if (!options.trustedIssuers.includes(rootIssuer) && !(selfSigned && options.allowSelfSigned === true)) {
-    throw new VerificationError('UNTRUSTED_ISSUER', `${rootIssuer} is not a trusted issuer${selfSigned ? ' (self-signed root)' : ''}`);
+    throw new VerificationError(
+      'UNTRUSTED_ISSUER',
+      `${rootIssuer} is not a trusted issuer${selfSigned ? ' (self-signed root)' : ''}`,
+    );
   }
   if (leaf.credentialSubject.id !== holder) {
-    throw new VerificationError('HOLDER_MISMATCH', `the presentation is signed by ${holder}, but the credential is for ${leaf.credentialSubject.id}`);
+    throw new VerificationError(
+      'HOLDER_MISMATCH',
+      `the presentation is signed by ${holder}, but the credential is for ${leaf.credentialSubject.id}`,
+    );
   }
   for (const [j, grant] of grants.entries()) {
     const provider = issuers[chain.length + j] as string; // grants follow the chain in `credentials`
@@ -483,7 +543,10 @@ async function run(
       throw new VerificationError('UNTRUSTED_ISSUER', `${provider} is not a trusted grant issuer`);
     }
     if (!chain.some((c) => c.credentialSubject.id === grant.credentialSubject.id)) {
-      throw new VerificationError('HOLDER_MISMATCH', `${grant.id} is for ${grant.credentialSubject.id}, who is not in the presented chain`);
+      throw new VerificationError(
+        'HOLDER_MISMATCH',
+        `${grant.id} is for ${grant.credentialSubject.id}, who is not in the presented chain`,
+      );
     }
     checkGrant(grant, root.credentialSubject.privilegeScopes);
   }
@@ -493,24 +556,43 @@ async function run(
   enter('scopes');
   const leafDomains = leaf.credentialSubject.domains;
   if (leafDomains !== undefined && !leafDomains.includes(options.expectedDomain)) {
-    throw new VerificationError('TARGET_MISMATCH', `this authority is limited to ${leafDomains.join(', ')}, not ${options.expectedDomain}`);
+    throw new VerificationError(
+      'TARGET_MISMATCH',
+      `this authority is limited to ${leafDomains.join(', ')}, not ${options.expectedDomain}`,
+    );
   }
   let effectiveScopes = leaf.credentialSubject.privilegeScopes;
-  if (grants.length > 0) effectiveScopes = narrow(effectiveScopes, grants.flatMap((g) => g.credentialSubject.privilegeScopes));
+  if (grants.length > 0)
+    effectiveScopes = narrow(
+      effectiveScopes,
+      grants.flatMap((g) => g.credentialSubject.privilegeScopes),
+    );
   const missing = uncovered(options.requiredScopes ?? [], effectiveScopes);
-  if (missing.length > 0) throw new VerificationError('INSUFFICIENT_SCOPE', `not covered by the effective scopes: ${missing.join(', ')}`);
+  if (missing.length > 0)
+    throw new VerificationError('INSUFFICIENT_SCOPE', `not covered by the effective scopes: ${missing.join(', ')}`);
   pass('scopes');
 
   // 6. Status: revocation and suspension of every credential, through its issuer's status list.
   enter('status');
   const statusAges: SourceAge[] = [];
-  const lookups: Array<{ credential: MandateCredential; entry: StatusEntry; pending: Promise<Settled<StatusCheckResult>> }> = [];
+  const lookups: Array<{
+    credential: MandateCredential;
+    entry: StatusEntry;
+    pending: Promise<Settled<StatusCheckResult>>;
+  }> = [];
   const entriesOf = credentials.map(statusEntries);
   // A credential that can never be revoked decides the verdict: judged before any list is fetched.
   if (options.requireCredentialStatus === true) {
     for (const [i, credential] of credentials.entries()) {
-      if ('parentCredential' in credential || entriesOf[i]?.some((e) => e.statusPurpose === 'revocation' || e.statusPurpose === 'suspension')) continue;
-      throw new VerificationError('STATUS_UNAVAILABLE', `${credential.id} carries no revocation or suspension status entry, and this verifier requires one`);
+      if (
+        'parentCredential' in credential ||
+        entriesOf[i]?.some((e) => e.statusPurpose === 'revocation' || e.statusPurpose === 'suspension')
+      )
+        continue;
+      throw new VerificationError(
+        'STATUS_UNAVAILABLE',
+        `${credential.id} carries no revocation or suspension status entry, and this verifier requires one`,
+      );
     }
   }
   for (const [i, credential] of credentials.entries()) {
@@ -518,17 +600,23 @@ async function run(
       const client = options.statusLists;
       const pending = client
         ? settle(() => client.check(entry, issuers[i] as string, now))
-        : Promise.resolve({ ok: false as const, error: new VerificationError('STATUS_UNAVAILABLE', 'no status list client is configured') });
+        : Promise.resolve({
+            ok: false as const,
+            error: new VerificationError('STATUS_UNAVAILABLE', 'no status list client is configured'),
+          });
       lookups.push({ credential, entry, pending });
     }
   }
   for (const { credential, entry, pending } of lookups) {
     const settled = await pending;
-    if (!settled.ok) throw reasonFor(settled.error, 'STATUS_UNAVAILABLE', { DID_RESOLUTION_FAILED: 'STATUS_UNAVAILABLE' });
+    if (!settled.ok)
+      throw reasonFor(settled.error, 'STATUS_UNAVAILABLE', { DID_RESOLUTION_FAILED: 'STATUS_UNAVAILABLE' });
     const { status, ageMs } = settled.value;
     statusAges.push({ id: entry.statusListCredential, ageMs });
-    if (status !== 0 && entry.statusPurpose === 'revocation') throw new VerificationError('CREDENTIAL_REVOKED', `${credential.id} is revoked`);
-    if (status !== 0 && entry.statusPurpose === 'suspension') throw new VerificationError('CREDENTIAL_SUSPENDED', `${credential.id} is suspended`);
+    if (status !== 0 && entry.statusPurpose === 'revocation')
+      throw new VerificationError('CREDENTIAL_REVOKED', `${credential.id} is revoked`);
+    if (status !== 0 && entry.statusPurpose === 'suspension')
+      throw new VerificationError('CREDENTIAL_SUSPENDED', `${credential.id} is suspended`);
   }
   pass('status');
 
@@ -544,13 +632,15 @@ async function run(
     const until = expiresAt + skew;
     const remember = async (key: string, refusal: string): Promise<void> => {
       const answer = replayCache.remember(key, until);
-      if ((typeof answer === 'boolean' ? answer : await answer) !== true) throw new VerificationError('REPLAYED', `${refusal}${UNVOUCHED}`);
+      if ((typeof answer === 'boolean' ? answer : await answer) !== true)
+        throw new VerificationError('REPLAYED', `${refusal}${UNVOUCHED}`);
     };
     // A full cache also refuses presentations about to expire that it could no longer vouch for.
     // The challenge is a nonce of one target: keyed by it, so a verifier serving several targets
     // (the issuer's /v1/vp/verify) does not let an agent of one spend a nonce another handed out.
     // It is taken first: a replayed presentation then fails there and records nothing.
-    if (proof?.challenge !== undefined) await remember(`challenge:${options.expectedDomain}:${proof.challenge}`, 'this challenge was already answered');
+    if (proof?.challenge !== undefined)
+      await remember(`challenge:${options.expectedDomain}:${proof.challenge}`, 'this challenge was already answered');
     await remember(`vp:${presentation.id}`, `presentation ${presentation.id} was already presented`);
     pass('replay');
   }
@@ -572,7 +662,10 @@ async function run(
     })),
     checks,
     // A DID resolved again in check 3 was relied on in its fresh form from then on.
-    sources: { dids: resolutions.fresh.size === 0 ? didAges : didAges.map((a) => freshAge(a, resolutions.fresh.get(a.id))), statusLists: statusAges },
+    sources: {
+      dids: resolutions.fresh.size === 0 ? didAges : didAges.map((a) => freshAge(a, resolutions.fresh.get(a.id))),
+      statusLists: statusAges,
+    },
   };
 }
 
@@ -592,11 +685,19 @@ interface CheckedProofs {
  * lookup refuses (a key revoked or expired since), undefined — verify the signatures again —
  * when a resolution failed or a key changed.
  */
-function keysUnchanged(known: VerifiedCredential, settled: Settled<DidResolutionResult>[], now: number): Settled<CheckedProofs> | undefined {
+function keysUnchanged(
+  known: VerifiedCredential,
+  settled: Settled<DidResolutionResult>[],
+  now: number,
+): Settled<CheckedProofs> | undefined {
   try {
     for (const [i, { controller, verificationMethod, purpose, publicKey }] of known.keys.entries()) {
       const resolution = settled[i] as Settled<DidResolutionResult>;
-      if (!resolution.ok || !equalBytes(keyFromResolution(resolution.value, controller, verificationMethod, purpose, now), publicKey)) return undefined;
+      if (
+        !resolution.ok ||
+        !equalBytes(keyFromResolution(resolution.value, controller, verificationMethod, purpose, now), publicKey)
+      )
+        return undefined;
     }
   } catch (error) {
     return { ok: false, error };
@@ -605,7 +706,14 @@ function keysUnchanged(known: VerifiedCredential, settled: Settled<DidResolution
 }
 
 /** A credential's proofs with its issuer's assertionMethod keys; a grant's consent with the user's authentication key. */
-async function verifyCredentialProofs(credential: MandateCredential, issuer: string, keysOf: KeysOf, now: number, skew: number, memo: CanonicalMemo): Promise<CheckedProofs> {
+async function verifyCredentialProofs(
+  credential: MandateCredential,
+  issuer: string,
+  keysOf: KeysOf,
+  now: number,
+  skew: number,
+  memo: CanonicalMemo,
+): Promise<CheckedProofs> {
   const at = new Date(now);
   const keys: ProofKey[] = [];
   let notAfter = Infinity;
@@ -615,7 +723,19 @@ async function verifyCredentialProofs(credential: MandateCredential, issuer: str
       if (expires !== undefined) notAfter = Math.min(notAfter, expires.getTime());
     }
   };
-  record((await verifyProof(credential, { resolveKey: keysOf(issuer), expectedProofPurpose: 'assertionMethod', now: at, clockSkewMs: skew, memo })).proofs, issuer, 'assertionMethod');
+  record(
+    (
+      await verifyProof(credential, {
+        resolveKey: keysOf(issuer),
+        expectedProofPurpose: 'assertionMethod',
+        now: at,
+        clockSkewMs: skew,
+        memo,
+      })
+    ).proofs,
+    issuer,
+    'assertionMethod',
+  );
   if (credential.type.includes('DelegationGrantCredential')) {
     const consent = (credential as DelegationGrantCredential).credentialSubject.consent;
     const { proofs } = await verifyProof(consent, {
@@ -634,8 +754,15 @@ async function verifyCredentialProofs(credential: MandateCredential, issuer: str
 }
 
 /** The presented credentials the cache recognizes, before anything else looks at them. */
-function recallCredentials(vp: unknown, cache: VerifiedCredentialCache | undefined, memo: CanonicalMemo): Map<unknown, VerifiedCredential> | undefined {
-  const list = cache !== undefined && typeof vp === 'object' && vp !== null ? (vp as { verifiableCredential?: unknown }).verifiableCredential : undefined;
+function recallCredentials(
+  vp: unknown,
+  cache: VerifiedCredentialCache | undefined,
+  memo: CanonicalMemo,
+): Map<unknown, VerifiedCredential> | undefined {
+  const list =
+    cache !== undefined && typeof vp === 'object' && vp !== null
+      ? (vp as { verifiableCredential?: unknown }).verifiableCredential
+      : undefined;
   if (!Array.isArray(list)) return undefined;
   const recalled = new Map<unknown, VerifiedCredential>();
   for (const item of list) {

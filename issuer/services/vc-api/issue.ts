@@ -64,7 +64,10 @@ function typesOf(vc: Json): string[] {
 /** This issuer in place of the issuer the request named, once that one was seen to be a URL (or `{id: URL}`). */
 function asThisIssuer(ctx: IssuerContext, issuer: unknown): unknown {
   const given = isObject(issuer) ? issuer.id : issuer;
-  if (typeof given !== 'string' || !URL.canParse(given)) invalid(`issuer must be a URL or an object whose id is one (VC DM 2.0 §4.7), got ${JSON.stringify(given)?.slice(0, 100) ?? 'nothing'}`);
+  if (typeof given !== 'string' || !URL.canParse(given))
+    invalid(
+      `issuer must be a URL or an object whose id is one (VC DM 2.0 §4.7), got ${JSON.stringify(given)?.slice(0, 100) ?? 'nothing'}`,
+    );
   return isObject(issuer) ? { ...issuer, id: ctx.issuer.did } : ctx.issuer.did;
 }
 
@@ -82,7 +85,10 @@ function unsignedCredential(ctx: IssuerContext, credential: unknown): Json {
   const vc: Json = { ...credential };
   const reserved = CREDENTIAL_TYPES.filter((t) => typesOf(vc).includes(t));
   if (reserved.length > 0) {
-    throw apiError('CREDENTIAL_TYPE_RESERVED', `${reserved.join(', ')} credentials are issued through enrollment and POST /v1/vcs, which give them status entries`);
+    throw apiError(
+      'CREDENTIAL_TYPE_RESERVED',
+      `${reserved.join(', ')} credentials are issued through enrollment and POST /v1/vcs, which give them status entries`,
+    );
   }
   if (Object.hasOwn(vc, 'proof')) invalid('the credential to issue must not already carry a proof');
   vc.issuer = Object.hasOwn(vc, 'issuer') ? asThisIssuer(ctx, vc.issuer) : ctx.issuer.did;
@@ -105,8 +111,17 @@ function givenEntries(vc: Json): unknown[] {
 /** Entries on this issuer's lists are handed out here: one written by the caller could share another credential's index. */
 function refuseOwnListEntries(ctx: IssuerContext, vc: Json): void {
   const ours = statusListUrl(ctx, ''); // the URL every list of this issuer starts with
-  if (givenEntries(vc).some((entry) => isObject(entry) && typeof entry.statusListCredential === 'string' && entry.statusListCredential.startsWith(ours))) {
-    invalid('status entries on this issuer\'s own lists are allocated by the issuer: ask for them with options.credentialStatus');
+  if (
+    givenEntries(vc).some(
+      (entry) =>
+        isObject(entry) &&
+        typeof entry.statusListCredential === 'string' &&
+        entry.statusListCredential.startsWith(ours),
+    )
+  ) {
+    invalid(
+      "status entries on this issuer's own lists are allocated by the issuer: ask for them with options.credentialStatus",
+    );
   }
 }
 
@@ -123,13 +138,19 @@ async function assertConforming(vc: Json): Promise<void> {
     assertConformingCredential(vc);
     await assertJsonLdConformance(vc);
   } catch (error) {
-    if (error instanceof JsonLdError) throw apiError('CREDENTIAL_INVALID', error.message, { details: { rule: error.code } });
+    if (error instanceof JsonLdError)
+      throw apiError('CREDENTIAL_INVALID', error.message, { details: { rule: error.code } });
     if (isMandateError(error)) invalid(error.message);
     throw error;
   }
 }
 
-export async function issueVcApiCredential(ctx: IssuerContext, credential: unknown, options: IssueOptions, actor: string): Promise<Json> {
+export async function issueVcApiCredential(
+  ctx: IssuerContext,
+  credential: unknown,
+  options: IssueOptions,
+  actor: string,
+): Promise<Json> {
   const base = unsignedCredential(ctx, credential);
   refuseOwnListEntries(ctx, base);
   // The entries added below are the issuer's own, conforming by construction.
@@ -166,8 +187,13 @@ interface Issued {
 function record(ctx: IssuerContext, { key, vc, reservations, actor }: Issued): void {
   for (const reservation of reservations) commitReservation(ctx, reservation);
   const statusEntries = reservations.map(({ purpose, listId, index }) => ({ purpose, listId, index }));
-  if (!ctx.stores.vcApiCredentials.insert({ id: key, types: typesOf(vc).slice(0, 8), statusEntries, issuedAt: ctx.now() })) {
-    throw apiError('CREDENTIAL_EXISTS', `a credential with id ${JSON.stringify(clipText(key, 100))} was issued here before: ids name one credential`);
+  if (
+    !ctx.stores.vcApiCredentials.insert({ id: key, types: typesOf(vc).slice(0, 8), statusEntries, issuedAt: ctx.now() })
+  ) {
+    throw apiError(
+      'CREDENTIAL_EXISTS',
+      `a credential with id ${JSON.stringify(clipText(key, 100))} was issued here before: ids name one credential`,
+    );
   }
   ctx.audit.record({
     event: 'VC_API_ISSUED',

@@ -49,22 +49,41 @@ function matches(ctx: IssuerContext, entry: VcApiStatusEntry, asked: StatusUpdat
 export function updateVcApiStatus(ctx: IssuerContext, update: StatusUpdate, actor: string): StatusUpdateResult {
   const record = ctx.stores.vcApiCredentials.get(update.credentialId);
   if (!record) {
-    throw apiError('CREDENTIAL_NOT_FOUND', `no credential issued through POST /credentials/issue has the id ${JSON.stringify(clipText(update.credentialId, 100))} (authority credentials change status through POST /v1/vcs/{vcId}/revoke)`);
+    throw apiError(
+      'CREDENTIAL_NOT_FOUND',
+      `no credential issued through POST /credentials/issue has the id ${JSON.stringify(clipText(update.credentialId, 100))} (authority credentials change status through POST /v1/vcs/{vcId}/revoke)`,
+    );
   }
   const found = record.statusEntries.find((entry) => matches(ctx, entry, update.credentialStatus));
-  if (!found) throw apiError('STATUS_ENTRY_NOT_FOUND', `the credential has no ${update.credentialStatus.statusPurpose} status entry like the one named`);
+  if (!found)
+    throw apiError(
+      'STATUS_ENTRY_NOT_FOUND',
+      `the credential has no ${update.credentialStatus.statusPurpose} status entry like the one named`,
+    );
   const value = typeof update.status === 'boolean' ? Number(update.status) : update.status;
   const changed = ctx.db.transaction(() => {
     const done = setListStatus(ctx, found.listId, found.index, value);
     ctx.audit.record({
       event: 'VC_API_STATUS_CHANGED',
       actor,
-      data: { id: clipText(record.id, 256), purpose: found.purpose, url: statusListUrl(ctx, found.listId), index: found.index, status: value, changed: done },
+      data: {
+        id: clipText(record.id, 256),
+        purpose: found.purpose,
+        url: statusListUrl(ctx, found.listId),
+        index: found.index,
+        status: value,
+        changed: done,
+      },
     });
     return done;
   });
   const list = ctx.stores.statusLists.get(found.listId);
   if (!list) throw apiError('STATUS_LIST_NOT_FOUND', `status list ${found.listId} does not exist`);
   const entry: BitstringStatusListEntry = statusEntryFor(ctx, list, found.index);
-  return { credentialId: record.id, credentialStatus: Object.fromEntries(Object.entries(entry)), status: value, changed };
+  return {
+    credentialId: record.id,
+    credentialStatus: Object.fromEntries(Object.entries(entry)),
+    status: value,
+    changed,
+  };
 }

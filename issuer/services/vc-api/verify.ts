@@ -13,7 +13,12 @@ import { parseDateTimeStamp, verifyProof } from '../../../wallet/crypto/data-int
 import { isMandateError } from '../../../wallet/crypto/errors.ts';
 import { isDid } from '../../../wallet/did/parse.ts';
 import { StatusListError, statusProcessingError } from '../../../wallet/status/errors.ts';
-import { assertConformingCredential, assertConformingCredentialV1, credentialDataModel, VC_V1_CONTEXT } from '../../../wallet/vc/conformance.ts';
+import {
+  assertConformingCredential,
+  assertConformingCredentialV1,
+  credentialDataModel,
+  VC_V1_CONTEXT,
+} from '../../../wallet/vc/conformance.ts';
 import { VC_V2_CONTEXT } from '../../../wallet/vc/context.ts';
 import { MAX_STATUS_ENTRIES, statusEntries } from '../../../wallet/vc/parse.ts';
 import type { StatusEntry } from '../../../wallet/vc/types.ts';
@@ -120,8 +125,18 @@ function validityProblems(vc: Json, now: number): VcApiProblem[] {
   const problems: VcApiProblem[] = [];
   const start = parseDateTimeStamp(vc[from]);
   const end = parseDateTimeStamp(vc[until]);
-  if (start !== undefined && start > now + CLOCK_SKEW_MS) problems.push({ check: 'validity', code: 'CREDENTIAL_NOT_YET_VALID', message: `the credential ${from} is ${String(vc[from])}` });
-  if (end !== undefined && end < now - CLOCK_SKEW_MS) problems.push({ check: 'validity', code: 'CREDENTIAL_EXPIRED', message: `the credential ${until} is ${String(vc[until])}` });
+  if (start !== undefined && start > now + CLOCK_SKEW_MS)
+    problems.push({
+      check: 'validity',
+      code: 'CREDENTIAL_NOT_YET_VALID',
+      message: `the credential ${from} is ${String(vc[from])}`,
+    });
+  if (end !== undefined && end < now - CLOCK_SKEW_MS)
+    problems.push({
+      check: 'validity',
+      code: 'CREDENTIAL_EXPIRED',
+      message: `the credential ${until} is ${String(vc[until])}`,
+    });
   return problems;
 }
 
@@ -130,7 +145,12 @@ function validityProblems(vc: Json, now: number): VcApiProblem[] {
  * check; a presentation shares one among its credentials, so no request makes this issuer fetch
  * more than MAX_STATUS_ENTRIES lists, whatever it holds.
  */
-async function statusProblems(ctx: IssuerContext, vc: Json, issuer: string, budget: { left: number }): Promise<{ checked: boolean; errors: VcApiProblem[]; warnings: VcApiProblem[] }> {
+async function statusProblems(
+  ctx: IssuerContext,
+  vc: Json,
+  issuer: string,
+  budget: { left: number },
+): Promise<{ checked: boolean; errors: VcApiProblem[]; warnings: VcApiProblem[] }> {
   let entries: StatusEntry[] = [];
   try {
     entries = statusEntries(vc as { credentialStatus?: StatusEntry | StatusEntry[] });
@@ -139,27 +159,56 @@ async function statusProblems(ctx: IssuerContext, vc: Json, issuer: string, budg
   }
   const errors: VcApiProblem[] = [];
   const warnings: VcApiProblem[] = [];
-  if (entries.length > MAX_STATUS_ENTRIES) return { checked: false, errors: [{ check: 'status', code: 'MALFORMED', message: `more than ${MAX_STATUS_ENTRIES} credentialStatus entries` }], warnings };
+  if (entries.length > MAX_STATUS_ENTRIES)
+    return {
+      checked: false,
+      errors: [
+        { check: 'status', code: 'MALFORMED', message: `more than ${MAX_STATUS_ENTRIES} credentialStatus entries` },
+      ],
+      warnings,
+    };
   if (entries.length > budget.left) {
     // Not the credential's fault: the request's other credentials used the budget up.
-    return { checked: false, errors: [{ check: 'status', code: 'STATUS_UNAVAILABLE', message: `not checked: one request may check at most ${MAX_STATUS_ENTRIES} status entries` }], warnings };
+    return {
+      checked: false,
+      errors: [
+        {
+          check: 'status',
+          code: 'STATUS_UNAVAILABLE',
+          message: `not checked: one request may check at most ${MAX_STATUS_ENTRIES} status entries`,
+        },
+      ],
+      warnings,
+    };
   }
   budget.left -= entries.length;
   for (const entry of entries) {
     // Fail closed: a status this verifier cannot read may be "revoked".
     if (!isObject(entry) || entry.type !== 'BitstringStatusListEntry') {
-      errors.push({ check: 'status', code: 'STATUS_TYPE_UNSUPPORTED', message: `a credentialStatus entry of type ${JSON.stringify(isObject(entry) ? entry.type : entry)?.slice(0, 64)} cannot be checked here (Bitstring Status List only)` });
+      errors.push({
+        check: 'status',
+        code: 'STATUS_TYPE_UNSUPPORTED',
+        message: `a credentialStatus entry of type ${JSON.stringify(isObject(entry) ? entry.type : entry)?.slice(0, 64)} cannot be checked here (Bitstring Status List only)`,
+      });
       continue;
     }
     try {
       const { status, purpose, message } = await ctx.statusLists.check(entry, issuer, ctx.now());
       if (status === 0) continue;
       if (purpose === 'revocation' || purpose === 'suspension') {
-        errors.push({ check: 'status', code: purpose === 'revocation' ? 'CREDENTIAL_REVOKED' : 'CREDENTIAL_SUSPENDED', message: `the credential's ${purpose} status is set` });
+        errors.push({
+          check: 'status',
+          code: purpose === 'revocation' ? 'CREDENTIAL_REVOKED' : 'CREDENTIAL_SUSPENDED',
+          message: `the credential's ${purpose} status is set`,
+        });
       } else {
         // Like verifyPresentation: only revocation and suspension invalidate; a message or
         // refresh status is information for the caller.
-        warnings.push({ check: 'status', code: 'STATUS_SET', message: `the credential's ${purpose} status is ${status}${message === undefined ? '' : ` (${message})`}` });
+        warnings.push({
+          check: 'status',
+          code: 'STATUS_SET',
+          message: `the credential's ${purpose} status is ${status}${message === undefined ? '' : ` (${message})`}`,
+        });
       }
     } catch (error) {
       errors.push(statusProblem(error));
@@ -174,17 +223,27 @@ export interface VcApiVerifier {
 }
 
 export function createVcApiVerifier(ctx: IssuerContext): VcApiVerifier {
-  const keyOf = (did: string) => controllerKeyResolver(ctx, did, (vm) => apiError('KEY_NOT_AUTHORIZED', `${vm} is not a key of ${did}`));
+  const keyOf = (did: string) =>
+    controllerKeyResolver(ctx, did, (vm) => apiError('KEY_NOT_AUTHORIZED', `${vm} is not a key of ${did}`));
 
-  async function verifyCredential(credential: unknown, options: CredentialVerifyOptions = {}, budget = { left: MAX_STATUS_ENTRIES }): Promise<CredentialVerification> {
+  async function verifyCredential(
+    credential: unknown,
+    options: CredentialVerifyOptions = {},
+    budget = { left: MAX_STATUS_ENTRIES },
+  ): Promise<CredentialVerification> {
     const shape = await shapeOf(credential);
     if ('problem' in shape) return failed(shape.problem);
     const vc = credential as Json;
     const issuer = idOf(vc.issuer);
-    if (issuer === undefined || !isDid(issuer)) return failed({ check: 'shape', code: 'MALFORMED', message: 'issuer must be a DID' });
+    if (issuer === undefined || !isDid(issuer))
+      return failed({ check: 'shape', code: 'MALFORMED', message: 'issuer must be a DID' });
     const checks = ['proof', 'validity'];
     const errors: VcApiProblem[] = [];
-    const warnings: VcApiProblem[] = shape.unchecked.map((id) => ({ check: 'relatedResource', code: 'NOT_CHECKED', message: `the digest of ${id.slice(0, 100)} was not checked: Mandate fetches no resource` }));
+    const warnings: VcApiProblem[] = shape.unchecked.map((id) => ({
+      check: 'relatedResource',
+      code: 'NOT_CHECKED',
+      message: `the digest of ${id.slice(0, 100)} was not checked: Mandate fetches no resource`,
+    }));
     try {
       await verifyProof(vc, {
         resolveKey: keyOf(issuer),
@@ -209,7 +268,10 @@ export function createVcApiVerifier(ctx: IssuerContext): VcApiVerifier {
     return { verified: errors.length === 0, checks, warnings, errors };
   }
 
-  return { verifyCredential: (credential, options) => verifyCredential(credential, options), verifyPresentation: (vp, options) => verifyPresentationWith(ctx, keyOf, verifyCredential, vp, options) };
+  return {
+    verifyCredential: (credential, options) => verifyCredential(credential, options),
+    verifyPresentation: (vp, options) => verifyPresentationWith(ctx, keyOf, verifyCredential, vp, options),
+  };
 }
 
 /** VC DM 2.0 §4.13 (and 1.1 §4.10) basics of a presentation, then its JSON-LD rules; its credentials are each checked on their own. */
@@ -217,10 +279,13 @@ async function presentationShapeError(value: unknown): Promise<VcApiProblem | un
   const shape = (message: string): VcApiProblem => ({ check: 'shape', code: 'MALFORMED', message });
   if (!isObject(value)) return shape('presentation must be a JSON object');
   const context = value['@context'];
-  if (!Array.isArray(context) || (context[0] !== VC_V2_CONTEXT && context[0] !== VC_V1_CONTEXT)) return shape(`presentation @context must be an array starting with ${VC_V2_CONTEXT}`);
+  if (!Array.isArray(context) || (context[0] !== VC_V2_CONTEXT && context[0] !== VC_V1_CONTEXT))
+    return shape(`presentation @context must be an array starting with ${VC_V2_CONTEXT}`);
   const types = value.type;
-  if (!(types === 'VerifiablePresentation' || (Array.isArray(types) && types.includes('VerifiablePresentation')))) return shape('presentation type must include VerifiablePresentation');
-  if (value.holder !== undefined && (idOf(value.holder) === undefined || !URL.canParse(idOf(value.holder) as string))) return shape('presentation holder must be a URL or an object whose id is one');
+  if (!(types === 'VerifiablePresentation' || (Array.isArray(types) && types.includes('VerifiablePresentation'))))
+    return shape('presentation type must include VerifiablePresentation');
+  if (value.holder !== undefined && (idOf(value.holder) === undefined || !URL.canParse(idOf(value.holder) as string)))
+    return shape('presentation holder must be a URL or an object whose id is one');
   // Its credentials are checked one by one, each under its own context (the v2 context's
   // verifiableCredential resets the context).
   const { verifiableCredential: _credentials, ...rest } = value;
@@ -232,7 +297,11 @@ async function presentationShapeError(value: unknown): Promise<VcApiProblem | un
   return undefined;
 }
 
-type CredentialVerifier = (credential: unknown, options: CredentialVerifyOptions, budget: { left: number }) => Promise<CredentialVerification>;
+type CredentialVerifier = (
+  credential: unknown,
+  options: CredentialVerifyOptions,
+  budget: { left: number },
+) => Promise<CredentialVerification>;
 
 async function verifyPresentationWith(
   ctx: IssuerContext,
@@ -254,7 +323,8 @@ async function verifyPresentationWith(
       resolveKey: keyOf(holder),
       expectedProofPurpose: 'authentication',
       // Without a challenge from the caller, the proof's own (authentication proofs must carry one).
-      expectedChallenge: options.challenge ?? (isObject(proof) && typeof proof.challenge === 'string' ? proof.challenge : ''),
+      expectedChallenge:
+        options.challenge ?? (isObject(proof) && typeof proof.challenge === 'string' ? proof.challenge : ''),
       ...(options.domain === undefined ? {} : { expectedDomain: options.domain }),
       cryptosuites: VC_API_CRYPTOSUITES,
       now: new Date(ctx.now()),
@@ -266,13 +336,28 @@ async function verifyPresentationWith(
   const listed = vp.verifiableCredential;
   const credentials = listed === undefined ? [] : Array.isArray(listed) ? listed : [listed];
   const errors: VcApiProblem[] = [];
-  if (credentials.length > MAX_CREDENTIALS) errors.push({ check: 'credentials', code: 'MALFORMED', message: `more than ${MAX_CREDENTIALS} credentials` });
+  if (credentials.length > MAX_CREDENTIALS)
+    errors.push({ check: 'credentials', code: 'MALFORMED', message: `more than ${MAX_CREDENTIALS} credentials` });
   const budget = { left: MAX_STATUS_ENTRIES };
-  const credentialResults = await Promise.all(credentials.slice(0, MAX_CREDENTIALS).map((vc) => verifyCredential(vc, {}, budget)));
+  const credentialResults = await Promise.all(
+    credentials.slice(0, MAX_CREDENTIALS).map((vc) => verifyCredential(vc, {}, budget)),
+  );
   const presentationVerified = errors.length === 0;
   credentialResults.forEach((result, i) => {
-    if (!result.verified) errors.push({ check: 'credentials', code: result.errors[0]?.code ?? 'ERROR', message: `credential ${i}: ${result.errors[0]?.message ?? 'not verified'}` });
+    if (!result.verified)
+      errors.push({
+        check: 'credentials',
+        code: result.errors[0]?.code ?? 'ERROR',
+        message: `credential ${i}: ${result.errors[0]?.message ?? 'not verified'}`,
+      });
   });
   const checks = credentialResults.length > 0 ? ['proof', 'credentials'] : ['proof'];
-  return { verified: errors.length === 0, checks, warnings: [], errors, presentationResult: { verified: presentationVerified }, credentialResults };
+  return {
+    verified: errors.length === 0,
+    checks,
+    warnings: [],
+    errors,
+    presentationResult: { verified: presentationVerified },
+    credentialResults,
+  };
 }

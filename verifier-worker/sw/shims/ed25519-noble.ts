@@ -102,4 +102,9 @@ function unavailable(): never {
 
 export type { EdwardsPoint };
 export const decodeCheckedPublicKey: (publicKey: Uint8Array) => EdwardsPoint = unavailable;
-export const nobleVerify: (signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array, point: EdwardsPoint) => boolean = unavailable;
+export const nobleVerify: (
+  signature: Uint8Array,
+  message: Uint8Array,
+  publicKey: Uint8Array,
+  point: EdwardsPoint,
+) => boolean = unavailable;
