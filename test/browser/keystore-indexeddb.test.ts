@@ -94,10 +94,7 @@ describe('IndexedDB key store (non-extractable CryptoKeys)', () => {
     await expect(store.put('junk', vectorSeed)).rejects.toThrow(code('KEY_FILE_CORRUPT'));
     expect(await idbGet('junk', rawStore(name))).toEqual({ hello: 'world' }); // not replaced
     // An extractable CryptoKey (written by other code of the origin, say): any script could export it.
-    const exportable = (await crypto.subtle.generateKey({ name: 'Ed25519' }, true, [
-      'sign',
-      'verify',
-    ])) as CryptoKeyPair;
+    const exportable = await crypto.subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify']);
     await idbSet('exportable', { ...recordB, id: 'exportable', privateKey: exportable.privateKey }, rawStore(name));
     await expect(store.get('exportable')).rejects.toThrow(code('KEY_FILE_CORRUPT'));
     await expect(store.signer('exportable')).rejects.toThrow(code('KEY_FILE_CORRUPT'));

@@ -619,6 +619,7 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
       .prepare('UPDATE audit SET reason = ? WHERE seq = (SELECT MAX(seq) FROM audit)')
       .run('ok\u001b[2J\u001b[1A');
     const tailed = await operator('audit', 'tail', '--lines', '1');
+    // eslint-disable-next-line no-control-regex -- the assertion is exactly that no control character reaches the terminal
     expect(tailed.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
     expect(tailed.stdout).toContain('ok\\u001b[2J\\u001b[1A');
 

@@ -63,7 +63,8 @@ async function run(step: string, button: string): Promise<void> {
     .poll(async () => section.getAttribute('data-state'), { timeout: 20_000 })
     .toMatch(/^(done|partial|failed)$/);
   const state = await section.getAttribute('data-state');
-  if (state === 'failed') throw new Error(`${step} failed: ${await section.locator('.error').allTextContents()}`);
+  if (state === 'failed')
+    throw new Error(`${step} failed: ${(await section.locator('.error').allTextContents()).join(' ')}`);
 }
 
 /** A screenshot of one step (or of the whole page when `step` is undefined). */

@@ -76,7 +76,7 @@ describe('Ed25519 backend fallback', () => {
   }
 
   it('uses WebCrypto by default where node:crypto cannot be reached (no process.getBuiltinModule)', async () => {
-    vi.spyOn(process, 'getBuiltinModule').mockReturnValue(undefined as never);
+    vi.spyOn(process, 'getBuiltinModule').mockReturnValue(undefined);
     const m = await freshModule();
     expect(await m.availableEd25519Backends()).toEqual(['webcrypto', 'noble']);
     expect(await m.getEd25519Backend()).toBe('webcrypto');
@@ -91,7 +91,7 @@ describe('Ed25519 backend fallback', () => {
   });
 
   it('falls back to noble when neither native path exists, and refuses WebCrypto-only operations', async () => {
-    vi.spyOn(process, 'getBuiltinModule').mockReturnValue(undefined as never);
+    vi.spyOn(process, 'getBuiltinModule').mockReturnValue(undefined);
     vi.stubGlobal('crypto', { getRandomValues: globalThis.crypto.getRandomValues.bind(globalThis.crypto) });
     const m = await freshModule();
     expect(await m.availableEd25519Backends()).toEqual(['noble']);
@@ -106,7 +106,7 @@ describe('Ed25519 backend fallback', () => {
   });
 
   it('does not trust a WebCrypto that computes Ed25519 wrongly (RFC 8032 self-test fails)', async () => {
-    vi.spyOn(process, 'getBuiltinModule').mockReturnValue(undefined as never);
+    vi.spyOn(process, 'getBuiltinModule').mockReturnValue(undefined);
     const real = globalThis.crypto.subtle;
     const lying = {
       importKey: real.importKey.bind(real),

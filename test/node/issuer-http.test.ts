@@ -378,7 +378,7 @@ describe('npm start', () => {
     const url = await new Promise<string>((resolve, reject) => {
       child.stderr.on('data', (chunk: Buffer) => {
         stderr += chunk.toString();
-        const match = /listening on (http:\/\/\S+)\n(?:.*\n)*  issuer DID: \S+\n/.exec(stderr);
+        const match = /listening on (http:\/\/\S+)\n(?:.*\n)* {2}issuer DID: \S+\n/.exec(stderr);
         if (match?.[1]) resolve(match[1]);
       });
       child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));

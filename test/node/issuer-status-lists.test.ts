@@ -23,7 +23,7 @@ describe('GET /v1/status-list/:listId', () => {
     expect(res.headers.get('cache-control')).toBe('public, max-age=120');
     const etag = res.headers.get('etag') as string;
     expect(etag).toMatch(/^"revocation-1-\d+-[0-9a-f]{16}"$/);
-    const list = (await res.json()) as Record<string, any>;
+    const list = (await res.json()) as Record<string, unknown>;
     expect(list.id).toBe(`${issuer.url}/v1/status-list/revocation-1`);
     expect(list.issuer).toBe(issuer.running.ctx.issuer.did);
     expect(list.credentialSubject).toMatchObject({

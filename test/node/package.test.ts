@@ -225,7 +225,7 @@ export const store = createFileKeyStore;
     // from any project's folder.
     const output = await run(process.execPath, [tsc, '-p', consumer], { cwd: consumer, env: plainEnv }).then(
       () => '',
-      (error: { stdout?: string }) => error.stdout ?? String(error),
+      (error: Error & { stdout?: string }) => error.stdout ?? error.message,
     );
     const errors = output.split('\n').filter((line) => /error TS\d+/.test(line));
     expect(errors).toHaveLength(1);

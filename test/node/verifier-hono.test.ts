@@ -348,11 +348,7 @@ describe('agentAuth — refusals by family', () => {
       },
       agent,
     );
-    await expectRefusal(
-      await send(app, await presentTo(app, subAgent, [wider as never, root])),
-      403,
-      'SCOPE_ESCALATION',
-    );
+    await expectRefusal(await send(app, await presentTo(app, subAgent, [wider, root])), 403, 'SCOPE_ESCALATION');
   });
 });
 

@@ -42,7 +42,6 @@ import {
   MAX_PROOF_SET_SIZE,
   parseDateTimeStamp,
   proofConfiguration,
-  ProofError,
   type ProofErrorCode,
   type ProofOptions,
   transformJcs,
@@ -448,12 +447,12 @@ describe('proof sets (VC Data Integrity §4.3, §4.5)', () => {
     const many = await Array.from({ length: MAX_PROOF_SET_SIZE - 1 }).reduce<Promise<Signed>>(
       async (doc, _, i) => {
         const k = freshKey();
-        return (await createProof(await doc, {
+        return await createProof(await doc, {
           signer: k.signer,
           verificationMethod: k.method,
           proofPurpose: 'assertionMethod',
           created: `2024-02-0${i + 1}T00:00:00Z`,
-        })) as unknown as Signed;
+        });
       },
       Promise.resolve(clone(twice)),
     );
@@ -477,12 +476,12 @@ describe('proof sets (VC Data Integrity §4.3, §4.5)', () => {
     // previousProof is part of the signed proof configuration, so build valid proofs that use it.
     const a = freshKey();
     const first = singleProof(
-      (await createProof(unsigned, {
+      await createProof(unsigned, {
         signer: a.signer,
         verificationMethod: a.method,
         proofPurpose: 'assertionMethod',
         created: '2024-01-03T00:00:00Z',
-      })) as unknown as Signed,
+      }),
     );
     const dangling = { ...twice, proof: [...proofs, { ...first, previousProof: 'urn:uuid:no-such-proof' }] };
     await expect(verifyProof(dangling, options)).rejects.toThrow(reason('PROOF_MALFORMED'));
@@ -753,7 +752,7 @@ describe('reason codes for malformed input', () => {
 
   it('PROOF_OPTIONS_INVALID: unusable verify options', async () => {
     const bad: Array<Partial<VerifyProofOptions>> = [
-      { resolveKey: undefined as unknown as KeyResolver },
+      { resolveKey: undefined },
       { expectedProofPurpose: '' },
       { now: new Date(Number.NaN) },
       { clockSkewMs: -1 },

@@ -20,6 +20,7 @@ const docFor = (did: string): DidResolutionResult => ({
 });
 
 // DIF did-resolver v4 types, copied in shape (with their `any`s), to prove plug-compatibility at compile time.
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-redundant-type-constituents -- copied verbatim from did-resolver */
 interface DifExtensible {
   [x: string]: any;
 }
@@ -71,6 +72,7 @@ interface DifResolutionResult {
     versionId?: string;
   };
 }
+/* eslint-enable @typescript-eslint/no-explicit-any, @typescript-eslint/no-redundant-type-constituents */
 interface DifParsedDid {
   did: string;
   didUrl: string;
@@ -233,9 +235,9 @@ describe('createResolver', () => {
         boom: async () => {
           throw new Error('db password is hunter2');
         },
-        sync: (() => {
+        sync: () => {
           throw new Error('secret');
-        }) as MethodResolver,
+        },
         junk: async () => 'not a result' as unknown as DidResolutionResult,
       },
     });
@@ -298,9 +300,9 @@ describe('createResolver', () => {
     expect(() => resolver.register('ok', 'nope' as unknown as MethodResolver)).toThrow(
       expect.objectContaining({ code: 'INVALID_METHOD_RESOLVER' }),
     );
-    expect(() =>
-      createResolver({ lazyMethods: { 'a-b': async () => (async () => docFor('x')) as MethodResolver } }),
-    ).toThrow(expect.objectContaining({ code: 'INVALID_METHOD_RESOLVER' }));
+    expect(() => createResolver({ lazyMethods: { 'a-b': async () => async () => docFor('x') } })).toThrow(
+      expect.objectContaining({ code: 'INVALID_METHOD_RESOLVER' }),
+    );
     expect(() => createResolver({ lazyMethods: { ok: 'nope' as never } })).toThrow(
       expect.objectContaining({ code: 'INVALID_METHOD_RESOLVER' }),
     );
@@ -313,7 +315,7 @@ describe('createResolver', () => {
       lazyMethods: {
         ex: async () => {
           loads++;
-          return { default: (async (did: string) => docFor(did)) as MethodResolver };
+          return { default: async (did: string) => docFor(did) };
         },
       },
     });
@@ -331,7 +333,7 @@ describe('createResolver', () => {
       lazyMethods: {
         bare: async () => async (did: string) => docFor(did),
         dif: async () => ({ dif: async (did: string) => docFor(did) }),
-        empty: async () => ({}) as never,
+        empty: async () => ({}),
       },
     });
     expect((await resolver.resolve('did:bare:1')).didDocument?.id).toBe('did:bare:1');

@@ -733,7 +733,7 @@ describe('configuration errors (INVALID_VERIFIER_OPTIONS)', () => {
       { credentialCache: {} },
     ];
     for (const extra of bad) {
-      expect(() => prepareVerifier({ ...verifier(), ...extra } as VerifyRequestOptions), JSON.stringify(extra)).toThrow(
+      expect(() => prepareVerifier({ ...verifier(), ...extra }), JSON.stringify(extra)).toThrow(
         expect.objectContaining({ code: 'INVALID_VERIFIER_OPTIONS' }),
       );
     }
@@ -754,7 +754,7 @@ describe('configuration errors (INVALID_VERIFIER_OPTIONS)', () => {
   it('refuses an option it does not know, naming the key and where it belongs, instead of ignoring it', () => {
     const refusal = (extra: Record<string, unknown>) => {
       try {
-        prepareVerifier({ ...verifier(), ...extra } as VerifyRequestOptions);
+        prepareVerifier({ ...verifier(), ...extra });
       } catch (error) {
         return error as { code: string; message: string };
       }

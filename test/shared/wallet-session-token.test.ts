@@ -110,7 +110,7 @@ describe('verifySessionToken', () => {
     const { seed, jwk } = await sessionKey();
     const bad: Array<[string, Partial<JwtClaims>]> = [
       ['scope', { scope: 'files:read FILES' }],
-      ['scope', { scope: ['files:read'] as unknown as string }],
+      ['scope', { scope: ['files:read'] as unknown }],
       ['act', { act: { sub: 'not-a-did' } }],
       ['act', { act: { sub: 'did:key:a', act: 'did:key:b' } }],
       ['sub', { sub: 'agent-b' }],

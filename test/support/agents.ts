@@ -56,10 +56,10 @@ export async function signRaw<T extends object>(
   proofPurpose = 'assertionMethod',
   limits?: JsonLimits,
 ): Promise<T> {
-  return (await createProof(unsigned as never, {
+  return await createProof(unsigned as never, {
     signer: identity.signer,
     verificationMethod: identity.verificationMethod,
     proofPurpose,
     ...(limits === undefined ? {} : { limits }),
-  })) as unknown as T;
+  });
 }

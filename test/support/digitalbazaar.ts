@@ -30,7 +30,7 @@ import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { base58btc } from 'multiformats/bases/base58';
 import * as vc from '@digitalbazaar/vc';
 import { DataIntegrityProof } from '@digitalbazaar/data-integrity';
-import type { DbDocumentLoaderFn, DbRemoteDocument, DbSigner } from '@digitalbazaar/data-integrity';
+import type { DbRemoteDocument, DbSigner } from '@digitalbazaar/data-integrity';
 import { createSignCryptosuite, createVerifyCryptosuite } from '@digitalbazaar/eddsa-jcs-2022-cryptosuite';
 import { cryptosuite as eddsaRdfc2022Cryptosuite } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
 import * as Ed25519Multikey from '@digitalbazaar/ed25519-multikey';
@@ -397,7 +397,7 @@ function errorMessages(value: unknown, out: string[] = [], seen = new Set<unknow
     errorMessages(value.purposeResult, out, seen);
     return out;
   }
-  out.push(String(value));
+  out.push(typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined'));
   return out;
 }
 

@@ -74,7 +74,7 @@ export async function call(base: string, path: string, options: CallOptions = {}
       : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
   });
   const text = await response.text();
-  let json: unknown = undefined;
+  let json: unknown;
   try {
     json = text === '' ? undefined : JSON.parse(text);
   } catch {
@@ -168,14 +168,14 @@ export async function didAuthProof(
     type: ['VerifiablePresentation'],
     holder: overrides.holderDid ?? holder.did,
   };
-  return (await createProof(unsigned, {
+  return await createProof(unsigned, {
     signer: holder.signer,
     verificationMethod: holder.verificationMethod,
     proofPurpose: overrides.proofPurpose ?? 'authentication',
     challenge,
     domain,
     ...(overrides.created ? { created: overrides.created } : {}),
-  })) as unknown as Record<string, unknown>;
+  });
 }
 
 /** Self-custody onboarding end to end for `holder`. */
