@@ -189,7 +189,7 @@ async function enrollAgent(base: string): Promise<{ agent: SigningIdentity; cred
   );
   const done = await api(base, '/v1/onboard/verify', { challengeId: start.json.challengeId, proof });
   if (done.status !== 201) throw new Error(`enrollment failed: ${done.status} ${JSON.stringify(done.json)}`);
-  return { agent, credential: done.json.verifiableCredential as unknown as AgentCredential };
+  return { agent, credential: done.json.verifiableCredential as AgentCredential };
 }
 
 async function presentations(agent: SigningIdentity, credential: AgentCredential, count: number): Promise<string[]> {
