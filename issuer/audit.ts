@@ -16,7 +16,7 @@ import { bytesToHex } from '../wallet/crypto/bytes.ts';
 import { sha256Utf8 } from '../wallet/crypto/hash.ts';
 import { canonicalizeJson, type JsonObject } from '../wallet/crypto/jcs.ts';
 import type { AuditRow, AuditStore } from './storage/audit-store.ts';
-import type { IssuerDb } from './storage/db.ts';
+import type { Transactional } from './storage/stores.ts';
 import type { AuditRecord } from '../wallet/client/issuer-client.ts';
 
 /** prev_hash of the first record: hex SHA-256 of "mandate:issuer:audit:genesis:v1". */
@@ -121,7 +121,8 @@ export function clipText(text: string, max: number): string {
   return whole.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
 
-export function createAuditLog(db: IssuerDb, store: AuditStore, now: () => number = Date.now): AuditLog {
+/** The log over `store`; `db` runs each append (read the head, write the next link) as one transaction. */
+export function createAuditLog(db: Transactional, store: AuditStore, now: () => number = Date.now): AuditLog {
   let verifying: Promise<ChainVerdict> | undefined;
 
   async function verifyChain(): Promise<ChainVerdict> {

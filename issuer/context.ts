@@ -22,12 +22,14 @@ import { createIssuerResolver, type IssuerResolver } from './services/resolver.t
 import { createIssuerStatusClient, ensureDefaultStatusLists } from './services/status-lists.ts';
 import { openDatabase, type IssuerDb } from './storage/db.ts';
 import { createSqliteStores, type IssuerStores } from './storage/stores.ts';
-import { createSqliteReplayCache } from './storage/replay-store.ts';
+import { replayCacheOver } from './storage/replay-store.ts';
 import { assertKeyEncryptionKeyOpens } from './services/custody.ts';
 
 export interface IssuerContext {
   readonly config: IssuerConfig;
+  /** The SQLite connection the stores run on: for start-up, close and operator tooling; services use `stores`. */
   readonly db: IssuerDb;
+  /** Every read and write of issuer state (issuer/storage/stores.ts), created once here. */
   readonly stores: IssuerStores;
   /** did:web:<DID_DOMAIN> with its signing key's `#key-<n>`, or the did:key of the signing key (DID_METHOD). */
   readonly issuer: SigningIdentity;
@@ -63,11 +65,14 @@ export async function createIssuerContext(
   try {
     const stores = createSqliteStores(db);
     await assertKeyEncryptionKeyOpens(stores.agents, config.keyEncryptionKey);
-    const audit = createAuditLog(db, stores.audit, now);
+    const audit = createAuditLog(stores, stores.audit, now);
     // Before anything is signed: the DID document names the signing key (and keys it replaced).
-    const issuer = ensureIssuerIdentity({ config, db, stores, audit, log, now });
+    const issuer = ensureIssuerIdentity({ config, stores, audit, log, now });
     const resolver = createIssuerResolver({ config, dids: stores.dids });
     const window = config.rateLimit.windowMs;
+    // The client serves this issuer's lists through services that take the context: it reaches
+    // the context through this binding, set once the context exists.
+    let statusLists: StatusListClient | undefined;
     const ctx: IssuerContext = {
       config,
       db,
@@ -75,9 +80,11 @@ export async function createIssuerContext(
       issuer,
       keyEncryptionKey: config.keyEncryptionKey,
       resolver,
-      // Replaced below: the client serves this issuer's lists through services that take the context.
-      statusLists: undefined as unknown as StatusListClient,
-      replayCache: createSqliteReplayCache(db, now),
+      statusLists: {
+        check: (entry, credentialIssuer, at) =>
+          (statusLists ??= createIssuerStatusClient(ctx)).check(entry, credentialIssuer, at),
+      },
+      replayCache: replayCacheOver(stores.replay, now),
       audit,
       rateLimits: {
         perIp: createRateLimiter({ limit: config.rateLimit.perIp, windowMs: window, now }),
@@ -87,7 +94,7 @@ export async function createIssuerContext(
       log,
       close: () => db.close(),
     };
-    (ctx as { statusLists: StatusListClient }).statusLists = createIssuerStatusClient(ctx);
+    statusLists = createIssuerStatusClient(ctx);
     ensureDefaultStatusLists(ctx);
     if (db.upgradedFrom !== undefined) {
       const completed = completeLegacyRevocations(ctx);

@@ -8,12 +8,14 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { IssuerContext } from '../context.ts';
 import { adminAuth } from '../http/admin-auth.ts';
 import { apiError, createRouter, invalidCursor } from '../http/errors.ts';
-import { agentView, currentCredential, requireAgent } from '../services/agents.ts';
+import type { AuditRecord, CredentialView } from '../../wallet/client/issuer-client.ts';
+import { agentView, requireAgent } from '../services/agents.ts';
 import { credentialState, credentialView } from '../services/credentials.ts';
 import { statusListUrl } from '../services/status-lists.ts';
+import type { AgentWithState } from '../storage/agents-store.ts';
 import { AgentSchema } from './agents.ts';
 import { AuditQuery } from './audit.ts';
-import { ADMIN_SECURITY, DidSchema, errorResponses, JsonObjectSchema, jsonResponse } from './schemas.ts';
+import { ADMIN_SECURITY, DidSchema, errorResponses, jsonResponse } from './schemas.ts';
 
 /** An agent search reads at most this many agents, so a query cannot scan an unbounded table. */
 export const MAX_AGENTS_SCANNED = 10_000;
@@ -60,7 +62,7 @@ function popcount(bytes: Uint8Array): number {
   return count;
 }
 
-function matches(agent: z.infer<typeof ConsoleAgentSchema>, needle: string): boolean {
+function matches(agent: ConsoleAgent, needle: string): boolean {
   const haystack = [
     agent.did,
     agent.custody,
@@ -71,159 +73,171 @@ function matches(agent: z.infer<typeof ConsoleAgentSchema>, needle: string): boo
   return haystack.some((text) => text.toLowerCase().includes(needle));
 }
 
+type ConsoleAgent = z.infer<typeof ConsoleAgentSchema>;
+type Admin = ReturnType<typeof adminAuth>;
+
+/** A response member documented like JsonObjectSchema (any JSON object), typed as the view it carries. */
+const viewSchema = <T extends object>() => z.custom<T>().openapi({ type: 'object', additionalProperties: true });
+const CredentialViewSchema = viewSchema<CredentialView>();
+const AuditRecordViewSchema = viewSchema<AuditRecord>();
+
+function consoleAgent(ctx: IssuerContext, row: AgentWithState): ConsoleAgent {
+  const { didDocumentUrl: _url, ...rest } = agentView(ctx, row.agent, row.hosted);
+  return { ...rest, credentialState: row.current ? credentialState(row.current, ctx.now()) : 'none' };
+}
+
+interface AgentSearch {
+  found: ConsoleAgent[];
+  scanned: number;
+}
+
+/**
+ * Scans agents in creation order, a page (one joined read) at a time, until one more match than
+ * asked (to know a next page exists) or MAX_AGENTS_SCANNED.
+ */
+function scanAgents(ctx: IssuerContext, needle: string, cursor: string | undefined, limit: number): AgentSearch {
+  const found: ConsoleAgent[] = [];
+  let after = cursor;
+  let scanned = 0;
+  while (found.length <= limit && scanned < MAX_AGENTS_SCANNED) {
+    const rows = ctx.stores.agents.listWithState({
+      ...(after === undefined ? {} : { cursor: after }),
+      limit: SCAN_PAGE,
+    });
+    if (rows === undefined) throw invalidCursor();
+    for (const row of rows) {
+      scanned++;
+      const agent = consoleAgent(ctx, row);
+      if (needle === '' || matches(agent, needle)) found.push(agent);
+      if (found.length > limit) break;
+    }
+    const last = rows[rows.length - 1];
+    if (rows.length < SCAN_PAGE || !last) break;
+    after = last.agent.did;
+  }
+  return { found, scanned };
+}
+
+const agentsRoute = (admin: Admin) =>
+  createRoute({
+    method: 'get',
+    path: '/v1/console/agents',
+    tags: ['Console'],
+    summary: 'Agents matching a search, oldest first, each with its current credential state. Admin.',
+    security: ADMIN_SECURITY,
+    middleware: [admin] as const,
+    request: { query: SearchQuery },
+    responses: {
+      200: jsonResponse(
+        z.object({
+          agents: z.array(ConsoleAgentSchema),
+          nextCursor: z.string().optional(),
+          scanLimitReached: z.boolean().optional(),
+        }),
+        'A page of agents',
+      ),
+      ...errorResponses(400, 401, 429),
+    },
+  });
+
+const delegationsRoute = (admin: Admin) =>
+  createRoute({
+    method: 'get',
+    path: '/v1/console/agents/{did}/delegations',
+    tags: ['Console'],
+    summary: 'Credentials this agent signed as a delegator (held here), newest first. Admin.',
+    security: ADMIN_SECURITY,
+    middleware: [admin] as const,
+    request: { params: z.object({ did: DidSchema }) },
+    responses: {
+      200: jsonResponse(z.object({ delegations: z.array(CredentialViewSchema) }), 'Delegations'),
+      ...errorResponses(400, 401, 404, 429),
+    },
+  });
+
+const statusListsRoute = (admin: Admin) =>
+  createRoute({
+    method: 'get',
+    path: '/v1/console/status-lists',
+    tags: ['Console'],
+    summary: "This issuer's status lists with their fill level. Admin.",
+    security: ADMIN_SECURITY,
+    middleware: [admin] as const,
+    responses: {
+      200: jsonResponse(z.object({ statusLists: z.array(StatusListFillSchema) }), 'Status lists'),
+      ...errorResponses(401, 429),
+    },
+  });
+
+const latestAuditRoute = (admin: Admin) =>
+  createRoute({
+    method: 'get',
+    path: '/v1/console/audit/latest',
+    tags: ['Console'],
+    summary: 'The newest audit records matching the filter, newest first. Admin.',
+    security: ADMIN_SECURITY,
+    middleware: [admin] as const,
+    request: { query: LatestAuditQuery },
+    responses: {
+      200: jsonResponse(z.object({ records: z.array(AuditRecordViewSchema) }), 'Records, newest first'),
+      ...errorResponses(400, 401, 429),
+    },
+  });
+
+function statusListFill(ctx: IssuerContext): z.infer<typeof StatusListFillSchema>[] {
+  return ctx.stores.statusLists.list().map((list) => ({
+    listId: list.id,
+    purpose: list.purpose,
+    url: statusListUrl(ctx, list.id),
+    length: list.length,
+    allocated: list.issued,
+    set: popcount(list.bitstring),
+    fill: list.length === 0 ? 0 : list.issued / list.length,
+  }));
+}
+
+function latestAudit(ctx: IssuerContext, q: z.infer<typeof LatestAuditQuery>): AuditRecord[] {
+  const from = q.from === undefined ? undefined : Date.parse(q.from);
+  const to = q.to === undefined ? undefined : Date.parse(q.to);
+  if (from !== undefined && to !== undefined && from > to) throw apiError('VALIDATION_FAILED', '"from" is after "to"');
+  return ctx.audit.list({
+    limit: q.limit,
+    order: 'desc',
+    ...(q.agent === undefined ? {} : { agentDid: q.agent }),
+    ...(q.event === undefined ? {} : { event: q.event }),
+    ...(q.reported === undefined ? {} : { reported: q.reported }),
+    ...(from === undefined ? {} : { from }),
+    ...(to === undefined ? {} : { to }),
+  }).records;
+}
+
 export function consoleSupportRoutes(ctx: IssuerContext) {
   const app = createRouter();
   const admin = adminAuth({ adminApiKey: ctx.config.adminApiKey });
-  const sqlite = ctx.db.sqlite;
-  const issuedBy = sqlite.prepare<[string, number], { id: string }>(
-    'SELECT id FROM credentials WHERE issuer_did = ? ORDER BY issued_at DESC, rowid DESC LIMIT ?',
-  );
 
-  const annotate = (did: string): z.infer<typeof ConsoleAgentSchema> => {
-    const agent = requireAgent(ctx, did);
-    const view = agentView(ctx, agent);
-    const current = currentCredential(ctx, agent);
-    const { didDocumentUrl: _url, ...rest } = view;
-    return { ...rest, credentialState: current ? credentialState(current, ctx.now()) : 'none' };
-  };
-
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/v1/console/agents',
-      tags: ['Console'],
-      summary: 'Agents matching a search, oldest first, each with its current credential state. Admin.',
-      security: ADMIN_SECURITY,
-      middleware: [admin] as const,
-      request: { query: SearchQuery },
-      responses: {
-        200: jsonResponse(
-          z.object({
-            agents: z.array(ConsoleAgentSchema),
-            nextCursor: z.string().optional(),
-            scanLimitReached: z.boolean().optional(),
-          }),
-          'A page of agents',
-        ),
-        ...errorResponses(400, 401, 429),
+  app.openapi(agentsRoute(admin), (c) => {
+    const { q, cursor, limit } = c.req.valid('query');
+    const { found, scanned } = scanAgents(ctx, q?.trim().toLowerCase() ?? '', cursor, limit);
+    const page = found.slice(0, limit);
+    const last = page[page.length - 1];
+    return c.json(
+      {
+        agents: page,
+        ...(found.length > limit && last ? { nextCursor: last.did } : {}),
+        ...(scanned >= MAX_AGENTS_SCANNED ? { scanLimitReached: true } : {}),
       },
-    }),
-    (c) => {
-      const { q, cursor, limit } = c.req.valid('query');
-      const needle = q?.trim().toLowerCase() ?? '';
-      const found: z.infer<typeof ConsoleAgentSchema>[] = [];
-      let after = cursor;
-      let scanned = 0;
-      // Scan in creation order until one more match than asked (to know a next page exists).
-      while (found.length <= limit && scanned < MAX_AGENTS_SCANNED) {
-        const rows = ctx.stores.agents.list({ ...(after === undefined ? {} : { cursor: after }), limit: SCAN_PAGE });
-        if (rows === undefined) throw invalidCursor();
-        for (const row of rows) {
-          scanned++;
-          const agent = annotate(row.did);
-          if (needle === '' || matches(agent, needle)) found.push(agent);
-          if (found.length > limit) break;
-        }
-        const last = rows[rows.length - 1];
-        if (rows.length < SCAN_PAGE || !last) break;
-        after = last.did;
-      }
-      const page = found.slice(0, limit);
-      const last = page[page.length - 1];
-      return c.json(
-        {
-          agents: page,
-          ...(found.length > limit && last ? { nextCursor: last.did } : {}),
-          ...(scanned >= MAX_AGENTS_SCANNED ? { scanLimitReached: true } : {}),
-        },
-        200,
-      );
-    },
-  );
+      200,
+    );
+  });
 
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/v1/console/agents/{did}/delegations',
-      tags: ['Console'],
-      summary: 'Credentials this agent signed as a delegator (held here), newest first. Admin.',
-      security: ADMIN_SECURITY,
-      middleware: [admin] as const,
-      request: { params: z.object({ did: DidSchema }) },
-      responses: {
-        200: jsonResponse(z.object({ delegations: z.array(JsonObjectSchema) }), 'Delegations'),
-        ...errorResponses(400, 401, 404, 429),
-      },
-    }),
-    (c) => {
-      const did = requireAgent(ctx, c.req.valid('param').did).did;
-      const delegations = issuedBy
-        .all(did, 100)
-        .map((row) => ctx.stores.credentials.get(row.id))
-        .filter((record) => record !== undefined)
-        .map((record) => credentialView(ctx, record) as unknown as Record<string, unknown>);
-      return c.json({ delegations }, 200);
-    },
-  );
+  app.openapi(delegationsRoute(admin), (c) => {
+    const did = requireAgent(ctx, c.req.valid('param').did).did;
+    const delegations = ctx.stores.credentials.listByIssuer(did, 100).map((record) => credentialView(ctx, record));
+    return c.json({ delegations }, 200);
+  });
 
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/v1/console/status-lists',
-      tags: ['Console'],
-      summary: "This issuer's status lists with their fill level. Admin.",
-      security: ADMIN_SECURITY,
-      middleware: [admin] as const,
-      responses: {
-        200: jsonResponse(z.object({ statusLists: z.array(StatusListFillSchema) }), 'Status lists'),
-        ...errorResponses(401, 429),
-      },
-    }),
-    (c) => {
-      const statusLists = ctx.stores.statusLists.list().map((list) => ({
-        listId: list.id,
-        purpose: list.purpose,
-        url: statusListUrl(ctx, list.id),
-        length: list.length,
-        allocated: list.issued,
-        set: popcount(list.bitstring),
-        fill: list.length === 0 ? 0 : list.issued / list.length,
-      }));
-      return c.json({ statusLists }, 200);
-    },
-  );
+  app.openapi(statusListsRoute(admin), (c) => c.json({ statusLists: statusListFill(ctx) }, 200));
 
-  app.openapi(
-    createRoute({
-      method: 'get',
-      path: '/v1/console/audit/latest',
-      tags: ['Console'],
-      summary: 'The newest audit records matching the filter, newest first. Admin.',
-      security: ADMIN_SECURITY,
-      middleware: [admin] as const,
-      request: { query: LatestAuditQuery },
-      responses: {
-        200: jsonResponse(z.object({ records: z.array(JsonObjectSchema) }), 'Records, newest first'),
-        ...errorResponses(400, 401, 429),
-      },
-    }),
-    (c) => {
-      const q = c.req.valid('query');
-      const from = q.from === undefined ? undefined : Date.parse(q.from);
-      const to = q.to === undefined ? undefined : Date.parse(q.to);
-      if (from !== undefined && to !== undefined && from > to)
-        throw apiError('VALIDATION_FAILED', '"from" is after "to"');
-      const page = ctx.audit.list({
-        limit: q.limit,
-        order: 'desc',
-        ...(q.agent === undefined ? {} : { agentDid: q.agent }),
-        ...(q.event === undefined ? {} : { event: q.event }),
-        ...(q.reported === undefined ? {} : { reported: q.reported }),
-        ...(from === undefined ? {} : { from }),
-        ...(to === undefined ? {} : { to }),
-      });
-      return c.json({ records: page.records as unknown as Record<string, unknown>[] }, 200);
-    },
-  );
+  app.openapi(latestAuditRoute(admin), (c) => c.json({ records: latestAudit(ctx, c.req.valid('query')) }, 200));
   return app;
 }

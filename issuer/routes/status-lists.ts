@@ -83,7 +83,7 @@ export function statusListRoutes(ctx: IssuerContext) {
     }),
     (c) => {
       const input = c.req.valid('json');
-      const list = ctx.db.transaction(() => {
+      const list = ctx.stores.transaction(() => {
         const created = createStatusListRecord(ctx, { ...input, statusMessages: input.statusMessages ?? null });
         ctx.audit.record({
           event: 'STATUS_LIST_CREATED',

@@ -9,7 +9,6 @@ import { createRouter } from '../http/errors.ts';
 import { adminAuth } from '../http/admin-auth.ts';
 import { introspectSessionToken } from '../services/introspection.ts';
 import { createSessionTokenIssuer, type SessionTokenIssuer } from '../services/session-tokens.ts';
-import { createSessionKeyStore } from '../storage/session-key-store.ts';
 import { createVpVerifier } from '../services/vp-verify.ts';
 import {
   ADMIN_SECURITY,
@@ -118,7 +117,7 @@ export const JwkSchema = z
 /** The session-token issuer of `ctx`: its key in `settings`, encrypted under the key-encryption key. */
 export function sessionTokensFor(ctx: IssuerContext): SessionTokenIssuer {
   return createSessionTokenIssuer({
-    store: createSessionKeyStore(ctx.db),
+    store: ctx.stores.sessionKey,
     keyEncryptionKey: ctx.keyEncryptionKey,
     issuerDid: ctx.issuer.did,
     now: () => ctx.now(),

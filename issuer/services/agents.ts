@@ -30,8 +30,12 @@ import {
 // The wire types are the client's (docs/api.md `Agent`, `AgentDetail`): one definition for both ends.
 type AgentView = AgentInfo;
 
-export function agentView(ctx: IssuerContext, agent: AgentRecord): AgentView {
-  const hosted = ctx.stores.dids.get(agent.did);
+/** `hosted`: the agent's hosted DID, when the caller read it already (the console's joined search). */
+export function agentView(
+  ctx: IssuerContext,
+  agent: AgentRecord,
+  hosted: { deactivated: boolean } | undefined = ctx.stores.dids.get(agent.did),
+): AgentView {
   const webPrefix = `did:web:${ctx.config.didDomain ?? ''}:agents:`;
   return {
     did: agent.did,
@@ -76,14 +80,12 @@ export function getAgentDetail(ctx: IssuerContext, did: string): AgentDetail {
   return {
     ...agentView(ctx, agent),
     ...(current ? { currentCredential: credentialView(ctx, current) } : {}),
-    credentials: ctx.stores.credentials
-      .listBySubject(did, 100)
-      .map((c) => ({
-        vcId: c.id,
-        type: c.type,
-        state: credentialState(c, now),
-        issuedAt: new Date(c.issuedAt).toISOString(),
-      })),
+    credentials: ctx.stores.credentials.listBySubject(did, 100).map((c) => ({
+      vcId: c.id,
+      type: c.type,
+      state: credentialState(c, now),
+      issuedAt: new Date(c.issuedAt).toISOString(),
+    })),
   };
 }
 

@@ -18,7 +18,7 @@ import { assertSafeJson, type JsonObject } from '../../wallet/crypto/jcs.ts';
 import type { AuditRecord } from '../audit.ts';
 import type { IssuerContext } from '../context.ts';
 import { ApiError, apiError } from '../http/errors.ts';
-import { createAuditReceiptsStore, type AuditReceiptsStore } from '../storage/audit-receipts-store.ts';
+import type { AuditReceiptsStore } from '../storage/audit-receipts-store.ts';
 import { controllerKeyResolver } from './controller-keys.ts';
 
 export const PROVIDER_EVENTS = ['authorization', 'action', 'result'] as const;
@@ -82,7 +82,7 @@ export interface ProviderEventRecorder {
 
 export function createProviderEventRecorder(
   ctx: IssuerContext,
-  receipts: AuditReceiptsStore = createAuditReceiptsStore(ctx.db),
+  receipts: AuditReceiptsStore = ctx.stores.auditReceipts,
 ): ProviderEventRecorder {
   return {
     async record(event) {

@@ -19,7 +19,7 @@ import { bytesToBase64url } from '../../wallet/crypto/aead.ts';
 import { hexToBytes, randomBytes, utf8ToBytes } from '../../wallet/crypto/bytes.ts';
 import { verifyProof } from '../../wallet/crypto/data-integrity.ts';
 import { verify } from '../../wallet/crypto/ed25519.ts';
-import { isMandateError } from '../../wallet/crypto/errors.ts';
+import { isMandateError, MandateError } from '../../wallet/crypto/errors.ts';
 import { assertSafeJson, type JsonObject } from '../../wallet/crypto/jcs.ts';
 import { decodeBase58btc } from '../../wallet/crypto/multikey.ts';
 import { didOf } from '../../wallet/did/parse.ts';
@@ -28,7 +28,7 @@ import { parseScopes } from '../../wallet/vc/scopes.ts';
 import { clipText } from '../audit.ts';
 import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
-import { createChallengesStore, type ChallengesStore } from '../storage/challenges-store.ts';
+import type { ChallengeStore } from '../storage/challenges-store.ts';
 import { controllerKeyResolver } from './controller-keys.ts';
 import { requireDid } from './dids.ts';
 
@@ -74,12 +74,12 @@ export type ChallengeVerdict =
     }
   | { verified: false; userDid: string; challengeId: string; reason: ChallengeRefusal; message: string };
 
-class Refusal extends Error {
-  constructor(
-    readonly reason: ChallengeRefusal,
-    message: string,
-  ) {
-    super(message);
+/** Why an answer was judged not verified: its code is the verdict's `reason` (a 200, not an HTTP error). */
+class Refusal extends MandateError<ChallengeRefusal> {
+  override name = 'Refusal';
+
+  get reason(): ChallengeRefusal {
+    return this.code;
   }
 }
 
@@ -87,7 +87,7 @@ class Refusal extends Error {
 const MAX_AUDITED_DID = 256;
 
 /** POST /v1/challenges */
-function issueChallenge(ctx: IssuerContext, store: ChallengesStore, userDid: string, actor: string): IssuedChallenge {
+function issueChallenge(ctx: IssuerContext, store: ChallengeStore, userDid: string, actor: string): IssuedChallenge {
   const did = requireDid(userDid);
   const createdAt = ctx.now();
   const issued = {
@@ -96,7 +96,7 @@ function issueChallenge(ctx: IssuerContext, store: ChallengesStore, userDid: str
     userDid: did,
     expiresAt: new Date(createdAt + CHALLENGE_TTL_MS),
   };
-  ctx.db.transaction(() => {
+  ctx.stores.transaction(() => {
     store.insert({
       id: issued.challengeId,
       userDid: did,
@@ -248,67 +248,76 @@ async function checkProof(
   return { vm, consent };
 }
 
-/** POST /v1/challenges/:challengeId/verify */
-async function verifyChallenge(
-  ctx: IssuerContext,
-  store: ChallengesStore,
-  challengeId: string,
-  answer: ChallengeAnswer,
-  actor: string,
-): Promise<ChallengeVerdict> {
-  const record = store.get(challengeId);
-  if (!record) throw apiError('CHALLENGE_NOT_FOUND', 'no such challenge');
-  if (record.usedAt !== undefined) throw apiError('CHALLENGE_USED', 'this challenge was already answered');
-  if (ctx.now() > record.expiresAt)
-    throw apiError('CHALLENGE_EXPIRED', 'this challenge has expired; ask for a new one');
+/** The answer's input checks: 400s that leave the challenge usable (decoded and classified first). */
+function readAnswer(answer: ChallengeAnswer): { signature?: Uint8Array; kind?: ProofEvidence['kind'] } {
   if ((answer.signature === undefined) === (answer.proof === undefined)) {
     throw apiError('VALIDATION_FAILED', 'send exactly one of "signature" or "proof"');
   }
-  // Input problems are 400s that leave the challenge usable: decode and classify first.
-  const signature = answer.signature === undefined ? undefined : decodeSignature(answer.signature);
-  const kind = answer.proof === undefined ? undefined : proofKind(answer.proof);
-  if (answer.proof !== undefined) {
-    try {
-      assertSafeJson(answer.proof, { maxBytes: MAX_SIGNED_ANSWER_BYTES });
-    } catch (error) {
-      throw apiError('VALIDATION_FAILED', `proof: ${(error as Error).message}`);
-    }
-  }
-
-  const { userDid, challenge } = record;
-  let verdict: ChallengeVerdict;
-  let evidence: JsonObject;
+  if (answer.signature !== undefined) return { signature: decodeSignature(answer.signature) };
+  const proof = answer.proof as Record<string, unknown>;
+  const kind = proofKind(proof);
   try {
-    if (signature !== undefined) {
-      const vm = await checkSignature(ctx, userDid, challenge, signature, answer.verificationMethod);
-      verdict = { verified: true, userDid, challengeId, evidence: 'signature', verificationMethod: vm };
-      evidence = { form: 'signature', verificationMethod: vm, signature: answer.signature ?? '' };
-    } else {
-      const proofKindValue = kind as ProofEvidence['kind'];
-      const { vm, consent } = await checkProof(
-        ctx,
-        userDid,
-        challenge,
-        answer.proof as Record<string, unknown>,
-        proofKindValue,
-      );
-      verdict = {
+    assertSafeJson(proof, { maxBytes: MAX_SIGNED_ANSWER_BYTES });
+  } catch (error) {
+    throw apiError('VALIDATION_FAILED', `proof: ${(error as Error).message}`);
+  }
+  return { kind };
+}
+
+interface Judged {
+  verdict: ChallengeVerdict;
+  evidence: JsonObject;
+  /** How it was answered: 'signature', or the signed object's kind. */
+  form: string;
+}
+
+/** The verdict on a well-formed answer; a refusal is a verdict too (not verified, with its reason). */
+async function judgeAnswer(
+  ctx: IssuerContext,
+  record: { id: string; userDid: string; challenge: string },
+  answer: ChallengeAnswer,
+  read: { signature?: Uint8Array; kind?: ProofEvidence['kind'] },
+): Promise<Judged> {
+  const { id: challengeId, userDid, challenge } = record;
+  try {
+    if (read.signature !== undefined) {
+      const vm = await checkSignature(ctx, userDid, challenge, read.signature, answer.verificationMethod);
+      return {
+        verdict: { verified: true, userDid, challengeId, evidence: 'signature', verificationMethod: vm },
+        evidence: { form: 'signature', verificationMethod: vm, signature: answer.signature ?? '' },
+        form: 'signature',
+      };
+    }
+    const kind = read.kind as ProofEvidence['kind'];
+    const { vm, consent } = await checkProof(ctx, userDid, challenge, answer.proof as Record<string, unknown>, kind);
+    return {
+      verdict: {
         verified: true,
         userDid,
         challengeId,
-        evidence: proofKindValue,
+        evidence: kind,
         verificationMethod: vm,
         ...(consent ? { consent } : {}),
-      };
-      evidence = { form: proofKindValue, verificationMethod: vm, signed: answer.proof as JsonObject };
-    }
+      },
+      evidence: { form: kind, verificationMethod: vm, signed: answer.proof as JsonObject },
+      form: kind,
+    };
   } catch (error) {
     const refusal = refusalOf(error);
-    verdict = { verified: false, userDid, challengeId, reason: refusal.reason, message: refusal.message };
-    evidence = { form: signature !== undefined ? 'signature' : (kind ?? 'proof'), reason: refusal.reason };
+    const form = read.signature !== undefined ? 'signature' : (read.kind ?? 'proof');
+    return {
+      verdict: { verified: false, userDid, challengeId, reason: refusal.reason, message: refusal.message },
+      evidence: { form, reason: refusal.reason },
+      form,
+    };
   }
+}
 
-  const consumed = ctx.db.transaction(() => {
+/** Consumes the challenge with its verdict and audits it, atomically; false when another answer (or expiry) came first. */
+function recordVerdict(ctx: IssuerContext, store: ChallengeStore, judged: Judged, actor: string): boolean {
+  const { verdict, evidence, form } = judged;
+  const { challengeId, userDid } = verdict;
+  return ctx.stores.transaction(() => {
     if (!store.consume(challengeId, ctx.now(), { verified: verdict.verified, evidence: JSON.stringify(evidence) }))
       return false;
     ctx.audit.record({
@@ -324,19 +333,35 @@ async function verifyChallenge(
       data: {
         challengeId,
         userDid,
-        form: String(evidence.form),
+        form,
         ...(verdict.verified ? { verificationMethod: verdict.verificationMethod } : {}),
         ...(verdict.verified && verdict.consent ? { consent: verdict.consent } : {}),
       },
     });
     return true;
   });
-  if (!consumed) {
+}
+
+/** POST /v1/challenges/:challengeId/verify */
+async function verifyChallenge(
+  ctx: IssuerContext,
+  store: ChallengeStore,
+  challengeId: string,
+  answer: ChallengeAnswer,
+  actor: string,
+): Promise<ChallengeVerdict> {
+  const record = store.get(challengeId);
+  if (!record) throw apiError('CHALLENGE_NOT_FOUND', 'no such challenge');
+  if (record.usedAt !== undefined) throw apiError('CHALLENGE_USED', 'this challenge was already answered');
+  if (ctx.now() > record.expiresAt)
+    throw apiError('CHALLENGE_EXPIRED', 'this challenge has expired; ask for a new one');
+  const judged = await judgeAnswer(ctx, record, answer, readAnswer(answer));
+  if (!recordVerdict(ctx, store, judged, actor)) {
     throw store.get(challengeId)?.usedAt !== undefined
       ? apiError('CHALLENGE_USED', 'this challenge was already answered')
       : apiError('CHALLENGE_EXPIRED', 'this challenge expired while the answer was judged; ask for a new one');
   }
-  return verdict;
+  return judged.verdict;
 }
 
 export interface ChallengeService {
@@ -346,7 +371,7 @@ export interface ChallengeService {
 
 export function createChallengeService(
   ctx: IssuerContext,
-  store: ChallengesStore = createChallengesStore(ctx.db),
+  store: ChallengeStore = ctx.stores.challenges,
 ): ChallengeService {
   return {
     issue: (userDid, actor) => issueChallenge(ctx, store, userDid, actor),

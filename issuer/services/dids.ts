@@ -184,7 +184,7 @@ function insertHosted(
   data: JsonObject,
   key?: Parameters<IssuerContext['stores']['agents']['insertKey']>[0],
 ): DidView {
-  return ctx.db.transaction(() => {
+  return ctx.stores.transaction(() => {
     if (ctx.stores.dids.get(record.did)) throw apiError('DID_EXISTS', `${record.did} already exists on this issuer`);
     ctx.stores.dids.insert(record);
     if (key) ctx.stores.agents.insertKey(key);
@@ -320,7 +320,7 @@ export function listDids(
 
 /** POST /v1/dids/:did/services */
 export function addService(ctx: IssuerContext, did: string, input: ServiceInput, actor: string): DidView {
-  return ctx.db.transaction(() => {
+  return ctx.stores.transaction(() => {
     const record = hostedOrThrow(ctx, did);
     assertMutable(ctx, record);
     const document = withServices(record.did, record.document, [input]);
@@ -334,7 +334,7 @@ export function addService(ctx: IssuerContext, did: string, input: ServiceInput,
 
 /** DELETE /v1/dids/:did/services/:endpointId */
 export function removeService(ctx: IssuerContext, did: string, endpointId: string, actor: string): DidView {
-  return ctx.db.transaction(() => {
+  return ctx.stores.transaction(() => {
     const record = hostedOrThrow(ctx, did);
     assertMutable(ctx, record);
     const id = serviceId(record.did, endpointId);
@@ -352,7 +352,7 @@ export function removeService(ctx: IssuerContext, did: string, endpointId: strin
 
 /** POST /v1/dids/:did/deactivate */
 export function deactivateDid(ctx: IssuerContext, did: string, actor: string, reason?: string): DidView {
-  return ctx.db.transaction(() => {
+  return ctx.stores.transaction(() => {
     const record = hostedOrThrow(ctx, did);
     if (record.kind === 'issuer')
       throw apiError('ISSUER_DID_PROTECTED', "the issuer's own DID cannot be deactivated through the API");

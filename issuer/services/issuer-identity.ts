@@ -36,7 +36,7 @@ const RETIRED_KEYS_SETTING = 'issuer.retiredKeys';
 const PREVIOUS_KEY_MARGIN_MS = 60 * 60_000;
 
 /** What the identity is worked out from, before the rest of the context exists. */
-export type IssuerIdentityDeps = Pick<IssuerContext, 'config' | 'db' | 'stores' | 'audit' | 'log' | 'now'>;
+export type IssuerIdentityDeps = Pick<IssuerContext, 'config' | 'stores' | 'audit' | 'log' | 'now'>;
 
 /** One Multikey of the issuer's did:web document. */
 interface IssuerKey {
@@ -136,7 +136,7 @@ function rotate(
  */
 export function ensureIssuerIdentity(deps: IssuerIdentityDeps): SigningIdentity {
   const signer = seedSigner(deps.config.signingKey);
-  return deps.db.transaction(() => {
+  return deps.stores.transaction(() => {
     const at = deps.now();
     const keyIdentity = deps.config.didMethod === 'key' ? didKeyIdentity(signer) : undefined;
     const did = keyIdentity?.did ?? `did:web:${deps.config.didDomain ?? ''}`;

@@ -15,7 +15,7 @@
  */
 import { bytesToHex } from '../../wallet/crypto/bytes.ts';
 import { createProof } from '../../wallet/crypto/data-integrity.ts';
-import { isMandateError } from '../../wallet/crypto/errors.ts';
+import { isMandateError, MandateError } from '../../wallet/crypto/errors.ts';
 import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
 import { createKeyResolver } from '../../wallet/did/verification-method.ts';
 import { allocateIndex } from '../../wallet/status/allocate.ts';
@@ -40,20 +40,16 @@ const DEFAULT_LIST_SETTING = (purpose: string) => `status_list.default.${purpose
 const LIST_PATH = '/v1/status-list/';
 
 /** Thrown inside an issuing transaction when a reserved index was taken meanwhile; the caller retries. */
-export class IndexTaken extends Error {
+export class IndexTaken extends MandateError<'STATUS_INDEX_TAKEN'> {
   override name = 'IndexTaken';
+
+  constructor(listId: string) {
+    super('STATUS_INDEX_TAKEN', `a reserved index of status list ${listId} was taken meanwhile`);
+  }
 }
 
 export function statusListUrl(ctx: Pick<IssuerContext, 'config'>, listId: string): string {
   return `${ctx.config.apiBaseUrl}${LIST_PATH}${encodeURIComponent(listId)}`;
-}
-
-function bitmapHas(bitmap: Uint8Array, index: number): boolean {
-  return (((bitmap[index >> 3] as number) >> (7 - (index & 7))) & 1) === 1;
-}
-
-function bitmapSet(bitmap: Uint8Array, index: number): void {
-  bitmap[index >> 3] = (bitmap[index >> 3] as number) | (0x80 >> (index & 7));
 }
 
 /** Purposes a list may be created for (Bitstring Status List §2.1 statusPurpose). */
@@ -117,7 +113,7 @@ export function createStatusListRecord(ctx: IssuerContext, input: CreateListInpu
 
 /** First start: one revocation and one suspension list. */
 export function ensureDefaultStatusLists(ctx: IssuerContext): void {
-  ctx.db.transaction(() => {
+  ctx.stores.transaction(() => {
     for (const purpose of ISSUED_PURPOSES) {
       const id = ctx.stores.settings.get(DEFAULT_LIST_SETTING(purpose));
       if (id === undefined || !ctx.stores.statusLists.get(id)) {
@@ -157,7 +153,7 @@ export function statusEntryFor(
  * (STATUS_LIST_UNAVAILABLE).
  */
 export function reserveIndex(ctx: IssuerContext, purpose: string): IndexReservation {
-  return ctx.db.transaction(() => {
+  return ctx.stores.transaction(() => {
     for (let attempt = 0; attempt < 2; attempt++) {
       const listId = ctx.stores.settings.get(DEFAULT_LIST_SETTING(purpose));
       const list = listId === undefined ? undefined : ctx.stores.statusLists.get(listId);
@@ -188,10 +184,8 @@ export function reserveIndex(ctx: IssuerContext, purpose: string): IndexReservat
 
 /** Records a reservation; run inside the issuing transaction. Throws IndexTaken when the index went meanwhile. */
 export function commitReservation(ctx: IssuerContext, reservation: IndexReservation): void {
-  const list = ctx.stores.statusLists.get(reservation.listId);
-  if (!list || bitmapHas(list.allocated, reservation.index)) throw new IndexTaken(reservation.listId);
-  bitmapSet(list.allocated, reservation.index);
-  ctx.stores.statusLists.saveAllocated(list.id, list.allocated, list.issued + 1, ctx.now());
+  if (!ctx.stores.statusLists.allocate(reservation.listId, reservation.index, ctx.now()))
+    throw new IndexTaken(reservation.listId);
 }
 
 /**
@@ -233,7 +227,7 @@ export async function publishedStatusList(ctx: IssuerContext, listId: string): P
   if (list.signedVersion === list.version && list.signedJson !== null && list.etag !== null)
     return { json: list.signedJson, etag: list.etag, ttlMs };
   let inFlight = signing.get(ctx);
-  if (!inFlight) signing.set(ctx, (inFlight = new Map()));
+  if (!inFlight) signing.set(ctx, (inFlight = new Map<string, Promise<PublishedList>>()));
   const key = `${list.id}@${list.version}`;
   let pending = inFlight.get(key);
   if (!pending) {

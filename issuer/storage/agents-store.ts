@@ -2,6 +2,12 @@
  * Enrolled agents, and the server-held keys of server-custody DIDs (`agent_keys`: the seed as
  * an AES-256-GCM envelope under the key-encryption key, never in clear).
  */
+import {
+  CREDENTIAL_COLUMNS,
+  toCredentialRecord,
+  type CredentialRecord,
+  type CredentialRow,
+} from './credentials-store.ts';
 import type { IssuerDb } from './db.ts';
 
 export type Custody = 'server' | 'self';
@@ -31,11 +37,22 @@ export interface ServerKeyRecord {
   createdAt: number;
 }
 
+/** An agent with what the console shows beside it: its hosted DID's state and its current credential. */
+export interface AgentWithState {
+  agent: AgentRecord;
+  /** Undefined when the agent's DID is not hosted here. */
+  hosted: { deactivated: boolean } | undefined;
+  current: CredentialRecord | undefined;
+}
+
 export interface AgentStore {
+  /** Throws when an agent with this DID or id exists (both are unique). */
   insert(agent: AgentRecord): void;
   get(did: string): AgentRecord | undefined;
   /** Oldest first, after `cursor` (a DID's creation order); undefined when no agent has that DID. */
   list(page: { cursor?: string; limit: number }): AgentRecord[] | undefined;
+  /** `list`, each agent with its hosted DID's state and current credential, in one read (no query per agent). */
+  listWithState(page: { cursor?: string; limit: number }): AgentWithState[] | undefined;
   /** Makes `credentialId` the agent's current credential, and its terms the agent's authority. */
   setCurrentCredential(did: string, credentialId: string, terms: AgentTerms): void;
   insertKey(key: ServerKeyRecord): void;
@@ -91,6 +108,24 @@ function toAgent(row: AgentRow | undefined): AgentRecord | undefined {
   };
 }
 
+/** The current credential of a joined row as one JSON object of its columns (none collide with the agent's). */
+const JOINED_CREDENTIAL = `CASE WHEN c.id IS NULL THEN NULL ELSE json_object(${CREDENTIAL_COLUMNS.map(
+  (column) => `'${column}', c.${column}`,
+).join(', ')}) END AS current_credential`;
+
+type JoinedRow = AgentRow & { hosted_deactivated: number | null; current_credential: string | null };
+
+function toAgentWithState(row: JoinedRow): AgentWithState {
+  return {
+    agent: toAgent(row) as AgentRecord,
+    hosted: row.hosted_deactivated === null ? undefined : { deactivated: row.hosted_deactivated === 1 },
+    current:
+      row.current_credential === null
+        ? undefined
+        : toCredentialRecord(JSON.parse(row.current_credential) as CredentialRow),
+  };
+}
+
 export function createSqliteAgentStore(db: IssuerDb): AgentStore {
   const s = db.sqlite;
   const insert =
@@ -100,6 +135,11 @@ export function createSqliteAgentStore(db: IssuerDb): AgentStore {
   const rowidOf = s.prepare<[string], { rowid: number }>('SELECT rowid FROM agents WHERE did = ?');
   const list = s.prepare<[number, number], AgentRow>(
     'SELECT rowid, * FROM agents WHERE rowid > ? ORDER BY rowid LIMIT ?',
+  );
+  const listWithState = s.prepare<[number, number], JoinedRow>(
+    `SELECT a.rowid AS rowid, a.*, h.deactivated AS hosted_deactivated, ${JOINED_CREDENTIAL}
+    FROM agents a LEFT JOIN hosted_dids h ON h.did = a.did LEFT JOIN credentials c ON c.id = a.current_credential_id
+    WHERE a.rowid > ? ORDER BY a.rowid LIMIT ?`,
   );
   const setCurrent = s.prepare(
     'UPDATE agents SET current_credential_id = @credentialId, privilege_scopes = @privilegeScopes, delegation_depth = @delegationDepth, domains = @domains WHERE did = @did',
@@ -122,6 +162,10 @@ export function createSqliteAgentStore(db: IssuerDb): AgentStore {
     list({ cursor, limit }) {
       const after = cursor === undefined ? 0 : rowidOf.get(cursor)?.rowid;
       return after === undefined ? undefined : list.all(after, limit).map((row) => toAgent(row) as AgentRecord);
+    },
+    listWithState({ cursor, limit }) {
+      const after = cursor === undefined ? 0 : rowidOf.get(cursor)?.rowid;
+      return after === undefined ? undefined : listWithState.all(after, limit).map(toAgentWithState);
     },
     setCurrentCredential: (did, credentialId, terms) =>
       void setCurrent.run({

@@ -6,11 +6,14 @@
 import type { IssuerDb } from './db.ts';
 
 export interface AuditReceiptsStore {
-  /** Records the receipt; false when an event with this id was already received. */
+  /**
+   * Single use per event id: records the receipt and returns true for exactly one caller; false
+   * when an event with this id was already received (by any provider).
+   */
   claim(eventId: string, provider: string, auditId: string, at: number): boolean;
 }
 
-export function createAuditReceiptsStore(db: IssuerDb): AuditReceiptsStore {
+export function createSqliteAuditReceiptsStore(db: IssuerDb): AuditReceiptsStore {
   const insert = db.sqlite.prepare(
     'INSERT OR IGNORE INTO audit_event_receipts (event_id, provider, audit_id, received_at) VALUES (?, ?, ?, ?)',
   );

@@ -42,6 +42,10 @@ export interface AuditFilter {
 export interface AuditStore {
   /** The last record's seq and hash (undefined for an empty log). */
   last(): { seq: number; hash: string } | undefined;
+  /**
+   * Chain append: throws when `row.seq` (or `row.id`) is taken, so two writers that read the same
+   * `last()` cannot both extend the chain; run `last` and `append` in one transaction.
+   */
   append(row: AuditRow): void;
   /** In seq order, ascending unless `filter.order` is 'desc'. */
   list(filter: AuditFilter): AuditRow[];

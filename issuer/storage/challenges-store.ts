@@ -33,13 +33,18 @@ export const UNANSWERED_KEPT_MS = 60 * 60_000;
 /** Most expired challenges deleted per insert. */
 const PRUNED_PER_INSERT = 8;
 
-export interface ChallengesStore {
-  /** Stores a new challenge and deletes a few long-expired unanswered ones (by `createdAt`). */
+export interface ChallengeStore {
+  /**
+   * Stores a new challenge and deletes a few long-expired unanswered ones (by `createdAt`), in
+   * one transaction. The challenge text is unique: a second insert of the same text throws.
+   */
   insert(record: Omit<UserChallengeRecord, 'usedAt' | 'verified'>): void;
   get(id: string): UserChallengeRecord | undefined;
   /**
-   * Marks the challenge used with its outcome; false when it was already used or is expired at
-   * `at` (checked again here: the answer's DID may have taken seconds to resolve).
+   * Single use: marks the challenge used with its outcome in one atomic conditional write; true
+   * for exactly one of any number of concurrent callers, false when it was already used, is
+   * unknown, or is expired at `at` (checked again here: the answer's DID may have taken seconds
+   * to resolve).
    */
   consume(id: string, at: number, outcome: ChallengeOutcome): boolean;
 }
@@ -54,7 +59,7 @@ interface Row {
   verified: number | null;
 }
 
-export function createChallengesStore(db: IssuerDb): ChallengesStore {
+export function createSqliteChallengeStore(db: IssuerDb): ChallengeStore {
   const insert = db.sqlite.prepare(
     'INSERT INTO user_challenges (id, user_did, challenge, created_at, expires_at) VALUES (@id, @userDid, @challenge, @createdAt, @expiresAt)',
   );

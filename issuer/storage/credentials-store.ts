@@ -42,11 +42,16 @@ export interface CredentialStore {
   get(id: string): CredentialRecord | undefined;
   /** Newest first. */
   listBySubject(subjectDid: string, limit: number): CredentialRecord[];
-  /** True when the credential was not superseded before; `renewed` when `by` is its renewal. */
+  /** The credentials `issuerDid` signed (delegations by an agent held here), newest first, in one read. */
+  listByIssuer(issuerDid: string, limit: number): CredentialRecord[];
+  /**
+   * Conditional: true for exactly one caller, when the credential was not superseded before;
+   * `renewed` when `by` is its renewal.
+   */
   markSuperseded(id: string, by: string, renewed: boolean): boolean;
   /** The credentials `id` superseded, directly or through earlier supersessions. */
   predecessorsOf(id: string): CredentialRecord[];
-  /** True when the credential was not revoked before. */
+  /** Conditional: true for exactly one caller, when the credential was not revoked before. */
   markRevoked(id: string, at: number): boolean;
   /** Suspends at `at` because of `with` (itself or a successor); true when it was not suspended. */
   suspend(id: string, at: number, withId: string): boolean;
@@ -62,7 +67,29 @@ export interface CredentialStore {
   partialRevocations(now: number): CredentialRecord[];
 }
 
-interface CredentialRow {
+/** Every column of `credentials`, in the order CredentialRow declares them (for joins that alias them). */
+export const CREDENTIAL_COLUMNS = [
+  'id',
+  'type',
+  'subject_did',
+  'issuer_did',
+  'json',
+  'parent_id',
+  'revocation_list',
+  'revocation_index',
+  'suspension_list',
+  'suspension_index',
+  'valid_from',
+  'valid_until',
+  'issued_at',
+  'superseded_by',
+  'renewed',
+  'revoked_at',
+  'suspended_at',
+  'suspended_with',
+] as const;
+
+export interface CredentialRow {
   id: string;
   type: CredentialRecord['type'];
   subject_did: string;
@@ -87,7 +114,7 @@ function position(listId: string | null, index: number | null): StatusPosition |
   return listId === null || index === null ? null : { listId, index };
 }
 
-function toRecord(row: CredentialRow | undefined): CredentialRecord | undefined {
+export function toCredentialRecord(row: CredentialRow | undefined): CredentialRecord | undefined {
   if (!row) return undefined;
   return {
     id: row.id,
@@ -117,6 +144,9 @@ export function createSqliteCredentialStore(db: IssuerDb): CredentialStore {
   const get = s.prepare<[string], CredentialRow>('SELECT * FROM credentials WHERE id = ?');
   const bySubject = s.prepare<[string, number], CredentialRow>(
     'SELECT * FROM credentials WHERE subject_did = ? ORDER BY issued_at DESC, rowid DESC LIMIT ?',
+  );
+  const byIssuer = s.prepare<[string, number], CredentialRow>(
+    'SELECT * FROM credentials WHERE issuer_did = ? ORDER BY issued_at DESC, rowid DESC LIMIT ?',
   );
   const supersede = s.prepare(
     'UPDATE credentials SET superseded_by = ?, renewed = ? WHERE id = ? AND superseded_by IS NULL',
@@ -164,15 +194,17 @@ export function createSqliteCredentialStore(db: IssuerDb): CredentialStore {
         issuedAt: record.issuedAt,
       });
     },
-    get: (id) => toRecord(get.get(id)),
+    get: (id) => toCredentialRecord(get.get(id)),
     listBySubject: (subjectDid, limit) =>
-      bySubject.all(subjectDid, limit).map((row) => toRecord(row) as CredentialRecord),
+      bySubject.all(subjectDid, limit).map((row) => toCredentialRecord(row) as CredentialRecord),
+    listByIssuer: (issuerDid, limit) =>
+      byIssuer.all(issuerDid, limit).map((row) => toCredentialRecord(row) as CredentialRecord),
     markSuperseded: (id, by, renewed) => supersede.run(by, renewed ? 1 : 0, id).changes === 1,
-    predecessorsOf: (id) => predecessors.all(id).map((row) => toRecord(row) as CredentialRecord),
+    predecessorsOf: (id) => predecessors.all(id).map((row) => toCredentialRecord(row) as CredentialRecord),
     markRevoked: (id, at) => revoke.run(at, id).changes === 1,
     suspend: (id, at, withId) => suspend.run(at, withId, id).changes === 1,
     reinstate: (id) => reinstate.run(id).changes === 1,
     latestValidUntil: (issuerDid, now) => latest.get(issuerDid, now)?.until ?? undefined,
-    partialRevocations: (now) => partial.all({ now }).map((row) => toRecord(row) as CredentialRecord),
+    partialRevocations: (now) => partial.all({ now }).map((row) => toCredentialRecord(row) as CredentialRecord),
   };
 }

@@ -10,7 +10,16 @@ import type { IssuerDb } from './db.ts';
 /** Expired rows deleted per new row: more than are added, so the table shrinks back to the live ones. */
 const PRUNED_PER_INSERT = 8;
 
-export function createSqliteReplayCache(db: IssuerDb, now: () => number): ReplayCache {
+export interface ReplayStore {
+  /**
+   * Single use: records `key` until `expiresAt` and returns true, atomically, unless the key is
+   * recorded and unexpired at `now` (then false). Of concurrent calls with one key, exactly one
+   * returns true. A key already expired at `now` is refused and not recorded.
+   */
+  remember(key: string, expiresAt: number, now: number): boolean;
+}
+
+export function createSqliteReplayStore(db: IssuerDb): ReplayStore {
   // A key already recorded is recorded afresh only once its expiry has passed.
   const record = db.sqlite.prepare(
     'INSERT INTO replay_keys (key, expires_at) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET expires_at = excluded.expires_at WHERE replay_keys.expires_at <= ?',
@@ -19,8 +28,7 @@ export function createSqliteReplayCache(db: IssuerDb, now: () => number): Replay
     'DELETE FROM replay_keys WHERE rowid IN (SELECT rowid FROM replay_keys WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)',
   );
   return {
-    remember(key, expiresAt) {
-      const at = now();
+    remember(key, expiresAt, at) {
       // Already expired: nothing left to protect, and a verification straddling the instant must not pass.
       if (!(expiresAt > at)) return false;
       return db.transaction(() => {
@@ -29,4 +37,13 @@ export function createSqliteReplayCache(db: IssuerDb, now: () => number): Replay
       });
     },
   };
+}
+
+/** The wallet's ReplayCache over a replay store, on the issuer's clock. */
+export function replayCacheOver(store: ReplayStore, now: () => number): ReplayCache {
+  return { remember: (key, expiresAt) => store.remember(key, expiresAt, now()) };
+}
+
+export function createSqliteReplayCache(db: IssuerDb, now: () => number): ReplayCache {
+  return replayCacheOver(createSqliteReplayStore(db), now);
 }

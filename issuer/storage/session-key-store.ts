@@ -4,16 +4,19 @@
  */
 import type { IssuerDb } from './db.ts';
 
-/** Where the encrypted key lives; synchronous like better-sqlite3. */
+/** Where the encrypted key lives. */
 export interface SessionKeyStore {
   load(): string | undefined;
-  /** Stores `value` unless a value exists; returns the value stored afterwards (first writer wins). */
+  /**
+   * First writer wins: stores `value` unless a value exists, atomically, and returns the value
+   * stored afterwards. Concurrent callers all get the same (first) value back.
+   */
   saveIfAbsent(value: string): string;
 }
 
 export const SESSION_KEY_SETTING = 'sessions.signing_key';
 
-export function createSessionKeyStore(db: IssuerDb): SessionKeyStore {
+export function createSqliteSessionKeyStore(db: IssuerDb): SessionKeyStore {
   const select = db.sqlite.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?');
   const insert = db.sqlite.prepare('INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)');
   return {
@@ -21,7 +24,7 @@ export function createSessionKeyStore(db: IssuerDb): SessionKeyStore {
     saveIfAbsent(value) {
       return db.transaction(() => {
         insert.run(SESSION_KEY_SETTING, value);
-        return (select.get(SESSION_KEY_SETTING) as { value: string }).value;
+        return select.get(SESSION_KEY_SETTING)?.value ?? value;
       });
     },
   };

@@ -42,8 +42,13 @@ export interface StatusListStore {
   /** The version only: cheap, for cache validation. */
   version(id: string): number | undefined;
   list(): StatusListRecord[];
-  saveAllocated(id: string, allocated: Uint8Array, issued: number, at: number): void;
-  /** Writes a changed bitstring and bumps the version. */
+  /**
+   * Unique index allocation: marks `index` of list `id` handed out (and counts it) in one atomic
+   * read-check-write; true for exactly one of any number of concurrent callers, false when the
+   * index was already allocated or the list does not exist.
+   */
+  allocate(id: string, index: number, at: number): boolean;
+  /** Writes a changed bitstring and bumps the version (atomically: every change gets its own version). */
   saveBitstring(id: string, bitstring: Uint8Array, at: number): void;
   /** Caches the signed credential if `version` is still current; false when a change raced ahead. */
   saveSigned(id: string, version: number, json: string, etag: string): boolean;
@@ -101,6 +106,9 @@ export function createSqliteStatusListStore(db: IssuerDb): StatusListStore {
   const version = s.prepare<[string], { version: number }>('SELECT version FROM status_lists WHERE id = ?');
   const list = s.prepare<[], ListRow>('SELECT * FROM status_lists ORDER BY created_at, id');
   const saveAllocated = s.prepare('UPDATE status_lists SET allocated = ?, issued = ?, updated_at = ? WHERE id = ?');
+  const allocation = s.prepare<[string], { allocated: Buffer; issued: number; length: number }>(
+    'SELECT allocated, issued, length FROM status_lists WHERE id = ?',
+  );
   const saveBitstring = s.prepare(
     'UPDATE status_lists SET bitstring = ?, version = version + 1, updated_at = ? WHERE id = ?',
   );
@@ -120,7 +128,16 @@ export function createSqliteStatusListStore(db: IssuerDb): StatusListStore {
     get: (id) => toRecord(get.get(id)),
     version: (id) => version.get(id)?.version,
     list: () => list.all().map((row) => toRecord(row) as StatusListRecord),
-    saveAllocated: (id, allocated, issued, at) => void saveAllocated.run(Buffer.from(allocated), issued, at, id),
+    allocate: (id, index, at) =>
+      db.transaction(() => {
+        const row = allocation.get(id);
+        const byte = row?.allocated[index >> 3];
+        if (!row || byte === undefined || index < 0 || index >= row.length || (byte & (0x80 >> (index & 7))) !== 0)
+          return false;
+        row.allocated[index >> 3] = byte | (0x80 >> (index & 7));
+        saveAllocated.run(row.allocated, row.issued + 1, at, id);
+        return true;
+      }),
     saveBitstring: (id, bitstring, at) => void saveBitstring.run(Buffer.from(bitstring), at, id),
     saveSigned: (id, v, json, etag) => saveSigned.run(v, json, etag, id, v).changes === 1,
     clearSigned: () => void clearSigned.run(),

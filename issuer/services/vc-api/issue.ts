@@ -168,7 +168,7 @@ export async function issueVcApiCredential(
       ...suiteFor(options.cryptosuite),
     })) as Json;
     try {
-      ctx.db.transaction(() => record(ctx, { key, vc, reservations, actor }));
+      ctx.stores.transaction(() => record(ctx, { key, vc, reservations, actor }));
       return signed;
     } catch (error) {
       if (!(error instanceof IndexTaken) || attempt >= MAX_ATTEMPTS) throw error;

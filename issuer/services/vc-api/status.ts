@@ -61,7 +61,7 @@ export function updateVcApiStatus(ctx: IssuerContext, update: StatusUpdate, acto
       `the credential has no ${update.credentialStatus.statusPurpose} status entry like the one named`,
     );
   const value = typeof update.status === 'boolean' ? Number(update.status) : update.status;
-  const changed = ctx.db.transaction(() => {
+  const changed = ctx.stores.transaction(() => {
     const done = setListStatus(ctx, found.listId, found.index, value);
     ctx.audit.record({
       event: 'VC_API_STATUS_CHANGED',
