@@ -325,52 +325,66 @@ function parseIntrospectionKeys(value: string | undefined, adminApiKey: string, 
   return keys;
 }
 
-/**
- * Validates `env` and returns the issuer's configuration. In development and test, missing
- * secrets are read from (or generated into) `issuer-secrets.json` beside the database.
- * Throws ConfigError (one line) for anything invalid.
- */
-export function loadConfig(env: Env = process.env): IssuerConfig {
-  const result = envSchema.safeParse(env);
-  if (!result.success) invalid(firstIssue(result.error));
-  const e: ParsedEnv = result.data;
-  const production = e.NODE_ENV === 'production';
-  const warnings: string[] = [];
-
+/** API_BASE_URL, or one derived from HOST and PORT outside production. */
+function resolveBaseUrl(e: ParsedEnv, production: boolean): { apiBaseUrl: string; apiBaseUrlDerived: boolean } {
   const apiBaseUrlDerived = e.API_BASE_URL === undefined;
   if (apiBaseUrlDerived && production)
     throw new ConfigError('CONFIG_MISSING', 'API_BASE_URL: required in production (the public URL of this issuer)');
-  const apiBaseUrl = apiBaseUrlDerived ? baseUrlFor(e.HOST, e.PORT) : normalizeBaseUrl(e.API_BASE_URL as string);
+  const apiBaseUrl = e.API_BASE_URL === undefined ? baseUrlFor(e.HOST, e.PORT) : normalizeBaseUrl(e.API_BASE_URL);
   if (production && new URL(apiBaseUrl).protocol !== 'https:' && !isLoopbackUrl(apiBaseUrl))
     invalid('API_BASE_URL: must be https in production');
+  return { apiBaseUrl, apiBaseUrlDerived };
+}
 
-  let didDomain: string | undefined;
+/** DID_DOMAIN for DID_METHOD=web (derived from API_BASE_URL outside production). */
+function resolveDidDomain(
+  e: ParsedEnv,
+  apiBaseUrl: string,
+  production: boolean,
+  warnings: string[],
+): { didDomain: string | undefined; didDomainDerived: boolean } {
   const didDomainDerived = e.DID_METHOD === 'web' && e.DID_DOMAIN === undefined;
-  if (e.DID_METHOD === 'web') {
-    if (e.DID_DOMAIN === undefined && production)
-      throw new ConfigError('CONFIG_MISSING', 'DID_DOMAIN: required with DID_METHOD=web in production');
-    didDomain = e.DID_DOMAIN ?? didDomainFor(apiBaseUrl);
-    if (!DID_DOMAIN_SYNTAX.test(didDomain))
-      invalid(
-        `DID_DOMAIN: must be a host with an optional %3A-encoded port and no path, e.g. issuer.example.com or 127.0.0.1%3A8787`,
-      );
-    // did:web §3.1: the identifier "MUST NOT include IP addresses". Development's loopback default is the exception.
-    if (production && IP_HOST.test(didDomain))
-      invalid('DID_DOMAIN: must be a DNS name in production (did:web: the identifier must not include IP addresses)');
-  } else if (e.DID_DOMAIN !== undefined) {
-    warnings.push('DID_DOMAIN is ignored with DID_METHOD=key');
+  if (e.DID_METHOD !== 'web') {
+    if (e.DID_DOMAIN !== undefined) warnings.push('DID_DOMAIN is ignored with DID_METHOD=key');
+    return { didDomain: undefined, didDomainDerived };
   }
+  if (e.DID_DOMAIN === undefined && production)
+    throw new ConfigError('CONFIG_MISSING', 'DID_DOMAIN: required with DID_METHOD=web in production');
+  const didDomain = e.DID_DOMAIN ?? didDomainFor(apiBaseUrl);
+  if (!DID_DOMAIN_SYNTAX.test(didDomain))
+    invalid(
+      `DID_DOMAIN: must be a host with an optional %3A-encoded port and no path, e.g. issuer.example.com or 127.0.0.1%3A8787`,
+    );
+  // did:web §3.1: the identifier "MUST NOT include IP addresses". Development's loopback default is the exception.
+  if (production && IP_HOST.test(didDomain))
+    invalid('DID_DOMAIN: must be a DNS name in production (did:web: the identifier must not include IP addresses)');
+  return { didDomain, didDomainDerived };
+}
 
-  if (e.SERVICE_OPEN_ENROLLMENT) {
-    if (production)
-      invalid('SERVICE_OPEN_ENROLLMENT: must not be true in production (anyone could mint their own authority)');
-    warnings.push('SERVICE_OPEN_ENROLLMENT=true: anyone can mint enrollment tokens (development only)');
-  }
+const SECRET_NAMES = ['SERVICE_ADMIN_API_KEY', 'SERVICE_SIGNING_KEY', 'SERVICE_KEY_ENCRYPTION_KEY'] as const;
+type SecretName = (typeof SECRET_NAMES)[number];
+const STORED_AS: Record<SecretName, keyof StoredSecrets> = {
+  SERVICE_ADMIN_API_KEY: 'adminApiKey',
+  SERVICE_SIGNING_KEY: 'signingKey',
+  SERVICE_KEY_ENCRYPTION_KEY: 'keyEncryptionKey',
+};
 
-  // Secrets: from the environment; in production, nothing else.
-  const missing = (['SERVICE_ADMIN_API_KEY', 'SERVICE_SIGNING_KEY', 'SERVICE_KEY_ENCRYPTION_KEY'] as const).filter(
-    (name) => e[name] === undefined,
-  );
+interface GatheredSecrets {
+  values: Record<SecretName, string>;
+  /** Secrets the environment does not set. */
+  missing: SecretName[];
+  secretsFile: string | undefined;
+  secretsFileExisted: boolean;
+  /** What the secrets file holds afterwards (with the generated secrets). */
+  stored: StoredSecrets;
+  generatedSecrets: string[];
+  /** Where a secret came from, for error messages. */
+  source: (name: SecretName) => string;
+}
+
+/** Secrets: from the environment; in production, nothing else; otherwise read from (or generated into) the secrets file. */
+function gatherSecrets(e: ParsedEnv, production: boolean): GatheredSecrets {
+  const missing = SECRET_NAMES.filter((name) => e[name] === undefined);
   if (production && missing.length > 0) {
     throw new ConfigError(
       'CONFIG_MISSING',
@@ -378,30 +392,43 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
     );
   }
   let secretsFile: string | undefined;
-  const generatedSecrets: string[] = [];
   let stored: StoredSecrets = {};
   let secretsFileExisted = false;
-  const inMemory = e.SERVICE_SQLITE_PATH === ':memory:';
-  if (missing.length > 0 && !inMemory) {
+  if (missing.length > 0 && e.SERVICE_SQLITE_PATH !== ':memory:') {
     secretsFile = join(dirname(resolve(e.SERVICE_SQLITE_PATH)), SECRETS_FILE);
     const existing = readSecretsFile(secretsFile);
     secretsFileExisted = existing !== undefined;
     stored = existing ?? {};
   }
-  const fill = (key: keyof StoredSecrets, envName: string, make: () => string): string => {
-    const fromEnv = e[envName as keyof ParsedEnv] as string | undefined;
-    if (fromEnv !== undefined) return fromEnv;
-    const existing = stored[key];
-    if (existing !== undefined) return existing;
-    generatedSecrets.push(envName);
-    stored = { ...stored, [key]: make() };
-    return stored[key] as string;
+  const generatedSecrets: string[] = [];
+  const fill = (name: SecretName, make: () => string): string => {
+    const key = STORED_AS[name];
+    const value = e[name] ?? stored[key];
+    if (value !== undefined) return value;
+    generatedSecrets.push(name);
+    const made = make();
+    stored = { ...stored, [key]: made };
+    return made;
   };
-  const adminApiKey = fill('adminApiKey', 'SERVICE_ADMIN_API_KEY', () => bytesToBase64url(randomBytes(32)));
-  const signingHex = fill('signingKey', 'SERVICE_SIGNING_KEY', () => bytesToHex(randomBytes(32)));
-  const kekHex = fill('keyEncryptionKey', 'SERVICE_KEY_ENCRYPTION_KEY', () => bytesToHex(randomBytes(32)));
-  const source = (envName: string) =>
-    e[envName as keyof ParsedEnv] !== undefined ? 'environment' : (secretsFile ?? 'generated');
+  const values = {
+    SERVICE_ADMIN_API_KEY: fill('SERVICE_ADMIN_API_KEY', () => bytesToBase64url(randomBytes(32))),
+    SERVICE_SIGNING_KEY: fill('SERVICE_SIGNING_KEY', () => bytesToHex(randomBytes(32))),
+    SERVICE_KEY_ENCRYPTION_KEY: fill('SERVICE_KEY_ENCRYPTION_KEY', () => bytesToHex(randomBytes(32))),
+  };
+  const source = (name: SecretName) => (e[name] !== undefined ? 'environment' : (secretsFile ?? 'generated'));
+  return { values, missing, secretsFile, secretsFileExisted, stored, generatedSecrets, source };
+}
+
+interface CheckedSecrets {
+  adminApiKey: string;
+  signingKey: Uint8Array;
+  keyEncryptionKey: Uint8Array;
+}
+
+/** The secrets' shape rules, and in production that none looks like a placeholder. */
+function checkSecrets(secrets: GatheredSecrets, production: boolean): CheckedSecrets {
+  const { values, source } = secrets;
+  const adminApiKey = values.SERVICE_ADMIN_API_KEY;
   if (adminApiKey.length < MIN_ADMIN_KEY_LENGTH)
     invalid(
       `SERVICE_ADMIN_API_KEY: must be at least ${MIN_ADMIN_KEY_LENGTH} characters (${source('SERVICE_ADMIN_API_KEY')})`,
@@ -411,8 +438,12 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
       `SERVICE_ADMIN_API_KEY: may hold only letters, digits and - . _ ~ + /, with = only at the end, as a Bearer token can (RFC 6750 §2.1) (${source('SERVICE_ADMIN_API_KEY')})`,
     );
   }
-  const signingKey = parseKey(signingHex, 'SERVICE_SIGNING_KEY', source('SERVICE_SIGNING_KEY'));
-  const keyEncryptionKey = parseKey(kekHex, 'SERVICE_KEY_ENCRYPTION_KEY', source('SERVICE_KEY_ENCRYPTION_KEY'));
+  const signingKey = parseKey(values.SERVICE_SIGNING_KEY, 'SERVICE_SIGNING_KEY', source('SERVICE_SIGNING_KEY'));
+  const keyEncryptionKey = parseKey(
+    values.SERVICE_KEY_ENCRYPTION_KEY,
+    'SERVICE_KEY_ENCRYPTION_KEY',
+    source('SERVICE_KEY_ENCRYPTION_KEY'),
+  );
   // One secret as both an AES key and an Ed25519 seed: whoever learns one learns both.
   if (equalBytes(signingKey, keyEncryptionKey))
     invalid('SERVICE_KEY_ENCRYPTION_KEY: must differ from SERVICE_SIGNING_KEY');
@@ -425,49 +456,57 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
     if (looksPlaceholder(keyEncryptionKey, MIN_DISTINCT_KEY_BYTES))
       invalid(`SERVICE_KEY_ENCRYPTION_KEY: ${placeholder}`);
   }
-  const introspectionKeys = parseIntrospectionKeys(e.SERVICE_INTROSPECTION_KEYS, adminApiKey, production);
-  if (e.SERVICE_FETCH_PRIVATE_NETWORK) {
-    warnings.push(
-      'SERVICE_FETCH_PRIVATE_NETWORK=true: DIDs and status lists anyone names are fetched from private and loopback addresses too',
-    );
-  }
-  if (
-    generatedSecrets.length > 0 &&
-    secretsFile !== undefined &&
-    !writeSecretsFile(secretsFile, stored, !secretsFileExisted)
-  ) {
-    // Another issuer created the file first: use what it stored.
-    return loadConfig(env);
-  }
-  if (generatedSecrets.length > 0) {
-    warnings.push(
-      secretsFile === undefined
-        ? `development secrets generated in memory (${generatedSecrets.join(', ')}); they are lost on exit`
-        : `development secrets generated (${generatedSecrets.join(', ')}) and stored in ${secretsFile}; set them in the environment for production`,
-    );
-  } else if (secretsFile !== undefined && missing.length > 0) {
-    warnings.push(`development secrets (${missing.join(', ')}) read from ${secretsFile}`);
-  }
+  return { adminApiKey, signingKey, keyEncryptionKey };
+}
 
+/** What the operator is told about development secrets, if anything. */
+function secretsWarning(secrets: GatheredSecrets): string | undefined {
+  const { generatedSecrets, secretsFile, missing } = secrets;
+  if (generatedSecrets.length > 0) {
+    return secretsFile === undefined
+      ? `development secrets generated in memory (${generatedSecrets.join(', ')}); they are lost on exit`
+      : `development secrets generated (${generatedSecrets.join(', ')}) and stored in ${secretsFile}; set them in the environment for production`;
+  }
+  if (secretsFile !== undefined && missing.length > 0)
+    return `development secrets (${missing.join(', ')}) read from ${secretsFile}`;
+  return undefined;
+}
+
+/** Warnings about development-only switches; throws when one is set in production. */
+function switchWarnings(e: ParsedEnv, production: boolean, warnings: string[]): void {
+  if (e.SERVICE_OPEN_ENROLLMENT) {
+    if (production)
+      invalid('SERVICE_OPEN_ENROLLMENT: must not be true in production (anyone could mint their own authority)');
+    warnings.push('SERVICE_OPEN_ENROLLMENT=true: anyone can mint enrollment tokens (development only)');
+  }
+}
+
+type ResolvedParts = ReturnType<typeof resolveBaseUrl> &
+  ReturnType<typeof resolveDidDomain> &
+  CheckedSecrets & { introspectionKeys: string[]; secrets: GatheredSecrets; warnings: string[] };
+
+/** The configuration from the parsed environment and what was resolved from it. */
+function assembleConfig(e: ParsedEnv, parts: ResolvedParts): IssuerConfig {
+  const { secrets } = parts;
   return {
     nodeEnv: e.NODE_ENV,
     host: e.HOST,
     port: e.PORT,
-    apiBaseUrl,
-    apiBaseUrlDerived,
+    apiBaseUrl: parts.apiBaseUrl,
+    apiBaseUrlDerived: parts.apiBaseUrlDerived,
     storageAdapter: e.SERVICE_STORAGE_ADAPTER,
     sqlitePath: e.SERVICE_SQLITE_PATH,
     cacheAdapter: e.SERVICE_CACHE_ADAPTER,
     didMethod: e.DID_METHOD,
-    didDomain,
-    didDomainDerived,
-    adminApiKey,
-    signingKey,
+    didDomain: parts.didDomain,
+    didDomainDerived: parts.didDomainDerived,
+    adminApiKey: parts.adminApiKey,
+    signingKey: parts.signingKey,
     previousSigningKeys: e.SERVICE_PREVIOUS_SIGNING_KEYS,
-    keyEncryptionKey,
+    keyEncryptionKey: parts.keyEncryptionKey,
     openEnrollment: e.SERVICE_OPEN_ENROLLMENT,
     fetchPrivateNetwork: e.SERVICE_FETCH_PRIVATE_NETWORK,
-    introspectionKeys,
+    introspectionKeys: parts.introspectionKeys,
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.SERVICE_BODY_LIMIT_BYTES,
     rateLimit: {
@@ -480,10 +519,45 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
     credentialTtlSeconds: e.SERVICE_CREDENTIAL_TTL_SECONDS,
     statusListTtlMs: e.SERVICE_STATUS_LIST_TTL_SECONDS * 1000,
     ed25519Backend: e.SERVICE_ED25519_BACKEND,
-    secretsFile: generatedSecrets.length > 0 || missing.length > 0 ? secretsFile : undefined,
-    generatedSecrets,
-    warnings,
+    secretsFile: secrets.generatedSecrets.length > 0 || secrets.missing.length > 0 ? secrets.secretsFile : undefined,
+    generatedSecrets: secrets.generatedSecrets,
+    warnings: parts.warnings,
   };
+}
+
+/**
+ * Validates `env` and returns the issuer's configuration. In development and test, missing
+ * secrets are read from (or generated into) `issuer-secrets.json` beside the database.
+ * Throws ConfigError (one line) for anything invalid.
+ */
+export function loadConfig(env: Env = process.env): IssuerConfig {
+  const result = envSchema.safeParse(env);
+  if (!result.success) invalid(firstIssue(result.error));
+  const e: ParsedEnv = result.data;
+  const production = e.NODE_ENV === 'production';
+  const warnings: string[] = [];
+  const base = resolveBaseUrl(e, production);
+  const did = resolveDidDomain(e, base.apiBaseUrl, production, warnings);
+  switchWarnings(e, production, warnings);
+  const secrets = gatherSecrets(e, production);
+  const checked = checkSecrets(secrets, production);
+  const introspectionKeys = parseIntrospectionKeys(e.SERVICE_INTROSPECTION_KEYS, checked.adminApiKey, production);
+  if (e.SERVICE_FETCH_PRIVATE_NETWORK) {
+    warnings.push(
+      'SERVICE_FETCH_PRIVATE_NETWORK=true: DIDs and status lists anyone names are fetched from private and loopback addresses too',
+    );
+  }
+  if (
+    secrets.generatedSecrets.length > 0 &&
+    secrets.secretsFile !== undefined &&
+    !writeSecretsFile(secrets.secretsFile, secrets.stored, !secrets.secretsFileExisted)
+  ) {
+    // Another issuer created the file first: use what it stored.
+    return loadConfig(env);
+  }
+  const told = secretsWarning(secrets);
+  if (told !== undefined) warnings.push(told);
+  return assembleConfig(e, { ...base, ...did, ...checked, introspectionKeys, secrets, warnings });
 }
 
 /**

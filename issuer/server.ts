@@ -61,7 +61,7 @@ function listen(
 export async function startIssuer(options: StartIssuerOptions = {}): Promise<RunningIssuer> {
   const loaded = options.config ?? loadConfig(options.env ?? process.env);
   const host = options.host ?? loaded.host;
-  let handler: ((request: Request, env: unknown) => Response | Promise<Response>) | undefined;
+  let handler: ((request: Request, env: unknown) => Response | Promise<Response>) | undefined = undefined;
   const server = await listen(options.port ?? loaded.port, host, (request, env) =>
     handler
       ? handler(request, env)
@@ -83,7 +83,7 @@ export async function startIssuer(options: StartIssuerOptions = {}): Promise<Run
     throw error;
   }
   const app = createApp(ctx);
-  handler = (request, env) => app.fetch(request, env as never);
+  handler = (request, env) => app.fetch(request, env);
 
   let closing: Promise<void> | undefined;
   return {

@@ -14,7 +14,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { ZodError } from 'zod';
-import { MandateError } from '../../wallet/crypto/errors.ts';
+import { isMandateError, MandateError } from '../../wallet/crypto/errors.ts';
 import type { JsonObject, JsonValue } from '../../wallet/crypto/jcs.ts';
 import { clipText, type AuditLog } from '../audit.ts';
 import type { IssuerEnv } from './env.ts';
@@ -202,7 +202,7 @@ function send(c: Context<IssuerEnv>, error: ApiError): Response {
 /** app.onError: every thrown error becomes the standard shape; refusals are audited. */
 export function createErrorHandler(deps: ErrorHandlerDeps): ErrorHandler<IssuerEnv> {
   return (thrown, c) => {
-    const error =
+    const error: ApiError | undefined =
       thrown instanceof ApiError
         ? thrown
         : thrown instanceof HTTPException
@@ -216,8 +216,8 @@ export function createErrorHandler(deps: ErrorHandlerDeps): ErrorHandler<IssuerE
         method: c.req.method,
         path: c.req.path,
         error: thrown instanceof Error ? thrown.name : typeof thrown,
-        code: thrown instanceof MandateError ? thrown.code : sqliteCode(thrown),
-        message: thrown instanceof MandateError ? thrown.message : undefined,
+        code: isMandateError(thrown) ? thrown.code : sqliteCode(thrown),
+        message: isMandateError(thrown) ? thrown.message : undefined,
       });
       safeAudit(deps, c, 'REQUEST_FAILED', apiError('INTERNAL_ERROR', 'internal error'));
       return send(c, apiError('INTERNAL_ERROR', 'internal error'));
