@@ -150,7 +150,7 @@ export async function presentFor(
     created: new Date(ctx.now()),
     ...(input.lifetimeSeconds === undefined ? {} : { lifetimeMs: input.lifetimeSeconds * 1000 }),
   });
-  ctx.db.transaction(() => {
+  ctx.stores.transaction(() => {
     refuseIfDeactivated(ctx, did);
     ctx.audit.record({
       event: 'PRESENTATION_SIGNED',
@@ -243,7 +243,7 @@ export async function delegateFor(
     validUntil: child.validUntil === undefined ? null : (parseDateTimeStamp(child.validUntil) ?? null),
     issuedAt: now,
   };
-  ctx.db.transaction(() => {
+  ctx.stores.transaction(() => {
     // Again, as it is now: a revoke, suspend or deactivation may have committed while signing.
     refuseUnusableParent(ctx.stores.credentials.get(parentRecord.id) as CredentialRecord);
     refuseIfDeactivated(ctx, did);

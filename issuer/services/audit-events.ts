@@ -121,7 +121,7 @@ export function createProviderEventRecorder(
         if (error instanceof ApiError) throw error; // KEY_NOT_AUTHORIZED from controllerKeyResolver
         refuse(error, event.provider);
       }
-      const recorded: AuditRecord = ctx.db.transaction(() => {
+      const recorded: AuditRecord = ctx.stores.transaction(() => {
         const entry = ctx.audit.record({
           event: AUDIT_EVENT_NAMES[event.event],
           actor: `provider:${event.provider}`,

@@ -114,7 +114,7 @@ export async function issueAtomically<T>(
   for (let attempt = 1; ; attempt++) {
     const prepared = await prepareAgentCredential(ctx, terms);
     try {
-      const result = ctx.db.transaction(() => {
+      const result = ctx.stores.transaction(() => {
         steps.before?.(prepared);
         for (const reservation of prepared.reservations) commitReservation(ctx, reservation);
         ctx.stores.credentials.insert(prepared.record);
@@ -372,7 +372,7 @@ export function revokeCredential(
 ): StatusActionView {
   requireStatusPosition(getCredential(ctx, vcId), 'revocation');
   const action: StatusAction = { actor, reason, changed: [] };
-  ctx.db.transaction(() => {
+  ctx.stores.transaction(() => {
     // Read inside the transaction: a renewal that committed a moment ago is followed.
     const named = getCredential(ctx, vcId);
     const record = newestRenewal(ctx, named);
@@ -402,7 +402,7 @@ export function completeLegacyRevocations(ctx: IssuerContext): string[] {
     reason: 'upgrade: completes a revocation an older issuer left partial',
     changed: [],
   };
-  ctx.db.transaction(() => {
+  ctx.stores.transaction(() => {
     for (const record of ctx.stores.credentials.partialRevocations(ctx.now())) {
       applyToPredecessors(ctx, record, REVOKE, action);
       revokeRestOfAgent(ctx, record, action);
@@ -426,7 +426,7 @@ export function setSuspension(
     event: on ? 'CREDENTIAL_SUSPENDED' : 'CREDENTIAL_REINSTATED',
   };
   const action: StatusAction = { actor, reason, changed: [] };
-  ctx.db.transaction(() => {
+  ctx.stores.transaction(() => {
     const named = getCredential(ctx, vcId);
     const record = newestRenewal(ctx, named);
     if (on && record.revokedAt !== null)

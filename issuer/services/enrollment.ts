@@ -75,7 +75,7 @@ export function mintEnrollmentToken(ctx: IssuerContext, input: MintInput, actor:
     expiresAt: now + (input.ttlSeconds ?? ctx.config.enrollmentTokenTtlSeconds) * 1000,
     createdBy: actor,
   };
-  ctx.db.transaction(() => {
+  ctx.stores.transaction(() => {
     ctx.stores.tokens.insert(record);
     ctx.audit.record({
       event: 'ENROLLMENT_TOKEN_MINTED',
@@ -204,7 +204,7 @@ export function startOnboarding(ctx: IssuerContext, input: StartInput): StartedO
     createdAt: now,
     expiresAt: Math.min(now + ctx.config.onboardingTtlSeconds * 1000, token.expiresAt),
   };
-  ctx.db.transaction(() => {
+  ctx.stores.transaction(() => {
     ctx.stores.tokens.insertSession(session);
     ctx.audit.record({
       event: 'ONBOARDING_STARTED',
