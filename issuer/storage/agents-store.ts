@@ -53,7 +53,7 @@ export interface AgentStore {
   list(page: { cursor?: string; limit: number }): AgentRecord[] | undefined;
   /** `list`, each agent with its hosted DID's state and current credential, in one read (no query per agent). */
   listWithState(page: { cursor?: string; limit: number }): AgentWithState[] | undefined;
-  /** Makes `credentialId` the agent's current credential, and its terms the agent's authority. */
+  /** Makes `credentialId` the agent's current credential, and its terms the agent's authority (run in the issuing transaction). */
   setCurrentCredential(did: string, credentialId: string, terms: AgentTerms): void;
   insertKey(key: ServerKeyRecord): void;
   getKey(did: string): ServerKeyRecord | undefined;

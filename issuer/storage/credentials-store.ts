@@ -38,6 +38,7 @@ export type NewCredential = Omit<
 >;
 
 export interface CredentialStore {
+  /** Throws when the id is taken; run in the issuing transaction with the status allocations and the audit record. */
   insert(record: NewCredential): void;
   get(id: string): CredentialRecord | undefined;
   /** Newest first. */
@@ -53,9 +54,9 @@ export interface CredentialStore {
   predecessorsOf(id: string): CredentialRecord[];
   /** Conditional: true for exactly one caller, when the credential was not revoked before. */
   markRevoked(id: string, at: number): boolean;
-  /** Suspends at `at` because of `with` (itself or a successor); true when it was not suspended. */
+  /** Conditional: suspends at `at` because of `with` (itself or a successor); true for exactly one caller, when it was not suspended. */
   suspend(id: string, at: number, withId: string): boolean;
-  /** Lifts the suspension; true when it was suspended. */
+  /** Conditional: lifts the suspension; true for exactly one caller, when it was suspended. */
   reinstate(id: string): boolean;
   /** The latest `validUntil` among `issuerDid`'s unrevoked credentials still valid after `now`. */
   latestValidUntil(issuerDid: string, now: number): number | undefined;

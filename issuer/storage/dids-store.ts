@@ -20,10 +20,11 @@ export interface HostedDidRecord {
 
 export interface DidStore {
   get(did: string): HostedDidRecord | undefined;
+  /** Throws when the DID is hosted already (the DID is unique). */
   insert(record: HostedDidRecord): void;
   /** Replaces the document (and clears nothing else); false when the DID is not hosted. */
   updateDocument(did: string, document: DidDocument, at: number): boolean;
-  /** Marks the DID deactivated (DID Core §7.1.3); false when absent or already deactivated. */
+  /** Conditional: marks the DID deactivated (DID Core §7.1.3) for exactly one caller; false when absent or already deactivated. */
   deactivate(did: string, at: number): boolean;
   /** Oldest first, after `cursor` (a DID); undefined when no DID here is that one. */
   list(page: { kind?: HostedDidKind; cursor?: string; limit: number }): HostedDidRecord[] | undefined;

@@ -3,6 +3,7 @@ import type { IssuerDb } from './db.ts';
 
 export interface SettingsStore {
   get(key: string): string | undefined;
+  /** Inserts or replaces (last writer wins). */
   set(key: string, value: string): void;
 }
 

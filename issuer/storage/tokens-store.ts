@@ -39,6 +39,7 @@ export interface PageOptions {
 }
 
 export interface TokenStore {
+  /** Throws when the id or the hash is taken (both unique). */
   insert(token: NewEnrollmentToken): void;
   findByHash(tokenHash: string): EnrollmentTokenRecord | undefined;
   findById(id: string): EnrollmentTokenRecord | undefined;
