@@ -1,0 +1,87 @@
+/**
+ * One verification's state, read by every check: the options' values with their defaults, the
+ * parsed presentation, and the DID resolutions started for it. Built once before check 1 and
+ * never changed; each check returns what it found instead of writing it here.
+ */
+import { createCanonicalMemo, parseJson, type CanonicalMemo, type JsonLimits } from '../../crypto/jcs.ts';
+import type { VerifiedCredential } from '../credential-cache.ts';
+import { issuerId, parsePresentation } from '../parse.ts';
+import type {
+  ChainCredential,
+  DelegationGrantCredential,
+  MandateCredential,
+  VerifiablePresentation,
+} from '../types.ts';
+import { recallCredentials } from './credential-proofs.ts';
+import { keysFrom, startedTogether, type KeysOf, type Resolutions } from './resolutions.ts';
+import type { VerifyPresentationOptions } from './types.ts';
+
+export interface Verification {
+  readonly options: VerifyPresentationOptions;
+  /** The verification's clock (ms) and its tolerance both ways. */
+  readonly now: number;
+  readonly skew: number;
+  readonly limits: JsonLimits;
+  /** Canonical forms already computed, shared by every proof and digest. */
+  readonly memo: CanonicalMemo;
+  /** Presented credentials the verified-credential cache recognized. */
+  readonly recalled: ReadonlyMap<unknown, VerifiedCredential> | undefined;
+  readonly presentation: VerifiablePresentation;
+  readonly holder: string;
+  /** Leaf first, root last. */
+  readonly chain: readonly ChainCredential[];
+  readonly grants: readonly DelegationGrantCredential[];
+  /** The chain, then the grants. */
+  readonly credentials: readonly MandateCredential[];
+  /** Each credential's issuer, parallel to `credentials`. */
+  readonly issuers: readonly string[];
+  /** Every DID involved, in this order: holder, issuers, consenting users. */
+  readonly dids: ReadonlySet<string>;
+  readonly resolutions: Resolutions;
+  readonly keysOf: KeysOf;
+}
+
+/**
+ * Check 0, shape: anything structurally wrong is MALFORMED before any crypto or I/O. Every DID
+ * resolution then starts together at the first key lookup (the resolver caches and coalesces),
+ * after the presentation was canonicalized; check 2 judges them.
+ */
+export function prepareVerification(input: unknown, options: VerifyPresentationOptions): Verification {
+  const now = options.now?.getTime() ?? Date.now();
+  const limits: JsonLimits = { maxBytes: options.maxPresentationBytes ?? 64 * 1024 };
+  const value = typeof input === 'string' ? parseJson(input, limits) : input;
+  // The memo keeps the canonical form of every nested object, so each proof and digest below
+  // serializes only what it adds (its top-level members). The presentation's own proof
+  // canonicalizes the presentation first, which validates every value (safe JSON, the size
+  // limit) before any DID is resolved. The input is read again across awaits: a caller must
+  // not modify it during verification.
+  const memo = createCanonicalMemo();
+  // Credentials identical to ones verified before put their known canonical text in the memo:
+  // canonicalization then copies it instead of serializing them again.
+  const recalled = recallCredentials(value, options.credentialCache, memo);
+  const { presentation, chain, grants } = parsePresentation(value, options.maxChainLength ?? 8, recalled);
+  const credentials: MandateCredential[] = [...chain, ...grants];
+  const holder = presentation.holder;
+  const issuers = credentials.map(issuerId); // read once
+  const dids = new Set<string>().add(holder);
+  for (const issuer of issuers) dids.add(issuer);
+  for (const grant of grants) dids.add(grant.credentialSubject.onBehalfOf);
+  const resolutions = startedTogether(dids, options.resolver);
+  return {
+    options,
+    now,
+    skew: options.clockSkewMs ?? 60_000,
+    limits,
+    memo,
+    recalled,
+    presentation,
+    holder,
+    chain,
+    grants,
+    credentials,
+    issuers,
+    dids,
+    resolutions,
+    keysOf: keysFrom(resolutions, now),
+  };
+}
