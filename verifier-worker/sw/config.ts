@@ -165,25 +165,33 @@ export function parseWorkerConfig(value: unknown): ResolvedWorkerConfig {
     isRecord(rule) ? onlyKeys(rule, ROUTE_KEYS, `routes[${i}]`) : invalid(`routes[${i}] must be an object`),
   );
   const given = Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
-  const config = {
+  const config: Record<string, unknown> = {
     ...WORKER_CONFIG_DEFAULTS,
     trustedGrantIssuers: [],
     ...given,
-    routes: routes.map((rule: RouteRule) => ({ ...rule })),
-  } as unknown as ResolvedWorkerConfig;
+    routes: routes.map((rule: Record<string, unknown>) => ({ ...rule })),
+  };
+  checkSettings(config);
+  return config;
+}
+
+/** The merged settings: the worker's own checked by CHECKS, the verifier's by verifyRequest's prepareVerifier. */
+function checkSettings(config: Record<string, unknown>): asserts config is ResolvedWorkerConfig {
   for (const [keys, expected, check] of CHECKS) {
-    for (const key of keys)
-      if (!check(config[key as keyof ResolvedWorkerConfig])) invalid(`${key} must be ${expected}`);
+    for (const key of keys) if (!check(config[key])) invalid(`${key} must be ${expected}`);
   }
   try {
     // A throwaway verifier: only its validation matters here (a replay cache, which the
-    // 'request' and 'none' modes require, is supplied by the worker).
-    prepareVerifier({ ...verifierSettings(config), replayCache: { remember: () => false } });
+    // 'request' and 'none' modes require, is supplied by the worker). It takes the settings
+    // as given, since checking them is what it is for.
+    prepareVerifier({
+      ...verifierSettings(config as ResolvedWorkerConfig),
+      replayCache: { remember: () => false },
+    });
   } catch (error) {
     if (error instanceof VerifierOptionsError) invalid(error.message);
     throw error;
   }
-  return config;
 }
 
 /** The part of the configuration that verifyRequest reads. */

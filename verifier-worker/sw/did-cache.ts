@@ -21,7 +21,6 @@
  * `noCache`, which skips the store and asks the host, at most once per 30 s of the document's
  * age.
  */
-import type { JsonValue } from '../../wallet/crypto/jcs.ts';
 import { createCachedResolver, type CachedResolver } from '../../wallet/did/cache.ts';
 import { assertDidDocument } from '../../wallet/did/document.ts';
 import type { FetchLike } from '../../wallet/did/http.ts';
@@ -33,7 +32,8 @@ import { tryStore, type KeyValueStore } from './store.ts';
 
 /** A did:web document as stored: the document and when it was fetched (ms since the epoch). */
 export interface StoredDidDocument {
-  document: JsonValue;
+  /** Checked again when read (assertDidDocument): a store holds whatever was written to it. */
+  document: unknown;
   retrievedAt: number;
 }
 
@@ -89,7 +89,7 @@ export function createStoredWebResolver(options: WorkerResolverOptions): MethodR
     if (storedResult && age >= 0 && age < options.ttlMs && resolveOptions.noCache !== true) return storedResult;
     const fresh = await web(did, parsed, resolver, resolveOptions);
     if (fresh.didDocument && fresh.didResolutionMetadata.error === undefined) {
-      const record: StoredDidDocument = { document: fresh.didDocument as unknown as JsonValue, retrievedAt: now };
+      const record: StoredDidDocument = { document: fresh.didDocument, retrievedAt: now };
       track(tryStore(() => options.store.set(did, record), undefined));
       return fresh;
     }

@@ -124,16 +124,19 @@ export function createWorkerStatusLists(options: WorkerStatusListOptions): Statu
   }
 
   function openSlot(url: string): Slot {
-    const slot: Slot = { client: undefined as unknown as StatusListClient, expiresAt: Infinity };
-    slot.client = createStatusListClient({
-      resolveKey: options.resolveKey,
-      allowHttpLoopback: options.allowHttpLoopback === true,
-      ...(options.clockSkewMs === undefined ? {} : { clockSkewMs: options.clockSkewMs }),
-      defaultTtlMs,
-      maxBytes: MAX_LIST_BYTES,
-      now: clock,
-      fetch: (input, init) => load(slot, input, init),
-    });
+    const slot: Slot = {
+      // Its fetch is called only once the slot exists, and reads the slot's state.
+      client: createStatusListClient({
+        resolveKey: options.resolveKey,
+        allowHttpLoopback: options.allowHttpLoopback === true,
+        ...(options.clockSkewMs === undefined ? {} : { clockSkewMs: options.clockSkewMs }),
+        defaultTtlMs,
+        maxBytes: MAX_LIST_BYTES,
+        now: clock,
+        fetch: (input, init) => load(slot, input, init),
+      }),
+      expiresAt: Infinity,
+    };
     slots.set(url, slot);
     return slot;
   }

@@ -21,7 +21,9 @@ import { createIndexedDbStore } from './store.ts';
 import { getWebCryptoEd25519 } from '../../wallet/crypto/ed25519-webcrypto.ts';
 import { VerifierWorkerError } from './errors.ts';
 
-const worker = self as unknown as ServiceWorkerGlobalScope;
+// This module is only ever a service worker's script (the DOM library types `self` as a window).
+declare const self: ServiceWorkerGlobalScope;
+const worker = self;
 
 const writes = new Set<Promise<unknown>>();
 function track(write: Promise<unknown>): void {

@@ -42,10 +42,10 @@ export async function issueAgentCredential(options: AgentCredentialOptions): Pro
     ...(statusList.length > 0 ? { credentialStatus: statusList } : {}),
   };
   parseCredential({ ...unsigned, proof: {} }); // refuse to sign what a verifier would call MALFORMED
-  return (await createProof(unsigned, {
+  return createProof(unsigned, {
     signer: options.issuer.signer,
     verificationMethod: options.issuer.verificationMethod,
     proofPurpose: 'assertionMethod',
     ...(options.created ? { created: options.created } : {}),
-  })) as unknown as AgentCredential;
+  });
 }

@@ -125,10 +125,10 @@ export async function delegate(parent: ChainCredential, options: DelegateOptions
   // Same rules as verification, checked on the unsigned child before any key is used.
   const candidate = parseCredential({ ...unsigned, proof: {} }) as DelegatedAgentCredential;
   checkDelegationLink(parent, candidate);
-  return (await createProof(unsigned, {
+  return createProof(unsigned, {
     signer: options.delegator.signer,
     verificationMethod: options.delegator.verificationMethod,
     proofPurpose: 'assertionMethod',
     ...(options.created ? { created: options.created } : {}),
-  })) as unknown as DelegatedAgentCredential;
+  });
 }

@@ -7,7 +7,7 @@
 import { createProof, formatDateTimeStamp } from '../crypto/data-integrity.ts';
 import { MANDATE_CONTEXTS } from './context.ts';
 import { newUrnUuid, type SigningIdentity } from './identity.ts';
-import { issuerId, parseCredential } from './parse.ts';
+import { issuerId, parseCredential, withOneProof } from './parse.ts';
 import { VerificationError } from './reasons.ts';
 import { uncovered } from './scopes.ts';
 import type { DelegationGrantCredential, StatusEntry, UserConsent } from './types.ts';
@@ -32,14 +32,15 @@ export async function createConsent(options: ConsentOptions): Promise<UserConsen
     provider: options.providerDid,
     privilegeScopes: [...options.privilegeScopes],
   };
-  return (await createProof(consent, {
+  const signed = await createProof(consent, {
     signer: options.user.signer,
     verificationMethod: options.user.verificationMethod,
     proofPurpose: 'authentication',
     challenge: options.challenge,
     domain: options.providerDid,
     ...(options.created ? { created: options.created } : {}),
-  })) as unknown as UserConsent;
+  });
+  return withOneProof(signed);
 }
 
 /**
@@ -105,10 +106,10 @@ export async function issueGrant(options: GrantOptions): Promise<DelegationGrant
   };
   const candidate = parseCredential({ ...unsigned, proof: {} }) as DelegationGrantCredential;
   checkGrant(candidate, options.ceiling);
-  return (await createProof(unsigned as never, {
+  return createProof(unsigned, {
     signer: options.provider.signer,
     verificationMethod: options.provider.verificationMethod,
     proofPurpose: 'assertionMethod',
     ...(options.created ? { created: options.created } : {}),
-  })) as unknown as DelegationGrantCredential;
+  });
 }

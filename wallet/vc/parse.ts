@@ -3,15 +3,13 @@
  * before any signature is checked, so everything later can trust the shapes; any deviation is
  * `MALFORMED`. Scope strings are validated here too (docs/scopes.md grammar).
  */
-import { parseDateTimeStamp } from '../crypto/data-integrity.ts';
+import { parseDateTimeStamp, type DataIntegrityProof } from '../crypto/data-integrity.ts';
 import { isDid } from '../did/parse.ts';
 import { MANDATE_CONTEXT_URL, VC_V2_CONTEXT } from './context.ts';
 import { VerificationError } from './reasons.ts';
 import { parseScopes } from './scopes.ts';
 import type {
-  AgentCredential,
   ChainCredential,
-  DelegatedAgentCredential,
   DelegationGrantCredential,
   MandateCredential,
   StatusEntry,
@@ -138,6 +136,12 @@ export function credentialKind(credential: { type: unknown }): CredentialKind {
 
 /** Validates one Mandate credential's structure (VC DM 2.0 §4 + docs/protocol.md). */
 export function parseCredential(value: unknown): MandateCredential {
+  checkCredential(value);
+  return value;
+}
+
+/** parseCredential's checks: MALFORMED unless `value` is a Mandate credential of one kind. */
+function checkCredential(value: unknown): asserts value is MandateCredential {
   if (!isObject(value)) malformed('credential must be a JSON object');
   checkContext(value['@context'], 'credential');
   if (typeof value.id !== 'string' || !URN_UUID.test(value.id)) malformed('credential id must be a urn:uuid');
@@ -167,7 +171,7 @@ export function parseCredential(value: unknown): MandateCredential {
     requireDid(consent.provider, 'consent.provider');
     requireScopes(consent.privilegeScopes, 'consent.privilegeScopes');
     if (!isObject(consent.proof)) malformed("consent must carry the user's proof");
-    return value as unknown as DelegationGrantCredential;
+    return;
   }
 
   const depth = subject.delegationDepth;
@@ -185,9 +189,7 @@ export function parseCredential(value: unknown): MandateCredential {
     if (!isObject(parent)) malformed('parentCredential must be an object');
     if (typeof parent.id !== 'string' || !URN_UUID.test(parent.id)) malformed('parentCredential.id must be a urn:uuid');
     requireString(parent.digestMultibase, 'parentCredential.digestMultibase');
-    return value as unknown as DelegatedAgentCredential;
   }
-  return value as unknown as AgentCredential;
 }
 
 export interface ParsedPresentation {
@@ -208,6 +210,18 @@ export function parsePresentation(
   maxChainLength: number,
   validated?: ReadonlyMap<unknown, unknown>,
 ): ParsedPresentation {
+  const credentials: Omit<ParsedPresentation, 'presentation'> = { chain: [], grants: [] };
+  checkPresentation(value, maxChainLength, validated, credentials);
+  return { presentation: value, chain: credentials.chain, grants: credentials.grants };
+}
+
+/** parsePresentation's checks, which sort the credentials into `into` as they are checked. */
+function checkPresentation(
+  value: unknown,
+  maxChainLength: number,
+  validated: ReadonlyMap<unknown, unknown> | undefined,
+  into: Omit<ParsedPresentation, 'presentation'>,
+): asserts value is VerifiablePresentation {
   if (!isObject(value)) malformed('presentation must be a JSON object');
   checkContext(value['@context'], 'presentation');
   if (typeof value.id !== 'string' || !URN_UUID.test(value.id)) malformed('presentation id must be a urn:uuid');
@@ -219,8 +233,7 @@ export function parsePresentation(
   const list = value.verifiableCredential;
   if (!Array.isArray(list) || list.length === 0) malformed('verifiableCredential must be a non-empty array');
 
-  const chain: ChainCredential[] = [];
-  const grants: DelegationGrantCredential[] = [];
+  const { chain, grants } = into;
   for (const item of list) {
     const credential = validated?.has(item) === true ? (item as MandateCredential) : parseCredential(item);
     if (credentialKind(credential) === 'DelegationGrantCredential') {
@@ -233,5 +246,16 @@ export function parsePresentation(
   if (chain.length === 0) malformed('presentation holds no agent credential');
   if (chain.length > maxChainLength) malformed(`delegation chain is longer than ${maxChainLength}`);
   if (grants.length > maxChainLength) malformed(`more than ${maxChainLength} grants`);
-  return { presentation: value as unknown as VerifiablePresentation, chain, grants };
+}
+
+/**
+ * A document `createProof` signed, with its one proof: createProof makes a proof set only of a
+ * document that had proofs already, which a presentation or a consent about to be signed never has.
+ */
+export function withOneProof<T extends { proof: DataIntegrityProof | DataIntegrityProof[] }>(
+  signed: T,
+): Omit<T, 'proof'> & { proof: DataIntegrityProof } {
+  const { proof } = signed;
+  if (Array.isArray(proof)) malformed('a presentation or consent carries one proof, not a proof set');
+  return { ...signed, proof };
 }

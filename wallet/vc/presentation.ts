@@ -6,6 +6,7 @@
 import { createProof, formatDateTimeStamp, ProofError } from '../crypto/data-integrity.ts';
 import { MANDATE_CONTEXTS } from './context.ts';
 import { newUrnUuid, type SigningIdentity } from './identity.ts';
+import { withOneProof } from './parse.ts';
 import type { MandateCredential, VerifiablePresentation } from './types.ts';
 
 export const DEFAULT_PRESENTATION_LIFETIME_MS = 5 * 60_000;
@@ -40,7 +41,7 @@ export async function signPresentation(options: PresentationOptions): Promise<Ve
     holder: options.holder.did,
     verifiableCredential: options.credentials,
   };
-  return (await createProof(unsigned as never, {
+  const signed = await createProof(unsigned, {
     signer: options.holder.signer,
     verificationMethod: options.holder.verificationMethod,
     proofPurpose: 'authentication',
@@ -48,5 +49,6 @@ export async function signPresentation(options: PresentationOptions): Promise<Ve
     domain: options.domain,
     created: formatDateTimeStamp(created),
     expires: formatDateTimeStamp(expires),
-  })) as unknown as VerifiablePresentation;
+  });
+  return withOneProof(signed);
 }
