@@ -6,7 +6,7 @@
  */
 import type { UrlPolicy } from '../wallet/net/url-policy.ts';
 import { invalidVerifierOptions } from '../wallet/vc/verify.ts';
-import type { VerifyRequestOptions } from './request.ts';
+import type { VerifyRequestOptions } from './options.ts';
 
 const REQUEST_KEYS = [
   'trustedIssuers',
