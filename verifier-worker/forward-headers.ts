@@ -51,7 +51,7 @@ export function forwardClaims(request: Request, claims: AgentClaims): Request {
       redirect: 'manual',
       mode: 'same-origin',
       ...(hasBody ? { body: request.body, duplex: 'half' } : {}),
-    } as RequestInit);
+    });
   }
   return new Request(request, { headers });
 }

@@ -109,7 +109,7 @@ export function stateFor(options: VerifyRequestOptions, extraKeys: readonly stri
     typeof target !== 'string' ||
     target.length === 0 ||
     target.length > 256 ||
-    /["\\\u0000-\u001f\u007f-\uffff]/.test(target)
+    /[^\x20-\x7e]|["\\]/.test(target) // anything but printable ASCII, or " or \
   ) {
     invalidVerifierOptions('target must be this service\'s name: 1-256 printable ASCII characters without " or \\');
   }

@@ -62,6 +62,7 @@ export function pathSegments(path: string): string[] | undefined {
   return segments;
 }
 
+// eslint-disable-next-line no-control-regex -- control characters are what this pattern refuses
 const AMBIGUOUS_SEGMENT = /[/\\;\u0000-\u001f\u007f]|%[0-9a-f]{2}|^\.\.?$/;
 
 interface PathPattern {
@@ -102,16 +103,15 @@ function compileRule(rule: ScopeRule, index: number): CompiledRule {
   if (typeof path === 'string') invalidVerifierOptions(`${where}.path ${path}`);
   const methodList =
     rule.method === undefined ? undefined : typeof rule.method === 'string' ? [rule.method] : rule.method;
-  if (
-    methodList !== undefined &&
-    (!Array.isArray(methodList) || methodList.some((m) => typeof m !== 'string' || !/^[A-Za-z]+$/.test(m)))
-  ) {
+  if (methodList !== undefined && !isMethodList(methodList))
     invalidVerifierOptions(`${where}.method must be an HTTP method name or a list of them`);
-  }
   const methods = methodList === undefined ? undefined : new Set(methodList.map((m) => m.toUpperCase()));
   if (methods?.has('GET')) methods.add('HEAD');
   return { methods, path, scopes: checkedScopes(rule.scopes, `${where}.scopes`) };
 }
+
+const isMethodList = (value: unknown): value is readonly string[] =>
+  Array.isArray(value) && value.every((m) => typeof m === 'string' && /^[A-Za-z]+$/.test(m));
 
 function checkedScopes(scopes: unknown, where: string): string[] {
   try {

@@ -28,7 +28,7 @@ export function createWorkerChallengeStore(options: WorkerChallengeStoreOptions)
   const ttlMs = options.ttlMs ?? 5 * 60_000;
   const outstanding = createExpiringSet({ ...options, max: options.max ?? 10_000 });
   return {
-    load: outstanding.load,
+    load: () => outstanding.load(),
     issue() {
       // 128 random bits, base64url, as verifyRequest's own store.
       const challenge = bytesToBase64url(randomBytes(16));
@@ -36,6 +36,6 @@ export function createWorkerChallengeStore(options: WorkerChallengeStoreOptions)
       outstanding.add(challenge, expiresAt);
       return { challenge, expiresAt };
     },
-    consume: outstanding.take,
+    consume: (challenge) => outstanding.take(challenge),
   };
 }

@@ -77,8 +77,10 @@ export interface VerifierWorkerConfig {
 }
 
 /** Defaults of every optional setting, frozen so a caller cannot change them for everyone. */
-export const WORKER_CONFIG_DEFAULTS = /* @__PURE__ */ Object.freeze({
-  challenge: 'endpoint' as ChallengeMode,
+export const WORKER_CONFIG_DEFAULTS: Readonly<
+  Omit<ResolvedWorkerConfig, 'target' | 'trustedIssuers' | 'trustedGrantIssuers' | 'routes'>
+> = /* @__PURE__ */ Object.freeze({
+  challenge: 'endpoint',
   challengePath: '/.well-known/mandate/challenge',
   didTtlMs: 5 * 60_000,
   didStaleIfErrorMs: 0,
@@ -89,7 +91,7 @@ export const WORKER_CONFIG_DEFAULTS = /* @__PURE__ */ Object.freeze({
   maxPresentationLifetimeMs: 3600_000,
   requireCredentialStatus: false,
   allowHttpLoopback: false,
-  reportChannel: DEFAULT_REPORT_CHANNEL as string | null,
+  reportChannel: DEFAULT_REPORT_CHANNEL,
 });
 
 export type ResolvedWorkerConfig = Required<Omit<VerifierWorkerConfig, 'reportChannel'>> & {

@@ -27,8 +27,9 @@ function settle<T>(request: IDBRequest<T> | IDBTransaction): Promise<T> {
     const done = (): void => resolve((request as IDBRequest<T>).result);
     if (request instanceof IDBTransaction) request.oncomplete = done;
     else request.onsuccess = done;
-    request.onerror = () => reject(request.error);
-    if (request instanceof IDBTransaction) request.onabort = () => reject(request.error);
+    const fail = (): void => reject(request.error ?? new DOMException('the IndexedDB request failed', 'UnknownError'));
+    request.onerror = fail;
+    if (request instanceof IDBTransaction) request.onabort = fail;
   });
 }
 
@@ -80,16 +81,22 @@ export function createIndexedDbStore<V>(kind: StoreKind): KeyValueStore<V> {
   };
 }
 
+/** `work`'s result as a promise, which rejects when it throws (a value that cannot be cloned), as IndexedDB's would. */
+function later<T>(work: () => T): Promise<T> {
+  return new Promise((resolve) => resolve(work()));
+}
+
 /** A store in memory: for runtimes without IndexedDB and for tests. Values are structured-cloned like IndexedDB's. */
 export function createMemoryStore<V>(): KeyValueStore<V> {
   const map = new Map<string, V>();
   return {
-    get: async (key) => (map.has(key) ? structuredClone(map.get(key)) : undefined),
-    set: async (key, value) => void map.set(key, structuredClone(value)),
-    delete: async (keys) => {
-      for (const key of typeof keys === 'string' ? [keys] : keys) map.delete(key);
-    },
-    entries: async () => [...map].map(([k, v]) => [k, structuredClone(v)]),
+    get: (key) => later(() => (map.has(key) ? structuredClone(map.get(key)) : undefined)),
+    set: (key, value) => later(() => void map.set(key, structuredClone(value))),
+    delete: (keys) =>
+      later(() => {
+        for (const key of typeof keys === 'string' ? [keys] : keys) map.delete(key);
+      }),
+    entries: () => later(() => [...map].map(([k, v]): [string, V] => [k, structuredClone(v)])),
   };
 }
 

@@ -258,6 +258,7 @@ export function assertConformingCredentialV1(value: unknown): void {
 
 /** Which data model a credential claims by its first context: 2 (VC DM 2.0), 1 (VC DM 1.1), or undefined. */
 export function credentialDataModel(value: unknown): 1 | 2 | undefined {
-  const first = isObject(value) && Array.isArray(value['@context']) ? value['@context'][0] : undefined;
+  const contexts = isObject(value) ? value['@context'] : undefined;
+  const first: unknown = Array.isArray(contexts) ? contexts[0] : undefined;
   return first === VC_V2_CONTEXT ? 2 : first === VC_V1_CONTEXT ? 1 : undefined;
 }
