@@ -74,22 +74,35 @@ export function withoutClaimHeaders(request: Request): Request {
   return new Request(request, { headers });
 }
 
-/**
- * Builds the guard for `config` (validated here: CONFIG_INVALID) and loads the remembered
- * presentation ids and outstanding nonces before it decides anything.
- */
-export async function createGuard(config: unknown, options: GuardOptions): Promise<Guard> {
-  const resolved = parseWorkerConfig(config);
-  const now = options.now ?? Date.now;
-  const track = options.track ?? (() => undefined);
-  const forward = options.forward ?? ((request: Request) => fetch(request));
-  const report = options.report ?? broadcastReporter(resolved.reportChannel);
-  const stores: GuardStores = {
-    dids: options.stores?.dids ?? createIndexedDbStore('dids'),
-    statusLists: options.stores?.statusLists ?? createIndexedDbStore('status-lists'),
-    replay: options.stores?.replay ?? createIndexedDbStore('replay'),
-    challenges: options.stores?.challenges ?? createIndexedDbStore('challenges'),
+/** The stores the options name, IndexedDB for the others. */
+function guardStores(stores: Partial<GuardStores> | undefined): GuardStores {
+  return {
+    dids: stores?.dids ?? createIndexedDbStore('dids'),
+    statusLists: stores?.statusLists ?? createIndexedDbStore('status-lists'),
+    replay: stores?.replay ?? createIndexedDbStore('replay'),
+    challenges: stores?.challenges ?? createIndexedDbStore('challenges'),
   };
+}
+
+/** What the guard's decisions share. */
+interface GuardContext {
+  verifier: VerifyRequestOptions;
+  forward: (request: Request) => Promise<Response>;
+  report: Reporter;
+  now: () => number;
+}
+
+/**
+ * verifyRequest's options for `resolved`, with the worker's stored caches behind them: did:web
+ * documents, status lists, remembered presentations and outstanding nonces.
+ */
+function workerVerifier(
+  resolved: ResolvedWorkerConfig,
+  options: GuardOptions,
+  now: () => number,
+  track: (write: Promise<unknown>) => void,
+): { verifier: VerifyRequestOptions; loaded: Promise<unknown> } {
+  const stores = guardStores(options.stores);
   const network = {
     allowHttpLoopback: resolved.allowHttpLoopback,
     now,
@@ -126,51 +139,64 @@ export async function createGuard(config: unknown, options: GuardOptions): Promi
     replayCache,
     now,
   };
-  await Promise.all([replayCache.load(), challenges.load()]);
+  return { verifier, loaded: Promise.all([replayCache.load(), challenges.load()]) };
+}
 
-  function isChallengeEndpoint(url: URL): boolean {
-    return resolved.challenge === 'endpoint' && url.pathname === resolved.challengePath;
-  }
-
-  async function decide(request: Request, url: URL): Promise<Response> {
-    const started = performance.now();
-    const verdict = await verifyRequest(request, verifier);
-    const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-    const base = {
-      type: REPORT_TYPE as typeof REPORT_TYPE,
-      method: request.method,
-      path: url.pathname,
-      durationMs,
-      at: new Date(now()).toISOString(),
-      checks: verdict.checks,
-    };
-    if (!verdict.allowed) {
-      report({
-        ...base,
-        decision: 'deny',
-        status: verdict.status,
-        reason: verdict.body.reason,
-        message: verdict.body.message,
-      } satisfies VerificationReport);
-      return denialResponse(verdict);
-    }
-    const { claims } = verdict;
-    let response: Response;
-    try {
-      response = await forward(forwardClaims(request, claims));
-    } catch {
-      response = Response.error();
-    }
+/** A request on a guarded path: verified, then forwarded with its claims or refused here; reported either way. */
+async function decide({ verifier, forward, report, now }: GuardContext, request: Request, url: URL): Promise<Response> {
+  const started = performance.now();
+  const verdict = await verifyRequest(request, verifier);
+  const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+  const base = {
+    type: REPORT_TYPE as typeof REPORT_TYPE,
+    method: request.method,
+    path: url.pathname,
+    durationMs,
+    at: new Date(now()).toISOString(),
+    checks: verdict.checks,
+  };
+  if (!verdict.allowed) {
     report({
       ...base,
-      decision: 'allow',
-      status: response.status,
-      agentDid: claims.agentDid,
-      vpId: claims.vpId,
-      effectiveScopes: claims.effectiveScopes,
+      decision: 'deny',
+      status: verdict.status,
+      reason: verdict.body.reason,
+      message: verdict.body.message,
     } satisfies VerificationReport);
-    return response;
+    return denialResponse(verdict);
   }
+  const { claims } = verdict;
+  let response: Response;
+  try {
+    response = await forward(forwardClaims(request, claims));
+  } catch {
+    response = Response.error();
+  }
+  report({
+    ...base,
+    decision: 'allow',
+    status: response.status,
+    agentDid: claims.agentDid,
+    vpId: claims.vpId,
+    effectiveScopes: claims.effectiveScopes,
+  } satisfies VerificationReport);
+  return response;
+}
+
+/**
+ * Builds the guard for `config` (validated here: CONFIG_INVALID) and loads the remembered
+ * presentation ids and outstanding nonces before it decides anything.
+ */
+export async function createGuard(config: unknown, options: GuardOptions): Promise<Guard> {
+  const resolved = parseWorkerConfig(config);
+  const now = options.now ?? Date.now;
+  const forward = options.forward ?? ((request: Request) => fetch(request));
+  const report = options.report ?? broadcastReporter(resolved.reportChannel);
+  const { verifier, loaded } = workerVerifier(resolved, options, now, options.track ?? (() => undefined));
+  await loaded;
+  const cx: GuardContext = { verifier, forward, report, now };
+  const isChallengeEndpoint = (url: URL): boolean =>
+    resolved.challenge === 'endpoint' && url.pathname === resolved.challengePath;
 
   return {
     config: resolved,
@@ -183,7 +209,7 @@ export async function createGuard(config: unknown, options: GuardOptions): Promi
       const url = new URL(request.url);
       try {
         if (isChallengeEndpoint(url)) return (await handleChallengeRequest(request, verifier)) ?? Response.error();
-        if (isGuarded(resolved.routes, url)) return await decide(request, url);
+        if (isGuarded(resolved.routes, url)) return await decide(cx, request, url);
         return await forward(withoutClaimHeaders(request));
       } catch {
         // Whatever failed, nothing unverified went out: fail closed, as the network would fail.

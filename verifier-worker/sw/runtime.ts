@@ -86,64 +86,84 @@ function unavailableResponse(error: VerifierWorkerError): Response {
   });
 }
 
+/** What the runtime's steps share: its options, the network, and the options every guard is built with. */
+interface RuntimeContext {
+  options: RuntimeOptions;
+  network: (request: Request) => Promise<Response>;
+  guardOptions: GuardOptions;
+}
+
+async function fetchConfigFile(network: RuntimeContext['network'], url: string): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await network(new Request(url, { cache: 'no-store', credentials: 'same-origin', redirect: 'error' }));
+  } catch {
+    throw new VerifierWorkerError('CONFIG_UNAVAILABLE', `${url}: network error`);
+  }
+  if (!response.ok) throw new VerifierWorkerError('CONFIG_UNAVAILABLE', `${url}: HTTP ${response.status}`);
+  const bytes = await readBounded(response.body, MAX_CONFIG_BYTES);
+  try {
+    return parseJson(bytesToUtf8(bytes ?? new Uint8Array()), { maxBytes: MAX_CONFIG_BYTES });
+  } catch {
+    throw new VerifierWorkerError('CONFIG_INVALID', `${url}: not JSON of at most ${MAX_CONFIG_BYTES} bytes`);
+  }
+}
+
+/** The guard of the configuration file; its last good copy stands in only when the file cannot be fetched. */
+async function fromFile({ options, network, guardOptions }: RuntimeContext, url: string): Promise<Guard> {
+  if (new URL(url).origin !== options.origin)
+    throw new VerifierWorkerError('CONFIG_INVALID', `${url}: not on the worker's origin`);
+  let document: unknown;
+  try {
+    document = await fetchConfigFile(network, url);
+  } catch (error) {
+    const stored = await tryStore(() => options.configStore.get(options.scope), undefined);
+    if (failure(error).code !== 'CONFIG_UNAVAILABLE' || stored?.source !== 'file' || stored.url !== url) throw error;
+    document = stored.config;
+  }
+  const guard = await createGuard(document, guardOptions);
+  await tryStore(
+    () => options.configStore.set(options.scope, { source: 'file', url, config: guard.config }),
+    undefined,
+  );
+  return guard;
+}
+
+/** The guard the worker starts with: from its file, from a stored message, or none yet. */
+async function load(cx: RuntimeContext): Promise<Guard | undefined> {
+  const { options } = cx;
+  if (options.configUrl !== undefined) return fromFile(cx, options.configUrl);
+  const stored = await tryStore(() => options.configStore.get(options.scope), undefined);
+  if (stored?.source !== 'message') return undefined;
+  // A stored configuration that no longer validates (an older worker version wrote it) is dropped.
+  return createGuard(stored.config, cx.guardOptions).catch(() => undefined);
+}
+
+/** The guard of a configuration the page sent (validated already), stored for the next start. */
+async function fromMessage({ options, guardOptions }: RuntimeContext, config: ResolvedWorkerConfig): Promise<Guard> {
+  const guard = await createGuard(config, guardOptions);
+  await tryStore(() => options.configStore.set(options.scope, { source: 'message', config: guard.config }), undefined);
+  return guard;
+}
+
+/** A request the guard does not decide, on its way to the network without X-Mandate-* headers. */
+async function passThrough(network: RuntimeContext['network'], request: Request): Promise<Response> {
+  try {
+    return await network(hasClaimHeaders(request.headers) ? withoutClaimHeaders(request) : request);
+  } catch {
+    return Response.error();
+  }
+}
+
 export function createRuntime(options: RuntimeOptions): Runtime {
   const network = options.fetch ?? ((request: Request) => fetch(request));
-  const guardOptions: GuardOptions = { ...options.guard, origin: options.origin, forward: network };
+  const cx: RuntimeContext = {
+    options,
+    network,
+    guardOptions: { ...options.guard, origin: options.origin, forward: network },
+  };
   let state: State = { kind: 'loading' };
-
-  async function fetchConfigFile(url: string): Promise<unknown> {
-    let response: Response;
-    try {
-      response = await network(new Request(url, { cache: 'no-store', credentials: 'same-origin', redirect: 'error' }));
-    } catch {
-      throw new VerifierWorkerError('CONFIG_UNAVAILABLE', `${url}: network error`);
-    }
-    if (!response.ok) throw new VerifierWorkerError('CONFIG_UNAVAILABLE', `${url}: HTTP ${response.status}`);
-    const bytes = await readBounded(response.body, MAX_CONFIG_BYTES);
-    try {
-      return parseJson(bytesToUtf8(bytes ?? new Uint8Array()), { maxBytes: MAX_CONFIG_BYTES });
-    } catch {
-      throw new VerifierWorkerError('CONFIG_INVALID', `${url}: not JSON of at most ${MAX_CONFIG_BYTES} bytes`);
-    }
-  }
-
-  async function fromFile(url: string): Promise<Guard> {
-    if (new URL(url).origin !== options.origin)
-      throw new VerifierWorkerError('CONFIG_INVALID', `${url}: not on the worker's origin`);
-    let document: unknown;
-    try {
-      document = await fetchConfigFile(url);
-    } catch (error) {
-      const stored = await tryStore(() => options.configStore.get(options.scope), undefined);
-      if (failure(error).code !== 'CONFIG_UNAVAILABLE' || stored?.source !== 'file' || stored.url !== url) throw error;
-      document = stored.config;
-    }
-    const guard = await createGuard(document, guardOptions);
-    await tryStore(
-      () => options.configStore.set(options.scope, { source: 'file', url, config: guard.config }),
-      undefined,
-    );
-    return guard;
-  }
-
-  async function load(): Promise<Guard | undefined> {
-    if (options.configUrl !== undefined) return fromFile(options.configUrl);
-    const stored = await tryStore(() => options.configStore.get(options.scope), undefined);
-    if (stored?.source !== 'message') return undefined;
-    // A stored configuration that no longer validates (an older worker version wrote it) is dropped.
-    return createGuard(stored.config, guardOptions).catch(() => undefined);
-  }
-
-  /** A request the guard does not decide, on its way to the network without X-Mandate-* headers. */
-  async function passThrough(request: Request): Promise<Response> {
-    try {
-      return await network(hasClaimHeaders(request.headers) ? withoutClaimHeaders(request) : request);
-    } catch {
-      return Response.error();
-    }
-  }
-
-  const loaded = load().then(
+  const loaded = load(cx).then(
     (guard) => {
       state = { kind: 'ready', guard };
     },
@@ -168,11 +188,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         const current = state.kind === 'ready' ? state.guard : undefined;
         // The same configuration again (every page load sends it): keep the warm caches.
         if (current && JSON.stringify(current.config) === JSON.stringify(parsed)) return current.config;
-        const guard = await createGuard(parsed, guardOptions);
-        await tryStore(
-          () => options.configStore.set(options.scope, { source: 'message', config: guard.config }),
-          undefined,
-        );
+        const guard = await fromMessage(cx, parsed);
         state = { kind: 'ready', guard };
         return guard.config;
       } catch (error) {
@@ -191,10 +207,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await loaded;
       const current = state as Exclude<State, { kind: 'loading' }>;
       if (current.kind === 'failed') {
-        return request.mode === 'navigate' ? passThrough(request) : unavailableResponse(current.error);
+        return request.mode === 'navigate' ? passThrough(network, request) : unavailableResponse(current.error);
       }
       if (current.guard?.handles(request)) return current.guard.respond(request);
-      return passThrough(request);
+      return passThrough(network, request);
     },
   };
 }
