@@ -28,7 +28,7 @@ import {
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { bytesToHex, equalBytes, hexToBytes, randomBytes } from '../wallet/crypto/bytes.ts';
-import { bytesToBase64url } from '../wallet/crypto/aead.ts';
+import { bytesToBase64url } from '../wallet/crypto/base64url.ts';
 import { MandateError } from '../wallet/crypto/errors.ts';
 import { exposedFileReason } from '../wallet/keystore/file.ts';
 import { classifyHost, type UrlPolicy } from '../wallet/net/url-policy.ts';

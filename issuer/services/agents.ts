@@ -4,7 +4,7 @@
  * self-custody agent holds its own key, so both are refused for it (CUSTODY_MISMATCH).
  */
 import { isMandateError } from '../../wallet/crypto/errors.ts';
-import { bytesToBase64url } from '../../wallet/crypto/aead.ts';
+import { bytesToBase64url } from '../../wallet/crypto/base64url.ts';
 import { randomBytes } from '../../wallet/crypto/bytes.ts';
 import { isDid } from '../../wallet/did/parse.ts';
 import { delegate } from '../../wallet/vc/delegation.ts';

@@ -15,7 +15,7 @@
  * whatever the outcome (one guess per challenge), unless the challenge expired meanwhile. The
  * consuming UPDATE is conditional, so of two concurrent answers exactly one is judged.
  */
-import { bytesToBase64url } from '../../wallet/crypto/aead.ts';
+import { bytesToBase64url } from '../../wallet/crypto/base64url.ts';
 import { hexToBytes, randomBytes, utf8ToBytes } from '../../wallet/crypto/bytes.ts';
 import { verifyProof } from '../../wallet/crypto/data-integrity.ts';
 import { verify } from '../../wallet/crypto/ed25519.ts';

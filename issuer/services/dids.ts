@@ -14,7 +14,8 @@
  *
  * Every change is one transaction with its audit record.
  */
-import { bytesToBase64url, encrypt } from '../../wallet/crypto/aead.ts';
+import { encrypt } from '../../wallet/crypto/aead.ts';
+import { bytesToBase64url } from '../../wallet/crypto/base64url.ts';
 import { utf8ToBytes } from '../../wallet/crypto/bytes.ts';
 import { generateSeed, getPublicKey } from '../../wallet/crypto/ed25519.ts';
 import { randomBytes } from '../../wallet/crypto/bytes.ts';

@@ -19,7 +19,7 @@
  * eddsa-jcs-2022, proofPurpose "authentication", challenge: <challenge>, domain: <issuer DID>>}`,
  * the key being in the holder DID's `authentication` relationship.
  */
-import { bytesToBase64url } from '../../wallet/crypto/aead.ts';
+import { bytesToBase64url } from '../../wallet/crypto/base64url.ts';
 import { bytesToHex, equalBytes, hexToBytes, randomBytes } from '../../wallet/crypto/bytes.ts';
 import { verifyProof } from '../../wallet/crypto/data-integrity.ts';
 import { isMandateError } from '../../wallet/crypto/errors.ts';

@@ -13,7 +13,8 @@
  *   path as nested `act` claims (RFC 8693 §4.1): the leaf's delegator is `act.sub`, its own
  *   delegator is `act.act.sub`, and so on up to the agent the platform issued to.
  */
-import { base64urlToBytes, bytesToBase64url, decrypt, encrypt } from '../../wallet/crypto/aead.ts';
+import { decrypt, encrypt } from '../../wallet/crypto/aead.ts';
+import { base64urlToBytes, bytesToBase64url } from '../../wallet/crypto/base64url.ts';
 import { utf8ToBytes } from '../../wallet/crypto/bytes.ts';
 import { generateSeed, getPublicKey } from '../../wallet/crypto/ed25519.ts';
 import { MandateError } from '../../wallet/crypto/errors.ts';

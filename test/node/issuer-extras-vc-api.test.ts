@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProof } from '../../wallet/crypto/data-integrity.ts';
-import { bytesToBase64url } from '../../wallet/crypto/aead.ts';
+import { bytesToBase64url } from '../../wallet/crypto/base64url.ts';
 import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
 import { createStatusList, setStatus } from '../../wallet/status/bitstring.ts';
 import { buildStatusListCredential, buildStatusListEntry } from '../../wallet/status/credential.ts';

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  base64urlToBytes,
-  bytesToBase64url,
-  decrypt,
-  encrypt,
-  parseAeadEnvelope,
-  type AeadEnvelope,
-} from '../../wallet/crypto/aead.ts';
+import { decrypt, encrypt, parseAeadEnvelope, type AeadEnvelope } from '../../wallet/crypto/aead.ts';
+import { base64urlToBytes, bytesToBase64url } from '../../wallet/crypto/base64url.ts';
 import { bytesToHex, hexToBytes, utf8ToBytes } from '../../wallet/crypto/bytes.ts';
 import {
   createPassphraseKey,

@@ -1,7 +1,7 @@
 // Revocation and suspension through real status lists served over HTTP by the fixture server,
 // checked by verifyPresentation in Node and in Chromium.
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { bytesToBase64url } from '../../wallet/crypto/aead.ts';
+import { bytesToBase64url } from '../../wallet/crypto/base64url.ts';
 import { createKeyResolver } from '../../wallet/did/verification-method.ts';
 import { allocateIndex } from '../../wallet/status/allocate.ts';
 import { createStatusList, setStatus, type StatusBitstring } from '../../wallet/status/bitstring.ts';

@@ -4,7 +4,7 @@
  * service worker about 30 s after its last event; an agent that fetched a nonce just before
  * must still be able to answer it when its request wakes a fresh worker.
  */
-import { bytesToBase64url } from '../../wallet/crypto/aead.ts';
+import { bytesToBase64url } from '../../wallet/crypto/base64url.ts';
 import { randomBytes } from '../../wallet/crypto/bytes.ts';
 import type { ChallengeStore, IssuedChallenge } from '../request.ts';
 import { createExpiringSet, type ExpiringSetOptions } from './expiring-set.ts';

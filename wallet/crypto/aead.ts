@@ -17,9 +17,9 @@
  * Random nonces bound the use of one key to 2^32 messages (SP 800-38D §8.3); Mandate encrypts a
  * handful of keys per key-encryption key, far below that.
  */
+import { base64urlToBytes, bytesToBase64url } from './base64url.ts';
 import { assertBytes } from './bytes.ts';
 import { MandateError } from './errors.ts';
-import { decodeBase64url, encodeBase64url } from './multikey.ts';
 
 export type AeadErrorCode = 'DECRYPTION_FAILED' | 'ENVELOPE_INVALID';
 
@@ -41,26 +41,6 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const ENVELOPE_MEMBERS = ['alg', 'ct', 'iv', 'v'];
 const EMPTY = new Uint8Array(0);
-
-/** Plain base64url (RFC 4648 §5, no padding): the multibase 'u' form without its prefix. */
-export function bytesToBase64url(bytes: Uint8Array): string {
-  return encodeBase64url(bytes).slice(1);
-}
-
-/**
- * Strict inverse of bytesToBase64url: only the canonical encoding of some byte string is
- * accepted (no padding, no stray bits), so one envelope has one spelling. Returns undefined
- * for anything else; callers raise their own typed error.
- */
-export function base64urlToBytes(value: unknown): Uint8Array | undefined {
-  if (typeof value !== 'string' || !/^[A-Za-z0-9_-]*$/.test(value)) return undefined;
-  try {
-    const bytes = decodeBase64url('u' + value);
-    return bytesToBase64url(bytes) === value ? bytes : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 function envelopeInvalid(what: string): AeadError {
   return new AeadError('ENVELOPE_INVALID', `AEAD envelope ${what}`);

@@ -17,6 +17,7 @@
  * strict RFC 8032 checks, so OpenSSL only ever sees canonical inputs and prime-order keys.
  */
 import type * as NodeCrypto from 'node:crypto';
+import { base64urlToBytesLenient, bytesToBase64url } from './base64url.ts';
 import { concatBytes, hexToBytes } from './bytes.ts';
 import { RFC8032_TEST1 } from './ed25519-spec.ts';
 
@@ -47,7 +48,7 @@ export function getNodeCrypto(): typeof NodeCrypto | null {
 
 /** A KeyObject for a 32-byte public key (already validated by the caller). */
 export function nodePublicKey(c: typeof NodeCrypto, publicKey: Uint8Array): NodeKeyObject {
-  const x = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString('base64url');
+  const x = bytesToBase64url(publicKey);
   return c.createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' });
 }
 
@@ -68,7 +69,7 @@ export function nodePrivateKey(c: typeof NodeCrypto, seed: Uint8Array): NodeKeyO
 /** The 32-byte public key of a private KeyObject (the `x` of its public JWK, RFC 8037 §2). */
 export function nodeGetPublicKey(c: typeof NodeCrypto, privateKey: NodeKeyObject): Uint8Array {
   const { x } = c.createPublicKey(privateKey).export({ format: 'jwk' }) as { x: string };
-  return new Uint8Array(Buffer.from(x, 'base64url'));
+  return base64urlToBytesLenient(x);
 }
 
 export function nodeSign(c: typeof NodeCrypto, message: Uint8Array, privateKey: NodeKeyObject): Uint8Array {

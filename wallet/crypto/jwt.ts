@@ -24,11 +24,11 @@ import {
   type CryptoKey as JoseCryptoKey,
   type JWTPayload,
 } from 'jose';
+import { base64urlToBytes, bytesToBase64url } from './base64url.ts';
 import { assertBytes } from './bytes.ts';
 import { assertValidPublicKey, getPublicKey } from './ed25519.ts';
 import { MandateError } from './errors.ts';
 import { LruCache } from './lru.ts';
-import { decodeBase64url, encodeBase64url } from './multikey.ts';
 
 export type JwtErrorCode =
   /** Not a compact JWS with a JSON header and claims set, or a header/claim of the wrong type. */
@@ -133,13 +133,8 @@ const MAX_KEYS = 16;
 
 /** Plain base64url (no multibase prefix) of exactly `length` bytes, canonical spelling only. */
 function base64urlBytes(value: unknown, length: number): Uint8Array | undefined {
-  if (typeof value !== 'string' || !/^[A-Za-z0-9_-]+$/.test(value)) return undefined;
-  try {
-    const bytes = decodeBase64url('u' + value);
-    return bytes.length === length && encodeBase64url(bytes).slice(1) === value ? bytes : undefined;
-  } catch {
-    return undefined;
-  }
+  const bytes = base64urlToBytes(value);
+  return bytes?.length === length ? bytes : undefined;
 }
 
 function keyInvalid(message: string, cause?: unknown): JwtError {
@@ -186,7 +181,7 @@ export function parseEd25519PublicJwk(value: unknown): Ed25519PublicJwk {
 /** The public JWK of a 32-byte Ed25519 public key, `kid` = its RFC 7638 thumbprint unless given. */
 export async function ed25519PublicJwk(publicKey: Uint8Array, kid?: string): Promise<Ed25519PublicJwk> {
   assertValidPublicKey(publicKey);
-  const x = encodeBase64url(publicKey).slice(1);
+  const x = bytesToBase64url(publicKey);
   return {
     kty: 'OKP',
     crv: 'Ed25519',
@@ -338,7 +333,7 @@ function seedOfPrivateJwk(jwk: unknown): Uint8Array {
     throw keyInvalid('the private JWK must be an Ed25519 key (kty "OKP", crv "Ed25519")');
   const seed = base64urlBytes(jwk.d, 32);
   if (!seed) throw keyInvalid('the private JWK "d" must be the unpadded base64url of 32 bytes');
-  if (encodeBase64url(getPublicKey(seed)).slice(1) !== jwk.x)
+  if (bytesToBase64url(getPublicKey(seed)) !== jwk.x)
     throw keyInvalid('the private JWK "d" does not belong to its "x"');
   return seed;
 }
@@ -356,8 +351,8 @@ export async function signEdDsaJwt(claims: JwtClaims, options: SignJwtOptions): 
       ? Uint8Array.from(assertBytes(options.seed, 32, 'seed'))
       : seedOfPrivateJwk(options.privateJwk);
   try {
-    const x = encodeBase64url(getPublicKey(seed)).slice(1);
-    const d = encodeBase64url(seed).slice(1);
+    const x = bytesToBase64url(getPublicKey(seed));
+    const d = bytesToBase64url(seed);
     const kid = options.kid ?? (await jwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x }));
     const privateKey = await importJWK({ kty: 'OKP', crv: 'Ed25519', x, d }, 'EdDSA');
     const iat =

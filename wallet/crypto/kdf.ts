@@ -13,7 +13,7 @@
  *   passphrase typed on two systems derives the same key.
  */
 import { scryptAsync } from '@noble/hashes/scrypt.js';
-import { base64urlToBytes, bytesToBase64url } from './aead.ts';
+import { base64urlToBytes, bytesToBase64url } from './base64url.ts';
 import { randomBytes, utf8ToBytes } from './bytes.ts';
 import { MandateError } from './errors.ts';
 

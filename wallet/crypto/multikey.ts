@@ -8,7 +8,7 @@
  *   0x1300 ed25519-priv.)
  * - base64url:   'u' + base64url without padding (RFC 4648 §5), used for status lists.
  */
-import { base64url } from 'multiformats/bases/base64';
+import { base64urlToBytesLenient, bytesToBase64url } from './base64url.ts';
 import { concatBytes } from './bytes.ts';
 import { MandateError } from './errors.ts';
 
@@ -192,7 +192,7 @@ export function decodeBase58btc(value: string, name = 'value', maxDigits = MAX_B
 
 /** 'u' + base64url without padding. */
 export function encodeBase64url(bytes: Uint8Array): string {
-  return base64url.encode(bytes);
+  return `u${bytesToBase64url(bytes)}`;
 }
 
 /** Decodes a 'u' base64url multibase string; anything else is MULTIBASE_INVALID. */
@@ -201,7 +201,7 @@ export function decodeBase64url(value: string, name = 'value'): Uint8Array {
     throw new MultibaseError('MULTIBASE_INVALID', `${name} must be a base64url multibase string starting with "u"`);
   }
   try {
-    return base64url.decode(value);
+    return base64urlToBytesLenient(value.slice(1));
   } catch {
     throw new MultibaseError('MULTIBASE_INVALID', `${name} contains characters outside the base64url alphabet`);
   }

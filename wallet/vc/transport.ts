@@ -4,7 +4,7 @@
  * VerifiablePresentation; the scheme compares case-insensitively (RFC 9110 §11.1). Agents
  * encode with it, verifiers (`mandate/verifier`, the service worker) decode with it.
  */
-import { base64urlToBytes, bytesToBase64url } from '../crypto/aead.ts';
+import { base64urlToBytes, bytesToBase64url } from '../crypto/base64url.ts';
 import { bytesToUtf8, utf8ToBytes } from '../crypto/bytes.ts';
 import { MandateError, isMandateError } from '../crypto/errors.ts';
 import { parseJson, type JsonValue } from '../crypto/jcs.ts';
