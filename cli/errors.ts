@@ -14,7 +14,7 @@
  * | 5 | issuer failure: a 5xx, or an answer that is not the documented JSON |
  */
 import { MandateError } from '../wallet/crypto/errors.ts';
-import type { JsonValue } from '../wallet/crypto/jcs.ts';
+import type { JsonValue } from '../wallet/crypto/json-value.ts';
 import { IssuerApiError, IssuerClientError } from '../wallet/client/errors.ts';
 
 export const EXIT = Object.freeze({ OK: 0, INTERNAL: 1, USAGE: 2, DENIED: 3, UNREACHABLE: 4, ISSUER_FAILED: 5 });

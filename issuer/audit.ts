@@ -14,7 +14,8 @@
  */
 import { bytesToHex } from '../wallet/crypto/bytes.ts';
 import { sha256Utf8 } from '../wallet/crypto/hash.ts';
-import { canonicalizeJson, type JsonObject } from '../wallet/crypto/jcs.ts';
+import { canonicalizeJson } from '../wallet/crypto/jcs.ts';
+import { type JsonObject } from '../wallet/crypto/json-value.ts';
 import type { AuditRow, AuditStore } from './storage/audit-store.ts';
 import type { Transactional } from './storage/stores.ts';
 import type { AuditRecord } from '../wallet/client/issuer-client.ts';

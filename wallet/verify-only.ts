@@ -6,7 +6,8 @@
  */
 export { MandateError, isMandateError } from './crypto/errors.ts';
 export { setEd25519Backend, getEd25519Backend, type Ed25519Backend } from './crypto/ed25519.ts';
-export { parseJson, type JsonValue, type JsonLimits } from './crypto/jcs.ts';
+export { parseJson } from './crypto/json-parse.ts';
+export { type JsonValue, type JsonLimits } from './crypto/json-value.ts';
 export { decodeBase64url, encodeBase64url } from './crypto/multikey.ts';
 export { createResolver, type DidResolver, type ResolverOptions } from './did/registry.ts';
 export { createCachedResolver, type CachedResolver, type CacheOptions } from './did/cache.ts';

@@ -6,7 +6,8 @@
  * signatures checked by the status-list client. Exit 0 when valid, 3 when denied.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { parseJson, type JsonValue } from '../../wallet/crypto/jcs.ts';
+import { parseJson } from '../../wallet/crypto/json-parse.ts';
+import { type JsonValue } from '../../wallet/crypto/json-value.ts';
 import type { CommandSpec } from '../command.ts';
 import { listOption, requiredOption, stringOption, usage } from '../command.ts';
 import { CliError, EXIT } from '../errors.ts';

@@ -11,7 +11,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { isMandateError } from '../../wallet/crypto/errors.ts';
-import { parseUnambiguousJson } from '../../wallet/crypto/jcs.ts';
+import { parseUnambiguousJson } from '../../wallet/crypto/json-parse.ts';
 import type { IssuerEnv } from './env.ts';
 import { apiError } from './errors.ts';
 

@@ -14,7 +14,8 @@
  */
 import { parseDateTimeStamp, verifyProof } from '../../wallet/crypto/data-integrity.ts';
 import { isMandateError } from '../../wallet/crypto/errors.ts';
-import { assertSafeJson, type JsonObject } from '../../wallet/crypto/jcs.ts';
+import { assertSafeJson } from '../../wallet/crypto/json-safe.ts';
+import { type JsonObject } from '../../wallet/crypto/json-value.ts';
 import type { AuditRecord } from '../audit.ts';
 import type { IssuerContext } from '../context.ts';
 import { ApiError, apiError } from '../http/errors.ts';

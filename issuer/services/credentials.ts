@@ -12,7 +12,7 @@
  * revoking an agent's current credential must not leave last month's one working.
  */
 import { parseDateTimeStamp } from '../../wallet/crypto/data-integrity.ts';
-import type { JsonObject } from '../../wallet/crypto/jcs.ts';
+import type { JsonObject } from '../../wallet/crypto/json-value.ts';
 import { issueAgentCredential } from '../../wallet/vc/agent-credential.ts';
 import { newUrnUuid } from '../../wallet/vc/identity.ts';
 import { VerificationError } from '../../wallet/vc/reasons.ts';

@@ -20,7 +20,7 @@ import { utf8ToBytes } from '../../wallet/crypto/bytes.ts';
 import { generateSeed, getPublicKey } from '../../wallet/crypto/ed25519.ts';
 import { randomBytes } from '../../wallet/crypto/bytes.ts';
 import { encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
-import type { JsonObject } from '../../wallet/crypto/jcs.ts';
+import type { JsonObject } from '../../wallet/crypto/json-value.ts';
 import { didKeyDocument, didKeyFromPublicKey, publicKeyFromDidKey } from '../../wallet/did/key.ts';
 import { parseDid } from '../../wallet/did/parse.ts';
 import { didWebToUrl } from '../../wallet/did/web.ts';

@@ -16,7 +16,7 @@
  * and their signatures need checking once per 5 minutes. A signing-key rotation therefore takes
  * up to 5 minutes to reach credentials already seen (deactivation and status never wait).
  */
-import type { JsonObject } from '../../wallet/crypto/jcs.ts';
+import type { JsonObject } from '../../wallet/crypto/json-value.ts';
 import { createVerifiedCredentialCache } from '../../wallet/vc/credential-cache.ts';
 import { verifyPresentation } from '../../wallet/vc/verify.ts';
 import { clipText } from '../audit.ts';

@@ -25,7 +25,9 @@ import {
   verifyDigestSri,
   verifyResourceDigestMultibase,
 } from '../../wallet/crypto/hash.ts';
-import { canonicalizeJson, createCanonicalMemo, parseJson } from '../../wallet/crypto/jcs.ts';
+import { createCanonicalMemo } from '../../wallet/crypto/canonical-memo.ts';
+import { canonicalizeJson } from '../../wallet/crypto/jcs.ts';
+import { parseJson } from '../../wallet/crypto/json-parse.ts';
 import {
   decodeBase58btc,
   decodePrivateKeyMultibase,

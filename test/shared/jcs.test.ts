@@ -5,19 +5,11 @@ import unsigned from '@vectors/w3c-vc-di-eddsa/unsigned.json';
 import unsignedText from '@vectors/w3c-vc-di-eddsa/unsigned.json?raw';
 import canonDocJCS from '@vectors/w3c-vc-di-eddsa/eddsa-jcs-2022/canonDocJCS.txt?raw';
 import { utf8ToBytes } from '../../wallet/crypto/bytes.ts';
-import {
-  assertSafeJson,
-  canonicalBytes,
-  canonicalizeJson,
-  canonicalSnapshot,
-  createCanonicalMemo,
-  DEFAULT_JSON_LIMITS,
-  JsonError,
-  type JsonErrorCode,
-  parseJson,
-  parseUnambiguousJson,
-  recallCanonical,
-} from '../../wallet/crypto/jcs.ts';
+import { canonicalSnapshot, createCanonicalMemo, recallCanonical } from '../../wallet/crypto/canonical-memo.ts';
+import { canonicalBytes, canonicalizeJson } from '../../wallet/crypto/jcs.ts';
+import { parseJson, parseUnambiguousJson } from '../../wallet/crypto/json-parse.ts';
+import { assertSafeJson } from '../../wallet/crypto/json-safe.ts';
+import { DEFAULT_JSON_LIMITS, JsonError, type JsonErrorCode } from '../../wallet/crypto/json-value.ts';
 
 const code = (c: JsonErrorCode) => expect.objectContaining({ name: 'JsonError', code: c });
 

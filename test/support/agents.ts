@@ -3,7 +3,7 @@
 // raw signer that skips the builders' narrowing checks so tests can craft what honest
 // builders refuse to produce.
 import { createProof } from '../../wallet/crypto/data-integrity.ts';
-import type { JsonLimits } from '../../wallet/crypto/jcs.ts';
+import type { JsonLimits } from '../../wallet/crypto/json-value.ts';
 import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
 import { encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
 import { resolveDidKey } from '../../wallet/did/key.ts';

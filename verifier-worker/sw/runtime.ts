@@ -20,7 +20,7 @@
  */
 import { bytesToUtf8 } from '../../wallet/crypto/bytes.ts';
 import { isMandateError } from '../../wallet/crypto/errors.ts';
-import { parseJson } from '../../wallet/crypto/jcs.ts';
+import { parseJson } from '../../wallet/crypto/json-parse.ts';
 import { readBounded } from '../../wallet/net/http.ts';
 import { parseWorkerConfig, type ResolvedWorkerConfig } from './config.ts';
 import { VerifierWorkerError } from './errors.ts';

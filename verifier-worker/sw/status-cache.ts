@@ -18,7 +18,7 @@
  */
 import { bytesToUtf8 } from '../../wallet/crypto/bytes.ts';
 import type { KeyResolver } from '../../wallet/crypto/data-integrity.ts';
-import { parseJson } from '../../wallet/crypto/jcs.ts';
+import { parseJson } from '../../wallet/crypto/json-parse.ts';
 import { LruCache } from '../../wallet/crypto/lru.ts';
 import { globalFetch, readBounded, type FetchLike } from '../../wallet/net/http.ts';
 import { createStatusListClient, type StatusListClient } from '../../wallet/status/client.ts';

@@ -21,7 +21,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { threadId } from 'node:worker_threads';
 import { bytesToHex, bytesToUtf8, randomBytes } from '../crypto/bytes.ts';
-import { parseJson } from '../crypto/jcs.ts';
+import { parseJson } from '../crypto/json-parse.ts';
 import type { MandateCredential } from '../vc/types.ts';
 import { errorCode, syncDirectory } from '../keystore/file.ts';
 import {

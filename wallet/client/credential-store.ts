@@ -14,7 +14,8 @@
  */
 import { createStore, promisifyRequest, type UseStore } from 'idb-keyval';
 import { MandateError } from '../crypto/errors.ts';
-import { assertSafeJson, canonicalizeJson } from '../crypto/jcs.ts';
+import { canonicalizeJson } from '../crypto/jcs.ts';
+import { assertSafeJson } from '../crypto/json-safe.ts';
 import { parseCredential } from '../vc/parse.ts';
 import type { MandateCredential } from '../vc/types.ts';
 

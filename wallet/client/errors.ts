@@ -7,7 +7,7 @@
  * token, challenge) before they reach an error.
  */
 import { MandateError } from '../crypto/errors.ts';
-import type { JsonValue } from '../crypto/jcs.ts';
+import type { JsonValue } from '../crypto/json-value.ts';
 
 export type IssuerClientErrorCode =
   /** Options or input that cannot work: a base URL that is not http(s), plain http to a non-loopback host, bad numbers, a body JSON cannot carry. */

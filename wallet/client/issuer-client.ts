@@ -27,7 +27,7 @@
  * an error message, its details or an event.
  */
 import { createProof } from '../crypto/data-integrity.ts';
-import type { JsonObject, JsonValue } from '../crypto/jcs.ts';
+import type { JsonObject, JsonValue } from '../crypto/json-value.ts';
 import type { Ed25519PublicJwk } from '../crypto/jwt.ts';
 import type { SigningIdentity } from '../vc/identity.ts';
 import { isReasonCode, type ReasonCode } from '../vc/reasons.ts';

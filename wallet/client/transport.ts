@@ -12,7 +12,8 @@
  *   so no secret reaches a log.
  */
 import { bytesToUtf8 } from '../crypto/bytes.ts';
-import { parseJson, type JsonValue } from '../crypto/jcs.ts';
+import { parseJson } from '../crypto/json-parse.ts';
+import { type JsonValue } from '../crypto/json-value.ts';
 import { readBounded, untilAborted, type FetchLike } from '../net/http.ts';
 import { classifyHost } from '../net/url-policy.ts';
 import { IssuerApiError, IssuerClientError, redact } from './errors.ts';

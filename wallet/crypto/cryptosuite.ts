@@ -15,7 +15,7 @@
  * (`createProof({ cryptosuite })`, `verifyProof({ cryptosuites })`), so a runtime only bundles
  * the suites its caller imports: eddsa-rdfc-2022 needs a JSON-LD processor and is Node only.
  */
-import type { JsonLimits } from './jcs.ts';
+import type { JsonLimits } from './json-value.ts';
 import { EDDSA_JCS_2022, ProofError, type ProofOptions } from './proof-config.ts';
 
 export interface EddsaCryptosuite {

@@ -22,7 +22,10 @@
 import { assertBytes } from './bytes.ts';
 import { checkCryptosuite, type EddsaCryptosuite, findCryptosuite, isCryptosuite } from './cryptosuite.ts';
 import { verify, type Signer } from './ed25519.ts';
-import { assertSafeJson, type CanonicalMemo, canonicalizeJson, type JsonLimits, type JsonObject } from './jcs.ts';
+import { type CanonicalMemo } from './canonical-memo.ts';
+import { canonicalizeJson } from './jcs.ts';
+import { assertSafeJson } from './json-safe.ts';
+import { type JsonLimits, type JsonObject } from './json-value.ts';
 import { base58DigitsFor, decodeBase58btc, encodeBase58btc } from './multikey.ts';
 import {
   DATA_INTEGRITY_PROOF,

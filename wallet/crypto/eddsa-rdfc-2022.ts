@@ -39,7 +39,9 @@
  * within the caller's limits, PROOF_OPTIONS_INVALID for a bad factory option.
  */
 import { type EddsaCryptosuite } from './cryptosuite.ts';
-import { assertSafeJson, canonicalizeJson, type JsonLimits } from './jcs.ts';
+import { canonicalizeJson } from './jcs.ts';
+import { assertSafeJson } from './json-safe.ts';
+import { type JsonLimits } from './json-value.ts';
 import { jsonLdRefusal } from './jsonld-refusal.ts';
 import {
   checkProofConfiguration,

@@ -44,22 +44,16 @@ export {
   decodeBase64url,
 } from './multikey.ts';
 export {
-  JsonError,
-  type JsonErrorCode,
-  type JsonLimits,
-  type JsonValue,
-  type JsonObject,
-  parseJson,
-  parseUnambiguousJson,
-  assertSafeJson,
-  canonicalizeJson,
-  canonicalBytes,
   createCanonicalMemo,
   type CanonicalMemo,
   canonicalSnapshot,
   type CanonicalSnapshot,
   recallCanonical,
-} from './jcs.ts';
+} from './canonical-memo.ts';
+export { canonicalizeJson, canonicalBytes } from './jcs.ts';
+export { parseJson, parseUnambiguousJson } from './json-parse.ts';
+export { assertSafeJson } from './json-safe.ts';
+export { JsonError, type JsonErrorCode, type JsonLimits, type JsonValue, type JsonObject } from './json-value.ts';
 export { sha256, digestMultibase, verifyDigestMultibase } from './hash.ts';
 export {
   createProof,

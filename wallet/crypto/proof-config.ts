@@ -11,7 +11,9 @@
 import { concatBytes } from './bytes.ts';
 import { MandateError } from './errors.ts';
 import { sha256Utf8 } from './hash.ts';
-import { type CanonicalMemo, canonicalizeJson, type JsonLimits, type JsonObject } from './jcs.ts';
+import { type CanonicalMemo } from './canonical-memo.ts';
+import { canonicalizeJson } from './jcs.ts';
+import { type JsonLimits, type JsonObject } from './json-value.ts';
 
 export const DATA_INTEGRITY_PROOF = 'DataIntegrityProof';
 export const EDDSA_JCS_2022 = 'eddsa-jcs-2022';

@@ -23,7 +23,9 @@
 import { bytesToUtf8, equalBytes, utf8ToBytes } from '../crypto/bytes.ts';
 import type { Signer } from '../crypto/ed25519.ts';
 import { verify } from '../crypto/ed25519.ts';
-import { canonicalBytes, canonicalizeJson, parseJson, type JsonValue } from '../crypto/jcs.ts';
+import { canonicalBytes, canonicalizeJson } from '../crypto/jcs.ts';
+import { parseJson } from '../crypto/json-parse.ts';
+import { type JsonValue } from '../crypto/json-value.ts';
 import { base58DigitsFor, decodeBase58btc, encodeBase58btc, encodePublicKeyMultibase } from '../crypto/multikey.ts';
 import { assertDidDocument } from './document.ts';
 import { DidError } from './errors.ts';

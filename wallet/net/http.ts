@@ -14,7 +14,8 @@
  * vocabulary (DID resolution metadata, STATUS_UNAVAILABLE).
  */
 import { bytesToUtf8 } from '../crypto/bytes.ts';
-import { parseJson, type JsonValue } from '../crypto/jcs.ts';
+import { parseJson } from '../crypto/json-parse.ts';
+import { type JsonValue } from '../crypto/json-value.ts';
 import { isMandateError } from '../crypto/errors.ts';
 import { type GetBuiltinModule, guardedNodeFetch } from './node-fetch.ts';
 import type { UrlPolicy } from './url-policy.ts';

@@ -13,7 +13,12 @@
  * resistance, and the `proofValue` only picks the candidate: a forged credential reusing
  * another's signature differs in its content and misses.
  */
-import { type CanonicalMemo, canonicalSnapshot, type CanonicalSnapshot, recallCanonical } from '../crypto/jcs.ts';
+import {
+  type CanonicalMemo,
+  canonicalSnapshot,
+  type CanonicalSnapshot,
+  recallCanonical,
+} from '../crypto/canonical-memo.ts';
 import { LruCache } from '../crypto/lru.ts';
 
 export interface CredentialCacheOptions {

@@ -5,7 +5,8 @@
  * signing (refusing to sign a child wider than its parent) and the verifier runs it on every
  * link of a presented chain.
  */
-import { type CanonicalMemo, canonicalizeJson } from '../crypto/jcs.ts';
+import { type CanonicalMemo } from '../crypto/canonical-memo.ts';
+import { canonicalizeJson } from '../crypto/jcs.ts';
 import { createProof, formatDateTimeStamp, parseDateTimeStamp } from '../crypto/data-integrity.ts';
 import { digestMultibaseUtf8 } from '../crypto/hash.ts';
 import { MANDATE_CONTEXTS } from './context.ts';

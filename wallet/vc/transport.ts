@@ -7,7 +7,8 @@
 import { base64urlToBytes, bytesToBase64url } from '../crypto/base64url.ts';
 import { bytesToUtf8, utf8ToBytes } from '../crypto/bytes.ts';
 import { MandateError, isMandateError } from '../crypto/errors.ts';
-import { parseJson, type JsonValue } from '../crypto/jcs.ts';
+import { parseJson } from '../crypto/json-parse.ts';
+import { type JsonValue } from '../crypto/json-value.ts';
 
 /** The HTTP authentication scheme of a presentation (RFC 9110 §11.1, compared case-insensitively). */
 export const PRESENTATION_SCHEME = 'VP';

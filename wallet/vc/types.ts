@@ -3,7 +3,7 @@
  * Model 2.0 documents secured with Data Integrity `eddsa-jcs-2022` proofs.
  */
 import type { DataIntegrityProof } from '../crypto/data-integrity.ts';
-import type { JsonValue } from '../crypto/jcs.ts';
+import type { JsonValue } from '../crypto/json-value.ts';
 import type { BitstringStatusListEntry } from '../status/credential.ts';
 
 /** VC DM 2.0 §4.10: Mandate's status entries are Bitstring Status List §2.1 entries. */

@@ -19,7 +19,7 @@
  */
 import { createProof } from '../../../wallet/crypto/data-integrity.ts';
 import { isMandateError } from '../../../wallet/crypto/errors.ts';
-import { assertSafeJson } from '../../../wallet/crypto/jcs.ts';
+import { assertSafeJson } from '../../../wallet/crypto/json-safe.ts';
 import { JsonLdError } from '../../../wallet/jsonld/document-loader.ts';
 import { assertConformingCredential } from '../../../wallet/vc/conformance.ts';
 import { newUrnUuid } from '../../../wallet/vc/identity.ts';
