@@ -26,8 +26,9 @@ export interface MemoSpan {
 }
 
 /** The one implementation of CanonicalMemo: spans by object identity, weakly held. */
-class MemoSpans extends WeakMap<object, MemoSpan> implements CanonicalMemo {
+class MemoSpans implements CanonicalMemo {
   declare readonly [MEMO_BRAND]: true;
+  readonly spans = new WeakMap<object, MemoSpan>();
 }
 
 /** A fresh, empty memo for one verification. */
@@ -38,7 +39,7 @@ export function createCanonicalMemo(): CanonicalMemo {
 /** The spans behind a memo; anything not made by createCanonicalMemo is a caller's bug. */
 export function memoSpans(memo: CanonicalMemo): WeakMap<object, MemoSpan> {
   if (!(memo instanceof MemoSpans)) throw new TypeError('not a CanonicalMemo (use createCanonicalMemo)');
-  return memo;
+  return memo.spans;
 }
 
 /**
