@@ -2,7 +2,7 @@
  * The JSON-LD context documents Mandate accepts, vendored byte for byte (generated; do not edit
  * by hand). Nothing is ever fetched: a context not listed here is refused (document-loader.ts).
  * The bytes matter beyond their JSON: a `relatedResource` digest (VC DM 2.0 §5.3) is computed
- * over exactly what the URL serves. The Mandate context is wallet/vc/context.ts's.
+ * over exactly what the URL serves. The Mandate context is mandate-context.ts's.
  *
  * Sources and SHA-256 of each text:
  * - https://www.w3.org/ns/credentials/v2: W3C, as served at the URL since 2025-02 (the bytes the VC DM 2.0 test suite digests; W3C Software and Document License); sha256 59955ced6697d61e03f2b2556febe5308ab16842846f5b586d7f1f7adec92734

@@ -6,7 +6,6 @@
  */
 import { MandateError } from '../crypto/errors.ts';
 import type { JsonLdRule } from '../crypto/jsonld-refusal.ts';
-import { MANDATE_CONTEXT, MANDATE_CONTEXT_URL } from '../vc/context.ts';
 import {
   DATA_INTEGRITY_V2_TEXT,
   DATA_INTEGRITY_V2_URL,
@@ -19,6 +18,7 @@ import {
   VC_V2_TEXT,
   VC_V2_URL,
 } from './bundled-contexts.ts';
+import { MANDATE_CONTEXT, MANDATE_CONTEXT_URL } from './mandate-context.ts';
 
 /** The JSON-LD rules (crypto/jsonld-refusal.ts), and a related resource whose digest does not match. */
 export type JsonLdErrorCode = JsonLdRule | 'RELATED_RESOURCE_DIGEST_MISMATCH';

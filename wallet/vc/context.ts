@@ -1,43 +1,9 @@
 /**
- * The Mandate JSON-LD context, shipped in the package (never fetched by Mandate's own
- * verifier: eddsa-jcs-2022 signs the JSON itself) and served by the issuer at
- * `/contexts/mandate/v1` for JSON-LD processors. Every term Mandate adds to VC 2.0 is
- * defined here, `@protected`, so safe-mode JSON-LD processors (e.g. Digital Bazaar's
- * `vc.verify`) expand our credentials without dropping or redefining a term.
+ * The `@context` values of Mandate credentials: VC 2.0 followed by the Mandate context
+ * (wallet/jsonld/mandate-context.ts, where the document itself lives).
  */
+import { MANDATE_CONTEXT, MANDATE_CONTEXT_URL } from '../jsonld/mandate-context.ts';
 import { VC_V2_CONTEXT } from '../status/credential.ts';
 
-export { VC_V2_CONTEXT };
-export const MANDATE_CONTEXT_URL = 'https://mandate.dev/contexts/v1';
+export { MANDATE_CONTEXT, MANDATE_CONTEXT_URL, VC_V2_CONTEXT };
 export const MANDATE_CONTEXTS: readonly [string, string] = [VC_V2_CONTEXT, MANDATE_CONTEXT_URL];
-
-const vocab = 'https://mandate.dev/vocab#';
-
-export const MANDATE_CONTEXT = {
-  '@context': {
-    '@version': 1.1,
-    '@protected': true,
-    AgentCredential: `${vocab}AgentCredential`,
-    DelegatedAgentCredential: `${vocab}DelegatedAgentCredential`,
-    DelegationGrantCredential: `${vocab}DelegationGrantCredential`,
-    UserConsent: `${vocab}UserConsent`,
-    privilegeScopes: { '@id': `${vocab}privilegeScopes`, '@container': '@set' },
-    delegationDepth: {
-      '@id': `${vocab}delegationDepth`,
-      '@type': 'http://www.w3.org/2001/XMLSchema#nonNegativeInteger',
-    },
-    domains: { '@id': `${vocab}domains`, '@container': '@set' },
-    parentCredential: {
-      '@id': `${vocab}parentCredential`,
-      '@context': {
-        '@protected': true,
-        digestMultibase: {
-          '@id': 'https://w3id.org/security#digestMultibase',
-          '@type': 'https://w3id.org/security#multibase',
-        },
-      },
-    },
-    onBehalfOf: { '@id': `${vocab}onBehalfOf`, '@type': '@id' },
-    consent: { '@id': `${vocab}consent`, '@type': '@json' },
-  },
-} as const;
