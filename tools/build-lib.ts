@@ -62,7 +62,7 @@ export async function buildLib({
     await promisify(execFile)(process.execPath, args, { cwd: root });
   } catch (error) {
     const { stdout } = error as { stdout?: string };
-    throw new Error(`tsc -p tsconfig.lib.json failed:\n${stdout ?? String(error)}`);
+    throw new Error(`tsc -p tsconfig.lib.json failed:\n${stdout ?? String(error)}`, { cause: error });
   }
   let files = 0;
   let bytes = 0;

@@ -103,26 +103,34 @@ export function createMemoryCredentialStore(limits: CredentialStoreLimits = {}):
   const max = maxCredentialsOf(limits);
   const records = new Map<string, { credential: MandateCredential; fingerprint: string }>();
   return {
-    list: async () =>
-      [...records.keys()]
-        .sort()
-        .map((id) => structuredClone((records.get(id) as { credential: MandateCredential }).credential)),
-    get: async (id) => {
-      const record = records.get(id);
-      return record === undefined ? undefined : structuredClone(record.credential);
-    },
-    async put(credential) {
-      const copy = checkCredentialInput(credential);
-      const fingerprint = credentialFingerprint(copy);
-      const existing = records.get(copy.id);
-      if (existing) {
-        if (existing.fingerprint !== fingerprint) throw conflict(copy.id);
-        return;
-      }
-      if (records.size >= max) throw full(max);
-      records.set(copy.id, { credential: copy, fingerprint });
-    },
-    delete: async (id) => records.delete(id),
+    // Each method settles as a promise, with any error as a rejection, like the other stores.
+    list: () =>
+      new Promise((resolve) =>
+        resolve(
+          [...records.keys()]
+            .sort()
+            .map((id) => structuredClone((records.get(id) as { credential: MandateCredential }).credential)),
+        ),
+      ),
+    get: (id) =>
+      new Promise((resolve) => {
+        const record = records.get(id);
+        resolve(record === undefined ? undefined : structuredClone(record.credential));
+      }),
+    put: (credential) =>
+      new Promise<void>((resolve) => {
+        const copy = checkCredentialInput(credential);
+        const fingerprint = credentialFingerprint(copy);
+        const existing = records.get(copy.id);
+        if (existing) {
+          if (existing.fingerprint !== fingerprint) throw conflict(copy.id);
+        } else {
+          if (records.size >= max) throw full(max);
+          records.set(copy.id, { credential: copy, fingerprint });
+        }
+        resolve();
+      }),
+    delete: (id) => Promise.resolve(records.delete(id)),
   };
 }
 
@@ -144,16 +152,17 @@ export function createIndexedDbCredentialStore(options: IndexedDbCredentialStore
       const entries = await db('readonly', async (store) => {
         const [keys, values] = await Promise.all([
           promisifyRequest(store.getAllKeys()),
-          promisifyRequest(store.getAll()),
+          promisifyRequest<unknown[]>(store.getAll()),
         ]);
-        return keys.map((key, i) => [key, values[i]] as const);
+        // Keys are credential ids; only a store written by something else holds another kind.
+        return keys.map((key, i) => [typeof key === 'string' ? key : JSON.stringify(key), values[i]] as const);
       });
       return entries
         .map(([key, value]) => checkStoredCredential(value, `the stored record ${String(key).slice(0, 80)}`))
         .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     },
     async get(id) {
-      const value = await db('readonly', (store) => promisifyRequest(store.get(id)));
+      const value = await db('readonly', (store) => promisifyRequest<unknown>(store.get(id)));
       if (value === undefined) return undefined;
       const credential = checkStoredCredential(value, `the stored record ${id.slice(0, 80)}`);
       if (credential.id !== id) throw corruptStore(`the stored record ${id.slice(0, 80)} holds another credential`);

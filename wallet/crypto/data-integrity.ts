@@ -117,7 +117,7 @@ const ABSOLUTE_URL = /^[A-Za-z][A-Za-z0-9+.-]*:\S+$/;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
+  const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
 
@@ -283,14 +283,21 @@ function optionalTime(proof: Record<string, unknown>, name: 'created' | 'expires
   return time;
 }
 
-/** Checks one proof's members (VC-DI §2.1, §4.4 step 4; EdDSA §3.2.2/§3.3.2 step 3). */
-function parseProof(value: unknown, suites: readonly EddsaCryptosuite[] | undefined): ParsedProof {
-  if (!isRecord(value)) throw malformed('each proof must be a JSON object');
-  const { type, cryptosuite, verificationMethod, proofPurpose, proofValue } = value;
+/** A proof object whose members have the types of DataIntegrityProof (checkProofMembers). */
+type ProofRecord = Record<string, unknown> & DataIntegrityProof;
+
+/**
+ * The cryptosuite a proof names (EdDSA §3.1 Instantiate Cryptosuite): undefined for the
+ * built-in eddsa-jcs-2022 (no lookup on the hot path); any other name must be one of the
+ * caller's cryptosuites.
+ */
+function proofSuite(
+  value: Record<string, unknown>,
+  suites: readonly EddsaCryptosuite[] | undefined,
+): EddsaCryptosuite | undefined {
+  const { type, cryptosuite } = value;
   if (typeof type !== 'string' || typeof cryptosuite !== 'string')
     throw malformed('proof "type" and "cryptosuite" must be strings');
-  // EdDSA §3.1 Instantiate Cryptosuite: eddsa-jcs-2022 is built in (no lookup on the hot
-  // path); any other name must be one of the caller's cryptosuites.
   const suite = cryptosuite === EDDSA_JCS_2022 ? undefined : findCryptosuite(suites, cryptosuite);
   if (type !== DATA_INTEGRITY_PROOF || (suite === undefined && cryptosuite !== EDDSA_JCS_2022)) {
     throw new ProofError(
@@ -298,6 +305,15 @@ function parseProof(value: unknown, suites: readonly EddsaCryptosuite[] | undefi
       `unsupported proof ${quote(type)}/${quote(cryptosuite)}; expected ${DATA_INTEGRITY_PROOF}/${[EDDSA_JCS_2022, ...(suites ?? []).map((s) => s.name)].join(' or ')}`,
     );
   }
+  return suite;
+}
+
+/**
+ * Checks the members of a proof whose type and cryptosuite proofSuite accepted (VC-DI §2.1).
+ * `proofValue` is left to parseProof, which decodes it (decodeBase58btc refuses a non-string).
+ */
+function checkProofMembers(value: Record<string, unknown>): asserts value is ProofRecord {
+  const { verificationMethod, proofPurpose } = value;
   if (!isNonEmptyString(verificationMethod) || !ABSOLUTE_URL.test(verificationMethod)) {
     throw malformed('proof "verificationMethod" must be a URL');
   }
@@ -308,17 +324,24 @@ function parseProof(value: unknown, suites: readonly EddsaCryptosuite[] | undefi
     throw malformed('proof "id" must be a URL');
   checkOptionalStringOrList(value, 'domain');
   checkOptionalStringOrList(value, 'previousProof');
+}
+
+/** Checks one proof's members (VC-DI §2.1, §4.4 step 4; EdDSA §3.2.2/§3.3.2 step 3). */
+function parseProof(value: unknown, suites: readonly EddsaCryptosuite[] | undefined): ParsedProof {
+  if (!isRecord(value)) throw malformed('each proof must be a JSON object');
+  const suite = proofSuite(value, suites);
+  checkProofMembers(value);
   const created = optionalTime(value, 'created');
   const expires = optionalTime(value, 'expires');
   let proofBytes: Uint8Array;
   try {
-    proofBytes = decodeBase58btc(proofValue as string, 'proofValue', base58DigitsFor(64));
+    proofBytes = decodeBase58btc(value.proofValue, 'proofValue', base58DigitsFor(64));
   } catch (error) {
     throw malformed('proof "proofValue" must be a base58btc multibase string', error);
   }
   // §3.2.6/§3.3.6: an Ed25519 signature is exactly 64 bytes.
   if (proofBytes.length !== 64) throw malformed(`proof "proofValue" must encode 64 bytes, got ${proofBytes.length}`);
-  return { proof: value as unknown as DataIntegrityProof, proofBytes, created, expires, suite };
+  return { proof: value, proofBytes, created, expires, suite };
 }
 
 function sameStringSet(a: string | string[], b: string | string[]): boolean {
@@ -462,7 +485,7 @@ function hashJcsProofs(
         : transformJcs({ ...unsecured, '@context': proofContext }, options.limits, options.memo);
     }
     // Steps 5–7: transformation, proof configuration, hashing.
-    return hashData(transformed, proofConfiguration(proofOptions as ProofOptions, options.limits, options.memo));
+    return hashData(transformed, proofConfiguration(proofOptions, options.limits, options.memo));
   });
 }
 
@@ -479,7 +502,8 @@ async function hashSuiteProofs(
   limits: JsonLimits | undefined,
 ): Promise<void> {
   const pending = parsedProofs.map(({ proof, suite }) => {
-    if (suite === undefined) return undefined;
+    // Promise.all would wrap a plain undefined the same way.
+    if (suite === undefined) return Promise.resolve(undefined);
     const { proofValue: _proofValue, ...proofOptions } = proof;
     // A suite that throws rather than rejects becomes a rejection too, handled by Promise.all.
     return new Promise<Uint8Array>((resolve) => resolve(suite.hashData(unsecured, proofOptions, { limits })));

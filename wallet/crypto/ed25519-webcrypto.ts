@@ -52,7 +52,7 @@ export function webPrivateKey(subtle: SubtleCrypto, seed: Uint8Array): Promise<C
 
 /** A fresh non-extractable key pair; the public key comes back raw (public keys are always exportable). */
 export async function webGenerateKey(subtle: SubtleCrypto): Promise<{ privateKey: CryptoKey; publicKey: Uint8Array }> {
-  const pair = (await subtle.generateKey(ALGORITHM, false, ['sign', 'verify'])) as CryptoKeyPair;
+  const pair = await subtle.generateKey(ALGORITHM, false, ['sign', 'verify']);
   const publicKey = new Uint8Array(await subtle.exportKey('raw', pair.publicKey));
   return { privateKey: pair.privateKey, publicKey };
 }

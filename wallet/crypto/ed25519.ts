@@ -215,7 +215,8 @@ const validatedKeys = new LruCache<string, true>({ max: 16 * 1024 });
  * the intermediate strings hex encoding makes — this runs for every signature verified).
  */
 function keyId(publicKey: Uint8Array): string {
-  return String.fromCharCode.apply(null, publicKey as unknown as number[]);
+  // Reflect.apply takes any array-like, so the bytes go in as they are (no copy to number[]).
+  return Reflect.apply(String.fromCharCode, null, publicKey) as string;
 }
 
 /** The cache entry for a 32-byte key, or the reason it is rejected. */

@@ -1,4 +1,3 @@
-/// <reference path="./jsonld.d.ts" />
 /**
  * The `eddsa-rdfc-2022` cryptosuite (Data Integrity EdDSA Cryptosuites v1.0 §3.2), for Node:
  * the document and the proof configuration are read as JSON-LD, converted to RDF and

@@ -19,7 +19,8 @@ const SHA256_MULTIHASH_PREFIX = Uint8Array.of(0x12, 0x20);
 
 interface NodeHash {
   // A string input is hashed as its UTF-8 encoding.
-  hash(algorithm: 'sha256', data: Uint8Array | string, outputEncoding: 'latin1'): string;
+  // A plain function (node:crypto's `hash` does not use `this`), so it is called detached.
+  hash: (this: void, algorithm: 'sha256', data: Uint8Array | string, outputEncoding: 'latin1') => string;
 }
 
 const nodeCrypto = (

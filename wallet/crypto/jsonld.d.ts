@@ -4,9 +4,9 @@
 // listed, each with the values it passes, so a call that strays from them does not compile.
 //
 // This file is a script (no top-level import/export), so the `declare module` is ambient. It
-// lives with its one caller, in the crypto core, and eddsa-rdfc-2022.ts references it
-// (`/// <reference path>`) so that tsconfig.lib.json's build sees it too. Other layers may
-// reference it as well and declare what they call next to `canonize`.
+// lives with its one caller, in the crypto core; tsconfig.json includes it with the tree and
+// tsconfig.lib.json lists it in "files" so the library build sees it too. Other layers may
+// declare what they call next to `canonize` (wallet/jsonld/jsonld-expand.d.ts).
 
 declare module 'jsonld' {
   /** What a document loader resolves to (JSON-LD 1.1 API §9.4.3 RemoteDocument). */

@@ -172,7 +172,7 @@ export function parseEd25519PublicJwk(value: unknown): Ed25519PublicJwk {
     kty: 'OKP',
     crv: 'Ed25519',
     x: value.x as string,
-    ...(value.kid === undefined ? {} : { kid: value.kid as string }),
+    ...(value.kid === undefined ? {} : { kid: value.kid }),
     alg: 'EdDSA',
     use: 'sig',
   };
@@ -203,12 +203,10 @@ const importedKeys = new LruCache<string, Promise<JoseCryptoKey>>({ max: 64 });
 function importPublic(jwk: Ed25519PublicJwk): Promise<JoseCryptoKey> {
   let key = importedKeys.get(jwk.x);
   if (!key) {
-    key = (importJWK({ kty: 'OKP', crv: 'Ed25519', x: jwk.x }, 'EdDSA') as Promise<JoseCryptoKey>).catch(
-      (error: unknown) => {
-        importedKeys.delete(jwk.x); // a failed import is retried, not remembered
-        throw keyInvalid('the JWK could not be imported', error);
-      },
-    );
+    key = importJWK({ kty: 'OKP', crv: 'Ed25519', x: jwk.x } as const, 'EdDSA').catch((error: unknown) => {
+      importedKeys.delete(jwk.x); // a failed import is retried, not remembered
+      throw keyInvalid('the JWK could not be imported', error);
+    });
     importedKeys.set(jwk.x, key);
   }
   return key;
@@ -229,7 +227,7 @@ export function readJwtHeader(token: unknown, maxTokenLength = DEFAULT_MAX_TOKEN
 function parseHeader(token: string): JwtHeader {
   let header: Record<string, unknown>;
   try {
-    header = decodeProtectedHeader(token) as Record<string, unknown>;
+    header = decodeProtectedHeader(token);
   } catch (error) {
     throw new JwtError('JWT_MALFORMED', 'not a compact JWS with a JSON protected header', { cause: error });
   }
@@ -245,8 +243,8 @@ function parseHeader(token: string): JwtHeader {
     throw new JwtError('JWT_MALFORMED', 'the header "typ" must be a string');
   return {
     alg: header.alg as JwtHeader['alg'],
-    ...(header.kid === undefined ? {} : { kid: header.kid as string }),
-    ...(header.typ === undefined ? {} : { typ: header.typ as string }),
+    ...(header.kid === undefined ? {} : { kid: header.kid }),
+    ...(header.typ === undefined ? {} : { typ: header.typ }),
   };
 }
 

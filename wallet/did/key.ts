@@ -130,7 +130,10 @@ export function didKeyDocument(did: string): DidDocument {
 }
 
 /** Method resolver for `did:key` (DIF signature). Errors carry did:key §3.1.2 names. */
-export const resolveDidKey: MethodResolver = async (did): Promise<DidResolutionResult> => {
+export const resolveDidKey: MethodResolver = (did) => new Promise((resolve) => resolve(didKeyResolution(did)));
+
+/** The did:key resolution result, computed without I/O. */
+function didKeyResolution(did: string): DidResolutionResult {
   const decoded = decodeDidKey(did);
   if (!(decoded instanceof Uint8Array)) return resolutionError(decoded.error, decoded.message);
   return {
@@ -138,4 +141,4 @@ export const resolveDidKey: MethodResolver = async (did): Promise<DidResolutionR
     didDocumentMetadata: {},
     didResolutionMetadata: { contentType: 'application/did+ld+json' },
   };
-};
+}

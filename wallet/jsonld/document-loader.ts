@@ -70,7 +70,9 @@ export function isBundledContext(url: string): boolean {
 }
 
 /** Resolves the bundled contexts; rejects every other URL with JSONLD_CONTEXT_UNKNOWN. */
-export const bundledDocumentLoader: DocumentLoader = async (url) => {
+export const bundledDocumentLoader: DocumentLoader = (url) => new Promise((resolve) => resolve(loadBundled(url)));
+
+function loadBundled(url: string): RemoteDocument {
   const document = parsedContexts().get(url);
   if (document === undefined) {
     throw new JsonLdError(
@@ -79,4 +81,4 @@ export const bundledDocumentLoader: DocumentLoader = async (url) => {
     );
   }
   return { contextUrl: null, documentUrl: url, document };
-};
+}

@@ -1,5 +1,3 @@
-/// <reference path="../crypto/jsonld.d.ts" />
-/// <reference path="./jsonld-expand.d.ts" />
 /**
  * The JSON-LD rules VC DM 2.0 requires of a credential or presentation (§4.3, §4.5, §5.1, §11),
  * checked the way a JSON-LD processor in safe mode checks them (JSON-LD 1.1 API §5.1 Expansion,

@@ -11,13 +11,15 @@ export function createMemoryKeyStore(): KeyStore {
   return createKeyStore({
     protection: () => 'plain',
     backend: {
-      read: async (id) => records.get(id),
-      async insert(id, record) {
-        if (records.has(id)) throw keyExists(id);
-        records.set(id, record);
-      },
-      remove: async (id) => records.delete(id),
-      ids: async () => [...records.keys()],
+      read: (id) => Promise.resolve(records.get(id)),
+      insert: (id, record) =>
+        new Promise<void>((resolve) => {
+          if (records.has(id)) throw keyExists(id); // a rejection, as from the persistent stores
+          records.set(id, record);
+          resolve();
+        }),
+      remove: (id) => Promise.resolve(records.delete(id)),
+      ids: () => Promise.resolve([...records.keys()]),
     },
   });
 }

@@ -111,6 +111,7 @@ function fetchFor(options: FetchJsonOptions): FetchLike {
 export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   const aborted = new Promise<never>((_, reject) => {
     signal.throwIfAborted();
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- an abort rejects with the signal's own reason, as fetch does
     signal.addEventListener('abort', () => reject(signal.reason), { once: true });
   });
   return Promise.race([work, aborted]);

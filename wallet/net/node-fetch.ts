@@ -111,6 +111,7 @@ export function guardedNodeFetch(getBuiltinModule: GetBuiltinModule, policy: Url
         if (settled) return;
         settled = true;
         request.destroy();
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- an Error, or an abort's own reason (as fetch)
         reject(error);
       };
       const request = (url.protocol === 'https:' ? https : http).request(
@@ -127,7 +128,7 @@ export function guardedNodeFetch(getBuiltinModule: GetBuiltinModule, policy: Url
             resolve(toWebResponse(message, stream));
           } catch (error) {
             message.destroy();
-            reject(error);
+            reject(error instanceof Error ? error : new Error(String(error)));
           }
         },
       );

@@ -144,7 +144,7 @@ function optionalTtl(value: unknown, code: Code): number | undefined {
   if (value !== undefined && (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)) {
     fail(code, 'ttl must be a non-negative integer number of milliseconds');
   }
-  return value as number | undefined;
+  return value;
 }
 
 function optionalUrls(value: unknown, name: string, code: Code): string | string[] | undefined {
@@ -269,7 +269,7 @@ export function parseStatusListEntry(value: unknown): BitstringStatusListEntry {
     id,
     type: 'BitstringStatusListEntry' as const,
     statusPurpose: purpose(value.statusPurpose, code),
-    statusListIndex: value.statusListIndex as string,
+    statusListIndex: value.statusListIndex,
     statusListCredential,
     statusSize: value.statusSize as number | undefined,
     statusMessage,
@@ -316,9 +316,9 @@ export function parseStatusListCredential(value: unknown): BitstringStatusListCr
   }
   const { statusMessage } = sizeAndMessages(subject.statusSize, subject.statusMessage, code);
   return defined({
-    '@context': [...(context as string[])],
+    '@context': [...context],
     id: value.id === undefined ? undefined : url(value.id, 'id', code),
-    type: [...(type as string[])],
+    type: [...type],
     issuer,
     validFrom: value.validFrom === undefined ? undefined : dateTime(value.validFrom, 'validFrom', code),
     validUntil: value.validUntil === undefined ? undefined : dateTime(value.validUntil, 'validUntil', code),
@@ -326,7 +326,7 @@ export function parseStatusListCredential(value: unknown): BitstringStatusListCr
       id: subject.id === undefined ? undefined : url(subject.id, 'credentialSubject.id', code),
       type: 'BitstringStatusList' as const,
       statusPurpose,
-      encodedList: subject.encodedList as string,
+      encodedList: subject.encodedList,
       ttl: optionalTtl(subject.ttl, code),
       statusSize: subject.statusSize as number | undefined,
       statusMessage,
