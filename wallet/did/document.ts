@@ -31,7 +31,7 @@ function checkArray(value: unknown, name: string): unknown[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value)) fail(`${name} must be an array`);
   if (value.length > MAX_ENTRIES) fail(`${name} has more than ${MAX_ENTRIES} entries`);
-  return value;
+  return value as unknown[];
 }
 
 /** Verification material properties (DID Core §5.2.1; `publicKeyBase58` from the older suites). */
@@ -74,6 +74,12 @@ function checkVerificationMethod(value: unknown, name: string): void {
  * describes exactly the DID that was resolved) and returns it typed.
  */
 export function assertDidDocument(value: unknown, expectedId: string): DidDocument {
+  checkDidDocument(value, expectedId);
+  return value;
+}
+
+/** The checks of assertDidDocument, as a TypeScript assertion. */
+function checkDidDocument(value: unknown, expectedId: string): asserts value is DidDocument {
   if (!isObject(value)) fail('DID document must be a JSON object');
   if (value.id !== expectedId) fail('DID document id does not match the DID that was resolved');
   const context = value['@context'];
@@ -99,7 +105,6 @@ export function assertDidDocument(value: unknown, expectedId: string): DidDocume
     if (service.type === undefined || service.serviceEndpoint === undefined)
       fail(`service[${i}] needs type and serviceEndpoint`);
   });
-  return value as unknown as DidDocument;
 }
 
 /** Freezes a JSON value in place, all the way down, so a cached document cannot be altered by a caller. */

@@ -53,7 +53,8 @@ export function parseDid(didUrl: string): ParsedDid {
   }
   const simple = SIMPLE_DID_URL.exec(didUrl);
   if (simple) {
-    const [, method, id, fragment] = simple as unknown as [string, string, string, string?];
+    // Groups 1 and 2 always take part in a match (the defaults never apply); the fragment is optional.
+    const [, method = '', id = '', fragment] = simple;
     const parsed: ParsedDid = { did: `did:${method}:${id}`, didUrl, method, id };
     if (fragment !== undefined) parsed.fragment = fragment;
     return parsed;
@@ -61,7 +62,8 @@ export function parseDid(didUrl: string): ParsedDid {
   const match = DID_URL.exec(didUrl);
   if (!match)
     throw new DidError('INVALID_DID', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
-  const [, method, id, path, query, fragment] = match as unknown as [string, string, string, string, string?, string?];
+  // As above: method, id and path always take part in a match; query and fragment are optional.
+  const [, method = '', id = '', path, query, fragment] = match;
   const parsed: ParsedDid = { did: `did:${method}:${id}`, didUrl, method, id };
   if (path) parsed.path = path;
   if (query !== undefined) parsed.query = query;

@@ -61,16 +61,21 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Both metadata members are objects: what checkResult reads before it checks the document. */
+function hasResultShape(result: unknown): result is DidResolutionResult {
+  return isObject(result) && isObject(result.didResolutionMetadata) && isObject(result.didDocumentMetadata);
+}
+
 /**
  * Checks what a method resolver returned before anyone relies on it: the right shape, and a
  * well-formed document whose id is the DID asked for (DID Core §5.1.1). A result carrying an
  * error never carries a document.
  */
 function checkResult(result: unknown, parsed: ParsedDid): DidResolutionResult {
-  if (!isObject(result) || !isObject(result.didResolutionMetadata) || !isObject(result.didDocumentMetadata)) {
+  if (!hasResultShape(result)) {
     return resolutionError('internalError', `the did:${parsed.method} resolver returned a malformed result`);
   }
-  const checked = result as unknown as DidResolutionResult;
+  const checked = result;
   if (checked.didResolutionMetadata.error !== undefined) return { ...checked, didDocument: null };
   const doc = checked.didDocument;
   if (!isObject(doc)) return resolutionError('notFound', `the did:${parsed.method} resolver returned no document`);

@@ -159,9 +159,11 @@ function authorizedKey(doc: DidDocument, vmId: string, relationship: Verificatio
   const found: AuthorizedKey = { vm, publicKey: publicKeyOf(vm) };
   if (isSettled(doc, relationship)) {
     let perDocument = authorizedKeys.get(doc);
-    if (perDocument === undefined) authorizedKeys.set(doc, (perDocument = new Map()));
+    if (perDocument === undefined)
+      authorizedKeys.set(doc, (perDocument = new Map<VerificationRelationship, Map<string, AuthorizedKey>>()));
     let perRelationship = perDocument.get(relationship);
-    if (perRelationship === undefined) perDocument.set(relationship, (perRelationship = new Map()));
+    if (perRelationship === undefined)
+      perDocument.set(relationship, (perRelationship = new Map<string, AuthorizedKey>()));
     perRelationship.set(vmId, found);
   }
   return found;
