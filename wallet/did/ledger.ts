@@ -276,6 +276,54 @@ async function signedByAny(
 
 type Replay = { state: State | undefined; stats: LedgerReplayStats; lastSequence: number };
 
+/** A mirror entry's message, still unchecked, with where the ledger put it. */
+interface DecodedEntry {
+  message: JsonValue;
+  consensusTimestamp: string;
+  sequence: number;
+}
+
+// The message a mirror entry carries, or undefined (counted in the stats) when the entry is
+// malformed or out of sequence.
+function decodeEntry(replay: Replay, entry: JsonValue, maxBytes: number): DecodedEntry | undefined {
+  const { stats } = replay;
+  if (
+    !isObject(entry) ||
+    typeof entry.message !== 'string' ||
+    typeof entry.consensus_timestamp !== 'string' ||
+    !CONSENSUS_TIMESTAMP.test(entry.consensus_timestamp)
+  ) {
+    stats.ignored.malformed++;
+    return undefined;
+  }
+  const sequence = entry.sequence_number;
+  if (typeof sequence !== 'number' || !Number.isSafeInteger(sequence) || sequence <= replay.lastSequence) {
+    stats.ignored.outOfOrder++;
+    return undefined;
+  }
+  replay.lastSequence = sequence;
+  try {
+    const message = parseJson(bytesToUtf8(decodeBase64(entry.message)), { maxBytes });
+    return { message, consensusTimestamp: entry.consensus_timestamp, sequence };
+  } catch {
+    stats.ignored.malformed++;
+    return undefined;
+  }
+}
+
+// The document an operation installs (none for a deactivate); throws on a malformed message.
+function operationDocument(
+  message: Record<string, JsonValue>,
+  operation: string,
+  timestampMs: number,
+  did: string,
+): DidDocument | undefined {
+  if (Number.isNaN(timestampMs)) throw new DidError('INVALID_DID_DOCUMENT', 'bad timestamp');
+  if (operation !== 'deactivate') return assertDidDocument(message.document, did);
+  if (message.document !== undefined) throw new DidError('INVALID_DID_DOCUMENT', 'deactivate carries no document');
+  return undefined;
+}
+
 // Applies one mirror entry to the replay (DID Core §7.1.3 metadata comes from consensus times).
 async function applyEntry(
   replay: Replay,
@@ -286,28 +334,9 @@ async function applyEntry(
 ): Promise<void> {
   const { stats } = replay;
   stats.messages++;
-  if (
-    !isObject(entry) ||
-    typeof entry.message !== 'string' ||
-    typeof entry.consensus_timestamp !== 'string' ||
-    !CONSENSUS_TIMESTAMP.test(entry.consensus_timestamp)
-  ) {
-    stats.ignored.malformed++;
-    return;
-  }
-  const sequence = entry.sequence_number;
-  if (typeof sequence !== 'number' || !Number.isSafeInteger(sequence) || sequence <= replay.lastSequence) {
-    stats.ignored.outOfOrder++;
-    return;
-  }
-  replay.lastSequence = sequence;
-  let message: JsonValue;
-  try {
-    message = parseJson(bytesToUtf8(decodeBase64(entry.message)), { maxBytes });
-  } catch {
-    stats.ignored.malformed++;
-    return;
-  }
+  const decoded = decodeEntry(replay, entry, maxBytes);
+  if (decoded === undefined) return;
+  const { message, sequence } = decoded;
   if (
     !isObject(message) ||
     typeof message.operation !== 'string' ||
@@ -325,18 +354,13 @@ async function applyEntry(
   const timestampMs = Date.parse(message.timestamp);
   let document: DidDocument | undefined;
   try {
-    if (Number.isNaN(timestampMs)) throw new DidError('INVALID_DID_DOCUMENT', 'bad timestamp');
-    if (message.operation === 'deactivate') {
-      if (message.document !== undefined) throw new DidError('INVALID_DID_DOCUMENT', 'deactivate carries no document');
-    } else {
-      document = assertDidDocument(message.document, did);
-    }
+    document = operationDocument(message, message.operation, timestampMs, did);
   } catch {
     stats.ignored.malformed++;
     return;
   }
   const state = replay.state;
-  const consensusMs = consensusTimeMs(entry.consensus_timestamp);
+  const consensusMs = consensusTimeMs(decoded.consensusTimestamp);
   const inOrder =
     Math.abs(timestampMs - consensusMs) <= MAX_TIMESTAMP_DRIFT_MS &&
     (message.operation === 'create'
@@ -398,8 +422,44 @@ function sameOriginUnder(next: URL, base: URL, basePath: string): boolean {
   );
 }
 
-/** A did:ledger method resolver reading one network's topics from a mirror node. */
-export function createLedgerResolver(options: LedgerResolverOptions): MethodResolver {
+/** A did:ledger resolver's options with their defaults, checked, and its mirror's base URL. */
+interface LedgerSettings {
+  readonly network: string;
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
+  readonly maxPages: number;
+  readonly maxMessages: number;
+  readonly pageSize: number;
+  readonly now: () => number;
+  readonly fetch: FetchLike | undefined;
+  readonly base: URL;
+  /** The base URL's path without trailing slashes ('' for the root). */
+  readonly basePath: string;
+}
+
+function mirrorBase(mirrorBaseUrl: string): URL {
+  let base: URL;
+  try {
+    base = new URL(mirrorBaseUrl);
+  } catch {
+    throw new DidError('INVALID_OPTIONS', 'mirrorBaseUrl must be an absolute URL');
+  }
+  if (
+    (base.protocol !== 'https:' && base.protocol !== 'http:') ||
+    base.username ||
+    base.password ||
+    base.search ||
+    base.hash
+  ) {
+    throw new DidError(
+      'INVALID_OPTIONS',
+      'mirrorBaseUrl must be an http(s) URL without credentials, query or fragment',
+    );
+  }
+  return base;
+}
+
+function ledgerSettings(options: LedgerResolverOptions): LedgerSettings {
   const d = DID_LEDGER_DEFAULTS;
   const network = options.network ?? d.network;
   const timeoutMs = options.timeoutMs ?? d.timeoutMs;
@@ -420,26 +480,113 @@ export function createLedgerResolver(options: LedgerResolverOptions): MethodReso
       throw new DidError('INVALID_OPTIONS', `${name} must be a positive integer`);
   }
   if (!NETWORK.test(network)) throw new DidError('INVALID_OPTIONS', 'network must match [a-z0-9]{1,32}');
-  let base: URL;
-  try {
-    base = new URL(options.mirrorBaseUrl);
-  } catch {
-    throw new DidError('INVALID_OPTIONS', 'mirrorBaseUrl must be an absolute URL');
-  }
-  if (
-    (base.protocol !== 'https:' && base.protocol !== 'http:') ||
-    base.username ||
-    base.password ||
-    base.search ||
-    base.hash
-  ) {
-    throw new DidError(
-      'INVALID_OPTIONS',
-      'mirrorBaseUrl must be an http(s) URL without credentials, query or fragment',
-    );
-  }
+  const base = mirrorBase(options.mirrorBaseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
+  return { network, timeoutMs, maxBytes, maxPages, maxMessages, pageSize, now, fetch: options.fetch, base, basePath };
+}
 
+/** One resolution under way: its DID, the replay so far, and its clock. */
+interface Resolution {
+  readonly settings: LedgerSettings;
+  readonly did: string;
+  readonly ledgerDid: LedgerDid;
+  readonly replay: Replay;
+  readonly pace: Pace;
+}
+
+function failed(run: Resolution, error: 'notFound' | 'internalError', message: string): DidResolutionResult {
+  const result = resolutionError(error, message);
+  result.didResolutionMetadata.ledger = run.replay.stats;
+  return result;
+}
+
+const timedOut = (run: Resolution): DidResolutionResult =>
+  failed(run, 'internalError', `timed out after ${run.settings.timeoutMs} ms`);
+
+/** Fetches one page of the topic and replays its messages: the next page's URL, or how it failed. */
+async function replayPage(run: Resolution, url: URL): Promise<URL | undefined | DidResolutionResult> {
+  const { settings, replay, pace } = run;
+  const { timeoutMs, maxBytes, maxMessages, base, basePath, now } = settings;
+  const remaining = pace.deadline - now();
+  if (remaining <= 0) return timedOut(run);
+  // AbortSignal.timeout takes whole ms; a clock that jumped back must not lengthen the wait
+  const pageTimeoutMs = Math.min(Math.ceil(remaining), timeoutMs);
+  const page = await fetchForResolution(url.href, {
+    limits: { timeoutMs: pageTimeoutMs, maxBytes },
+    fetch: settings.fetch,
+    accept: 'application/json',
+    mediaTypes: MIRROR_MEDIA_TYPES,
+  });
+  replay.stats.pages++;
+  if (!page.ok) {
+    if (page.error === 'notFound') return failed(run, 'notFound', 'topic not found on the mirror node');
+    return failed(run, 'internalError', `mirror node: ${page.message}`);
+  }
+  const body = page.json;
+  if (!isObject(body) || !Array.isArray(body.messages) || (body.links !== undefined && !isObject(body.links))) {
+    return failed(run, 'internalError', 'mirror node returned a malformed page');
+  }
+  if (replay.stats.messages + body.messages.length > maxMessages)
+    return failed(run, 'internalError', `topic history exceeds ${maxMessages} messages; refusing a partial history`);
+  for (const entry of body.messages) {
+    if (!(await beforeMessage(pace))) return timedOut(run);
+    await applyEntry(replay, entry, run.did, run.ledgerDid.rootKey, maxBytes);
+  }
+  const next = isObject(body.links) ? body.links.next : null;
+  if (next === null || next === undefined) return undefined;
+  const nextUrl = typeof next === 'string' && URL.canParse(next, base) ? new URL(next, base) : undefined;
+  if (!nextUrl || !sameOriginUnder(nextUrl, base, basePath))
+    return failed(run, 'internalError', 'mirror node pagination link leaves the mirror; refused');
+  return nextUrl;
+}
+
+/** Replays the topic's whole history, page by page: undefined when done, or how it failed. */
+async function replayTopic(run: Resolution): Promise<DidResolutionResult | undefined> {
+  const { basePath, pageSize, maxPages, base } = run.settings;
+  let url: URL | undefined = new URL(
+    `${basePath}/api/v1/topics/${run.ledgerDid.topicId}/messages?limit=${pageSize}&order=asc`,
+    base,
+  );
+  const seen = new Set<string>();
+  while (url) {
+    if (run.replay.stats.pages >= maxPages || seen.has(url.href))
+      return failed(
+        run,
+        'internalError',
+        `topic history exceeds ${maxPages} pages or loops; refusing a partial history`,
+      );
+    seen.add(url.href);
+    const next = await replayPage(run, url);
+    if (next !== undefined && !(next instanceof URL)) return next;
+    url = next;
+  }
+  return undefined;
+}
+
+/** The resolution result for the state the replay ended in. */
+function resolvedState(run: Resolution): DidResolutionResult {
+  const state = run.replay.state;
+  if (!state) return failed(run, 'notFound', 'no valid create message on the topic');
+  const didDocumentMetadata = {
+    created: state.created,
+    updated: state.updated,
+    versionId: state.versionId,
+    ...(state.deactivated ? { deactivated: true } : {}),
+  };
+  // DID Core §7.1.3: a deactivated DID still resolves, flagged; its keys are withheld so a
+  // consumer that overlooks the flag still finds nothing to verify with.
+  const didDocument: DidDocument = state.deactivated ? { '@context': [DID_CONTEXT], id: run.did } : state.document;
+  return {
+    didDocument,
+    didDocumentMetadata,
+    didResolutionMetadata: { contentType: 'application/did+json', ledger: run.replay.stats },
+  };
+}
+
+/** A did:ledger method resolver reading one network's topics from a mirror node. */
+export function createLedgerResolver(options: LedgerResolverOptions): MethodResolver {
+  const settings = ledgerSettings(options);
+  const { network, now, timeoutMs } = settings;
   return async (did): Promise<DidResolutionResult> => {
     let ledgerDid: LedgerDid;
     try {
@@ -452,7 +599,6 @@ export function createLedgerResolver(options: LedgerResolverOptions): MethodReso
         'methodNotSupported',
         `this resolver serves did:ledger:${network}, not ${ledgerDid.network}`,
       );
-
     const replay: Replay = {
       state: undefined,
       lastSequence: -1,
@@ -463,72 +609,14 @@ export function createLedgerResolver(options: LedgerResolverOptions): MethodReso
         ignored: { malformed: 0, wrongDid: 0, badSignature: 0, outOfOrder: 0 },
       },
     };
-    const fail = (error: 'notFound' | 'internalError', message: string): DidResolutionResult => {
-      const result = resolutionError(error, message);
-      result.didResolutionMetadata.ledger = replay.stats;
-      return result;
-    };
     const start = now();
-    const pace: Pace = { now, deadline: start + timeoutMs, resumedAt: start };
-    const timedOut = (): DidResolutionResult => fail('internalError', `timed out after ${timeoutMs} ms`);
-    let url: URL | undefined = new URL(
-      `${basePath}/api/v1/topics/${ledgerDid.topicId}/messages?limit=${pageSize}&order=asc`,
-      base,
-    );
-    const seen = new Set<string>();
-    while (url) {
-      if (replay.stats.pages >= maxPages || seen.has(url.href))
-        return fail('internalError', `topic history exceeds ${maxPages} pages or loops; refusing a partial history`);
-      seen.add(url.href);
-      const remaining = pace.deadline - now();
-      if (remaining <= 0) return timedOut();
-      // AbortSignal.timeout takes whole ms; a clock that jumped back must not lengthen the wait
-      const pageTimeoutMs = Math.min(Math.ceil(remaining), timeoutMs);
-      const page = await fetchForResolution(url.href, {
-        limits: { timeoutMs: pageTimeoutMs, maxBytes },
-        fetch: options.fetch,
-        accept: 'application/json',
-        mediaTypes: MIRROR_MEDIA_TYPES,
-      });
-      replay.stats.pages++;
-      if (!page.ok) {
-        if (page.error === 'notFound') return fail('notFound', 'topic not found on the mirror node');
-        return fail('internalError', `mirror node: ${page.message}`);
-      }
-      const body = page.json;
-      if (!isObject(body) || !Array.isArray(body.messages) || (body.links !== undefined && !isObject(body.links))) {
-        return fail('internalError', 'mirror node returned a malformed page');
-      }
-      if (replay.stats.messages + body.messages.length > maxMessages)
-        return fail('internalError', `topic history exceeds ${maxMessages} messages; refusing a partial history`);
-      for (const entry of body.messages) {
-        if (!(await beforeMessage(pace))) return timedOut();
-        await applyEntry(replay, entry, did, ledgerDid.rootKey, maxBytes);
-      }
-      const next = isObject(body.links) ? body.links.next : null;
-      if (next === null || next === undefined) url = undefined;
-      else {
-        url = typeof next === 'string' && URL.canParse(next, base) ? new URL(next, base) : undefined;
-        if (!url || !sameOriginUnder(url, base, basePath))
-          return fail('internalError', 'mirror node pagination link leaves the mirror; refused');
-      }
-    }
-
-    const state = replay.state;
-    if (!state) return fail('notFound', 'no valid create message on the topic');
-    const didDocumentMetadata = {
-      created: state.created,
-      updated: state.updated,
-      versionId: state.versionId,
-      ...(state.deactivated ? { deactivated: true } : {}),
+    const run: Resolution = {
+      settings,
+      did,
+      ledgerDid,
+      replay,
+      pace: { now, deadline: start + timeoutMs, resumedAt: start },
     };
-    // DID Core §7.1.3: a deactivated DID still resolves, flagged; its keys are withheld so a
-    // consumer that overlooks the flag still finds nothing to verify with.
-    const didDocument: DidDocument = state.deactivated ? { '@context': [DID_CONTEXT], id: did } : state.document;
-    return {
-      didDocument,
-      didDocumentMetadata,
-      didResolutionMetadata: { contentType: 'application/did+json', ledger: replay.stats },
-    };
+    return (await replayTopic(run)) ?? resolvedState(run);
   };
 }
