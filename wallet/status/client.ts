@@ -118,11 +118,23 @@ function issuerOf(credential: BitstringStatusListCredential): string {
   return typeof credential.issuer === 'string' ? credential.issuer : credential.issuer.id;
 }
 
-export function createStatusListClient(options: StatusListClientOptions): StatusListClient {
+/** A client's options with their defaults, checked, and its caches. */
+interface Client {
+  readonly options: StatusListClientOptions;
+  readonly clock: () => number;
+  readonly limits: { timeoutMs: number; maxBytes: number };
+  readonly maxListBytes: number;
+  readonly defaultTtlMs: number;
+  readonly graceMs: number;
+  readonly negativeTtlMs: number;
+  readonly clockSkewMs: number;
+  /** Entries outlive their ttl by the grace period, so a failed refresh can fall back to them. */
+  readonly cache: LruCache<string, CachedList>;
+  readonly downloads: LruCache<string, Download>;
+}
+
+function createClient(options: StatusListClientOptions): Client {
   const clock = options.now ?? Date.now;
-  const limits = { timeoutMs: options.timeoutMs ?? 3000, maxBytes: options.maxBytes ?? 256 * 1024 };
-  const maxListBytes = options.maxListBytes ?? 1024 * 1024;
-  const defaultTtlMs = options.defaultTtlMs ?? 5 * 60_000;
   const graceMs = options.graceMs ?? 0;
   const negativeTtlMs = options.negativeTtlMs ?? 5_000;
   const clockSkewMs = options.clockSkewMs ?? 60_000;
@@ -136,7 +148,6 @@ export function createStatusListClient(options: StatusListClientOptions): Status
     if (!Number.isSafeInteger(ms) || ms < 0)
       throw new StatusListError('INVALID_STATUS_ARGUMENT', `${name} must be a non-negative integer of ms`);
   }
-  // Entries outlive their ttl by the grace period, so a failed refresh can fall back to them.
   const cache = new LruCache<string, CachedList>({
     max: options.max ?? 256,
     maxSize: options.maxCachedBytes ?? 32 * 1024 * 1024,
@@ -145,105 +156,133 @@ export function createStatusListClient(options: StatusListClientOptions): Status
       list.credential.credentialSubject.encodedList.length,
     now: clock,
   });
-  const downloads = new LruCache<string, Download>({ max: options.max ?? 256, now: clock });
-
-  async function fetchList(url: string, now: number): Promise<CachedList> {
-    const result = await fetchJson(url, {
-      limits,
-      fetch: options.fetch,
-      urlPolicy: options,
-      accept: 'application/vc, application/json',
-      mediaTypes: MEDIA_TYPES,
-    });
-    if (!result.ok) throw unavailable(`status list ${url}: ${result.message}`);
-    const credential = parseStatusListCredential(result.json);
-    // §3.2 and docs/status-lists.md step 4: the list names itself by the URL it was fetched from.
-    if (credential.id !== url) throw unverified(`status list ${url} names itself ${credential.id ?? '(no id)'}`);
-    // §3.2 step 4: the list credential's own proof, by a key of its issuer.
-    const issuer = issuerOf(credential);
-    try {
-      await verifyProof(result.json, {
-        resolveKey: (vm, purpose) =>
-          vm.split('#')[0] === issuer
-            ? options.resolveKey(vm, purpose)
-            : Promise.reject(unverified(`status list ${url} is signed by a key outside its issuer`)),
-        expectedProofPurpose: 'assertionMethod',
-        now: new Date(now),
-        clockSkewMs,
-        // The credential was fetched within this bound; canonical JSON must be allowed as much.
-        limits: { maxBytes: limits.maxBytes },
-      });
-    } catch (error) {
-      throw unverified(`status list ${url} does not verify: ${isMandateError(error) ? error.code : 'error'}`, error);
-    }
-    // Inflated here, once. A signed list that does not inflate is its issuer's statement for its
-    // ttl like any other: cached with the refusal, not inflated again at every check.
-    let bytes: Uint8Array | StatusListError;
-    try {
-      bytes = await inflateEncodedList(credential.credentialSubject.encodedList, { maxBytes: maxListBytes });
-    } catch (error) {
-      bytes = error instanceof StatusListError ? error : unavailable(`status list ${url} does not decode`, error);
-    }
-    const ttl = credential.credentialSubject.ttl ?? defaultTtlMs;
-    return { credential, issuer, fetchedAt: now, freshUntil: now + ttl, bytes };
-  }
-
-  async function listFor(url: string, now: number): Promise<CachedList> {
-    const cached = cache.get(url);
-    if (cached && now < cached.freshUntil) return cached;
-    let started = downloads.get(url);
-    // The refusal's period runs on the client's own clock from when the failure was known, not
-    // from a caller's `now` or from when the fetch started (a 3 s timeout would eat into it).
-    if (!started || clock() >= started.retryAt) {
-      const download: Download = { list: fetchList(url, now), retryAt: Infinity };
-      // Done: forgotten at once when it succeeded, else answered again until retryAt.
-      download.list.then(
-        () => downloads.delete(url),
-        () => (download.retryAt = clock() + negativeTtlMs),
-      );
-      downloads.set(url, (started = download));
-    }
-    try {
-      const fresh = await started.list;
-      cache.set(url, fresh, fresh.freshUntil - now + graceMs);
-      return fresh;
-    } catch (error) {
-      if (cached && now <= cached.freshUntil + graceMs) return cached;
-      throw error instanceof StatusListError ? error : unavailable(`status list ${url} is unavailable`, error);
-    }
-  }
-
   return {
-    async check(entry, credentialIssuer, at) {
-      const now = at ?? clock();
-      const parsed = parseStatusListEntry(entry);
-      checkUrlPolicy(parsed.statusListCredential, options, (message) =>
-        unavailable(`status list URL refused: ${message}`),
-      );
-      const list = await listFor(parsed.statusListCredential, now);
-      if (list.issuer !== credentialIssuer) {
-        throw unverified(
-          `status list ${parsed.statusListCredential} is issued by ${list.issuer}, not by the credential's issuer`,
-        );
-      }
-      // VC DM 2.0 §4.9: the list is in force from validFrom until validUntil. Lists are re-signed
-      // at every change, so a clock behind the issuer's by up to clockSkewMs takes them.
-      const { validFrom, validUntil } = list.credential;
-      if (validUntil !== undefined && (parseDateTimeStamp(validUntil) ?? -Infinity) < now)
-        throw unverified(`status list ${parsed.statusListCredential} has expired`);
-      if (validFrom !== undefined && (parseDateTimeStamp(validFrom) ?? Infinity) > now + clockSkewMs)
-        throw unverified(`status list ${parsed.statusListCredential} is not valid yet`);
-      assertEntryMatchesList(parsed, list.credential);
-      if (!(list.bytes instanceof Uint8Array)) throw list.bytes;
-      const entries = statusListFromBytes(list.bytes, parsed.statusSize ?? 1);
-      const result = readEntryStatus(parsed, entries, list.credential.credentialSubject.statusMessage);
-      return {
-        status: result.status,
-        purpose: result.purpose,
-        ...(result.message === undefined ? {} : { message: result.message }),
-        listUrl: parsed.statusListCredential,
-        ageMs: Math.max(0, now - list.fetchedAt),
-      };
-    },
+    options,
+    clock,
+    limits: { timeoutMs: options.timeoutMs ?? 3000, maxBytes: options.maxBytes ?? 256 * 1024 },
+    maxListBytes: options.maxListBytes ?? 1024 * 1024,
+    defaultTtlMs: options.defaultTtlMs ?? 5 * 60_000,
+    graceMs,
+    negativeTtlMs,
+    clockSkewMs,
+    cache,
+    downloads: new LruCache<string, Download>({ max: options.max ?? 256, now: clock }),
+  };
+}
+
+/** §3.2 step 4: the list credential's own proof, by a key of its issuer. */
+async function verifyList(client: Client, url: string, json: unknown, issuer: string, now: number): Promise<void> {
+  const { options } = client;
+  try {
+    await verifyProof(json, {
+      resolveKey: (vm, purpose) =>
+        vm.split('#')[0] === issuer
+          ? options.resolveKey(vm, purpose)
+          : Promise.reject(unverified(`status list ${url} is signed by a key outside its issuer`)),
+      expectedProofPurpose: 'assertionMethod',
+      now: new Date(now),
+      clockSkewMs: client.clockSkewMs,
+      // The credential was fetched within this bound; canonical JSON must be allowed as much.
+      limits: { maxBytes: client.limits.maxBytes },
+    });
+  } catch (error) {
+    throw unverified(`status list ${url} does not verify: ${isMandateError(error) ? error.code : 'error'}`, error);
+  }
+}
+
+async function fetchList(client: Client, url: string, now: number): Promise<CachedList> {
+  const result = await fetchJson(url, {
+    limits: client.limits,
+    fetch: client.options.fetch,
+    urlPolicy: client.options,
+    accept: 'application/vc, application/json',
+    mediaTypes: MEDIA_TYPES,
+  });
+  if (!result.ok) throw unavailable(`status list ${url}: ${result.message}`);
+  const credential = parseStatusListCredential(result.json);
+  // §3.2 and docs/status-lists.md step 4: the list names itself by the URL it was fetched from.
+  if (credential.id !== url) throw unverified(`status list ${url} names itself ${credential.id ?? '(no id)'}`);
+  const issuer = issuerOf(credential);
+  await verifyList(client, url, result.json, issuer, now);
+  // Inflated here, once. A signed list that does not inflate is its issuer's statement for its
+  // ttl like any other: cached with the refusal, not inflated again at every check.
+  let bytes: Uint8Array | StatusListError;
+  try {
+    bytes = await inflateEncodedList(credential.credentialSubject.encodedList, { maxBytes: client.maxListBytes });
+  } catch (error) {
+    bytes = error instanceof StatusListError ? error : unavailable(`status list ${url} does not decode`, error);
+  }
+  const ttl = credential.credentialSubject.ttl ?? client.defaultTtlMs;
+  return { credential, issuer, fetchedAt: now, freshUntil: now + ttl, bytes };
+}
+
+async function listFor(client: Client, url: string, now: number): Promise<CachedList> {
+  const { cache, downloads, clock } = client;
+  const cached = cache.get(url);
+  if (cached && now < cached.freshUntil) return cached;
+  let started = downloads.get(url);
+  // The refusal's period runs on the client's own clock from when the failure was known, not
+  // from a caller's `now` or from when the fetch started (a 3 s timeout would eat into it).
+  if (!started || clock() >= started.retryAt) {
+    const download: Download = { list: fetchList(client, url, now), retryAt: Infinity };
+    // Done: forgotten at once when it succeeded, else answered again until retryAt.
+    download.list.then(
+      () => downloads.delete(url),
+      () => (download.retryAt = clock() + client.negativeTtlMs),
+    );
+    downloads.set(url, (started = download));
+  }
+  try {
+    const fresh = await started.list;
+    cache.set(url, fresh, fresh.freshUntil - now + client.graceMs);
+    return fresh;
+  } catch (error) {
+    if (cached && now <= cached.freshUntil + client.graceMs) return cached;
+    throw error instanceof StatusListError ? error : unavailable(`status list ${url} is unavailable`, error);
+  }
+}
+
+async function checkEntry(
+  client: Client,
+  entry: unknown,
+  credentialIssuer: string,
+  at: number | undefined,
+): Promise<StatusCheckResult> {
+  const { clock } = client;
+  const now = at ?? clock();
+  const parsed = parseStatusListEntry(entry);
+  checkUrlPolicy(parsed.statusListCredential, client.options, (message) =>
+    unavailable(`status list URL refused: ${message}`),
+  );
+  const list = await listFor(client, parsed.statusListCredential, now);
+  if (list.issuer !== credentialIssuer) {
+    throw unverified(
+      `status list ${parsed.statusListCredential} is issued by ${list.issuer}, not by the credential's issuer`,
+    );
+  }
+  // VC DM 2.0 §4.9: the list is in force from validFrom until validUntil. Lists are re-signed
+  // at every change, so a clock behind the issuer's by up to clockSkewMs takes them.
+  const { validFrom, validUntil } = list.credential;
+  if (validUntil !== undefined && (parseDateTimeStamp(validUntil) ?? -Infinity) < now)
+    throw unverified(`status list ${parsed.statusListCredential} has expired`);
+  if (validFrom !== undefined && (parseDateTimeStamp(validFrom) ?? Infinity) > now + client.clockSkewMs)
+    throw unverified(`status list ${parsed.statusListCredential} is not valid yet`);
+  assertEntryMatchesList(parsed, list.credential);
+  if (!(list.bytes instanceof Uint8Array)) throw list.bytes;
+  const entries = statusListFromBytes(list.bytes, parsed.statusSize ?? 1);
+  const result = readEntryStatus(parsed, entries, list.credential.credentialSubject.statusMessage);
+  return {
+    status: result.status,
+    purpose: result.purpose,
+    ...(result.message === undefined ? {} : { message: result.message }),
+    listUrl: parsed.statusListCredential,
+    ageMs: Math.max(0, now - list.fetchedAt),
+  };
+}
+
+export function createStatusListClient(options: StatusListClientOptions): StatusListClient {
+  const client = createClient(options);
+  return {
+    check: (entry, credentialIssuer, at) => checkEntry(client, entry, credentialIssuer, at),
   };
 }
