@@ -169,7 +169,18 @@ type Outcome =
   | { kind: 'answer'; response: TransportResponse }
   | { kind: 'error'; error: Error; retryable: boolean; retryAfterMs?: number };
 
-export function createTransport(options: TransportOptions): Transport {
+/** A transport's options with their defaults, checked. */
+interface Settings {
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
+  readonly retry: RetryPolicy;
+  readonly adminKey: string | undefined;
+  readonly fetch: FetchLike;
+  readonly emit: (event: TransportEvent) => void;
+}
+
+function transportSettings(options: TransportOptions): Settings {
   const baseUrl = normalizeBaseUrl(options.baseUrl, options.allowInsecureHttp === true);
   const timeoutMs = positiveInteger(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs');
   const maxBytes = positiveInteger(options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 'maxResponseBytes');
@@ -183,7 +194,6 @@ export function createTransport(options: TransportOptions): Transport {
   if (adminKey !== undefined && (typeof adminKey !== 'string' || adminKey.length === 0 || /[\r\n]/.test(adminKey))) {
     throw configInvalid('adminKey must be a non-empty single-line string');
   }
-  const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   const emit = (event: TransportEvent): void => {
     try {
       options.onEvent?.(event);
@@ -191,157 +201,216 @@ export function createTransport(options: TransportOptions): Transport {
       // A broken logger must not change the outcome of a call.
     }
   };
-
-  async function attemptOnce(
-    spec: RequestSpec,
-    body: string | undefined,
-    attempt: number,
-    secrets: readonly string[],
-  ): Promise<Outcome> {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = spec.signal ? AbortSignal.any([timeout, spec.signal]) : timeout;
-    const credential = spec.expect === 'credential';
-    const headers: Record<string, string> = {
-      accept: credential ? `${CREDENTIAL_TYPE}, application/json;q=0.9` : 'application/json',
-    };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (spec.admin !== undefined && adminKey !== undefined) headers.authorization = `Bearer ${adminKey}`;
-    const failure = (error: unknown): Outcome => {
-      if (spec.signal?.aborted)
-        return { kind: 'error', error: new IssuerClientError('ABORTED', 'the request was aborted'), retryable: false };
-      if (timeout.aborted)
-        return {
-          kind: 'error',
-          error: new IssuerClientError('TIMEOUT', `no complete answer within ${timeoutMs} ms`),
-          retryable: true,
-        };
-      if (error instanceof IssuerClientError) return { kind: 'error', error, retryable: false };
-      return {
-        kind: 'error',
-        error: new IssuerClientError('NETWORK_ERROR', 'the issuer could not be reached'),
-        retryable: true,
-      };
-    };
-    let response: Response;
-    try {
-      const request = doFetch(buildUrl(baseUrl, spec), {
-        method: spec.method,
-        headers,
-        ...(body === undefined ? {} : { body }),
-        redirect: 'manual',
-        credentials: 'omit',
-        referrerPolicy: 'no-referrer',
-        signal,
-      });
-      response = await untilAborted(request, signal);
-    } catch (error) {
-      return failure(error);
-    }
-    if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
-      await response.body?.cancel().catch(() => undefined);
-      return {
-        kind: 'error',
-        error: new IssuerClientError('RESPONSE_INVALID', `redirect (HTTP ${response.status}) refused`),
-        retryable: false,
-      };
-    }
-    let received: Uint8Array | undefined;
-    try {
-      const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-      received =
-        declared > maxBytes
-          ? (await response.body?.cancel().catch(() => undefined), undefined)
-          : await untilAborted(readBounded(response.body, maxBytes), signal);
-    } catch (error) {
-      return failure(error);
-    }
-    if (received === undefined)
-      return {
-        kind: 'error',
-        error: new IssuerClientError('RESPONSE_TOO_LARGE', `the answer is larger than ${maxBytes} bytes`),
-        retryable: false,
-      };
-    const contentType = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-    let json: JsonValue | undefined;
-    if (JSON_TYPE.test(contentType) || (credential && contentType === CREDENTIAL_TYPE)) {
-      try {
-        json = parseJson(bytesToUtf8(received), { maxBytes });
-      } catch {
-        json = undefined;
-      }
-    }
-    const { status } = response;
-    const answer = (status >= 200 && status < 300) || (spec.answerStatuses ?? []).includes(status);
-    if (answer && json !== undefined)
-      return { kind: 'answer', response: { status, json, headers: response.headers, attempt } };
-    if (status >= 200 && status < 300) {
-      return {
-        kind: 'error',
-        error: new IssuerClientError('RESPONSE_INVALID', `the HTTP ${status} answer is not safe JSON`),
-        retryable: false,
-      };
-    }
-    const retryAfterSeconds = parseRetryAfter(response.headers.get('retry-after'));
-    const requestId = response.headers.get('x-request-id') ?? undefined;
-    const envelope = isErrorEnvelope(json) ? json.error : undefined;
-    const error = new IssuerApiError(
-      status,
-      envelope?.code ?? 'HTTP_ERROR',
-      envelope ? redact(envelope.message, secrets) : `HTTP ${status} from the issuer`,
-      {
-        ...(envelope?.details === undefined ? {} : { details: redact(envelope.details, secrets) }),
-        ...(requestId === undefined ? {} : { requestId: requestId.slice(0, 128) }),
-        ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
-      },
-    );
-    const retryable = status >= 500 || status === 429;
-    return {
-      kind: 'error',
-      error,
-      retryable,
-      ...(retryAfterSeconds === undefined ? {} : { retryAfterMs: retryAfterSeconds * 1000 }),
-    };
-  }
-
   return {
     baseUrl,
-    hasAdminKey: adminKey !== undefined,
-    async request(spec) {
-      if (spec.admin === 'required' && adminKey === undefined) {
-        throw new IssuerClientError(
-          'ADMIN_KEY_REQUIRED',
-          `${spec.method} ${spec.path.split('/').slice(0, 3).join('/')}… needs the admin key: pass adminKey to the client`,
-        );
-      }
-      const secrets = [...(adminKey === undefined ? [] : [adminKey]), ...(spec.secrets ?? [])];
-      let body: string | undefined;
-      try {
-        body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
-      } catch {
-        throw configInvalid('the request body cannot be serialized as JSON');
-      }
-      const attempts = spec.idempotent ? retry.retries + 1 : 1;
-      for (let attempt = 1; ; attempt++) {
-        const outcome = await attemptOnce(spec, body, attempt, secrets);
-        if (outcome.kind === 'answer') {
-          emit({ type: 'response', method: spec.method, path: spec.path, attempt, status: outcome.response.status });
-          return outcome.response;
-        }
-        const { error } = outcome;
-        const code = (error as IssuerApiError | IssuerClientError).code;
-        if (error instanceof IssuerApiError)
-          emit({ type: 'response', method: spec.method, path: spec.path, attempt, status: error.status, code });
-        else emit({ type: 'failure', method: spec.method, path: spec.path, attempt, code });
-        if (!outcome.retryable || attempt >= attempts) throw error;
-        let delayMs = Math.floor(Math.random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1)));
-        if (outcome.retryAfterMs !== undefined) {
-          if (outcome.retryAfterMs > retry.maxRetryAfterMs) throw error;
-          delayMs = outcome.retryAfterMs;
-        }
-        emit({ type: 'retry', method: spec.method, path: spec.path, attempt, delayMs, reason: code });
-        await sleep(delayMs, spec.signal);
-      }
+    timeoutMs,
+    maxBytes,
+    retry,
+    adminKey,
+    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    emit,
+  };
+}
+
+function errorOutcome(error: Error, retryable = false): Outcome {
+  return { kind: 'error', error, retryable };
+}
+
+/** One attempt's deadline, combined with the caller's signal. */
+interface Deadline {
+  readonly timeout: AbortSignal;
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+}
+
+/** A fetch or body read that threw: the caller's abort, the deadline, or the network. */
+function attemptFailure(spec: RequestSpec, deadline: Deadline, error: unknown): Outcome {
+  if (spec.signal?.aborted) return errorOutcome(new IssuerClientError('ABORTED', 'the request was aborted'));
+  if (deadline.timeout.aborted)
+    return errorOutcome(new IssuerClientError('TIMEOUT', `no complete answer within ${deadline.timeoutMs} ms`), true);
+  if (error instanceof IssuerClientError) return errorOutcome(error);
+  return errorOutcome(new IssuerClientError('NETWORK_ERROR', 'the issuer could not be reached'), true);
+}
+
+function requestHeaders(
+  spec: RequestSpec,
+  body: string | undefined,
+  adminKey: string | undefined,
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    accept: spec.expect === 'credential' ? `${CREDENTIAL_TYPE}, application/json;q=0.9` : 'application/json',
+  };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (spec.admin !== undefined && adminKey !== undefined) headers.authorization = `Bearer ${adminKey}`;
+  return headers;
+}
+
+/** The body, within maxBytes (undefined when larger), read before the deadline. */
+async function readBody(response: Response, maxBytes: number, signal: AbortSignal): Promise<Uint8Array | undefined> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    return undefined;
+  }
+  return untilAborted(readBounded(response.body, maxBytes), signal);
+}
+
+/** The answer as safe JSON when it says it is JSON (or a credential, when one was asked for). */
+function answerJson(
+  response: Response,
+  received: Uint8Array,
+  spec: RequestSpec,
+  maxBytes: number,
+): JsonValue | undefined {
+  const contentType = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (!JSON_TYPE.test(contentType) && !(spec.expect === 'credential' && contentType === CREDENTIAL_TYPE))
+    return undefined;
+  try {
+    return parseJson(bytesToUtf8(received), { maxBytes });
+  } catch {
+    return undefined;
+  }
+}
+
+/** An error status: the issuer's error envelope (redacted), retryable on a 5xx or 429. */
+function apiErrorOutcome(response: Response, json: JsonValue | undefined, secrets: readonly string[]): Outcome {
+  const { status } = response;
+  const retryAfterSeconds = parseRetryAfter(response.headers.get('retry-after'));
+  const requestId = response.headers.get('x-request-id') ?? undefined;
+  const envelope = isErrorEnvelope(json) ? json.error : undefined;
+  const error = new IssuerApiError(
+    status,
+    envelope?.code ?? 'HTTP_ERROR',
+    envelope ? redact(envelope.message, secrets) : `HTTP ${status} from the issuer`,
+    {
+      ...(envelope?.details === undefined ? {} : { details: redact(envelope.details, secrets) }),
+      ...(requestId === undefined ? {} : { requestId: requestId.slice(0, 128) }),
+      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
     },
+  );
+  const retryable = status >= 500 || status === 429;
+  return {
+    kind: 'error',
+    error,
+    retryable,
+    ...(retryAfterSeconds === undefined ? {} : { retryAfterMs: retryAfterSeconds * 1000 }),
+  };
+}
+
+/** What the issuer answered, once it answered within limits. */
+function outcomeOf(
+  response: Response,
+  received: Uint8Array,
+  spec: RequestSpec,
+  attempt: number,
+  settings: Settings,
+  secrets: readonly string[],
+): Outcome {
+  const json = answerJson(response, received, spec, settings.maxBytes);
+  const { status } = response;
+  const answer = (status >= 200 && status < 300) || (spec.answerStatuses ?? []).includes(status);
+  if (answer && json !== undefined)
+    return { kind: 'answer', response: { status, json, headers: response.headers, attempt } };
+  if (status >= 200 && status < 300)
+    return errorOutcome(new IssuerClientError('RESPONSE_INVALID', `the HTTP ${status} answer is not safe JSON`));
+  return apiErrorOutcome(response, json, secrets);
+}
+
+async function attemptOnce(
+  settings: Settings,
+  spec: RequestSpec,
+  body: string | undefined,
+  attempt: number,
+  secrets: readonly string[],
+): Promise<Outcome> {
+  // Called unbound, as a plain function: a browser's own fetch refuses any other `this`.
+  const { timeoutMs, maxBytes, fetch: doFetch } = settings;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const deadline: Deadline = {
+    timeout,
+    signal: spec.signal ? AbortSignal.any([timeout, spec.signal]) : timeout,
+    timeoutMs,
+  };
+  const { signal } = deadline;
+  let response: Response;
+  try {
+    const request = doFetch(buildUrl(settings.baseUrl, spec), {
+      method: spec.method,
+      headers: requestHeaders(spec, body, settings.adminKey),
+      ...(body === undefined ? {} : { body }),
+      redirect: 'manual',
+      credentials: 'omit',
+      referrerPolicy: 'no-referrer',
+      signal,
+    });
+    response = await untilAborted(request, signal);
+  } catch (error) {
+    return attemptFailure(spec, deadline, error);
+  }
+  if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
+    await response.body?.cancel().catch(() => undefined);
+    return errorOutcome(new IssuerClientError('RESPONSE_INVALID', `redirect (HTTP ${response.status}) refused`));
+  }
+  let received: Uint8Array | undefined;
+  try {
+    received = await readBody(response, maxBytes, signal);
+  } catch (error) {
+    return attemptFailure(spec, deadline, error);
+  }
+  if (received === undefined)
+    return errorOutcome(new IssuerClientError('RESPONSE_TOO_LARGE', `the answer is larger than ${maxBytes} bytes`));
+  return outcomeOf(response, received, spec, attempt, settings, secrets);
+}
+
+/** The request body as JSON text, checked before any attempt. */
+function requestBody(spec: RequestSpec): string | undefined {
+  try {
+    return spec.body === undefined ? undefined : JSON.stringify(spec.body);
+  } catch {
+    throw configInvalid('the request body cannot be serialized as JSON');
+  }
+}
+
+/** Attempts `spec` until it is answered, or fails in a way (or as often as) it may not be retried. */
+async function request(settings: Settings, spec: RequestSpec): Promise<TransportResponse> {
+  const { adminKey, retry, emit } = settings;
+  if (spec.admin === 'required' && adminKey === undefined) {
+    throw new IssuerClientError(
+      'ADMIN_KEY_REQUIRED',
+      `${spec.method} ${spec.path.split('/').slice(0, 3).join('/')}… needs the admin key: pass adminKey to the client`,
+    );
+  }
+  const secrets = [...(adminKey === undefined ? [] : [adminKey]), ...(spec.secrets ?? [])];
+  const body = requestBody(spec);
+  const attempts = spec.idempotent ? retry.retries + 1 : 1;
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await attemptOnce(settings, spec, body, attempt, secrets);
+    if (outcome.kind === 'answer') {
+      emit({ type: 'response', method: spec.method, path: spec.path, attempt, status: outcome.response.status });
+      return outcome.response;
+    }
+    const { error } = outcome;
+    const code = (error as IssuerApiError | IssuerClientError).code;
+    if (error instanceof IssuerApiError)
+      emit({ type: 'response', method: spec.method, path: spec.path, attempt, status: error.status, code });
+    else emit({ type: 'failure', method: spec.method, path: spec.path, attempt, code });
+    if (!outcome.retryable || attempt >= attempts) throw error;
+    let delayMs = Math.floor(Math.random() * Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1)));
+    if (outcome.retryAfterMs !== undefined) {
+      if (outcome.retryAfterMs > retry.maxRetryAfterMs) throw error;
+      delayMs = outcome.retryAfterMs;
+    }
+    emit({ type: 'retry', method: spec.method, path: spec.path, attempt, delayMs, reason: code });
+    await sleep(delayMs, spec.signal);
+  }
+}
+
+export function createTransport(options: TransportOptions): Transport {
+  const settings = transportSettings(options);
+  return {
+    baseUrl: settings.baseUrl,
+    hasAdminKey: settings.adminKey !== undefined,
+    request: (spec) => request(settings, spec),
   };
 }
 

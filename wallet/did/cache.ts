@@ -158,11 +158,12 @@ function fetchEntry(
   const pending = state.inFlight.get(`${key} !`) ?? state.inFlight.get(flight);
   if (pending) return pending;
   const startedIn = state.generation;
+  const { now } = state.settings;
   const started = Promise.resolve()
     .then(() => state.inner.resolve(key, resolveOptions))
     .catch(() => resolutionError('internalError', 'resolver failed unexpectedly'))
     .then((resolved) => {
-      const entry = entryOf(resolved, state.settings.now());
+      const entry = entryOf(resolved, now());
       const failed = entry.result.didResolutionMetadata.error !== undefined;
       if (startedIn === state.generation && !(failed && keep !== undefined)) store(state, key, entry);
       return entry;
