@@ -99,6 +99,33 @@ function checkedCryptoKeySigner(info: KeyInfo, privateKey: CryptoKey): Signer {
   });
 }
 
+/**
+ * The record of a new key under `protection`, from `seed` or a fresh one (wiped once used); the
+ * id defaults to the public key's Multikey.
+ */
+async function newRecord(
+  protection: Protection,
+  id: string | undefined,
+  seed: Uint8Array | undefined,
+  passphrase: () => string,
+  kdfCost: ScryptCost,
+): Promise<KeyRecord> {
+  const createdAt = new Date().toISOString();
+  if (protection === 'cryptokey') {
+    const pair = seed === undefined ? await generateNonExtractableKey() : await importNonExtractableSeed(seed);
+    seed?.fill(0);
+    return cryptoKeyRecord(id ?? encodePublicKeyMultibase(pair.publicKey), createdAt, pair.publicKey, pair.privateKey);
+  }
+  const secret = seed ?? generateSeed();
+  const keyId = id ?? encodePublicKeyMultibase(getPublicKey(secret));
+  const record =
+    protection === 'plain'
+      ? plainRecord(keyId, createdAt, secret)
+      : await encryptedRecord(keyId, createdAt, secret, passphrase(), kdfCost);
+  secret.fill(0);
+  return record;
+}
+
 /** A KeyStore over `config.backend`, applying the shared rules. */
 export function createKeyStore(config: KeyStoreConfig): KeyStore {
   const { backend, passphrase } = config;
@@ -133,26 +160,7 @@ export function createKeyStore(config: KeyStoreConfig): KeyStore {
     if (id !== undefined && (await load(id)) !== undefined) throw keyExists(id);
     const protection = await config.protection();
     if (protection === 'passphrase') requirePassphrase();
-    const createdAt = new Date().toISOString();
-    let record: KeyRecord;
-    if (protection === 'cryptokey') {
-      const pair = seed === undefined ? await generateNonExtractableKey() : await importNonExtractableSeed(seed);
-      seed?.fill(0);
-      record = cryptoKeyRecord(
-        id ?? encodePublicKeyMultibase(pair.publicKey),
-        createdAt,
-        pair.publicKey,
-        pair.privateKey,
-      );
-    } else {
-      const secret = seed ?? generateSeed();
-      const keyId = id ?? encodePublicKeyMultibase(getPublicKey(secret));
-      record =
-        protection === 'plain'
-          ? plainRecord(keyId, createdAt, secret)
-          : await encryptedRecord(keyId, createdAt, secret, requirePassphrase(), kdfCost);
-      secret.fill(0);
-    }
+    const record = await newRecord(protection, id, seed, () => requirePassphrase(), kdfCost);
     await backend.insert(record.id, record);
     return parseKeyRecord(record.id, record).info;
   }
