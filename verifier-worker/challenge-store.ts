@@ -2,7 +2,7 @@
  * The nonces this verifier hands out (docs/verifier.md §Challenges): how a presentation's
  * challenge is checked, where issued nonces live until answered, and the names they travel under.
  */
-import { bytesToBase64url } from '../wallet/crypto/aead.ts';
+import { bytesToBase64url } from '../wallet/crypto/base64url.ts';
 import { randomBytes } from '../wallet/crypto/bytes.ts';
 import { LruCache } from '../wallet/crypto/lru.ts';
 import { invalidVerifierOptions } from '../wallet/vc/verify.ts';

@@ -21,7 +21,7 @@
  * options.ts (validation and defaults), challenge-store.ts, scope-rules.ts, method-override.ts,
  * denials.ts (refusals as HTTP answers), forward-headers.ts (claims for the application).
  */
-import type { JsonValue } from '../wallet/crypto/jcs.ts';
+import type { JsonValue } from '../wallet/crypto/json-value.ts';
 import { decodePresentationHeader, PresentationHeaderError } from '../wallet/vc/transport.ts';
 import { invalidVerifierOptions, verifyPresentation } from '../wallet/vc/verify.ts';
 import { CHALLENGE_HEADER, MAX_CHALLENGE_LENGTH, type ChallengeStore } from './challenge-store.ts';

@@ -4,7 +4,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { parseJson } from '../../wallet/crypto/jcs.ts';
+import { parseJson } from '../../wallet/crypto/json-parse.ts';
 import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import type { ProviderAuditEvent, ProviderAuditResult } from './audit-event.ts';
 import type { ConsentChallenges } from './challenges.ts';

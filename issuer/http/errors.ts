@@ -15,7 +15,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { ZodError } from 'zod';
 import { isMandateError, MandateError } from '../../wallet/crypto/errors.ts';
-import type { JsonObject, JsonValue } from '../../wallet/crypto/jcs.ts';
+import type { JsonObject, JsonValue } from '../../wallet/crypto/json-value.ts';
 import { clipText, type AuditLog } from '../audit.ts';
 import type { IssuerEnv } from './env.ts';
 import type { Logger } from './logger.ts';

@@ -20,7 +20,8 @@ import { hexToBytes, randomBytes, utf8ToBytes } from '../../wallet/crypto/bytes.
 import { verifyProof } from '../../wallet/crypto/data-integrity.ts';
 import { verify } from '../../wallet/crypto/ed25519.ts';
 import { isMandateError, MandateError } from '../../wallet/crypto/errors.ts';
-import { assertSafeJson, type JsonObject } from '../../wallet/crypto/jcs.ts';
+import { assertSafeJson } from '../../wallet/crypto/json-safe.ts';
+import { type JsonObject } from '../../wallet/crypto/json-value.ts';
 import { decodeBase58btc } from '../../wallet/crypto/multikey.ts';
 import { didOf } from '../../wallet/did/parse.ts';
 import { absoluteDidUrl } from '../../wallet/did/verification-method.ts';

@@ -5,7 +5,7 @@
  */
 import { verifyProof, type VerifiedProof } from '../../crypto/data-integrity.ts';
 import { equalBytes } from '../../crypto/bytes.ts';
-import type { CanonicalMemo } from '../../crypto/jcs.ts';
+import type { CanonicalMemo } from '../../crypto/canonical-memo.ts';
 import type { DidResolutionResult } from '../../did/types.ts';
 import { keyFromResolution } from '../../did/verification-method.ts';
 import type { ProofKey, VerifiedCredential, VerifiedCredentialCache } from '../credential-cache.ts';

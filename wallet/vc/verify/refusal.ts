@@ -1,6 +1,6 @@
 /** How a failure found by a check becomes the verifier's refusal, with one of its reason codes. */
 import { isMandateError } from '../../crypto/errors.ts';
-import { JsonError } from '../../crypto/jcs.ts';
+import { JsonError } from '../../crypto/json-value.ts';
 import { VerificationError, type ReasonCode } from '../reasons.ts';
 
 /** Translation of lower layers' error codes into the verifier's reason codes, per check. */

@@ -3,7 +3,9 @@
  * parsed presentation, and the DID resolutions started for it. Built once before check 1 and
  * never changed; each check returns what it found instead of writing it here.
  */
-import { createCanonicalMemo, parseJson, type CanonicalMemo, type JsonLimits } from '../../crypto/jcs.ts';
+import { createCanonicalMemo, type CanonicalMemo } from '../../crypto/canonical-memo.ts';
+import { parseJson } from '../../crypto/json-parse.ts';
+import { type JsonLimits } from '../../crypto/json-value.ts';
 import type { VerifiedCredential } from '../credential-cache.ts';
 import { issuerId, parsePresentation } from '../parse.ts';
 import type {
