@@ -30,14 +30,12 @@ export interface BundleSpec {
 
 /**
  * Module replacements of the worker bundle, each explained in its file:
- * - base64url: the same codec without multiformats' generic codec machinery;
  * - noble's Ed25519: left out; the public-key rules (ed25519-noble.ts) are computed by a page of
  *   bigint arithmetic instead, and signing throws;
  * - the node:crypto Ed25519 backend: left out, because a service worker has no node:crypto;
  * - the verified-credential cache: left out, every request verifies every signature.
  */
 const SHIMS = Object.freeze({
-  'multiformats/bases/base64': `${root}verifier-worker/sw/shims/multiformats-base64.ts`,
   '@noble/curves/ed25519.js': `${root}verifier-worker/sw/shims/noble-ed25519.ts`,
   // The specifiers as their only importers write them (wallet/crypto/ed25519.ts, request.ts).
   './ed25519-noble.ts': `${root}verifier-worker/sw/shims/ed25519-noble.ts`,
