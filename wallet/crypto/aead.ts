@@ -3,19 +3,12 @@
  * which Node 20 and every browser Mandate targets expose as `globalThis.crypto.subtle`.
  *
  * Output is one self-describing, JSON-safe envelope whose format is stable (key stores and the
- * issuer's server-custody keys persist it; see docs/keystores.md "Encryption envelope"):
+ * issuer's server-custody keys persist it):
  *
  *     { "v": 1, "alg": "A256GCM", "iv": "<base64url 12 bytes>", "ct": "<base64url ciphertext ‖ tag>" }
  *
- * - `iv`: a fresh random 96-bit nonce per message (SP 800-38D §8.2.2, RBG-based construction);
- *   96 bits is the length GCM processes without GHASH-ing the IV (§7.1).
- * - `ct`: ciphertext followed by the 128-bit tag, exactly as WebCrypto returns it.
- * - base64url is RFC 4648 §5 without padding and without a multibase prefix (as in JOSE).
- * - `aad` (optional) is authenticated but not stored: callers bind context (an id, a purpose)
- *   so an envelope cannot be moved to another record; decryption needs the same `aad`.
- *
- * Random nonces bound the use of one key to 2^32 messages (SP 800-38D §8.3); Mandate encrypts a
- * handful of keys per key-encryption key, far below that.
+ * A fresh random 96-bit IV per message (SP 800-38D §8.2.2); `aad` is authenticated, not stored.
+ * Why, and the nonce bound (§8.3): docs/keystores.md §Encryption envelope.
  */
 import { base64urlToBytes, bytesToBase64url } from './base64url.ts';
 import { assertBytes } from './bytes.ts';

@@ -68,10 +68,8 @@ export function canonicalSnapshot(canonicalText: string): CanonicalSnapshot {
 }
 
 /**
- * True when `value` is exactly the JSON value `expected`: same kinds, arrays of the same length
- * with equal items, plain objects with the same own enumerable keys and equal members, and
- * identical primitives. Then `value` canonicalizes to what `expected` does (0 and -0 are both
- * "0"), and it passes every check canonicalization makes, because `expected` did.
+ * True when `value` is exactly the JSON value `expected` (same kinds, items, own keys, members);
+ * then it canonicalizes as `expected` did and passes its checks (why: docs/crypto.md §JSON and JCS, Snapshots).
  */
 function sameJson(value: unknown, expected: JsonValue): boolean {
   if (typeof expected !== 'object' || expected === null) return value === expected;

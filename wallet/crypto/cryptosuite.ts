@@ -3,17 +3,11 @@
  * 1.0 §4.2 Add Proof, §4.4 Verify Proof) and an EdDSA cryptosuite other than the built-in
  * `eddsa-jcs-2022`.
  *
- * Data Integrity EdDSA Cryptosuites v1.0 §3.1 "Instantiate Cryptosuite" picks the algorithms
- * by `proof.cryptosuite`. The suites differ only in how the document and the proof options
- * become the 64 bytes that are signed (Transformation, Hashing, Proof Configuration); Proof
- * Serialization and Proof Verification are pure Ed25519 for all of them (§3.2.6/§3.2.7,
- * §3.3.6/§3.3.7). So a cryptosuite here is exactly that one step, `hashData`, and signing and
- * verification stay in data-integrity.ts.
- *
- * `eddsa-jcs-2022` is not expressed through this interface: it stays inline and synchronous in
- * data-integrity.ts, on the verifier's hot path. Other suites are handed in by the caller
- * (`createProof({ cryptosuite })`, `verifyProof({ cryptosuites })`), so a runtime only bundles
- * the suites its caller imports: eddsa-rdfc-2022 needs a JSON-LD processor and is Node only.
+ * EdDSA suites differ only in how the document and proof options become the 64 bytes signed
+ * (§3.1 Instantiate Cryptosuite; §3.2.6/§3.2.7, §3.3.6/§3.3.7 are pure Ed25519), so a suite here is
+ * that one step, `hashData`. eddsa-jcs-2022 stays inline and synchronous in data-integrity.ts (the
+ * verifier's hot path); other suites are handed in by the caller, so a runtime bundles only what
+ * it imports (eddsa-rdfc-2022 is Node only). See docs/crypto.md §Where it runs.
  */
 import type { JsonLimits } from './json-value.ts';
 import { EDDSA_JCS_2022, ProofError, type ProofOptions } from './proof-config.ts';

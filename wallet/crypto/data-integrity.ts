@@ -6,18 +6,9 @@
  * cryptosuite.ts and get the same checks; only their hashing differs, and eddsa-jcs-2022 keeps
  * its own synchronous path.
  *
- * Choices the specifications leave open, made here on the safe side:
- * - Every proof of a proof set must verify and match the expected purpose (VC-DI §4.5
- *   verifies each proof; one bad proof fails the document).
- * - Each proof signs the document WITHOUT any `proof` member, as deployed JCS implementations
- *   (Digital Bazaar's jsonld-signatures) do. A `previousProof` must name a proof of the set
- *   (VC-DI §4.5 step 3.2) and that proof is verified too, but the chain order is not itself
- *   signed by this suite: see docs/crypto.md.
- * - `created` in the future (beyond the clock skew) and `expires` in the past fail; times
- *   without a timezone are refused. An `authentication` proof requires an expected challenge
- *   (replay protection, VC-DI §2.1 `challenge`).
- * - Cheap local checks run before the key is resolved, so junk input never triggers a DID
- *   lookup; the key resolver's own errors propagate unchanged.
+ * Where the specifications leave a choice, it is made on the safe side (every proof of a set must
+ * verify, proofs sign the document without `proof`, zone-less times refused, authentication needs
+ * a challenge, local checks before any key lookup): docs/crypto.md §Verification, step by step.
  */
 import { assertBytes } from './bytes.ts';
 import { checkCryptosuite, type EddsaCryptosuite, findCryptosuite, isCryptosuite } from './cryptosuite.ts';
@@ -63,7 +54,7 @@ export interface CreateProofOptions {
   challenge?: string;
   domain?: string | string[];
   nonce?: string;
-  /** Limits for the document and the proof configuration (defaults: jcs.ts; a verifier needs the same). */
+  /** Limits for the document and the proof configuration (defaults: json-value.ts; a verifier needs the same). */
   limits?: JsonLimits;
   /**
    * The cryptosuite to sign with (EdDSA §3.1), e.g. `eddsaRdfc2022` from `mandate/wallet/node`.
@@ -83,7 +74,7 @@ export interface VerifyProofOptions {
   now?: Date;
   /** Tolerance for `created` in the future and `expires` in the past. Default 60 000 ms. */
   clockSkewMs?: number;
-  /** Limits for the document and each proof configuration (defaults: jcs.ts). */
+  /** Limits for the document and each proof configuration (defaults: json-value.ts). */
   limits?: JsonLimits;
   /**
    * Cryptosuites accepted besides the built-in eddsa-jcs-2022 (EdDSA §3.1), e.g.
@@ -490,10 +481,8 @@ function hashJcsProofs(
 }
 
 /**
- * The hash data of each proof of another cryptosuite (EdDSA §3.2.2 steps 1–6 for
- * eddsa-rdfc-2022), filled into `hashes`. Every suite is called before any is awaited: each
- * reads its input before its first await (cryptosuite.ts), so all judge the document as it was
- * passed in.
+ * The hash data of each proof of another cryptosuite (EdDSA §3.2.2 steps 1–6 for eddsa-rdfc-2022),
+ * filled into `hashes`. All suites start before any await, so all read the document as passed in.
  */
 async function hashSuiteProofs(
   unsecured: Record<string, unknown>,

@@ -3,15 +3,9 @@
  *
  * Reached through `process.getBuiltinModule('node:crypto')` (Node ≥ 20.16) instead of an import
  * statement, so this module stays isomorphic: a browser bundle never references `node:crypto`
- * (the type import below is erased at build time). How keys reach OpenSSL:
- * - public keys as a JWK (RFC 8037 §2: `{"kty":"OKP","crv":"Ed25519","x":base64url(A)}`), which
- *   node:crypto hands to EVP_PKEY_new_raw_public_key. The SPKI DER form
- *   (302a300506032b6570032100 ‖ A, RFC 8410 §4) means the same key but goes through OpenSSL
- *   3.0's generic decoder, 10–20× slower: ~0.2 ms against ~15 µs here, paid by every key a
- *   verifier sees for the first time. The public key of a private key is read back the same way.
- * - private keys as PKCS#8 DER (302e020100300506032b657004220420 ‖ seed, RFC 8410 §7), slow
- *   too (~1 ms) but paid once per signer, and held in a byte buffer that is wiped afterwards. A
- *   JWK would carry the seed in a string, which JavaScript cannot wipe.
+ * (the type import below is erased at build time). Public keys reach OpenSSL as a JWK (RFC 8037
+ * §2), not SPKI DER, which OpenSSL 3.0 decodes 10–20× slower; private keys as PKCS#8 DER (RFC 8410
+ * §7) in a byte buffer wiped afterwards, never a JWK string. Why: docs/crypto.md §Key cache.
  *
  * This module does no validation of its own: the caller (ed25519.ts) has already applied the
  * strict RFC 8032 checks, so OpenSSL only ever sees canonical inputs and prime-order keys.
@@ -78,11 +72,8 @@ export function nodeSign(c: typeof NodeCrypto, message: Uint8Array, privateKey: 
 }
 
 /**
- * Where `nodeVerify` stages its inputs: one 128-byte buffer, off V8's heap from the start.
- * node:crypto reads a typed array through its ArrayBuffer, and a small (≤ 64-byte) array
- * lives on V8's heap until asked for one: each fresh signature and message would then cost an
- * ArrayBuffer with malloc'ed storage for the garbage collector to sweep. Verification is
- * synchronous, so the buffer is never shared between calls.
+ * Where `nodeVerify` stages its inputs: one 128-byte buffer, off V8's heap from the start, never
+ * shared (verification is synchronous). Why: docs/crypto.md §Hot-path details.
  */
 const STAGE = /* @__PURE__ */ new Uint8Array(128);
 const STAGED_SIGNATURE = /* @__PURE__ */ STAGE.subarray(0, 64);

@@ -1,22 +1,14 @@
 /**
  * Ed25519 (RFC 8032) for Mandate: key generation, signing and strict verification, run by the
- * fastest implementation the runtime has.
- *
- * Backends (`Ed25519Backend`):
- * - `node`: node:crypto / OpenSSL, synchronous. Reached with `process.getBuiltinModule`, never
- *   an import statement, so browser bundles do not pull in `node:crypto`. Default in Node.
- * - `webcrypto`: `crypto.subtle` 'Ed25519'. Default where node:crypto is absent (browsers and
- *   service workers); in Node it runs on the libuv pool, which can win with many verifications
- *   in flight. Probed once; absent or broken → `noble`.
- * - `noble`: @noble/curves, pure JS, everywhere.
- * The process-wide default is chosen with `setEd25519Backend`; `{ backend }` overrides one call.
+ * fastest implementation the runtime has (`node`, `webcrypto` or `noble`; `setEd25519Backend`
+ * sets the process-wide default, `{ backend }` overrides one call).
  *
  * Verdicts are identical on every backend because the strict rules are applied here, before any
  * backend runs, and noble's equation is made cofactorless like OpenSSL's and BoringSSL's:
  * 1. S < L and R a canonical point encoding (RFC 8032 §5.1.7 step 1, §5.1.3);
  * 2. A canonical, not small-order, torsion-free (checked once per key, then cached);
  * 3. [S]B − [k]A encodes to exactly the R bytes (cofactorless §5.1.7 step 3; see ed25519-noble.ts).
- * docs/crypto.md §Ed25519 lists each rejected case and why.
+ * docs/crypto.md §Backends and §Acceptance rules say how each is chosen and each case rejected.
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { assertBytes, hexToBytes, randomBytes } from './bytes.ts';
@@ -164,10 +156,8 @@ function isCanonicalScalar(bytes: Uint8Array, offset: number): boolean {
 }
 
 /**
- * RFC 8032 §5.1.3 decoding rules that can be read off the bytes: y < p (step 1) and no sign bit
- * on x = 0 (step 4; x = 0 exactly when y = ±1). Whether y is on the curve at all is left to the
- * cofactorless comparison, which only ever matches a canonical encoding of a curve point.
- * `encoded` is read at `offset…offset+32`.
+ * RFC 8032 §5.1.3 decoding rules that can be read off the bytes: y < p (step 1), no sign bit on
+ * x = 0 (step 4); on-curve is left to the comparison (docs/crypto.md §Acceptance rules). Reads `offset…offset+32`.
  */
 function isCanonicalPointEncoding(encoded: Uint8Array, offset: number): boolean {
   if (!lessThanLE(encoded, offset, P_LE, 0x7f)) return false;
@@ -196,17 +186,14 @@ interface CachedPublicKey {
 }
 
 /**
- * Validation (one scalar multiplication) and native import (halves the verify rate when done per
- * call) are paid once per key. Only VALID keys are cached: caching rejections would let anyone
- * with a stream of bad keys evict the good ones.
+ * Validated keys with their native imports, paid once per key; only VALID keys, so bad keys cannot
+ * evict good ones (why: docs/crypto.md §Key cache).
  */
 const publicKeys = new LruCache<string, CachedPublicKey>({ max: 1024 });
 
 /**
- * The ids of keys that passed validation, remembered 16× longer than `publicKeys` holds its
- * entries: an id costs about 150 bytes, a point with its KeyObject about 1.5 KB. A verifier that
- * serves more agents than `publicKeys` holds then imports an evicted key again (~15 µs) instead
- * of validating it again (~2 ms of bigint arithmetic).
+ * Ids of keys that passed validation, kept 16× longer than `publicKeys`: re-importing an evicted
+ * key beats validating it again (why: docs/crypto.md §Key cache).
  */
 const validatedKeys = new LruCache<string, true>({ max: 16 * 1024 });
 

@@ -9,33 +9,9 @@
  * module costs nothing until a proof is hashed; browser and service-worker bundles never
  * reach it (wallet/index.ts does not export it) and stay eddsa-jcs-2022 only.
  *
- * Canonicalization runs exactly as the specification and Digital Bazaar's
- * @digitalbazaar/eddsa-rdfc-2022-cryptosuite 1.3.0 run it, so both produce the same bytes:
- * - algorithm RDFC-1.0 with SHA-256 (§3.2.3 step 2; RDF-CANON §4), N-Quads output;
- * - `safe: true` — JSON-LD "safe mode" throws where it would otherwise drop data silently (an
- *   undefined term, a relative IRI, …). VC Data Integrity 1.0 §4.4 asks for an error when a
- *   JSON-LD processor drops data: what was dropped would not be signed;
- * - `base: null` — no base IRI, so a relative IRI stays relative and safe mode refuses it;
- * - `rdfDirection: 'i18n-datatype'` — `@direction` becomes RDF as JSON-LD 1.1 API §8.6.1
- *   describes (safe mode refuses it otherwise);
- * - `produceGeneralizedRdf: false` — no blank-node predicates (not RDF);
- * - the document loader is injected (`bundledDocumentLoader` in `mandate/wallet/node`): a
- *   context URL it does not serve is refused, never fetched. The crypto core imports no JSON-LD
- *   layer; jsonld.js never falls back to its network loader because a loader is always passed.
- *
- * The work is bounded (§3.2: "implementations will detect dataset poisoning by default, and
- * abort processing upon such detection"): rdf-canonize's `maxWorkFactor` allows
- * (non-unique blank nodes) ** maxWorkFactor runs of Hash N-Degree Quads. The default, 1, is
- * rdf-canonize's and Digital Bazaar's own, so Mandate accepts the datasets they accept; a
- * 60-node blank-node clique (58 KB) is refused in about 0.15 s where an unbounded run would not
- * end. The caller's JSON limits (`maxBytes`) bound everything else: JSON-LD expansion costs
- * grow with the document (about 1.4 s for 55 KB of type-scoped contexts).
- *
- * Errors: ProofError PROOF_MALFORMED naming the JSON-LD rule that refused the input (the
- * message quotes at most 64 characters of it; jsonld's own error is the `cause`),
- * CRYPTOSUITE_UNSUPPORTED for proof options of another suite, PROOF_CONTEXT_MISMATCH for a
- * proof whose own @context is not the document's, JsonError for input that is not safe JSON
- * within the caller's limits, PROOF_OPTIONS_INVALID for a bad factory option.
+ * Canonicalization runs with Digital Bazaar's options (RDF-CANON §4, JSON-LD safe mode, no base IRI,
+ * an injected loader that never fetches), and its work is bounded against poison graphs (§3.2).
+ * Why, and the errors: docs/crypto.md §Data Integrity eddsa-rdfc-2022.
  */
 import { type EddsaCryptosuite } from './cryptosuite.ts';
 import { canonicalizeJson } from './jcs.ts';
@@ -163,11 +139,8 @@ function readDocument(
 }
 
 /**
- * §3.2.5 Proof Configuration steps 1–4, synchronously: a copy of the proof options whose
- * @context is the document's. Step 4 replaces any @context of the proof's own; Digital Bazaar
- * keeps it instead (`{'@context': document['@context'], ...proof}`), so a proof whose @context
- * differs from the document's would read differently there: PROOF_CONTEXT_MISMATCH. Without a
- * document @context, safe mode refuses the proof's terms.
+ * §3.2.5 Proof Configuration steps 1–4, synchronously: a copy of the proof options whose @context
+ * is the document's; a different own one is PROOF_CONTEXT_MISMATCH (why: docs/crypto.md §The algorithm).
  */
 function readProofConfiguration(
   unsecuredDocument: Record<string, unknown>,

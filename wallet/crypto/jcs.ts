@@ -35,9 +35,7 @@ interface Writer {
 
 /**
  * Characters that send a string down the slow path: `"`, `\` and U+0000–U+001F need escaping,
- * and any surrogate half needs the well-formedness check. Real documents (URLs, DIDs, dates,
- * base58) almost never contain one, and one precompiled test is far cheaper than
- * `JSON.stringify` plus `isWellFormed` on every string.
+ * any surrogate half needs the well-formedness check (why: docs/crypto.md §Fast paths of the walk).
  */
 // eslint-disable-next-line no-control-regex -- U+0000–U+001F are what RFC 8785 §3.2.2.2 escapes
 const NEEDS_CARE = /["\\\u0000-\u001f\ud800-\udfff]/;
@@ -61,9 +59,8 @@ function grow(w: Writer, length: number): void {
 const INSERTION_SORT_MAX = 32;
 
 /**
- * Own enumerable keys in UTF-16 code unit order (`<` on strings, which is also sort's default
- * order). Objects have a handful of members, often already in order: an in-place insertion sort
- * is linear then, and unlike Array.prototype.sort it allocates no scratch space.
+ * Own enumerable keys in UTF-16 code unit order (RFC 8785 §3.2.3), insertion-sorted in place for
+ * small objects (why: docs/crypto.md §Fast paths of the walk).
  */
 function sortedKeys(record: Record<string, unknown>): string[] {
   const keys = Object.keys(record);
@@ -82,16 +79,8 @@ function sortedKeys(record: Record<string, unknown>): string[] {
 }
 
 /**
- * Validates and serializes `value` per RFC 8785 §3.2 in the same walk:
- * - literals and numbers (§3.2.2.1, §3.2.2.3): ECMAScript Number-to-String is exactly the
- *   serialization JCS prescribes for finite numbers (-0 becomes 0);
- * - strings (§3.2.2.2): JSON.stringify escapes exactly `"`, `\` and U+0000–U+001F, using
- *   \b \t \n \f \r or lowercase \u00xx, and leaves everything else (including U+2028/9) as is;
- *   strings with none of those characters are copied between quotes as they are;
- * - object members (§3.2.3): sorted by UTF-16 code units, which is Array.prototype.sort's
- *   default string order (and the order of the `<` operator on strings).
- * Each array and object is returned as its own string (V8 concatenates by reference), which is
- * what lets the memo keep every nested canonical form without copying.
+ * Validates and serializes `value` per RFC 8785 §3.2 (§3.2.2.1–§3.2.2.3, §3.2.3) in the same walk;
+ * each array and object is its own string, so the memo can keep it (docs/crypto.md §Fast paths of the walk).
  */
 function write(w: Writer, value: unknown, depth: number): string {
   switch (typeof value) {
@@ -121,10 +110,8 @@ function write(w: Writer, value: unknown, depth: number): string {
 }
 
 /**
- * `"key":` for member names already seen. Documents repeat a small vocabulary of names
- * (`@context`, `id`, `type`, `proof`…), so most members skip the key checks and the quoting.
- * Only names that passed the checks are stored, short ones, and at most KEY_CACHE_MAX: when
- * full it starts afresh, so a stream of hostile names costs memory only up to that bound.
+ * `"key":` for member names already seen (checked names only, short ones, at most KEY_CACHE_MAX,
+ * then afresh: bounded memory). Why: docs/crypto.md §Fast paths of the walk.
  */
 const memberPrefixes = new Map<string, string>();
 const KEY_CACHE_MAX = 512;

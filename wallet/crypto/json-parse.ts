@@ -79,10 +79,8 @@ function membersWritten(text: string): number {
 }
 
 /**
- * Object members in a value JSON.parse built, refusing any string or member name with a lone
- * surrogate half (I-JSON, RFC 7493 §2.1), which JSON text can spell as an escape. Iterative:
- * text within a body limit can nest deeper than the call stack goes, and only parseJson bounds
- * the depth.
+ * Object members in a value JSON.parse built, refusing lone surrogates (I-JSON, RFC 7493 §2.1).
+ * Iterative: only parseJson bounds the depth (docs/crypto.md §Rules).
  */
 function membersParsed(value: unknown): number {
   let members = 0;

@@ -3,21 +3,11 @@
  * the per-value checks that parsing (json-parse.ts), validation (json-safe.ts) and
  * canonicalization (jcs.ts) all apply.
  *
- * Everything that becomes signed or verified bytes passes through these rules, so they are
- * stricter than JSON.parse / JSON.stringify:
- * - `__proto__`, `constructor` and `prototype` keys are refused anywhere (JSON.parse turns
- *   `"__proto__"` into an own property; merging such a value later pollutes prototypes).
- * - Only JSON values are accepted: no undefined, functions, symbols, bigints, Dates or other
- *   class instances (JSON.stringify would silently drop or convert them, so what is signed
- *   would differ from what the caller holds), no sparse arrays, no NaN/±Infinity (JSON.parse
- *   turns `1e400` into Infinity).
- * - Strings and keys must be well-formed UTF-16: RFC 8785 §3.2.2.2 serializes strings as
- *   UTF-8, and a lone surrogate has no UTF-8 form.
- * - Nesting depth and size are bounded (defaults: depth 32, 64 KiB), so hostile input costs
- *   bounded time and stack.
- * - Parsed text may not repeat a member name in one object: RFC 8785 §3.1 takes I-JSON input,
- *   and I-JSON (RFC 7493 §2.3) forbids it, because parsers disagree on which copy counts
- *   (JSON.parse keeps the last, others the first): one signed text would read two ways.
+ * Stricter than JSON.parse / JSON.stringify, because everything that becomes signed or verified
+ * bytes passes through: no `__proto__`/`constructor`/`prototype` keys, only JSON values, no
+ * NaN/±Infinity, well-formed UTF-16 (RFC 8785 §3.2.2.2), bounded depth and size (defaults 32,
+ * 64 KiB), no repeated member names in parsed text (RFC 8785 §3.1, I-JSON RFC 7493 §2.3).
+ * Why each: docs/crypto.md §JSON and JCS, Rules.
  */
 import { MandateError } from './errors.ts';
 

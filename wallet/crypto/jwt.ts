@@ -1,18 +1,13 @@
 /**
  * EdDSA JWTs (RFC 7519 signed per RFC 8037, Ed25519 only): the one place Mandate signs and
- * verifies them, as thin typed wrappers over jose. The issuer's session tokens and any service
- * checking them go through here, so every JWT verdict in Mandate is reached the same way.
+ * verifies them, as thin typed wrappers over jose, so every JWT verdict is reached the same way.
  *
- * - Only Ed25519 keys (RFC 8037 §2 `{"kty":"OKP","crv":"Ed25519","x"}`), validated by the
- *   crypto core before jose sees them: a non-canonical, small-order or torsioned key (see
- *   ed25519.ts) is JWT_KEY_INVALID rather than a key someone could forge for. A verification
- *   key carrying `d` is refused: handing a private key to a verifier is a configuration error.
- * - Only `alg` "EdDSA" (RFC 8037 §3.1) and its fully specified synonym "Ed25519" (RFC 9864 §2)
- *   are accepted: "none", HMAC and everything else fail before any key is chosen (RFC 8725 §3.1).
- * - `exp` is required by default (RFC 8725 §3.10 favours short-lived tokens; a token without it
- *   would never expire), `iss`/`aud` are checked when the caller names them, with 60 s of clock
- *   tolerance. Tokens are at most 8 KiB by default.
- * - Failures are JwtError with a stable code; messages never quote the token.
+ * - Only Ed25519 keys (RFC 8037 §2), validated by the crypto core before jose sees them
+ *   (JWT_KEY_INVALID); a verification key carrying `d` is refused.
+ * - Only `alg` "EdDSA" (RFC 8037 §3.1) and "Ed25519" (RFC 9864 §2); "none", HMAC and the rest
+ *   fail before any key is chosen (RFC 8725 §3.1).
+ * - `exp` required by default (RFC 8725 §3.10), 60 s clock tolerance, tokens at most 8 KiB.
+ * Why each: docs/wallet.md §EdDSA JWTs. Failures are JwtError; messages never quote the token.
  */
 import {
   SignJWT,

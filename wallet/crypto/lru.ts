@@ -20,11 +20,8 @@ export interface LruOptions<V = unknown> {
 }
 
 /**
- * One cached value, linked into the recency list. A hit moves its entry to the newest end by
- * relinking two neighbours: re-inserting into the Map instead (delete + set, which is how a Map
- * alone keeps LRU order) costs a hash-table tombstone per hit and, measured, about 4% of the
- * JavaScript time of a cached presentation verification, which hits these caches half a dozen
- * times.
+ * One cached value, linked into the recency list: a hit relinks two neighbours instead of
+ * re-inserting into the Map (why: docs/crypto.md §Hot-path details).
  */
 interface Entry<K, V> {
   readonly key: K;

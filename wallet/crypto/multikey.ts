@@ -31,10 +31,8 @@ const BASE58_DIGIT = /* @__PURE__ */ (() => {
 const BASE58_POW4 = 58 ** 4;
 
 /**
- * base58btc (draft-msporny-base58 §3) without the multibase prefix; the mirror of
- * `base58ToBytes`. Three input bytes at a time are folded into little-endian limbs of four
- * base-58 digits each: limb × 2^24 + carry < 2^48, exact in a double. Each leading zero byte
- * becomes a '1'.
+ * base58btc (draft-msporny-base58 §3) without the multibase prefix; the mirror of `base58ToBytes`,
+ * three bytes per step into limbs of four digits (exact in a double: docs/crypto.md §Hot-path details).
  */
 function bytesToBase58(bytes: Uint8Array): string {
   let zeros = 0;
@@ -81,9 +79,8 @@ export function encodeBase58btc(bytes: Uint8Array): string {
 }
 
 /**
- * Limbs for `base58ToBytes`, reused across calls: decoding is synchronous and never re-entered,
- * and a fresh Float64Array this size (beyond V8's 64-byte on-heap limit) costs as much as the
- * arithmetic of decoding a signature.
+ * Limbs for `base58ToBytes`, reused across calls (synchronous, never re-entered): a fresh array
+ * this size costs as much as decoding a signature (docs/crypto.md §Hot-path details).
  */
 let limbScratch = new Float64Array(64);
 /** Limbs hold 32 bits (plus a little slack between steps, see `base58ToBytes`). */
@@ -104,15 +101,9 @@ function digitsAt(text: string, i: number, count: number): number {
 }
 
 /**
- * base58btc (draft-msporny-base58 §3) without the multibase prefix. Every proofValue goes
- * through here on the verifier's hot path, so instead of one digit at a time it folds three
- * digits (58^3 < 2^18) into little-endian 32-bit limbs, and no carry runs through the limbs
- * within a step: each limb keeps the low 32 bits of its product and takes the bits above 32
- * of the limb below. The products of one step are then independent of each other, and the CPU
- * overlaps them instead of waiting on a chain of carries (20% faster on a signature than
- * carrying limb by limb). A limb exceeds 2^32 by less than 2^18 between steps, so
- * limb × 58^3 + carry stays below 2^50: exact in a double. The carries are settled once, at
- * the end. Returns undefined on a character outside the alphabet.
+ * base58btc (draft-msporny-base58 §3) without the multibase prefix, on the verifier's hot path:
+ * three digits per step, carries settled once at the end (why it is exact and faster: docs/crypto.md
+ * §Hot-path details). Returns undefined on a character outside the alphabet.
  */
 function base58ToBytes(text: string): Uint8Array | undefined {
   let zeros = 0;

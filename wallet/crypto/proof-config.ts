@@ -82,9 +82,8 @@ function daysInMonth(year: number, month: number): number {
 }
 
 /**
- * Days from 1970-01-01 to `year-month-day` in the proleptic Gregorian calendar (H. Hinnant,
- * "chrono-Compatible Low-Level Date Algorithms", days_from_civil), in plain arithmetic: a
- * verifier parses several timestamps per credential, and Date objects cost more than this.
+ * Days from 1970-01-01 to `year-month-day`, proleptic Gregorian (H. Hinnant, days_from_civil),
+ * in plain arithmetic: cheaper than Date objects (docs/crypto.md §Hot-path details).
  */
 function daysFromCivil(year: number, month: number, day: number): number {
   const y = month <= 2 ? year - 1 : year;
@@ -120,10 +119,8 @@ export function parseDateTimeStamp(value: unknown): number | undefined {
 }
 
 /**
- * Timestamps already read, by their text. A verifier reads the same credential dates on every
- * presentation of a credential, and some of them several times in one verification; a lookup
- * costs a fraction of the parse. Only valid timestamps are kept, at most READ_STAMPS_MAX: when
- * full the map starts afresh, so a stream of distinct ones costs memory only up to that bound.
+ * Timestamps already read, by their text (valid ones only, at most READ_STAMPS_MAX, then afresh):
+ * verifiers read the same dates again and again (docs/crypto.md §Hot-path details).
  */
 const readStamps = new Map<string, number>();
 const READ_STAMPS_MAX = 1024;
@@ -166,7 +163,7 @@ export function formatDateTimeStamp(date: Date): string {
 /**
  * §3.3.3 Transformation (eddsa-jcs-2022): the JCS (RFC 8785) canonical form of the unsecured
  * document. (Step 1, the type/cryptosuite check, is made once in `proofConfiguration`, which
- * every caller runs on the same options.) `memo`: see `createCanonicalMemo` in jcs.ts.
+ * every caller runs on the same options.) `memo`: see `createCanonicalMemo` in canonical-memo.ts.
  */
 export function transformJcs(unsecuredDocument: unknown, limits?: JsonLimits, memo?: CanonicalMemo): string {
   return canonicalizeJson(unsecuredDocument, limits, memo);

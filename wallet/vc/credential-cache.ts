@@ -6,7 +6,7 @@
  * verified a signature must still be authorized in its DID document, and be the same key.
  *
  * Entries are found by the credential's `proofValue` and hit only when the presented
- * credential is structurally identical to the one verified (`recallCanonical`, jcs.ts): every
+ * credential is structurally identical to the one verified (`recallCanonical`, canonical-memo.ts): every
  * member and value the same. The entry then supplies the canonical text and the digest computed
  * at the time, so a cached credential is neither serialized nor hashed again — its text goes
  * straight into the presentation's canonical form. Identity of content needs no collision
