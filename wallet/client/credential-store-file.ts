@@ -2,17 +2,11 @@
  * A CredentialStore in one JSON file (Node only: import it from `wallet/node.ts`, never from
  * code that ships to browsers). Format: `{"version": 1, "credentials": [<credential>, …]}`.
  *
- * - Private by construction: the parent directory is created 0700, the file 0600.
- * - Atomic replace: the new content is written to a temporary file in the same directory
- *   (O_EXCL, 0600), fsync'd, then rename(2)d over the file (POSIX.1-2017 rename(): atomic), and
- *   the directory fsync'd; a reader sees the old or the new file, never a torn one.
- * - Read with O_NOFOLLOW (a symlink planted in place of the file is refused), as a regular file
- *   of at most `maxFileBytes`, strict UTF-8 safe JSON, every credential re-validated: anything
- *   else is CREDENTIAL_STORE_CORRUPT and the file is left as it is.
- * - Every read-modify-write (put, delete) re-reads the file while holding BOTH a queue shared by
- *   every store object on that file in this process, and a lock file `.<file>.lock` created
- *   with O_EXCL, which serializes separate processes. A lock left by a crashed writer is broken
- *   once its owner is known to be dead (same host) or it is older than LOCK_STALE_MS.
+ * Private (0700/0600), replaced atomically (temporary file, fsync, rename(2): POSIX.1-2017
+ * rename()), read with O_NOFOLLOW and re-validated (else CREDENTIAL_STORE_CORRUPT, file left as
+ * it is). Every put and delete holds an in-process queue per file and an O_EXCL lock file
+ * `.<file>.lock` across processes, broken once stale (dead owner, or older than LOCK_STALE_MS).
+ * Why each: docs/wallet.md §Credential stores.
  */
 import { constants } from 'node:fs';
 import { link, lstat, mkdir, open, realpath, rename, unlink } from 'node:fs/promises';
@@ -132,12 +126,8 @@ function serializeFile<T>(key: string, run: () => Promise<T>): Promise<T> {
 }
 
 /**
- * The queue's key: the absolute path with symlinks in its EXISTING directories resolved, so two
- * spellings of one directory (`/tmp` and `/private/tmp`, a symlinked home) share a queue. The
- * file name itself is kept as written: the file may not be a symlink (reads refuse one with
- * O_NOFOLLOW, rename replaces one), so following it would only let a planted link pick the queue.
- * Directories still to be created are appended as written (mkdir creates real directories).
- * Any spelling this misses is still serialized by the lock file, which lives in the real directory.
+ * The queue's key: the absolute path with symlinks in its EXISTING directories resolved (two
+ * spellings of one directory share a queue), the file name as written (docs/wallet.md §Credential stores).
  */
 async function queueKey(path: string): Promise<string> {
   const absolute = resolve(path);
@@ -248,11 +238,8 @@ function isStale(seen: LockSeen): boolean {
 }
 
 /**
- * Removes the lock at `lockPath` only if it is the one `wanted` accepts. Moved aside first
- * (rename is atomic), then checked, and put back (link, which never replaces) when it was
- * another, so a writer never deletes a lock that someone created after it last looked. (While
- * such a lock is aside, a third writer could take the lock; that needs a stale lock broken by two
- * writers at the same instant, and costs at worst a lost addition, never a torn file.)
+ * Removes the lock at `lockPath` only if it is the one `wanted` accepts: moved aside (rename), checked,
+ * put back (link) when another, so no newer lock is deleted (docs/wallet.md §Credential stores).
  */
 async function removeLockIf(lockPath: string, wanted: (found: LockSeen) => boolean): Promise<boolean> {
   const aside = `${lockPath}.${bytesToHex(randomBytes(8))}.old`;

@@ -121,10 +121,8 @@ async function fetchIssuerKey(
 }
 
 /**
- * The cached key of `baseUrl`, fetching it when absent or expired. A token naming another kid
- * may mean a rotated key: it is looked for at most once per cooldown, whether that succeeds or
- * not, and the cached key stays until a new one has arrived. Anyone can send a token with a
- * made-up kid; that must neither evict a good key nor make every request refetch.
+ * The cached key of `baseUrl`, fetched when absent or expired; an unknown kid refetches at most once
+ * per cooldown and never evicts the good key (forged kids are free: docs/wallet.md §Session tokens).
  */
 async function issuerKey(
   baseUrl: string,

@@ -2,26 +2,11 @@
  * A caching, coalescing front for any resolver (DID Resolution §4 leaves caching to the
  * client; `noCache` in the options skips the read, as DID Resolution's option of that name).
  *
- * - TTL + LRU on `LruCache`: documents for `ttlMs` (default 5 min), at most `max` DIDs.
- * - Negative caching: results with an error (notFound, timeouts, …) live `negativeTtlMs`
- *   (default 30 s), so a dead or slow host costs one fetch per 30 s, not one per credential.
- * - Coalescing: concurrent resolutions of one DID share one in-flight call to the inner
- *   resolver (100 verifications arriving together fetch a did:web document once).
- * - Refresh: `refresh` resolves past the cache when the cached result, and the last refresh,
- *   are older than `refreshCooldownMs` (default 30 s): verifiers call it for a key the cached
- *   document lacks. It asks the inner resolver with `noCache`, so a cache behind this one (the
- *   service worker's stored documents) is passed too. A refresh that fails keeps the good copy.
- * - Age: every returned result says when its document was retrieved and how old it is:
- *   `didResolutionMetadata.retrieved` (ISO 8601), `.ageMs` (at return time) and `.cached`.
- *   A verifier that must report "the age of every DID document it relied on" reads these.
- *   When the inner resolver is itself a cache and reports `ageMs` (and `cached`), the age counts
- *   from its retrieval, not from this cache's, and the result stays `cached`: the reported age,
- *   the refresh cooldown and a verifier's decision to refresh are then the document's own.
- * - Deactivated documents (`didDocumentMetadata.deactivated`) are cached like any other
- *   result, and stay reported as deactivated.
- *
- * Cached documents are deep-frozen: a caller that mutates what it got cannot change what the
- * next caller is told.
+ * TTL + LRU, negative caching, coalescing of concurrent resolutions, a rate-limited `refresh`
+ * past the cache, and the age of every result (`retrieved`, `ageMs`, `cached`, counted from an
+ * inner cache's retrieval when it reports one). Cached documents are deep-frozen, so a caller
+ * that mutates what it got cannot change what the next caller is told. Defaults and the why of
+ * each: docs/dids.md §Cache.
  */
 import { LruCache } from '../crypto/lru.ts';
 import { deepFreeze } from './document.ts';

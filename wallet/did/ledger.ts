@@ -5,20 +5,10 @@
  *
  *   did:ledger:<network>:<root key "z6Mk…">_<topicId>      e.g. did:ledger:testnet:z6Mk…_0.0.1234
  *
- * Each topic message is base64(JSON) of
- *   {operation: 'create'|'update'|'deactivate', did, document?, timestamp, signature}
- * where `signature` is 'z' + base58btc of an Ed25519 signature over the JCS (RFC 8785) of the
- * message without `signature`, made by the root key in the DID or by a key in the current
- * document's `capabilityInvocation` (only its first MAX_CONTROLLER_KEYS entries are examined).
- *
- * Anyone can write to a public topic, so the resolver replays the history and ignores (and
- * counts, in `didResolutionMetadata.ledger`) every message that is malformed, names another
- * DID, has a bad signature, or is out of order: an update or deactivate before the create, a
- * second create, anything after a deactivate, or a `timestamp` not later than the last applied
- * one (so an old, validly signed update cannot be replayed to roll the document back). The
- * last valid state wins. History that does not fit the page/message limits, or is not read and
- * replayed within `timeoutMs`, fails closed (`internalError`) rather than returning a state that
- * may miss a later deactivation.
+ * Each topic message is base64(JSON) signed over its JCS (RFC 8785) form by the root key or a
+ * current `capabilityInvocation` key. Anyone can write to a public topic, so the history is
+ * replayed, invalid or out-of-order messages are ignored and counted, the last valid state wins,
+ * and history beyond the limits fails closed: docs/dids.md §did:ledger lists every rule and why.
  */
 import { bytesToUtf8, equalBytes, utf8ToBytes } from '../crypto/bytes.ts';
 import type { Signer } from '../crypto/ed25519.ts';
@@ -96,17 +86,13 @@ const NETWORK = /^[a-z0-9]{1,32}$/;
 const TOPIC_ID = /^\d{1,10}\.\d{1,10}\.\d{1,10}$/; // shard.realm.num
 const CONSENSUS_TIMESTAMP = /^(\d{1,12})\.(\d{1,9})$/; // seconds.nanoseconds
 /**
- * How far a message's signed `timestamp` may be from the consensus time the ledger gave it.
- * Without a bound, a signer (a delegated capabilityInvocation key, say) could date an update
- * in the year 275760 and every later message, the root key's included, would be out of order:
- * the DID frozen in that state for good.
+ * How far a message's signed `timestamp` may be from its consensus time: without a bound, one
+ * far-future update freezes the DID (why: docs/dids.md §did:ledger).
  */
 const MAX_TIMESTAMP_DRIFT_MS = 10 * 60_000;
 /**
- * capabilityInvocation entries examined per document state: the first this many, in document
- * order. An entry that yields no usable key still uses up its place, so a document listing
- * hundreds of invalid keys costs at most this many key checks (a mixed-order key costs about
- * 3 ms to refuse), once per applied state, never per message.
+ * capabilityInvocation entries examined per document state, in document order; an unusable entry
+ * still uses up its place, so key checks stay bounded (docs/dids.md §did:ledger).
  */
 const MAX_CONTROLLER_KEYS = 8;
 /**

@@ -38,10 +38,8 @@ export function isDid(value: unknown): value is string {
 }
 
 /**
- * The shape nearly every DID URL a verifier sees has ("did:key:z6Mk…#z6Mk…": no percent-encoding,
- * path or query), matched by a flat pattern first. It accepts a subset of DID_URL's language
- * and splits it the same way (the id cannot contain "#"), so the result is identical; anything
- * else falls through to the full grammar.
+ * The common DID URL shape ("did:key:z6Mk…#z6Mk…"), matched flat first: a subset of DID_URL's
+ * language, split the same way (docs/dids.md §DID syntax); anything else takes the full grammar.
  */
 const SIMPLE_DID_URL = /^did:([a-z0-9]+):([A-Za-z0-9._:-]*[A-Za-z0-9._-])(?:#([A-Za-z0-9._~!$&'()*+,;=:@/?-]*))?$/;
 

@@ -129,10 +129,8 @@ interface AuthorizedKey {
 }
 
 /**
- * Methods already found and keys already decoded, per frozen document: a cached resolver hands
- * out the same deep-frozen document object until it refreshes it, and each verification asks
- * for the same few keys of it. Keyed by the object, so a refreshed document starts afresh and
- * a dropped one is collected. Time-dependent checks (`expires`, `revoked`) still run per call.
+ * Methods found and keys decoded, per frozen document (a cached resolver hands out the same one);
+ * weakly keyed, `expires`/`revoked` still checked per call. Why: docs/dids.md §Key resolution for proofs.
  */
 const authorizedKeys = new WeakMap<DidDocument, Map<VerificationRelationship, Map<string, AuthorizedKey>>>();
 

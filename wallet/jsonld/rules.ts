@@ -1,16 +1,9 @@
 /**
  * The JSON-LD rules VC DM 2.0 requires of a credential or presentation (§4.3, §4.5, §5.1, §11),
  * checked the way a JSON-LD processor in safe mode checks them (JSON-LD 1.1 API §5.1 Expansion,
- * with jsonld.js's `safe` option) over the bundled contexts only:
- * - every term (property or type) is defined by a context, `@vocab: null` included
- *   (JSONLD_UNDEFINED_TERM);
- * - a protected term is not redefined (JSONLD_PROTECTED_TERM_REDEFINED; VC v2's are protected);
- * - a context maps terms to absolute IRIs, and ids and types expand to absolute IRIs
- *   (JSONLD_RELATIVE_IRI);
- * - every context is known (JSONLD_CONTEXT_UNKNOWN), and nothing else fails expansion
- *   (JSONLD_INVALID).
- * And for related resources (§5.3) whose bytes Mandate holds — its bundled contexts — the digest
- * must match (RELATED_RESOURCE_DIGEST_MISMATCH).
+ * with jsonld.js's `safe` option) over the bundled contexts only, plus the digests of related
+ * resources (§5.3) Mandate holds. Each rule and its reason code: docs/conformance.md §JSON-LD
+ * without a JSON-LD processor on the hot path.
  *
  * Node only, on the issuer's VC-API path: verifyPresentation, the middleware and the service
  * worker keep their static profile checks (docs/conformance.md).

@@ -3,20 +3,11 @@
  * never from code that ships to browsers). One JSON record per key, `<directory>/<id>.json`
  * (format in record.ts and docs/keystores.md).
  *
- * - Private by construction: the directory is created 0700, files are created 0600 (the umask
- *   can only narrow these).
- * - Crash-safe and no-clobber: a record is written to a temporary file in the same directory,
- *   fsync'd, then hard-linked to its final name. link(2) is atomic like rename(2) but fails with
- *   EEXIST instead of replacing (POSIX.1-2017 link()), so two writers racing for one id cannot
- *   overwrite each other, and a reader never sees a half-written record. The directory is
- *   fsync'd afterwards so the new name survives a power loss.
- * - A record that does not parse is reported (KEY_FILE_CORRUPT) and left as it is: never
- *   replaced, never overwritten. Only an explicit delete() removes it.
- * - A key file that another user owns, or that others may read or write, is refused
- *   (KEY_FILE_EXPOSED), as ssh refuses such private keys: on a shared machine someone else could
- *   have planted a key they know, or read the seed.
- * - With a passphrase, new keys are encrypted (scrypt → AES-256-GCM); existing records are read
- *   in whichever form they were written.
+ * Private (directory 0700, files 0600), crash-safe and no-clobber (temporary file, fsync, then
+ * link(2), which fails with EEXIST instead of replacing: POSIX.1-2017 link()). A corrupt record
+ * is reported and left as it is (KEY_FILE_CORRUPT); a key file others own or may access is
+ * refused, as ssh refuses such keys (KEY_FILE_EXPOSED). With a passphrase, new keys are
+ * encrypted (scrypt → AES-256-GCM). Why each: docs/keystores.md §File store (Node).
  */
 import { constants } from 'node:fs';
 import { link, mkdir, open, readdir, unlink } from 'node:fs/promises';

@@ -4,16 +4,10 @@
  *
  *     { "version": 1, "id", "createdAt", "publicKeyMultibase": "z6Mk…", <exactly one secret> }
  *
- * where the secret is one of
- * - `secretKeyMultibase`: the seed as a Multikey "z3u2…" (unencrypted);
- * - `encryptedSecretKey`: `{ kdf: ScryptParams, cipher: AeadEnvelope }`, the raw 32-byte seed
- *   encrypted under scrypt(passphrase) with AAD "mandate-keystore:v1:<id>" (binding the id, so
- *   an encrypted blob copied into another record does not decrypt);
- * - `privateKey`: a non-extractable WebCrypto CryptoKey (IndexedDB only: structured clone
- *   keeps CryptoKeys, JSON cannot).
- *
- * Records read back are untrusted: every member is checked, and an unencrypted seed must
- * derive the recorded public key, before anything is used.
+ * where the secret is `secretKeyMultibase` (the seed as a Multikey), `encryptedSecretKey` (scrypt
+ * + AES-256-GCM, AAD binding the id) or `privateKey` (a non-extractable CryptoKey, IndexedDB only).
+ * Records read back are untrusted: every member is checked, and an unencrypted seed must derive
+ * the recorded public key, before anything is used.
  */
 import { AeadError, decrypt, encrypt, parseAeadEnvelope, type AeadEnvelope } from '../crypto/aead.ts';
 import { equalBytes, utf8ToBytes } from '../crypto/bytes.ts';

@@ -75,11 +75,8 @@ function requireProof(value: unknown, what: string): void {
 }
 
 /**
- * VC DM 2.0 §4.3 contexts: the v2 context first, then only the Mandate context, once. Context
- * validation, as VC DM 2.0 asks of verifiers, is done against these two known contexts: an
- * eddsa-jcs-2022 proof still verifies after contexts are appended to its document (EdDSA
- * Cryptosuites §3.3.2 step 4.1: the document's @context need only start with the proof's), so without this anyone on the path could add a
- * context that redefines terms for a JSON-LD consumer downstream.
+ * VC DM 2.0 §4.3 contexts: the v2 context first, then only the Mandate context, once; appended
+ * contexts pass an eddsa-jcs-2022 proof (EdDSA §3.3.2 step 4.1), hence this (docs/protocol.md §Common envelope).
  */
 function checkContext(value: unknown, what: string): void {
   const contexts = requireStringArray(value, `${what} @context`);

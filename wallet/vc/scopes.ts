@@ -1,22 +1,16 @@
 /**
  * Scope semantics: what a scope string means and when one set of scopes is bounded by another.
  * Every authority check in Mandate (delegation chains, grants, the verifier's decision) reduces
- * to the four relations here, so they are small, total and fail closed. See docs/scopes.md.
+ * to the four relations here, so they are small, total and fail closed.
  *
  * Grammar (the only accepted spelling; anything else is INVALID_SCOPE):
  *
  *     scope   = segment *( ":" segment )
  *     segment = 1*( %x61-7A / DIGIT / "." / "_" / "-" )      ; [a-z0-9._-]+
  *
- * Security choices, each one closing a known hole:
- * - Coverage is a prefix on SEGMENTS, never on characters: `files` covers `files:read` but not
- *   `filesystem:read`. A string `startsWith` check would hand `filesystem` to a `files` holder.
- * - `*` is not a wildcard (and not even a legal character): there is no pattern syntax whose
- *   edge cases could widen authority. Broad authority is spelled as a short scope (`files`).
- * - ASCII lowercase only, no normalisation: `FILES`, `ﬁles` (U+FB01) or a Cyrillic `fіles` are
- *   rejected rather than folded, so two spellings can never name the same authority.
- * - Every public function validates its inputs and throws on the first invalid scope, so a
- *   malformed scope in a credential can neither match nor be silently skipped.
+ * Coverage is a prefix on segments, never characters; `*` is not a wildcard; no case folding or
+ * normalisation; every function throws on the first invalid scope. Each closes a known hole:
+ * docs/scopes.md §Why segment-wise, and why no wildcard.
  */
 import { MandateError } from '../crypto/errors.ts';
 

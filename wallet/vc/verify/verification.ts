@@ -52,11 +52,8 @@ export function prepareVerification(input: unknown, options: VerifyPresentationO
   const now = options.now?.getTime() ?? Date.now();
   const limits: JsonLimits = { maxBytes: options.maxPresentationBytes ?? 64 * 1024 };
   const value = typeof input === 'string' ? parseJson(input, limits) : input;
-  // The memo keeps the canonical form of every nested object, so each proof and digest below
-  // serializes only what it adds (its top-level members). The presentation's own proof
-  // canonicalizes the presentation first, which validates every value (safe JSON, the size
-  // limit) before any DID is resolved. The input is read again across awaits: a caller must
-  // not modify it during verification.
+  // One memo per verification: each proof and digest serializes only what it adds, and the input
+  // must not change meanwhile (docs/crypto.md §JSON and JCS, The memo).
   const memo = createCanonicalMemo();
   // Credentials identical to ones verified before put their known canonical text in the memo:
   // canonicalization then copies it instead of serializing them again.
