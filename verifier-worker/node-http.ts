@@ -71,11 +71,8 @@ const FORBIDDEN_METHOD = /^(?:CONNECT|TRACE|TRACK)$/i;
 const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 
 /**
- * Node hands the application the request-target as sent (`req.url`), and Connect/Express mounts
- * and most routers match it as it is; a `URL` resolves dot segments and reads `\` as `/`. So
- * `/api/admin/../../public` is `/public` to the verifier but inside `app.use('/api/admin', …)`
- * to the application. No client needs such a target (browsers and fetch resolve them before
- * sending), so it is refused rather than guessed at.
+ * Refuses dot segments and `\` in the request-target: a `URL` resolves them, Node routers do not,
+ * so the verifier and the application would judge different paths (docs/verifier.md, Dot segments).
  */
 function assertPlainTarget(target: string): void {
   const path = target.split(/[?#]/, 1)[0] ?? '';

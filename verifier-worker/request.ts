@@ -5,17 +5,9 @@
  * (docs/verifier.md). The Hono middleware, the Node `http` adapter and the service worker are
  * thin shells around it, so it is isomorphic: Web APIs only, no `node:` imports.
  *
- * Wire format (docs/verifier.md §Wire format):
- * - `Authorization: VP <token>`, token = base64url without padding (RFC 4648 §5) of the UTF-8
- *   JSON of a VerifiablePresentation. The scheme is case-insensitive (RFC 9110 §11.1).
- * - Challenges come from this verifier's nonce endpoint (`GET /.well-known/mandate/challenge`,
- *   single use), from the request's `X-Mandate-Challenge` header, or are not checked at all;
- *   the last two lean on the replay cache and must be chosen explicitly.
- * - Refusals are `{valid: false, reason, message}` with one of the verifier's 22 reason codes,
- *   status 400, 401 (with `WWW-Authenticate: VP realm=…`) or 403.
- *
- * The presentation is a bearer secret for its few minutes of life: it is never echoed into a
- * message, a body or a header of any response.
+ * Wire format (`VP` base64url token, RFC 4648 §5; scheme case-insensitive, RFC 9110 §11.1),
+ * challenge modes and refusals: docs/verifier.md §Wire format. The presentation is a bearer
+ * secret: never echoed into any response.
  *
  * This module runs a request through the verifier; the concerns it draws on have one module each:
  * options.ts (validation and defaults), challenge-store.ts, scope-rules.ts, method-override.ts,

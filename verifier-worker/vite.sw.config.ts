@@ -29,11 +29,8 @@ export interface BundleSpec {
 }
 
 /**
- * Module replacements of the worker bundle, each explained in its file:
- * - noble's Ed25519: left out; the public-key rules (ed25519-noble.ts) are computed by a page of
- *   bigint arithmetic instead, and signing throws;
- * - the node:crypto Ed25519 backend: left out, because a service worker has no node:crypto;
- * - the verified-credential cache: left out, every request verifies every signature.
+ * Module replacements of the worker bundle (noble's Ed25519, the node:crypto backend, the
+ * verified-credential cache), each explained in its file and in docs/verifier.md §Size.
  */
 const SHIMS = Object.freeze({
   '@noble/curves/ed25519.js': `${root}verifier-worker/sw/shims/noble-ed25519.ts`,

@@ -3,23 +3,10 @@
  * documents kept in IndexedDB for `ttlMs`, so a worker that the browser stopped and started
  * again, or that is offline, still knows the did:web documents it met before.
  *
- * Layers, from the inside out:
- * 1. createWebResolver (wallet/did/web.ts): the network policy, limits and document checks;
- * 2. the store: a document fetched less than `ttlMs` ago is used without asking the host. Read
- *    back, it is checked again (assertDidDocument, DID Core §5.1.1: its id must be the DID), so
- *    the store can hold nothing the resolver would not have accepted. When the host fails
- *    (internalError: network, timeout, 5xx; NOT notFound, which says the DID is gone) a stored
- *    document may stand in up to `staleIfErrorMs` past its TTL (RFC 5861 §4 stale-if-error;
- *    default 0);
- * 3. createCachedResolver (wallet/did/cache.ts) in memory, for coalescing and to spare the
- *    store a read per request. Its TTL is at most MEMORY_TTL_MS, so a document is used at most
- *    `ttlMs` + 30 s after it was fetched.
- *
- * A stored document is returned as cached, with its age (`didResolutionMetadata.cached`,
- * `ageMs`, `retrieved`), so the memory layer and the verification report count from the fetch,
- * not from the read. A refresh (a key the document lacks: a rotated issuer key) resolves with
- * `noCache`, which skips the store and asks the host, at most once per 30 s of the document's
- * age.
+ * Layers, inside out: createWebResolver (wallet/did/web.ts); the store, re-checked on read (DID
+ * Core §5.1.1), stale-if-error on internalError only (RFC 5861 §4); createCachedResolver in memory
+ * (TTL ≤ MEMORY_TTL_MS). Results carry the fetch's age; a refresh skips the store. Why each:
+ * docs/verifier.md §How the worker's parts fit.
  */
 import { createCachedResolver, type CachedResolver } from '../../wallet/did/cache.ts';
 import { assertDidDocument } from '../../wallet/did/document.ts';

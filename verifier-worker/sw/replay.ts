@@ -1,18 +1,11 @@
 /**
  * The worker's replay cache: presentation ids and challenges verifyPresentation has accepted,
- * remembered until their presentation expires, across the worker's stops. Without the store,
- * stopping the worker, which the browser does whenever it is idle, would forget every
- * presentation id and let a captured presentation be replayed.
+ * remembered until their presentation expires, across the worker's stops (which the browser
+ * makes whenever it is idle: without the store, a captured presentation could be replayed).
  *
- * Decisions are the wallet's `createReplayCache` (bounded, with a horizon instead of forgetting
- * live keys), made in memory and synchronously so the check stays atomic; every accepted key is
- * written through to the store, and `load()` reads the live ones back in expiry order.
- *
- * `durable`: when the replay cache is all that keeps a presentation single-use (challenge modes
- * `none` and `request`), a key counts as remembered only once the store has it, and a failed
- * write refuses the presentation. Otherwise a worker whose storage fails (quota, blocked
- * storage) would forget it at its next stop and accept it again. In `endpoint` mode a lost write
- * reopens nothing (the nonce it answered is gone too), so the write is not waited for.
+ * Decisions are the wallet's `createReplayCache`, in memory and synchronous (atomic), written
+ * through to the store. `durable` (challenge modes `none`, `request`): a failed write refuses the
+ * presentation. Why: docs/verifier.md §What survives the worker being stopped.
  */
 import { createReplayCache, type ReplayCache } from '../../wallet/vc/replay-cache.ts';
 import { tryStore, type KeyValueStore } from './store.ts';

@@ -3,20 +3,10 @@
  * before it has one. Kept apart from the service-worker event wiring (worker.ts) so it can be
  * driven by tests with plain Requests.
  *
- * Configuration sources (one per registration):
- * - a JSON file: the page registers `verifier-sw.js?config=<same-origin URL>`; the worker
- *   fetches it at every start (so edits reach a running site as soon as the browser restarts
- *   the worker) and keeps the last good copy, which stands in when the file cannot be fetched.
- *   A file that is fetched but invalid is never replaced by the old copy: the worker fails
- *   closed until it is fixed, and a worker being installed with it is not installed at all;
- * - a message from the page (registerVerifier with a config object): validated, stored under
- *   the registration's scope, and used again at every start.
- *
- * Before a configuration exists nothing is guarded, but X-Mandate-* headers are still removed
- * from same-origin requests. When the configuration file is invalid or missing with no stored
- * copy ('failed'), every same-origin request except navigations is refused with 503, so that a
- * broken verifier never silently turns into no verifier; navigations still load, so the site
- * can show what is wrong.
+ * One configuration source per registration: a same-origin JSON file (`?config=<URL>`, fetched at
+ * every start, last good copy kept; an invalid file fails closed) or a message from the page
+ * (stored under the scope). Unconfigured: nothing guarded, X-Mandate-* still stripped; 'failed':
+ * 503 for all but navigations. Why: docs/verifier.md §Configuration, §How the worker's parts fit.
  */
 import { bytesToUtf8 } from '../../wallet/crypto/bytes.ts';
 import { isMandateError } from '../../wallet/crypto/errors.ts';

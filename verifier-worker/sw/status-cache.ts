@@ -3,18 +3,10 @@
  * issuer checks, decoding: Bitstring Status List §3.2), with every signed list credential it
  * accepted kept in IndexedDB, so a restarted or offline worker still knows the lists it met.
  *
- * Freshness is counted from when a list was FETCHED, not from when this worker instance loaded
- * it: a revocation published by the issuer takes effect within one `ttl` (§2.2; the list's own,
- * else `defaultTtlMs`), however often the worker restarts. To get that from a client whose
- * memory cache counts from load time, each list URL gets its own client ("slot"), dropped when
- * the list's fetch-time TTL ends; the next check opens a new slot, whose client asks the store
- * (now stale) and so the network.
- *
- * What is stored is the list credential's bytes as served; a slot's client reads them back
- * through its `fetch` and verifies the proof again, so the store cannot vouch for anything the
- * issuer did not sign. A list is stored only after a check through it succeeded. When the host
- * fails (network error or 5xx), a stored list may stand in up to `staleIfErrorMs` past its TTL
- * (RFC 5861 §4 stale-if-error; default 0: fail closed, STATUS_UNAVAILABLE).
+ * Freshness counts from the FETCH (§2.2 `ttl`), however often the worker restarts: one client
+ * ("slot") per list URL, dropped when the fetch-time TTL ends. Stored bytes are verified again
+ * on read, stored only after a successful check, and stand in past the TTL only on host failure
+ * (RFC 5861 §4 stale-if-error, default 0). Why: docs/verifier.md §How the worker's parts fit.
  */
 import { bytesToUtf8 } from '../../wallet/crypto/bytes.ts';
 import type { KeyResolver } from '../../wallet/crypto/data-integrity.ts';

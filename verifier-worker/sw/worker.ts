@@ -1,19 +1,9 @@
 /**
  * The service worker (Service Workers §4): the entry `npm run build` bundles into one file,
- * `dist/verifier-sw.js`. It wires the browser's events to the runtime (runtime.ts) and the
- * guard (guard.ts); all decisions are made there.
- *
- * - install: checks that WebCrypto has Ed25519 (the bundle has no other verifier, see
- *   shims/ed25519-noble.ts) and waits for the configuration (a configuration file that is missing or
- *   invalid fails the installation, so a broken verifier never replaces a working one), then
- *   skipWaiting();
- * - activate: clients.claim(), so the page that registered the worker is guarded without a reload;
- * - fetch: requests the runtime handles are answered by it; the others are left to the browser;
- * - message: a configuration posted by the page (registerVerifier), answered on its port.
- *
- * Storage writes (replay cache, nonces, DID documents, status lists) are handed to waitUntil
- * (Service Workers §4.4.1 "extend lifetime promises"), so the browser does not stop the worker
- * before they land; a presentation accepted just before a stop is still remembered after it.
+ * `dist/verifier-sw.js`. It wires the browser's events (install, activate, fetch, message) to the
+ * runtime (runtime.ts) and the guard (guard.ts); all decisions are made there. Storage writes go
+ * to waitUntil (§4.4.1) so a stop cannot lose them. Why each step: docs/verifier.md §How the
+ * worker's parts fit.
  */
 import { createRuntime } from './runtime.ts';
 import { CONFIG_PARAM, isConfigureMessage, type ConfigureReply } from './messages.ts';

@@ -1,20 +1,11 @@
 /**
  * A build-time stand-in for wallet/crypto/ed25519-noble.ts in the service-worker bundle (aliased
  * in verifier-worker/vite.sw.config.ts): the public-key rules in a page of bigint arithmetic,
- * without @noble/curves.
+ * without @noble/curves, whose generic machinery would cost several KB of the worker's budget.
  *
- * Why: the worker verifies signatures with WebCrypto only and never signs, so all it needs from
- * a curve library is `publicKeyProblem` — decode the key, then two scalar multiplications. noble
- * brings its generic field, point and windowed-multiplication machinery for that: about 6 KB gzip
- * of the worker's 40 KB budget. Here the same rules are computed straight from RFC 8032 §5.1:
- * the §5.1.3 decoding, and the §5.1.4 addition formulas, which are complete (they also double,
- * and take the neutral point), so plain double-and-add needs nothing else. Public keys are
- * public: variable time is fine.
- *
- * test/browser/sw-shims.test.ts holds this to the wallet's noble-based `publicKeyProblem` on
- * random encodings, on the eight small-order points, on mixed-order points and on non-canonical
- * encodings. The noble backend's verification is not here: reaching it in the worker throws, and
- * Ed25519 verification (which turns every exception into `false`) fails closed.
+ * Computed straight from RFC 8032 §5.1: §5.1.3 decoding and the complete §5.1.4 addition
+ * formulas, so plain double-and-add suffices (public keys: variable time is fine). Held to noble's
+ * verdicts by test/browser/sw-shims.test.ts. Why: docs/verifier.md §How the worker's parts fit.
  */
 import type { EdwardsPoint } from '@noble/curves/abstract/edwards.js';
 import { PUBLIC_KEY_PROBLEMS } from '../../../wallet/crypto/ed25519-spec.ts';
