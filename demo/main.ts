@@ -1,14 +1,10 @@
 /**
- * `npm run demo`: the consent & delegation story in one command (docs/demo.md). It starts
- *
- * - the issuer (development configuration, a fresh SQLite file in a temp directory unless
- *   DEMO_DATA_DIR is set, a random admin key that stays in this process, status lists with a 1 s
- *   `ttl` so a revocation shows within the demo);
- * - one origin on 127.0.0.1 that serves the demo page and the service-worker verifier, the
- *   sample service provider (demo/provider.ts) and its API, and the operator's side of the story
- *   (`/operator/*`: mint a token, revoke, read the audit trail). The operator routes use the
- *   admin key HERE, server-side: the key never reaches the page. They exist because this is a
- *   local demo on loopback; nothing like them belongs in a deployment.
+ * `npm run demo`: the consent & delegation story in one command (docs/demo.md). It starts the
+ * issuer (development configuration, fresh SQLite file, 1 s status-list `ttl`) and one origin on
+ * 127.0.0.1 serving the page, the service-worker verifier, the sample provider (demo/provider.ts)
+ * and the operator's routes (`/operator/*`: mint a token, revoke, read the audit trail). Those use
+ * the admin key server-side, never in the page, and exist only because this is a loopback demo
+ * (docs/demo.md §Not for deployment).
  *
  * The pieces of that origin live in demo/server/ (page-server, page-routes, operator,
  * issuer-relay, static-files); this file starts them in order. `startDemo({port: 0})` is what the

@@ -259,10 +259,8 @@ function readSecretsFile(path: string): StoredSecrets | undefined {
 }
 
 /**
- * Written whole or not at all: a temporary file, flushed, then put in place. Where no file
- * existed (`create`), it is linked into place, which fails if another process created one
- * meanwhile: two issuers started at once on a fresh directory must not each keep secrets the
- * other overwrote. Returns false when that happened; the caller reads the winner's file.
+ * Written whole or not at all (temporary file, flush, put in place); a new file is linked, so of
+ * two issuers racing, false tells the loser to read the winner's file (docs/operations.md §Development secrets file).
  */
 function writeSecretsFile(path: string, secrets: StoredSecrets, create: boolean): boolean {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
@@ -292,10 +290,8 @@ function writeSecretsFile(path: string, secrets: StoredSecrets, create: boolean)
 }
 
 /**
- * Fewer distinct values than any random secret of its size would show (the chance is below
- * 1e-12 either way): a placeholder such as "aaaa…", "0000…" or "abab…" left in a production
- * environment. 16 of 256 byte values in 32 random bytes; 6 characters in an admin key of at
- * least 32 characters, even a hexadecimal one (16 symbols).
+ * Fewer distinct values than any random secret of its size would show (chance below 1e-12): a
+ * placeholder left in production. The numbers: docs/operations.md §Configuration.
  */
 const MIN_DISTINCT_KEY_BYTES = 16;
 const MIN_DISTINCT_ADMIN_KEY_CHARACTERS = 6;

@@ -19,10 +19,8 @@ import type { SqliteDatabase } from './db.ts';
 export const DATA_VERSION = 1;
 
 /**
- * `credentials.renewed` (ADDED_COLUMNS): 1 where the superseding credential is a renewal, as
- * the CREDENTIAL_RENEWED record of every renewal says ({vcId: new, previousVcId: old}); 0 for a
- * replacement by POST /v1/vcs. Left NULL, a renewal line would not be followed by revoke or
- * suspend, and a revoked old copy would leave its renewal working.
+ * `credentials.renewed` (ADDED_COLUMNS) from the CREDENTIAL_RENEWED records; left NULL, revoke and
+ * suspend would not follow renewal lines (docs/operations.md §Upgrading).
  */
 const BACKFILL_RENEWED = `
   UPDATE credentials SET renewed = EXISTS (
@@ -34,11 +32,8 @@ const BACKFILL_RENEWED = `
   WHERE renewed IS NULL AND superseded_by IS NOT NULL`;
 
 /**
- * `credentials.suspended_with` (ADDED_COLUMNS): whose suspension suspended a credential, from
- * the newest CREDENTIAL_SUSPENDED record about it — `data.with` for one that came from a
- * successor, else its own id. Left NULL, reinstating a successor would lift a suspension the
- * operator put on a leaked predecessor by itself. With no record at all it stays NULL, which
- * the services read as "cause unknown" (lifted with any successor, as before causes were kept).
+ * `credentials.suspended_with` (ADDED_COLUMNS) from the newest CREDENTIAL_SUSPENDED record; NULL
+ * without one means "cause unknown" (docs/operations.md §Upgrading).
  */
 const BACKFILL_SUSPENDED_WITH = `
   UPDATE credentials SET suspended_with = (
