@@ -1,17 +1,11 @@
 /**
  * The demo's sample service provider, "Demo Files": what a real provider adds around Mandate.
- *
- * - It holds its OWN key (did:key) and its OWN Bitstring Status List, published at its own URL
- *   (`/provider/status/grants`), signed with that key: a grant it issued can be revoked by it
- *   alone, without the issuer (docs/protocol.md §Delegation grant).
- * - Consent: it hands out single-use challenges; the user's DID signs a UserConsent over one
- *   (proofPurpose authentication, domain = the provider's DID); the provider verifies that
- *   signature and the agent's AgentCredential (issued by the trusted issuer) before it signs a
- *   DelegationGrantCredential, never wider than the user approved nor than the agent's ceiling.
- * - Its API (`/api/files/*`) sits behind the service-worker verifier in the page: requests that
- *   reach it carry the worker's verified claims (X-Mandate-Agent-Did, X-Mandate-Scopes).
- * - It records its authorizations and refusals in the issuer's audit trail with signed
- *   AuditEvents (`POST /v1/audit/events`, authenticated by its DID's key, no admin key).
+ * It holds its OWN key (did:key) and its OWN Bitstring Status List (`/provider/status/grants`),
+ * so it alone can revoke its grants (docs/protocol.md §Delegation grant); it signs a
+ * DelegationGrantCredential only after verifying the user's UserConsent over its single-use
+ * challenge and the agent's AgentCredential; its API (`/api/files/*`) sits behind the
+ * service-worker verifier; it records its decisions as signed AuditEvents (`POST
+ * /v1/audit/events`, no admin key). The flow step by step: docs/demo.md §The seven steps.
  *
  * Everything here is Web-standard Request/Response (Hono), so it runs in any server.
  */
