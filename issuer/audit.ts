@@ -18,7 +18,7 @@ import { canonicalizeJson } from '../wallet/crypto/jcs.ts';
 import { type JsonObject } from '../wallet/crypto/json-value.ts';
 import type { AuditRow, AuditStore } from './storage/audit-store.ts';
 import type { Transactional } from './storage/stores.ts';
-import type { AuditRecord } from '../wallet/client/issuer-client.ts';
+import type { AuditChainVerdict, AuditPage, AuditRecord } from '../wallet/contract/audit.ts';
 
 /** prev_hash of the first record: hex SHA-256 of "mandate:issuer:audit:genesis:v1". */
 export const AUDIT_GENESIS_HASH = bytesToHex(sha256Utf8('mandate:issuer:audit:genesis:v1'));
@@ -27,7 +27,7 @@ export const AUDIT_GENESIS_HASH = bytesToHex(sha256Utf8('mandate:issuer:audit:ge
 export type AuditInput = Pick<AuditRecord, 'event' | 'agentDid' | 'actor' | 'reason' | 'vpId' | 'data'>;
 
 /** The wire shape of an audit record (docs/api.md), shared with the client that reads it. */
-export type { AuditRecord };
+export type { AuditPage, AuditRecord };
 
 export interface AuditQuery {
   agentDid?: string;
@@ -46,14 +46,7 @@ export interface AuditQuery {
   order?: 'asc' | 'desc';
 }
 
-export interface AuditPage {
-  records: AuditRecord[];
-  /** Pass as `cursor` for the next page; absent on the last page. */
-  nextCursor?: string;
-}
-
-export type ChainVerdict =
-  { intact: true; count: number; headHash: string } | { intact: false; brokenAt: number; count: number };
+export type ChainVerdict = AuditChainVerdict;
 
 export interface AuditLog {
   record(input: AuditInput): AuditRecord;

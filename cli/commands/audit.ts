@@ -1,6 +1,7 @@
 /** `mandate audit tail|verify`: the hash-chained audit log (docs/api.md §Audit). */
 import { IssuerClientError } from '../../wallet/client/errors.ts';
-import type { AuditQuery, AuditRecord } from '../../wallet/client/issuer-client.ts';
+import type { AuditQuery } from '../../wallet/client/issuer-client.ts';
+import type { AuditRecord } from '../../wallet/contract/audit.ts';
 import type { CommandContext, CommandSpec } from '../command.ts';
 import { integerOption, stringOption } from '../command.ts';
 import { CliError, EXIT } from '../errors.ts';

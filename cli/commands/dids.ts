@@ -1,6 +1,6 @@
 /** `mandate dids create|resolve|add-service|remove-service|deactivate` (docs/api.md §DIDs; DID Core). */
 import type { JsonObject, JsonValue } from '../../wallet/crypto/json-value.ts';
-import type { CreateDidInput, HostedDid } from '../../wallet/client/issuer-client.ts';
+import type { CreateDidInput, HostedDid } from '../../wallet/contract/dids.ts';
 import type { CommandSpec } from '../command.ts';
 import { choiceOption, requiredOption, stringOption, usage } from '../command.ts';
 import { EXIT } from '../errors.ts';

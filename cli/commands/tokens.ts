@@ -75,14 +75,12 @@ export const tokenCommands: readonly CommandSpec[] = [
       const state = choiceOption(ctx.options, 'state', STATES);
       const limit = integerOption(ctx.options, 'limit', 1, 500);
       const cursor = stringOption(ctx.options, 'cursor');
-      const result = await ctx
-        .client()
-        .listEnrollmentTokens({
-          ...(state ? { state } : {}),
-          ...(limit ? { limit } : {}),
-          ...(cursor ? { cursor } : {}),
-          signal: ctx.signal,
-        });
+      const result = await ctx.client().listEnrollmentTokens({
+        ...(state ? { state } : {}),
+        ...(limit ? { limit } : {}),
+        ...(cursor ? { cursor } : {}),
+        signal: ctx.signal,
+      });
       ctx.print(
         table(
           ['token id', 'state', 'scopes', 'depth', 'domains', 'expires', 'agent'],

@@ -1,5 +1,5 @@
 /** `mandate vcs issue|revoke|suspend|reinstate|renew|show`: the credential lifecycle (docs/api.md §Credentials). */
-import type { CredentialView, StatusChangeView } from '../../wallet/client/issuer-client.ts';
+import type { CredentialView, StatusChangeView } from '../../wallet/contract/credentials.ts';
 import type { CommandSpec } from '../command.ts';
 import { integerOption, listOption, requiredOption, stringOption, usage } from '../command.ts';
 import { EXIT } from '../errors.ts';
@@ -112,12 +112,10 @@ export const vcCommands: readonly CommandSpec[] = [
     options: { validity: { type: 'string', value: 'seconds', description: "the new credential's validity" } },
     async run(ctx) {
       const validitySeconds = integerOption(ctx.options, 'validity', 1, VALIDITY_MAX);
-      const view = await ctx
-        .client()
-        .renew(ctx.args[0] as string, {
-          ...(validitySeconds === undefined ? {} : { validitySeconds }),
-          signal: ctx.signal,
-        });
+      const view = await ctx.client().renew(ctx.args[0] as string, {
+        ...(validitySeconds === undefined ? {} : { validitySeconds }),
+        signal: ctx.signal,
+      });
       ctx.print(`Renewed (supersedes ${view.previousVcId ?? ctx.args[0]}).\n${credentialText(view)}`, view);
       return EXIT.OK;
     },

@@ -7,7 +7,6 @@
  * `CREDENTIAL_ALREADY_REVOKED`, …) or, when there is no answer to read, one of the console's
  * codes below, with a message fit to show an operator.
  */
-import type { AgentInfo as Agent } from '../../wallet/client/issuer-client.ts';
 import { MandateError } from '../../wallet/crypto/errors.ts';
 
 /** The console's own codes; other codes are the issuer's (docs/api.md). */
@@ -116,31 +115,17 @@ export function query(params: Record<string, string | number | undefined>): stri
   return text === '' ? '' : `?${text}`;
 }
 
-// The shapes the console reads are the API's wire types, which the issuer builds and the client
-// reads (type-only imports: erased from the bundle, and a change on either side fails the
+// The shapes the console reads are the API's wire types, defined once in the contract
+// (wallet/contract), which the issuer validates and publishes with (type-only imports: erased
+// from the bundle, so no zod reaches the browser, and a change on either side fails the
 // console's typecheck).
+export type { AgentDetail, AgentInfo as Agent } from '../../wallet/contract/agents.ts';
+export type { AuditChainVerdict as ChainVerdict, AuditRecord } from '../../wallet/contract/audit.ts';
 export type {
-  AgentDetail,
-  AgentInfo as Agent,
   CredentialView as Credential,
-  EnrollmentTokenInfo as TokenState,
   StatusChangeView as StatusChange,
-} from '../../wallet/client/issuer-client.ts';
-export type { DidView as HostedDid } from '../../issuer/services/dids.ts';
-export type { AuditRecord, ChainVerdict } from '../../issuer/audit.ts';
-
-/** GET /v1/console/agents: an agent with its current credential's state. */
-export interface ConsoleAgent extends Agent {
-  credentialState: string;
-}
-
-/** GET /v1/console/status-lists (issuer/routes/console-support.ts). */
-export interface StatusListFill {
-  listId: string;
-  purpose: string;
-  url: string;
-  length: number;
-  allocated: number;
-  set: number;
-  fill: number;
-}
+} from '../../wallet/contract/credentials.ts';
+export type { HostedDid } from '../../wallet/contract/dids.ts';
+export type { EnrollmentTokenInfo as TokenState } from '../../wallet/contract/enrollment.ts';
+/** GET /v1/console/agents and GET /v1/console/status-lists (issuer/routes/console-support.ts). */
+export type { ConsoleAgent, StatusListFill } from '../../wallet/contract/console.ts';

@@ -13,7 +13,7 @@ export interface OpenApiDocument {
   openapi: string;
   info: { title: string; version: string; description?: string };
   servers?: Array<{ url: string; description?: string }>;
-  paths?: Record<string, Record<string, unknown>>;
+  paths?: Record<string, object>;
   components?: { schemas?: Record<string, unknown>; securitySchemes?: Record<string, unknown> };
   tags?: Array<{ name: string; description?: string }>;
 }
@@ -57,8 +57,9 @@ interface Operation {
 function operationsOf(doc: OpenApiDocument): Operation[] {
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    const members = new Map<string, unknown>(Object.entries(item));
     for (const method of METHODS) {
-      const op = item[method];
+      const op = members.get(method);
       if (!isObject(op)) continue;
       const tags = Array.isArray(op.tags) ? op.tags.filter((t): t is string => typeof t === 'string') : [];
       operations.push({ method, path, op, tag: tags[0] ?? 'Other' });

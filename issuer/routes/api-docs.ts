@@ -47,7 +47,7 @@ export function registerApiDocs(app: OpenAPIHono<IssuerEnv>, ctx: IssuerContext)
   app.doc31(OPENAPI_PATH, () => documentConfig(ctx));
   app.get(DOCS_PATH, (c) => {
     // Routes are fixed once the app is built: render once.
-    rendered ??= renderApiReference(app.getOpenAPI31Document(documentConfig(ctx)) as unknown as OpenApiDocument);
+    rendered ??= renderApiReference(app.getOpenAPI31Document(documentConfig(ctx)));
     c.header(
       'content-security-policy',
       "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",

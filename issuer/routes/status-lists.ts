@@ -4,64 +4,14 @@
  * the list's `ttl` (Bitstring Status List §2.2), so HTTP caches and verifiers agree on
  * freshness; If-None-Match gets 304 from the etag middleware.
  */
-import { createRoute, z } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
+import { CreateStatusListSchema, ListIdParamSchema, StatusListSchema } from '../../wallet/contract/status-lists.ts';
 import type { IssuerContext } from '../context.ts';
 import { adminAuth } from '../http/admin-auth.ts';
 import { createRouter } from '../http/errors.ts';
 import { accepts } from 'hono/accepts';
-import { MAX_STATUS_SIZE } from '../../wallet/status/bitstring.ts';
-import { createStatusListRecord, LIST_PURPOSES, publishedStatusList, statusListUrl } from '../services/status-lists.ts';
+import { createStatusListRecord, publishedStatusList, statusListUrl } from '../services/status-lists.ts';
 import { ADMIN_SECURITY, errorResponses, jsonBody, JsonObjectSchema, jsonResponse } from './schemas.ts';
-
-const ListId = z
-  .string()
-  .regex(/^[a-z][a-z0-9_-]{0,63}$/, 'lowercase letters, digits, _ and -, starting with a letter');
-
-const StatusMessageSchema = z.strictObject({
-  status: z
-    .string()
-    .regex(/^0x[0-9a-fA-F]{1,2}$/)
-    .openapi({ example: '0x1' }),
-  message: z.string().min(1).max(256),
-});
-
-const CreateRequest = z
-  .strictObject({
-    purpose: z
-      .enum(LIST_PURPOSES)
-      .openapi({ example: 'revocation', description: 'statusPurpose (§2.1) of the entries this list will hold' }),
-    id: ListId.optional().openapi({ description: 'Default <purpose>-<n>' }),
-    makeDefault: z
-      .boolean()
-      .optional()
-      .openapi({ description: 'New credentials with an entry for this purpose get it on this list (default true)' }),
-    statusSize: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_STATUS_SIZE)
-      .optional()
-      .openapi({ description: 'Bits per entry (§2.1 statusSize, default 1)' }),
-    statusMessages: z
-      .array(StatusMessageSchema)
-      .max(2 ** MAX_STATUS_SIZE)
-      .optional()
-      .openapi({
-        description: 'What each value means (§2.1 statusMessage): required above statusSize 1, one per value',
-      }),
-  })
-  .openapi('CreateStatusList');
-
-const ListSchema = z
-  .object({
-    listId: z.string(),
-    purpose: z.string(),
-    url: z.string(),
-    length: z.number(),
-    statusSize: z.number(),
-    statusMessages: z.array(StatusMessageSchema).optional(),
-  })
-  .openapi('StatusList');
 
 /** VC DM 2.0 §6.3: a secured credential is application/vc; generic JSON-LD loaders read only json types, so they may ask for one. */
 const LIST_MEDIA_TYPES = ['application/vc', 'application/ld+json', 'application/json'];
@@ -78,8 +28,11 @@ export function statusListRoutes(ctx: IssuerContext) {
       summary: 'Create (and publish) a status list. Admin.',
       security: ADMIN_SECURITY,
       middleware: [admin] as const,
-      request: { body: jsonBody(CreateRequest) },
-      responses: { 201: jsonResponse(ListSchema, 'The new list'), ...errorResponses(400, 401, 409, 413, 415, 429) },
+      request: { body: jsonBody(CreateStatusListSchema) },
+      responses: {
+        201: jsonResponse(StatusListSchema, 'The new list'),
+        ...errorResponses(400, 401, 409, 413, 415, 429),
+      },
     }),
     (c) => {
       const input = c.req.valid('json');
@@ -113,7 +66,7 @@ export function statusListRoutes(ctx: IssuerContext) {
       tags: ['Status lists'],
       summary:
         'The signed BitstringStatusListCredential, with ETag and Cache-Control matching its ttl: application/vc, or application/ld+json or application/json when Accept prefers them (same bytes, same ETag). Public.',
-      request: { params: z.object({ listId: ListId }) },
+      request: { params: ListIdParamSchema },
       responses: {
         200: {
           description: 'Signed list credential',

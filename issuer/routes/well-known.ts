@@ -3,12 +3,15 @@
  * agents' documents (/agents/:id/did.json, path form `did:web:<domain>:agents:<id>`), the
  * Mandate JSON-LD context, and a health probe.
  */
-import { createRoute, z } from '@hono/zod-openapi';
+import { createRoute } from '@hono/zod-openapi';
+import { AgentDocumentParamSchema } from '../../wallet/contract/dids.ts';
+import { HealthSchema } from '../../wallet/contract/health.ts';
 import type { Context } from 'hono';
 import { MANDATE_CONTEXT } from '../../wallet/vc/context.ts';
 import type { IssuerContext } from '../context.ts';
 import type { IssuerEnv } from '../http/env.ts';
 import { apiError, createRouter } from '../http/errors.ts';
+import { wireObject } from '../http/wire.ts';
 import { agentWebDid } from '../services/did-documents.ts';
 import { errorResponses, JsonObjectSchema, jsonResponse } from './schemas.ts';
 
@@ -30,7 +33,7 @@ const agentDocument = createRoute({
   path: '/agents/{id}/did.json',
   tags: ['DIDs'],
   summary: "A hosted agent's DID document (did:web path form). Public.",
-  request: { params: z.object({ id: z.string().regex(/^[A-Za-z0-9._~-]{1,128}$/) }) },
+  request: { params: AgentDocumentParamSchema },
   responses: {
     200: { description: 'DID document', content: { [DID_JSON]: { schema: JsonObjectSchema } } },
     ...errorResponses(404, 410),
@@ -52,7 +55,7 @@ const health = createRoute({
   path: '/v1/health',
   tags: ['Operations'],
   summary: 'Liveness and the issuer DID. Public.',
-  responses: { 200: jsonResponse(z.object({ ok: z.literal(true), issuer: z.string() }), 'Alive') },
+  responses: { 200: jsonResponse(HealthSchema, 'Alive') },
 });
 
 export function wellKnownRoutes(ctx: IssuerContext) {
@@ -62,7 +65,7 @@ export function wellKnownRoutes(ctx: IssuerContext) {
     if (!record) throw apiError('DID_NOT_FOUND', `${did} is not hosted here`);
     // did:web §3.4 Deactivate: the document is no longer served.
     if (record.deactivated) throw apiError('DID_DEACTIVATED', `${did} is deactivated`);
-    return c.json(record.document as unknown as Record<string, never>, 200, {
+    return c.json(wireObject(record.document), 200, {
       'content-type': DID_JSON,
       'cache-control': 'no-cache',
     });
@@ -82,7 +85,7 @@ export function wellKnownRoutes(ctx: IssuerContext) {
     return serveHosted(c, agentWebDid(ctx.config.didDomain ?? '', c.req.valid('param').id));
   });
   app.openapi(mandateContext, (c) =>
-    c.json(MANDATE_CONTEXT as unknown as Record<string, never>, 200, {
+    c.json(wireObject(MANDATE_CONTEXT), 200, {
       'content-type': 'application/ld+json',
       'cache-control': 'public, max-age=86400',
     }),

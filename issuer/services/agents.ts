@@ -18,16 +18,17 @@ import type { AgentRecord } from '../storage/agents-store.ts';
 import type { CredentialRecord } from '../storage/credentials-store.ts';
 import { refuseIfDeactivated, serverSigningIdentity } from './custody.ts';
 import { requireUsableDid } from './dids.ts';
-import type { AgentDetail, AgentInfo } from '../../wallet/client/issuer-client.ts';
+import type { AgentDetail, AgentInfo, AgentPage } from '../../wallet/contract/agents.ts';
 import {
+  chainCredentialOf,
   credentialState,
   credentialView,
   normalizeVcId,
-  type CredentialState,
+  storedForm,
   type CredentialView,
 } from './credentials.ts';
 
-// The wire types are the client's (docs/api.md `Agent`, `AgentDetail`): one definition for both ends.
+// The wire types are the contract's (docs/api.md `Agent`, `AgentDetail`): one definition for both ends.
 type AgentView = AgentInfo;
 
 /** `hosted`: the agent's hosted DID, when the caller read it already (the console's joined search). */
@@ -59,10 +60,7 @@ export function requireAgent(ctx: IssuerContext, did: string): AgentRecord {
   return agent;
 }
 
-export function listAgents(
-  ctx: IssuerContext,
-  page: { cursor?: string; limit: number },
-): { agents: AgentView[]; nextCursor?: string } {
+export function listAgents(ctx: IssuerContext, page: { cursor?: string; limit: number }): AgentPage {
   const rows = ctx.stores.agents.list({
     ...(page.cursor === undefined ? {} : { cursor: page.cursor }),
     limit: page.limit + 1,
@@ -91,13 +89,13 @@ export function getAgentDetail(ctx: IssuerContext, did: string): AgentDetail {
 
 /** The chain to present for `credentialId` (leaf first, parents by parentId, ending at the root). */
 function chainOf(ctx: IssuerContext, leaf: CredentialRecord): ChainCredential[] {
-  const chain: ChainCredential[] = [leaf.credential as unknown as ChainCredential];
+  const chain: ChainCredential[] = [chainCredentialOf(leaf)];
   let current = leaf;
   while (current.parentId !== null) {
     const parent = ctx.stores.credentials.get(current.parentId);
     if (!parent || chain.length >= 8)
       throw apiError('NO_CURRENT_CREDENTIAL', `the chain of ${leaf.id} is not held here in full`);
-    chain.push(parent.credential as unknown as ChainCredential);
+    chain.push(chainCredentialOf(parent));
     current = parent;
   }
   return chain;
@@ -210,7 +208,7 @@ export async function delegateFor(
   const now = ctx.now();
   let child;
   try {
-    child = await delegate(parentRecord.credential as unknown as ChainCredential, {
+    child = await delegate(chainCredentialOf(parentRecord), {
       delegator,
       delegateeDid: input.delegateeDid,
       scopes: input.scopes,
@@ -235,7 +233,7 @@ export async function delegateFor(
     type: 'DelegatedAgentCredential' as const,
     subjectDid: input.delegateeDid,
     issuerDid: did,
-    credential: child as unknown as Record<string, unknown>,
+    credential: storedForm(child),
     parentId: parentRecord.id,
     revocation: null,
     suspension: null,

@@ -16,39 +16,21 @@ import { parseDateTimeStamp, verifyProof } from '../../wallet/crypto/data-integr
 import { isMandateError } from '../../wallet/crypto/errors.ts';
 import { assertSafeJson } from '../../wallet/crypto/json-safe.ts';
 import { type JsonObject } from '../../wallet/crypto/json-value.ts';
+import type { ProviderEvent, RecordedAuditEvent, SignedAuditEvent } from '../../wallet/contract/audit.ts';
 import type { AuditRecord } from '../audit.ts';
 import type { IssuerContext } from '../context.ts';
 import { ApiError, apiError } from '../http/errors.ts';
+import { wireObject } from '../http/wire.ts';
 import type { AuditReceiptsStore } from '../storage/audit-receipts-store.ts';
 import { controllerKeyResolver } from './controller-keys.ts';
 
-export const PROVIDER_EVENTS = ['authorization', 'action', 'result'] as const;
-export type ProviderEvent = (typeof PROVIDER_EVENTS)[number];
+export { PROVIDER_EVENTS, type ProviderEvent, type SignedAuditEvent } from '../../wallet/contract/audit.ts';
 /** How far from now the event's proof `created` may be. */
 export const FRESHNESS_MS = 5 * 60_000;
 /** Canonical size cap of a signed event (it is stored whole in the audit log). */
 export const MAX_EVENT_BYTES = 8 * 1024;
 
-export interface SignedAuditEvent {
-  type: 'AuditEvent';
-  id: string;
-  provider: string;
-  event: ProviderEvent;
-  agentDid?: string;
-  vpId?: string;
-  action?: string;
-  result?: string;
-  proof: Record<string, unknown>;
-  [extra: string]: unknown;
-}
-
-export interface RecordedProviderEvent {
-  recorded: true;
-  eventId: string;
-  seq: number;
-  auditId: string;
-  hash: string;
-}
+export type RecordedProviderEvent = RecordedAuditEvent;
 
 const AUDIT_EVENT_NAMES: Record<ProviderEvent, string> = {
   authorization: 'PROVIDER_AUTHORIZATION',
@@ -129,7 +111,7 @@ export function createProviderEventRecorder(
           ...(event.agentDid === undefined ? {} : { agentDid: event.agentDid }),
           ...(event.vpId === undefined ? {} : { vpId: event.vpId }),
           ...(event.result === undefined ? {} : { reason: event.result }),
-          data: { eventId: event.id, signedEvent: event as unknown as JsonObject },
+          data: { eventId: event.id, signedEvent: wireObject(event) },
         });
         // Claimed after the append so the receipt can name the record; a duplicate rolls both back.
         if (!receipts.claim(event.id, event.provider, entry.id, now))

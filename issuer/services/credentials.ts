@@ -16,7 +16,9 @@ import type { JsonObject } from '../../wallet/crypto/json-value.ts';
 import { issueAgentCredential } from '../../wallet/vc/agent-credential.ts';
 import { newUrnUuid } from '../../wallet/vc/identity.ts';
 import { VerificationError } from '../../wallet/vc/reasons.ts';
-import type { AgentCredential } from '../../wallet/vc/types.ts';
+import type { CredentialState, CredentialView } from '../../wallet/contract/credentials.ts';
+import { isJsonObject } from '../../wallet/contract/primitives.ts';
+import type { AgentCredential, ChainCredential } from '../../wallet/vc/types.ts';
 import type { IssuerContext } from '../context.ts';
 import { requireUsableDid } from './dids.ts';
 import { apiError } from '../http/errors.ts';
@@ -88,7 +90,7 @@ export async function prepareAgentCredential(
       type: 'AgentCredential',
       subjectDid: terms.subjectDid,
       issuerDid: ctx.issuer.did,
-      credential: credential as unknown as Record<string, unknown>,
+      credential: storedForm(credential),
       parentId: null,
       revocation: position('revocation'),
       suspension: position('suspension'),
@@ -127,9 +129,24 @@ export async function issueAtomically<T>(
   }
 }
 
-// The wire type is the client's (docs/api.md `Credential`): one definition for both ends.
-export type { CredentialState, CredentialView } from '../../wallet/client/issuer-client.ts';
-import type { CredentialState, CredentialView } from '../../wallet/client/issuer-client.ts';
+// The wire type is the contract's (docs/api.md `Credential`): one definition for both ends.
+export type { CredentialState, CredentialView };
+
+/** A signed credential as the store keeps it: its members, as a JSON object. */
+export function storedForm(credential: ChainCredential): Record<string, unknown> {
+  return { ...credential };
+}
+
+function isChainCredential(value: unknown): value is ChainCredential {
+  if (!isJsonObject(value) || !Array.isArray(value.type) || !isJsonObject(value.credentialSubject)) return false;
+  return value.type.includes('AgentCredential') || value.type.includes('DelegatedAgentCredential');
+}
+
+/** The credential a record holds: the store holds only credentials this issuer signed, of the two kinds it issues. */
+export function chainCredentialOf(record: CredentialRecord): ChainCredential {
+  if (!isChainCredential(record.credential)) throw new TypeError(`${record.id} does not hold an agent credential`);
+  return record.credential;
+}
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -160,8 +177,7 @@ export function credentialView(ctx: IssuerContext, record: CredentialRecord): Cr
     ...(record.supersededBy === null ? {} : { supersededBy: record.supersededBy }),
     ...(record.parentId === null ? {} : { parentId: record.parentId }),
     statusLists: lists.map((l) => ({ ...l, url: statusListUrl(ctx, l.listId) })),
-    // The store holds only credentials this issuer signed, of the two kinds it issues.
-    verifiableCredential: record.credential as unknown as CredentialView['verifiableCredential'],
+    verifiableCredential: chainCredentialOf(record),
   };
 }
 
@@ -476,7 +492,7 @@ export async function renewCredential(
       agentDid: old.subjectDid,
     });
   refuse(problemOf(old));
-  const subject = (old.credential as unknown as AgentCredential).credentialSubject;
+  const subject = chainCredentialOf(old).credentialSubject;
   const originalSeconds =
     old.validUntil === null
       ? ctx.config.credentialTtlSeconds

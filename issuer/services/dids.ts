@@ -26,7 +26,9 @@ import { parseDid } from '../../wallet/did/parse.ts';
 import { didWebToUrl } from '../../wallet/did/web.ts';
 import { ed25519KeyFromMultibase } from '../../wallet/did/public-key.ts';
 import type { DidDocument, DidResolutionResult, Service, ServiceEndpoint } from '../../wallet/did/types.ts';
+import type { DidResolution, HostedDid } from '../../wallet/contract/dids.ts';
 import type { IssuerContext } from '../context.ts';
+import { wireObject } from '../http/wire.ts';
 import { apiError, invalidCursor } from '../http/errors.ts';
 import type { HostedDidKind, HostedDidRecord } from '../storage/dids-store.ts';
 import { multikeyDidDocument } from './did-documents.ts';
@@ -58,16 +60,8 @@ export interface ServiceInput {
   serviceEndpoint: ServiceEndpoint | ServiceEndpoint[];
 }
 
-export interface DidView {
-  did: string;
-  kind: HostedDidKind;
-  /** True when the issuer holds the private key (server custody). */
-  serverHeldKey: boolean;
-  deactivated: boolean;
-  didDocument: DidDocument;
-  created: string;
-  updated: string;
-}
+/** docs/api.md `HostedDid`: the wire view of a hosted DID (wallet/contract/dids.ts). */
+export type DidView = HostedDid;
 
 const NAME = /^[A-Za-z0-9._~-]{1,64}$/;
 const FRAGMENT = /^[A-Za-z0-9._~-]{1,64}$/;
@@ -78,7 +72,7 @@ function view(ctx: IssuerContext, record: HostedDidRecord): DidView {
     kind: record.kind,
     serverHeldKey: ctx.stores.agents.getKey(record.did) !== undefined,
     deactivated: record.deactivated,
-    didDocument: record.document,
+    didDocument: wireObject(record.document),
     created: new Date(record.createdAt).toISOString(),
     updated: new Date(record.updatedAt).toISOString(),
   };
@@ -274,19 +268,18 @@ export async function createDid(ctx: IssuerContext, input: CreateDidInput, actor
 }
 
 /** GET /v1/dids/:did — a DID Resolution result (DID Core §7.1) for a hosted DID or any did:key. */
-export function resolveHostedDid(ctx: IssuerContext, did: string): DidResolutionResult {
+export function resolveHostedDid(ctx: IssuerContext, did: string): DidResolution {
   const checked = requireDid(did);
   const record = ctx.stores.dids.get(checked);
-  if (record) return { '@context': DID_RESOLUTION_CONTEXT, ...hostedResolution(record) };
+  if (record) return resolutionBody(hostedResolution(record));
   if (checked.startsWith('did:key:')) {
     try {
       publicKeyFromDidKey(checked);
-      return {
-        '@context': DID_RESOLUTION_CONTEXT,
+      return resolutionBody({
         didDocument: didKeyDocument(checked),
         didDocumentMetadata: {},
         didResolutionMetadata: { contentType: 'application/did+json' },
-      };
+      });
     } catch (error) {
       throw apiError('INVALID_DID', `not a usable Ed25519 did:key: ${(error as Error).message}`);
     }
@@ -295,6 +288,16 @@ export function resolveHostedDid(ctx: IssuerContext, did: string): DidResolution
   throw apiError('DID_NOT_FOUND', `${checked} is not hosted by this issuer`, {
     details: { didResolutionMetadata: { error: 'notFound' } },
   });
+}
+
+/** DID Core §7.1: a resolution result as the API answers it, with the DID Resolution context. */
+function resolutionBody(result: DidResolutionResult): DidResolution {
+  return {
+    '@context': DID_RESOLUTION_CONTEXT,
+    didDocument: result.didDocument === null ? null : wireObject(result.didDocument),
+    didDocumentMetadata: wireObject(result.didDocumentMetadata),
+    didResolutionMetadata: wireObject(result.didResolutionMetadata),
+  };
 }
 
 /** The hosted document of a managed did:web, by its path id (`/dids/<id>/did.json`). */

@@ -33,7 +33,12 @@ import type { EnrollmentTokenRecord, OnboardingSessionRecord } from '../storage/
 import { isTokenCursor, tokenCursor } from '../storage/tokens-store.ts';
 import { createServerKey, type NewServerKey } from './custody.ts';
 import { issueAtomically } from './credentials.ts';
-import type { EnrollmentTokenInfo } from '../../wallet/client/issuer-client.ts';
+import type {
+  Enrolled,
+  EnrollmentToken,
+  EnrollmentTokenInfo,
+  OnboardingChallenge,
+} from '../../wallet/contract/enrollment.ts';
 
 export function hashToken(token: string): string {
   return bytesToHex(sha256Utf8(token));
@@ -55,11 +60,7 @@ export interface MintInput {
   credentialValiditySeconds?: number;
 }
 
-export interface MintedToken {
-  tokenId: string;
-  token: string;
-  expiresAt: string;
-}
+export type MintedToken = EnrollmentToken;
 
 export function mintEnrollmentToken(ctx: IssuerContext, input: MintInput, actor: string): MintedToken {
   const token = newSecret();
@@ -154,13 +155,8 @@ export interface StartInput {
   did?: string;
 }
 
-export interface StartedOnboarding {
-  challengeId: string;
-  challenge: string;
-  expiresAt: string;
-  /** The `domain` a self-custody DID-Auth proof must name: this issuer's DID. */
-  domain: string;
-}
+/** Its `domain` is the one a self-custody DID-Auth proof must name: this issuer's DID. */
+export type StartedOnboarding = OnboardingChallenge;
 
 export function startOnboarding(ctx: IssuerContext, input: StartInput): StartedOnboarding {
   const tokenHash = hashToken(input.token);
@@ -229,12 +225,7 @@ export interface CompleteInput {
   challenge?: string;
 }
 
-export interface CompletedOnboarding {
-  agentDid: string;
-  vcId: string;
-  custody: 'server' | 'self';
-  verifiableCredential: Record<string, unknown>;
-}
+export type CompletedOnboarding = Enrolled;
 
 /** Self custody: the DID-Auth presentation proves possession of the holder DID's authentication key. */
 async function verifyDidAuth(ctx: IssuerContext, session: OnboardingSessionRecord, proof: unknown): Promise<void> {
@@ -273,6 +264,98 @@ async function verifyDidAuth(ctx: IssuerContext, session: OnboardingSessionRecor
   }
 }
 
+/** Step 2's proof of control: the holder's DID-Auth (self), or the echoed challenge and a new server key. */
+async function proveControl(
+  ctx: IssuerContext,
+  session: OnboardingSessionRecord,
+  input: CompleteInput,
+  agentId: string,
+): Promise<{ agentDid: string; serverKey?: NewServerKey }> {
+  if (session.custody === 'self') {
+    if (input.proof === undefined)
+      throw apiError('VALIDATION_FAILED', 'self custody completes with a DID-Auth proof', {
+        details: [{ path: 'json.proof', message: 'required' }],
+      });
+    await verifyDidAuth(ctx, session, input.proof);
+    return { agentDid: session.did as string };
+  }
+  if (input.challenge === undefined)
+    throw apiError('VALIDATION_FAILED', 'server custody completes with the challenge', {
+      details: [{ path: 'json.challenge', message: 'required' }],
+    });
+  if (!answersChallenge(session, input.challenge))
+    throw apiError('CHALLENGE_MISMATCH', 'the challenge does not match this onboarding');
+  const serverKey = await createServerKey(ctx, agentId);
+  return { agentDid: serverKey.did, serverKey };
+}
+
+/** The single-use gates, first in the transaction: losers throw and nothing is written. */
+function claimOnce(
+  ctx: IssuerContext,
+  session: OnboardingSessionRecord,
+  token: EnrollmentTokenRecord,
+  agentDid: string,
+) {
+  const at = ctx.now();
+  if (!ctx.stores.tokens.completeSession(session.id, at)) {
+    throw ctx.stores.tokens.findSession(session.id)?.completedAt !== null
+      ? apiError('CHALLENGE_USED', 'this onboarding challenge was already completed')
+      : apiError('CHALLENGE_EXPIRED', 'the onboarding challenge expired while the answer was judged; start again');
+  }
+  if (!ctx.stores.tokens.claim(token.id, at, agentDid)) {
+    const current = ctx.stores.tokens.findById(token.id);
+    throw current?.usedAt !== null
+      ? apiError('TOKEN_USED', 'the enrollment token was already used')
+      : apiError('TOKEN_EXPIRED', 'the enrollment token has expired');
+  }
+  if (ctx.stores.agents.get(agentDid)) throw apiError('AGENT_EXISTS', `${agentDid} is already enrolled`, { agentDid });
+}
+
+/** The agent (and its server key and hosted DID) and the audit records, in the issuing transaction. */
+function recordEnrollment(
+  ctx: IssuerContext,
+  enrolled: { session: OnboardingSessionRecord; token: EnrollmentTokenRecord; agentId: string; agentDid: string },
+  credentialId: string,
+  serverKey: NewServerKey | undefined,
+): void {
+  const { session, token, agentId, agentDid } = enrolled;
+  const at = ctx.now();
+  if (serverKey) {
+    ctx.stores.dids.insert({
+      did: serverKey.did,
+      document: serverKey.document,
+      kind: 'agent',
+      deactivated: false,
+      createdAt: at,
+      updatedAt: at,
+    });
+    ctx.stores.agents.insertKey(serverKey.record);
+  }
+  ctx.stores.agents.insert({
+    did: agentDid,
+    id: agentId,
+    custody: session.custody,
+    tokenId: token.id,
+    privilegeScopes: token.requestedScopes,
+    delegationDepth: token.maxDelegationDepth,
+    domains: token.requestedDomains.length > 0 ? token.requestedDomains : null,
+    currentCredentialId: credentialId,
+    createdAt: at,
+  });
+  ctx.audit.record({
+    event: 'AGENT_ENROLLED',
+    actor: 'anonymous',
+    agentDid,
+    data: { tokenId: token.id, custody: session.custody, challengeId: session.id },
+  });
+  ctx.audit.record({
+    event: 'CREDENTIAL_ISSUED',
+    actor: 'system',
+    agentDid,
+    data: { vcId: credentialId, via: 'onboarding' },
+  });
+}
+
 export async function completeOnboarding(ctx: IssuerContext, input: CompleteInput): Promise<CompletedOnboarding> {
   const session = ctx.stores.tokens.findSession(input.challengeId);
   if (!session) throw apiError('CHALLENGE_NOT_FOUND', 'no onboarding challenge has this id');
@@ -282,27 +365,8 @@ export async function completeOnboarding(ctx: IssuerContext, input: CompleteInpu
     throw apiError('CHALLENGE_EXPIRED', 'the onboarding challenge has expired; start again');
   const token = assertTokenUsable(ctx.stores.tokens.findById(session.tokenId), now);
 
-  let serverKey: NewServerKey | undefined;
-  let agentDid: string;
   const agentId = crypto.randomUUID();
-  if (session.custody === 'self') {
-    if (input.proof === undefined)
-      throw apiError('VALIDATION_FAILED', 'self custody completes with a DID-Auth proof', {
-        details: [{ path: 'json.proof', message: 'required' }],
-      });
-    await verifyDidAuth(ctx, session, input.proof);
-    agentDid = session.did as string;
-  } else {
-    if (input.challenge === undefined)
-      throw apiError('VALIDATION_FAILED', 'server custody completes with the challenge', {
-        details: [{ path: 'json.challenge', message: 'required' }],
-      });
-    if (!answersChallenge(session, input.challenge))
-      throw apiError('CHALLENGE_MISMATCH', 'the challenge does not match this onboarding');
-    serverKey = await createServerKey(ctx, agentId);
-    agentDid = serverKey.did;
-  }
-
+  const { agentDid, serverKey } = await proveControl(ctx, session, input, agentId);
   const { prepared } = await issueAtomically(
     ctx,
     {
@@ -313,69 +377,14 @@ export async function completeOnboarding(ctx: IssuerContext, input: CompleteInpu
       validitySeconds: token.credentialTtlSeconds,
     },
     {
-      // The single-use gates, first in the transaction: losers throw and nothing is written.
-      before: () => {
-        const at = ctx.now();
-        if (!ctx.stores.tokens.completeSession(session.id, at)) {
-          throw ctx.stores.tokens.findSession(session.id)?.completedAt !== null
-            ? apiError('CHALLENGE_USED', 'this onboarding challenge was already completed')
-            : apiError(
-                'CHALLENGE_EXPIRED',
-                'the onboarding challenge expired while the answer was judged; start again',
-              );
-        }
-        if (!ctx.stores.tokens.claim(token.id, at, agentDid)) {
-          const current = ctx.stores.tokens.findById(token.id);
-          throw current?.usedAt !== null
-            ? apiError('TOKEN_USED', 'the enrollment token was already used')
-            : apiError('TOKEN_EXPIRED', 'the enrollment token has expired');
-        }
-        if (ctx.stores.agents.get(agentDid))
-          throw apiError('AGENT_EXISTS', `${agentDid} is already enrolled`, { agentDid });
-      },
-      after: (p) => {
-        const at = ctx.now();
-        if (serverKey) {
-          ctx.stores.dids.insert({
-            did: serverKey.did,
-            document: serverKey.document,
-            kind: 'agent',
-            deactivated: false,
-            createdAt: at,
-            updatedAt: at,
-          });
-          ctx.stores.agents.insertKey(serverKey.record);
-        }
-        ctx.stores.agents.insert({
-          did: agentDid,
-          id: agentId,
-          custody: session.custody,
-          tokenId: token.id,
-          privilegeScopes: token.requestedScopes,
-          delegationDepth: token.maxDelegationDepth,
-          domains: token.requestedDomains.length > 0 ? token.requestedDomains : null,
-          currentCredentialId: p.credential.id,
-          createdAt: at,
-        });
-        ctx.audit.record({
-          event: 'AGENT_ENROLLED',
-          actor: 'anonymous',
-          agentDid,
-          data: { tokenId: token.id, custody: session.custody, challengeId: session.id },
-        });
-        ctx.audit.record({
-          event: 'CREDENTIAL_ISSUED',
-          actor: 'system',
-          agentDid,
-          data: { vcId: p.credential.id, via: 'onboarding' },
-        });
-      },
+      before: () => claimOnce(ctx, session, token, agentDid),
+      after: (p) => recordEnrollment(ctx, { session, token, agentId, agentDid }, p.credential.id, serverKey),
     },
   );
   return {
     agentDid,
     vcId: prepared.credential.id,
     custody: session.custody,
-    verifiableCredential: prepared.record.credential,
+    verifiableCredential: prepared.credential,
   };
 }

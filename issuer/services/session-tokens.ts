@@ -176,7 +176,7 @@ export function createSessionTokenIssuer(options: SessionTokenOptions): SessionT
           jti,
           scope: input.scopes.join(' '),
           vpId: input.vpId,
-          ...(act === undefined ? {} : { act: act as unknown as Record<string, unknown> }),
+          ...(act === undefined ? {} : { act }),
         },
         { seed, kid: jwk.kid },
       );

@@ -24,7 +24,7 @@ import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
 import { presentationStatusEntries } from './introspection.ts';
 import type { SessionTokenIssuer } from './session-tokens.ts';
-import type { VpAccepted as VerdictAccepted, VpDenied } from '../../wallet/client/issuer-client.ts';
+import type { VpAcceptedBody, VpDenied } from '../../wallet/contract/vp-verify.ts';
 
 export interface VpVerifyInput {
   presentation: unknown;
@@ -34,12 +34,9 @@ export interface VpVerifyInput {
   session?: boolean;
 }
 
-// The verdict's wire type is the client's (docs/api.md `POST /v1/vp/verify`); the issuer adds
-// the session token it mints when asked.
-export interface VpAccepted extends VerdictAccepted {
-  sessionToken?: string;
-  sessionExpiresAt?: string;
-}
+// The verdict's wire type is the contract's (docs/api.md `POST /v1/vp/verify`), with the session
+// token the issuer mints when asked.
+export type VpAccepted = VpAcceptedBody;
 
 export type { VpDenied };
 export type VpVerdict = VpAccepted | VpDenied;

@@ -26,14 +26,73 @@
  * is an answer, not a failure. No secret (admin key, enrollment token, challenge) ever appears in
  * an error message, its details or an event.
  */
+import type { AgentDetail, AgentInfo } from '../contract/agents.ts';
+import type { AuditChainVerdict, AuditRecord } from '../contract/audit.ts';
+import type {
+  CredentialState,
+  CredentialView,
+  IssueCredentialRequest,
+  RenewedCredential,
+  StatusChangeView,
+} from '../contract/credentials.ts';
+import type { CreateDidInput, DidResolution, HostedDid, HostedDidKind, ServiceInput } from '../contract/dids.ts';
+import type {
+  CompleteOnboardingRequest,
+  Enrolled,
+  EnrollmentToken,
+  EnrollmentTokenInfo,
+  MintEnrollmentTokenRequest,
+} from '../contract/enrollment.ts';
+import type { CreateStatusListRequest, StatusListInfo } from '../contract/status-lists.ts';
+import type { VpAccepted, VpDenied, VpVerdict } from '../contract/vp-verify.ts';
 import { createProof } from '../crypto/data-integrity.ts';
 import type { JsonObject, JsonValue } from '../crypto/json-value.ts';
 import type { Ed25519PublicJwk } from '../crypto/jwt.ts';
 import type { SigningIdentity } from '../vc/identity.ts';
-import { isReasonCode, type ReasonCode } from '../vc/reasons.ts';
-import type { AgentCredential, DelegatedAgentCredential, VerifiablePresentation } from '../vc/types.ts';
+import { isReasonCode } from '../vc/reasons.ts';
+import type { VerifiablePresentation } from '../vc/types.ts';
+import {
+  asObject,
+  invalid,
+  isAgentCredentialOf,
+  isAgentDetailOf,
+  isAuditChainVerdict,
+  isAuditPage,
+  isCredentialView,
+  isDidResolution,
+  isEd25519PublicJwk,
+  isHostedDid,
+  isObject,
+  isPage,
+  isPresentationBy,
+  isStatusListInfo,
+  isStringArray,
+  requireStrings,
+} from './answers.ts';
 import { IssuerClientError, isIssuerApiError } from './errors.ts';
 import { createTransport, type RequestSpec, type Transport, type TransportOptions } from './transport.ts';
+
+// The wire types are the contract's (wallet/contract), re-exported under the names this module
+// has always exported.
+export type {
+  AgentDetail,
+  AgentInfo,
+  AuditChainVerdict,
+  AuditRecord,
+  CreateDidInput,
+  CredentialState,
+  CredentialView,
+  DidResolution,
+  EnrollmentToken,
+  EnrollmentTokenInfo,
+  HostedDid,
+  ServiceInput,
+  StatusChangeView,
+  StatusListInfo,
+  VpAccepted,
+  VpDenied,
+  VpVerdict,
+};
 
 export type IssuerClientOptions = TransportOptions;
 
@@ -46,12 +105,8 @@ export interface OnboardingHolder {
 export type OnboardOptions =
   { custody: 'self'; wallet: OnboardingHolder; signal?: AbortSignal } | { custody: 'server'; signal?: AbortSignal };
 
-export interface OnboardResult {
-  agentDid: string;
-  vcId: string;
-  custody: 'self' | 'server';
-  verifiableCredential: AgentCredential;
-}
+/** docs/api.md `POST /v1/onboard/verify`: the agent and its AgentCredential. */
+export type OnboardResult = Enrolled;
 
 export interface VerifyOptions {
   /** The calling service's own name: the proof's domain must equal it (docs/api.md: "Send it"). */
@@ -61,26 +116,6 @@ export interface VerifyOptions {
   requiredScopes?: readonly string[];
   signal?: AbortSignal;
 }
-
-export interface VpAccepted {
-  valid: true;
-  agentDid: string;
-  privilegeScopes: string[];
-  effectiveScopes: string[];
-  vpId: string;
-  target: string;
-}
-
-export interface VpDenied {
-  valid: false;
-  /** A reason code of docs/protocol.md §Reason codes. */
-  reason: ReasonCode;
-  message: string;
-  failedCheck: string;
-  vpId?: string;
-}
-
-export type VpVerdict = VpAccepted | VpDenied;
 
 export interface RequestVpOptions {
   /** The verifier's service name (the proof's domain). */
@@ -101,76 +136,8 @@ export interface ServerDelegationOptions {
   signal?: AbortSignal;
 }
 
-export type CredentialState = 'active' | 'revoked' | 'suspended' | 'superseded' | 'expired';
-
-/** docs/api.md `Credential`. */
-export interface CredentialView {
-  vcId: string;
-  type: 'AgentCredential' | 'DelegatedAgentCredential';
-  subjectDid: string;
-  issuerDid: string;
-  state: CredentialState;
-  issuedAt: string;
-  validFrom: string;
-  validUntil?: string;
-  revokedAt?: string;
-  suspendedAt?: string;
-  supersededBy?: string;
-  parentId?: string;
-  statusLists: { purpose: string; listId: string; index: number; url: string }[];
-  verifiableCredential: AgentCredential | DelegatedAgentCredential;
-}
-
-/**
- * A credential after a revoke, suspend or reinstate, with `changed`: every credential the action
- * reached, the one acted on first — its renewals and predecessors too, and for the revocation
- * of an agent's current credential every other live credential of the agent (docs/api.md).
- * Absent from the answers of issuers older than this member.
- */
-export type StatusChangeView = CredentialView & { changed?: string[] };
-
-/** docs/api.md `GET /v1/enrollment-tokens`: a token's record, never its value. */
-export interface EnrollmentTokenInfo {
-  tokenId: string;
-  state: 'outstanding' | 'used' | 'expired';
-  requestedScopes: string[];
-  maxDelegationDepth: number;
-  requestedDomains: string[];
-  createdAt: string;
-  expiresAt: string;
-  usedAt?: string;
-  agentDid?: string;
-}
-
-/** docs/api.md `Agent`. */
-export interface AgentInfo {
-  did: string;
-  id: string;
-  custody: 'server' | 'self';
-  privilegeScopes: string[];
-  delegationDepth: number;
-  domains?: string[];
-  currentCredentialId?: string;
-  createdAt: string;
-  /** Hosted did:web document URL (server custody, DID_METHOD=web). */
-  didDocumentUrl?: string;
-  deactivated?: boolean;
-}
-
-/** docs/api.md `AgentDetail`: the agent with its current credential and every credential issued to it. */
-export interface AgentDetail extends AgentInfo {
-  currentCredential?: CredentialView;
-  credentials: { vcId: string; type: CredentialView['type']; state: CredentialState; issuedAt: string }[];
-}
-
 /** docs/api.md `POST /v1/vcs`: an AgentCredential issued directly to a DID. */
-export interface IssueCredentialInput {
-  subjectDid: string;
-  privilegeScopes: string[];
-  delegationDepth: number;
-  domains?: string[];
-  validitySeconds?: number;
-}
+export type IssueCredentialInput = IssueCredentialRequest;
 
 /** A page of a listing: where the previous one stopped, and how many to return. */
 export interface PageQuery {
@@ -179,62 +146,14 @@ export interface PageQuery {
   signal?: AbortSignal;
 }
 
-export interface MintTokenInput {
+/** `POST /v1/enrollment-tokens`'s body, its lists read-only. */
+export type MintTokenInput = Omit<MintEnrollmentTokenRequest, 'requestedScopes' | 'requestedDomains'> & {
   requestedScopes: readonly string[];
-  maxDelegationDepth: number;
   requestedDomains: readonly string[];
-  ttlSeconds?: number;
-  credentialValiditySeconds?: number;
-}
+};
 
-export interface EnrollmentToken {
-  tokenId: string;
-  /** The single-use secret, shown once. */
-  token: string;
-  expiresAt: string;
-}
-
-export interface StatusListInput {
-  purpose: string;
-  id?: string;
-  makeDefault?: boolean;
-}
-
-export interface StatusListInfo {
-  listId: string;
-  purpose: string;
-  url: string;
-  length: number;
-}
-
-export interface ServiceInput {
-  id?: string;
-  type: string;
-  serviceEndpoint: JsonValue;
-}
-
-export type CreateDidInput =
-  | { method?: 'web' | 'key'; name?: string; services?: ServiceInput[] }
-  | { publicKeyMultibase: string; name?: string; services?: ServiceInput[] }
-  | { did: string };
-
-/** docs/api.md `HostedDid`. */
-export interface HostedDid {
-  did: string;
-  kind: 'issuer' | 'agent' | 'managed' | 'registered';
-  serverHeldKey: boolean;
-  deactivated: boolean;
-  didDocument: JsonObject;
-  created: string;
-  updated: string;
-}
-
-export interface DidResolution {
-  '@context': string;
-  didDocument: JsonObject | null;
-  didDocumentMetadata: JsonObject;
-  didResolutionMetadata: JsonObject;
-}
+/** `POST /v1/status-list`'s body; any purpose string (the issuer refuses one it does not keep). */
+export type StatusListInput = Omit<CreateStatusListRequest, 'purpose'> & { purpose: string };
 
 export interface AuditQuery {
   agent?: string;
@@ -248,47 +167,8 @@ export interface AuditQuery {
   signal?: AbortSignal;
 }
 
-/** One record of the issuer's hash-chained audit trail (docs/api.md). */
-export interface AuditRecord {
-  seq: number;
-  id: string;
-  at: string;
-  /** UPPER_SNAKE event name, e.g. AGENT_ENROLLED, CREDENTIAL_REVOKED, REQUEST_REFUSED. */
-  event: string;
-  agentDid?: string;
-  /** Who acted: `admin`, `anonymous`, `system`, `agent:<did>`, `provider:<did>`. */
-  actor: string;
-  /** A reason code (refusals) or an operator's reason (revocations). */
-  reason?: string;
-  vpId?: string;
-  /** Small JSON details; never secrets (no tokens, keys or request bodies). */
-  data?: JsonObject;
-  prevHash: string;
-  hash: string;
-}
-
-export type AuditChainVerdict =
-  { intact: true; count: number; headHash: string } | { intact: false; brokenAt: number; count: number };
-
 export interface CallOptions {
   signal?: AbortSignal;
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function invalid(what: string): IssuerClientError {
-  return new IssuerClientError('RESPONSE_INVALID', `the issuer's answer is not ${what}`);
-}
-
-function asObject(json: JsonValue, what: string): JsonObject {
-  if (!isObject(json)) throw invalid(what);
-  return json;
-}
-
-function requireStrings(object: JsonObject, members: readonly string[], what: string): void {
-  for (const member of members) if (typeof object[member] !== 'string') throw invalid(what);
 }
 
 const enc = encodeURIComponent;
@@ -351,7 +231,7 @@ export class IssuerClient {
     );
     requireStrings(started, ['challengeId', 'challenge', 'domain'], 'an onboarding challenge');
     const challenge = started.challenge as string;
-    let answer: JsonObject;
+    let answer: CompleteOnboardingRequest;
     if (holder) {
       // The DID-Auth presentation the issuer expects (docs/api.md §POST /v1/onboard/verify):
       // proofPurpose authentication, the issuer's challenge, domain = the issuer's DID.
@@ -365,7 +245,7 @@ export class IssuerClient {
           domain: started.domain as string,
         },
       );
-      answer = { challengeId: started.challengeId as string, proof: proof as unknown as JsonObject };
+      answer = { challengeId: started.challengeId as string, proof };
     } else {
       answer = { challengeId: started.challengeId as string, challenge };
     }
@@ -382,18 +262,13 @@ export class IssuerClient {
     );
     requireStrings(done, ['agentDid', 'vcId'], 'an enrollment result');
     const credential = done.verifiableCredential;
-    if (
-      !isObject(credential) ||
-      !isObject(credential.credentialSubject) ||
-      credential.credentialSubject.id !== done.agentDid
-    )
-      throw invalid('an enrollment result');
+    if (!isAgentCredentialOf(credential, done.agentDid)) throw invalid('an enrollment result');
     if (holder && done.agentDid !== holder.did) throw invalid(`an enrollment of ${holder.did}`);
     const result: OnboardResult = {
       agentDid: done.agentDid as string,
       vcId: done.vcId as string,
       custody: options.custody,
-      verifiableCredential: credential as unknown as AgentCredential,
+      verifiableCredential: credential,
     };
     if (options.custody === 'self') await options.wallet.addCredential(result.verifiableCredential);
     return result;
@@ -474,9 +349,8 @@ export class IssuerClient {
       }),
       'a presentation',
     );
-    if (body.holder !== agentDid || !Array.isArray(body.verifiableCredential))
-      throw invalid(`a presentation by ${agentDid}`);
-    return body as unknown as VerifiablePresentation;
+    if (!isPresentationBy(body, agentDid)) throw invalid(`a presentation by ${agentDid}`);
+    return body;
   }
 
   /** Server custody: a DelegatedAgentCredential the issuer signs for the delegator `agentDid` (admin). */
@@ -499,9 +373,8 @@ export class IssuerClient {
 
   async #credential(spec: RequestSpec): Promise<CredentialView> {
     const body = asObject(await this.#json(spec), 'a credential');
-    requireStrings(body, ['vcId', 'state'], 'a credential');
-    if (!isObject(body.verifiableCredential)) throw invalid('a credential');
-    return body as unknown as CredentialView;
+    if (!isCredentialView(body)) throw invalid('a credential');
+    return body;
   }
 
   /** An enrollment token (admin; open without the key only when the issuer allows open enrollment). */
@@ -578,8 +451,8 @@ export class IssuerClient {
       await this.#json({ method: 'GET', path, query, admin: 'required', idempotent: true, signal }),
       what,
     );
-    if (!Array.isArray(body[member])) throw invalid(what);
-    return body as unknown as Record<K, T[]> & { nextCursor?: string };
+    if (!isPage<K, T>(body, member)) throw invalid(what);
+    return body;
   }
 
   /** `GET /v1/agents/{did}` (admin): the agent, its current credential and its credential history. */
@@ -594,8 +467,8 @@ export class IssuerClient {
       }),
       'an agent',
     );
-    if (body.did !== did || !Array.isArray(body.credentials)) throw invalid(`the agent ${did}`);
-    return body as unknown as AgentDetail;
+    if (!isAgentDetailOf(body, did)) throw invalid(`the agent ${did}`);
+    return body;
   }
 
   /**
@@ -659,9 +532,8 @@ export class IssuerClient {
       signal: options.signal,
     });
     const changed: unknown = (view as { changed?: unknown }).changed;
-    if (changed !== undefined && !(Array.isArray(changed) && changed.every((id) => typeof id === 'string')))
-      throw invalid('a credential status change');
-    return view as StatusChangeView;
+    if (changed !== undefined && !isStringArray(changed)) throw invalid('a credential status change');
+    return view;
   }
 
   /** A new credential with the same subject and limits; the old one becomes superseded (admin). */
@@ -693,14 +565,14 @@ export class IssuerClient {
       }),
       'a status list',
     );
-    requireStrings(body, ['listId', 'purpose', 'url'], 'a status list');
-    return body as unknown as StatusListInfo;
+    if (!isStatusListInfo(body)) throw invalid('a status list');
+    return body;
   }
 
   async #hostedDid(spec: RequestSpec): Promise<HostedDid> {
     const body = asObject(await this.#json(spec), 'a hosted DID');
-    requireStrings(body, ['did', 'kind'], 'a hosted DID');
-    return body as unknown as HostedDid;
+    if (!isHostedDid(body)) throw invalid('a hosted DID');
+    return body;
   }
 
   /** `POST /v1/dids` (admin): a new DID with a server key, a hosted document for a caller key, or a registered did:key. */
@@ -721,9 +593,8 @@ export class IssuerClient {
       await this.#json({ method: 'GET', path: `/v1/dids/${enc(did)}`, idempotent: true, signal: options.signal }),
       'a DID resolution result',
     );
-    if (!isObject(body.didDocumentMetadata) || !isObject(body.didResolutionMetadata))
-      throw invalid('a DID resolution result');
-    return body as unknown as DidResolution;
+    if (!isDidResolution(body)) throw invalid('a DID resolution result');
+    return body;
   }
 
   /** `GET /v1/dids` (admin). */
@@ -796,8 +667,8 @@ export class IssuerClient {
       }),
       'an audit page',
     );
-    if (!Array.isArray(body.records)) throw invalid('an audit page');
-    return body as unknown as { records: AuditRecord[]; nextCursor?: string };
+    if (!isAuditPage(body)) throw invalid('an audit page');
+    return body;
   }
 
   /** Re-checks the audit hash chain (admin). */
@@ -812,15 +683,17 @@ export class IssuerClient {
       }),
       'an audit verdict',
     );
-    if (typeof body.intact !== 'boolean') throw invalid('an audit verdict');
-    return body as unknown as AuditChainVerdict;
+    if (!isAuditChainVerdict(body)) throw invalid('an audit verdict');
+    return body;
   }
 
   /** `GET /v1/sessions/public-key`: the session-token key (public). Verify tokens with `verifySessionToken`. */
   async sessionPublicKey(options: CallOptions = {}): Promise<Ed25519PublicJwk> {
-    return asObject(
+    const body = asObject(
       await this.#json({ method: 'GET', path: '/v1/sessions/public-key', idempotent: true, signal: options.signal }),
       'a JWK',
-    ) as unknown as Ed25519PublicJwk;
+    );
+    if (!isEd25519PublicJwk(body)) throw invalid('a JWK');
+    return body;
   }
 }

@@ -6,8 +6,9 @@
 import type { EddsaCryptosuite } from '../../../wallet/crypto/cryptosuite.ts';
 import { eddsaRdfc2022 } from '../../../wallet/node.ts';
 import { assertJsonLdRules, assertRelatedResourceDigests } from '../../../wallet/jsonld/rules.ts';
+import { VC_API_CRYPTOSUITE_NAMES } from '../../../wallet/contract/vc-api.ts';
 
-export const VC_API_CRYPTOSUITE_NAMES = ['eddsa-jcs-2022', 'eddsa-rdfc-2022'] as const;
+export { VC_API_CRYPTOSUITE_NAMES };
 export type VcApiCryptosuite = (typeof VC_API_CRYPTOSUITE_NAMES)[number];
 
 /** The suites the VC-API verifies beyond the built-in one. */

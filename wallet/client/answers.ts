@@ -1,0 +1,90 @@
+/**
+ * Reading the issuer's answers without trusting their shape: each guard checks the members a
+ * caller relies on (the rest is the issuer's word, docs/api.md) and types the body as the
+ * contract's type (wallet/contract). A body that fails is `RESPONSE_INVALID`. Type imports only:
+ * no schema library is bundled with the client.
+ */
+import type { JsonObject, JsonValue } from '../crypto/jcs.ts';
+import type { Ed25519PublicJwk } from '../crypto/jwt.ts';
+import type { AgentDetail } from '../contract/agents.ts';
+import type { AuditChainVerdict, AuditPage } from '../contract/audit.ts';
+import type { CredentialView } from '../contract/credentials.ts';
+import type { DidResolution, HostedDid } from '../contract/dids.ts';
+import type { StatusListInfo } from '../contract/status-lists.ts';
+import type { AgentCredential, VerifiablePresentation } from '../vc/types.ts';
+import { IssuerClientError } from './errors.ts';
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function invalid(what: string): IssuerClientError {
+  return new IssuerClientError('RESPONSE_INVALID', `the issuer's answer is not ${what}`);
+}
+
+export function asObject(json: JsonValue, what: string): JsonObject {
+  if (!isObject(json)) throw invalid(what);
+  return json;
+}
+
+export function hasStrings(object: JsonObject, members: readonly string[]): boolean {
+  return members.every((member) => typeof object[member] === 'string');
+}
+
+export function requireStrings(object: JsonObject, members: readonly string[], what: string): void {
+  if (!hasStrings(object, members)) throw invalid(what);
+}
+
+export function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+export function isCredentialView(body: JsonObject): body is JsonObject & CredentialView {
+  return hasStrings(body, ['vcId', 'state']) && isObject(body.verifiableCredential);
+}
+
+/** An AgentCredential whose subject is `subjectDid`. */
+export function isAgentCredentialOf(value: unknown, subjectDid: unknown): value is JsonObject & AgentCredential {
+  return isObject(value) && isObject(value.credentialSubject) && value.credentialSubject.id === subjectDid;
+}
+
+export function isPresentationBy(body: JsonObject, holder: string): body is JsonObject & VerifiablePresentation {
+  return body.holder === holder && Array.isArray(body.verifiableCredential);
+}
+
+/** `{[member]: [...], nextCursor?}`: one page of a listing (its items are the issuer's word). */
+export function isPage<K extends string, T>(
+  body: JsonObject,
+  member: K,
+): body is JsonObject & Record<K, T[]> & { nextCursor?: string } {
+  return Array.isArray(body[member]) && (body.nextCursor === undefined || typeof body.nextCursor === 'string');
+}
+
+export function isAgentDetailOf(body: JsonObject, did: string): body is JsonObject & AgentDetail {
+  return body.did === did && Array.isArray(body.credentials);
+}
+
+export function isStatusListInfo(body: JsonObject): body is JsonObject & StatusListInfo {
+  return hasStrings(body, ['listId', 'purpose', 'url']);
+}
+
+export function isHostedDid(body: JsonObject): body is JsonObject & HostedDid {
+  return hasStrings(body, ['did', 'kind']);
+}
+
+export function isDidResolution(body: JsonObject): body is JsonObject & DidResolution {
+  return isObject(body.didDocumentMetadata) && isObject(body.didResolutionMetadata);
+}
+
+export function isAuditPage(body: JsonObject): body is JsonObject & AuditPage {
+  return isPage(body, 'records');
+}
+
+export function isAuditChainVerdict(body: JsonObject): body is JsonObject & AuditChainVerdict {
+  return typeof body.intact === 'boolean';
+}
+
+/** RFC 8037 §2: an OKP Ed25519 public key (verifySessionToken checks it in full). */
+export function isEd25519PublicJwk(body: JsonObject): body is JsonObject & Ed25519PublicJwk {
+  return body.kty === 'OKP' && body.crv === 'Ed25519' && typeof body.x === 'string';
+}
