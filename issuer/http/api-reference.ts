@@ -112,7 +112,9 @@ function constraints(schema: Json): string[] {
     ['format', 'format'],
   ];
   for (const [key, label] of pairs) {
-    if (schema[key] !== undefined) notes.push(`${label} ${String(schema[key])}`);
+    const value = schema[key];
+    if (value !== undefined)
+      notes.push(`${label} ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
   }
   if (schema.default !== undefined) notes.push(`default ${JSON.stringify(schema.default)}`);
   return notes;

@@ -9,7 +9,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { IssuerContext } from '../context.ts';
 import type { IssuerEnv } from '../http/env.ts';
-import { renderApiReference, type OpenApiDocument } from '../http/api-reference.ts';
+import { renderApiReference } from '../http/api-reference.ts';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
 export const DOCS_PATH = '/docs';

@@ -15,7 +15,6 @@
 import { parseDateTimeStamp, verifyProof } from '../../wallet/crypto/data-integrity.ts';
 import { isMandateError } from '../../wallet/crypto/errors.ts';
 import { assertSafeJson } from '../../wallet/crypto/json-safe.ts';
-import { type JsonObject } from '../../wallet/crypto/json-value.ts';
 import type { ProviderEvent, RecordedAuditEvent, SignedAuditEvent } from '../../wallet/contract/audit.ts';
 import type { AuditRecord } from '../audit.ts';
 import type { IssuerContext } from '../context.ts';
@@ -85,7 +84,7 @@ export function createProviderEventRecorder(
       if (Math.abs(now - created) > FRESHNESS_MS) {
         throw apiError(
           'EVENT_STALE',
-          `the event was signed at ${String(event.proof.created)}, more than ${FRESHNESS_MS / 60_000} minutes from now`,
+          `the event was signed at ${typeof event.proof.created === 'string' ? event.proof.created : ''}, more than ${FRESHNESS_MS / 60_000} minutes from now`,
         );
       }
       try {

@@ -127,7 +127,7 @@ function withServices(did: string, document: DidDocument, inputs: readonly Servi
     const id = serviceId(did, input.id);
     if (services.some((s) => s.id === id || `${did}${s.id}` === id))
       throw apiError('SERVICE_EXISTS', `the DID document already has a service ${id}`);
-    services.push({ id, type: input.type, serviceEndpoint: input.serviceEndpoint as Service['serviceEndpoint'] });
+    services.push({ id, type: input.type, serviceEndpoint: input.serviceEndpoint });
   }
   if (services.length > MAX_SERVICES)
     throw apiError('VALIDATION_FAILED', `a DID document holds at most ${MAX_SERVICES} services`);

@@ -61,27 +61,62 @@ export interface VpVerifier {
   verify(input: VpVerifyInput, actor: string): Promise<VpVerdict>;
 }
 
+/** The audit record of a verdict: VP_VERIFIED or VP_REJECTED, with its target and scopes or failed check. */
+function recordVerdict(ctx: IssuerContext, verdict: VpVerdict, target: string | undefined, actor: string): void {
+  const data: JsonObject = {
+    target: target === undefined ? null : clipText(target, 256),
+    ...(verdict.valid
+      ? { effectiveScopes: verdict.effectiveScopes, session: verdict.sessionToken !== undefined }
+      : { failedCheck: verdict.failedCheck }),
+  };
+  ctx.audit.record({
+    event: verdict.valid ? 'VP_VERIFIED' : 'VP_REJECTED',
+    actor,
+    reason: verdict.valid ? 'VALID' : verdict.reason,
+    ...(verdict.valid ? { agentDid: verdict.agentDid } : {}),
+    ...(verdict.vpId === undefined ? {} : { vpId: verdict.vpId }),
+    data,
+  });
+}
+
+/** A session token for an accepted presentation, remembered with the status entries it depends on. */
+async function mintSession(
+  ctx: IssuerContext,
+  sessions: SessionTokenIssuer,
+  presentation: unknown,
+  result: {
+    agentDid: string;
+    effectiveScopes: string[];
+    vpId: string;
+    chain: Parameters<SessionTokenIssuer['issue']>[0]['chain'];
+  },
+  target: string,
+): Promise<{ token: string; expiresAt: Date }> {
+  const session = await sessions.issue({
+    agentDid: result.agentDid,
+    target,
+    scopes: result.effectiveScopes,
+    vpId: result.vpId,
+    chain: result.chain,
+  });
+  ctx.stores.sessions.record(
+    {
+      jti: session.jti,
+      agentDid: result.agentDid,
+      statusEntries: presentationStatusEntries(presentation),
+      expiresAt: session.expiresAt.getTime(),
+    },
+    ctx.now(),
+  );
+  return session;
+}
+
 export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssuer): VpVerifier {
+  const record = (verdict: VpVerdict, target: string | undefined, actor: string): void =>
+    recordVerdict(ctx, verdict, target, actor);
   // A credential presented again (same bytes) skips its signature check for 5 minutes
   // (docs/protocol.md §Caches); validity, chain, DIDs and status are still checked every time.
   const credentialCache = createVerifiedCredentialCache({ ttlMs: 5 * 60_000, now: () => ctx.now() });
-  const record = (verdict: VpVerdict, target: string | undefined, actor: string): void => {
-    const data: JsonObject = {
-      target: target === undefined ? null : clipText(target, 256),
-      ...(verdict.valid
-        ? { effectiveScopes: verdict.effectiveScopes, session: verdict.sessionToken !== undefined }
-        : { failedCheck: verdict.failedCheck }),
-    };
-    ctx.audit.record({
-      event: verdict.valid ? 'VP_VERIFIED' : 'VP_REJECTED',
-      actor,
-      reason: verdict.valid ? 'VALID' : verdict.reason,
-      ...(verdict.valid ? { agentDid: verdict.agentDid } : {}),
-      ...(verdict.vpId === undefined ? {} : { vpId: verdict.vpId }),
-      data,
-    });
-  };
-
   return {
     async verify(input, actor) {
       const target = input.expectedTarget ?? proofDomainOf(input.presentation);
@@ -131,22 +166,7 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
         target,
       };
       if (input.session === true) {
-        const session = await sessions.issue({
-          agentDid: result.agentDid,
-          target,
-          scopes: result.effectiveScopes,
-          vpId: result.vpId,
-          chain: result.chain,
-        });
-        ctx.stores.sessions.record(
-          {
-            jti: session.jti,
-            agentDid: result.agentDid,
-            statusEntries: presentationStatusEntries(input.presentation),
-            expiresAt: session.expiresAt.getTime(),
-          },
-          ctx.now(),
-        );
+        const session = await mintSession(ctx, sessions, input.presentation, result, target);
         accepted.sessionToken = session.token;
         accepted.sessionExpiresAt = session.expiresAt.toISOString();
       }

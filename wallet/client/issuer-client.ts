@@ -540,7 +540,7 @@ export class IssuerClient {
   async renew(
     vcId: string,
     options: { validitySeconds?: number; signal?: AbortSignal } = {},
-  ): Promise<CredentialView & { previousVcId: string }> {
+  ): Promise<RenewedCredential> {
     const view = await this.#credential({
       method: 'POST',
       path: `/v1/vcs/${enc(vcId)}/renew`,
@@ -549,7 +549,7 @@ export class IssuerClient {
       idempotent: false,
       signal: options.signal,
     });
-    return view as CredentialView & { previousVcId: string };
+    return view as RenewedCredential;
   }
 
   /** Creates and publishes a status list (admin). */
@@ -599,7 +599,7 @@ export class IssuerClient {
 
   /** `GET /v1/dids` (admin). */
   listDids(
-    query: { kind?: HostedDid['kind']; cursor?: string; limit?: number; signal?: AbortSignal } = {},
+    query: { kind?: HostedDidKind; cursor?: string; limit?: number; signal?: AbortSignal } = {},
   ): Promise<{ dids: HostedDid[]; nextCursor?: string }> {
     return this.#page(
       '/v1/dids',

@@ -105,7 +105,7 @@ function requestedPurposes(options: IssueOptions): string[] {
 
 /** The credentialStatus entries the request gave, as a list (unchecked: conformance comes later). */
 function givenEntries(vc: Json): unknown[] {
-  return statusEntries(vc as { credentialStatus?: StatusEntry | StatusEntry[] });
+  return statusEntries(vc);
 }
 
 /** Entries on this issuer's lists are handed out here: one written by the caller could share another credential's index. */

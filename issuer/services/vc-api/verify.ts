@@ -151,9 +151,9 @@ async function statusProblems(
   issuer: string,
   budget: { left: number },
 ): Promise<{ checked: boolean; errors: VcApiProblem[]; warnings: VcApiProblem[] }> {
-  let entries: StatusEntry[] = [];
+  let entries: StatusEntry[];
   try {
-    entries = statusEntries(vc as { credentialStatus?: StatusEntry | StatusEntry[] });
+    entries = statusEntries(vc);
   } catch {
     entries = [];
   }
@@ -314,7 +314,7 @@ async function verifyPresentationWith(
   const shape = await presentationShapeError(presentation);
   if (shape !== undefined) return { ...failed(shape, ['proof']), ...none };
   const vp = presentation as Json;
-  const proof = Array.isArray(vp.proof) ? vp.proof[0] : vp.proof;
+  const proof: unknown = Array.isArray(vp.proof) ? vp.proof[0] : vp.proof;
   const vm = isObject(proof) && typeof proof.verificationMethod === 'string' ? proof.verificationMethod : '';
   // VC DM 2.0 §4.13: the holder, when named, is who must have signed.
   const holder = idOf(vp.holder) ?? vm.split('#')[0] ?? '';
