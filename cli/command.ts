@@ -111,7 +111,7 @@ export function parseCommandLine(
     // parseArgs names the option, never its value: safe to show.
     throw usage(error instanceof Error ? (error.message.split('\n')[0] ?? 'invalid arguments') : 'invalid arguments');
   }
-  return { options: parsed.values as OptionValues, args: parsed.positionals };
+  return { options: parsed.values, args: parsed.positionals };
 }
 
 export function stringOption(options: OptionValues, name: string): string | undefined {

@@ -13,7 +13,7 @@
  * | 4 | unreachable: no answer from the issuer (connection refused, DNS, timeout) |
  * | 5 | issuer failure: a 5xx, or an answer that is not the documented JSON |
  */
-import { MandateError } from '../wallet/crypto/errors.ts';
+import { isMandateError, MandateError } from '../wallet/crypto/errors.ts';
 import type { JsonValue } from '../wallet/crypto/json-value.ts';
 import { IssuerApiError, IssuerClientError } from '../wallet/client/errors.ts';
 
@@ -72,7 +72,7 @@ export function describeError(error: unknown): { code: string; message: string; 
       status: error.status,
       ...(error.details === undefined ? {} : { details: error.details }),
     };
-  if (error instanceof MandateError) return { code: error.code, message: error.message };
+  if (isMandateError(error)) return { code: error.code, message: error.message };
   // A bug: its text could hold anything, so only a fixed message leaves the process.
   return { code: 'INTERNAL', message: 'unexpected internal error (set MANDATE_DEBUG=1 to see it)' };
 }

@@ -3,6 +3,8 @@
  * (`--json`). Results go to stdout, errors to stderr, so `mandate … --json | jq` never parses
  * an error message. Nothing here knows about the admin key: it is never handed to output.
  */
+import type { JsonValue } from '../wallet/crypto/jcs.ts';
+
 export interface Io {
   stdout(text: string): void;
   stderr(text: string): void;
@@ -19,6 +21,7 @@ export const processIo: Io = {
  * An audit reason, a consent's agent or an issuer's error message is chosen by whoever sent it:
  * printed raw, ESC sequences could clear the screen, retitle the window or paint a fake verdict.
  */
+// eslint-disable-next-line no-control-regex -- matching control characters is this pattern's purpose
 const UNSAFE_FOR_TERMINAL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** `text` with every character a terminal would act on shown as a `\u001b`-style escape. */
@@ -27,6 +30,13 @@ export function terminalSafe(text: string): string {
 }
 
 export type Cell = string | number | boolean | null | undefined;
+
+/** A JSON value as `String()` shows it (arrays joined with commas), absent and null as ''. */
+export function valueText(value: JsonValue | undefined): string {
+  if (value === undefined || value === null) return '';
+  if (Array.isArray(value)) return value.map(valueText).join(',');
+  return typeof value === 'object' ? '[object Object]' : String(value);
+}
 
 function cellText(value: Cell | readonly string[]): string {
   if (value === undefined || value === null || value === '') return '-';

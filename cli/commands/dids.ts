@@ -4,7 +4,7 @@ import type { CreateDidInput, HostedDid } from '../../wallet/contract/dids.ts';
 import type { CommandSpec } from '../command.ts';
 import { choiceOption, requiredOption, stringOption, usage } from '../command.ts';
 import { EXIT } from '../errors.ts';
-import { keyValues, table } from '../output.ts';
+import { valueText, keyValues, table } from '../output.ts';
 
 function servicesOf(document: JsonObject | null | undefined): string {
   const services = Array.isArray(document?.service) ? document.service : [];
@@ -12,7 +12,7 @@ function servicesOf(document: JsonObject | null | undefined): string {
     const service = (s ?? {}) as { id?: JsonValue; type?: JsonValue; serviceEndpoint?: JsonValue };
     const endpoint =
       typeof service.serviceEndpoint === 'string' ? service.serviceEndpoint : JSON.stringify(service.serviceEndpoint);
-    return [String(service.id ?? ''), String(service.type ?? ''), endpoint];
+    return [valueText(service.id), valueText(service.type), endpoint];
   });
   return `\nServices:\n${table(['id', 'type', 'endpoint'], rows)}`;
 }
@@ -83,7 +83,7 @@ export const didCommands: readonly CommandSpec[] = [
       const methods = Array.isArray(document?.verificationMethod) ? document.verificationMethod : [];
       const human =
         keyValues([
-          ['did', String(document?.id ?? ctx.args[0])],
+          ['did', valueText(document?.id ?? ctx.args[0])],
           ['deactivated', result.didDocumentMetadata.deactivated === true ? 'yes' : 'no'],
           [
             'updated',
@@ -94,7 +94,7 @@ export const didCommands: readonly CommandSpec[] = [
           ['id', 'type', 'public key'],
           methods.map((m) => {
             const vm = (m ?? {}) as { id?: JsonValue; type?: JsonValue; publicKeyMultibase?: JsonValue };
-            return [String(vm.id ?? ''), String(vm.type ?? ''), String(vm.publicKeyMultibase ?? '')];
+            return [valueText(vm.id), valueText(vm.type), valueText(vm.publicKeyMultibase)];
           }),
         )}` +
         servicesOf(document);

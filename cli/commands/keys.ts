@@ -11,7 +11,7 @@ export const keyCommands: readonly CommandSpec[] = [
     summary: 'Print a new SERVICE_SIGNING_KEY (32-byte hex seed) on stdout',
     needs: 'nothing',
     examples: ['SERVICE_SIGNING_KEY=$(mandate keys generate)'],
-    async run(ctx) {
+    run(ctx) {
       const seed = generateSeed();
       const hex = bytesToHex(seed);
       // Only the seed on stdout, so `$(mandate keys generate)` captures exactly the key.
@@ -20,7 +20,7 @@ export const keyCommands: readonly CommandSpec[] = [
         publicKeyMultibase: encodePublicKeyMultibase(getPublicKey(seed)),
       });
       seed.fill(0);
-      return EXIT.OK;
+      return Promise.resolve(EXIT.OK);
     },
   },
 ];

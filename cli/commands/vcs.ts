@@ -59,9 +59,11 @@ function statusCommand(name: 'revoke' | 'suspend' | 'reinstate', summary: string
     async run(ctx) {
       const reason = stringOption(ctx.options, 'reason');
       const named = ctx.args[0] as string;
-      const view: StatusChangeView & { alreadyRevoked?: true } = await ctx
-        .client()
-        [name](named, { ...(reason === undefined ? {} : { reason }), signal: ctx.signal });
+      const client = ctx.client();
+      const view: StatusChangeView & { alreadyRevoked?: true } = await client[name](named, {
+        ...(reason === undefined ? {} : { reason }),
+        signal: ctx.signal,
+      });
       const headline = view.alreadyRevoked ? 'Already revoked.' : `${verb[0]?.toUpperCase()}${verb.slice(1)}.`;
       ctx.print(`${headline}\n${alsoChanged(verb, named, view)}${credentialText(view)}`, view);
       return EXIT.OK;

@@ -84,6 +84,94 @@ export function renderAgents(root: HTMLElement): void {
   void load(0);
 }
 
+/** What an agent's page shows beside its detail, each read on its own (a failure empties its part only). */
+async function agentContext(did: string) {
+  // What the issuer recorded and what others reported, apart: anyone with a key can file
+  // reports (consents, provider events) under any agent, and must not crowd out its history.
+  const latest = (reported: boolean, limit: number) =>
+    api<{ records: AuditRecord[] }>(
+      `/v1/console/audit/latest${query({ agent: did, reported: String(reported), limit })}`,
+    ).catch(() => ({ records: [] }));
+  const [delegations, resolution, audit, reports] = await Promise.all([
+    api<{ delegations: Credential[] }>(`/v1/console/agents/${enc(did)}/delegations`).catch(() => ({
+      delegations: [],
+    })),
+    api<{ didDocument?: unknown }>(`/v1/dids/${enc(did)}`).catch((error: unknown) => ({ error })),
+    latest(false, 20),
+    latest(true, 10),
+  ]);
+  return { delegations: delegations.delegations, resolution, audit: audit.records, reports: reports.records };
+}
+
+function credentialsSection(detail: AgentDetail, errors: HTMLElement, reload: () => Promise<void>): HTMLElement {
+  const rows = detail.credentials.map((c) => [
+    shortId(c.vcId, 20),
+    c.type,
+    [
+      stateBadge(c.state),
+      c.vcId === detail.currentCredentialId ? [' ', h('span', { class: 'badge muted' }, 'current')] : null,
+    ],
+    formatTime(c.issuedAt),
+    credentialActions(c, errors, reload) ?? '—',
+  ]);
+  return h(
+    'section',
+    { 'aria-labelledby': 'h-creds' },
+    h('h2', { id: 'h-creds' }, 'Credentials'),
+    table(
+      'Credentials, current and superseded',
+      ['Credential', 'Type', 'State', 'Issued', 'Actions'],
+      rows,
+      'No credential.',
+    ),
+  );
+}
+
+function delegationsSection(delegations: Credential[]): HTMLElement {
+  const rows = delegations.map((c) => [
+    shortId(c.vcId, 20),
+    agentLink(c.subjectDid),
+    stateBadge(c.state),
+    formatTime(c.issuedAt),
+    formatTime(c.validUntil),
+  ]);
+  return h(
+    'section',
+    { 'aria-labelledby': 'h-dels' },
+    h('h2', { id: 'h-dels' }, 'Delegations signed'),
+    table(
+      'Delegations',
+      ['Credential', 'Delegatee', 'State', 'Issued', 'Valid until'],
+      rows,
+      'This agent has signed no delegation held here.',
+    ),
+  );
+}
+
+function auditSections(did: string, audit: AuditRecord[], reports: AuditRecord[]): HTMLElement[] {
+  return [
+    h(
+      'section',
+      { 'aria-labelledby': 'h-audit' },
+      h('h2', { id: 'h-audit' }, 'Recent audit events'),
+      auditTable(audit),
+      h('p', {}, h('a', { href: `#/audit?agent=${enc(did)}` }, 'Full audit trail of this agent')),
+    ),
+    h(
+      'section',
+      { 'aria-labelledby': 'h-reports' },
+      h('h2', { id: 'h-reports' }, 'Reports naming this agent'),
+      h(
+        'p',
+        { class: 'notice' },
+        'Consents and provider events, each signed by a user or a provider. Anyone with a key can file one naming any agent.',
+      ),
+      auditTable(reports),
+      h('p', {}, h('a', { href: `#/audit?agent=${enc(did)}&reported=true` }, 'All reports naming this agent')),
+    ),
+  ];
+}
+
 export function renderAgent(root: HTMLElement, did: string): void {
   const errors = h('div');
   const body = h('div', {}, loading());
@@ -92,37 +180,7 @@ export function renderAgent(root: HTMLElement, did: string): void {
   const load = async () => {
     const detail = await attempt(errors, () => api<AgentDetail>(`/v1/agents/${enc(did)}`));
     if (!detail) return replace(body);
-    // What the issuer recorded and what others reported, apart: anyone with a key can file
-    // reports (consents, provider events) under any agent, and must not crowd out its history.
-    const latest = (reported: boolean, limit: number) =>
-      api<{ records: AuditRecord[] }>(
-        `/v1/console/audit/latest${query({ agent: did, reported: String(reported), limit })}`,
-      ).catch(() => ({ records: [] }));
-    const [delegations, resolution, audit, reports] = await Promise.all([
-      api<{ delegations: Credential[] }>(`/v1/console/agents/${enc(did)}/delegations`).catch(() => ({
-        delegations: [],
-      })),
-      api<{ didDocument?: unknown }>(`/v1/dids/${enc(did)}`).catch((error: unknown) => ({ error })),
-      latest(false, 20),
-      latest(true, 10),
-    ]);
-    const credentialRows = detail.credentials.map((c) => [
-      shortId(c.vcId, 20),
-      c.type,
-      [
-        stateBadge(c.state),
-        c.vcId === detail.currentCredentialId ? [' ', h('span', { class: 'badge muted' }, 'current')] : null,
-      ],
-      formatTime(c.issuedAt),
-      credentialActions(c, errors, load) ?? '—',
-    ]);
-    const delegationRows = delegations.delegations.map((c) => [
-      shortId(c.vcId, 20),
-      agentLink(c.subjectDid),
-      stateBadge(c.state),
-      formatTime(c.issuedAt),
-      formatTime(c.validUntil),
-    ]);
+    const { delegations, resolution, audit, reports } = await agentContext(did);
     replace(
       body,
       facts([
@@ -133,28 +191,8 @@ export function renderAgent(root: HTMLElement, did: string): void {
         ['Domains', (detail.domains ?? []).join(' ') || '—'],
         ['Created', formatTime(detail.createdAt)],
       ]),
-      h(
-        'section',
-        { 'aria-labelledby': 'h-creds' },
-        h('h2', { id: 'h-creds' }, 'Credentials'),
-        table(
-          'Credentials, current and superseded',
-          ['Credential', 'Type', 'State', 'Issued', 'Actions'],
-          credentialRows,
-          'No credential.',
-        ),
-      ),
-      h(
-        'section',
-        { 'aria-labelledby': 'h-dels' },
-        h('h2', { id: 'h-dels' }, 'Delegations signed'),
-        table(
-          'Delegations',
-          ['Credential', 'Delegatee', 'State', 'Issued', 'Valid until'],
-          delegationRows,
-          'This agent has signed no delegation held here.',
-        ),
-      ),
+      credentialsSection(detail, errors, load),
+      delegationsSection(delegations),
       h(
         'section',
         { 'aria-labelledby': 'h-doc' },
@@ -163,25 +201,7 @@ export function renderAgent(root: HTMLElement, did: string): void {
           ? pretty(resolution.didDocument)
           : h('p', { class: 'empty' }, 'Not resolvable through this issuer.'),
       ),
-      h(
-        'section',
-        { 'aria-labelledby': 'h-audit' },
-        h('h2', { id: 'h-audit' }, 'Recent audit events'),
-        auditTable(audit.records),
-        h('p', {}, h('a', { href: `#/audit?agent=${enc(did)}` }, 'Full audit trail of this agent')),
-      ),
-      h(
-        'section',
-        { 'aria-labelledby': 'h-reports' },
-        h('h2', { id: 'h-reports' }, 'Reports naming this agent'),
-        h(
-          'p',
-          { class: 'notice' },
-          'Consents and provider events, each signed by a user or a provider. Anyone with a key can file one naming any agent.',
-        ),
-        auditTable(reports.records),
-        h('p', {}, h('a', { href: `#/audit?agent=${enc(did)}&reported=true` }, 'All reports naming this agent')),
-      ),
+      ...auditSections(did, audit, reports),
     );
   };
   void load();

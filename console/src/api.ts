@@ -41,11 +41,16 @@ export interface RequestOptions {
   key?: string;
 }
 
+/** A detail member as text: strings as they are, anything else as JSON. */
+function detailText(value: unknown): string {
+  return value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+}
+
 function describeValidation(details: unknown): string {
   if (!Array.isArray(details)) return '';
   const parts = details
     .filter((d): d is { path?: unknown; message?: unknown } => typeof d === 'object' && d !== null)
-    .map((d) => `${String(d.path ?? '').replace(/^(json|query|param)\./, '')}: ${String(d.message ?? '')}`);
+    .map((d) => `${detailText(d.path).replace(/^(json|query|param)\./, '')}: ${detailText(d.message)}`);
   return parts.length === 0 ? '' : ` (${parts.join('; ')})`;
 }
 
@@ -126,6 +131,6 @@ export type {
   StatusChangeView as StatusChange,
 } from '../../wallet/contract/credentials.ts';
 export type { HostedDid } from '../../wallet/contract/dids.ts';
-export type { EnrollmentTokenInfo as TokenState } from '../../wallet/contract/enrollment.ts';
+export type { EnrollmentToken, EnrollmentTokenInfo as TokenState } from '../../wallet/contract/enrollment.ts';
 /** GET /v1/console/agents and GET /v1/console/status-lists (issuer/routes/console-support.ts). */
 export type { ConsoleAgent, StatusListFill } from '../../wallet/contract/console.ts';

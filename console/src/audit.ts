@@ -64,8 +64,8 @@ function isoOf(local: string): string | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 
-/** Renders the view; returns a function that stops the polling (the router calls it on leave). */
-export function renderAudit(root: HTMLElement, params: URLSearchParams): () => void {
+/** The filter inputs, filled from the route's parameters. */
+function filterInputs(params: URLSearchParams) {
   const agent = h('input', {
     type: 'text',
     name: 'agent',
@@ -93,6 +93,12 @@ export function renderAudit(root: HTMLElement, params: URLSearchParams): () => v
   const to = h('input', { type: 'datetime-local', name: 'to', step: 1 });
   const live = h('input', { type: 'checkbox', name: 'live', checked: true });
   live.id = 'audit-live';
+  return { agent, event, source, from, to, live };
+}
+
+/** Renders the view; returns a function that stops the polling (the router calls it on leave). */
+export function renderAudit(root: HTMLElement, params: URLSearchParams): () => void {
+  const { agent, event, source, from, to, live } = filterInputs(params);
   const chain = h('div', { 'aria-live': 'polite' });
   const errors = h('div');
   const records = h('div');

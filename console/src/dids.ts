@@ -36,9 +36,10 @@ function endpointText(endpoint: unknown): string {
 /** A DID document's services (DID Core §5.4), as the table shows them. */
 function servicesOf(document: JsonObject): { id: string; type: string; endpoint: string }[] {
   const services = Array.isArray(document.service) ? document.service : [];
+  const text = (value: JsonValue | undefined): string => (typeof value === 'string' ? value : '');
   return services.filter(isJsonObject).map((s) => ({
-    id: String(s.id),
-    type: Array.isArray(s.type) ? s.type.join(' ') : String(s.type),
+    id: text(s.id),
+    type: Array.isArray(s.type) ? s.type.map(text).join(' ') : text(s.type),
     endpoint: endpointText(s.serviceEndpoint),
   }));
 }

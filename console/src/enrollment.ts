@@ -3,7 +3,7 @@
  * tokens by state. The minted value lives in this view's DOM only: it is not stored, and
  * leaving the view drops it.
  */
-import { api, query, type TokenState } from './api.ts';
+import { api, query, type EnrollmentToken, type TokenState } from './api.ts';
 import { field, formatTime, h, replace, shortId, stateBadge, table } from './dom.ts';
 import { announce, attempt, heading, loading, sourceButton } from './ui.ts';
 
@@ -55,21 +55,10 @@ function tokenPanel(minted: { tokenId: string; token: string; expiresAt: string 
   );
 }
 
-export function renderEnrollment(root: HTMLElement): void {
-  const errors = h('div');
-  const mintedSlot = h('div');
+/** The token list with its state filter and "Load more"; `load()` reads its first page again. */
+function tokenList(): { section: HTMLElement; load: () => Promise<void> } {
   const list = h('div', {}, loading());
   const listErrors = h('div');
-  const scopes = h('input', { type: 'text', name: 'scopes', required: true, autocomplete: 'off', value: 'files:read' });
-  const depth = h('input', { type: 'number', name: 'depth', required: true, min: 0, max: 16, value: 1 });
-  const domains = h('input', {
-    type: 'text',
-    name: 'domains',
-    required: true,
-    autocomplete: 'off',
-    placeholder: 'files.example.com',
-  });
-  const ttl = h('input', { type: 'number', name: 'ttl', required: true, min: 10, max: 604800, value: 900 });
   const stateFilter = h(
     'select',
     { name: 'state' },
@@ -118,13 +107,36 @@ export function renderEnrollment(root: HTMLElement): void {
     renderList();
   };
   stateFilter.addEventListener('change', () => void loadTokens());
+  const section = h(
+    'section',
+    { 'aria-labelledby': 'h-tokens' },
+    h('h2', { id: 'h-tokens' }, 'Tokens'),
+    h('div', { class: 'field inline' }, h('label', { for: 'token-state' }, 'Show'), stateFilter),
+    listErrors,
+    list,
+  );
+  return { section, load: () => loadTokens() };
+}
 
+/** The mint form; a minted token is shown once in `mintedSlot`, then the list is read again. */
+function mintForm(mintedSlot: HTMLElement, reload: () => Promise<void>): HTMLElement {
+  const errors = h('div');
+  const scopes = h('input', { type: 'text', name: 'scopes', required: true, autocomplete: 'off', value: 'files:read' });
+  const depth = h('input', { type: 'number', name: 'depth', required: true, min: 0, max: 16, value: 1 });
+  const domains = h('input', {
+    type: 'text',
+    name: 'domains',
+    required: true,
+    autocomplete: 'off',
+    placeholder: 'files.example.com',
+  });
+  const ttl = h('input', { type: 'number', name: 'ttl', required: true, min: 10, max: 604800, value: 900 });
   const mint = async (event: Event) => {
     event.preventDefault();
     const minted = await attempt(
       errors,
       () =>
-        api<{ tokenId: string; token: string; expiresAt: string }>('/v1/enrollment-tokens', {
+        api<EnrollmentToken>('/v1/enrollment-tokens', {
           body: {
             requestedScopes: words(scopes.value),
             maxDelegationDepth: Number(depth.value),
@@ -138,32 +150,24 @@ export function renderEnrollment(root: HTMLElement): void {
     replace(mintedSlot, tokenPanel(minted));
     announce('Enrollment token minted: copy it now, it is shown once.');
     document.getElementById('minted-token')?.focus();
-    await loadTokens();
+    await reload();
   };
-
-  replace(
-    root,
-    heading('Enrollment'),
-    h(
-      'form',
-      { class: 'card', onSubmit: (e: Event) => void mint(e) },
-      h('h2', {}, 'Mint an enrollment token'),
-      field('Scopes', scopes, 'Space- or comma-separated, e.g. files:read files:write'),
-      field('Maximum delegation depth', depth, '0 = the agent may not delegate'),
-      field('Domains', domains, 'Services the agent may present to, space-separated'),
-      field('Token lifetime (seconds)', ttl, '10 s to 7 days; default 15 minutes'),
-      errors,
-      h('button', { type: 'submit' }, 'Mint token'),
-    ),
-    mintedSlot,
-    h(
-      'section',
-      { 'aria-labelledby': 'h-tokens' },
-      h('h2', { id: 'h-tokens' }, 'Tokens'),
-      h('div', { class: 'field inline' }, h('label', { for: 'token-state' }, 'Show'), stateFilter),
-      listErrors,
-      list,
-    ),
+  return h(
+    'form',
+    { class: 'card', onSubmit: (e: Event) => void mint(e) },
+    h('h2', {}, 'Mint an enrollment token'),
+    field('Scopes', scopes, 'Space- or comma-separated, e.g. files:read files:write'),
+    field('Maximum delegation depth', depth, '0 = the agent may not delegate'),
+    field('Domains', domains, 'Services the agent may present to, space-separated'),
+    field('Token lifetime (seconds)', ttl, '10 s to 7 days; default 15 minutes'),
+    errors,
+    h('button', { type: 'submit' }, 'Mint token'),
   );
-  void loadTokens();
+}
+
+export function renderEnrollment(root: HTMLElement): void {
+  const mintedSlot = h('div');
+  const tokens = tokenList();
+  replace(root, heading('Enrollment'), mintForm(mintedSlot, tokens.load), mintedSlot, tokens.section);
+  void tokens.load();
 }
