@@ -114,7 +114,9 @@ function constraints(schema: Json): string[] {
   for (const [key, label] of pairs) {
     const value = schema[key];
     if (value !== undefined)
-      notes.push(`${label} ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+      notes.push(
+        `${label} ${typeof value === 'string' || typeof value === 'number' ? String(value) : JSON.stringify(value)}`,
+      );
   }
   if (schema.default !== undefined) notes.push(`default ${JSON.stringify(schema.default)}`);
   return notes;

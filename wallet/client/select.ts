@@ -16,12 +16,7 @@ import { parseDateTimeStamp } from '../crypto/data-integrity.ts';
 import { checkDelegationLink, validUntilOf } from '../vc/delegation.ts';
 import { credentialKind, issuerId } from '../vc/parse.ts';
 import { narrow, uncovered } from '../vc/scopes.ts';
-import type {
-  ChainCredential,
-  DelegatedAgentCredential,
-  DelegationGrantCredential,
-  MandateCredential,
-} from '../vc/types.ts';
+import type { ChainCredential, DelegationGrantCredential, MandateCredential } from '../vc/types.ts';
 
 export interface SelectOptions {
   /** The presenting DID: the leaf's subject. */
@@ -76,10 +71,10 @@ export function buildChain(
   let current: ChainCredential = leaf;
   while ('parentCredential' in current) {
     if (chain.length >= maxChainLength) return undefined;
-    const parent = byId.get((current as DelegatedAgentCredential).parentCredential.id);
+    const parent = byId.get(current.parentCredential.id);
     if (parent === undefined || credentialKind(parent) === 'DelegationGrantCredential') return undefined;
     try {
-      checkDelegationLink(parent as ChainCredential, current as DelegatedAgentCredential);
+      checkDelegationLink(parent as ChainCredential, current);
     } catch {
       return undefined;
     }

@@ -50,8 +50,8 @@ export interface SessionClaims {
 export interface VerifySessionTokenOptions {
   /** The issuer's base URL: key and issuer DID are fetched (and cached) from it. */
   issuerBaseUrl?: string;
-  /** The session key, when the caller already has it (then `issuer` is required). */
-  jwk?: Ed25519PublicJwk | unknown;
+  /** The session key (an `Ed25519PublicJwk`, checked), when the caller already has it (then `issuer` is required). */
+  jwk?: unknown;
   jwks?: JwkSet;
   /** Expected `iss`. Default with `issuerBaseUrl`: the DID `/v1/health` reports. */
   issuer?: string;
@@ -232,7 +232,7 @@ export async function verifySessionToken(token: unknown, options: VerifySessionT
     verified = await verifyEdDsaJwt(token, {
       ...common,
       ...(options.jwks ? { jwks: options.jwks } : { jwk: options.jwk }),
-      issuer: options.issuer as string,
+      issuer: options.issuer,
     });
   }
   return sessionClaims(verified.claims);

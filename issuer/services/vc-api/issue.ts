@@ -24,7 +24,6 @@ import { JsonLdError } from '../../../wallet/jsonld/document-loader.ts';
 import { assertConformingCredential } from '../../../wallet/vc/conformance.ts';
 import { newUrnUuid } from '../../../wallet/vc/identity.ts';
 import { CREDENTIAL_TYPES, statusEntries } from '../../../wallet/vc/parse.ts';
-import type { StatusEntry } from '../../../wallet/vc/types.ts';
 import { clipText } from '../../audit.ts';
 import type { IssuerContext } from '../../context.ts';
 import { apiError } from '../../http/errors.ts';
