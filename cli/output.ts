@@ -3,7 +3,7 @@
  * (`--json`). Results go to stdout, errors to stderr, so `mandate … --json | jq` never parses
  * an error message. Nothing here knows about the admin key: it is never handed to output.
  */
-import type { JsonValue } from '../wallet/crypto/jcs.ts';
+import type { JsonValue } from '../wallet/crypto/json-value.ts';
 
 export interface Io {
   stdout(text: string): void;

@@ -1,5 +1,5 @@
 /** DIDs hosted or tracked here: service endpoints (add, remove) and deactivation (confirmed). */
-import type { JsonObject, JsonValue } from '../../wallet/crypto/jcs.ts';
+import type { JsonObject, JsonValue } from '../../wallet/crypto/json-value.ts';
 import { api, enc, type HostedDid } from './api.ts';
 import { facts, field, formatTime, fullId, h, replace, shortId, stateBadge, table } from './dom.ts';
 import { announce, attempt, confirmAction, heading, loading, pretty, sourceButton } from './ui.ts';

@@ -4,7 +4,7 @@
  * contract's type (wallet/contract). A body that fails is `RESPONSE_INVALID`. Type imports only:
  * no schema library is bundled with the client.
  */
-import type { JsonObject, JsonValue } from '../crypto/jcs.ts';
+import type { JsonObject, JsonValue } from '../crypto/json-value.ts';
 import type { Ed25519PublicJwk } from '../crypto/jwt.ts';
 import type { AgentDetail } from '../contract/agents.ts';
 import type { AuditChainVerdict, AuditPage } from '../contract/audit.ts';

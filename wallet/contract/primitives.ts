@@ -4,7 +4,7 @@
  * OpenAPI document (`.meta()`: zod v4's registry, which the generator reads).
  */
 import { z } from 'zod';
-import type { JsonObject } from '../crypto/jcs.ts';
+import type { JsonObject } from '../crypto/json-value.ts';
 import { MAX_SCOPE_LENGTH, MAX_SCOPES } from '../vc/scopes.ts';
 
 // docs/scopes.md grammar (wallet/vc/scopes.ts SCOPE_RE): segment(:segment)*, segments [a-z0-9._-]+.
