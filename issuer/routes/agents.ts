@@ -26,7 +26,6 @@ import {
 } from './schemas.ts';
 
 // The console's support routes build on the Agent schema.
-export { AgentSchema } from '../../wallet/contract/agents.ts';
 
 const adminRoute = { tags: ['Agents'], security: ADMIN_SECURITY };
 

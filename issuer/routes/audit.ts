@@ -6,7 +6,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import {
   AuditChainVerdictSchema,
-  AuditFilterSchema,
   AuditListQuerySchema,
   AuditPageSchema,
   RecordedAuditEventSchema,
@@ -19,9 +18,6 @@ import { adminAuth } from '../http/admin-auth.ts';
 import { apiError, createRouter } from '../http/errors.ts';
 import { createProviderEventRecorder } from '../services/audit-events.ts';
 import { ADMIN_SECURITY, errorResponses, jsonBody, jsonResponse } from './schemas.ts';
-
-/** The filters the console's newest-first view shares (issuer/routes/console-support.ts). */
-export const AuditQuery = AuditFilterSchema;
 
 type Admin = [ReturnType<typeof adminAuth>];
 

@@ -10,44 +10,24 @@ import { adminAuth } from '../http/admin-auth.ts';
 import { apiError, createRouter, invalidCursor } from '../http/errors.ts';
 import type { AuditRecord } from '../audit.ts';
 import { agentView, requireAgent } from '../services/agents.ts';
-import { credentialState, credentialView, type CredentialView } from '../services/credentials.ts';
+import { credentialState, credentialView } from '../services/credentials.ts';
 import { statusListUrl } from '../services/status-lists.ts';
 import type { AgentWithState } from '../storage/agents-store.ts';
-import { AgentSchema } from './agents.ts';
-import { AuditQuery } from './audit.ts';
+import {
+  ConsoleAgentPageSchema,
+  ConsoleAgentSearchSchema,
+  ConsoleDelegationsSchema,
+  ConsoleLatestAuditQuerySchema,
+  ConsoleLatestAuditSchema,
+  ConsoleStatusListsSchema,
+  type ConsoleAgent,
+  type StatusListFill,
+} from '../../wallet/contract/console.ts';
 import { ADMIN_SECURITY, DidSchema, errorResponses, jsonResponse } from './schemas.ts';
 
 /** An agent search reads at most this many agents, so a query cannot scan an unbounded table. */
 export const MAX_AGENTS_SCANNED = 10_000;
 const SCAN_PAGE = 500;
-
-const SearchQuery = z.object({
-  q: z
-    .string()
-    .max(256)
-    .optional()
-    .openapi({ description: 'Case-insensitive substring of the DID, custody, a scope or a domain' }),
-  cursor: DidSchema.optional().openapi({ description: 'The last DID of the previous page' }),
-  limit: z.coerce.number().int().min(1).max(200).default(20),
-});
-
-const ConsoleAgentSchema = AgentSchema.omit({ didDocumentUrl: true })
-  .extend({ credentialState: z.enum(['active', 'revoked', 'suspended', 'superseded', 'expired', 'none']) })
-  .openapi('ConsoleAgent');
-
-const StatusListFillSchema = z
-  .object({
-    listId: z.string(),
-    purpose: z.string(),
-    url: z.string(),
-    length: z.number().openapi({ description: 'Entries in the list' }),
-    allocated: z.number().openapi({ description: 'Entries handed out to credentials' }),
-    set: z.number().openapi({ description: 'Entries whose status bit is 1 (revoked / suspended)' }),
-    fill: z.number().openapi({ description: 'allocated / length, 0–1' }),
-  })
-  .openapi('StatusListFill');
-
-const LatestAuditQuery = AuditQuery.omit({ cursor: true });
 
 /** Number of 1 bits (Bitstring Status List §3.1: one bit per entry). */
 function popcount(bytes: Uint8Array): number {
@@ -73,13 +53,7 @@ function matches(agent: ConsoleAgent, needle: string): boolean {
   return haystack.some((text) => text.toLowerCase().includes(needle));
 }
 
-type ConsoleAgent = z.infer<typeof ConsoleAgentSchema>;
 type Admin = ReturnType<typeof adminAuth>;
-
-/** A response member documented like JsonObjectSchema (any JSON object), typed as the view it carries. */
-const viewSchema = <T extends object>() => z.custom<T>().openapi({ type: 'object', additionalProperties: true });
-const CredentialViewSchema = viewSchema<CredentialView>();
-const AuditRecordViewSchema = viewSchema<AuditRecord>();
 
 function consoleAgent(ctx: IssuerContext, row: AgentWithState): ConsoleAgent {
   const { didDocumentUrl: _url, ...rest } = agentView(ctx, row.agent, row.hosted);
@@ -126,16 +100,9 @@ const agentsRoute = (admin: Admin) =>
     summary: 'Agents matching a search, oldest first, each with its current credential state. Admin.',
     security: ADMIN_SECURITY,
     middleware: [admin] as const,
-    request: { query: SearchQuery },
+    request: { query: ConsoleAgentSearchSchema },
     responses: {
-      200: jsonResponse(
-        z.object({
-          agents: z.array(ConsoleAgentSchema),
-          nextCursor: z.string().optional(),
-          scanLimitReached: z.boolean().optional(),
-        }),
-        'A page of agents',
-      ),
+      200: jsonResponse(ConsoleAgentPageSchema, 'A page of agents'),
       ...errorResponses(400, 401, 429),
     },
   });
@@ -150,7 +117,7 @@ const delegationsRoute = (admin: Admin) =>
     middleware: [admin] as const,
     request: { params: z.object({ did: DidSchema }) },
     responses: {
-      200: jsonResponse(z.object({ delegations: z.array(CredentialViewSchema) }), 'Delegations'),
+      200: jsonResponse(ConsoleDelegationsSchema, 'Delegations'),
       ...errorResponses(400, 401, 404, 429),
     },
   });
@@ -164,7 +131,7 @@ const statusListsRoute = (admin: Admin) =>
     security: ADMIN_SECURITY,
     middleware: [admin] as const,
     responses: {
-      200: jsonResponse(z.object({ statusLists: z.array(StatusListFillSchema) }), 'Status lists'),
+      200: jsonResponse(ConsoleStatusListsSchema, 'Status lists'),
       ...errorResponses(401, 429),
     },
   });
@@ -177,14 +144,14 @@ const latestAuditRoute = (admin: Admin) =>
     summary: 'The newest audit records matching the filter, newest first. Admin.',
     security: ADMIN_SECURITY,
     middleware: [admin] as const,
-    request: { query: LatestAuditQuery },
+    request: { query: ConsoleLatestAuditQuerySchema },
     responses: {
-      200: jsonResponse(z.object({ records: z.array(AuditRecordViewSchema) }), 'Records, newest first'),
+      200: jsonResponse(ConsoleLatestAuditSchema, 'Records, newest first'),
       ...errorResponses(400, 401, 429),
     },
   });
 
-function statusListFill(ctx: IssuerContext): z.infer<typeof StatusListFillSchema>[] {
+function statusListFill(ctx: IssuerContext): StatusListFill[] {
   return ctx.stores.statusLists.list().map((list) => ({
     listId: list.id,
     purpose: list.purpose,
@@ -196,7 +163,7 @@ function statusListFill(ctx: IssuerContext): z.infer<typeof StatusListFillSchema
   }));
 }
 
-function latestAudit(ctx: IssuerContext, q: z.infer<typeof LatestAuditQuery>): AuditRecord[] {
+function latestAudit(ctx: IssuerContext, q: z.infer<typeof ConsoleLatestAuditQuerySchema>): AuditRecord[] {
   const from = q.from === undefined ? undefined : Date.parse(q.from);
   const to = q.to === undefined ? undefined : Date.parse(q.to);
   if (from !== undefined && to !== undefined && from > to) throw apiError('VALIDATION_FAILED', '"from" is after "to"');

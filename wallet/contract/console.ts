@@ -1,7 +1,9 @@
 /** The operator console's own reads (`GET /v1/console/*`, issuer/routes/console-support.ts). */
 import { z } from 'zod';
 import { AgentSchema } from './agents.ts';
-import { CREDENTIAL_STATES } from './credentials.ts';
+import { AuditFilterSchema, AuditRecordSchema } from './audit.ts';
+import { CREDENTIAL_STATES, CredentialViewSchema } from './credentials.ts';
+import { DidSchema } from './primitives.ts';
 
 /** An agent with its current credential's state (`none` without one). */
 export const ConsoleAgentSchema = AgentSchema.omit({ didDocumentUrl: true })
@@ -20,5 +22,38 @@ export const StatusListFillSchema = z
   })
   .meta({ id: 'StatusListFill' });
 
+/** `GET /v1/console/agents`: a search over agents, oldest first. */
+export const ConsoleAgentSearchSchema = z.object({
+  q: z
+    .string()
+    .max(256)
+    .optional()
+    .meta({ description: 'Case-insensitive substring of the DID, custody, a scope or a domain' }),
+  cursor: DidSchema.optional().meta({ description: 'The last DID of the previous page' }),
+  limit: z.coerce.number().int().min(1).max(200).default(20),
+});
+
+export const ConsoleAgentPageSchema = z.object({
+  agents: z.array(ConsoleAgentSchema),
+  nextCursor: z.string().optional(),
+  /** Present when the search stopped at its scan bound before filling the page. */
+  scanLimitReached: z.boolean().optional(),
+});
+
+/** `GET /v1/console/agents/{did}/delegations`. */
+export const ConsoleDelegationsSchema = z.object({ delegations: z.array(CredentialViewSchema) });
+
+/** `GET /v1/console/status-lists`. */
+export const ConsoleStatusListsSchema = z.object({ statusLists: z.array(StatusListFillSchema) });
+
+/** `GET /v1/console/audit/latest`: the audit filters without a cursor (always the newest). */
+export const ConsoleLatestAuditQuerySchema = AuditFilterSchema.omit({ cursor: true });
+export const ConsoleLatestAuditSchema = z.object({ records: z.array(AuditRecordSchema) });
+
 export type ConsoleAgent = z.infer<typeof ConsoleAgentSchema>;
 export type StatusListFill = z.infer<typeof StatusListFillSchema>;
+export type ConsoleAgentSearch = z.input<typeof ConsoleAgentSearchSchema>;
+export type ConsoleAgentPage = z.infer<typeof ConsoleAgentPageSchema>;
+export type ConsoleDelegations = z.infer<typeof ConsoleDelegationsSchema>;
+export type ConsoleStatusLists = z.infer<typeof ConsoleStatusListsSchema>;
+export type ConsoleLatestAudit = z.infer<typeof ConsoleLatestAuditSchema>;
