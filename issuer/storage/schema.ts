@@ -186,6 +186,13 @@ export const SCHEMA: readonly string[] = [
     status_entries TEXT NOT NULL,
     issued_at INTEGER NOT NULL
   )`,
+  // A server-custody agent's own client secret (one per agent; rotation replaces it), stored as
+  // the SHA-256 (hex) of a 256-bit random secret, never in clear.
+  `CREATE TABLE IF NOT EXISTS agent_client_secrets (
+    agent_did TEXT PRIMARY KEY REFERENCES agents(did),
+    secret_hash TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  )`,
 ];
 
 /**

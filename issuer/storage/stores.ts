@@ -9,6 +9,7 @@
  * audit chain) rest on that. An asynchronous adapter needs every method to return a Promise and
  * `transaction` to take an async function bound to one connection (see that method's comment).
  */
+import { createSqliteAgentSecretStore, type AgentSecretStore } from './agent-secrets-store.ts';
 import { createSqliteAgentStore, type AgentStore } from './agents-store.ts';
 import { createSqliteAuditReceiptsStore, type AuditReceiptsStore } from './audit-receipts-store.ts';
 import { createSqliteAuditStore, type AuditStore } from './audit-store.ts';
@@ -42,6 +43,8 @@ export interface IssuerStores extends Transactional {
   tokens: TokenStore;
   /** Enrolled agents and server-held keys; the console's agent search. */
   agents: AgentStore;
+  /** Server-custody agents' own client secrets (hashed; rotation replaces atomically). */
+  agentSecrets: AgentSecretStore;
   /** Issued credentials and their lifecycle; the console's delegations. */
   credentials: CredentialStore;
   /** Bitstring status lists: bitstrings, allocation bitmaps, signed-list cache. */
@@ -71,6 +74,7 @@ export function createSqliteStores(db: IssuerDb): IssuerStores {
     transaction: (fn) => db.transaction(fn),
     tokens: createSqliteTokenStore(db),
     agents: createSqliteAgentStore(db),
+    agentSecrets: createSqliteAgentSecretStore(db),
     credentials: createSqliteCredentialStore(db),
     statusLists: createSqliteStatusListStore(db),
     dids: createSqliteDidStore(db),

@@ -442,6 +442,23 @@ function describeAgents(get: Get): void {
       });
     });
 
+    it('keeps one client secret hash per agent: rotation replaces it, removal forgets it', async () => {
+      const s = get();
+      await s.agents.insert(agent(1));
+      const did = agent(1).did;
+      expect(await s.agentSecrets.get(did)).toBeUndefined();
+      expect(await s.agentSecrets.put({ agentDid: did, secretHash: 'a'.repeat(64), createdAt: T0 })).toEqual({
+        replaced: false,
+      });
+      expect(await s.agentSecrets.put({ agentDid: did, secretHash: 'b'.repeat(64), createdAt: T0 + 1 })).toEqual({
+        replaced: true,
+      });
+      expect(await s.agentSecrets.get(did)).toEqual({ agentDid: did, secretHash: 'b'.repeat(64), createdAt: T0 + 1 });
+      expect(await s.agentSecrets.remove(did)).toBe(true);
+      expect(await s.agentSecrets.remove(did)).toBe(false);
+      expect(await s.agentSecrets.get(did)).toBeUndefined();
+    });
+
     it('keeps server-held keys', async () => {
       const s = get();
       expect(await s.agents.anyKey()).toBeUndefined();
