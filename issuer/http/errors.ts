@@ -53,6 +53,8 @@ export const ISSUER_ERRORS = {
   DID_NOT_FOUND: 404,
   /** A service id the DID document does not have. */
   SERVICE_NOT_FOUND: 404,
+  /** DELETE of an agent's client secret when it has none. */
+  CLIENT_SECRET_NOT_FOUND: 404,
   TOKEN_USED: 409,
   CHALLENGE_USED: 409,
   AGENT_EXISTS: 409,

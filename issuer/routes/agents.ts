@@ -1,10 +1,13 @@
 /**
- * Agents (admin): listing, detail, and what the issuer signs for SERVER-custody agents —
- * presentations and delegations. The `did` path parameter is the DID URL-encoded
- * (encodeURIComponent), since a did:web may itself contain "%3A".
+ * Agents (admin): listing, detail, client secrets, and what the issuer signs for SERVER-custody
+ * agents — presentations and delegations, which the agent may also ask for itself with its own
+ * client secret. The `did` path parameter is the DID URL-encoded (encodeURIComponent), since a
+ * did:web may itself contain "%3A".
  */
 import { createRoute } from '@hono/zod-openapi';
 import {
+  AgentClientSecretRevokedSchema,
+  AgentClientSecretSchema,
   AgentDetailSchema,
   AgentDidParamSchema,
   AgentPageSchema,
@@ -14,7 +17,9 @@ import {
 import { CredentialViewSchema } from '../../wallet/contract/credentials.ts';
 import type { IssuerContext } from '../context.ts';
 import { adminAuth } from '../http/admin-auth.ts';
+import { agentAuth } from '../http/agent-auth.ts';
 import { createRouter } from '../http/errors.ts';
+import { issueAgentSecret, isAgentSecret, revokeAgentSecret } from '../services/agent-secrets.ts';
 import { delegateFor, getAgentDetail, listAgents, presentFor } from '../services/agents.ts';
 import {
   ADMIN_SECURITY,
@@ -24,8 +29,6 @@ import {
   jsonResponse,
   PageQuerySchema,
 } from './schemas.ts';
-
-// The console's support routes build on the Agent schema.
 
 const adminRoute = { tags: ['Agents'], security: ADMIN_SECURITY };
 
@@ -51,12 +54,44 @@ const detailRoute = (middleware: [ReturnType<typeof adminAuth>]) =>
     responses: { 200: jsonResponse(AgentDetailSchema, 'The agent'), ...errorResponses(400, 401, 404, 429) },
   });
 
-const presentRoute = (middleware: [ReturnType<typeof adminAuth>]) =>
+type Auth = [ReturnType<typeof adminAuth>];
+
+const issueSecretRoute = (middleware: Auth) =>
+  createRoute({
+    ...adminRoute,
+    method: 'post',
+    path: '/v1/agents/{did}/client-secret',
+    summary:
+      'Issue a server-custody agent its own client secret, or rotate it (the old one stops working at once); shown once. Admin.',
+    middleware,
+    request: { params: AgentDidParamSchema },
+    responses: {
+      201: jsonResponse(AgentClientSecretSchema, 'The secret, shown this once'),
+      ...errorResponses(400, 401, 403, 404, 410, 429),
+    },
+  });
+
+const revokeSecretRoute = (middleware: Auth) =>
+  createRoute({
+    ...adminRoute,
+    method: 'delete',
+    path: '/v1/agents/{did}/client-secret',
+    summary: "Revoke the agent's client secret: the next request presenting it is refused. Admin.",
+    middleware,
+    request: { params: AgentDidParamSchema },
+    responses: {
+      200: jsonResponse(AgentClientSecretRevokedSchema, 'Revoked'),
+      ...errorResponses(400, 401, 404, 429),
+    },
+  });
+
+const presentRoute = (middleware: Auth) =>
   createRoute({
     ...adminRoute,
     method: 'post',
     path: '/v1/agents/{did}/vp',
-    summary: 'A presentation signed by the server for a server-custody agent (refused for self custody). Admin.',
+    summary:
+      "A presentation signed by the server for a server-custody agent (refused for self custody). Admin, or the agent's own client secret.",
     middleware,
     request: { params: AgentDidParamSchema, body: jsonBody(PresentRequestSchema) },
     responses: {
@@ -65,13 +100,13 @@ const presentRoute = (middleware: [ReturnType<typeof adminAuth>]) =>
     },
   });
 
-const delegateRoute = (middleware: [ReturnType<typeof adminAuth>]) =>
+const delegateRoute = (middleware: Auth) =>
   createRoute({
     ...adminRoute,
     method: 'post',
     path: '/v1/agents/{did}/delegations',
     summary:
-      'A DelegatedAgentCredential signed by the server for a server-custody delegator; narrowing enforced (422 SCOPE_ESCALATION, DEPTH_EXCEEDED, DOMAIN_ESCALATION, CHAIN_BROKEN). Admin.',
+      "A DelegatedAgentCredential signed by the server for a server-custody delegator; narrowing enforced (422 SCOPE_ESCALATION, DEPTH_EXCEEDED, DOMAIN_ESCALATION, CHAIN_BROKEN). Admin, or the delegator's own client secret.",
     middleware,
     request: { params: AgentDidParamSchema, body: jsonBody(DelegateRequestSchema) },
     responses: {
@@ -82,17 +117,31 @@ const delegateRoute = (middleware: [ReturnType<typeof adminAuth>]) =>
 
 export function agentRoutes(ctx: IssuerContext) {
   const app = createRouter();
-  const admin: [ReturnType<typeof adminAuth>] = [adminAuth({ adminApiKey: ctx.config.adminApiKey })];
+  const admin: Auth = [adminAuth({ adminApiKey: ctx.config.adminApiKey })];
 
   app.openapi(listRoute(admin), (c) => {
     const { cursor, limit } = c.req.valid('query');
     return c.json(listAgents(ctx, { limit, ...(cursor === undefined ? {} : { cursor }) }), 200);
   });
   app.openapi(detailRoute(admin), (c) => c.json(getAgentDetail(ctx, c.req.valid('param').did), 200));
-  app.openapi(presentRoute(admin), async (c) =>
+  const self: Auth = [
+    agentAuth({
+      adminApiKey: ctx.config.adminApiKey,
+      isAgentSecret: (did, secret) => isAgentSecret(ctx, did, secret),
+    }),
+  ];
+  app.openapi(issueSecretRoute(admin), (c) =>
+    c.json(issueAgentSecret(ctx, c.req.valid('param').did, c.get('actor')), 201),
+  );
+  app.openapi(revokeSecretRoute(admin), (c) => {
+    const { did } = c.req.valid('param');
+    revokeAgentSecret(ctx, did, c.get('actor'));
+    return c.json({ clientId: did, revoked: true as const }, 200);
+  });
+  app.openapi(presentRoute(self), async (c) =>
     c.json(await presentFor(ctx, c.req.valid('param').did, c.req.valid('json'), c.get('actor')), 200),
   );
-  app.openapi(delegateRoute(admin), async (c) =>
+  app.openapi(delegateRoute(self), async (c) =>
     c.json(await delegateFor(ctx, c.req.valid('param').did, c.req.valid('json'), c.get('actor')), 201),
   );
   return app;

@@ -26,7 +26,7 @@
  * is an answer, not a failure. No secret (admin key, enrollment token, challenge) ever appears in
  * an error message, its details or an event.
  */
-import type { AgentDetail, AgentInfo } from '../contract/agents.ts';
+import type { AgentClientSecret, AgentDetail, AgentInfo } from '../contract/agents.ts';
 import type { AuditChainVerdict, AuditRecord } from '../contract/audit.ts';
 import type {
   CredentialState,
@@ -75,6 +75,7 @@ import { createTransport, type RequestSpec, type Transport, type TransportOption
 // The wire types are the contract's (wallet/contract), re-exported under the names this module
 // has always exported.
 export type {
+  AgentClientSecret,
   AgentDetail,
   AgentInfo,
   AuditChainVerdict,
@@ -453,6 +454,39 @@ export class IssuerClient {
     );
     if (!isPage<K, T>(body, member)) throw invalid(what);
     return body;
+  }
+
+  /**
+   * `POST /v1/agents/{did}/client-secret` (admin): issues the server-custody agent its own client
+   * secret, or rotates it. The answer is the only copy; give it to the agent's process as
+   * `new IssuerClient({ baseUrl, clientSecret })`.
+   */
+  async issueAgentClientSecret(did: string, options: CallOptions = {}): Promise<AgentClientSecret> {
+    const body = asObject(
+      await this.#json({
+        method: 'POST',
+        path: `/v1/agents/${enc(did)}/client-secret`,
+        admin: 'required',
+        idempotent: false,
+        signal: options.signal,
+      }),
+      'a client secret',
+    );
+    const { clientId, clientSecret, createdAt } = body;
+    if (clientId !== did || typeof clientSecret !== 'string' || typeof createdAt !== 'string')
+      throw invalid(`a client secret for ${did}`);
+    return { clientId, clientSecret, createdAt };
+  }
+
+  /** `DELETE /v1/agents/{did}/client-secret` (admin): the secret stops working at once. */
+  async revokeAgentClientSecret(did: string, options: CallOptions = {}): Promise<void> {
+    await this.#json({
+      method: 'DELETE',
+      path: `/v1/agents/${enc(did)}/client-secret`,
+      admin: 'required',
+      idempotent: true,
+      signal: options.signal,
+    });
   }
 
   /** `GET /v1/agents/{did}` (admin): the agent, its current credential and its credential history. */

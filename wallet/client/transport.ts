@@ -45,6 +45,11 @@ export type TransportEvent =
 export interface TransportOptions {
   baseUrl: string;
   adminKey?: string | undefined;
+  /**
+   * A server-custody agent's own client secret (POST /v1/agents/{did}/client-secret), sent where
+   * the admin key would be. The issuer accepts it only for that agent's /vp and /delegations.
+   */
+  clientSecret?: string | undefined;
   /** Per-attempt deadline in ms (default 10 000). */
   timeoutMs?: number | undefined;
   retry?: Partial<RetryPolicy> | false | undefined;
@@ -190,9 +195,13 @@ function transportSettings(options: TransportOptions): Settings {
   positiveInteger(retry.baseDelayMs, 0, 'retry.baseDelayMs', 0);
   positiveInteger(retry.maxDelayMs, 0, 'retry.maxDelayMs', 0);
   positiveInteger(retry.maxRetryAfterMs, 0, 'retry.maxRetryAfterMs', 0);
-  const adminKey = options.adminKey;
+  if (options.adminKey !== undefined && options.clientSecret !== undefined)
+    throw configInvalid('pass adminKey or clientSecret, not both');
+  const adminKey = options.adminKey ?? options.clientSecret;
   if (adminKey !== undefined && (typeof adminKey !== 'string' || adminKey.length === 0 || /[\r\n]/.test(adminKey))) {
-    throw configInvalid('adminKey must be a non-empty single-line string');
+    throw configInvalid(
+      `${options.adminKey === undefined ? 'clientSecret' : 'adminKey'} must be a non-empty single-line string`,
+    );
   }
   const emit = (event: TransportEvent): void => {
     try {

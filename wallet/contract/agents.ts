@@ -73,3 +73,18 @@ export type AgentDetail = z.infer<typeof AgentDetailSchema>;
 export type AgentPage = z.infer<typeof AgentPageSchema>;
 export type PresentRequest = z.infer<typeof PresentRequestSchema>;
 export type DelegateRequest = z.infer<typeof DelegateRequestSchema>;
+
+/** `POST /v1/agents/{did}/client-secret`: the only time the secret is shown. */
+export const AgentClientSecretSchema = z
+  .object({
+    /** The agent's DID: the secret is accepted for this agent only. */
+    clientId: z.string(),
+    clientSecret: z.string().meta({ description: 'Shown once; the issuer keeps only its SHA-256' }),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'AgentClientSecret' });
+
+/** `DELETE /v1/agents/{did}/client-secret`. */
+export const AgentClientSecretRevokedSchema = z.object({ clientId: z.string(), revoked: z.literal(true) });
+
+export type AgentClientSecret = z.infer<typeof AgentClientSecretSchema>;

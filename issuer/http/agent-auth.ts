@@ -1,0 +1,45 @@
+/**
+ * Authentication for the routes an agent may call about itself (`/v1/agents/{did}/vp`,
+ * `/v1/agents/{did}/delegations`): the admin key (actor `admin`), or that agent's own client
+ * secret as `Authorization: Bearer <secret>` (actor `agent:<did>`). A secret is accepted for
+ * the DID in the path only. Failure is 401 with `WWW-Authenticate: Bearer` (RFC 6750 §3).
+ */
+import type { MiddlewareHandler } from 'hono';
+import { bearerToken, isAdminKey } from './admin-auth.ts';
+import type { IssuerEnv } from './env.ts';
+import { apiError } from './errors.ts';
+
+export interface AgentAuthOptions {
+  adminApiKey: string;
+  /** True when `secret` is the current client secret of `did` (constant time). */
+  isAgentSecret: (did: string, secret: string | undefined) => boolean;
+}
+
+/**
+ * @example app.openapi(createRoute({ ..., middleware: [agentAuth({ adminApiKey, isAgentSecret })] }), handler)
+ */
+export function agentAuth(options: AgentAuthOptions): MiddlewareHandler<IssuerEnv> {
+  return async (c, next) => {
+    const header = c.req.header('authorization');
+    const token = bearerToken(header);
+    const did = c.req.param('did') ?? '';
+    // Both are checked, so whether the admin key or a secret matched does not show in the timing.
+    const admin = isAdminKey(token, options.adminApiKey);
+    const agent = options.isAgentSecret(did, token);
+    if (admin || agent) {
+      c.set('actor', admin ? 'admin' : `agent:${did}`);
+      return next();
+    }
+    throw apiError(
+      'UNAUTHORIZED',
+      header === undefined
+        ? "this endpoint requires the admin API key or this agent's client secret (Authorization: Bearer …)"
+        : "neither the admin API key nor this agent's client secret",
+      {
+        headers: {
+          'WWW-Authenticate': `Bearer realm="mandate-issuer", error="${header === undefined ? 'invalid_request' : 'invalid_token'}"`,
+        },
+      },
+    );
+  };
+}
