@@ -1,4 +1,4 @@
-/** `mandate agents list|show` (docs/api.md §Agents). */
+/** `mandate agents list|show|secret|revoke-secret` (docs/api.md §Agents, §Agent client secrets). */
 import type { CommandSpec } from '../command.ts';
 import { integerOption, stringOption } from '../command.ts';
 import { EXIT } from '../errors.ts';
@@ -62,6 +62,37 @@ export const agentCommands: readonly CommandSpec[] = [
           agent.credentials.map((c) => [c.vcId, c.type, c.state, c.issuedAt]),
         )}`;
       ctx.print(human, agent);
+      return EXIT.OK;
+    },
+  },
+  {
+    path: ['agents', 'secret'],
+    summary: 'Issue a server-custody agent its own client secret, or rotate it (shown once)',
+    needs: 'admin',
+    args: [{ name: 'did', description: "the agent's DID" }],
+    async run(ctx) {
+      const secret = await ctx.client().issueAgentClientSecret(ctx.args[0] as string, { signal: ctx.signal });
+      ctx.print(
+        keyValues([
+          ['client id', secret.clientId],
+          ['client secret', secret.clientSecret],
+          ['created', secret.createdAt],
+        ]) +
+          '\nShown once: the issuer keeps only its hash. Give it to the agent process (IssuerClient clientSecret).\n',
+        secret,
+      );
+      return EXIT.OK;
+    },
+  },
+  {
+    path: ['agents', 'revoke-secret'],
+    summary: "Revoke a server-custody agent's client secret (refused from the next request on)",
+    needs: 'admin',
+    args: [{ name: 'did', description: "the agent's DID" }],
+    async run(ctx) {
+      const did = ctx.args[0] as string;
+      await ctx.client().revokeAgentClientSecret(did, { signal: ctx.signal });
+      ctx.print(`Client secret of ${did} revoked.\n`, { revoked: true, clientId: did });
       return EXIT.OK;
     },
   },

@@ -1,5 +1,6 @@
 /** Agents: a searchable, paged list, and one agent's page (credentials, delegations, DID document, audit). */
 import { api, enc, query, type ConsoleAgent, type AgentDetail, type AuditRecord, type Credential } from './api.ts';
+import { clientSecretSection } from './agent-secret.ts';
 import { auditTable } from './audit.ts';
 import { credentialActions } from './credentials.ts';
 import { facts, formatTime, fullId, h, replace, shortId, stateBadge, table } from './dom.ts';
@@ -192,6 +193,7 @@ export function renderAgent(root: HTMLElement, did: string): void {
         ['Created', formatTime(detail.createdAt)],
       ]),
       credentialsSection(detail, errors, load),
+      detail.custody === 'server' ? clientSecretSection(did, errors) : null,
       delegationsSection(delegations),
       h(
         'section',

@@ -456,6 +456,22 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
     noSecret(suspended, revoked);
   });
 
+  it("issues, rotates and revokes a server-custody agent's client secret (shown once)", async () => {
+    const agent = await onboardServerAgent(issuer, await mintToken(issuer));
+    const issued = await operator('agents', 'secret', agent.agentDid);
+    expect(issued.code).toBe(EXIT.OK);
+    expect(issued.stdout).toContain('Shown once');
+    const secret = /client secret\s+(mandate_cs_\S+)/.exec(issued.stdout)?.[1] as string;
+    expect(secret).toMatch(/^mandate_cs_[A-Za-z0-9_-]{43}$/);
+    const rotated = json(await operator('agents', 'secret', agent.agentDid, '--json'));
+    expect(rotated.clientId).toBe(agent.agentDid);
+    expect(rotated.clientSecret).not.toBe(secret);
+    const revoked = await operator('agents', 'revoke-secret', agent.agentDid);
+    expect(revoked.code).toBe(EXIT.OK);
+    expect(revoked.stdout).toContain('revoked');
+    exits(await operator('agents', 'revoke-secret', agent.agentDid), EXIT.DENIED, 'CLIENT_SECRET_NOT_FOUND');
+  });
+
   it('creates and shows status lists with their fill level', async () => {
     const [created, agent] = await Promise.all([
       operator('status-list', 'create', '--purpose', 'revocation', '--id', 'cli-list', '--no-default', '--json'),

@@ -217,6 +217,23 @@ describe('operator console', () => {
     await expect.poll(() => page.getByRole('heading', { name: 'Credentials' }).isVisible()).toBe(true);
   });
 
+  it('issues the agent its own client secret, shown once, and revokes it only after confirmation', async () => {
+    const section = page.locator('section', { hasText: 'Client secret' });
+    await section.getByRole('button', { name: 'Issue or rotate secret' }).click();
+    await expect.poll(() => section.textContent()).toContain('mandate_cs_');
+    const secret = /mandate_cs_[A-Za-z0-9_-]{43}/.exec((await section.textContent()) ?? '')?.[0] as string;
+    const vpPath = `/v1/agents/${encodeURIComponent(agent.agentDid)}/vp`;
+    const asAgent = { headers: { authorization: `Bearer ${secret}` }, body: { targetService: 'files.example.com' } };
+    expect((await issuer.call(vpPath, asAgent)).status).toBe(200);
+
+    await section.getByRole('button', { name: 'Revoke secret' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Revoke the client secret?' });
+    await dialog.getByRole('button', { name: 'Revoke secret' }).click();
+    await expect.poll(() => page.locator('#status').textContent()).toContain('was revoked');
+    expect(await section.textContent()).not.toContain(secret);
+    expect((await issuer.call(vpPath, asAgent)).status).toBe(401);
+  });
+
   it('renews, then revokes the current credential only after confirmation', async () => {
     await page.getByRole('button', { name: `Renew ${agent.vcId}` }).click();
     await expect.poll(() => page.locator('#status').textContent()).toContain('renewed');
