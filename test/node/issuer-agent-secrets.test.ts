@@ -6,6 +6,7 @@ import { IssuerApiError } from '../../wallet/client/errors.ts';
 import { IssuerClient } from '../../wallet/client/issuer-client.ts';
 import { newIdentity } from '../support/agents.ts';
 import {
+  agentPath,
   onboardSelfAgent,
   onboardServerAgent,
   startTestIssuer,
@@ -20,7 +21,6 @@ beforeAll(async () => {
 });
 afterAll(() => issuer.dispose());
 
-const agentPath = (did: string, rest = '') => `/v1/agents/${encodeURIComponent(did)}${rest}`;
 const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
 
 async function issueSecret(did: string): Promise<string> {

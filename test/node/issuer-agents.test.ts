@@ -8,6 +8,7 @@ import { signPresentation } from '../../wallet/vc/presentation.ts';
 import type { ChainCredential } from '../../wallet/vc/types.ts';
 import { newIdentity } from '../support/agents.ts';
 import {
+  agentPath,
   mintToken,
   onboardSelfAgent,
   onboardServerAgent,
@@ -22,8 +23,6 @@ beforeAll(async () => {
   issuer = await startTestIssuer();
 });
 afterAll(() => issuer.dispose());
-
-const agentPath = (did: string, rest = '') => `/v1/agents/${encodeURIComponent(did)}${rest}`;
 
 describe('GET /v1/agents', () => {
   it('lists agents with cursor pagination (admin only)', async () => {

@@ -123,6 +123,9 @@ export async function startTestIssuer(extraEnv: Env = {}, options: TestIssuerOpt
 }
 
 /** Mints a token with the admin key and returns it. */
+/** `/v1/agents/{did}…` with the DID encoded as the API expects. */
+export const agentPath = (did: string, rest = ''): string => `/v1/agents/${encodeURIComponent(did)}${rest}`;
+
 export async function mintToken(issuer: TestIssuer, body: Record<string, unknown> = {}): Promise<string> {
   const res = await issuer.call('/v1/enrollment-tokens', {
     admin: true,
