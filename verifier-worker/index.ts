@@ -2,7 +2,8 @@
  * `mandate/verifier`: protect an API with agent presentations (docs/verifier.md). The core is
  * framework-neutral and isomorphic (`verifyRequest`, Web `Request` in, verdict out); `agentAuth`
  * is its Hono middleware and `nodeHandler` / `nodeMiddleware` / `toWebRequest` adapt Node `http`
- * (and so Express, Fastify, Connect).
+ * (and so Express, Fastify, Connect). `mcpAuth` / `mcpNodeMiddleware` protect an MCP server
+ * with OAuth access tokens and presentations (docs/mcp.md).
  */
 export * from './request.ts';
 export { agentAuth, challengeHandler, type AgentAuthEnv, type AgentAuthOptions, type AgentVariables } from './hono.ts';
@@ -18,3 +19,4 @@ export {
   type NodeVerifierOptions,
   type ToWebRequestOptions,
 } from './node-http.ts';
+export * from './mcp/index.ts';
