@@ -7,11 +7,12 @@
  */
 import { parseUnambiguousJson } from '../../wallet/crypto/json-parse.ts';
 import { readBounded } from '../../wallet/net/http.ts';
-import { denialResponse, verifyRequest, type VerifyRequestOptions } from '../request.ts';
+import { denialResponse, handleChallengeRequest, verifyRequest, type VerifyRequestOptions } from '../request.ts';
 import { verifyAccessToken, type AccessToken } from './access-token.ts';
 import { forbidden, refusal, type AuthScheme } from './challenge.ts';
 import { verifyDpopProof } from './dpop.ts';
 import { McpAuthError, type McpAuthReason } from './errors.ts';
+import { metadataResponse } from './metadata.ts';
 import { mcpStateFor, type McpAuthOptions, type McpAuthState } from './options.ts';
 import { missingScopes, toolDemand, type ToolDemand } from './tool-scopes.ts';
 
@@ -193,4 +194,15 @@ export async function authorizeMcpRequest(request: Request, options: McpAuthOpti
     const reason: McpAuthReason = error.code;
     return { allowed: false, reason, response: refusal(reason, error.message, state.challenge) };
   }
+}
+
+/**
+ * What the middleware answers without credentials: the RFC 9728 metadata, and — when
+ * presentations are accepted in 'endpoint' challenge mode — the presentation challenge endpoint.
+ */
+export async function publicMcpResponse(request: Request, options: McpAuthOptions): Promise<Response | undefined> {
+  const state = mcpStateFor(options);
+  const metadata = metadataResponse(request, state.metadataPaths, state.metadata);
+  if (metadata !== undefined || state.presentations === undefined) return metadata;
+  return handleChallengeRequest(request, state.presentations);
 }

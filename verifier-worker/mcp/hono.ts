@@ -14,9 +14,8 @@
  */
 import { createMiddleware } from 'hono/factory';
 import type { MiddlewareHandler } from 'hono';
-import { authorizeMcpRequest, type McpAuthInfo, type McpCaller } from './authorize.ts';
+import { authorizeMcpRequest, publicMcpResponse, type McpAuthInfo, type McpCaller } from './authorize.ts';
 import { filterToolsListResponse } from './list-filter.ts';
-import { metadataResponse } from './metadata.ts';
 import { mcpStateFor, type McpAuthOptions } from './options.ts';
 import { mayCall } from './tool-scopes.ts';
 
@@ -33,8 +32,8 @@ export interface McpAuthEnv {
 export function mcpAuth(options: McpAuthOptions): MiddlewareHandler<McpAuthEnv> {
   const state = mcpStateFor(options);
   return createMiddleware<McpAuthEnv>(async (c, next) => {
-    const metadata = metadataResponse(c.req.raw, state.metadataPaths, state.metadata);
-    if (metadata) return metadata;
+    const open = await publicMcpResponse(c.req.raw, options);
+    if (open) return open;
     const outcome = await authorizeMcpRequest(c.req.raw, options);
     if (!outcome.allowed) return outcome.response;
     c.set('mcpAuth', outcome.authInfo);
@@ -52,12 +51,12 @@ export function mcpAuth(options: McpAuthOptions): MiddlewareHandler<McpAuthEnv> 
   });
 }
 
-/** The RFC 9728 metadata alone, for apps that mount `mcpAuth` on the MCP path only. */
+/** The RFC 9728 metadata (and the presentation challenge endpoint) alone, for apps that mount `mcpAuth` on the MCP path only. */
 export function mcpMetadataHandler(options: McpAuthOptions): MiddlewareHandler {
-  const state = mcpStateFor(options);
+  mcpStateFor(options);
   return createMiddleware(async (c, next) => {
-    const metadata = metadataResponse(c.req.raw, state.metadataPaths, state.metadata);
-    if (metadata) return metadata;
+    const open = await publicMcpResponse(c.req.raw, options);
+    if (open) return open;
     await next();
   });
 }

@@ -42,20 +42,44 @@ function filterEvent(event: string, ids: readonly (string | number)[], may: Tool
   return [...lines.filter((line) => !line.startsWith('data:')), `data: ${filtered}`].join('\n');
 }
 
-/** A TransformStream over SSE text that rewrites each complete event. */
-export function sseFilter(ids: readonly (string | number)[], may: ToolPredicate): TransformStream<string, string> {
+/** Rewrites SSE text pushed in pieces, event by event (an event ends at a blank line). */
+export interface SseRewriter {
+  push(text: string): string;
+  flush(): string;
+}
+
+export function createSseRewriter(ids: readonly (string | number)[], may: ToolPredicate): SseRewriter {
   let pending = '';
-  return new TransformStream<string, string>({
-    transform(chunk, controller) {
-      pending += chunk;
+  return {
+    push(text) {
+      pending += text;
+      let out = '';
       let end: RegExpExecArray | null;
       while ((end = /\r?\n\r?\n/.exec(pending)) !== null) {
-        controller.enqueue(`${filterEvent(pending.slice(0, end.index), ids, may)}\n\n`);
+        out += `${filterEvent(pending.slice(0, end.index), ids, may)}\n\n`;
         pending = pending.slice(end.index + end[0].length);
       }
+      return out;
+    },
+    flush() {
+      const rest = pending === '' ? '' : filterEvent(pending, ids, may);
+      pending = '';
+      return rest;
+    },
+  };
+}
+
+/** A TransformStream over SSE text that rewrites each complete event. */
+export function sseFilter(ids: readonly (string | number)[], may: ToolPredicate): TransformStream<string, string> {
+  const rewriter = createSseRewriter(ids, may);
+  return new TransformStream<string, string>({
+    transform(chunk, controller) {
+      const out = rewriter.push(chunk);
+      if (out !== '') controller.enqueue(out);
     },
     flush(controller) {
-      if (pending !== '') controller.enqueue(filterEvent(pending, ids, may));
+      const out = rewriter.flush();
+      if (out !== '') controller.enqueue(out);
     },
   });
 }

@@ -5,13 +5,15 @@
  * handlers as `extra.authInfo`), `req.mcpCaller`, and `req.body` (the parsed JSON-RPC body, read
  * here within `maxBodyBytes`: pass it on as `transport.handleRequest(req, res, req.body)`).
  * Request URLs are resolved against the origin of `resource`, never the client's Host header.
+ * With `filterToolsList`, the answer written to `res` is narrowed on its way out (node-list-filter.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendResponse } from '../node-http.ts';
-import { authorizeMcpRequest, type McpAuthInfo, type McpCaller } from './authorize.ts';
+import { authorizeMcpRequest, publicMcpResponse, type McpAuthInfo, type McpCaller } from './authorize.ts';
 import { refusal } from './challenge.ts';
-import { metadataResponse } from './metadata.ts';
+import { filterNodeToolsList } from './node-list-filter.ts';
 import { mcpStateFor, type McpAuthOptions } from './options.ts';
+import { mayCall } from './tool-scopes.ts';
 
 /** An IncomingMessage `mcpNodeMiddleware` accepted. */
 export type McpRequest = IncomingMessage & { auth: McpAuthInfo; mcpCaller: McpCaller; body?: unknown };
@@ -53,8 +55,8 @@ export function mcpNodeMiddleware(
   const origin = state.resourceUrl.origin;
   return async (req, res, next) => {
     try {
-      const metadata = metadataResponse(webRequest(req, origin, undefined), state.metadataPaths, state.metadata);
-      if (metadata) return await sendResponse(res, metadata);
+      const open = await publicMcpResponse(webRequest(req, origin, undefined), options);
+      if (open) return await sendResponse(res, open);
       const isPost = (req.method ?? '').toUpperCase() === 'POST';
       const body = isPost ? await readNodeBody(req, state.maxBodyBytes) : undefined;
       if (isPost && body === undefined) {
@@ -70,6 +72,11 @@ export function mcpNodeMiddleware(
       accepted.auth = outcome.authInfo;
       accepted.mcpCaller = outcome.caller;
       if (isPost) accepted.body = outcome.body;
+      const ids = outcome.demand?.listIds ?? [];
+      if (state.filterToolsList && ids.length > 0) {
+        const held = outcome.caller.scopes;
+        filterNodeToolsList(res, ids, (tool) => mayCall(state.tools, tool, held));
+      }
     } catch (error) {
       return next(error);
     }
