@@ -10,9 +10,11 @@ import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import { signPresentation } from '../../wallet/vc/presentation.ts';
 import type { AgentCredential } from '../../wallet/vc/types.ts';
 import { encodePresentationHeader, DEFAULT_CHALLENGE_PATH } from '../../verifier-worker/request.ts';
-import { mcpAuth, McpAuthOptionsError } from '../../verifier-worker/index.ts';
+import { authorizeMcpRequest, mcpAuth, McpAuthOptionsError } from '../../verifier-worker/index.ts';
 import { newIdentity, testResolver } from '../support/agents.ts';
 import {
+  dpopKey,
+  dpopProof,
   startHonoMcp,
   startNodeMcp,
   startTestIssuer,
@@ -146,6 +148,29 @@ describe('Mandate presentations beside tokens', () => {
     });
     expect(response.status).toBe(401);
     expect(await response.json()).toMatchObject({ valid: false, reason: 'MALFORMED' });
+  });
+});
+
+describe('behind a proxy', () => {
+  it("judges a DPoP proof's htu against the resource's origin, not the URL the proxy forwarded to", async () => {
+    const resource = 'https://calendar.example/mcp';
+    const key = await dpopKey();
+    const token = await issuer.mint({ aud: resource, cnf: { jkt: key.jkt } });
+    const forwarded = (proof: string) =>
+      new Request('http://10.0.0.7:8080/mcp', {
+        method: 'POST',
+        headers: { authorization: `DPoP ${token}`, dpop: proof, 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+    const settings = base(resource);
+    expect(
+      (await authorizeMcpRequest(forwarded(await dpopProof(key, 'POST', resource, token)), settings)).allowed,
+    ).toBe(true);
+    const inner = await authorizeMcpRequest(
+      forwarded(await dpopProof(key, 'POST', 'http://10.0.0.7:8080/mcp', token)),
+      settings,
+    );
+    expect(inner).toMatchObject({ allowed: false, reason: 'DPOP_PROOF_INVALID' });
   });
 });
 

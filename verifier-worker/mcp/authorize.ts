@@ -80,7 +80,9 @@ async function tokenCaller(
     );
   await verifyDpopProof(proof, {
     method: request.method,
-    url: request.url,
+    // `htu` is the URL the client used: the resource's origin (this server may sit behind a
+    // proxy that rewrote scheme, host and port) with the path it asked for.
+    url: `${state.resourceUrl.origin}${new URL(request.url).pathname}`,
     accessToken: token,
     jkt: verified.jkt,
     replayCache: state.replayCache,
