@@ -13,7 +13,8 @@ import type { JsonValue } from '../../wallet/crypto/json-value.ts';
 
 /** A compact JWS split and decoded; nothing in it is trusted until `verifyJws` says so. */
 export interface CompactJws {
-  header: Record<string, JsonValue>;
+  /** Shared between tokens with the same header: read it, never change it. */
+  header: Readonly<Record<string, JsonValue>>;
   claims: Record<string, JsonValue>;
   signingInput: Uint8Array;
   signature: Uint8Array;
@@ -38,13 +39,28 @@ function decodeObject(part: string): Record<string, JsonValue> | undefined {
   }
 }
 
+// Every token an issuer key signs has the same protected header: its decoded form is kept (a
+// small bounded map of identical strings, emptied when full), so only claims are parsed per request.
+const headers = new Map<string, Record<string, JsonValue>>();
+const MAX_HEADERS = 32;
+
+function decodeHeader(part: string): Record<string, JsonValue> | undefined {
+  const known = headers.get(part);
+  if (known !== undefined) return known;
+  const header = decodeObject(part);
+  if (header === undefined) return undefined;
+  if (headers.size >= MAX_HEADERS) headers.clear();
+  headers.set(part, Object.freeze(header));
+  return header;
+}
+
 /** The parts of `token`, or undefined when it is no compact JWS with JSON objects for header and claims. */
 export function parseCompactJws(token: string, maxLength: number): CompactJws | undefined {
   if (token.length === 0 || token.length > maxLength) return undefined;
   const parts = token.split('.');
   if (parts.length !== 3) return undefined;
   const [head = '', body = '', sig = ''] = parts;
-  const header = decodeObject(head);
+  const header = decodeHeader(head);
   const claims = decodeObject(body);
   const signature = base64urlToBytes(sig);
   if (header === undefined || claims === undefined || signature === undefined) return undefined;
