@@ -252,6 +252,11 @@ describe('DPoP-bound tokens (RFC 9449)', () => {
       expect(response.headers.get('www-authenticate')).toMatch(/^DPoP algs="EdDSA", error="invalid_dpop_proof"/);
       expect(await reason(response)).toBe('DPOP_PROOF_INVALID');
     }
+    const unbound = await issuer.mint({ aud: hono.resource });
+    const unboundProof = await dpopProof(key, 'POST', url, unbound);
+    expect(await reason(await send({ authorization: `DPoP ${unbound}`, dpop: unboundProof }))).toBe(
+      'DPOP_PROOF_MISSING',
+    );
     const proof = await dpopProof(key, 'POST', `${url}?q=1`, token);
     expect((await send({ authorization: `DPoP ${token}`, dpop: proof })).status).toBe(200);
     expect(await reason(await send({ authorization: `DPoP ${token}`, dpop: proof }))).toBe('DPOP_REPLAYED');
@@ -286,6 +291,49 @@ describe('JWKS rotation', () => {
     } finally {
       await fixture.close();
       await own.close();
+    }
+  });
+});
+
+describe('requireDpop, and requests without a body', () => {
+  it('refuses unbound tokens when DPoP is required, and says so in the metadata', async () => {
+    const strict = await startNodeMcp((resource) => ({
+      resource,
+      authorizationServer: issuer.url,
+      tools: TOOLS,
+      requireDpop: true,
+    }));
+    try {
+      const metadata = await (await fetch(`${strict.url}/.well-known/oauth-protected-resource/mcp`)).json();
+      expect(metadata).toMatchObject({ dpop_bound_access_tokens_required: true });
+      const token = await issuer.mint({ aud: strict.resource });
+      const response = await post(`${strict.url}/mcp`, call('read_calendar'), { authorization: `Bearer ${token}` });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ reason: 'DPOP_PROOF_MISSING' });
+      const key = await dpopKey();
+      const bound = await issuer.mint({ aud: strict.resource, cnf: { jkt: key.jkt } });
+      const proof = await dpopProof(key, 'POST', strict.resource, bound);
+      const ok = await post(`${strict.url}/mcp`, call('read_calendar'), {
+        authorization: `DPoP ${bound}`,
+        dpop: proof,
+      });
+      expect(ok.status).toBe(200);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('lets GET and DELETE through with a valid token only (the transport answers them), refuses them without', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      expect((await fetch(`${hono.url}/mcp`, { method })).status).toBe(401);
+      const token = await issuer.mint({ aud: hono.resource });
+      const response = await fetch(`${hono.url}/mcp`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+      });
+      expect(response.status).not.toBe(401);
+      expect(response.status).not.toBe(403);
+      await response.body?.cancel();
     }
   });
 });

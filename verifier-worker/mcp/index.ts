@@ -3,7 +3,13 @@
  * endpoint with Mandate-issued OAuth access tokens (RFC 9068, DPoP-bound or bearer) and Mandate
  * presentations, with per-tool authority.
  */
-export { authorizeMcpRequest, type McpAuthInfo, type McpAuthorization, type McpCaller } from './authorize.ts';
+export {
+  authorizeMcpRequest,
+  publicMcpResponse,
+  type McpAuthInfo,
+  type McpAuthorization,
+  type McpCaller,
+} from './authorize.ts';
 export { verifyAccessToken, type AccessToken, type AccessTokenChecks } from './access-token.ts';
 export { verifyDpopProof, type DpopChecks } from './dpop.ts';
 export { MCP_AUTH_REASONS, McpAuthError, McpAuthOptionsError, type McpAuthReason } from './errors.ts';
