@@ -10,7 +10,9 @@ import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import { signPresentation } from '../../wallet/vc/presentation.ts';
 import type { AgentCredential } from '../../wallet/vc/types.ts';
 import { encodePresentationHeader, DEFAULT_CHALLENGE_PATH } from '../../verifier-worker/request.ts';
-import { authorizeMcpRequest, mcpAuth, McpAuthOptionsError } from '../../verifier-worker/index.ts';
+import { authorizeMcpRequest, mcpAuth, mcpNodeMiddleware, McpAuthOptionsError } from '../../verifier-worker/index.ts';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { newIdentity, testResolver } from '../support/agents.ts';
 import {
   dpopKey,
@@ -199,5 +201,30 @@ describe('failures of the setting', () => {
   ])('refuses %s at setup (INVALID_MCP_AUTH_OPTIONS)', (_, bad) => {
     const options = { ...base('https://x.example/mcp'), ...bad } as Parameters<typeof mcpAuth>[0];
     expect(() => mcpAuth(options)).toThrow(McpAuthOptionsError);
+  });
+});
+
+describe('mcpNodeMiddleware after a body parser', () => {
+  it('passes an McpAuthOptionsError to next() instead of judging a drained body', async () => {
+    const guard = mcpNodeMiddleware(base('http://127.0.0.1/mcp'));
+    const seen: unknown[] = [];
+    const server: Server = createServer((req, res) => {
+      req.resume(); // a body parser before it
+      req.on('end', () => {
+        void guard(req, res, (error?: unknown) => {
+          seen.push(error);
+          res.writeHead(500).end();
+        });
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const response = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}' });
+      expect(response.status).toBe(500);
+      expect(seen[0]).toBeInstanceOf(McpAuthOptionsError);
+    } finally {
+      server.close();
+    }
   });
 });

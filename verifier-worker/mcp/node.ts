@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendResponse } from '../node-http.ts';
 import { authorizeMcpRequest, publicMcpResponse, type McpAuthInfo, type McpCaller } from './authorize.ts';
 import { refusal } from './challenge.ts';
+import { invalidMcpOptions } from './errors.ts';
 import { filterNodeToolsList } from './node-list-filter.ts';
 import { mcpStateFor, type McpAuthOptions } from './options.ts';
 import { mayCall } from './tool-scopes.ts';
@@ -58,6 +59,10 @@ export function mcpNodeMiddleware(
       const open = await publicMcpResponse(webRequest(req, origin, undefined), options);
       if (open) return await sendResponse(res, open);
       const isPost = (req.method ?? '').toUpperCase() === 'POST';
+      // A body parser mounted before this middleware has drained the stream: judging an empty
+      // body would refuse every call, and trusting its parsed copy would skip the I-JSON check.
+      if (isPost && req.readableEnded)
+        invalidMcpOptions('mount mcpNodeMiddleware before any body parser: the body was already read');
       const body = isPost ? await readNodeBody(req, state.maxBodyBytes) : undefined;
       if (isPost && body === undefined) {
         const message = `the body is larger than ${state.maxBodyBytes} bytes`;
