@@ -6,7 +6,7 @@
  * 1. requestId (X-Request-Id in and out), 2. JSON request log, 3. `Connection: close` on an
  * answer given before the body was read, 4. secure headers, 5. `actor` = anonymous (admin auth
  * upgrades it), 6. rate limits (429 + Retry-After), 7. body limit (413, default 64 KiB),
- * 8. JSON-only bodies (415; I-JSON, http/json-bodies.ts),
+ * 8. JSON-only bodies (415; I-JSON, http/json-bodies.ts) — form-encoded on the OAuth endpoints,
  * 9. on public documents only (DID documents, status lists, the context, JWKS): CORS for any
  *    origin (GET), `Cross-Origin-Resource-Policy: cross-origin` and etag (304 on If-None-Match),
  *    because verifiers in browser pages and service workers of other origins must fetch them.
@@ -36,7 +36,8 @@ import { auditRoutes } from './routes/audit.ts';
 import { challengeRoutes } from './routes/challenges.ts';
 import { didRoutes } from './routes/dids.ts';
 import { vcApiRoutes } from './routes/vc-api.ts';
-import { vpVerifyRoutes } from './routes/vp-verify.ts';
+import { sessionTokensFor, vpVerifyRoutes } from './routes/vp-verify.ts';
+import { OAUTH_FORM_PATHS, oauthRoutes } from './routes/oauth.ts';
 import { consoleRoutes } from './routes/console.ts';
 import { consoleSupportRoutes } from './routes/console-support.ts';
 
@@ -44,6 +45,8 @@ import { consoleSupportRoutes } from './routes/console-support.ts';
 const PUBLIC_DOCUMENTS = [
   '/.well-known/did.json',
   '/.well-known/jwks.json',
+  '/.well-known/oauth-authorization-server',
+  '/.well-known/openid-configuration',
   '/agents/*',
   '/dids/*',
   '/contexts/*',
@@ -83,7 +86,7 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
       },
     }),
   );
-  app.use('*', jsonBodies({ formPaths: ['/v1/sessions/introspect'] }));
+  app.use('*', jsonBodies({ formPaths: ['/v1/sessions/introspect', ...OAUTH_FORM_PATHS] }));
   const publicCors = cors({
     origin: '*',
     allowMethods: ['GET', 'HEAD'],
@@ -94,13 +97,15 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
   app.onError(createErrorHandler({ audit: ctx.audit, log: ctx.log }));
   app.notFound(notFoundHandler);
 
-  // Route table.
+  // Route table. One session-token key serves session tokens and OAuth access tokens.
+  const sessions = sessionTokensFor(ctx);
   app.route('/', wellKnownRoutes(ctx));
   app.route('/', enrollmentRoutes(ctx));
   app.route('/', agentRoutes(ctx));
   app.route('/', credentialRoutes(ctx));
   app.route('/', statusListRoutes(ctx));
-  app.route('/', vpVerifyRoutes(ctx));
+  app.route('/', vpVerifyRoutes(ctx, sessions));
+  app.route('/', oauthRoutes(ctx, sessions));
   app.route('/', challengeRoutes(ctx));
   app.route('/', didRoutes(ctx));
   app.route('/', auditRoutes(ctx));

@@ -84,6 +84,12 @@ export interface IssuerConfig {
   fetchPrivateNetwork: boolean;
   /** SERVICE_INTROSPECTION_KEYS: Bearer keys for services that may introspect session tokens (and nothing else). */
   introspectionKeys: string[];
+  /** SERVICE_OAUTH_ALLOW_BEARER: the token endpoint may issue Bearer (unbound) tokens to clients that send no DPoP proof (default false). */
+  oauthAllowBearer: boolean;
+  /** SERVICE_OAUTH_DPOP_NONCE: DPoP proofs must carry a server nonce (RFC 9449 §8; default false). */
+  oauthDpopNonce: boolean;
+  /** SERVICE_OAUTH_TOKEN_TTL_SECONDS: access-token lifetime, at most 300 (default 300). */
+  oauthTokenTtlSeconds: number;
   logLevel: LogLevel;
   bodyLimitBytes: number;
   rateLimit: RateLimitConfig;
@@ -157,6 +163,9 @@ const envSchema = z.object({
   SERVICE_OPEN_ENROLLMENT: boolean(false),
   SERVICE_FETCH_PRIVATE_NETWORK: boolean(false),
   SERVICE_INTROSPECTION_KEYS: optionalString,
+  SERVICE_OAUTH_ALLOW_BEARER: boolean(false),
+  SERVICE_OAUTH_DPOP_NONCE: boolean(false),
+  SERVICE_OAUTH_TOKEN_TTL_SECONDS: integer(300, 10, 300),
   LOG_LEVEL: z.preprocess(blankToUndefined, z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info')),
   SERVICE_BODY_LIMIT_BYTES: integer(64 * 1024, 1024, 16 * 1024 * 1024),
   SERVICE_RATE_LIMIT_PER_IP: integer(3000, 1, 10_000_000),
@@ -503,6 +512,9 @@ function assembleConfig(e: ParsedEnv, parts: ResolvedParts): IssuerConfig {
     openEnrollment: e.SERVICE_OPEN_ENROLLMENT,
     fetchPrivateNetwork: e.SERVICE_FETCH_PRIVATE_NETWORK,
     introspectionKeys: parts.introspectionKeys,
+    oauthAllowBearer: e.SERVICE_OAUTH_ALLOW_BEARER,
+    oauthDpopNonce: e.SERVICE_OAUTH_DPOP_NONCE,
+    oauthTokenTtlSeconds: e.SERVICE_OAUTH_TOKEN_TTL_SECONDS,
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.SERVICE_BODY_LIMIT_BYTES,
     rateLimit: {

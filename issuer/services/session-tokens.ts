@@ -64,6 +64,13 @@ export interface SessionTokenIssuer {
   issue(input: SessionClaimsInput): Promise<IssuedSessionToken>;
   /** The claims of a token this issuer signed and that has not expired; undefined for any other. */
   verify(token: string): Promise<JwtClaims | undefined>;
+  /**
+   * Signs other tokens with the same key (OAuth access tokens, services/oauth/access-tokens.ts):
+   * header `{alg: EdDSA, typ, kid}`, the claims as given.
+   */
+  signOther(claims: JwtClaims, typ: string): Promise<string>;
+  /** The claims of a token signed by `signOther` with header `typ` and claim `iss`, unexpired; undefined for any other. */
+  verifyOther(token: string, expected: { typ: string; issuer: string }): Promise<JwtClaims | undefined>;
 }
 
 export interface SessionTokenOptions {
@@ -156,6 +163,22 @@ export function createSessionTokenIssuer(options: SessionTokenOptions): SessionT
     });
     return loaded;
   };
+  const verifyWith = async (token: string, expected: { typ: string; issuer: string }) => {
+    const { jwk } = await key();
+    try {
+      const { claims } = await verifyEdDsaJwt(token, {
+        jwk,
+        issuer: expected.issuer,
+        typ: expected.typ,
+        requiredClaims: ['exp', 'jti', 'sub'],
+        now: now(),
+        clockToleranceSec: 0,
+      });
+      return claims;
+    } catch {
+      return undefined; // forged, expired or malformed: RFC 7662 §2.2 answers all alike
+    }
+  };
   return {
     async publicJwk() {
       return { ...(await key()).jwk };
@@ -182,20 +205,11 @@ export function createSessionTokenIssuer(options: SessionTokenOptions): SessionT
       );
       return { token, expiresAt: new Date(exp * 1000), jti };
     },
-    async verify(token) {
-      const { jwk } = await key();
-      try {
-        const { claims } = await verifyEdDsaJwt(token, {
-          jwk,
-          issuer: options.issuerDid,
-          requiredClaims: ['exp', 'jti', 'sub'],
-          now: now(),
-          clockToleranceSec: 0,
-        });
-        return claims;
-      } catch {
-        return undefined; // forged, expired or malformed: RFC 7662 §2.2 answers all alike
-      }
+    verify: async (token) => verifyWith(token, { typ: 'JWT', issuer: options.issuerDid }),
+    async signOther(claims, typ) {
+      const { jwk, seed } = await key();
+      return signEdDsaJwt(claims, { seed, kid: jwk.kid, typ });
     },
+    verifyOther: verifyWith,
   };
 }

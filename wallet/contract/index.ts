@@ -17,3 +17,4 @@ export * from './challenges.ts';
 export * from './health.ts';
 export * from './console.ts';
 export * from './vc-api.ts';
+export * from './oauth.ts';

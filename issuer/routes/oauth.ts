@@ -1,0 +1,91 @@
+/**
+ * The issuer as an OAuth 2.1 authorization server (docs/oauth.md): RFC 8414 metadata, the
+ * OpenID discovery subset, and `POST /oauth/token` (services/oauth/token-endpoint.ts). Public:
+ * the token endpoint authenticates its clients itself (private_key_jwt, or the presentation).
+ *
+ * The token endpoint's body is form-encoded (app.ts lists it in `formPaths`) and read here as
+ * URLSearchParams, so a repeated parameter is seen (RFC 6749 §3.2) rather than collapsed by a
+ * validator; its answers are RFC 6749 §5.1/§5.2 bodies with `Cache-Control: no-store`.
+ */
+import { createRoute } from '@hono/zod-openapi';
+import {
+  AuthorizationServerMetadataSchema,
+  OAuthErrorSchema,
+  OpenIdConfigurationSchema,
+  TokenRequestSchema,
+  TokenResponseSchema,
+} from '../../wallet/contract/oauth.ts';
+import type { IssuerContext } from '../context.ts';
+import { createRouter } from '../http/errors.ts';
+import { authorizationServerMetadata, openIdConfiguration } from '../services/oauth/metadata.ts';
+import { createTokenEndpoint } from '../services/oauth/token-endpoint.ts';
+import type { SessionTokenIssuer } from '../services/session-tokens.ts';
+import { errorResponses, jsonResponse } from './schemas.ts';
+
+/** Paths whose request bodies are `application/x-www-form-urlencoded` (app.ts). */
+export const OAUTH_FORM_PATHS = ['/oauth/token'];
+
+const metadataRoute = createRoute({
+  method: 'get',
+  path: '/.well-known/oauth-authorization-server',
+  tags: ['OAuth'],
+  summary: 'RFC 8414 authorization server metadata (issuer = the base URL; the DID in mandate_issuer_did). Public.',
+  responses: { 200: jsonResponse(AuthorizationServerMetadataSchema, 'The metadata') },
+});
+
+const openIdRoute = createRoute({
+  method: 'get',
+  path: '/.well-known/openid-configuration',
+  tags: ['OAuth'],
+  summary:
+    'The OpenID Connect Discovery subset workload-identity federation reads (issuer, jwks_uri, token_endpoint). Public.',
+  responses: { 200: jsonResponse(OpenIdConfigurationSchema, 'The discovery document') },
+});
+
+const tokenRoute = createRoute({
+  method: 'post',
+  path: '/oauth/token',
+  tags: ['OAuth'],
+  summary:
+    'OAuth token endpoint (RFC 6749 §3.2), form-encoded: client_credentials with private_key_jwt, or RFC 8693 token exchange of a Mandate presentation; DPoP (RFC 9449). Answers RFC 6749 §5.2 errors with mandate_reason. Public.',
+  description:
+    'Form parameters: ' +
+    Object.keys(TokenRequestSchema.shape).join(', ') +
+    '. See docs/oauth.md. The body is read by the endpoint itself (repeated parameters are refused).',
+  responses: {
+    200: jsonResponse(TokenResponseSchema, 'RFC 6749 §5.1'),
+    400: jsonResponse(OAuthErrorSchema, 'RFC 6749 §5.2'),
+    401: jsonResponse(OAuthErrorSchema, 'RFC 6749 §5.2 invalid_client'),
+    ...errorResponses(413, 415, 429),
+  },
+});
+
+export function oauthRoutes(ctx: IssuerContext, sessions: SessionTokenIssuer) {
+  const app = createRouter();
+  const endpoint = createTokenEndpoint(ctx, sessions);
+
+  app.openapi(metadataRoute, (c) => {
+    c.header('cache-control', 'public, max-age=300');
+    return c.json(authorizationServerMetadata(ctx.config, ctx.issuer.did), 200);
+  });
+  app.openapi(openIdRoute, (c) => {
+    c.header('cache-control', 'public, max-age=300');
+    return c.json(openIdConfiguration(ctx.config, ctx.issuer.did), 200);
+  });
+  app.openapi(tokenRoute, async (c) => {
+    const form = new URLSearchParams(await c.req.text());
+    const dpop = c.req.raw.headers.get('dpop');
+    const answer = await endpoint.handle({
+      form,
+      // Headers.get joins repeated values with ", ": a comma never occurs in a compact JWS.
+      dpop: dpop === null ? [] : dpop.split(',').map((value) => value.trim()),
+      actor: c.get('actor'),
+    });
+    // RFC 6749 §5.1: token responses are never cached.
+    c.header('cache-control', 'no-store');
+    c.header('pragma', 'no-cache');
+    for (const [name, value] of Object.entries(answer.headers)) c.header(name, value);
+    return answer.status === 200 ? c.json(answer.body, 200) : c.json(answer.body, answer.status);
+  });
+  return app;
+}

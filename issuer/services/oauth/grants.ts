@@ -1,0 +1,166 @@
+/**
+ * The two grants of the token endpoint, each answering who the token is for and what authority
+ * it rests on (docs/oauth.md §Grants):
+ *
+ * - `client_credentials` (RFC 6749 §4.4) with `private_key_jwt` (RFC 7523 §2.2): a self-custody
+ *   agent enrolled here authenticates as itself; its authority is its current AgentCredential,
+ *   which must be active (not revoked, suspended, expired or not yet valid).
+ * - token exchange (RFC 8693 §2.1): `subject_token` is a Mandate presentation, verified with
+ *   `verifyPresentation` as `POST /v1/vp/verify` does (this issuer the one trusted issuer, its
+ *   resolver, status lists and replay cache), with the requested `resource` as the expected
+ *   domain; the authority is exactly what its chain allows, the delegators become `act`.
+ */
+import type { JsonValue } from '../../../wallet/crypto/json-value.ts';
+import { isMandateError } from '../../../wallet/crypto/errors.ts';
+import { statusEntries, issuerId } from '../../../wallet/vc/parse.ts';
+import { decodePresentationHeader } from '../../../wallet/vc/transport.ts';
+import { verifyPresentation } from '../../../wallet/vc/verify.ts';
+import type { VerifiedCredentialCache } from '../../../wallet/vc/credential-cache.ts';
+import type { ChainCredential } from '../../../wallet/vc/types.ts';
+import {
+  TOKEN_TYPE_ACCESS_TOKEN,
+  TOKEN_TYPE_MANDATE_PRESENTATION,
+  type TokenRequest,
+} from '../../../wallet/contract/oauth.ts';
+import type { IssuerContext } from '../../context.ts';
+import type { SessionStatusEntry } from '../../storage/sessions-store.ts';
+import { chainCredentialOf } from '../credentials.ts';
+import { presentationStatusEntries } from '../introspection.ts';
+import { actorClaimOf, type ActorClaim } from '../session-tokens.ts';
+import { authenticateClient } from './client-assertion.ts';
+import { refuse } from './errors.ts';
+import type { OAuthEndpoints } from './metadata.ts';
+
+/** What a grant establishes: whose authority, how much, where, and what it rests on. */
+export interface GrantedAuthority {
+  agentDid: string;
+  /** The effective scopes of the authority (the token gets the requested part of them). */
+  effectiveScopes: string[];
+  /** The targets the authority is limited to (undefined = any); compared exactly with `resource`. */
+  domains: string[] | undefined;
+  act: ActorClaim | undefined;
+  statusEntries: SessionStatusEntry[];
+}
+
+/** Largest presentation a subject token may carry (the body limit bounds it too). */
+const MAX_PRESENTATION_BYTES = 48 * 1024;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function activeCredentialOf(ctx: IssuerContext, did: string): ChainCredential {
+  const agent = ctx.stores.agents.get(did);
+  if (!agent) return refuse('invalid_client', 'AGENT_NOT_FOUND', `${did} is not an agent enrolled here`, did);
+  if (agent.custody !== 'self')
+    refuse(
+      'unauthorized_client',
+      'CUSTODY_MISMATCH',
+      `${did} is a server-custody agent: its key is held here, it cannot sign a client assertion`,
+      did,
+    );
+  const current =
+    agent.currentCredentialId === null ? undefined : ctx.stores.credentials.get(agent.currentCredentialId);
+  if (!current) return refuse('invalid_grant', 'NO_CURRENT_CREDENTIAL', `${did} has no current credential`, did);
+  const now = ctx.now();
+  if (current.revokedAt !== null) refuse('invalid_grant', 'CREDENTIAL_REVOKED', `${current.id} is revoked`, did);
+  if (current.suspendedAt !== null) refuse('invalid_grant', 'CREDENTIAL_SUSPENDED', `${current.id} is suspended`, did);
+  if (current.validUntil !== null && current.validUntil <= now)
+    refuse('invalid_grant', 'CREDENTIAL_EXPIRED', `${current.id} has expired`, did);
+  if (current.validFrom > now)
+    refuse('invalid_grant', 'CREDENTIAL_NOT_YET_VALID', `${current.id} is not valid yet`, did);
+  return chainCredentialOf(current);
+}
+
+/** client_credentials: the client assertion names the agent, its current AgentCredential its authority. */
+export async function clientCredentialsGrant(
+  ctx: IssuerContext,
+  endpoints: OAuthEndpoints,
+  params: TokenRequest,
+): Promise<GrantedAuthority> {
+  if (params.client_assertion === undefined)
+    refuse(
+      'invalid_client',
+      'CLIENT_AUTH_MISSING',
+      'client_credentials needs private_key_jwt client authentication (client_assertion, RFC 7523 §2.2)',
+    );
+  const did = await authenticateClient(ctx, endpoints, {
+    clientId: params.client_id,
+    assertionType: params.client_assertion_type,
+    assertion: params.client_assertion,
+  });
+  const credential = activeCredentialOf(ctx, did);
+  const subject = credential.credentialSubject;
+  return {
+    agentDid: did,
+    effectiveScopes: [...subject.privilegeScopes],
+    domains: subject.domains === undefined ? undefined : [...subject.domains],
+    act: undefined,
+    statusEntries: statusEntries(credential).map((entry) => ({ issuer: issuerId(credential), entry })),
+  };
+}
+
+function decodeSubjectToken(params: TokenRequest): JsonValue {
+  if (params.subject_token === undefined || params.subject_token_type === undefined)
+    refuse('invalid_request', 'OAUTH_REQUEST_INVALID', 'token exchange needs subject_token and subject_token_type');
+  if (params.subject_token_type !== TOKEN_TYPE_MANDATE_PRESENTATION)
+    refuse(
+      'invalid_request',
+      'SUBJECT_TOKEN_INVALID',
+      `subject_token_type must be ${TOKEN_TYPE_MANDATE_PRESENTATION} (RFC 8693 §2.1)`,
+    );
+  if (params.actor_token !== undefined || params.actor_token_type !== undefined)
+    refuse('invalid_request', 'OAUTH_REQUEST_INVALID', 'actor_token is not supported: the chain names the actors');
+  if (params.requested_token_type !== undefined && params.requested_token_type !== TOKEN_TYPE_ACCESS_TOKEN)
+    refuse('invalid_request', 'OAUTH_REQUEST_INVALID', `requested_token_type must be ${TOKEN_TYPE_ACCESS_TOKEN}`);
+  try {
+    return decodePresentationHeader(`VP ${params.subject_token}`, MAX_PRESENTATION_BYTES);
+  } catch (error) {
+    const detail = isMandateError(error) ? error.message : 'does not decode';
+    return refuse('invalid_request', 'SUBJECT_TOKEN_INVALID', `subject_token: ${detail}`);
+  }
+}
+
+/** Token exchange: the presentation is the grant; optional client authentication must name its agent. */
+export async function tokenExchangeGrant(
+  ctx: IssuerContext,
+  endpoints: OAuthEndpoints,
+  params: TokenRequest,
+  resource: string,
+  credentialCache: VerifiedCredentialCache,
+): Promise<GrantedAuthority> {
+  const presentation = decodeSubjectToken(params);
+  const client =
+    params.client_assertion === undefined
+      ? params.client_id
+      : await authenticateClient(ctx, endpoints, {
+          clientId: params.client_id,
+          assertionType: params.client_assertion_type,
+          assertion: params.client_assertion,
+        });
+  const result = await verifyPresentation(presentation, {
+    trustedIssuers: [ctx.issuer.did],
+    expectedDomain: resource,
+    resolver: ctx.resolver,
+    statusLists: ctx.statusLists,
+    replayCache: ctx.replayCache,
+    credentialCache,
+    now: new Date(ctx.now()),
+  });
+  if (!result.valid) {
+    const agent = isObject(presentation) && typeof presentation.holder === 'string' ? presentation.holder : undefined;
+    // RFC 8693 §2.2.2: an unacceptable subject token is invalid_request; a wrong audience invalid_target.
+    const error = result.reason === 'TARGET_MISMATCH' ? 'invalid_target' : 'invalid_request';
+    return refuse(error, result.reason, `subject_token: ${result.message}`, agent?.slice(0, 256));
+  }
+  if (client !== undefined && client !== result.agentDid)
+    refuse('invalid_grant', 'HOLDER_MISMATCH', 'client_id is not the agent the presentation is for', result.agentDid);
+  return {
+    agentDid: result.agentDid,
+    effectiveScopes: result.effectiveScopes,
+    // verifyPresentation already held `resource` to the leaf's domains (TARGET_MISMATCH).
+    domains: undefined,
+    act: actorClaimOf(result.chain),
+    statusEntries: presentationStatusEntries(presentation),
+  };
+}

@@ -1,0 +1,238 @@
+/**
+ * `POST /oauth/token` (RFC 6749 §3.2): form parameters in, an RFC 6749 §5.1 token or an §5.2
+ * error out, every answer audited. The steps, in order (docs/oauth.md §Token endpoint):
+ *
+ * 1. parameters: each at most once (§3.2), within its size bound → `invalid_request`;
+ * 2. `grant_type`: client_credentials or token exchange → `unsupported_grant_type`;
+ * 3. `resource` (RFC 8707 §2): one absolute URI without fragment → `invalid_target`;
+ * 4. DPoP (RFC 9449 §4.3) when a proof is sent, before the grant so that a nonce retry does
+ *    not spend a presentation; without one, Bearer only if the operator allows it;
+ * 5. the grant (grants.ts) → `invalid_client`, `unauthorized_client`, `invalid_grant`, …;
+ * 6. `resource` within the authority's domains (exact match) → `invalid_target`;
+ * 7. `scope`: every requested scope covered by the effective scopes, else `invalid_scope`;
+ *    absent = all effective scopes (RFC 6749 §3.3 default);
+ * 8. the access token (access-tokens.ts), recorded for introspection.
+ *
+ * Audit: OAUTH_TOKEN_ISSUED or OAUTH_TOKEN_REFUSED (reason = the Mandate reason), with the
+ * agent, its delegators, the scopes, the resource, the grant, the token's jti and type —
+ * never the token, the assertion or the presentation.
+ */
+import type { JsonObject } from '../../../wallet/crypto/json-value.ts';
+import { createVerifiedCredentialCache } from '../../../wallet/vc/credential-cache.ts';
+import { assertScope, normalizeScopes, uncovered } from '../../../wallet/vc/scopes.ts';
+import {
+  GRANT_CLIENT_CREDENTIALS,
+  GRANT_TOKEN_EXCHANGE,
+  TOKEN_TYPE_ACCESS_TOKEN,
+  TokenRequestSchema,
+  type OAuthErrorBody,
+  type TokenRequest,
+  type TokenResponse,
+} from '../../../wallet/contract/oauth.ts';
+import { clipText } from '../../audit.ts';
+import type { IssuerContext } from '../../context.ts';
+import type { SessionTokenIssuer } from '../session-tokens.ts';
+import { delegatorsOf, issueAccessToken } from './access-tokens.ts';
+import { checkDpopProof, createDpopNonces, type DpopBinding } from './dpop.ts';
+import { OAuthRefusal, refuse } from './errors.ts';
+import { clientCredentialsGrant, tokenExchangeGrant, type GrantedAuthority } from './grants.ts';
+import { oauthEndpoints } from './metadata.ts';
+
+export interface TokenEndpointRequest {
+  form: URLSearchParams;
+  /** Every `DPoP` header value. */
+  dpop: string[];
+  /** Who called (the audit actor). */
+  actor: string;
+}
+
+export type TokenEndpointAnswer =
+  | { status: 200; body: TokenResponse; headers: Record<string, string> }
+  | { status: 400 | 401; body: OAuthErrorBody; headers: Record<string, string> };
+
+const KNOWN = Object.keys(TokenRequestSchema.shape) as (keyof TokenRequest)[];
+
+/** Step 1: each known parameter at most once (RFC 6749 §3.2), within its bound; unknown ones ignored (§3.1). */
+export function parseTokenRequest(form: URLSearchParams): TokenRequest {
+  const raw: Record<string, string> = {};
+  for (const name of KNOWN) {
+    const values = form.getAll(name);
+    if (values.length > 1)
+      refuse(
+        name === 'resource' ? 'invalid_target' : 'invalid_request',
+        name === 'resource' ? 'RESOURCE_INVALID' : 'OAUTH_REQUEST_INVALID',
+        `${name} is sent more than once (RFC 6749 §3.2${name === 'resource' ? '; one resource per token' : ''})`,
+      );
+    if (values[0] !== undefined && values[0] !== '') raw[name] = values[0];
+  }
+  const parsed = TokenRequestSchema.safeParse(raw);
+  if (!parsed.success)
+    refuse(
+      'invalid_request',
+      'OAUTH_REQUEST_INVALID',
+      `${parsed.error.issues[0]?.path.join('.') ?? 'a parameter'} is too long`,
+    );
+  return parsed.data;
+}
+
+/** Step 3: RFC 8707 §2: an absolute URI, no fragment. */
+export function checkResource(resource: string | undefined): string {
+  if (resource === undefined)
+    return refuse(
+      'invalid_target',
+      'RESOURCE_INVALID',
+      'resource is required: the RFC 8707 URI of the resource server',
+    );
+  let url: URL;
+  try {
+    url = new URL(resource);
+  } catch {
+    return refuse('invalid_target', 'RESOURCE_INVALID', 'resource must be an absolute URI (RFC 8707 §2)');
+  }
+  if (resource.includes('#') || url.hash !== '')
+    refuse('invalid_target', 'RESOURCE_INVALID', 'resource must not include a fragment (RFC 8707 §2)');
+  return resource;
+}
+
+/** Step 7: the scopes of the token. */
+export function grantedScopes(requested: string | undefined, effective: readonly string[], agentDid: string): string[] {
+  if (requested === undefined) {
+    if (effective.length === 0) refuse('invalid_scope', 'SCOPE_NOT_GRANTED', 'the authority holds no scope', agentDid);
+    return normalizeScopes(effective);
+  }
+  const scopes = requested.split(' ');
+  for (const scope of scopes) {
+    try {
+      assertScope(scope);
+    } catch {
+      refuse(
+        'invalid_scope',
+        'SCOPE_NOT_GRANTED',
+        `${JSON.stringify(scope.slice(0, 64))} is not a Mandate scope (RFC 6749 §3.3)`,
+        agentDid,
+      );
+    }
+  }
+  const missing = uncovered(scopes, effective);
+  if (missing.length > 0)
+    refuse(
+      'invalid_scope',
+      'SCOPE_NOT_GRANTED',
+      `not covered by the effective scopes: ${missing.join(' ').slice(0, 300)}`,
+      agentDid,
+    );
+  return normalizeScopes(scopes);
+}
+
+interface Attempt {
+  grantType: string | undefined;
+  resource: string | undefined;
+  authority: GrantedAuthority | undefined;
+  scopes: string[] | undefined;
+}
+
+function auditData(attempt: Attempt, extra: JsonObject): JsonObject {
+  return {
+    grantType: attempt.grantType === undefined ? null : clipText(attempt.grantType, 128),
+    resource: attempt.resource === undefined ? null : clipText(attempt.resource, 256),
+    delegators: delegatorsOf(attempt.authority?.act),
+    scopes: attempt.scopes ?? null,
+    ...extra,
+  };
+}
+
+function recordRefusal(ctx: IssuerContext, actor: string, attempt: Attempt, error: OAuthRefusal): void {
+  const agentDid = attempt.authority?.agentDid ?? error.agentDid;
+  ctx.audit.record({
+    event: 'OAUTH_TOKEN_REFUSED',
+    actor,
+    ...(agentDid === undefined ? {} : { agentDid: clipText(agentDid, 256) }),
+    reason: error.code,
+    data: auditData(attempt, { error: error.error, message: clipText(error.message, 300) }),
+  });
+}
+
+export interface TokenEndpoint {
+  handle(request: TokenEndpointRequest): Promise<TokenEndpointAnswer>;
+}
+
+export function createTokenEndpoint(ctx: IssuerContext, sessions: SessionTokenIssuer): TokenEndpoint {
+  const endpoints = oauthEndpoints(ctx.config);
+  const nonces = ctx.config.oauthDpopNonce ? createDpopNonces(() => ctx.now()) : undefined;
+  const credentialCache = createVerifiedCredentialCache({ ttlMs: 5 * 60_000, now: () => ctx.now() });
+  const nonceHeader = (): Record<string, string> => (nonces === undefined ? {} : { 'DPoP-Nonce': nonces.current() });
+
+  async function grant(params: TokenRequest, attempt: Attempt): Promise<GrantedAuthority> {
+    if (params.grant_type === GRANT_CLIENT_CREDENTIALS) return clientCredentialsGrant(ctx, endpoints, params);
+    return tokenExchangeGrant(ctx, endpoints, params, attempt.resource as string, credentialCache);
+  }
+
+  async function issue(request: TokenEndpointRequest, attempt: Attempt): Promise<TokenEndpointAnswer> {
+    const params = parseTokenRequest(request.form);
+    attempt.grantType = params.grant_type;
+    if (params.grant_type === undefined) refuse('invalid_request', 'OAUTH_REQUEST_INVALID', 'grant_type is required');
+    if (params.grant_type !== GRANT_CLIENT_CREDENTIALS && params.grant_type !== GRANT_TOKEN_EXCHANGE)
+      refuse(
+        'unsupported_grant_type',
+        'GRANT_TYPE_UNSUPPORTED',
+        `grant_type ${JSON.stringify(params.grant_type.slice(0, 64))} is not supported`,
+      );
+    attempt.resource = params.resource;
+    const resource = checkResource(params.resource);
+    const binding: DpopBinding | undefined = await checkDpopProof(ctx, {
+      headers: request.dpop,
+      htu: endpoints.tokenEndpoint,
+      nonces,
+    });
+    if (binding === undefined && !ctx.config.oauthAllowBearer)
+      refuse('invalid_request', 'DPOP_REQUIRED', 'send a DPoP proof (RFC 9449): this issuer issues no Bearer tokens');
+    const authority = await grant(params, attempt);
+    attempt.authority = authority;
+    if (authority.domains !== undefined && !authority.domains.includes(resource))
+      refuse(
+        'invalid_target',
+        'TARGET_MISMATCH',
+        `this authority is limited to ${authority.domains.join(', ').slice(0, 300)}`,
+        authority.agentDid,
+      );
+    attempt.scopes = grantedScopes(params.scope, authority.effectiveScopes, authority.agentDid);
+    const issued = await issueAccessToken(ctx, sessions, endpoints.issuer, {
+      agentDid: authority.agentDid,
+      resource,
+      scopes: attempt.scopes,
+      act: authority.act,
+      statusEntries: authority.statusEntries,
+      jkt: binding?.jkt,
+    });
+    const tokenType = binding === undefined ? 'Bearer' : 'DPoP';
+    ctx.audit.record({
+      event: 'OAUTH_TOKEN_ISSUED',
+      actor: request.actor,
+      agentDid: authority.agentDid,
+      reason: 'VALID',
+      data: auditData(attempt, { tokenType, jti: issued.jti, expiresIn: issued.expiresIn }),
+    });
+    const body: TokenResponse = {
+      access_token: issued.token,
+      token_type: tokenType,
+      expires_in: issued.expiresIn,
+      scope: attempt.scopes.join(' '),
+      ...(params.grant_type === GRANT_TOKEN_EXCHANGE ? { issued_token_type: TOKEN_TYPE_ACCESS_TOKEN } : {}),
+    };
+    return { status: 200, body, headers: nonceHeader() };
+  }
+
+  return {
+    async handle(request) {
+      const attempt: Attempt = { grantType: undefined, resource: undefined, authority: undefined, scopes: undefined };
+      try {
+        return await issue(request, attempt);
+      } catch (error) {
+        if (!(error instanceof OAuthRefusal)) throw error;
+        recordRefusal(ctx, request.actor, attempt, error);
+        // No WWW-Authenticate on 401: the client authenticated in the body, not with an HTTP scheme (RFC 6749 §5.2).
+        return { status: error.status, body: error.body(), headers: nonceHeader() };
+      }
+    },
+  };
+}
