@@ -65,7 +65,7 @@ export function vpVerifyRoutes(ctx: IssuerContext, sessions: SessionTokenIssuer 
       path: '/v1/sessions/introspect',
       tags: ['Verification'],
       summary:
-        'RFC 7662 token introspection of a session token: active until it expires or a credential it was minted from is revoked or suspended. Form-encoded. The admin key or a SERVICE_INTROSPECTION_KEYS key.',
+        'RFC 7662 token introspection of a session token or an OAuth access token: active until it expires or a credential it rests on is revoked or suspended. Form-encoded. The admin key or a SERVICE_INTROSPECTION_KEYS key.',
       security: ADMIN_SECURITY,
       middleware: [introspectionAuth] as const,
       request: {

@@ -1,5 +1,5 @@
 /**
- * Token introspection (RFC 7662) of session tokens: for a service that must stop honouring a
+ * Token introspection (RFC 7662) of session tokens and OAuth access tokens (services/oauth/): for a service that must stop honouring a
  * token as soon as a credential it was minted from is revoked or suspended, rather than when it
  * expires (at most DEFAULT_SESSION_TTL_SECONDS later; docs/api.md §Session tokens).
  *
@@ -12,6 +12,8 @@ import type { JwtClaims } from '../../wallet/crypto/jwt.ts';
 import { issuerId, statusEntries } from '../../wallet/vc/parse.ts';
 import type { IssuerContext } from '../context.ts';
 import type { SessionStatusEntry } from '../storage/sessions-store.ts';
+import { verifyAccessToken } from './oauth/access-tokens.ts';
+import { oauthEndpoints } from './oauth/metadata.ts';
 import type { SessionTokenIssuer } from './session-tokens.ts';
 
 /** RFC 7662 §2.2; the claims of the token when active. */
@@ -19,7 +21,8 @@ export type IntrospectionResponse =
   | { active: false }
   | {
       active: true;
-      token_type: 'Bearer';
+      /** RFC 9449 §6.2: DPoP for an access token bound to a key (`cnf.jkt`). */
+      token_type: 'Bearer' | 'DPoP';
       iss: string;
       sub: string;
       aud: string;
@@ -28,6 +31,9 @@ export type IntrospectionResponse =
       iat: number;
       exp: number;
       act?: unknown;
+      /** Access tokens (RFC 9068 §2.2): the client, and the DPoP key binding. */
+      client_id?: string;
+      cnf?: unknown;
     };
 
 const INVALIDATING = new Set(['revocation', 'suspension']);
@@ -64,9 +70,10 @@ async function noneInvalidated(ctx: IssuerContext, entries: readonly SessionStat
 }
 
 function activeResponse(claims: JwtClaims): IntrospectionResponse {
+  const bound = isObject(claims.cnf) && typeof claims.cnf.jkt === 'string';
   return {
     active: true,
-    token_type: 'Bearer',
+    token_type: bound ? 'DPoP' : 'Bearer',
     iss: claims.iss as string,
     sub: claims.sub as string,
     aud: claims.aud as string,
@@ -75,6 +82,8 @@ function activeResponse(claims: JwtClaims): IntrospectionResponse {
     iat: claims.iat as number,
     exp: claims.exp as number,
     ...(claims.act === undefined ? {} : { act: claims.act }),
+    ...(typeof claims.client_id === 'string' ? { client_id: claims.client_id } : {}),
+    ...(bound ? { cnf: claims.cnf } : {}),
   };
 }
 
@@ -83,7 +92,8 @@ export async function introspectSessionToken(
   sessions: SessionTokenIssuer,
   token: string,
 ): Promise<IntrospectionResponse> {
-  const claims = await sessions.verify(token);
+  const claims =
+    (await sessions.verify(token)) ?? (await verifyAccessToken(sessions, oauthEndpoints(ctx.config).issuer, token));
   const session = claims === undefined ? undefined : ctx.stores.sessions.get(claims.jti as string, ctx.now());
   if (claims === undefined || session === undefined || session.agentDid !== claims.sub) return { active: false };
   return (await noneInvalidated(ctx, session.statusEntries)) ? activeResponse(claims) : { active: false };

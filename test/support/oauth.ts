@@ -14,6 +14,8 @@ export interface OAuthAgent {
   identity: SigningIdentity;
   did: string;
   vcId: string;
+  /** The AgentCredential the issuer signed. */
+  credential: Record<string, unknown>;
   privateKey: CryptoKey;
   /** private_key_jwt client authentication with the key's verification method as kid. */
   clientAuth: oauth.ClientAuth;
@@ -39,6 +41,7 @@ export async function oauthAgent(issuer: TestIssuer, token?: Record<string, unkn
     identity,
     did: enrolled.agentDid,
     vcId: enrolled.vcId,
+    credential: enrolled.verifiableCredential,
     privateKey,
     clientAuth: oauth.PrivateKeyJwt({ key: privateKey, kid: identity.verificationMethod }),
     client: { client_id: enrolled.agentDid },

@@ -64,19 +64,23 @@ export const VpDeniedSchema = z
 
 export const IntrospectRequestSchema = z
   .strictObject({
-    token: z.string().min(1).max(8192).meta({ description: 'A session token from POST /v1/vp/verify' }),
+    token: z
+      .string()
+      .min(1)
+      .max(8192)
+      .meta({ description: 'A session token from POST /v1/vp/verify, or an access token from POST /oauth/token' }),
     token_type_hint: z
       .string()
       .max(64)
       .optional()
-      .meta({ description: 'RFC 7662 §2.1; ignored (there is one kind of token here)' }),
+      .meta({ description: 'RFC 7662 §2.1; ignored (both kinds of token are tried)' }),
   })
   .meta({ id: 'IntrospectRequest' });
 
 export const IntrospectionSchema = z
   .object({
     active: z.boolean(),
-    token_type: z.literal('Bearer').optional(),
+    token_type: z.enum(['Bearer', 'DPoP']).optional(),
     iss: z.string().optional(),
     sub: z.string().optional(),
     aud: z.string().optional(),
@@ -85,6 +89,8 @@ export const IntrospectionSchema = z
     iat: z.number().optional(),
     exp: z.number().optional(),
     act: z.unknown().optional(),
+    client_id: z.string().optional(),
+    cnf: z.unknown().optional(),
   })
   .meta({ id: 'Introspection' });
 
