@@ -336,6 +336,18 @@ describe('refusals: RFC 6749 §5.2 bodies with the Mandate reason, each audited'
     expect(error).toMatchObject({ error: 'invalid_scope', cause: { mandate_reason: 'SCOPE_NOT_GRANTED' } });
   });
 
+  it('a refusal before authentication names the claimed DID in data only, never as the record’s agent', async () => {
+    const forged = await assertion(await ed25519Key(generateSeed()), claimsFor(agent.did), {
+      kid: agent.identity.verificationMethod,
+    });
+    const res = await tokenRequest(issuer, { ...(await ccForm()), client_assertion: forged });
+    expect(res.json.mandate_reason).toBe('CLIENT_ASSERTION_INVALID');
+    const audit = await latestAudit('OAUTH_TOKEN_REFUSED');
+    expect(audit.agentDid).toBeUndefined();
+    expect(audit.data.claimedClient).toBe(agent.did);
+    expect(JSON.stringify(audit)).not.toContain(forged.split('.')[2]);
+  });
+
   it('an unknown agent → invalid_client / AGENT_NOT_FOUND', async () => {
     const stranger = await oauthAgent(issuer);
     // A second issuer never enrolled this agent.
@@ -418,6 +430,36 @@ describe('bearer tokens need the operator’s consent', () => {
       expect(res.json).toMatchObject({ error: 'invalid_request', mandate_reason: 'DPOP_REQUIRED' });
     } finally {
       await strict.dispose();
+    }
+  });
+});
+
+describe('an expired credential', () => {
+  it('→ invalid_grant / CREDENTIAL_EXPIRED once the issuer’s clock passes validUntil', async () => {
+    let offset = 0;
+    const clocked = await startTestIssuer(
+      { SERVICE_OAUTH_ALLOW_BEARER: 'true', SERVICE_CREDENTIAL_TTL_SECONDS: '60' },
+      { now: () => Date.now() + offset },
+    );
+    try {
+      const self = await oauthAgent(clocked);
+      offset = 120_000;
+      const at = Math.floor((Date.now() + offset) / 1000);
+      const res = await tokenRequest(clocked, {
+        grant_type: 'client_credentials',
+        client_assertion_type: ASSERTION_TYPE,
+        client_assertion: await assertion(self.privateKey, {
+          ...claimsFor(self.did),
+          aud: clocked.url,
+          iat: at,
+          exp: at + 60,
+        }),
+        resource: RESOURCE,
+      });
+      expect(res.status).toBe(400);
+      expect(res.json).toMatchObject({ error: 'invalid_grant', mandate_reason: 'CREDENTIAL_EXPIRED' });
+    } finally {
+      await clocked.dispose();
     }
   });
 });

@@ -17,10 +17,11 @@
 import { decodeJwt } from 'jose';
 import { isMandateError } from '../../../wallet/crypto/errors.ts';
 import { ed25519PublicJwk, readJwtHeader, verifyEdDsaJwt, type JwtClaims } from '../../../wallet/crypto/jwt.ts';
+import type { DidDocument } from '../../../wallet/did/types.ts';
 import { absoluteDidUrl, createKeyResolver } from '../../../wallet/did/verification-method.ts';
 import { CLIENT_ASSERTION_TYPE_JWT_BEARER } from '../../../wallet/contract/oauth.ts';
 import type { IssuerContext } from '../../context.ts';
-import { refuse } from './errors.ts';
+import { refuse, refuseClaimed } from './errors.ts';
 import type { OAuthEndpoints } from './metadata.ts';
 
 /** RFC 7523 §3 item 4: an assertion lives at most this long ahead of now. */
@@ -49,10 +50,16 @@ async function candidateMethods(ctx: IssuerContext, did: string, kid: string | u
   if (kid !== undefined) {
     const vm = absoluteDidUrl(kid, did);
     if (vm.split('#')[0] !== did)
-      refuse('invalid_client', 'KEY_NOT_AUTHORIZED', `the assertion kid names a key of another DID`, did);
+      refuseClaimed('invalid_client', 'KEY_NOT_AUTHORIZED', `the assertion kid names a key of another DID`, did);
     return [vm];
   }
-  const { didDocument } = await ctx.resolver.resolve(did);
+  let didDocument: DidDocument | null;
+  try {
+    ({ didDocument } = await ctx.resolver.resolve(did));
+  } catch (error) {
+    const detail = isMandateError(error) ? error.message : 'does not resolve';
+    return refuseClaimed('invalid_client', 'DID_RESOLUTION_FAILED', `${did.slice(0, 200)}: ${detail}`, did);
+  }
   const listed = Array.isArray(didDocument?.authentication) ? didDocument.authentication : [];
   return listed
     .map((entry) => (typeof entry === 'string' ? entry : entry.id))
@@ -67,7 +74,7 @@ async function publicKeyFor(ctx: IssuerContext, vm: string, did: string): Promis
   } catch (error) {
     const reason = isMandateError(error) ? error.code : 'KEY_NOT_AUTHORIZED';
     const detail = isMandateError(error) ? error.message : 'the key could not be resolved';
-    return refuse('invalid_client', reason, `client_assertion key ${vm.slice(0, 200)}: ${detail}`, did);
+    return refuseClaimed('invalid_client', reason, `client_assertion key ${vm.slice(0, 200)}: ${detail}`, did);
   }
 }
 
@@ -78,7 +85,7 @@ async function verifySignature(
 ): Promise<JwtClaims> {
   const methods = await candidateMethods(ctx, input.did, input.kid);
   if (methods.length === 0)
-    refuse('invalid_client', 'KEY_NOT_AUTHORIZED', `${input.did} lists no authentication key`, input.did);
+    refuseClaimed('invalid_client', 'KEY_NOT_AUTHORIZED', `${input.did} lists no authentication key`, input.did);
   let lastError: unknown;
   for (const vm of methods) {
     const jwk = await ed25519PublicJwk(await publicKeyFor(ctx, vm, input.did));
@@ -98,7 +105,12 @@ async function verifySignature(
     }
   }
   const detail = isMandateError(lastError) ? lastError.message : 'does not verify';
-  return refuse('invalid_client', 'CLIENT_ASSERTION_INVALID', `client_assertion: ${detail} (RFC 7523 §3)`, input.did);
+  return refuseClaimed(
+    'invalid_client',
+    'CLIENT_ASSERTION_INVALID',
+    `client_assertion: ${detail} (RFC 7523 §3)`,
+    input.did,
+  );
 }
 
 /** The authenticated client's DID; refuses `invalid_client` otherwise (checks in the module comment). */
@@ -118,7 +130,7 @@ export async function authenticateClient(
   if (typeof did !== 'string' || !did.startsWith('did:') || unverified.sub !== did)
     refuse('invalid_client', 'CLIENT_ASSERTION_INVALID', 'client_assertion iss and sub must both be the client DID');
   if (input.clientId !== undefined && input.clientId !== did)
-    refuse('invalid_client', 'CLIENT_ASSERTION_INVALID', 'client_id differs from the client_assertion iss', did);
+    refuseClaimed('invalid_client', 'CLIENT_ASSERTION_INVALID', 'client_id differs from the client_assertion iss', did);
   const claims = await verifySignature(ctx, endpoints, {
     assertion: input.assertion,
     did,

@@ -54,8 +54,10 @@ const STATUS: Record<OAuthErrorCode, 400 | 401> = {
 export class OAuthRefusal extends MandateError<OAuthReason> {
   override name = 'OAuthRefusal';
   readonly error: OAuthErrorCode;
-  /** Known once the client is identified: who the refusal is about (for the audit record). */
+  /** Known once the client is authenticated: who the refusal is about (the audit record's agentDid). */
   agentDid: string | undefined;
+  /** The DID a request claimed before it was authenticated: audit data only, never the record's agentDid. */
+  claimedClient: string | undefined;
 
   constructor(error: OAuthErrorCode, reason: OAuthReason, description: string, agentDid?: string) {
     super(reason, description);
@@ -73,6 +75,19 @@ export class OAuthRefusal extends MandateError<OAuthReason> {
   }
 }
 
+/** Refuses; `agentDid` only once the agent is authenticated (a signature of its verified). */
 export function refuse(error: OAuthErrorCode, reason: OAuthReason, description: string, agentDid?: string): never {
   throw new OAuthRefusal(error, reason, description, agentDid);
+}
+
+/** Refuses a request that claimed to come from `claimed` before that could be verified. */
+export function refuseClaimed(
+  error: OAuthErrorCode,
+  reason: OAuthReason,
+  description: string,
+  claimed: string | undefined,
+): never {
+  const refusal = new OAuthRefusal(error, reason, description);
+  refusal.claimedClient = claimed;
+  throw refusal;
 }

@@ -28,7 +28,7 @@ import { chainCredentialOf } from '../credentials.ts';
 import { presentationStatusEntries } from '../introspection.ts';
 import { actorClaimOf, type ActorClaim } from '../session-tokens.ts';
 import { authenticateClient } from './client-assertion.ts';
-import { refuse } from './errors.ts';
+import { refuse, refuseClaimed } from './errors.ts';
 import type { OAuthEndpoints } from './metadata.ts';
 
 /** What a grant establishes: whose authority, how much, where, and what it rests on. */
@@ -151,7 +151,7 @@ export async function tokenExchangeGrant(
     const agent = isObject(presentation) && typeof presentation.holder === 'string' ? presentation.holder : undefined;
     // RFC 8693 §2.2.2: an unacceptable subject token is invalid_request; a wrong audience invalid_target.
     const error = result.reason === 'TARGET_MISMATCH' ? 'invalid_target' : 'invalid_request';
-    return refuse(error, result.reason, `subject_token: ${result.message}`, agent?.slice(0, 256));
+    return refuseClaimed(error, result.reason, `subject_token: ${result.message}`, agent?.slice(0, 256));
   }
   if (client !== undefined && client !== result.agentDid)
     refuse('invalid_grant', 'HOLDER_MISMATCH', 'client_id is not the agent the presentation is for', result.agentDid);

@@ -148,7 +148,11 @@ function recordRefusal(ctx: IssuerContext, actor: string, attempt: Attempt, erro
     actor,
     ...(agentDid === undefined ? {} : { agentDid: clipText(agentDid, 256) }),
     reason: error.code,
-    data: auditData(attempt, { error: error.error, message: clipText(error.message, 300) }),
+    data: auditData(attempt, {
+      error: error.error,
+      message: clipText(error.message, 300),
+      ...(error.claimedClient === undefined ? {} : { claimedClient: clipText(error.claimedClient, 256) }),
+    }),
   });
 }
 
