@@ -348,6 +348,18 @@ describe('refusals: RFC 6749 §5.2 bodies with the Mandate reason, each audited'
     expect(JSON.stringify(audit)).not.toContain(forged.split('.')[2]);
   });
 
+  it('a client DID that does not resolve → invalid_client / DID_RESOLUTION_FAILED', async () => {
+    const did = 'did:web:nowhere.invalid';
+    const res = await tokenRequest(issuer, {
+      grant_type: 'client_credentials',
+      client_assertion_type: ASSERTION_TYPE,
+      client_assertion: await assertion(agent.privateKey, claimsFor(did)),
+      resource: RESOURCE,
+    });
+    expect(res.status).toBe(401);
+    expect(res.json).toMatchObject({ error: 'invalid_client', mandate_reason: 'DID_RESOLUTION_FAILED' });
+  });
+
   it('an unknown agent → invalid_client / AGENT_NOT_FOUND', async () => {
     const stranger = await oauthAgent(issuer);
     // A second issuer never enrolled this agent.

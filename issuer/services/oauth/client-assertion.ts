@@ -17,7 +17,7 @@
 import { decodeJwt } from 'jose';
 import { isMandateError } from '../../../wallet/crypto/errors.ts';
 import { ed25519PublicJwk, readJwtHeader, verifyEdDsaJwt, type JwtClaims } from '../../../wallet/crypto/jwt.ts';
-import type { DidDocument } from '../../../wallet/did/types.ts';
+import type { DidDocument, DidResolutionResult } from '../../../wallet/did/types.ts';
 import { absoluteDidUrl, createKeyResolver } from '../../../wallet/did/verification-method.ts';
 import { CLIENT_ASSERTION_TYPE_JWT_BEARER } from '../../../wallet/contract/oauth.ts';
 import type { IssuerContext } from '../../context.ts';
@@ -45,6 +45,27 @@ function claimsOf(assertion: string): JwtClaims {
   }
 }
 
+/** The client DID's document; refuses DID_RESOLUTION_FAILED or DID_DEACTIVATED (DID Core §7.1.2, §7.1.3). */
+async function resolvedDocument(ctx: IssuerContext, did: string): Promise<DidDocument> {
+  let result: DidResolutionResult;
+  try {
+    result = await ctx.resolver.resolve(did);
+  } catch (error) {
+    const detail = isMandateError(error) ? error.message : 'does not resolve';
+    return refuseClaimed('invalid_client', 'DID_RESOLUTION_FAILED', `${did.slice(0, 200)}: ${detail}`, did);
+  }
+  if (result.didDocument === null || result.didResolutionMetadata.error !== undefined)
+    refuseClaimed(
+      'invalid_client',
+      'DID_RESOLUTION_FAILED',
+      `${did.slice(0, 200)} does not resolve (${String(result.didResolutionMetadata.error ?? 'no document').slice(0, 64)})`,
+      did,
+    );
+  if (result.didDocumentMetadata.deactivated === true)
+    refuseClaimed('invalid_client', 'DID_DEACTIVATED', `${did.slice(0, 200)} is deactivated`, did);
+  return result.didDocument;
+}
+
 /** The verification methods to try: the one `kid` names, or every `authentication` method. */
 async function candidateMethods(ctx: IssuerContext, did: string, kid: string | undefined): Promise<string[]> {
   if (kid !== undefined) {
@@ -53,14 +74,8 @@ async function candidateMethods(ctx: IssuerContext, did: string, kid: string | u
       refuseClaimed('invalid_client', 'KEY_NOT_AUTHORIZED', `the assertion kid names a key of another DID`, did);
     return [vm];
   }
-  let didDocument: DidDocument | null;
-  try {
-    ({ didDocument } = await ctx.resolver.resolve(did));
-  } catch (error) {
-    const detail = isMandateError(error) ? error.message : 'does not resolve';
-    return refuseClaimed('invalid_client', 'DID_RESOLUTION_FAILED', `${did.slice(0, 200)}: ${detail}`, did);
-  }
-  const listed = Array.isArray(didDocument?.authentication) ? didDocument.authentication : [];
+  const didDocument = await resolvedDocument(ctx, did);
+  const listed = Array.isArray(didDocument.authentication) ? didDocument.authentication : [];
   return listed
     .map((entry) => (typeof entry === 'string' ? entry : entry.id))
     .slice(0, MAX_TRIED_KEYS)
