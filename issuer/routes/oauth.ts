@@ -17,6 +17,7 @@ import {
 } from '../../wallet/contract/oauth.ts';
 import type { IssuerContext } from '../context.ts';
 import { createRouter } from '../http/errors.ts';
+import { OAuthRefusal } from '../services/oauth/errors.ts';
 import { authorizationServerMetadata, openIdConfiguration } from '../services/oauth/metadata.ts';
 import { createTokenEndpoint } from '../services/oauth/token-endpoint.ts';
 import type { SessionTokenIssuer } from '../services/session-tokens.ts';
@@ -60,6 +61,15 @@ const tokenRoute = createRoute({
   },
 });
 
+const authorizeRoute = createRoute({
+  method: 'get',
+  path: '/oauth/authorize',
+  tags: ['OAuth'],
+  summary:
+    'The authorization endpoint the metadata must name: no user-facing flow exists, so every request is 400 unsupported_response_type (RFC 6749 §4.1.2.1, never redirected). Public.',
+  responses: { 400: jsonResponse(OAuthErrorSchema, 'RFC 6749 §4.1.2.1') },
+});
+
 export function oauthRoutes(ctx: IssuerContext, sessions: SessionTokenIssuer) {
   const app = createRouter();
   const endpoint = createTokenEndpoint(ctx, sessions);
@@ -71,6 +81,16 @@ export function oauthRoutes(ctx: IssuerContext, sessions: SessionTokenIssuer) {
   app.openapi(openIdRoute, (c) => {
     c.header('cache-control', 'public, max-age=300');
     return c.json(openIdConfiguration(ctx.config, ctx.issuer.did), 200);
+  });
+  app.openapi(authorizeRoute, (c) => {
+    c.header('cache-control', 'no-store');
+    // Never redirected: no client has a registered redirect URI (RFC 6749 §4.1.2.1, first paragraph).
+    const refusal = new OAuthRefusal(
+      'unsupported_response_type',
+      'AUTHORIZATION_FLOW_UNSUPPORTED',
+      'this issuer has no authorization flows: agents use client_credentials or token exchange at the token endpoint',
+    );
+    return c.json(refusal.body(), 400);
   });
   app.openapi(tokenRoute, async (c) => {
     const form = new URLSearchParams(await c.req.text());

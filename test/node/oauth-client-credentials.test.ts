@@ -3,6 +3,7 @@
 // its own against the published JWKS, and every refusal provoked from crafted input, with its
 // OAuth code, its Mandate reason and its audit record.
 import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { discoverAuthorizationServerMetadata } from '@modelcontextprotocol/sdk/client/auth.js';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bytesToBase64url } from '../../wallet/crypto/base64url.ts';
@@ -94,6 +95,17 @@ describe('metadata (RFC 8414, OpenID discovery subset)', () => {
     expect(as.dpop_signing_alg_values_supported).toEqual(['EdDSA', 'Ed25519', 'ES256']);
     const health = await issuer.call('/v1/health');
     expect(as.mandate_issuer_did).toBe(health.json.issuer);
+  });
+
+  it('parses as the MCP SDK reads it (its schema requires an authorization endpoint, which refuses every request)', async () => {
+    const discovered = await discoverAuthorizationServerMetadata(new URL(issuer.url));
+    expect(discovered).toMatchObject({ issuer: issuer.url, token_endpoint: `${issuer.url}/oauth/token` });
+    const authorize = await fetch(`${discovered?.authorization_endpoint}?response_type=code&client_id=x`);
+    expect(authorize.status).toBe(400);
+    expect(await authorize.json()).toMatchObject({
+      error: 'unsupported_response_type',
+      mandate_reason: 'AUTHORIZATION_FLOW_UNSUPPORTED',
+    });
   });
 
   it('serves the OpenID discovery subset that workload-identity federation reads', async () => {

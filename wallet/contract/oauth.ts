@@ -31,7 +31,8 @@ export const DPOP_PROOF_TYP = 'dpop+jwt';
 
 /**
  * RFC 6749 §5.2, RFC 8707 §2 (`invalid_target`), RFC 9449 §5/§8 (`invalid_dpop_proof`,
- * `use_dpop_nonce`): the error codes the token endpoint answers.
+ * `use_dpop_nonce`): the error codes the token endpoint answers; `unsupported_response_type`
+ * (RFC 6749 §4.1.2.1) is the authorization endpoint's only answer.
  */
 export const OAUTH_ERROR_CODES = [
   'invalid_request',
@@ -43,6 +44,7 @@ export const OAUTH_ERROR_CODES = [
   'invalid_target',
   'invalid_dpop_proof',
   'use_dpop_nonce',
+  'unsupported_response_type',
 ] as const;
 export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 
@@ -62,6 +64,10 @@ export const AuthorizationServerMetadataSchema = z
   .object({
     issuer: z.url().meta({ description: "The issuer's public base URL; every access token's `iss`" }),
     mandate_issuer_did: z.string().meta({ description: "The issuer's DID (extension member)" }),
+    authorization_endpoint: z.url().meta({
+      description:
+        'Published because clients (the MCP SDK) require it; it refuses every request (no user-facing flows)',
+    }),
     token_endpoint: z.url(),
     jwks_uri: z.url(),
     introspection_endpoint: z.url(),
@@ -80,6 +86,7 @@ export const AuthorizationServerMetadataSchema = z
 export const OpenIdConfigurationSchema = z
   .object({
     issuer: z.url(),
+    authorization_endpoint: z.url(),
     jwks_uri: z.url(),
     token_endpoint: z.url(),
     response_types_supported: z.array(z.string()),

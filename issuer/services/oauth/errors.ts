@@ -36,6 +36,8 @@ export type OAuthReason =
   | 'DPOP_REQUIRED'
   /** The subject token is not of the supported token type, or does not decode. */
   | 'SUBJECT_TOKEN_INVALID'
+  /** The authorization endpoint: this issuer runs no user-facing (redirect) flows. */
+  | 'AUTHORIZATION_FLOW_UNSUPPORTED'
   | (string & {});
 
 /** HTTP status of each OAuth error code (RFC 6749 §5.2: 400, and 401 for invalid_client). */
@@ -49,6 +51,7 @@ const STATUS: Record<OAuthErrorCode, 400 | 401> = {
   invalid_target: 400,
   invalid_dpop_proof: 400,
   use_dpop_nonce: 400,
+  unsupported_response_type: 400,
 };
 
 export class OAuthRefusal extends MandateError<OAuthReason> {

@@ -4,6 +4,10 @@
  * (`API_BASE_URL`), not the DID: RFC 8414 §2 requires an https URL (http on loopback in
  * development) and RFC 9068 §2.2 puts the same value in every access token's `iss`. The DID is
  * published beside it as `mandate_issuer_did`.
+ *
+ * `authorization_endpoint` is published although no flow uses it: RFC 8414 §2 lets it be
+ * omitted, but common clients (the MCP SDK's metadata schema) require it. It answers every
+ * request with `unsupported_response_type` (routes/oauth.ts).
  */
 import {
   CLIENT_ASSERTION_TYPE_JWT_BEARER,
@@ -24,6 +28,8 @@ export { CLIENT_ASSERTION_TYPE_JWT_BEARER };
 
 export interface OAuthEndpoints {
   issuer: string;
+  /** Answers every request with unsupported_response_type: published because clients require the member. */
+  authorizationEndpoint: string;
   tokenEndpoint: string;
   jwksUri: string;
   introspectionEndpoint: string;
@@ -33,6 +39,7 @@ export function oauthEndpoints(config: Pick<IssuerConfig, 'apiBaseUrl'>): OAuthE
   const base = config.apiBaseUrl;
   return {
     issuer: base,
+    authorizationEndpoint: `${base}/oauth/authorize`,
     tokenEndpoint: `${base}/oauth/token`,
     jwksUri: `${base}/.well-known/jwks.json`,
     introspectionEndpoint: `${base}/v1/sessions/introspect`,
@@ -47,11 +54,12 @@ export function authorizationServerMetadata(
   return {
     issuer: endpoints.issuer,
     mandate_issuer_did: issuerDid,
+    authorization_endpoint: endpoints.authorizationEndpoint,
     token_endpoint: endpoints.tokenEndpoint,
     jwks_uri: endpoints.jwksUri,
     introspection_endpoint: endpoints.introspectionEndpoint,
     grant_types_supported: [GRANT_CLIENT_CREDENTIALS, GRANT_TOKEN_EXCHANGE],
-    // RFC 8414 §2 makes this member REQUIRED; there is no authorization endpoint, hence no type.
+    // RFC 8414 §2 makes this member REQUIRED; the authorization endpoint grants no response type.
     response_types_supported: [],
     token_endpoint_auth_methods_supported: ['private_key_jwt', 'none'],
     token_endpoint_auth_signing_alg_values_supported: [...ED25519_ALGS],
@@ -65,6 +73,7 @@ export function openIdConfiguration(config: Pick<IssuerConfig, 'apiBaseUrl'>, is
   const endpoints = oauthEndpoints(config);
   return {
     issuer: endpoints.issuer,
+    authorization_endpoint: endpoints.authorizationEndpoint,
     jwks_uri: endpoints.jwksUri,
     token_endpoint: endpoints.tokenEndpoint,
     response_types_supported: ['id_token'],
