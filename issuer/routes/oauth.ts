@@ -99,6 +99,7 @@ export function oauthRoutes(ctx: IssuerContext, sessions: SessionTokenIssuer) {
       form,
       // Headers.get joins repeated values with ", ": a comma never occurs in a compact JWS.
       dpop: dpop === null ? [] : dpop.split(',').map((value) => value.trim()),
+      authorization: c.req.header('authorization'),
       actor: c.get('actor'),
     });
     // RFC 6749 §5.1: token responses are never cached.

@@ -111,6 +111,7 @@ export const TokenRequestSchema = z
     client_id: param(2048),
     client_assertion_type: param(128),
     client_assertion: param(8192),
+    client_secret: param(256),
     subject_token: param(60_000),
     subject_token_type: param(128),
     requested_token_type: param(128),

@@ -22,6 +22,10 @@ export type OAuthReason =
   | 'CLIENT_ASSERTION_INVALID'
   /** The client assertion's `jti` was used before. */
   | 'CLIENT_ASSERTION_REPLAYED'
+  /** A client secret that is not the agent's current one (api.md §Agent client secrets). */
+  | 'CLIENT_SECRET_INVALID'
+  /** More than one client authentication method in one request (RFC 6749 §2.3). */
+  | 'CLIENT_AUTH_AMBIGUOUS'
   /** A requested scope that is not a Mandate scope, or not covered by the effective scopes. */
   | 'SCOPE_NOT_GRANTED'
   /** `resource` missing or not an absolute URI without fragment (RFC 8707 §2). */

@@ -28,6 +28,7 @@ import { chainCredentialOf } from '../credentials.ts';
 import { presentationStatusEntries } from '../introspection.ts';
 import { actorClaimOf, type ActorClaim } from '../session-tokens.ts';
 import { authenticateClient } from './client-assertion.ts';
+import { authenticateBySecret, type ClientSecretCredentials } from './client-secret.ts';
 import { refuse, refuseClaimed } from './errors.ts';
 import type { OAuthEndpoints } from './metadata.ts';
 
@@ -49,14 +50,16 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function activeCredentialOf(ctx: IssuerContext, did: string): ChainCredential {
+function activeCredentialOf(ctx: IssuerContext, did: string, custody: 'self' | 'server'): ChainCredential {
   const agent = ctx.stores.agents.get(did);
   if (!agent) return refuse('invalid_client', 'AGENT_NOT_FOUND', `${did} is not an agent enrolled here`, did);
-  if (agent.custody !== 'self')
+  if (agent.custody !== custody)
     refuse(
       'unauthorized_client',
       'CUSTODY_MISMATCH',
-      `${did} is a server-custody agent: its key is held here, it cannot sign a client assertion`,
+      custody === 'self'
+        ? `${did} is a server-custody agent: its key is held here, it cannot sign a client assertion`
+        : `${did} is a self-custody agent: it authenticates with private_key_jwt`,
       did,
     );
   const current =
@@ -73,23 +76,52 @@ function activeCredentialOf(ctx: IssuerContext, did: string): ChainCredential {
 }
 
 /** client_credentials: the client assertion names the agent, its current AgentCredential its authority. */
-export async function clientCredentialsGrant(
+/** RFC 6749 §2.3: exactly one client authentication method; the secret ones name server-custody agents. */
+function clientSecretOf(
+  params: TokenRequest,
+  basic: ClientSecretCredentials | undefined,
+): ClientSecretCredentials | undefined {
+  const methods = [params.client_assertion, params.client_secret, basic].filter((m) => m !== undefined).length;
+  if (methods > 1)
+    refuse('invalid_request', 'CLIENT_AUTH_AMBIGUOUS', 'use one client authentication method (RFC 6749 §2.3)');
+  if (basic !== undefined) return basic;
+  if (params.client_secret === undefined) return undefined;
+  if (params.client_id === undefined)
+    refuse('invalid_request', 'OAUTH_REQUEST_INVALID', 'client_secret_post needs client_id (RFC 6749 §2.3.1)');
+  return { clientId: params.client_id, secret: params.client_secret, method: 'client_secret_post' };
+}
+
+/** The client's DID, by its secret (server custody) or its RFC 7523 assertion (self custody). */
+async function authenticate(
   ctx: IssuerContext,
   endpoints: OAuthEndpoints,
   params: TokenRequest,
-): Promise<GrantedAuthority> {
+  secret: ClientSecretCredentials | undefined,
+): Promise<string> {
+  if (secret !== undefined) return authenticateBySecret(ctx, secret);
   if (params.client_assertion === undefined)
     refuse(
       'invalid_client',
       'CLIENT_AUTH_MISSING',
-      'client_credentials needs private_key_jwt client authentication (client_assertion, RFC 7523 §2.2)',
+      'client_credentials needs client authentication: private_key_jwt (RFC 7523 §2.2) or a client secret (RFC 6749 §2.3.1)',
     );
-  const did = await authenticateClient(ctx, endpoints, {
+  return authenticateClient(ctx, endpoints, {
     clientId: params.client_id,
     assertionType: params.client_assertion_type,
     assertion: params.client_assertion,
   });
-  const credential = activeCredentialOf(ctx, did);
+}
+
+/** client_credentials: the client (assertion or secret) names the agent, its current AgentCredential its authority. */
+export async function clientCredentialsGrant(
+  ctx: IssuerContext,
+  endpoints: OAuthEndpoints,
+  params: TokenRequest,
+  basic: ClientSecretCredentials | undefined,
+): Promise<GrantedAuthority> {
+  const secret = clientSecretOf(params, basic);
+  const did = await authenticate(ctx, endpoints, params, secret);
+  const credential = activeCredentialOf(ctx, did, secret === undefined ? 'self' : 'server');
   const subject = credential.credentialSubject;
   return {
     agentDid: did,

@@ -61,7 +61,7 @@ export function authorizationServerMetadata(
     grant_types_supported: [GRANT_CLIENT_CREDENTIALS, GRANT_TOKEN_EXCHANGE],
     // RFC 8414 §2 makes this member REQUIRED; the authorization endpoint grants no response type.
     response_types_supported: [],
-    token_endpoint_auth_methods_supported: ['private_key_jwt', 'none'],
+    token_endpoint_auth_methods_supported: ['private_key_jwt', 'client_secret_basic', 'client_secret_post', 'none'],
     token_endpoint_auth_signing_alg_values_supported: [...ED25519_ALGS],
     dpop_signing_alg_values_supported: [...DPOP_ALGS],
     mandate_subject_token_types_supported: [TOKEN_TYPE_MANDATE_PRESENTATION],
@@ -80,7 +80,7 @@ export function openIdConfiguration(config: Pick<IssuerConfig, 'apiBaseUrl'>, is
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['EdDSA'],
     grant_types_supported: [GRANT_CLIENT_CREDENTIALS, GRANT_TOKEN_EXCHANGE],
-    token_endpoint_auth_methods_supported: ['private_key_jwt', 'none'],
+    token_endpoint_auth_methods_supported: ['private_key_jwt', 'client_secret_basic', 'client_secret_post', 'none'],
     token_endpoint_auth_signing_alg_values_supported: [...ED25519_ALGS],
     dpop_signing_alg_values_supported: [...DPOP_ALGS],
     mandate_issuer_did: issuerDid,

@@ -35,6 +35,7 @@ import type { SessionTokenIssuer } from '../session-tokens.ts';
 import { delegatorsOf, issueAccessToken } from './access-tokens.ts';
 import { checkDpopProof, createDpopNonces, type DpopBinding } from './dpop.ts';
 import { OAuthRefusal, refuse } from './errors.ts';
+import { basicCredentials } from './client-secret.ts';
 import { clientCredentialsGrant, tokenExchangeGrant, type GrantedAuthority } from './grants.ts';
 import { oauthEndpoints } from './metadata.ts';
 
@@ -42,6 +43,8 @@ export interface TokenEndpointRequest {
   form: URLSearchParams;
   /** Every `DPoP` header value. */
   dpop: string[];
+  /** The Authorization header (client_secret_basic), if any. */
+  authorization?: string | undefined;
   /** Who called (the audit actor). */
   actor: string;
 }
@@ -156,6 +159,20 @@ function recordRefusal(ctx: IssuerContext, actor: string, attempt: Attempt, erro
   });
 }
 
+/** RFC 6749 §5.2: a 401 names the HTTP scheme the client used (Basic); none when it authenticated in the body. */
+function refusalAnswer(
+  error: OAuthRefusal,
+  authorization: string | undefined,
+  headers: Record<string, string>,
+): TokenEndpointAnswer {
+  const basic = error.status === 401 && /^Basic /i.test(authorization ?? '');
+  return {
+    status: error.status,
+    body: error.body(),
+    headers: basic ? { ...headers, 'WWW-Authenticate': 'Basic realm="mandate-issuer"' } : headers,
+  };
+}
+
 export interface TokenEndpoint {
   handle(request: TokenEndpointRequest): Promise<TokenEndpointAnswer>;
 }
@@ -166,10 +183,10 @@ export function createTokenEndpoint(ctx: IssuerContext, sessions: SessionTokenIs
   const credentialCache = createVerifiedCredentialCache({ ttlMs: 5 * 60_000, now: () => ctx.now() });
   const nonceHeader = (): Record<string, string> => (nonces === undefined ? {} : { 'DPoP-Nonce': nonces.current() });
 
-  async function grant(params: TokenRequest, attempt: Attempt): Promise<GrantedAuthority> {
-    if (params.grant_type === GRANT_CLIENT_CREDENTIALS) return clientCredentialsGrant(ctx, endpoints, params);
-    return tokenExchangeGrant(ctx, endpoints, params, attempt.resource as string, credentialCache);
-  }
+  const grant = (params: TokenRequest, resource: string, authorization: string | undefined) =>
+    params.grant_type === GRANT_CLIENT_CREDENTIALS
+      ? clientCredentialsGrant(ctx, endpoints, params, basicCredentials(authorization))
+      : tokenExchangeGrant(ctx, endpoints, params, resource, credentialCache);
 
   async function issue(request: TokenEndpointRequest, attempt: Attempt): Promise<TokenEndpointAnswer> {
     const params = parseTokenRequest(request.form);
@@ -190,7 +207,7 @@ export function createTokenEndpoint(ctx: IssuerContext, sessions: SessionTokenIs
     });
     if (binding === undefined && !ctx.config.oauthAllowBearer)
       refuse('invalid_request', 'DPOP_REQUIRED', 'send a DPoP proof (RFC 9449): this issuer issues no Bearer tokens');
-    const authority = await grant(params, attempt);
+    const authority = await grant(params, resource, request.authorization);
     attempt.authority = authority;
     if (authority.domains !== undefined && !authority.domains.includes(resource))
       refuse(
@@ -234,8 +251,7 @@ export function createTokenEndpoint(ctx: IssuerContext, sessions: SessionTokenIs
       } catch (error) {
         if (!(error instanceof OAuthRefusal)) throw error;
         recordRefusal(ctx, request.actor, attempt, error);
-        // No WWW-Authenticate on 401: the client authenticated in the body, not with an HTTP scheme (RFC 6749 §5.2).
-        return { status: error.status, body: error.body(), headers: nonceHeader() };
+        return refusalAnswer(error, request.authorization, nonceHeader());
       }
     },
   };
