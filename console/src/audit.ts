@@ -12,7 +12,7 @@ export const POLL_MS = 3000;
 /** In live mode, how often the chain is re-verified (a full re-hash on the server). */
 const CHAIN_EVERY_MS = 60_000;
 
-const REFUSAL_EVENTS = new Set(['REQUEST_REFUSED', 'VP_REJECTED', 'CONSENT_REJECTED']);
+const REFUSAL_EVENTS = new Set(['REQUEST_REFUSED', 'VP_REJECTED', 'CONSENT_REJECTED', 'OAUTH_TOKEN_REFUSED']);
 
 /** The issuer's refusals, and those a provider reports: its event's `result` ("denied …") is the record's reason. */
 function isRefusal(record: AuditRecord): boolean {

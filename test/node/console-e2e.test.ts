@@ -339,6 +339,16 @@ describe('operator console', () => {
     await expect
       .poll(() => page.locator('strong.reason', { hasText: 'denied SCOPE_ESCALATION' }).count(), { timeout: 15_000 })
       .toBe(1);
+    // A token-endpoint refusal is flagged too.
+    const refusedToken = await fetch(`${issuer.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'password', resource: 'https://files.example.com/mcp' }),
+    });
+    expect(refusedToken.status).toBe(400);
+    await expect
+      .poll(() => page.locator('strong.reason', { hasText: 'GRANT_TYPE_UNSUPPORTED' }).count(), { timeout: 15_000 })
+      .toBe(1);
     await expectLabelledControls();
 
     // Live: a record written now appears without a reload.
