@@ -184,6 +184,12 @@ const refusals: Refusal[] = [
     reason: 'OAUTH_REQUEST_INVALID',
   },
   {
+    name: 'a parameter over its bound (scope > 4096 characters)',
+    form: async () => ccForm({ scope: 'files:read '.repeat(400).trim() }),
+    error: 'invalid_request',
+    reason: 'OAUTH_REQUEST_INVALID',
+  },
+  {
     name: 'an unknown grant',
     form: async () => ({ grant_type: 'password', resource: RESOURCE }),
     error: 'unsupported_grant_type',
