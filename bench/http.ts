@@ -40,13 +40,13 @@ const WARMUP_SECONDS = 2;
 /** Presentations signed in advance per vpVerify run: more than the run can consume. */
 const PRESENTATIONS = Number(process.env.BENCH_HTTP_PRESENTATIONS ?? 30_000);
 const ONBOARDINGS = Number(process.env.BENCH_HTTP_ONBOARDINGS ?? 1500);
-const TARGET = 'files.example.com';
-const ADMIN_KEY = 'bench-admin-key-0123456789abcdefghijklmnopqrstuvwxyz';
+export const TARGET = 'files.example.com';
+export const ADMIN_KEY = 'bench-admin-key-0123456789abcdefghijklmnopqrstuvwxyz';
 const BACKENDS = ['node', 'webcrypto'] as const;
 
-type Backend = (typeof BACKENDS)[number];
+export type Backend = (typeof BACKENDS)[number];
 
-interface Run {
+export interface Run {
   requestsPerSec: number;
   p50Ms: number;
   p99Ms: number;
@@ -71,6 +71,8 @@ async function serve(): Promise<void> {
       SERVICE_RATE_LIMIT_PER_IP: '10000000',
       SERVICE_RATE_LIMIT_PER_TOKEN: '10000000',
       SERVICE_ED25519_BACKEND: process.env.SERVICE_ED25519_BACKEND ?? 'webcrypto',
+      // bench/oauth.ts: autocannon sends no DPoP proofs.
+      SERVICE_OAUTH_ALLOW_BEARER: 'true',
     },
     port: 0,
   });
@@ -103,13 +105,13 @@ async function serve(): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Parent: load
 
-interface Child {
+export interface Child {
   url: string;
   bareUrl: string;
   process: ChildProcess;
 }
 
-function startChild(backend: Backend): Promise<Child> {
+export function startChild(backend: Backend): Promise<Child> {
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
     env: { ...process.env, MANDATE_BENCH_HTTP_SERVE: '1', SERVICE_ED25519_BACKEND: backend },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
@@ -126,7 +128,7 @@ function startChild(backend: Backend): Promise<Child> {
   });
 }
 
-function stopChild(child: Child): Promise<void> {
+export function stopChild(child: Child): Promise<void> {
   return new Promise((resolve) => {
     child.process.removeAllListeners('exit');
     child.process.once('exit', () => resolve());
@@ -134,7 +136,7 @@ function stopChild(child: Child): Promise<void> {
   });
 }
 
-async function api(
+export async function api(
   base: string,
   path: string,
   body?: unknown,
@@ -151,7 +153,7 @@ async function api(
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
-async function mintTokens(base: string, count: number): Promise<string[]> {
+export async function mintTokens(base: string, count: number, domains: string[] = [TARGET]): Promise<string[]> {
   const tokens: string[] = [];
   for (let i = 0; i < count; i += 64) {
     const batch = await Promise.all(
@@ -159,7 +161,7 @@ async function mintTokens(base: string, count: number): Promise<string[]> {
         api(
           base,
           '/v1/enrollment-tokens',
-          { requestedScopes: ['files:read'], maxDelegationDepth: 1, requestedDomains: [TARGET], ttlSeconds: 3600 },
+          { requestedScopes: ['files:read'], maxDelegationDepth: 1, requestedDomains: domains, ttlSeconds: 3600 },
           true,
         ),
       ),
@@ -172,10 +174,14 @@ async function mintTokens(base: string, count: number): Promise<string[]> {
   return tokens;
 }
 
-/** A self-custody agent enrolled over HTTP, and its credential. */
-async function enrollAgent(base: string): Promise<{ agent: SigningIdentity; credential: AgentCredential }> {
-  const agent = didKeyIdentity(seedSigner(generateSeed()));
-  const [token] = await mintTokens(base, 1);
+/** A self-custody agent enrolled over HTTP (key from `seed`, targets `domains`), and its credential. */
+export async function enrollAgent(
+  base: string,
+  seed = generateSeed(),
+  domains = [TARGET],
+): Promise<{ agent: SigningIdentity; credential: AgentCredential }> {
+  const agent = didKeyIdentity(seedSigner(seed));
+  const [token] = await mintTokens(base, 1, domains);
   const start = await api(base, '/v1/onboard', { token, custody: 'self', did: agent.did });
   const proof = await createProof(
     { '@context': ['https://www.w3.org/ns/credentials/v2'], type: ['VerifiablePresentation'], holder: agent.did },
@@ -192,7 +198,11 @@ async function enrollAgent(base: string): Promise<{ agent: SigningIdentity; cred
   return { agent, credential: done.json.verifiableCredential as AgentCredential };
 }
 
-async function presentations(agent: SigningIdentity, credential: AgentCredential, count: number): Promise<string[]> {
+export async function presentations(
+  agent: SigningIdentity,
+  credential: AgentCredential,
+  count: number,
+): Promise<string[]> {
   const bodies: string[] = [];
   for (let i = 0; i < count; i++) {
     const vp = await signPresentation({
@@ -207,7 +217,7 @@ async function presentations(agent: SigningIdentity, credential: AgentCredential
   return bodies;
 }
 
-function summarize(result: autocannon.Result): Run {
+export function summarize(result: autocannon.Result): Run {
   return {
     requestsPerSec: round(result.requests.average, 1),
     p50Ms: round(result.latency.p50, 2),
@@ -225,7 +235,7 @@ function statusCodes(result: autocannon.Result): Record<string, number> {
   );
 }
 
-function load(options: autocannon.Options): Promise<autocannon.Result> {
+export function load(options: autocannon.Options): Promise<autocannon.Result> {
   return autocannon({ connections: CONNECTIONS, pipelining: 1, ...options });
 }
 
@@ -234,12 +244,26 @@ async function benchGet(url: string): Promise<Run> {
   return summarize(await load({ url, duration: SECONDS }));
 }
 
-async function benchVpVerify(base: string, stock: { bodies: string[]; next: number }, seconds: number): Promise<Run> {
+export interface Stock {
+  bodies: string[];
+  next: number;
+  /** Every request sends bodies[0] (a request that may repeat). */
+  repeat?: boolean;
+}
+
+/** POSTs to `path` for `seconds`, each request with the next body of `stock` (each is usable once). */
+export async function benchPosts(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+  stock: Stock,
+  seconds: number,
+): Promise<Run> {
   const request = (): autocannon.Request => ({
     method: 'POST',
-    path: '/v1/vp/verify',
-    headers: { 'content-type': 'application/json' },
-    body: stock.bodies[stock.next++] ?? '',
+    path,
+    headers,
+    body: (stock.repeat ? stock.bodies[0] : stock.bodies[stock.next++]) ?? '',
   });
   const result = await load({
     url: base,
@@ -247,8 +271,12 @@ async function benchVpVerify(base: string, stock: { bodies: string[]; next: numb
     requests: [{ setupRequest: (req) => ({ ...req, ...request() }) }],
   });
   if (stock.next > stock.bodies.length)
-    throw new Error(`vpVerify ran out of presentations (${stock.bodies.length}); raise BENCH_HTTP_PRESENTATIONS`);
+    throw new Error(`${path} ran out of request bodies (${stock.bodies.length}); raise the bench's stock`);
   return summarize(result);
+}
+
+export function benchVpVerify(base: string, stock: Stock, seconds: number): Promise<Run> {
+  return benchPosts(base, '/v1/vp/verify', { 'content-type': 'application/json' }, stock, seconds);
 }
 
 interface OnboardingRun {
