@@ -17,14 +17,35 @@
  * up to 5 minutes to reach credentials already seen (deactivation and status never wait).
  */
 import type { JsonObject } from '../../wallet/crypto/json-value.ts';
-import { createVerifiedCredentialCache } from '../../wallet/vc/credential-cache.ts';
-import { verifyPresentation } from '../../wallet/vc/verify.ts';
+import { createVerifiedCredentialCache, type VerifiedCredentialCache } from '../../wallet/vc/credential-cache.ts';
+import { verifyPresentation, type VerifyPresentationOptions } from '../../wallet/vc/verify.ts';
 import { clipText } from '../audit.ts';
 import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
 import { presentationStatusEntries } from './introspection.ts';
 import type { SessionTokenIssuer } from './session-tokens.ts';
 import type { VpAcceptedBody, VpDenied } from '../../wallet/contract/vp-verify.ts';
+
+/**
+ * The issuer's own trust settings for `verifyPresentation` (POST /v1/vp/verify, the token
+ * exchange): its DID as the one trusted issuer, its resolver, status lists, replay cache and clock.
+ */
+export function issuerTrust(
+  ctx: IssuerContext,
+  credentialCache: VerifiedCredentialCache,
+): Pick<
+  VerifyPresentationOptions,
+  'trustedIssuers' | 'resolver' | 'statusLists' | 'replayCache' | 'credentialCache' | 'now'
+> {
+  return {
+    trustedIssuers: [ctx.issuer.did],
+    resolver: ctx.resolver,
+    statusLists: ctx.statusLists,
+    replayCache: ctx.replayCache,
+    credentialCache,
+    now: new Date(ctx.now()),
+  };
+}
 
 export interface VpVerifyInput {
   presentation: unknown;
@@ -133,15 +154,10 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
         throw apiError('MALFORMED', denied.message, { audit: false });
       }
       const result = await verifyPresentation(input.presentation, {
-        trustedIssuers: [ctx.issuer.did],
+        ...issuerTrust(ctx, credentialCache),
         expectedDomain: target,
         ...(input.challenge === undefined ? {} : { expectedChallenge: input.challenge }),
         ...(input.requiredScopes === undefined ? {} : { requiredScopes: input.requiredScopes }),
-        resolver: ctx.resolver,
-        statusLists: ctx.statusLists,
-        replayCache: ctx.replayCache,
-        credentialCache,
-        now: new Date(ctx.now()),
       });
       if (!result.valid) {
         const denied: VpDenied = {

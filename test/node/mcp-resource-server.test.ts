@@ -2,7 +2,8 @@
 // McpServer behind mcpAuth (Hono) and mcpNodeMiddleware (node:http), a real SDK Client whose
 // ClientCredentialsProvider follows the 401 → RFC 9728 metadata → RFC 8414 metadata → token
 // flow, and crafted requests provoking every refusal. Tokens come from test/support/mcp.ts's
-// stand-in authorization server (jose, Ed25519 JWKS) until the issuer's token endpoint lands.
+// small authorization server (jose, Ed25519 JWKS), which can rotate keys and mint malformed tokens
+// on demand; test/node/mcp-issuer-e2e.test.ts runs the same flows against the Mandate issuer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

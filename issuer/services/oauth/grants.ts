@@ -26,6 +26,7 @@ import type { IssuerContext } from '../../context.ts';
 import type { SessionStatusEntry } from '../../storage/sessions-store.ts';
 import { chainCredentialOf } from '../credentials.ts';
 import { presentationStatusEntries } from '../introspection.ts';
+import { issuerTrust } from '../vp-verify.ts';
 import { actorClaimOf, type ActorClaim } from '../session-tokens.ts';
 import { authenticateClient } from './client-assertion.ts';
 import { authenticateBySecret, type ClientSecretCredentials } from './client-secret.ts';
@@ -171,13 +172,8 @@ export async function tokenExchangeGrant(
           assertion: params.client_assertion,
         });
   const result = await verifyPresentation(presentation, {
-    trustedIssuers: [ctx.issuer.did],
+    ...issuerTrust(ctx, credentialCache),
     expectedDomain: resource,
-    resolver: ctx.resolver,
-    statusLists: ctx.statusLists,
-    replayCache: ctx.replayCache,
-    credentialCache,
-    now: new Date(ctx.now()),
   });
   if (!result.valid) {
     const agent = isObject(presentation) && typeof presentation.holder === 'string' ? presentation.holder : undefined;
