@@ -8,9 +8,16 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bytesToBase64url } from '../../wallet/crypto/base64url.ts';
 import { utf8ToBytes } from '../../wallet/crypto/bytes.ts';
-import { generateSeed } from '../../wallet/crypto/ed25519.ts';
+import { generateSeed, getPublicKey, seedSigner } from '../../wallet/crypto/ed25519.ts';
+import { encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
 import { serverSigningIdentity } from '../../issuer/services/custody.ts';
-import { onboardServerAgent, startTestIssuer, type TestIssuer } from '../support/issuer.ts';
+import {
+  mintToken,
+  onboardSelfAgent,
+  onboardServerAgent,
+  startTestIssuer,
+  type TestIssuer,
+} from '../support/issuer.ts';
 import {
   assertion,
   discover,
@@ -366,6 +373,35 @@ describe('refusals: RFC 6749 §5.2 bodies with the Mandate reason, each audited'
     expect(JSON.stringify(audit)).not.toContain(forged.split('.')[2]);
   });
 
+  it('a client DID deactivated here → invalid_client / DID_DEACTIVATED', async () => {
+    const seed = generateSeed();
+    const hosted = await issuer.call('/v1/dids', {
+      admin: true,
+      body: { publicKeyMultibase: encodePublicKeyMultibase(getPublicKey(seed)), name: `oauth-${crypto.randomUUID()}` },
+    });
+    expect(hosted.status).toBe(201);
+    const did = hosted.json.did as string;
+    const holder = {
+      did,
+      signer: seedSigner(seed),
+      verificationMethod: hosted.json.didDocument.verificationMethod[0].id,
+    };
+    await onboardSelfAgent(issuer, holder, await mintToken(issuer, { requestedDomains: [RESOURCE] }));
+    const key = await ed25519Key(seed);
+    const form = async () => ({
+      grant_type: 'client_credentials',
+      client_assertion_type: ASSERTION_TYPE,
+      client_assertion: await assertion(key, claimsFor(did), { kid: holder.verificationMethod }),
+      resource: RESOURCE,
+    });
+    expect((await tokenRequest(issuer, await form())).status).toBe(200);
+    const deactivated = await issuer.call(`/v1/dids/${encodeURIComponent(did)}/deactivate`, { admin: true, body: {} });
+    expect(deactivated.status).toBe(200);
+    const res = await tokenRequest(issuer, await form());
+    expect(res.status).toBe(401);
+    expect(res.json).toMatchObject({ error: 'invalid_client', mandate_reason: 'DID_DEACTIVATED' });
+  });
+
   it('a client DID that does not resolve → invalid_client / DID_RESOLUTION_FAILED', async () => {
     const did = 'did:web:nowhere.invalid';
     const res = await tokenRequest(issuer, {
@@ -464,8 +500,11 @@ describe('bearer tokens need the operator’s consent', () => {
   });
 });
 
-describe('an expired credential', () => {
-  it('→ invalid_grant / CREDENTIAL_EXPIRED once the issuer’s clock passes validUntil', async () => {
+describe('a credential outside its validity', () => {
+  it.each([
+    ['CREDENTIAL_EXPIRED', 'once the issuer’s clock passes validUntil', 120_000],
+    ['CREDENTIAL_NOT_YET_VALID', 'while the issuer’s clock is before validFrom', -120_000],
+  ])('→ invalid_grant / %s %s', async (reason, _when, shift) => {
     let offset = 0;
     const clocked = await startTestIssuer(
       { SERVICE_OAUTH_ALLOW_BEARER: 'true', SERVICE_CREDENTIAL_TTL_SECONDS: '60' },
@@ -473,7 +512,7 @@ describe('an expired credential', () => {
     );
     try {
       const self = await oauthAgent(clocked);
-      offset = 120_000;
+      offset = shift;
       const at = Math.floor((Date.now() + offset) / 1000);
       const res = await tokenRequest(clocked, {
         grant_type: 'client_credentials',
@@ -487,7 +526,7 @@ describe('an expired credential', () => {
         resource: RESOURCE,
       });
       expect(res.status).toBe(400);
-      expect(res.json).toMatchObject({ error: 'invalid_grant', mandate_reason: 'CREDENTIAL_EXPIRED' });
+      expect(res.json).toMatchObject({ error: 'invalid_grant', mandate_reason: reason });
     } finally {
       await clocked.dispose();
     }
