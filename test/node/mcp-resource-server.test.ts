@@ -19,20 +19,20 @@ import {
   dpopProof,
   startHonoMcp,
   startNodeMcp,
-  startTestIssuer,
+  startTokenServer,
   TOOLS,
   type McpFixture,
-  type TestIssuer,
+  type TokenServer,
 } from '../support/mcp.ts';
 import { createReplayCache } from '../../wallet/vc/replay-cache.ts';
 
-let issuer: TestIssuer;
+let issuer: TokenServer;
 let hono: McpFixture;
 let node: McpFixture;
 const replayCache = createReplayCache();
 
 beforeAll(async () => {
-  issuer = await startTestIssuer();
+  issuer = await startTokenServer();
   issuer.clients.set(AGENT, { secret: 's3cret', scopes: ['calendar:read'] });
   const options = (resource: string) => ({
     resource,
@@ -266,7 +266,7 @@ describe('DPoP-bound tokens (RFC 9449)', () => {
 
 describe('JWKS rotation', () => {
   it('follows a key rotation with one refetch, and rate-limits refetches for unknown kids', async () => {
-    const own = await startTestIssuer();
+    const own = await startTokenServer();
     let clock = Date.now();
     const fixture = await startHonoMcp((resource) => ({
       resource,

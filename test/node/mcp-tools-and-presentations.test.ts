@@ -19,17 +19,17 @@ import {
   dpopProof,
   startHonoMcp,
   startNodeMcp,
-  startTestIssuer,
+  startTokenServer,
   TOOLS,
   type McpFixture,
-  type TestIssuer,
+  type TokenServer,
 } from '../support/mcp.ts';
 
-let issuer: TestIssuer;
+let issuer: TokenServer;
 const fixtures: McpFixture[] = [];
 
 beforeAll(async () => {
-  issuer = await startTestIssuer();
+  issuer = await startTokenServer();
 });
 
 afterAll(async () => {

@@ -44,7 +44,7 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }
 
-export interface TestIssuer {
+export interface TokenServer {
   url: string;
   /** Signs an access token; `claims` override the defaults, `header` the protected header. */
   mint(claims?: Record<string, unknown>, header?: Record<string, unknown>): Promise<string>;
@@ -58,7 +58,7 @@ export interface TestIssuer {
 }
 
 /** Answers the token endpoint: client_credentials, client_secret_basic/post, scope ∩ allowed, aud = resource. */
-async function tokenEndpoint(req: IncomingMessage, res: ServerResponse, issuer: TestIssuer): Promise<void> {
+async function tokenEndpoint(req: IncomingMessage, res: ServerResponse, issuer: TokenServer): Promise<void> {
   const form = await readForm(req);
   const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '');
   // RFC 6749 §2.3.1 form-encodes both before joining them with ':'; the SDK (1.32.2) does not, so a
@@ -82,11 +82,11 @@ async function tokenEndpoint(req: IncomingMessage, res: ServerResponse, issuer: 
   json(200, { access_token: token, token_type: 'Bearer', expires_in: 300, scope });
 }
 
-export async function startTestIssuer(): Promise<TestIssuer> {
+export async function startTokenServer(): Promise<TokenServer> {
   let key = await newKey('key-1');
   let hits = 0;
   let serial = 1;
-  const issuer = { clients: new Map() } as TestIssuer;
+  const issuer = { clients: new Map() } as TokenServer;
   const server = createServer(async (req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (path === '/.well-known/jwks.json') {
