@@ -4,8 +4,8 @@
  * that `prevHash`, so removing, reordering or editing any record breaks every hash after it.
  * The first record chains to a fixed genesis value.
  *
- * `record` is synchronous and runs inside the caller's transaction when there is one, so a
- * state change and its audit record commit or roll back together. Every refusal is recorded
+ * `record` runs inside the caller's transaction when it is handed one, so a state change and
+ * its audit record commit or roll back together. Every refusal is recorded
  * too (the HTTP error handler calls `record` for each 4xx it sends).
  *
  * Limit of a chain with no outside anchor: truncating the newest records leaves a shorter
@@ -16,8 +16,8 @@ import { bytesToHex } from '../wallet/crypto/bytes.ts';
 import { sha256Utf8 } from '../wallet/crypto/hash.ts';
 import { canonicalizeJson } from '../wallet/crypto/jcs.ts';
 import { type JsonObject } from '../wallet/crypto/json-value.ts';
-import type { AuditRow, AuditStore } from './storage/audit-store.ts';
-import type { Transactional } from './storage/stores.ts';
+import type { AuditRow } from './storage/audit-store.ts';
+import type { IssuerStores } from './storage/stores.ts';
 import type { AuditChainVerdict, AuditPage, AuditRecord } from '../wallet/contract/audit.ts';
 
 /** prev_hash of the first record: hex SHA-256 of "mandate:issuer:audit:genesis:v1". */
@@ -49,8 +49,9 @@ export interface AuditQuery {
 export type ChainVerdict = AuditChainVerdict;
 
 export interface AuditLog {
-  record(input: AuditInput): AuditRecord;
-  list(query?: AuditQuery): AuditPage;
+  /** Appends `input`; inside `tx` when given (the caller's transaction), else in its own. */
+  record(input: AuditInput, tx?: IssuerStores): Promise<AuditRecord>;
+  list(query?: AuditQuery): Promise<AuditPage>;
   /**
    * Re-checks the whole chain, up to the record that was last when it started. It reads and
    * hashes VERIFY_CHUNK records at a time and yields to the event loop in between, so a long
@@ -115,12 +116,36 @@ export function clipText(text: string, max: number): string {
   return whole.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
 
-/** The log over `store`; `db` runs each append (read the head, write the next link) as one transaction. */
-export function createAuditLog(db: Transactional, store: AuditStore, now: () => number = Date.now): AuditLog {
+/** The next link of the chain after `last`, for `input`. */
+function nextRow(input: AuditInput, last: { seq: number; hash: string } | undefined, at: number): AuditRow {
+  const partial: Omit<AuditRow, 'hash'> = {
+    seq: (last?.seq ?? 0) + 1,
+    id: crypto.randomUUID(),
+    at,
+    event: input.event,
+    agentDid: clip(input.agentDid),
+    actor: clip(input.actor) ?? 'unknown',
+    reason: clip(input.reason),
+    vpId: clip(input.vpId),
+    data: input.data === undefined ? null : canonicalizeJson(input.data),
+    prevHash: last?.hash ?? AUDIT_GENESIS_HASH,
+  };
+  return { ...partial, hash: auditRecordHash(partial) };
+}
+
+/** The log over `stores.audit`; each append (read the head, write the next link) is one transaction. */
+export function createAuditLog(stores: IssuerStores, now: () => number = Date.now): AuditLog {
+  const store = stores.audit;
+  const append = async (input: AuditInput, tx: IssuerStores): Promise<AuditRecord> => {
+    const row = nextRow(input, await tx.audit.last(), now());
+    await tx.audit.append(row);
+    return toRecord(row);
+  };
+
   let verifying: Promise<ChainVerdict> | undefined;
 
   async function verifyChain(): Promise<ChainVerdict> {
-    const head = store.last()?.seq ?? 0;
+    const head = (await store.last())?.seq ?? 0;
     let prevHash = AUDIT_GENESIS_HASH;
     let count = 0;
     let brokenAt: number | undefined;
@@ -128,7 +153,7 @@ export function createAuditLog(db: Transactional, store: AuditStore, now: () => 
     for (let afterSeq = Number.MIN_SAFE_INTEGER; ;) {
       // Chunks by seq, with no statement left open across the yield (better-sqlite3 refuses
       // writes on a connection with an iterator in progress).
-      const rows = store.list({ afterSeq, limit: VERIFY_CHUNK }).filter((row) => row.seq <= head);
+      const rows = (await store.list({ afterSeq, limit: VERIFY_CHUNK })).filter((row) => row.seq <= head);
       for (const row of rows) {
         count++;
         if (brokenAt !== undefined) continue; // keep counting: the verdict reports the whole log's size
@@ -145,27 +170,10 @@ export function createAuditLog(db: Transactional, store: AuditStore, now: () => 
   }
 
   return {
-    record(input) {
-      return db.transaction(() => {
-        const last = store.last();
-        const partial: Omit<AuditRow, 'hash'> = {
-          seq: (last?.seq ?? 0) + 1,
-          id: crypto.randomUUID(),
-          at: now(),
-          event: input.event,
-          agentDid: clip(input.agentDid),
-          actor: clip(input.actor) ?? 'unknown',
-          reason: clip(input.reason),
-          vpId: clip(input.vpId),
-          data: input.data === undefined ? null : canonicalizeJson(input.data),
-          prevHash: last?.hash ?? AUDIT_GENESIS_HASH,
-        };
-        const row: AuditRow = { ...partial, hash: auditRecordHash(partial) };
-        store.append(row);
-        return toRecord(row);
-      });
+    record(input, tx) {
+      return tx ? append(input, tx) : stores.transaction((own) => append(input, own));
     },
-    list(query = {}) {
+    async list(query = {}) {
       const limit = Math.min(Math.max(Math.trunc(query.limit ?? 100), 1), 500);
       const parsed = query.cursor === undefined ? 0 : Number.parseInt(query.cursor, 10);
       const cursor = Number.isSafeInteger(parsed) && parsed > 0 ? parsed : undefined;
@@ -175,7 +183,7 @@ export function createAuditLog(db: Transactional, store: AuditStore, now: () => 
         query.order === 'desc'
           ? { order: 'desc' as const, ...(cursor === undefined ? {} : { beforeSeq: cursor }) }
           : { afterSeq: cursor ?? 0 };
-      const rows = store.list({
+      const rows = await store.list({
         ...(query.agentDid === undefined ? {} : { agentDid: query.agentDid }),
         ...(query.event === undefined ? {} : { event: query.event }),
         ...(query.reported === undefined ? {} : { reported: query.reported }),

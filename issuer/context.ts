@@ -21,7 +21,8 @@ import { ensureIssuerIdentity } from './services/issuer-identity.ts';
 import { createIssuerResolver, type IssuerResolver } from './services/resolver.ts';
 import { createIssuerStatusClient, ensureDefaultStatusLists } from './services/status-lists.ts';
 import { openDatabase, type IssuerDb } from './storage/db.ts';
-import { createSqliteStores, type IssuerStores } from './storage/stores.ts';
+import { createSqliteStores } from './storage/sqlite-stores.ts';
+import type { IssuerStores } from './storage/stores.ts';
 import { replayCacheOver } from './storage/replay-store.ts';
 import { assertKeyEncryptionKeyOpens } from './services/custody.ts';
 
@@ -65,9 +66,9 @@ export async function createIssuerContext(
   try {
     const stores = createSqliteStores(db);
     await assertKeyEncryptionKeyOpens(stores.agents, config.keyEncryptionKey);
-    const audit = createAuditLog(stores, stores.audit, now);
+    const audit = createAuditLog(stores, now);
     // Before anything is signed: the DID document names the signing key (and keys it replaced).
-    const issuer = ensureIssuerIdentity({ config, stores, audit, log, now });
+    const issuer = await ensureIssuerIdentity({ config, stores, audit, log, now });
     const resolver = createIssuerResolver({ config, dids: stores.dids });
     const window = config.rateLimit.windowMs;
     // The client serves this issuer's lists through services that take the context: it reaches
@@ -95,9 +96,9 @@ export async function createIssuerContext(
       close: () => db.close(),
     };
     statusLists = createIssuerStatusClient(ctx);
-    ensureDefaultStatusLists(ctx);
+    await ensureDefaultStatusLists(ctx);
     if (db.upgradedFrom !== undefined) {
-      const completed = completeLegacyRevocations(ctx);
+      const completed = await completeLegacyRevocations(ctx);
       if (completed.length > 0)
         log.warn('upgrade: revoked credentials that revocations by an older issuer had left working', {
           count: completed.length,

@@ -12,7 +12,7 @@ import { apiError } from './errors.ts';
 export interface AgentAuthOptions {
   adminApiKey: string;
   /** True when `secret` is the current client secret of `did` (constant time). */
-  isAgentSecret: (did: string, secret: string | undefined) => boolean;
+  isAgentSecret: (did: string, secret: string | undefined) => Promise<boolean>;
 }
 
 /**
@@ -25,7 +25,7 @@ export function agentAuth(options: AgentAuthOptions): MiddlewareHandler<IssuerEn
     const did = c.req.param('did') ?? '';
     // Both are checked, so whether the admin key or a secret matched does not show in the timing.
     const admin = isAdminKey(token, options.adminApiKey);
-    const agent = options.isAgentSecret(did, token);
+    const agent = await options.isAgentSecret(did, token);
     if (admin || agent) {
       c.set('actor', admin ? 'admin' : `agent:${did}`);
       return next();

@@ -203,7 +203,7 @@ function send(c: Context<IssuerEnv>, error: ApiError): Response {
 
 /** app.onError: every thrown error becomes the standard shape; refusals are audited. */
 export function createErrorHandler(deps: ErrorHandlerDeps): ErrorHandler<IssuerEnv> {
-  return (thrown, c) => {
+  return async (thrown, c) => {
     const error: ApiError | undefined =
       thrown instanceof ApiError
         ? thrown
@@ -221,10 +221,10 @@ export function createErrorHandler(deps: ErrorHandlerDeps): ErrorHandler<IssuerE
         code: isMandateError(thrown) ? thrown.code : sqliteCode(thrown),
         message: isMandateError(thrown) ? thrown.message : undefined,
       });
-      safeAudit(deps, c, 'REQUEST_FAILED', apiError('INTERNAL_ERROR', 'internal error'));
+      await safeAudit(deps, c, 'REQUEST_FAILED', apiError('INTERNAL_ERROR', 'internal error'));
       return send(c, apiError('INTERNAL_ERROR', 'internal error'));
     }
-    if (error.audit) safeAudit(deps, c, error.status >= 500 ? 'REQUEST_FAILED' : 'REQUEST_REFUSED', error);
+    if (error.audit) await safeAudit(deps, c, error.status >= 500 ? 'REQUEST_FAILED' : 'REQUEST_REFUSED', error);
     return send(c, error);
   };
 }
@@ -236,7 +236,8 @@ function sqliteCode(thrown: unknown): string | undefined {
   return typeof code === 'string' && /^SQLITE_[A-Z_]{1,40}$/.test(code) ? code : undefined;
 }
 
-function safeAudit(deps: ErrorHandlerDeps, c: Context<IssuerEnv>, event: string, error: ApiError): void {
+/** Records the refusal before it is answered; a failing audit write is logged, never answered as a 500 loop. */
+async function safeAudit(deps: ErrorHandlerDeps, c: Context<IssuerEnv>, event: string, error: ApiError): Promise<void> {
   const data: JsonObject = {
     method: c.req.method,
     path: clipText(c.req.path, 256),
@@ -244,7 +245,7 @@ function safeAudit(deps: ErrorHandlerDeps, c: Context<IssuerEnv>, event: string,
     requestId: c.get('requestId') ?? null,
   };
   try {
-    deps.audit.record({
+    await deps.audit.record({
       event,
       actor: c.get('actor') ?? 'anonymous',
       reason: error.code,

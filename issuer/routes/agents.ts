@@ -119,23 +119,23 @@ export function agentRoutes(ctx: IssuerContext) {
   const app = createRouter();
   const admin: Auth = [adminAuth({ adminApiKey: ctx.config.adminApiKey })];
 
-  app.openapi(listRoute(admin), (c) => {
+  app.openapi(listRoute(admin), async (c) => {
     const { cursor, limit } = c.req.valid('query');
-    return c.json(listAgents(ctx, { limit, ...(cursor === undefined ? {} : { cursor }) }), 200);
+    return c.json(await listAgents(ctx, { limit, ...(cursor === undefined ? {} : { cursor }) }), 200);
   });
-  app.openapi(detailRoute(admin), (c) => c.json(getAgentDetail(ctx, c.req.valid('param').did), 200));
+  app.openapi(detailRoute(admin), async (c) => c.json(await getAgentDetail(ctx, c.req.valid('param').did), 200));
   const self: Auth = [
     agentAuth({
       adminApiKey: ctx.config.adminApiKey,
       isAgentSecret: (did, secret) => isAgentSecret(ctx, did, secret),
     }),
   ];
-  app.openapi(issueSecretRoute(admin), (c) =>
-    c.json(issueAgentSecret(ctx, c.req.valid('param').did, c.get('actor')), 201),
+  app.openapi(issueSecretRoute(admin), async (c) =>
+    c.json(await issueAgentSecret(ctx, c.req.valid('param').did, c.get('actor')), 201),
   );
-  app.openapi(revokeSecretRoute(admin), (c) => {
+  app.openapi(revokeSecretRoute(admin), async (c) => {
     const { did } = c.req.valid('param');
-    revokeAgentSecret(ctx, did, c.get('actor'));
+    await revokeAgentSecret(ctx, did, c.get('actor'));
     return c.json({ clientId: did, revoked: true as const }, 200);
   });
   app.openapi(presentRoute(self), async (c) =>

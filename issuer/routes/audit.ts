@@ -84,7 +84,7 @@ export function auditRoutes(ctx: IssuerContext) {
   const admin: Admin = [adminAuth({ adminApiKey: ctx.config.adminApiKey })];
   const providerEvents = createProviderEventRecorder(ctx);
 
-  app.openapi(listRoute(admin), (c) => c.json(ctx.audit.list(logQuery(c.req.valid('query'))), 200));
+  app.openapi(listRoute(admin), async (c) => c.json(await ctx.audit.list(logQuery(c.req.valid('query'))), 200));
   app.openapi(recordRoute, async (c) => c.json(await providerEvents.record(c.req.valid('json')), 201));
   app.openapi(verifyRoute(admin), async (c) => c.json(await ctx.audit.verifyChain(), 200));
   return app;

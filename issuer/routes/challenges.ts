@@ -29,8 +29,8 @@ export function challengeRoutes(ctx: IssuerContext) {
       request: { body: jsonBody(UserChallengeRequestSchema) },
       responses: { 201: jsonResponse(UserChallengeSchema, 'The challenge'), ...errorResponses(400, 413, 415, 429) },
     }),
-    (c) => {
-      const issued = challenges.issue(c.req.valid('json').userDid, c.get('actor'));
+    async (c) => {
+      const issued = await challenges.issue(c.req.valid('json').userDid, c.get('actor'));
       return c.json({ ...issued, expiresAt: issued.expiresAt.toISOString() }, 201);
     },
   );

@@ -69,12 +69,17 @@ interface AgentSearch {
  * Scans agents in creation order, a page (one joined read) at a time, until one more match than
  * asked (to know a next page exists) or MAX_AGENTS_SCANNED.
  */
-function scanAgents(ctx: IssuerContext, needle: string, cursor: string | undefined, limit: number): AgentSearch {
+async function scanAgents(
+  ctx: IssuerContext,
+  needle: string,
+  cursor: string | undefined,
+  limit: number,
+): Promise<AgentSearch> {
   const found: ConsoleAgent[] = [];
   let after = cursor;
   let scanned = 0;
   while (found.length <= limit && scanned < MAX_AGENTS_SCANNED) {
-    const rows = ctx.stores.agents.listWithState({
+    const rows = await ctx.stores.agents.listWithState({
       ...(after === undefined ? {} : { cursor: after }),
       limit: SCAN_PAGE,
     });
@@ -151,8 +156,8 @@ const latestAuditRoute = (admin: Admin) =>
     },
   });
 
-function statusListFill(ctx: IssuerContext): StatusListFill[] {
-  return ctx.stores.statusLists.list().map((list) => ({
+async function statusListFill(ctx: IssuerContext): Promise<StatusListFill[]> {
+  return (await ctx.stores.statusLists.list()).map((list) => ({
     listId: list.id,
     purpose: list.purpose,
     url: statusListUrl(ctx, list.id),
@@ -163,11 +168,14 @@ function statusListFill(ctx: IssuerContext): StatusListFill[] {
   }));
 }
 
-function latestAudit(ctx: IssuerContext, q: z.infer<typeof ConsoleLatestAuditQuerySchema>): AuditRecord[] {
+async function latestAudit(
+  ctx: IssuerContext,
+  q: z.infer<typeof ConsoleLatestAuditQuerySchema>,
+): Promise<AuditRecord[]> {
   const from = q.from === undefined ? undefined : Date.parse(q.from);
   const to = q.to === undefined ? undefined : Date.parse(q.to);
   if (from !== undefined && to !== undefined && from > to) throw apiError('VALIDATION_FAILED', '"from" is after "to"');
-  return ctx.audit.list({
+  const page = await ctx.audit.list({
     limit: q.limit,
     order: 'desc',
     ...(q.agent === undefined ? {} : { agentDid: q.agent }),
@@ -175,16 +183,17 @@ function latestAudit(ctx: IssuerContext, q: z.infer<typeof ConsoleLatestAuditQue
     ...(q.reported === undefined ? {} : { reported: q.reported }),
     ...(from === undefined ? {} : { from }),
     ...(to === undefined ? {} : { to }),
-  }).records;
+  });
+  return page.records;
 }
 
 export function consoleSupportRoutes(ctx: IssuerContext) {
   const app = createRouter();
   const admin = adminAuth({ adminApiKey: ctx.config.adminApiKey });
 
-  app.openapi(agentsRoute(admin), (c) => {
+  app.openapi(agentsRoute(admin), async (c) => {
     const { q, cursor, limit } = c.req.valid('query');
-    const { found, scanned } = scanAgents(ctx, q?.trim().toLowerCase() ?? '', cursor, limit);
+    const { found, scanned } = await scanAgents(ctx, q?.trim().toLowerCase() ?? '', cursor, limit);
     const page = found.slice(0, limit);
     const last = page[page.length - 1];
     return c.json(
@@ -197,14 +206,17 @@ export function consoleSupportRoutes(ctx: IssuerContext) {
     );
   });
 
-  app.openapi(delegationsRoute(admin), (c) => {
-    const did = requireAgent(ctx, c.req.valid('param').did).did;
-    const delegations = ctx.stores.credentials.listByIssuer(did, 100).map((record) => credentialView(ctx, record));
+  app.openapi(delegationsRoute(admin), async (c) => {
+    const did = (await requireAgent(ctx, c.req.valid('param').did)).did;
+    const issued = await ctx.stores.credentials.listByIssuer(did, 100);
+    const delegations = issued.map((record) => credentialView(ctx, record));
     return c.json({ delegations }, 200);
   });
 
-  app.openapi(statusListsRoute(admin), (c) => c.json({ statusLists: statusListFill(ctx) }, 200));
+  app.openapi(statusListsRoute(admin), async (c) => c.json({ statusLists: await statusListFill(ctx) }, 200));
 
-  app.openapi(latestAuditRoute(admin), (c) => c.json({ records: latestAudit(ctx, c.req.valid('query')) }, 200));
+  app.openapi(latestAuditRoute(admin), async (c) =>
+    c.json({ records: await latestAudit(ctx, c.req.valid('query')) }, 200),
+  );
   return app;
 }

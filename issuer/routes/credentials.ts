@@ -87,10 +87,10 @@ function lifecycleRoutes(app: OpenAPIHono<IssuerEnv>, ctx: IssuerContext, admin:
   const lifecycle = (
     path: string,
     summary: string,
-    run: (vcId: string, reason: string | undefined, actor: string) => StatusActionView,
+    run: (vcId: string, reason: string | undefined, actor: string) => Promise<StatusActionView>,
   ) =>
-    app.openapi(lifecycleRoute(admin, path, summary), (c) =>
-      c.json(run(c.req.valid('param').vcId, c.req.valid('json').reason, c.get('actor')), 200),
+    app.openapi(lifecycleRoute(admin, path, summary), async (c) =>
+      c.json(await run(c.req.valid('param').vcId, c.req.valid('json').reason, c.get('actor')), 200),
     );
   lifecycle(
     'revoke',
@@ -108,7 +108,9 @@ export function credentialRoutes(ctx: IssuerContext) {
   const admin: Admin = [adminAuth({ adminApiKey: ctx.config.adminApiKey })];
 
   app.openapi(issueRoute(admin), async (c) => c.json(await issueDirect(ctx, c.req.valid('json'), c.get('actor')), 201));
-  app.openapi(getRoute, (c) => c.json(credentialView(ctx, getCredential(ctx, c.req.valid('param').vcId)), 200));
+  app.openapi(getRoute, async (c) =>
+    c.json(credentialView(ctx, await getCredential(ctx, c.req.valid('param').vcId)), 200),
+  );
   lifecycleRoutes(app, ctx, admin);
   app.openapi(renewRoute(admin), async (c) => {
     const { vcId } = c.req.valid('param');

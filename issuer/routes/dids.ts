@@ -135,29 +135,29 @@ function lifecycleRoutes(app: Router, ctx: IssuerContext, admin: Admin): void {
   app.openapi(createDidRoute(admin), async (c) =>
     c.json(await createDid(ctx, c.req.valid('json'), c.get('actor')), 201),
   );
-  app.openapi(listDidsRoute(admin), (c) => {
+  app.openapi(listDidsRoute(admin), async (c) => {
     const { cursor, limit, kind } = c.req.valid('query');
-    const page = listDids(ctx, {
+    const page = await listDids(ctx, {
       limit,
       ...(cursor === undefined ? {} : { cursor }),
       ...(kind === undefined ? {} : { kind }),
     });
     return c.json(page, 200);
   });
-  app.openapi(resolveRoute, (c) => c.json(resolveHostedDid(ctx, c.req.valid('param').did), 200));
+  app.openapi(resolveRoute, async (c) => c.json(await resolveHostedDid(ctx, c.req.valid('param').did), 200));
 }
 
 /** Changing a hosted DID: its services, its deactivation. */
 function changeRoutes(app: Router, ctx: IssuerContext, admin: Admin): void {
-  app.openapi(addServiceRoute(admin), (c) =>
-    c.json(addService(ctx, c.req.valid('param').did, c.req.valid('json'), c.get('actor')), 201),
+  app.openapi(addServiceRoute(admin), async (c) =>
+    c.json(await addService(ctx, c.req.valid('param').did, c.req.valid('json'), c.get('actor')), 201),
   );
-  app.openapi(removeServiceRoute(admin), (c) => {
+  app.openapi(removeServiceRoute(admin), async (c) => {
     const { did, endpointId } = c.req.valid('param');
-    return c.json(removeService(ctx, did, endpointId, c.get('actor')), 200);
+    return c.json(await removeService(ctx, did, endpointId, c.get('actor')), 200);
   });
-  app.openapi(deactivateRoute(admin), (c) =>
-    c.json(deactivateDid(ctx, c.req.valid('param').did, c.get('actor'), c.req.valid('json').reason), 200),
+  app.openapi(deactivateRoute(admin), async (c) =>
+    c.json(await deactivateDid(ctx, c.req.valid('param').did, c.get('actor'), c.req.valid('json').reason), 200),
   );
 }
 
@@ -166,8 +166,8 @@ export function didRoutes(ctx: IssuerContext) {
   const admin: Admin = [adminAuth({ adminApiKey: ctx.config.adminApiKey })];
   lifecycleRoutes(app, ctx, admin);
   changeRoutes(app, ctx, admin);
-  app.openapi(managedDocumentRoute, (c) =>
-    c.json(managedWebDocument(ctx, c.req.valid('param').id), 200, {
+  app.openapi(managedDocumentRoute, async (c) =>
+    c.json(await managedWebDocument(ctx, c.req.valid('param').id), 200, {
       'content-type': 'application/did+json',
       'cache-control': 'no-cache',
     }),

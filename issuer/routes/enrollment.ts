@@ -87,17 +87,19 @@ export function enrollmentRoutes(ctx: IssuerContext) {
   const admin: Admin = [adminAuth({ adminApiKey: ctx.config.adminApiKey })];
   const minter: Admin = [adminAuth({ adminApiKey: ctx.config.adminApiKey, openWhen: () => ctx.config.openEnrollment })];
 
-  app.openapi(mintRoute(minter), (c) => c.json(mintEnrollmentToken(ctx, c.req.valid('json'), c.get('actor')), 201));
-  app.openapi(listRoute(admin), (c) => {
+  app.openapi(mintRoute(minter), async (c) =>
+    c.json(await mintEnrollmentToken(ctx, c.req.valid('json'), c.get('actor')), 201),
+  );
+  app.openapi(listRoute(admin), async (c) => {
     const { cursor, limit, state } = c.req.valid('query');
-    const page = listEnrollmentTokens(ctx, {
+    const page = await listEnrollmentTokens(ctx, {
       limit,
       ...(cursor === undefined ? {} : { cursor }),
       ...(state === undefined ? {} : { state }),
     });
     return c.json(page, 200);
   });
-  app.openapi(startRoute, (c) => c.json(startOnboarding(ctx, c.req.valid('json')), 201));
+  app.openapi(startRoute, async (c) => c.json(await startOnboarding(ctx, c.req.valid('json')), 201));
   app.openapi(completeRoute, async (c) => c.json(await completeOnboarding(ctx, c.req.valid('json')), 201));
   return app;
 }

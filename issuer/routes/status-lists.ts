@@ -34,15 +34,13 @@ export function statusListRoutes(ctx: IssuerContext) {
         ...errorResponses(400, 401, 409, 413, 415, 429),
       },
     }),
-    (c) => {
+    async (c) => {
       const input = c.req.valid('json');
-      const list = ctx.stores.transaction(() => {
-        const created = createStatusListRecord(ctx, { ...input, statusMessages: input.statusMessages ?? null });
-        ctx.audit.record({
-          event: 'STATUS_LIST_CREATED',
-          actor: c.get('actor'),
-          data: { listId: created.id, purpose: created.purpose },
-        });
+      const list = await ctx.stores.transaction(async (tx) => {
+        const statusMessages = input.statusMessages ?? null;
+        const created = await createStatusListRecord(ctx, tx, { ...input, statusMessages });
+        const data = { listId: created.id, purpose: created.purpose };
+        await ctx.audit.record({ event: 'STATUS_LIST_CREATED', actor: c.get('actor'), data }, tx);
         return created;
       });
       return c.json(

@@ -120,7 +120,9 @@ export function vcApiRoutes(ctx: IssuerContext) {
     );
   });
 
-  app.openapi(statusRoute([admin]), (c) => c.json(updateVcApiStatus(ctx, c.req.valid('json'), c.get('actor')), 200));
+  app.openapi(statusRoute([admin]), async (c) =>
+    c.json(await updateVcApiStatus(ctx, c.req.valid('json'), c.get('actor')), 200),
+  );
 
   app.openapi(verifyCredentialRoute, async (c) => {
     const { verifiableCredential, options } = c.req.valid('json');

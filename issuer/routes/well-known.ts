@@ -60,8 +60,8 @@ const health = createRoute({
 
 export function wellKnownRoutes(ctx: IssuerContext) {
   const app = createRouter();
-  const serveHosted = (c: Context<IssuerEnv>, did: string) => {
-    const record = ctx.stores.dids.get(did);
+  const serveHosted = async (c: Context<IssuerEnv>, did: string) => {
+    const record = await ctx.stores.dids.get(did);
     if (!record) throw apiError('DID_NOT_FOUND', `${did} is not hosted here`);
     // did:web §3.4 Deactivate: the document is no longer served.
     if (record.deactivated) throw apiError('DID_DEACTIVATED', `${did} is deactivated`);

@@ -21,43 +21,42 @@ function secretHash(secret: string): string {
 }
 
 /** Issues (or, when the agent has one, rotates) the agent's secret; the answer is the only copy. */
-export function issueAgentSecret(ctx: IssuerContext, did: string, actor: string): AgentClientSecret {
-  const agent = requireAgent(ctx, did);
+export async function issueAgentSecret(ctx: IssuerContext, did: string, actor: string): Promise<AgentClientSecret> {
+  const agent = await requireAgent(ctx, did);
   if (agent.custody !== 'server')
     throw apiError('CUSTODY_MISMATCH', `${did} holds its own key: it signs for itself and needs no client secret`, {
       agentDid: did,
     });
   const clientSecret = AGENT_SECRET_PREFIX + bytesToBase64url(randomBytes(32));
   const createdAt = ctx.now();
-  return ctx.stores.transaction(() => {
-    refuseIfDeactivated(ctx, did);
-    const { replaced } = ctx.stores.agentSecrets.put({
+  return ctx.stores.transaction(async (tx) => {
+    await refuseIfDeactivated(tx, did);
+    const { replaced } = await tx.agentSecrets.put({
       agentDid: did,
       secretHash: secretHash(clientSecret),
       createdAt,
     });
-    ctx.audit.record({
-      event: replaced ? 'AGENT_SECRET_ROTATED' : 'AGENT_SECRET_ISSUED',
-      actor,
-      agentDid: did,
-    });
+    await ctx.audit.record(
+      { event: replaced ? 'AGENT_SECRET_ROTATED' : 'AGENT_SECRET_ISSUED', actor, agentDid: did },
+      tx,
+    );
     return { clientId: did, clientSecret, createdAt: new Date(createdAt).toISOString() };
   });
 }
 
 /** Revokes the agent's secret at once: the next request presenting it is refused. */
-export function revokeAgentSecret(ctx: IssuerContext, did: string, actor: string): void {
-  requireAgent(ctx, did);
-  ctx.stores.transaction(() => {
-    if (!ctx.stores.agentSecrets.remove(did))
+export async function revokeAgentSecret(ctx: IssuerContext, did: string, actor: string): Promise<void> {
+  await requireAgent(ctx, did);
+  await ctx.stores.transaction(async (tx) => {
+    if (!(await tx.agentSecrets.remove(did)))
       throw apiError('CLIENT_SECRET_NOT_FOUND', `${did} has no client secret`, { agentDid: did });
-    ctx.audit.record({ event: 'AGENT_SECRET_REVOKED', actor, agentDid: did });
+    await ctx.audit.record({ event: 'AGENT_SECRET_REVOKED', actor, agentDid: did }, tx);
   });
 }
 
 /** True when `presented` is `did`'s current secret (hashes compared in constant time). */
-export function isAgentSecret(ctx: IssuerContext, did: string, presented: string | undefined): boolean {
-  const stored = ctx.stores.agentSecrets.get(did);
+export async function isAgentSecret(ctx: IssuerContext, did: string, presented: string | undefined): Promise<boolean> {
+  const stored = await ctx.stores.agentSecrets.get(did);
   // Hash even without a stored secret, so an unknown agent costs the same as a wrong secret.
   const presentedHash = sha256Utf8(presented ?? '');
   if (stored === undefined || presented === undefined || !presented.startsWith(AGENT_SECRET_PREFIX)) return false;

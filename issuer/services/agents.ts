@@ -31,11 +31,11 @@ import {
 // The wire types are the contract's (docs/api.md `Agent`, `AgentDetail`): one definition for both ends.
 type AgentView = AgentInfo;
 
-/** `hosted`: the agent's hosted DID, when the caller read it already (the console's joined search). */
+/** `hosted`: the agent's hosted DID (read by agentViewOf, or by the console's joined search). */
 export function agentView(
   ctx: IssuerContext,
   agent: AgentRecord,
-  hosted: { deactivated: boolean } | undefined = ctx.stores.dids.get(agent.did),
+  hosted: { deactivated: boolean } | undefined,
 ): AgentView {
   const webPrefix = `did:web:${ctx.config.didDomain ?? ''}:agents:`;
   return {
@@ -54,31 +54,36 @@ export function agentView(
   };
 }
 
-export function requireAgent(ctx: IssuerContext, did: string): AgentRecord {
-  const agent = ctx.stores.agents.get(did);
+/** agentView with the agent's hosted DID read from the store. */
+export async function agentViewOf(ctx: IssuerContext, agent: AgentRecord): Promise<AgentView> {
+  return agentView(ctx, agent, await ctx.stores.dids.get(agent.did));
+}
+
+export async function requireAgent(ctx: IssuerContext, did: string): Promise<AgentRecord> {
+  const agent = await ctx.stores.agents.get(did);
   if (!agent) throw apiError('AGENT_NOT_FOUND', `no agent ${did.slice(0, 200)} is enrolled here`);
   return agent;
 }
 
-export function listAgents(ctx: IssuerContext, page: { cursor?: string; limit: number }): AgentPage {
-  const rows = ctx.stores.agents.list({
+export async function listAgents(ctx: IssuerContext, page: { cursor?: string; limit: number }): Promise<AgentPage> {
+  const rows = await ctx.stores.agents.list({
     ...(page.cursor === undefined ? {} : { cursor: page.cursor }),
     limit: page.limit + 1,
   });
   if (rows === undefined) throw invalidCursor();
-  const agents = rows.slice(0, page.limit).map((a) => agentView(ctx, a));
+  const agents = await Promise.all(rows.slice(0, page.limit).map((a) => agentViewOf(ctx, a)));
   const last = agents[agents.length - 1];
   return rows.length > page.limit && last ? { agents, nextCursor: last.did } : { agents };
 }
 
-export function getAgentDetail(ctx: IssuerContext, did: string): AgentDetail {
-  const agent = requireAgent(ctx, did);
-  const current = currentCredential(ctx, agent);
+export async function getAgentDetail(ctx: IssuerContext, did: string): Promise<AgentDetail> {
+  const agent = await requireAgent(ctx, did);
+  const current = await currentCredential(ctx, agent);
   const now = ctx.now();
   return {
-    ...agentView(ctx, agent),
+    ...(await agentViewOf(ctx, agent)),
     ...(current ? { currentCredential: credentialView(ctx, current) } : {}),
-    credentials: ctx.stores.credentials.listBySubject(did, 100).map((c) => ({
+    credentials: (await ctx.stores.credentials.listBySubject(did, 100)).map((c) => ({
       vcId: c.id,
       type: c.type,
       state: credentialState(c, now),
@@ -88,11 +93,11 @@ export function getAgentDetail(ctx: IssuerContext, did: string): AgentDetail {
 }
 
 /** The chain to present for `credentialId` (leaf first, parents by parentId, ending at the root). */
-function chainOf(ctx: IssuerContext, leaf: CredentialRecord): ChainCredential[] {
+async function chainOf(ctx: IssuerContext, leaf: CredentialRecord): Promise<ChainCredential[]> {
   const chain: ChainCredential[] = [chainCredentialOf(leaf)];
   let current = leaf;
   while (current.parentId !== null) {
-    const parent = ctx.stores.credentials.get(current.parentId);
+    const parent = await ctx.stores.credentials.get(current.parentId);
     if (!parent || chain.length >= 8)
       throw apiError('NO_CURRENT_CREDENTIAL', `the chain of ${leaf.id} is not held here in full`);
     chain.push(chainCredentialOf(parent));
@@ -110,7 +115,7 @@ function requireServerCustody(agent: AgentRecord, what: string): void {
 }
 
 /** The agent's current credential (the newest it was issued), if it has one. */
-export function currentCredential(ctx: IssuerContext, agent: AgentRecord): CredentialRecord | undefined {
+export async function currentCredential(ctx: IssuerContext, agent: AgentRecord): Promise<CredentialRecord | undefined> {
   return agent.currentCredentialId === null ? undefined : ctx.stores.credentials.get(agent.currentCredentialId);
 }
 
@@ -129,11 +134,11 @@ export async function presentFor(
   input: PresentationInput,
   actor: string,
 ): Promise<VerifiablePresentation> {
-  const agent = requireAgent(ctx, did);
+  const agent = await requireAgent(ctx, did);
   requireServerCustody(agent, 'presentations');
   // A credential named but not held here is 404, like a path's {vcId} (which it may be written as).
   const named = input.credentialId === undefined ? undefined : normalizeVcId(input.credentialId);
-  const leaf = named === undefined ? currentCredential(ctx, agent) : ctx.stores.credentials.get(named);
+  const leaf = named === undefined ? await currentCredential(ctx, agent) : await ctx.stores.credentials.get(named);
   if (!leaf && named !== undefined)
     throw apiError('CREDENTIAL_NOT_FOUND', `no credential ${named.slice(0, 80)}`, { agentDid: did });
   if (!leaf) throw apiError('NO_CURRENT_CREDENTIAL', `${did} has no current credential to present`, { agentDid: did });
@@ -142,21 +147,16 @@ export async function presentFor(
   const holder = await serverSigningIdentity(ctx, did);
   const vp = await signPresentation({
     holder,
-    credentials: chainOf(ctx, leaf),
+    credentials: await chainOf(ctx, leaf),
     challenge: input.challenge ?? bytesToBase64url(randomBytes(16)),
     domain: input.targetService,
     created: new Date(ctx.now()),
     ...(input.lifetimeSeconds === undefined ? {} : { lifetimeMs: input.lifetimeSeconds * 1000 }),
   });
-  ctx.stores.transaction(() => {
-    refuseIfDeactivated(ctx, did);
-    ctx.audit.record({
-      event: 'PRESENTATION_SIGNED',
-      actor,
-      agentDid: did,
-      vpId: vp.id,
-      data: { targetService: input.targetService, vcId: leaf.id },
-    });
+  await ctx.stores.transaction(async (tx) => {
+    await refuseIfDeactivated(tx, did);
+    const data = { targetService: input.targetService, vcId: leaf.id };
+    await ctx.audit.record({ event: 'PRESENTATION_SIGNED', actor, agentDid: did, vpId: vp.id, data }, tx);
   });
   return vp;
 }
@@ -192,7 +192,7 @@ export async function delegateFor(
   input: DelegationInput,
   actor: string,
 ): Promise<CredentialView> {
-  const agent = requireAgent(ctx, did);
+  const agent = await requireAgent(ctx, did);
   requireServerCustody(agent, 'delegations');
   if (!isDid(input.delegateeDid)) {
     throw apiError('VALIDATION_FAILED', 'delegateeDid must be a DID', {
@@ -200,7 +200,7 @@ export async function delegateFor(
     });
   }
   requireUsableDid(input.delegateeDid);
-  const parentRecord = currentCredential(ctx, agent);
+  const parentRecord = await currentCredential(ctx, agent);
   if (!parentRecord)
     throw apiError('NO_CURRENT_CREDENTIAL', `${did} has no current credential to delegate from`, { agentDid: did });
   refuseUnusableParent(parentRecord);
@@ -241,17 +241,13 @@ export async function delegateFor(
     validUntil: child.validUntil === undefined ? null : (parseDateTimeStamp(child.validUntil) ?? null),
     issuedAt: now,
   };
-  ctx.stores.transaction(() => {
+  await ctx.stores.transaction(async (tx) => {
     // Again, as it is now: a revoke, suspend or deactivation may have committed while signing.
-    refuseUnusableParent(ctx.stores.credentials.get(parentRecord.id) as CredentialRecord);
-    refuseIfDeactivated(ctx, did);
-    ctx.stores.credentials.insert(record);
-    ctx.audit.record({
-      event: 'DELEGATION_ISSUED',
-      actor,
-      agentDid: did,
-      data: { vcId: child.id, delegateeDid: input.delegateeDid, parentId: parentRecord.id, scopes: input.scopes },
-    });
+    refuseUnusableParent((await tx.credentials.get(parentRecord.id)) as CredentialRecord);
+    await refuseIfDeactivated(tx, did);
+    await tx.credentials.insert(record);
+    const data = { vcId: child.id, delegateeDid: input.delegateeDid, parentId: parentRecord.id, scopes: input.scopes };
+    await ctx.audit.record({ event: 'DELEGATION_ISSUED', actor, agentDid: did, data }, tx);
   });
-  return credentialView(ctx, ctx.stores.credentials.get(child.id) as CredentialRecord);
+  return credentialView(ctx, (await ctx.stores.credentials.get(child.id)) as CredentialRecord);
 }

@@ -20,7 +20,6 @@ import type { AuditRecord } from '../audit.ts';
 import type { IssuerContext } from '../context.ts';
 import { ApiError, apiError } from '../http/errors.ts';
 import { wireObject } from '../http/wire.ts';
-import type { AuditReceiptsStore } from '../storage/audit-receipts-store.ts';
 import { controllerKeyResolver } from './controller-keys.ts';
 
 export { PROVIDER_EVENTS, type ProviderEvent, type SignedAuditEvent } from '../../wallet/contract/audit.ts';
@@ -62,10 +61,7 @@ export interface ProviderEventRecorder {
   record(event: SignedAuditEvent): Promise<RecordedProviderEvent>;
 }
 
-export function createProviderEventRecorder(
-  ctx: IssuerContext,
-  receipts: AuditReceiptsStore = ctx.stores.auditReceipts,
-): ProviderEventRecorder {
+export function createProviderEventRecorder(ctx: IssuerContext): ProviderEventRecorder {
   return {
     async record(event) {
       try {
@@ -103,17 +99,20 @@ export function createProviderEventRecorder(
         if (error instanceof ApiError) throw error; // KEY_NOT_AUTHORIZED from controllerKeyResolver
         refuse(error, event.provider);
       }
-      const recorded: AuditRecord = ctx.stores.transaction(() => {
-        const entry = ctx.audit.record({
-          event: AUDIT_EVENT_NAMES[event.event],
-          actor: `provider:${event.provider}`,
-          ...(event.agentDid === undefined ? {} : { agentDid: event.agentDid }),
-          ...(event.vpId === undefined ? {} : { vpId: event.vpId }),
-          ...(event.result === undefined ? {} : { reason: event.result }),
-          data: { eventId: event.id, signedEvent: wireObject(event) },
-        });
+      const recorded: AuditRecord = await ctx.stores.transaction(async (tx) => {
+        const entry = await ctx.audit.record(
+          {
+            event: AUDIT_EVENT_NAMES[event.event],
+            actor: `provider:${event.provider}`,
+            ...(event.agentDid === undefined ? {} : { agentDid: event.agentDid }),
+            ...(event.vpId === undefined ? {} : { vpId: event.vpId }),
+            ...(event.result === undefined ? {} : { reason: event.result }),
+            data: { eventId: event.id, signedEvent: wireObject(event) },
+          },
+          tx,
+        );
         // Claimed after the append so the receipt can name the record; a duplicate rolls both back.
-        if (!receipts.claim(event.id, event.provider, entry.id, now))
+        if (!(await tx.auditReceipts.claim(event.id, event.provider, entry.id, now)))
           throw apiError('EVENT_DUPLICATE', `event ${event.id} was already recorded`);
         return entry;
       });

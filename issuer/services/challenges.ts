@@ -29,7 +29,6 @@ import { parseScopes } from '../../wallet/vc/scopes.ts';
 import { clipText } from '../audit.ts';
 import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
-import type { ChallengeStore } from '../storage/challenges-store.ts';
 import { controllerKeyResolver } from './controller-keys.ts';
 import { requireDid } from './dids.ts';
 
@@ -88,7 +87,7 @@ class Refusal extends MandateError<ChallengeRefusal> {
 const MAX_AUDITED_DID = 256;
 
 /** POST /v1/challenges */
-function issueChallenge(ctx: IssuerContext, store: ChallengeStore, userDid: string, actor: string): IssuedChallenge {
+async function issueChallenge(ctx: IssuerContext, userDid: string, actor: string): Promise<IssuedChallenge> {
   const did = requireDid(userDid);
   const createdAt = ctx.now();
   const issued = {
@@ -97,8 +96,8 @@ function issueChallenge(ctx: IssuerContext, store: ChallengeStore, userDid: stri
     userDid: did,
     expiresAt: new Date(createdAt + CHALLENGE_TTL_MS),
   };
-  ctx.stores.transaction(() => {
-    store.insert({
+  await ctx.stores.transaction(async (tx) => {
+    await tx.challenges.insert({
       id: issued.challengeId,
       userDid: did,
       challenge: issued.challenge,
@@ -106,11 +105,8 @@ function issueChallenge(ctx: IssuerContext, store: ChallengeStore, userDid: stri
       expiresAt: createdAt + CHALLENGE_TTL_MS,
     });
     // Clipped: anyone may ask for challenges, and the audit trail is never pruned.
-    ctx.audit.record({
-      event: 'USER_CHALLENGE_ISSUED',
-      actor,
-      data: { challengeId: issued.challengeId, userDid: clipText(did, MAX_AUDITED_DID) },
-    });
+    const data = { challengeId: issued.challengeId, userDid: clipText(did, MAX_AUDITED_DID) };
+    await ctx.audit.record({ event: 'USER_CHALLENGE_ISSUED', actor, data }, tx);
   });
   return issued;
 }
@@ -315,30 +311,33 @@ async function judgeAnswer(
 }
 
 /** Consumes the challenge with its verdict and audits it, atomically; false when another answer (or expiry) came first. */
-function recordVerdict(ctx: IssuerContext, store: ChallengeStore, judged: Judged, actor: string): boolean {
+function recordVerdict(ctx: IssuerContext, judged: Judged, actor: string): Promise<boolean> {
   const { verdict, evidence, form } = judged;
   const { challengeId, userDid } = verdict;
-  return ctx.stores.transaction(() => {
-    if (!store.consume(challengeId, ctx.now(), { verified: verdict.verified, evidence: JSON.stringify(evidence) }))
-      return false;
-    ctx.audit.record({
-      event: verdict.verified ? 'CONSENT_VERIFIED' : 'CONSENT_REJECTED',
-      actor,
-      ...(verdict.verified ? {} : { reason: verdict.reason }),
-      // Filed under the agent only when it names a DID: it is the signer's text, kept in `data` as written.
-      ...(verdict.verified &&
-      typeof verdict.consent?.agent === 'string' &&
-      didOf(verdict.consent.agent) === verdict.consent.agent
-        ? { agentDid: verdict.consent.agent }
-        : {}),
-      data: {
-        challengeId,
-        userDid,
-        form,
-        ...(verdict.verified ? { verificationMethod: verdict.verificationMethod } : {}),
-        ...(verdict.verified && verdict.consent ? { consent: verdict.consent } : {}),
+  return ctx.stores.transaction(async (tx) => {
+    const outcome = { verified: verdict.verified, evidence: JSON.stringify(evidence) };
+    if (!(await tx.challenges.consume(challengeId, ctx.now(), outcome))) return false;
+    await ctx.audit.record(
+      {
+        event: verdict.verified ? 'CONSENT_VERIFIED' : 'CONSENT_REJECTED',
+        actor,
+        ...(verdict.verified ? {} : { reason: verdict.reason }),
+        // Filed under the agent only when it names a DID: it is the signer's text, kept in `data` as written.
+        ...(verdict.verified &&
+        typeof verdict.consent?.agent === 'string' &&
+        didOf(verdict.consent.agent) === verdict.consent.agent
+          ? { agentDid: verdict.consent.agent }
+          : {}),
+        data: {
+          challengeId,
+          userDid,
+          form,
+          ...(verdict.verified ? { verificationMethod: verdict.verificationMethod } : {}),
+          ...(verdict.verified && verdict.consent ? { consent: verdict.consent } : {}),
+        },
       },
-    });
+      tx,
+    );
     return true;
   });
 }
@@ -346,19 +345,18 @@ function recordVerdict(ctx: IssuerContext, store: ChallengeStore, judged: Judged
 /** POST /v1/challenges/:challengeId/verify */
 async function verifyChallenge(
   ctx: IssuerContext,
-  store: ChallengeStore,
   challengeId: string,
   answer: ChallengeAnswer,
   actor: string,
 ): Promise<ChallengeVerdict> {
-  const record = store.get(challengeId);
+  const record = await ctx.stores.challenges.get(challengeId);
   if (!record) throw apiError('CHALLENGE_NOT_FOUND', 'no such challenge');
   if (record.usedAt !== undefined) throw apiError('CHALLENGE_USED', 'this challenge was already answered');
   if (ctx.now() > record.expiresAt)
     throw apiError('CHALLENGE_EXPIRED', 'this challenge has expired; ask for a new one');
   const judged = await judgeAnswer(ctx, record, answer, readAnswer(answer));
-  if (!recordVerdict(ctx, store, judged, actor)) {
-    throw store.get(challengeId)?.usedAt !== undefined
+  if (!(await recordVerdict(ctx, judged, actor))) {
+    throw (await ctx.stores.challenges.get(challengeId))?.usedAt !== undefined
       ? apiError('CHALLENGE_USED', 'this challenge was already answered')
       : apiError('CHALLENGE_EXPIRED', 'this challenge expired while the answer was judged; ask for a new one');
   }
@@ -366,16 +364,13 @@ async function verifyChallenge(
 }
 
 export interface ChallengeService {
-  issue(userDid: string, actor: string): IssuedChallenge;
+  issue(userDid: string, actor: string): Promise<IssuedChallenge>;
   verify(challengeId: string, answer: ChallengeAnswer, actor: string): Promise<ChallengeVerdict>;
 }
 
-export function createChallengeService(
-  ctx: IssuerContext,
-  store: ChallengeStore = ctx.stores.challenges,
-): ChallengeService {
+export function createChallengeService(ctx: IssuerContext): ChallengeService {
   return {
-    issue: (userDid, actor) => issueChallenge(ctx, store, userDid, actor),
-    verify: (challengeId, answer, actor) => verifyChallenge(ctx, store, challengeId, answer, actor),
+    issue: (userDid, actor) => issueChallenge(ctx, userDid, actor),
+    verify: (challengeId, answer, actor) => verifyChallenge(ctx, challengeId, answer, actor),
   };
 }

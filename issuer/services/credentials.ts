@@ -20,6 +20,7 @@ import type { CredentialState, CredentialView } from '../../wallet/contract/cred
 import { isJsonObject } from '../../wallet/contract/primitives.ts';
 import type { AgentCredential, ChainCredential } from '../../wallet/vc/types.ts';
 import type { IssuerContext } from '../context.ts';
+import type { IssuerStores } from '../storage/stores.ts';
 import { requireUsableDid } from './dids.ts';
 import { apiError } from '../http/errors.ts';
 import type { CredentialRecord, NewCredential } from '../storage/credentials-store.ts';
@@ -56,7 +57,8 @@ export async function prepareAgentCredential(
   ctx: IssuerContext,
   terms: AgentCredentialTerms,
 ): Promise<PreparedCredential> {
-  const reservations = ISSUED_PURPOSES.map((purpose) => reserveIndex(ctx, purpose));
+  const reservations: IndexReservation[] = [];
+  for (const purpose of ISSUED_PURPOSES) reservations.push(await reserveIndex(ctx, purpose));
   const issuedAt = ctx.now();
   const validFrom = new Date(issuedAt);
   const validUntil = new Date(issuedAt + terms.validitySeconds * 1000);
@@ -111,16 +113,19 @@ export async function prepareAgentCredential(
 export async function issueAtomically<T>(
   ctx: IssuerContext,
   terms: AgentCredentialTerms,
-  steps: { before?: (prepared: PreparedCredential) => void; after: (prepared: PreparedCredential) => T },
+  steps: {
+    before?: (prepared: PreparedCredential, tx: IssuerStores) => Promise<void>;
+    after: (prepared: PreparedCredential, tx: IssuerStores) => Promise<T>;
+  },
 ): Promise<{ prepared: PreparedCredential; result: T }> {
   for (let attempt = 1; ; attempt++) {
     const prepared = await prepareAgentCredential(ctx, terms);
     try {
-      const result = ctx.stores.transaction(() => {
-        steps.before?.(prepared);
-        for (const reservation of prepared.reservations) commitReservation(ctx, reservation);
-        ctx.stores.credentials.insert(prepared.record);
-        return steps.after(prepared);
+      const result = await ctx.stores.transaction(async (tx) => {
+        await steps.before?.(prepared, tx);
+        for (const reservation of prepared.reservations) await commitReservation(ctx, tx, reservation);
+        await tx.credentials.insert(prepared.record);
+        return steps.after(prepared, tx);
       });
       return { prepared, result };
     } catch (error) {
@@ -188,8 +193,13 @@ export function normalizeVcId(value: string): string {
   return UUID.test(value) ? `urn:uuid:${value.toLowerCase()}` : value;
 }
 
-export function getCredential(ctx: IssuerContext, vcId: string): CredentialRecord {
-  const record = ctx.stores.credentials.get(normalizeVcId(vcId));
+/** The credential `vcId` (read through `stores`, the caller's transaction when it is in one). */
+export async function getCredential(
+  ctx: IssuerContext,
+  vcId: string,
+  stores: Pick<IssuerStores, 'credentials'> = ctx.stores,
+): Promise<CredentialRecord> {
+  const record = await stores.credentials.get(normalizeVcId(vcId));
   if (!record) throw apiError('CREDENTIAL_NOT_FOUND', `no credential ${vcId.slice(0, 80)} was issued here`);
   return record;
 }
@@ -227,22 +237,22 @@ export async function issueDirect(ctx: IssuerContext, input: DirectIssueInput, a
     validitySeconds: input.validitySeconds ?? ctx.config.credentialTtlSeconds,
   };
   const { prepared } = await issueAtomically(ctx, terms, {
-    after: (p) => {
-      const agent = ctx.stores.agents.get(input.subjectDid);
-      const replaced = agent?.currentCredentialId ? ctx.stores.credentials.get(agent.currentCredentialId) : undefined;
+    after: async (p, tx) => {
+      const agent = await tx.agents.get(input.subjectDid);
+      const replaced = agent?.currentCredentialId ? await tx.credentials.get(agent.currentCredentialId) : undefined;
       // Only a live credential is linked: reinstating the new one must never lift a suspension
       // the operator put on the old one (reinstatement reaches every predecessor).
       const linked = replaced !== undefined && replaced.revokedAt === null && replaced.suspendedAt === null;
-      if (linked) ctx.stores.credentials.markSuperseded(replaced.id, p.credential.id, false);
-      if (agent) ctx.stores.agents.setCurrentCredential(input.subjectDid, p.credential.id, termsOf(p.credential));
+      if (linked) await tx.credentials.markSuperseded(replaced.id, p.credential.id, false);
+      if (agent) await tx.agents.setCurrentCredential(input.subjectDid, p.credential.id, termsOf(p.credential));
       // What it replaced, and whether it took it over: the audit trail must be able to rebuild
       // what a later revoke or suspend reaches.
       const data: JsonObject = { vcId: p.credential.id, via: 'direct' };
       if (replaced) Object.assign(data, { replaces: replaced.id, supersedes: linked });
-      ctx.audit.record({ event: 'CREDENTIAL_ISSUED', actor, agentDid: input.subjectDid, data });
+      await ctx.audit.record({ event: 'CREDENTIAL_ISSUED', actor, agentDid: input.subjectDid, data }, tx);
     },
   });
-  return credentialView(ctx, ctx.stores.credentials.get(prepared.credential.id) as CredentialRecord);
+  return credentialView(ctx, await getCredential(ctx, prepared.credential.id));
 }
 
 function requireStatusPosition(record: CredentialRecord, purpose: 'revocation' | 'suspension') {
@@ -275,34 +285,41 @@ interface StatusAction {
   changed: string[];
 }
 
+/** One status action in progress inside the transaction `tx`. */
+interface StatusRun {
+  ctx: IssuerContext;
+  tx: IssuerStores;
+  action: StatusAction;
+}
+
 /**
- * Applies `change` to `record` inside the caller's transaction: the store's mark, the list bit,
+ * Applies `change` to `record` inside the run's transaction: the store's mark, the list bit,
  * the audit record. `cause` is the credential the operator acted on (`record` itself, or a
  * successor whose change cascades here). False, and nothing changed, when the record has no
  * entry on that list or the mark was already so.
  */
-function applyStatus(
-  ctx: IssuerContext,
+async function applyStatus(
+  run: StatusRun,
   record: CredentialRecord,
   change: StatusChange,
   cause: string,
-  action: StatusAction,
   data: JsonObject,
-): boolean {
+): Promise<boolean> {
+  const { ctx, tx, action } = run;
   const { actor, reason } = action;
   const position = record[change.purpose];
   if (position === null) return false;
   const at = ctx.now();
-  const { credentials } = ctx.stores;
   const marked =
     change.purpose === 'revocation'
-      ? credentials.markRevoked(record.id, at)
+      ? await tx.credentials.markRevoked(record.id, at)
       : change.on
-        ? credentials.suspend(record.id, at, cause)
-        : credentials.reinstate(record.id);
+        ? await tx.credentials.suspend(record.id, at, cause)
+        : await tx.credentials.reinstate(record.id);
   if (!marked) return false;
-  setListStatus(ctx, position.listId, position.index, change.on ? 1 : 0);
-  ctx.audit.record({ event: change.event, actor, agentDid: record.subjectDid, ...(reason ? { reason } : {}), data });
+  await setListStatus(ctx, tx, { listId: position.listId, index: position.index, value: change.on ? 1 : 0 });
+  const audited = { event: change.event, actor, agentDid: record.subjectDid, ...(reason ? { reason } : {}), data };
+  await ctx.audit.record(audited, tx);
   action.changed.push(record.id);
   return true;
 }
@@ -313,18 +330,13 @@ function applyStatus(
  * put on a predecessor by itself stays (suspensions recorded before causes were kept, with no
  * cause, are lifted as they always were).
  */
-function applyToPredecessors(
-  ctx: IssuerContext,
-  record: CredentialRecord,
-  change: StatusChange,
-  action: StatusAction,
-): void {
-  const now = ctx.now();
-  for (const old of ctx.stores.credentials.predecessorsOf(record.id)) {
+async function applyToPredecessors(run: StatusRun, record: CredentialRecord, change: StatusChange): Promise<void> {
+  const now = run.ctx.now();
+  for (const old of await run.tx.credentials.predecessorsOf(record.id)) {
     if (old.revokedAt !== null || (old.validUntil !== null && old.validUntil <= now)) continue;
     if (change.purpose === 'suspension' && !change.on && old.suspendedWith !== null && old.suspendedWith !== record.id)
       continue;
-    applyStatus(ctx, old, change, record.id, action, { vcId: old.id, with: record.id });
+    await applyStatus(run, old, change, record.id, { vcId: old.id, with: record.id });
   }
 }
 
@@ -335,10 +347,10 @@ function applyToPredecessors(
  * revoke that lands just after a renewal commits would reach the old copy only, answer success,
  * and leave the agent holding the renewal.
  */
-function newestRenewal(ctx: IssuerContext, record: CredentialRecord): CredentialRecord {
+async function newestRenewal(run: StatusRun, record: CredentialRecord): Promise<CredentialRecord> {
   let current = record;
   for (let hops = 0; current.renewed && current.supersededBy !== null && hops < MAX_AGENT_CREDENTIALS; hops++) {
-    current = getCredential(ctx, current.supersededBy);
+    current = await getCredential(run.ctx, current.supersededBy, run.tx);
   }
   return current;
 }
@@ -353,17 +365,17 @@ const MAX_AGENT_CREDENTIALS = 10_000;
  * was suspended when its replacement was issued and reinstated since, one whose renewal made an
  * older credential current again.
  */
-function revokeRestOfAgent(ctx: IssuerContext, record: CredentialRecord, action: StatusAction): void {
-  if (ctx.stores.agents.get(record.subjectDid)?.currentCredentialId !== record.id) return;
-  const now = ctx.now();
-  for (const other of ctx.stores.credentials.listBySubject(record.subjectDid, MAX_AGENT_CREDENTIALS)) {
+async function revokeRestOfAgent(run: StatusRun, record: CredentialRecord): Promise<void> {
+  if ((await run.tx.agents.get(record.subjectDid))?.currentCredentialId !== record.id) return;
+  const now = run.ctx.now();
+  for (const other of await run.tx.credentials.listBySubject(record.subjectDid, MAX_AGENT_CREDENTIALS)) {
     if (
       other.type !== 'AgentCredential' ||
       other.revokedAt !== null ||
       (other.validUntil !== null && other.validUntil <= now)
     )
       continue;
-    applyStatus(ctx, other, REVOKE, record.id, action, { vcId: other.id, with: record.id });
+    await applyStatus(run, other, REVOKE, record.id, { vcId: other.id, with: record.id });
   }
 }
 
@@ -380,28 +392,29 @@ function actedOn(target: CredentialRecord, named: CredentialRecord): JsonObject 
 export type StatusActionView = CredentialView & { changed: string[] };
 
 /** Sets the revocation bit: visible in the next fetch of the list. Revocation is final. */
-export function revokeCredential(
+export async function revokeCredential(
   ctx: IssuerContext,
   vcId: string,
   reason: string | undefined,
   actor: string,
-): StatusActionView {
-  requireStatusPosition(getCredential(ctx, vcId), 'revocation');
+): Promise<StatusActionView> {
+  requireStatusPosition(await getCredential(ctx, vcId), 'revocation');
   const action: StatusAction = { actor, reason, changed: [] };
-  ctx.stores.transaction(() => {
+  await ctx.stores.transaction(async (tx) => {
+    const run: StatusRun = { ctx, tx, action };
     // Read inside the transaction: a renewal that committed a moment ago is followed.
-    const named = getCredential(ctx, vcId);
-    const record = newestRenewal(ctx, named);
-    applyStatus(ctx, record, REVOKE, record.id, action, actedOn(record, named));
+    const named = await getCredential(ctx, vcId, tx);
+    const record = await newestRenewal(run, named);
+    await applyStatus(run, record, REVOKE, record.id, actedOn(record, named));
     // Also when it was revoked already: a revocation made by an issuer older than these rules
     // may have left what it superseded, or the rest of the agent's, working. Asking again
     // completes it; only a revocation that reaches nothing new is refused.
-    applyToPredecessors(ctx, record, REVOKE, action);
-    revokeRestOfAgent(ctx, record, action);
+    await applyToPredecessors(run, record, REVOKE);
+    await revokeRestOfAgent(run, record);
     if (action.changed.length === 0)
       throw apiError('CREDENTIAL_ALREADY_REVOKED', `${record.id} is already revoked`, { agentDid: record.subjectDid });
   });
-  return { ...credentialView(ctx, getCredential(ctx, vcId)), changed: action.changed };
+  return { ...credentialView(ctx, await getCredential(ctx, vcId)), changed: action.changed };
 }
 
 /**
@@ -412,51 +425,53 @@ export function revokeCredential(
  * of an old copy is not carried forward to its renewals: the older issuer may have meant that
  * copy only, and revoking it again now does follow the line.
  */
-export function completeLegacyRevocations(ctx: IssuerContext): string[] {
+export async function completeLegacyRevocations(ctx: IssuerContext): Promise<string[]> {
   const action: StatusAction = {
     actor: 'system',
     reason: 'upgrade: completes a revocation an older issuer left partial',
     changed: [],
   };
-  ctx.stores.transaction(() => {
-    for (const record of ctx.stores.credentials.partialRevocations(ctx.now())) {
-      applyToPredecessors(ctx, record, REVOKE, action);
-      revokeRestOfAgent(ctx, record, action);
+  await ctx.stores.transaction(async (tx) => {
+    const run: StatusRun = { ctx, tx, action };
+    for (const record of await tx.credentials.partialRevocations(ctx.now())) {
+      await applyToPredecessors(run, record, REVOKE);
+      await revokeRestOfAgent(run, record);
     }
   });
   return action.changed;
 }
 
 /** Suspends (on = true) or reinstates (on = false) through the suspension list. */
-export function setSuspension(
+export async function setSuspension(
   ctx: IssuerContext,
   vcId: string,
   on: boolean,
   reason: string | undefined,
   actor: string,
-): StatusActionView {
-  requireStatusPosition(getCredential(ctx, vcId), 'suspension');
+): Promise<StatusActionView> {
+  requireStatusPosition(await getCredential(ctx, vcId), 'suspension');
   const change: StatusChange = {
     purpose: 'suspension',
     on,
     event: on ? 'CREDENTIAL_SUSPENDED' : 'CREDENTIAL_REINSTATED',
   };
   const action: StatusAction = { actor, reason, changed: [] };
-  ctx.stores.transaction(() => {
-    const named = getCredential(ctx, vcId);
-    const record = newestRenewal(ctx, named);
+  await ctx.stores.transaction(async (tx) => {
+    const run: StatusRun = { ctx, tx, action };
+    const named = await getCredential(ctx, vcId, tx);
+    const record = await newestRenewal(run, named);
     if (on && record.revokedAt !== null)
       throw apiError('CREDENTIAL_REVOKED', `${record.id} is revoked`, { agentDid: record.subjectDid });
-    const applied = applyStatus(ctx, record, change, record.id, action, actedOn(record, named));
+    const applied = await applyStatus(run, record, change, record.id, actedOn(record, named));
     if (!applied && !on)
       throw apiError('CREDENTIAL_NOT_SUSPENDED', `${record.id} is not suspended`, { agentDid: record.subjectDid });
     // A suspension asked again reaches predecessors left working (by an older issuer, or
     // reinstated by name since); one that reaches nothing new is refused.
-    applyToPredecessors(ctx, record, change, action);
+    await applyToPredecessors(run, record, change);
     if (action.changed.length === 0)
       throw apiError('CREDENTIAL_SUSPENDED', `${record.id} is already suspended`, { agentDid: record.subjectDid });
   });
-  return { ...credentialView(ctx, getCredential(ctx, vcId)), changed: action.changed };
+  return { ...credentialView(ctx, await getCredential(ctx, vcId)), changed: action.changed };
 }
 
 /** A new credential with the same terms and a new validity; the old one is superseded (not revoked). */
@@ -466,7 +481,7 @@ export async function renewCredential(
   validitySeconds: number | undefined,
   actor: string,
 ): Promise<CredentialView & { previousVcId: string }> {
-  const old = getCredential(ctx, vcId);
+  const old = await getCredential(ctx, vcId);
   const refuse = (problem: string | null) => {
     if (problem === 'revoked')
       throw apiError('CREDENTIAL_REVOKED', `${old.id} is revoked and cannot be renewed`, { agentDid: old.subjectDid });
@@ -507,22 +522,18 @@ export async function renewCredential(
       validitySeconds: validitySeconds ?? originalSeconds,
     },
     {
-      before: (p) => {
+      before: async (p, tx) => {
         // Re-checked inside the transaction: a concurrent renewal or revocation wins.
-        refuse(problemOf(getCredential(ctx, old.id)));
-        ctx.stores.credentials.markSuperseded(old.id, p.credential.id, true);
+        refuse(problemOf(await getCredential(ctx, old.id, tx)));
+        await tx.credentials.markSuperseded(old.id, p.credential.id, true);
       },
-      after: (p) => {
-        if (ctx.stores.agents.get(subject.id))
-          ctx.stores.agents.setCurrentCredential(subject.id, p.credential.id, termsOf(p.credential));
-        ctx.audit.record({
-          event: 'CREDENTIAL_RENEWED',
-          actor,
-          agentDid: subject.id,
-          data: { vcId: p.credential.id, previousVcId: old.id },
-        });
+      after: async (p, tx) => {
+        if (await tx.agents.get(subject.id))
+          await tx.agents.setCurrentCredential(subject.id, p.credential.id, termsOf(p.credential));
+        const data = { vcId: p.credential.id, previousVcId: old.id };
+        await ctx.audit.record({ event: 'CREDENTIAL_RENEWED', actor, agentDid: subject.id, data }, tx);
       },
     },
   );
-  return { ...credentialView(ctx, getCredential(ctx, prepared.credential.id)), previousVcId: old.id };
+  return { ...credentialView(ctx, await getCredential(ctx, prepared.credential.id)), previousVcId: old.id };
 }

@@ -12,6 +12,7 @@ import { didKeyFromPublicKey } from '../../wallet/did/key.ts';
 import type { DidDocument } from '../../wallet/did/types.ts';
 import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import type { IssuerContext } from '../context.ts';
+import type { IssuerStores } from '../storage/stores.ts';
 import { apiError } from '../http/errors.ts';
 import { ConfigError } from '../config.ts';
 import type { AgentStore, ServerKeyRecord } from '../storage/agents-store.ts';
@@ -67,8 +68,8 @@ export async function createServerKey(ctx: IssuerContext, pathId: string): Promi
  * Checked before its key is opened, and again inside the transaction that records what was
  * signed, since a deactivation can commit while the signature is being made.
  */
-export function refuseIfDeactivated(ctx: IssuerContext, did: string): void {
-  if (ctx.stores.dids.get(did)?.deactivated === true)
+export async function refuseIfDeactivated(stores: Pick<IssuerStores, 'dids'>, did: string): Promise<void> {
+  if ((await stores.dids.get(did))?.deactivated === true)
     throw apiError('DID_DEACTIVATED', `${did} is deactivated: the issuer no longer signs for it`, { agentDid: did });
 }
 
@@ -78,14 +79,14 @@ export function refuseIfDeactivated(ctx: IssuerContext, did: string): void {
  * decrypt, or decrypts to another key than the one on record.
  */
 export async function serverSigningIdentity(ctx: IssuerContext, did: string): Promise<SigningIdentity> {
-  const key = ctx.stores.agents.getKey(did);
+  const key = await ctx.stores.agents.getKey(did);
   if (!key)
     throw apiError(
       'CUSTODY_MISMATCH',
       `the issuer does not hold a key for ${did} (self-custody agents sign their own documents)`,
       { agentDid: did },
     );
-  refuseIfDeactivated(ctx, did);
+  await refuseIfDeactivated(ctx.stores, did);
   const unreadable = (why: string) =>
     apiError('CUSTODY_KEY_UNREADABLE', `the key the issuer holds for ${did} ${why}`, { agentDid: did });
   const seed = await decrypt(ctx.keyEncryptionKey, key.envelope, utf8ToBytes(did)).catch(() => {
@@ -107,7 +108,7 @@ export async function serverSigningIdentity(ctx: IssuerContext, did: string): Pr
  * starting healthy and failing every custody call.
  */
 export async function assertKeyEncryptionKeyOpens(agents: AgentStore, keyEncryptionKey: Uint8Array): Promise<void> {
-  const key = agents.anyKey();
+  const key = await agents.anyKey();
   if (key === undefined) return;
   try {
     (await decrypt(keyEncryptionKey, key.envelope, utf8ToBytes(key.did))).fill(0);

@@ -28,6 +28,7 @@ import { ed25519KeyFromMultibase } from '../../wallet/did/public-key.ts';
 import type { DidDocument, DidResolutionResult, Service, ServiceEndpoint } from '../../wallet/did/types.ts';
 import type { DidResolution, HostedDid } from '../../wallet/contract/dids.ts';
 import type { IssuerContext } from '../context.ts';
+import type { IssuerStores } from '../storage/stores.ts';
 import { wireObject } from '../http/wire.ts';
 import { apiError, invalidCursor } from '../http/errors.ts';
 import type { HostedDidKind, HostedDidRecord } from '../storage/dids-store.ts';
@@ -66,11 +67,12 @@ export type DidView = HostedDid;
 const NAME = /^[A-Za-z0-9._~-]{1,64}$/;
 const FRAGMENT = /^[A-Za-z0-9._~-]{1,64}$/;
 
-function view(ctx: IssuerContext, record: HostedDidRecord): DidView {
+/** `stores`: the caller's transaction when it is in one. */
+async function view(stores: Pick<IssuerStores, 'agents'>, record: HostedDidRecord): Promise<DidView> {
   return {
     did: record.did,
     kind: record.kind,
-    serverHeldKey: ctx.stores.agents.getKey(record.did) !== undefined,
+    serverHeldKey: (await stores.agents.getKey(record.did)) !== undefined,
     deactivated: record.deactivated,
     didDocument: wireObject(record.document),
     created: new Date(record.createdAt).toISOString(),
@@ -107,8 +109,8 @@ export function requireUsableDid(value: string): string {
   return did;
 }
 
-function hostedOrThrow(ctx: IssuerContext, did: string): HostedDidRecord {
-  const record = ctx.stores.dids.get(requireDid(did));
+async function hostedOrThrow(stores: Pick<IssuerStores, 'dids'>, did: string): Promise<HostedDidRecord> {
+  const record = await stores.dids.get(requireDid(did));
   if (!record) throw apiError('DID_NOT_FOUND', `${did} is not hosted by this issuer`);
   return record;
 }
@@ -178,13 +180,13 @@ function insertHosted(
   event: string,
   data: JsonObject,
   key?: Parameters<IssuerContext['stores']['agents']['insertKey']>[0],
-): DidView {
-  return ctx.stores.transaction(() => {
-    if (ctx.stores.dids.get(record.did)) throw apiError('DID_EXISTS', `${record.did} already exists on this issuer`);
-    ctx.stores.dids.insert(record);
-    if (key) ctx.stores.agents.insertKey(key);
-    ctx.audit.record({ event, actor, data: { did: record.did, ...data } });
-    return view(ctx, record);
+): Promise<DidView> {
+  return ctx.stores.transaction(async (tx) => {
+    if (await tx.dids.get(record.did)) throw apiError('DID_EXISTS', `${record.did} already exists on this issuer`);
+    await tx.dids.insert(record);
+    if (key) await tx.agents.insertKey(key);
+    await ctx.audit.record({ event, actor, data: { did: record.did, ...data } }, tx);
+    return view(tx, record);
   });
 }
 
@@ -268,9 +270,9 @@ export async function createDid(ctx: IssuerContext, input: CreateDidInput, actor
 }
 
 /** GET /v1/dids/:did — a DID Resolution result (DID Core §7.1) for a hosted DID or any did:key. */
-export function resolveHostedDid(ctx: IssuerContext, did: string): DidResolution {
+export async function resolveHostedDid(ctx: IssuerContext, did: string): Promise<DidResolution> {
   const checked = requireDid(did);
-  const record = ctx.stores.dids.get(checked);
+  const record = await ctx.stores.dids.get(checked);
   if (record) return resolutionBody(hostedResolution(record));
   if (checked.startsWith('did:key:')) {
     try {
@@ -301,9 +303,9 @@ function resolutionBody(result: DidResolutionResult): DidResolution {
 }
 
 /** The hosted document of a managed did:web, by its path id (`/dids/<id>/did.json`). */
-export function managedWebDocument(ctx: IssuerContext, id: string): DidDocument {
+export async function managedWebDocument(ctx: IssuerContext, id: string): Promise<DidDocument> {
   if (ctx.config.didMethod !== 'web' || !NAME.test(id)) throw apiError('DID_NOT_FOUND', 'no such DID document');
-  const record = ctx.stores.dids.get(`did:web:${ctx.config.didDomain}:${MANAGED_DID_SEGMENT}:${id}`);
+  const record = await ctx.stores.dids.get(`did:web:${ctx.config.didDomain}:${MANAGED_DID_SEGMENT}:${id}`);
   if (!record) throw apiError('DID_NOT_FOUND', 'no such DID document');
   // did:web §3.2.4 Deactivate: the document is no longer served.
   if (record.deactivated) throw apiError('DID_DEACTIVATED', 'this DID has been deactivated');
@@ -311,35 +313,35 @@ export function managedWebDocument(ctx: IssuerContext, id: string): DidDocument 
 }
 
 /** GET /v1/dids (admin): hosted DIDs, oldest first. */
-export function listDids(
+export async function listDids(
   ctx: IssuerContext,
   page: { kind?: HostedDidKind; cursor?: string; limit: number },
-): { dids: DidView[]; nextCursor?: string } {
-  const records = ctx.stores.dids.list({ ...page, limit: page.limit + 1 });
+): Promise<{ dids: DidView[]; nextCursor?: string }> {
+  const records = await ctx.stores.dids.list({ ...page, limit: page.limit + 1 });
   if (records === undefined) throw invalidCursor();
-  const dids = records.slice(0, page.limit).map((record) => view(ctx, record));
+  const dids = await Promise.all(records.slice(0, page.limit).map((record) => view(ctx.stores, record)));
   const last = dids[dids.length - 1];
   return records.length > page.limit && last ? { dids, nextCursor: last.did } : { dids };
 }
 
 /** POST /v1/dids/:did/services */
-export function addService(ctx: IssuerContext, did: string, input: ServiceInput, actor: string): DidView {
-  return ctx.stores.transaction(() => {
-    const record = hostedOrThrow(ctx, did);
+export function addService(ctx: IssuerContext, did: string, input: ServiceInput, actor: string): Promise<DidView> {
+  return ctx.stores.transaction(async (tx) => {
+    const record = await hostedOrThrow(tx, did);
     assertMutable(ctx, record);
     const document = withServices(record.did, record.document, [input]);
     const at = ctx.now();
-    ctx.stores.dids.updateDocument(record.did, document, at);
+    await tx.dids.updateDocument(record.did, document, at);
     const added = document.service?.[document.service.length - 1]?.id ?? '';
-    ctx.audit.record({ event: 'DID_SERVICE_ADDED', actor, data: { did: record.did, serviceId: added } });
-    return view(ctx, { ...record, document, updatedAt: at });
+    await ctx.audit.record({ event: 'DID_SERVICE_ADDED', actor, data: { did: record.did, serviceId: added } }, tx);
+    return view(tx, { ...record, document, updatedAt: at });
   });
 }
 
 /** DELETE /v1/dids/:did/services/:endpointId */
-export function removeService(ctx: IssuerContext, did: string, endpointId: string, actor: string): DidView {
-  return ctx.stores.transaction(() => {
-    const record = hostedOrThrow(ctx, did);
+export function removeService(ctx: IssuerContext, did: string, endpointId: string, actor: string): Promise<DidView> {
+  return ctx.stores.transaction(async (tx) => {
+    const record = await hostedOrThrow(tx, did);
     assertMutable(ctx, record);
     const id = serviceId(record.did, endpointId);
     const services = record.document.service ?? [];
@@ -348,29 +350,32 @@ export function removeService(ctx: IssuerContext, did: string, endpointId: strin
     const { service: _service, ...rest } = record.document;
     const document: DidDocument = kept.length > 0 ? { ...rest, service: kept } : rest;
     const at = ctx.now();
-    ctx.stores.dids.updateDocument(record.did, document, at);
-    ctx.audit.record({ event: 'DID_SERVICE_REMOVED', actor, data: { did: record.did, serviceId: id } });
-    return view(ctx, { ...record, document, updatedAt: at });
+    await tx.dids.updateDocument(record.did, document, at);
+    await ctx.audit.record({ event: 'DID_SERVICE_REMOVED', actor, data: { did: record.did, serviceId: id } }, tx);
+    return view(tx, { ...record, document, updatedAt: at });
   });
 }
 
 /** POST /v1/dids/:did/deactivate */
-export function deactivateDid(ctx: IssuerContext, did: string, actor: string, reason?: string): DidView {
-  return ctx.stores.transaction(() => {
-    const record = hostedOrThrow(ctx, did);
+export function deactivateDid(ctx: IssuerContext, did: string, actor: string, reason?: string): Promise<DidView> {
+  return ctx.stores.transaction(async (tx) => {
+    const record = await hostedOrThrow(tx, did);
     if (record.kind === 'issuer')
       throw apiError('ISSUER_DID_PROTECTED', "the issuer's own DID cannot be deactivated through the API");
     const at = ctx.now();
-    if (!ctx.stores.dids.deactivate(record.did, at))
+    if (!(await tx.dids.deactivate(record.did, at)))
       throw apiError('DID_DEACTIVATED', `${record.did} is already deactivated`);
-    ctx.audit.record({
-      event: 'DID_DEACTIVATED',
-      actor,
-      ...(record.kind === 'agent' ? { agentDid: record.did } : {}),
-      ...(reason ? { reason } : {}),
-      data: { did: record.did, kind: record.kind },
-    });
+    await ctx.audit.record(
+      {
+        event: 'DID_DEACTIVATED',
+        actor,
+        ...(record.kind === 'agent' ? { agentDid: record.did } : {}),
+        ...(reason ? { reason } : {}),
+        data: { did: record.did, kind: record.kind },
+      },
+      tx,
+    );
     ctx.resolver.invalidate(record.did);
-    return view(ctx, { ...record, deactivated: true, updatedAt: at });
+    return view(tx, { ...record, deactivated: true, updatedAt: at });
   });
 }

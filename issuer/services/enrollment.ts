@@ -27,6 +27,7 @@ import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
 import { parseDid } from '../../wallet/did/parse.ts';
 import { createKeyResolver } from '../../wallet/did/verification-method.ts';
 import type { IssuerContext } from '../context.ts';
+import type { IssuerStores } from '../storage/stores.ts';
 import { apiError, invalidCursor } from '../http/errors.ts';
 import { credentialKey, enforce } from '../http/rate-limit.ts';
 import type { EnrollmentTokenRecord, OnboardingSessionRecord } from '../storage/tokens-store.ts';
@@ -62,7 +63,7 @@ export interface MintInput {
 
 export type MintedToken = EnrollmentToken;
 
-export function mintEnrollmentToken(ctx: IssuerContext, input: MintInput, actor: string): MintedToken {
+export async function mintEnrollmentToken(ctx: IssuerContext, input: MintInput, actor: string): Promise<MintedToken> {
   const token = newSecret();
   const now = ctx.now();
   const record = {
@@ -76,18 +77,15 @@ export function mintEnrollmentToken(ctx: IssuerContext, input: MintInput, actor:
     expiresAt: now + (input.ttlSeconds ?? ctx.config.enrollmentTokenTtlSeconds) * 1000,
     createdBy: actor,
   };
-  ctx.stores.transaction(() => {
-    ctx.stores.tokens.insert(record);
-    ctx.audit.record({
-      event: 'ENROLLMENT_TOKEN_MINTED',
-      actor,
-      data: {
-        tokenId: record.id,
-        requestedScopes: record.requestedScopes,
-        maxDelegationDepth: record.maxDelegationDepth,
-        requestedDomains: record.requestedDomains,
-      },
-    });
+  await ctx.stores.transaction(async (tx) => {
+    await tx.tokens.insert(record);
+    const data = {
+      tokenId: record.id,
+      requestedScopes: record.requestedScopes,
+      maxDelegationDepth: record.maxDelegationDepth,
+      requestedDomains: record.requestedDomains,
+    };
+    await ctx.audit.record({ event: 'ENROLLMENT_TOKEN_MINTED', actor, data }, tx);
   });
   return { tokenId: record.id, token, expiresAt: new Date(record.expiresAt).toISOString() };
 }
@@ -116,10 +114,10 @@ function tokenView(row: EnrollmentTokenRecord, state: TokenState): TokenView {
 }
 
 /** Admin listing, newest first: never the token values (they are not stored). */
-export function listEnrollmentTokens(
+export async function listEnrollmentTokens(
   ctx: IssuerContext,
   page: { cursor?: string; limit: number; state?: TokenState },
-): { tokens: TokenView[]; nextCursor?: string } {
+): Promise<{ tokens: TokenView[]; nextCursor?: string }> {
   if (page.cursor !== undefined && !isTokenCursor(page.cursor)) throw invalidCursor();
   const now = ctx.now();
   const views: TokenView[] = [];
@@ -127,7 +125,7 @@ export function listEnrollmentTokens(
   // The state is derived (expiry depends on now), so it is filtered after reading: keep reading
   // until the page is full, the table ends, or a bounded number of reads was spent.
   for (let round = 0; round < 50; round++) {
-    const rows = ctx.stores.tokens.list({ ...(cursor === undefined ? {} : { cursor }), limit: page.limit + 1 });
+    const rows = await ctx.stores.tokens.list({ ...(cursor === undefined ? {} : { cursor }), limit: page.limit + 1 });
     for (const row of rows) {
       if (views.length === page.limit)
         return { tokens: views, ...(cursor === undefined ? {} : { nextCursor: cursor }) };
@@ -158,11 +156,11 @@ export interface StartInput {
 /** Its `domain` is the one a self-custody DID-Auth proof must name: this issuer's DID. */
 export type StartedOnboarding = OnboardingChallenge;
 
-export function startOnboarding(ctx: IssuerContext, input: StartInput): StartedOnboarding {
+export async function startOnboarding(ctx: IssuerContext, input: StartInput): Promise<StartedOnboarding> {
   const tokenHash = hashToken(input.token);
   enforce(ctx.rateLimits.perToken.hit(credentialKey('enroll', tokenHash)), 'with this enrollment token');
   const now = ctx.now();
-  const token = assertTokenUsable(ctx.stores.tokens.findByHash(tokenHash), now);
+  const token = assertTokenUsable(await ctx.stores.tokens.findByHash(tokenHash), now);
   let did: string | null = null;
   if (input.custody === 'self') {
     if (input.did === undefined)
@@ -181,7 +179,7 @@ export function startOnboarding(ctx: IssuerContext, input: StartInput): StartedO
     }
     if (method !== 'key' && method !== 'web')
       throw apiError('DID_METHOD_UNSUPPORTED', `did:${method} cannot be enrolled here (did:key and did:web can)`);
-    if (ctx.stores.agents.get(input.did))
+    if (await ctx.stores.agents.get(input.did))
       throw apiError('AGENT_EXISTS', `${input.did} is already enrolled`, { agentDid: input.did });
     did = input.did;
   } else if (input.did !== undefined) {
@@ -200,14 +198,13 @@ export function startOnboarding(ctx: IssuerContext, input: StartInput): StartedO
     createdAt: now,
     expiresAt: Math.min(now + ctx.config.onboardingTtlSeconds * 1000, token.expiresAt),
   };
-  ctx.stores.transaction(() => {
-    ctx.stores.tokens.insertSession(session);
-    ctx.audit.record({
-      event: 'ONBOARDING_STARTED',
-      actor: 'anonymous',
-      ...(did ? { agentDid: did } : {}),
-      data: { tokenId: token.id, custody: input.custody, challengeId: session.id },
-    });
+  await ctx.stores.transaction(async (tx) => {
+    await tx.tokens.insertSession(session);
+    const data = { tokenId: token.id, custody: input.custody, challengeId: session.id };
+    await ctx.audit.record(
+      { event: 'ONBOARDING_STARTED', actor: 'anonymous', ...(did ? { agentDid: did } : {}), data },
+      tx,
+    );
   });
   return {
     challengeId: session.id,
@@ -290,38 +287,39 @@ async function proveControl(
 }
 
 /** The single-use gates, first in the transaction: losers throw and nothing is written. */
-function claimOnce(
+async function claimOnce(
   ctx: IssuerContext,
-  session: OnboardingSessionRecord,
-  token: EnrollmentTokenRecord,
-  agentDid: string,
-) {
+  tx: IssuerStores,
+  enrolled: { session: OnboardingSessionRecord; token: EnrollmentTokenRecord; agentDid: string },
+): Promise<void> {
+  const { session, token, agentDid } = enrolled;
   const at = ctx.now();
-  if (!ctx.stores.tokens.completeSession(session.id, at)) {
-    throw ctx.stores.tokens.findSession(session.id)?.completedAt !== null
+  if (!(await tx.tokens.completeSession(session.id, at))) {
+    throw (await tx.tokens.findSession(session.id))?.completedAt !== null
       ? apiError('CHALLENGE_USED', 'this onboarding challenge was already completed')
       : apiError('CHALLENGE_EXPIRED', 'the onboarding challenge expired while the answer was judged; start again');
   }
-  if (!ctx.stores.tokens.claim(token.id, at, agentDid)) {
-    const current = ctx.stores.tokens.findById(token.id);
+  if (!(await tx.tokens.claim(token.id, at, agentDid))) {
+    const current = await tx.tokens.findById(token.id);
     throw current?.usedAt !== null
       ? apiError('TOKEN_USED', 'the enrollment token was already used')
       : apiError('TOKEN_EXPIRED', 'the enrollment token has expired');
   }
-  if (ctx.stores.agents.get(agentDid)) throw apiError('AGENT_EXISTS', `${agentDid} is already enrolled`, { agentDid });
+  if (await tx.agents.get(agentDid)) throw apiError('AGENT_EXISTS', `${agentDid} is already enrolled`, { agentDid });
 }
 
 /** The agent (and its server key and hosted DID) and the audit records, in the issuing transaction. */
-function recordEnrollment(
+async function recordEnrollment(
   ctx: IssuerContext,
+  tx: IssuerStores,
   enrolled: { session: OnboardingSessionRecord; token: EnrollmentTokenRecord; agentId: string; agentDid: string },
   credentialId: string,
   serverKey: NewServerKey | undefined,
-): void {
+): Promise<void> {
   const { session, token, agentId, agentDid } = enrolled;
   const at = ctx.now();
   if (serverKey) {
-    ctx.stores.dids.insert({
+    await tx.dids.insert({
       did: serverKey.did,
       document: serverKey.document,
       kind: 'agent',
@@ -329,9 +327,9 @@ function recordEnrollment(
       createdAt: at,
       updatedAt: at,
     });
-    ctx.stores.agents.insertKey(serverKey.record);
+    await tx.agents.insertKey(serverKey.record);
   }
-  ctx.stores.agents.insert({
+  await tx.agents.insert({
     did: agentDid,
     id: agentId,
     custody: session.custody,
@@ -342,28 +340,20 @@ function recordEnrollment(
     currentCredentialId: credentialId,
     createdAt: at,
   });
-  ctx.audit.record({
-    event: 'AGENT_ENROLLED',
-    actor: 'anonymous',
-    agentDid,
-    data: { tokenId: token.id, custody: session.custody, challengeId: session.id },
-  });
-  ctx.audit.record({
-    event: 'CREDENTIAL_ISSUED',
-    actor: 'system',
-    agentDid,
-    data: { vcId: credentialId, via: 'onboarding' },
-  });
+  const enrolledData = { tokenId: token.id, custody: session.custody, challengeId: session.id };
+  await ctx.audit.record({ event: 'AGENT_ENROLLED', actor: 'anonymous', agentDid, data: enrolledData }, tx);
+  const issuedData = { vcId: credentialId, via: 'onboarding' };
+  await ctx.audit.record({ event: 'CREDENTIAL_ISSUED', actor: 'system', agentDid, data: issuedData }, tx);
 }
 
 export async function completeOnboarding(ctx: IssuerContext, input: CompleteInput): Promise<CompletedOnboarding> {
-  const session = ctx.stores.tokens.findSession(input.challengeId);
+  const session = await ctx.stores.tokens.findSession(input.challengeId);
   if (!session) throw apiError('CHALLENGE_NOT_FOUND', 'no onboarding challenge has this id');
   const now = ctx.now();
   if (session.completedAt !== null) throw apiError('CHALLENGE_USED', 'this onboarding challenge was already completed');
   if (session.expiresAt <= now)
     throw apiError('CHALLENGE_EXPIRED', 'the onboarding challenge has expired; start again');
-  const token = assertTokenUsable(ctx.stores.tokens.findById(session.tokenId), now);
+  const token = assertTokenUsable(await ctx.stores.tokens.findById(session.tokenId), now);
 
   const agentId = crypto.randomUUID();
   const { agentDid, serverKey } = await proveControl(ctx, session, input, agentId);
@@ -377,8 +367,8 @@ export async function completeOnboarding(ctx: IssuerContext, input: CompleteInpu
       validitySeconds: token.credentialTtlSeconds,
     },
     {
-      before: () => claimOnce(ctx, session, token, agentDid),
-      after: (p) => recordEnrollment(ctx, { session, token, agentId, agentDid }, p.credential.id, serverKey),
+      before: (_p, tx) => claimOnce(ctx, tx, { session, token, agentDid }),
+      after: (p, tx) => recordEnrollment(ctx, tx, { session, token, agentId, agentDid }, p.credential.id, serverKey),
     },
   );
   return {

@@ -94,7 +94,7 @@ export async function introspectSessionToken(
 ): Promise<IntrospectionResponse> {
   const claims =
     (await sessions.verify(token)) ?? (await verifyAccessToken(sessions, oauthEndpoints(ctx.config).issuer, token));
-  const session = claims === undefined ? undefined : ctx.stores.sessions.get(claims.jti as string, ctx.now());
+  const session = claims === undefined ? undefined : await ctx.stores.sessions.get(claims.jti as string, ctx.now());
   if (claims === undefined || session === undefined || session.agentDid !== claims.sub) return { active: false };
   return (await noneInvalidated(ctx, session.statusEntries)) ? activeResponse(claims) : { active: false };
 }

@@ -60,10 +60,10 @@ function keysOf(document: DidDocument | undefined): IssuerKey[] {
 }
 
 /** `#key-<n>` with n one above every number given so far (recorded, and in the document): a method id never names two keys. */
-function nextKeyId(deps: IssuerIdentityDeps, did: string, keys: readonly IssuerKey[]): string {
+async function nextKeyId(deps: IssuerIdentityDeps, did: string, keys: readonly IssuerKey[]): Promise<string> {
   const used = keys.map((k) => Number(/#key-(\d+)$/.exec(k.id)?.[1] ?? 0));
-  const next = Math.max(0, Number(deps.stores.settings.get(LAST_KEY_NUMBER_SETTING) ?? 0), ...used) + 1;
-  deps.stores.settings.set(LAST_KEY_NUMBER_SETTING, String(next));
+  const next = Math.max(0, Number((await deps.stores.settings.get(LAST_KEY_NUMBER_SETTING)) ?? 0), ...used) + 1;
+  await deps.stores.settings.set(LAST_KEY_NUMBER_SETTING, String(next));
   return `${did}#key-${next}`;
 }
 
@@ -87,21 +87,21 @@ function issuerWebDocument(did: string, current: IssuerKey, previous: readonly I
   };
 }
 
-function retiredKeys(deps: IssuerIdentityDeps): string[] {
-  const stored = deps.stores.settings.get(RETIRED_KEYS_SETTING);
+async function retiredKeys(deps: IssuerIdentityDeps): Promise<string[]> {
+  const stored = await deps.stores.settings.get(RETIRED_KEYS_SETTING);
   return stored === undefined ? [] : (JSON.parse(stored) as string[]);
 }
 
 /** The keys of the did:web document after this start: which one signs, which ones still verify. */
-function rotate(
+async function rotate(
   deps: IssuerIdentityDeps,
   did: string,
   existing: DidDocument | undefined,
-): { current: IssuerKey; previous: IssuerKey[]; changed: boolean } {
+): Promise<{ current: IssuerKey; previous: IssuerKey[]; changed: boolean }> {
   const keys = keysOf(existing);
   const now = deps.now();
   const multibase = encodePublicKeyMultibase(getPublicKey(deps.config.signingKey));
-  const retired = retiredKeys(deps);
+  const retired = await retiredKeys(deps);
   if (retired.includes(multibase)) {
     throw new ConfigError(
       'CONFIG_INVALID',
@@ -111,14 +111,15 @@ function rotate(
   const live = (k: IssuerKey) => k.expires !== undefined && (parseDateTimeStamp(k.expires) ?? -Infinity) > now;
   const known = keys.find((k) => k.publicKeyMultibase === multibase);
   const changed = known === undefined || known.expires !== undefined; // a new key, or an earlier one back in use
-  const current: IssuerKey = { id: known?.id ?? nextKeyId(deps, did, keys), publicKeyMultibase: multibase };
+  const current: IssuerKey = { id: known?.id ?? (await nextKeyId(deps, did, keys)), publicKeyMultibase: multibase };
   if (deps.config.previousSigningKeys === 'drop') {
     const dropped = keys.map((k) => k.publicKeyMultibase).filter((k) => k !== multibase && !retired.includes(k));
-    if (dropped.length > 0) deps.stores.settings.set(RETIRED_KEYS_SETTING, JSON.stringify([...retired, ...dropped]));
+    if (dropped.length > 0)
+      await deps.stores.settings.set(RETIRED_KEYS_SETTING, JSON.stringify([...retired, ...dropped]));
     return { current, previous: [], changed };
   }
   // The key being replaced verifies what it signed until the last of those credentials expires.
-  const until = deps.stores.credentials.latestValidUntil(did, now);
+  const until = await deps.stores.credentials.latestValidUntil(did, now);
   const previous = keys
     .filter((k) => k.publicKeyMultibase !== multibase)
     .map((k) =>
@@ -130,68 +131,85 @@ function rotate(
   return { current, previous, changed };
 }
 
+/** Stores the issuer's DID document, or rewrites (and audits) it when it changed. */
+async function storeDocument(
+  deps: IssuerIdentityDeps,
+  identity: SigningIdentity,
+  stored: { document: DidDocument } | undefined,
+  next: { document: DidDocument; keyChanged: boolean },
+): Promise<void> {
+  const { did } = identity;
+  const { document, keyChanged } = next;
+  const at = deps.now();
+  if (!stored) {
+    await deps.stores.dids.insert({ did, document, kind: 'issuer', deactivated: false, createdAt: at, updatedAt: at });
+    return;
+  }
+  if (JSON.stringify(stored.document) === JSON.stringify(document)) return;
+  await deps.stores.dids.updateDocument(did, document, at);
+  const previousKeys = keysOf(document).filter((k) => k.expires !== undefined);
+  const data = {
+    did,
+    verificationMethod: identity.verificationMethod,
+    previousKeys: previousKeys.map((k) => ({ id: k.id, expires: k.expires ?? null })),
+  };
+  await deps.audit.record(
+    { event: keyChanged ? 'ISSUER_KEY_CHANGED' : 'ISSUER_DOCUMENT_UPDATED', actor: 'system', data },
+    deps.stores,
+  );
+  if (!keyChanged) return;
+  // Lists signed with the previous key would stop verifying when it expires.
+  await deps.stores.statusLists.clearSigned();
+  const until = previousKeys
+    .map((k) => k.expires)
+    .sort()
+    .at(-1);
+  deps.log.warn(
+    until === undefined
+      ? 'the issuer signing key changed: credentials signed with the previous key no longer verify'
+      : `the issuer signing key changed: credentials signed with the previous key verify until they expire (at the latest ${until})`,
+    { did, verificationMethod: identity.verificationMethod },
+  );
+}
+
+/** Records the issuer's DID; a change of DID has every list signed again under the new one. */
+async function recordIssuerDid(deps: IssuerIdentityDeps, did: string): Promise<void> {
+  const previousDid = await deps.stores.settings.get(ISSUER_DID_SETTING);
+  if (previousDid === did) return;
+  await deps.stores.settings.set(ISSUER_DID_SETTING, did);
+  const data = { did, previousDid: previousDid ?? null };
+  await deps.audit.record({ event: 'ISSUER_DID_SET', actor: 'system', data }, deps.stores);
+  if (previousDid !== undefined) {
+    // A list names its issuer: lists published under the old DID must be signed again.
+    await deps.stores.statusLists.clearSigned();
+    deps.log.warn('the issuer DID changed', { did, previousDid });
+  }
+}
+
 /**
  * The issuer's signing identity, with its DID document stored (or rewritten after a key or
- * domain change, audited): run once at start, before anything is signed.
+ * domain change, audited): run once at start, before anything is signed. One transaction, so
+ * instances starting together on one database agree on it.
  */
-export function ensureIssuerIdentity(deps: IssuerIdentityDeps): SigningIdentity {
+export async function ensureIssuerIdentity(deps: IssuerIdentityDeps): Promise<SigningIdentity> {
   const signer = seedSigner(deps.config.signingKey);
-  return deps.stores.transaction(() => {
-    const at = deps.now();
+  return deps.stores.transaction(async (tx) => {
+    const inTx: IssuerIdentityDeps = { ...deps, stores: tx };
     const keyIdentity = deps.config.didMethod === 'key' ? didKeyIdentity(signer) : undefined;
     const did = keyIdentity?.did ?? `did:web:${deps.config.didDomain ?? ''}`;
-    const stored = deps.stores.dids.get(did);
+    const stored = await tx.dids.get(did);
     let identity: SigningIdentity;
-    let document: DidDocument;
-    let keyChanged = false;
+    let next: { document: DidDocument; keyChanged: boolean };
     if (keyIdentity) {
       identity = keyIdentity;
-      document = didKeyDocument(did);
+      next = { document: didKeyDocument(did), keyChanged: false };
     } else {
-      const { current, previous, changed } = rotate(deps, did, stored?.document);
+      const { current, previous, changed } = await rotate(inTx, did, stored?.document);
       identity = { did, verificationMethod: current.id, signer };
-      document = issuerWebDocument(did, current, previous);
-      keyChanged = stored !== undefined && changed;
+      next = { document: issuerWebDocument(did, current, previous), keyChanged: stored !== undefined && changed };
     }
-    if (!stored) {
-      deps.stores.dids.insert({ did, document, kind: 'issuer', deactivated: false, createdAt: at, updatedAt: at });
-    } else if (JSON.stringify(stored.document) !== JSON.stringify(document)) {
-      deps.stores.dids.updateDocument(did, document, at);
-      const previousKeys = keysOf(document).filter((k) => k.expires !== undefined);
-      deps.audit.record({
-        event: keyChanged ? 'ISSUER_KEY_CHANGED' : 'ISSUER_DOCUMENT_UPDATED',
-        actor: 'system',
-        data: {
-          did,
-          verificationMethod: identity.verificationMethod,
-          previousKeys: previousKeys.map((k) => ({ id: k.id, expires: k.expires ?? null })),
-        },
-      });
-      if (keyChanged) {
-        // Lists signed with the previous key would stop verifying when it expires.
-        deps.stores.statusLists.clearSigned();
-        const until = previousKeys
-          .map((k) => k.expires)
-          .sort()
-          .at(-1);
-        deps.log.warn(
-          until === undefined
-            ? 'the issuer signing key changed: credentials signed with the previous key no longer verify'
-            : `the issuer signing key changed: credentials signed with the previous key verify until they expire (at the latest ${until})`,
-          { did, verificationMethod: identity.verificationMethod },
-        );
-      }
-    }
-    const previousDid = deps.stores.settings.get(ISSUER_DID_SETTING);
-    if (previousDid !== did) {
-      deps.stores.settings.set(ISSUER_DID_SETTING, did);
-      deps.audit.record({ event: 'ISSUER_DID_SET', actor: 'system', data: { did, previousDid: previousDid ?? null } });
-      if (previousDid !== undefined) {
-        // A list names its issuer: lists published under the old DID must be signed again.
-        deps.stores.statusLists.clearSigned();
-        deps.log.warn('the issuer DID changed', { did, previousDid });
-      }
-    }
+    await storeDocument(inTx, identity, stored, next);
+    await recordIssuerDid(inTx, did);
     return identity;
   });
 }

@@ -61,7 +61,7 @@ export function createIssuerResolver(options: IssuerResolverOptions): IssuerReso
     const did = didOf(didUrl);
     if (did === undefined)
       return resolutionError('invalidDid', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
-    const hosted = options.dids.get(did);
+    const hosted = await options.dids.get(did);
     if (hosted) return hostedResolution(hosted);
     // A did:web under our own domain that we do not host does not exist: never ask ourselves over HTTP.
     if (isOwnWeb(did)) return resolutionError('notFound', `${did} is not hosted by this issuer`);
@@ -71,9 +71,10 @@ export function createIssuerResolver(options: IssuerResolverOptions): IssuerReso
     invalidate: (did) => remote.invalidate(did),
     resolve,
     // Hosted documents are read live anyway; other DIDs may be resolved past the cache (a rotated key).
-    refresh(didUrl) {
+    async refresh(didUrl) {
       const did = didOf(didUrl);
-      return did !== undefined && !options.dids.get(did) && !isOwnWeb(did) ? remote.refresh(didUrl) : resolve(didUrl);
+      const remoteDid = did !== undefined && !isOwnWeb(did) && !(await options.dids.get(did));
+      return remoteDid ? remote.refresh(didUrl) : resolve(didUrl);
     },
   };
 }

@@ -133,7 +133,9 @@ async function createKey(options: SessionTokenOptions): Promise<string> {
 
 async function loadKey(options: SessionTokenOptions): Promise<LoadedKey> {
   // Two first requests may race to create the key: the store keeps the first, both use it.
-  const stored = parseStored(options.store.load() ?? options.store.saveIfAbsent(await createKey(options)));
+  const stored = parseStored(
+    (await options.store.load()) ?? (await options.store.saveIfAbsent(await createKey(options))),
+  );
   let seed: Uint8Array;
   try {
     seed = await decrypt(options.keyEncryptionKey, stored.envelope, KEY_AAD);

@@ -31,6 +31,7 @@ import { fetchPolicy } from '../config.ts';
 import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
 import type { StatusListRecord, StatusMessageRecord } from '../storage/status-lists-store.ts';
+import type { IssuerStores } from '../storage/stores.ts';
 
 /** Purposes every issued AgentCredential carries an entry for (docs/protocol.md §Agent credential). */
 export const ISSUED_PURPOSES = ['revocation', 'suspension'] as const;
@@ -82,10 +83,14 @@ function checkSizeAndMessages(input: CreateListInput): void {
   }
 }
 
-/** Creates an empty list (131,072 entries, the §6.1 herd-privacy minimum); must run in a transaction. */
-export function createStatusListRecord(ctx: IssuerContext, input: CreateListInput): StatusListRecord {
+/** Creates an empty list (131,072 entries, the §6.1 herd-privacy minimum) in the transaction `tx`. */
+export async function createStatusListRecord(
+  ctx: IssuerContext,
+  tx: IssuerStores,
+  input: CreateListInput,
+): Promise<StatusListRecord> {
   checkSizeAndMessages(input);
-  const existing = ctx.stores.statusLists.list();
+  const existing = await tx.statusLists.list();
   let id = input.id;
   if (id === undefined) {
     let n = existing.filter((l) => l.purpose === input.purpose).length + 1;
@@ -96,7 +101,7 @@ export function createStatusListRecord(ctx: IssuerContext, input: CreateListInpu
   }
   const list = createStatusList({ statusSize: input.statusSize ?? 1 });
   const at = ctx.now();
-  ctx.stores.statusLists.insert({
+  await tx.statusLists.insert({
     id,
     purpose: input.purpose,
     length: list.length,
@@ -107,18 +112,21 @@ export function createStatusListRecord(ctx: IssuerContext, input: CreateListInpu
     allocated: new Uint8Array(Math.ceil(list.length / 8)),
     createdAt: at,
   });
-  if (input.makeDefault ?? true) ctx.stores.settings.set(DEFAULT_LIST_SETTING(input.purpose), id);
-  return ctx.stores.statusLists.get(id) as StatusListRecord;
+  if (input.makeDefault ?? true) await tx.settings.set(DEFAULT_LIST_SETTING(input.purpose), id);
+  return (await tx.statusLists.get(id)) as StatusListRecord;
 }
 
 /** First start: one revocation and one suspension list. */
-export function ensureDefaultStatusLists(ctx: IssuerContext): void {
-  ctx.stores.transaction(() => {
+export async function ensureDefaultStatusLists(ctx: IssuerContext): Promise<void> {
+  await ctx.stores.transaction(async (tx) => {
     for (const purpose of ISSUED_PURPOSES) {
-      const id = ctx.stores.settings.get(DEFAULT_LIST_SETTING(purpose));
-      if (id === undefined || !ctx.stores.statusLists.get(id)) {
-        const list = createStatusListRecord(ctx, { purpose });
-        ctx.audit.record({ event: 'STATUS_LIST_CREATED', actor: 'system', data: { listId: list.id, purpose } });
+      const id = await tx.settings.get(DEFAULT_LIST_SETTING(purpose));
+      if (id === undefined || !(await tx.statusLists.get(id))) {
+        const list = await createStatusListRecord(ctx, tx, { purpose });
+        await ctx.audit.record(
+          { event: 'STATUS_LIST_CREATED', actor: 'system', data: { listId: list.id, purpose } },
+          tx,
+        );
       }
     }
   });
@@ -152,11 +160,11 @@ export function statusEntryFor(
  * suspension lists are opened on first need, any other purpose needs a list created first
  * (STATUS_LIST_UNAVAILABLE).
  */
-export function reserveIndex(ctx: IssuerContext, purpose: string): IndexReservation {
-  return ctx.stores.transaction(() => {
+export function reserveIndex(ctx: IssuerContext, purpose: string): Promise<IndexReservation> {
+  return ctx.stores.transaction(async (tx) => {
     for (let attempt = 0; attempt < 2; attempt++) {
-      const listId = ctx.stores.settings.get(DEFAULT_LIST_SETTING(purpose));
-      const list = listId === undefined ? undefined : ctx.stores.statusLists.get(listId);
+      const listId = await tx.settings.get(DEFAULT_LIST_SETTING(purpose));
+      const list = listId === undefined ? undefined : await tx.statusLists.get(listId);
       if (list) {
         try {
           const index = allocateIndex(list.length, list.allocated);
@@ -171,29 +179,38 @@ export function reserveIndex(ctx: IssuerContext, purpose: string): IndexReservat
         );
       }
       // Full (or missing): open the next list for this purpose, like the last one, and allocate there.
-      const next = createStatusListRecord(ctx, {
+      const next = await createStatusListRecord(ctx, tx, {
         purpose,
         statusSize: list?.statusSize ?? 1,
         statusMessages: list?.statusMessages ?? null,
       });
-      ctx.audit.record({ event: 'STATUS_LIST_CREATED', actor: 'system', data: { listId: next.id, purpose } });
+      await ctx.audit.record({ event: 'STATUS_LIST_CREATED', actor: 'system', data: { listId: next.id, purpose } }, tx);
     }
     throw new Error(`could not open a status list for ${purpose}`);
   });
 }
 
-/** Records a reservation; run inside the issuing transaction. Throws IndexTaken when the index went meanwhile. */
-export function commitReservation(ctx: IssuerContext, reservation: IndexReservation): void {
-  if (!ctx.stores.statusLists.allocate(reservation.listId, reservation.index, ctx.now()))
+/** Records a reservation in the issuing transaction `tx`. Throws IndexTaken when the index went meanwhile. */
+export async function commitReservation(
+  ctx: IssuerContext,
+  tx: IssuerStores,
+  reservation: IndexReservation,
+): Promise<void> {
+  if (!(await tx.statusLists.allocate(reservation.listId, reservation.index, ctx.now())))
     throw new IndexTaken(reservation.listId);
 }
 
 /**
  * Sets entry `index` of `listId` to `value` (1 = revoked / suspended, 0 = clear; up to
- * 2^statusSize − 1 on a larger list); run inside a transaction. False when it already had it.
+ * 2^statusSize − 1 on a larger list) in the transaction `tx`. False when it already had it.
  */
-export function setListStatus(ctx: IssuerContext, listId: string, index: number, value: number): boolean {
-  const list = ctx.stores.statusLists.get(listId);
+export async function setListStatus(
+  ctx: IssuerContext,
+  tx: IssuerStores,
+  target: { listId: string; index: number; value: number },
+): Promise<boolean> {
+  const { listId, index, value } = target;
+  const list = await tx.statusLists.get(listId);
   if (!list) throw apiError('STATUS_LIST_NOT_FOUND', `status list ${listId} does not exist`);
   if (!Number.isSafeInteger(value) || value < 0 || value >= 2 ** list.statusSize) {
     throw apiError(
@@ -204,7 +221,7 @@ export function setListStatus(ctx: IssuerContext, listId: string, index: number,
   const bits = { bytes: list.bitstring, statusSize: list.statusSize, length: list.length };
   if (getStatus(bits, index) === value) return false;
   setStatus(bits, index, value);
-  ctx.stores.statusLists.saveBitstring(list.id, bits.bytes, ctx.now());
+  await tx.statusLists.saveBitstring(list.id, bits.bytes, ctx.now());
   return true;
 }
 
@@ -221,7 +238,7 @@ const signing = new WeakMap<IssuerContext, Map<string, Promise<PublishedList>>>(
  * now (concurrent requests for one version share one signature). STATUS_LIST_NOT_FOUND when absent.
  */
 export async function publishedStatusList(ctx: IssuerContext, listId: string): Promise<PublishedList> {
-  const list = ctx.stores.statusLists.get(listId);
+  const list = await ctx.stores.statusLists.get(listId);
   if (!list) throw apiError('STATUS_LIST_NOT_FOUND', `status list ${listId} does not exist`);
   const ttlMs = ctx.config.statusListTtlMs;
   if (list.signedVersion === list.version && list.signedJson !== null && list.etag !== null)
@@ -258,7 +275,7 @@ async function signList(ctx: IssuerContext, list: StatusListRecord): Promise<Pub
   });
   const json = JSON.stringify(signed);
   const etag = `"${list.id}-${list.version}-${bytesToHex(sha256Utf8(json)).slice(0, 16)}"`;
-  ctx.stores.statusLists.saveSigned(list.id, list.version, json, etag);
+  await ctx.stores.statusLists.saveSigned(list.id, list.version, json, etag);
   return { json, etag, ttlMs: ctx.config.statusListTtlMs };
 }
 
@@ -294,7 +311,7 @@ export function createIssuerStatusClient(ctx: IssuerContext): StatusListClient {
           : undefined;
       if (typeof url !== 'string' || !url.startsWith(prefix)) return remote.check(entry, credentialIssuer, at);
       const listId = decodeURIComponent(url.slice(prefix.length));
-      const version = ctx.stores.statusLists.version(listId) ?? -1;
+      const version = (await ctx.stores.statusLists.version(listId)) ?? -1;
       let cached = local.get(listId);
       if (!cached || cached.version !== version) {
         // The fetch never leaves the process, so the network policy may allow any host here.

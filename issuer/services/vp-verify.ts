@@ -19,7 +19,7 @@
 import type { JsonObject } from '../../wallet/crypto/json-value.ts';
 import { createVerifiedCredentialCache, type VerifiedCredentialCache } from '../../wallet/vc/credential-cache.ts';
 import { verifyPresentation, type VerifyPresentationOptions } from '../../wallet/vc/verify.ts';
-import { clipText } from '../audit.ts';
+import { clipText, type AuditRecord } from '../audit.ts';
 import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
 import { presentationStatusEntries } from './introspection.ts';
@@ -83,14 +83,19 @@ export interface VpVerifier {
 }
 
 /** The audit record of a verdict: VP_VERIFIED or VP_REJECTED, with its target and scopes or failed check. */
-function recordVerdict(ctx: IssuerContext, verdict: VpVerdict, target: string | undefined, actor: string): void {
+function recordVerdict(
+  ctx: IssuerContext,
+  verdict: VpVerdict,
+  target: string | undefined,
+  actor: string,
+): Promise<AuditRecord> {
   const data: JsonObject = {
     target: target === undefined ? null : clipText(target, 256),
     ...(verdict.valid
       ? { effectiveScopes: verdict.effectiveScopes, session: verdict.sessionToken !== undefined }
       : { failedCheck: verdict.failedCheck }),
   };
-  ctx.audit.record({
+  return ctx.audit.record({
     event: verdict.valid ? 'VP_VERIFIED' : 'VP_REJECTED',
     actor,
     reason: verdict.valid ? 'VALID' : verdict.reason,
@@ -120,7 +125,7 @@ async function mintSession(
     vpId: result.vpId,
     chain: result.chain,
   });
-  ctx.stores.sessions.record(
+  await ctx.stores.sessions.record(
     {
       jti: session.jti,
       agentDid: result.agentDid,
@@ -133,7 +138,7 @@ async function mintSession(
 }
 
 export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssuer): VpVerifier {
-  const record = (verdict: VpVerdict, target: string | undefined, actor: string): void =>
+  const record = (verdict: VpVerdict, target: string | undefined, actor: string): Promise<AuditRecord> =>
     recordVerdict(ctx, verdict, target, actor);
   // A credential presented again (same bytes) skips its signature check for 5 minutes
   // (docs/protocol.md §Caches); validity, chain, DIDs and status are still checked every time.
@@ -150,7 +155,7 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
           failedCheck: 'presentation',
           ...(vpId ? { vpId } : {}),
         };
-        record(denied, undefined, actor);
+        await record(denied, undefined, actor);
         throw apiError('MALFORMED', denied.message, { audit: false });
       }
       const result = await verifyPresentation(input.presentation, {
@@ -167,7 +172,7 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
           failedCheck: result.failedCheck,
           ...(vpId ? { vpId } : {}),
         };
-        record(denied, target, actor);
+        await record(denied, target, actor);
         // Unreadable input is a bad request, not a decision about an agent (the refusal is already audited).
         if (result.reason === 'MALFORMED')
           throw apiError('MALFORMED', result.message, { audit: false, details: { failedCheck: result.failedCheck } });
@@ -186,7 +191,7 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
         accepted.sessionToken = session.token;
         accepted.sessionExpiresAt = session.expiresAt.toISOString();
       }
-      record(accepted, target, actor);
+      await record(accepted, target, actor);
       return accepted;
     },
   };

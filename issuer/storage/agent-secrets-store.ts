@@ -2,7 +2,7 @@
  * Server-custody agents' client secrets (table `agent_client_secrets`): one per agent, kept as
  * the SHA-256 of the secret (docs/api.md §Agent client secrets).
  */
-import type { IssuerDb } from './db.ts';
+import type { IssuerDb, Sync } from './db.ts';
 
 export interface AgentSecretRecord {
   agentDid: string;
@@ -16,10 +16,10 @@ export interface AgentSecretStore {
    * Stores the agent's secret hash, replacing the one it had (rotation) atomically: from the
    * moment this returns only `secretHash` is accepted. Returns whether a secret was replaced.
    */
-  put(record: AgentSecretRecord): { replaced: boolean };
-  get(agentDid: string): AgentSecretRecord | undefined;
+  put(record: AgentSecretRecord): Promise<{ replaced: boolean }>;
+  get(agentDid: string): Promise<AgentSecretRecord | undefined>;
   /** Removes the agent's secret; false when it had none. */
-  remove(agentDid: string): boolean;
+  remove(agentDid: string): Promise<boolean>;
 }
 
 interface Row {
@@ -28,7 +28,7 @@ interface Row {
   created_at: number;
 }
 
-export function createSqliteAgentSecretStore(db: IssuerDb): AgentSecretStore {
+export function createSqliteAgentSecretStore(db: IssuerDb): Sync<AgentSecretStore> {
   const select = db.sqlite.prepare<[string], Row>('SELECT * FROM agent_client_secrets WHERE agent_did = ?');
   const upsert = db.sqlite.prepare(
     `INSERT INTO agent_client_secrets (agent_did, secret_hash, created_at) VALUES (?, ?, ?)

@@ -8,7 +8,7 @@ import {
   type CredentialRecord,
   type CredentialRow,
 } from './credentials-store.ts';
-import type { IssuerDb } from './db.ts';
+import type { IssuerDb, Sync } from './db.ts';
 
 export type Custody = 'server' | 'self';
 
@@ -47,18 +47,18 @@ export interface AgentWithState {
 
 export interface AgentStore {
   /** Throws when an agent with this DID or id exists (both are unique). */
-  insert(agent: AgentRecord): void;
-  get(did: string): AgentRecord | undefined;
+  insert(agent: AgentRecord): Promise<void>;
+  get(did: string): Promise<AgentRecord | undefined>;
   /** Oldest first, after `cursor` (a DID's creation order); undefined when no agent has that DID. */
-  list(page: { cursor?: string; limit: number }): AgentRecord[] | undefined;
+  list(page: { cursor?: string; limit: number }): Promise<AgentRecord[] | undefined>;
   /** `list`, each agent with its hosted DID's state and current credential, in one read (no query per agent). */
-  listWithState(page: { cursor?: string; limit: number }): AgentWithState[] | undefined;
+  listWithState(page: { cursor?: string; limit: number }): Promise<AgentWithState[] | undefined>;
   /** Makes `credentialId` the agent's current credential, and its terms the agent's authority (run in the issuing transaction). */
-  setCurrentCredential(did: string, credentialId: string, terms: AgentTerms): void;
-  insertKey(key: ServerKeyRecord): void;
-  getKey(did: string): ServerKeyRecord | undefined;
+  setCurrentCredential(did: string, credentialId: string, terms: AgentTerms): Promise<void>;
+  insertKey(key: ServerKeyRecord): Promise<void>;
+  getKey(did: string): Promise<ServerKeyRecord | undefined>;
   /** One server-held key, if any (the start-up check of the key-encryption key). */
-  anyKey(): ServerKeyRecord | undefined;
+  anyKey(): Promise<ServerKeyRecord | undefined>;
 }
 
 interface AgentRow {
@@ -126,7 +126,7 @@ function toAgentWithState(row: JoinedRow): AgentWithState {
   };
 }
 
-export function createSqliteAgentStore(db: IssuerDb): AgentStore {
+export function createSqliteAgentStore(db: IssuerDb): Sync<AgentStore> {
   const s = db.sqlite;
   const insert =
     s.prepare(`INSERT INTO agents (did, id, custody, token_id, privilege_scopes, delegation_depth, domains, current_credential_id, created_at)

@@ -3,7 +3,7 @@
  * here or anywhere else in the issuer; the hash chain (issuer/audit.ts) makes any change made
  * behind the issuer's back detectable.
  */
-import type { IssuerDb } from './db.ts';
+import type { IssuerDb, Sync } from './db.ts';
 import { REPORTED_SQL } from './schema.ts';
 
 export interface AuditRow {
@@ -41,14 +41,14 @@ export interface AuditFilter {
 
 export interface AuditStore {
   /** The last record's seq and hash (undefined for an empty log). */
-  last(): { seq: number; hash: string } | undefined;
+  last(): Promise<{ seq: number; hash: string } | undefined>;
   /**
    * Chain append: throws when `row.seq` (or `row.id`) is taken, so two writers that read the same
    * `last()` cannot both extend the chain; run `last` and `append` in one transaction.
    */
-  append(row: AuditRow): void;
+  append(row: AuditRow): Promise<void>;
   /** In seq order, ascending unless `filter.order` is 'desc'. */
-  list(filter: AuditFilter): AuditRow[];
+  list(filter: AuditFilter): Promise<AuditRow[]>;
 }
 
 interface Row {
@@ -81,7 +81,7 @@ function toAuditRow(row: Row): AuditRow {
   };
 }
 
-export function createSqliteAuditStore(db: IssuerDb): AuditStore {
+export function createSqliteAuditStore(db: IssuerDb): Sync<AuditStore> {
   const s = db.sqlite;
   const last = s.prepare<[], { seq: number; hash: string }>('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1');
   const append =

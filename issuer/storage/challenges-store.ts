@@ -10,7 +10,7 @@
  * backlog, so the table holds the live challenges, the last hour's expired ones and the
  * answered ones, whose evidence is kept.
  */
-import type { IssuerDb } from './db.ts';
+import type { IssuerDb, Sync } from './db.ts';
 
 export interface UserChallengeRecord {
   id: string;
@@ -38,15 +38,15 @@ export interface ChallengeStore {
    * Stores a new challenge and deletes a few long-expired unanswered ones (by `createdAt`), in
    * one transaction. The challenge text is unique: a second insert of the same text throws.
    */
-  insert(record: Omit<UserChallengeRecord, 'usedAt' | 'verified'>): void;
-  get(id: string): UserChallengeRecord | undefined;
+  insert(record: Omit<UserChallengeRecord, 'usedAt' | 'verified'>): Promise<void>;
+  get(id: string): Promise<UserChallengeRecord | undefined>;
   /**
    * Single use: marks the challenge used with its outcome in one atomic conditional write; true
    * for exactly one of any number of concurrent callers, false when it was already used, is
    * unknown, or is expired at `at` (checked again here: the answer's DID may have taken seconds
    * to resolve).
    */
-  consume(id: string, at: number, outcome: ChallengeOutcome): boolean;
+  consume(id: string, at: number, outcome: ChallengeOutcome): Promise<boolean>;
 }
 
 interface Row {
@@ -59,7 +59,7 @@ interface Row {
   verified: number | null;
 }
 
-export function createSqliteChallengeStore(db: IssuerDb): ChallengeStore {
+export function createSqliteChallengeStore(db: IssuerDb): Sync<ChallengeStore> {
   const insert = db.sqlite.prepare(
     'INSERT INTO user_challenges (id, user_did, challenge, created_at, expires_at) VALUES (@id, @userDid, @challenge, @createdAt, @expiresAt)',
   );

@@ -3,7 +3,7 @@
  * delegators), with their lifecycle: status list positions, revocation, suspension, and
  * supersession by a renewal or a replacement.
  */
-import type { IssuerDb } from './db.ts';
+import type { IssuerDb, Sync } from './db.ts';
 
 export interface StatusPosition {
   listId: string;
@@ -39,33 +39,33 @@ export type NewCredential = Omit<
 
 export interface CredentialStore {
   /** Throws when the id is taken; run in the issuing transaction with the status allocations and the audit record. */
-  insert(record: NewCredential): void;
-  get(id: string): CredentialRecord | undefined;
+  insert(record: NewCredential): Promise<void>;
+  get(id: string): Promise<CredentialRecord | undefined>;
   /** Newest first. */
-  listBySubject(subjectDid: string, limit: number): CredentialRecord[];
+  listBySubject(subjectDid: string, limit: number): Promise<CredentialRecord[]>;
   /** The credentials `issuerDid` signed (delegations by an agent held here), newest first, in one read. */
-  listByIssuer(issuerDid: string, limit: number): CredentialRecord[];
+  listByIssuer(issuerDid: string, limit: number): Promise<CredentialRecord[]>;
   /**
    * Conditional: true for exactly one caller, when the credential was not superseded before;
    * `renewed` when `by` is its renewal.
    */
-  markSuperseded(id: string, by: string, renewed: boolean): boolean;
+  markSuperseded(id: string, by: string, renewed: boolean): Promise<boolean>;
   /** The credentials `id` superseded, directly or through earlier supersessions. */
-  predecessorsOf(id: string): CredentialRecord[];
+  predecessorsOf(id: string): Promise<CredentialRecord[]>;
   /** Conditional: true for exactly one caller, when the credential was not revoked before. */
-  markRevoked(id: string, at: number): boolean;
+  markRevoked(id: string, at: number): Promise<boolean>;
   /** Conditional: suspends at `at` because of `with` (itself or a successor); true for exactly one caller, when it was not suspended. */
-  suspend(id: string, at: number, withId: string): boolean;
+  suspend(id: string, at: number, withId: string): Promise<boolean>;
   /** Conditional: lifts the suspension; true for exactly one caller, when it was suspended. */
-  reinstate(id: string): boolean;
+  reinstate(id: string): Promise<boolean>;
   /** The latest `validUntil` among `issuerDid`'s unrevoked credentials still valid after `now`. */
-  latestValidUntil(issuerDid: string, now: number): number | undefined;
+  latestValidUntil(issuerDid: string, now: number): Promise<number | undefined>;
   /**
    * Revoked credentials that left authority working at `now`: one it superseded is unrevoked and
    * unexpired, or it is an agent's current credential and another AgentCredential of that agent
    * is. Revocations made by this code never do; ones an older issuer made may.
    */
-  partialRevocations(now: number): CredentialRecord[];
+  partialRevocations(now: number): Promise<CredentialRecord[]>;
 }
 
 /** Every column of `credentials`, in the order CredentialRow declares them (for joins that alias them). */
@@ -137,7 +137,7 @@ export function toCredentialRecord(row: CredentialRow | undefined): CredentialRe
   };
 }
 
-export function createSqliteCredentialStore(db: IssuerDb): CredentialStore {
+export function createSqliteCredentialStore(db: IssuerDb): Sync<CredentialStore> {
   const s = db.sqlite;
   const insert = s.prepare(`INSERT INTO credentials
     (id, type, subject_did, issuer_did, json, parent_id, revocation_list, revocation_index, suspension_list, suspension_index, valid_from, valid_until, issued_at)

@@ -21,6 +21,14 @@ import { DATA_VERSION, upgradeData } from './upgrade.ts';
 
 export type SqliteDatabase = Database.Database;
 
+/**
+ * The synchronous form of a store interface (stores.ts): what a better-sqlite3 implementation
+ * returns, before createSqliteStores turns it into the async seam.
+ */
+export type Sync<S> = {
+  [K in keyof S]: S[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : S[K];
+};
+
 export interface IssuerDb {
   readonly sqlite: SqliteDatabase;
   /**

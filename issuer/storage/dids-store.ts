@@ -4,7 +4,7 @@
  * new service is seen by the next verification.
  */
 import type { DidDocument } from '../../wallet/did/types.ts';
-import type { IssuerDb } from './db.ts';
+import type { IssuerDb, Sync } from './db.ts';
 
 /** Who the DID belongs to: the issuer itself, an enrolled agent, or a DID managed through /v1/dids. */
 export type HostedDidKind = 'issuer' | 'agent' | 'managed' | 'registered';
@@ -19,15 +19,15 @@ export interface HostedDidRecord {
 }
 
 export interface DidStore {
-  get(did: string): HostedDidRecord | undefined;
+  get(did: string): Promise<HostedDidRecord | undefined>;
   /** Throws when the DID is hosted already (the DID is unique). */
-  insert(record: HostedDidRecord): void;
+  insert(record: HostedDidRecord): Promise<void>;
   /** Replaces the document (and clears nothing else); false when the DID is not hosted. */
-  updateDocument(did: string, document: DidDocument, at: number): boolean;
+  updateDocument(did: string, document: DidDocument, at: number): Promise<boolean>;
   /** Conditional: marks the DID deactivated (DID Core §7.1.3) for exactly one caller; false when absent or already deactivated. */
-  deactivate(did: string, at: number): boolean;
+  deactivate(did: string, at: number): Promise<boolean>;
   /** Oldest first, after `cursor` (a DID); undefined when no DID here is that one. */
-  list(page: { kind?: HostedDidKind; cursor?: string; limit: number }): HostedDidRecord[] | undefined;
+  list(page: { kind?: HostedDidKind; cursor?: string; limit: number }): Promise<HostedDidRecord[] | undefined>;
 }
 
 interface DidRow {
@@ -51,7 +51,7 @@ function toRecord(row: DidRow | undefined): HostedDidRecord | undefined {
   };
 }
 
-export function createSqliteDidStore(db: IssuerDb): DidStore {
+export function createSqliteDidStore(db: IssuerDb): Sync<DidStore> {
   const s = db.sqlite;
   const get = s.prepare<[string], DidRow>('SELECT * FROM hosted_dids WHERE did = ?');
   const insert = s.prepare(`INSERT INTO hosted_dids (did, document, kind, deactivated, created_at, updated_at)

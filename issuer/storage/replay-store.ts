@@ -5,7 +5,7 @@
  * verifier checks replay last), and expired rows are deleted a few at a time as new ones arrive.
  */
 import type { ReplayCache } from '../../wallet/vc/replay-cache.ts';
-import type { IssuerDb } from './db.ts';
+import type { IssuerDb, Sync } from './db.ts';
 
 /** Expired rows deleted per new row: more than are added, so the table shrinks back to the live ones. */
 const PRUNED_PER_INSERT = 8;
@@ -16,10 +16,10 @@ export interface ReplayStore {
    * recorded and unexpired at `now` (then false). Of concurrent calls with one key, exactly one
    * returns true. A key already expired at `now` is refused and not recorded.
    */
-  remember(key: string, expiresAt: number, now: number): boolean;
+  remember(key: string, expiresAt: number, now: number): Promise<boolean>;
 }
 
-export function createSqliteReplayStore(db: IssuerDb): ReplayStore {
+export function createSqliteReplayStore(db: IssuerDb): Sync<ReplayStore> {
   // A key already recorded is recorded afresh only once its expiry has passed.
   const record = db.sqlite.prepare(
     'INSERT INTO replay_keys (key, expires_at) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET expires_at = excluded.expires_at WHERE replay_keys.expires_at <= ?',
@@ -44,6 +44,8 @@ export function replayCacheOver(store: ReplayStore, now: () => number): ReplayCa
   return { remember: (key, expiresAt) => store.remember(key, expiresAt, now()) };
 }
 
+/** The replay cache over one SQLite file by itself (without the rest of the stores). */
 export function createSqliteReplayCache(db: IssuerDb, now: () => number): ReplayCache {
-  return replayCacheOver(createSqliteReplayStore(db), now);
+  const store = createSqliteReplayStore(db);
+  return { remember: (key, expiresAt) => store.remember(key, expiresAt, now()) };
 }

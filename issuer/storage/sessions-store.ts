@@ -5,7 +5,7 @@
  * entries, so a revocation makes the token inactive before it expires.
  */
 import type { BitstringStatusListEntry } from '../../wallet/status/credential.ts';
-import type { IssuerDb } from './db.ts';
+import type { IssuerDb, Sync } from './db.ts';
 
 /** A credential's status entry (as the credential carries it) and the issuer whose list it points into. */
 export interface SessionStatusEntry {
@@ -22,9 +22,9 @@ export interface SessionRecord {
 
 export interface SessionStore {
   /** Records a minted token (its jti is fresh: a UUID); deletes a few expired rows first. */
-  record(session: SessionRecord, now: number): void;
+  record(session: SessionRecord, now: number): Promise<void>;
   /** The token's record while it has not expired. */
-  get(jti: string, now: number): SessionRecord | undefined;
+  get(jti: string, now: number): Promise<SessionRecord | undefined>;
 }
 
 interface SessionRow {
@@ -37,7 +37,7 @@ interface SessionRow {
 /** Expired rows deleted per new row: more than are added, so the table shrinks back to the live ones. */
 const PRUNED_PER_INSERT = 8;
 
-export function createSqliteSessionStore(db: IssuerDb): SessionStore {
+export function createSqliteSessionStore(db: IssuerDb): Sync<SessionStore> {
   const insert = db.sqlite.prepare(
     'INSERT INTO sessions (jti, agent_did, status_entries, expires_at) VALUES (?, ?, ?, ?)',
   );

@@ -3,7 +3,7 @@
  * indexes (so an index is handed out once), a version bumped on every status change, and a
  * cache of the signed list credential for the version it was signed at.
  */
-import type { IssuerDb } from './db.ts';
+import type { IssuerDb, Sync } from './db.ts';
 
 /** One element of statusMessage (Bitstring Status List §2.1): a "0x…" status and its message. */
 export interface StatusMessageRecord {
@@ -37,23 +37,23 @@ export interface StatusListStore {
       StatusListRecord,
       'id' | 'purpose' | 'length' | 'statusSize' | 'statusMessages' | 'bitstring' | 'allocated' | 'createdAt'
     >,
-  ): void;
-  get(id: string): StatusListRecord | undefined;
+  ): Promise<void>;
+  get(id: string): Promise<StatusListRecord | undefined>;
   /** The version only: cheap, for cache validation. */
-  version(id: string): number | undefined;
-  list(): StatusListRecord[];
+  version(id: string): Promise<number | undefined>;
+  list(): Promise<StatusListRecord[]>;
   /**
    * Unique index allocation: marks `index` of list `id` handed out (and counts it) in one atomic
    * read-check-write; true for exactly one of any number of concurrent callers, false when the
    * index was already allocated or the list does not exist.
    */
-  allocate(id: string, index: number, at: number): boolean;
+  allocate(id: string, index: number, at: number): Promise<boolean>;
   /** Writes a changed bitstring and bumps the version (atomically: every change gets its own version). */
-  saveBitstring(id: string, bitstring: Uint8Array, at: number): void;
+  saveBitstring(id: string, bitstring: Uint8Array, at: number): Promise<void>;
   /** Caches the signed credential if `version` is still current; false when a change raced ahead. */
-  saveSigned(id: string, version: number, json: string, etag: string): boolean;
+  saveSigned(id: string, version: number, json: string, etag: string): Promise<boolean>;
   /** Forgets every signed list, so each is signed again (with a new key) when next served. */
-  clearSigned(): void;
+  clearSigned(): Promise<void>;
 }
 
 interface ListRow {
@@ -97,7 +97,7 @@ function toRecord(row: ListRow | undefined): StatusListRecord | undefined {
   };
 }
 
-export function createSqliteStatusListStore(db: IssuerDb): StatusListStore {
+export function createSqliteStatusListStore(db: IssuerDb): Sync<StatusListStore> {
   const s = db.sqlite;
   const insert =
     s.prepare(`INSERT INTO status_lists (id, purpose, length, status_size, status_messages, bitstring, allocated, created_at, updated_at)

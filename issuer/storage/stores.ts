@@ -1,41 +1,41 @@
 /**
  * The storage adapter seam: services and routes see only these interfaces, never SQL. One
  * `IssuerStores` is created at start-up (issuer/context.ts) and passed down; nothing else opens a
- * table. `sqlite` is the one adapter today (SERVICE_STORAGE_ADAPTER); a Postgres adapter
- * implements the same set and must pass test/support/store-contract.ts.
+ * table. Adapters: `sqlite` (the default, sqlite-stores.ts) and `postgres`; each must pass
+ * test/support/store-contract.ts.
  *
- * Synchronous, like better-sqlite3: a service reads, decides and writes inside `transaction`
- * with no await in between, and the guarantees below (single use, unique allocation, a linear
- * audit chain) rest on that. An asynchronous adapter needs every method to return a Promise and
- * `transaction` to take an async function bound to one connection (see that method's comment).
+ * Asynchronous, so that a network database fits: every method returns a promise. A service
+ * that reads, decides and writes does it inside `transaction`, through the stores handed to
+ * its function, and the guarantees below (single use, unique allocation, a linear audit chain)
+ * rest on that — across processes sharing one database, not only within one.
  */
-import { createSqliteAgentSecretStore, type AgentSecretStore } from './agent-secrets-store.ts';
-import { createSqliteAgentStore, type AgentStore } from './agents-store.ts';
-import { createSqliteAuditReceiptsStore, type AuditReceiptsStore } from './audit-receipts-store.ts';
-import { createSqliteAuditStore, type AuditStore } from './audit-store.ts';
-import { createSqliteChallengeStore, type ChallengeStore } from './challenges-store.ts';
-import { createSqliteCredentialStore, type CredentialStore } from './credentials-store.ts';
-import type { IssuerDb } from './db.ts';
-import { createSqliteDidStore, type DidStore } from './dids-store.ts';
-import { createSqliteReplayStore, type ReplayStore } from './replay-store.ts';
-import { createSqliteSessionKeyStore, type SessionKeyStore } from './session-key-store.ts';
-import { createSqliteSessionStore, type SessionStore } from './sessions-store.ts';
-import { createSqliteSettingsStore, type SettingsStore } from './settings-store.ts';
-import { createSqliteStatusListStore, type StatusListStore } from './status-lists-store.ts';
-import { createSqliteTokenStore, type TokenStore } from './tokens-store.ts';
-import { createSqliteVcApiCredentialStore, type VcApiCredentialStore } from './vc-api-credentials-store.ts';
+import type { AgentSecretStore } from './agent-secrets-store.ts';
+import type { AgentStore } from './agents-store.ts';
+import type { AuditReceiptsStore } from './audit-receipts-store.ts';
+import type { AuditStore } from './audit-store.ts';
+import type { ChallengeStore } from './challenges-store.ts';
+import type { CredentialStore } from './credentials-store.ts';
+import type { DidStore } from './dids-store.ts';
+import type { ReplayStore } from './replay-store.ts';
+import type { SessionKeyStore } from './session-key-store.ts';
+import type { SessionStore } from './sessions-store.ts';
+import type { SettingsStore } from './settings-store.ts';
+import type { StatusListStore } from './status-lists-store.ts';
+import type { TokenStore } from './tokens-store.ts';
+import type { VcApiCredentialStore } from './vc-api-credentials-store.ts';
 
 /** Atomic units of work over the stores. */
 export interface Transactional {
   /**
-   * Runs `fn` as one transaction over every store (nested calls join the outer one); a throw
-   * rolls all of it back. Serializable with respect to other writers: a read-check-write in
-   * `fn` (allocating a status-list index, appending to the audit chain) sees no interleaved
-   * write. An async adapter needs `transaction<T>(fn: (tx: IssuerStores) => Promise<T>): Promise<T>`
-   * with the stores of `tx` bound to the transaction's connection (and `SELECT … FOR UPDATE` or
-   * SERIALIZABLE isolation where SQLite relies on its single writer).
+   * Runs `fn` as one transaction over every store and settles with its result; a throw (or a
+   * rejection) rolls all of it back. `fn` must reach the stores through `tx` only — the stores
+   * bound to the transaction's connection; the outer stores wait for the transaction to end
+   * (SQLite) or run on another connection (PostgreSQL). `tx.transaction` nests (a savepoint).
+   * Serializable with respect to other writers where the contract says so: a read-check-write
+   * in `fn` (allocating a status-list index, appending to the audit chain) sees no interleaved
+   * write, from this process or another.
    */
-  transaction<T>(fn: () => T): T;
+  transaction<T>(fn: (tx: IssuerStores) => Promise<T>): Promise<T>;
 }
 
 export interface IssuerStores extends Transactional {
@@ -67,24 +67,4 @@ export interface IssuerStores extends Transactional {
   replay: ReplayStore;
   /** Credentials signed through the VC-API. */
   vcApiCredentials: VcApiCredentialStore;
-}
-
-export function createSqliteStores(db: IssuerDb): IssuerStores {
-  return {
-    transaction: (fn) => db.transaction(fn),
-    tokens: createSqliteTokenStore(db),
-    agents: createSqliteAgentStore(db),
-    agentSecrets: createSqliteAgentSecretStore(db),
-    credentials: createSqliteCredentialStore(db),
-    statusLists: createSqliteStatusListStore(db),
-    dids: createSqliteDidStore(db),
-    audit: createSqliteAuditStore(db),
-    auditReceipts: createSqliteAuditReceiptsStore(db),
-    settings: createSqliteSettingsStore(db),
-    sessionKey: createSqliteSessionKeyStore(db),
-    sessions: createSqliteSessionStore(db),
-    challenges: createSqliteChallengeStore(db),
-    replay: createSqliteReplayStore(db),
-    vcApiCredentials: createSqliteVcApiCredentialStore(db),
-  };
 }

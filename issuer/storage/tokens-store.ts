@@ -2,7 +2,7 @@
  * Enrollment tokens and onboarding sessions. Tokens are stored only as their SHA-256 hash;
  * `claim` is the single-use gate: a conditional UPDATE that succeeds for exactly one caller.
  */
-import type { IssuerDb } from './db.ts';
+import type { IssuerDb, Sync } from './db.ts';
 
 export interface EnrollmentTokenRecord {
   id: string;
@@ -40,20 +40,20 @@ export interface PageOptions {
 
 export interface TokenStore {
   /** Throws when the id or the hash is taken (both unique). */
-  insert(token: NewEnrollmentToken): void;
-  findByHash(tokenHash: string): EnrollmentTokenRecord | undefined;
-  findById(id: string): EnrollmentTokenRecord | undefined;
+  insert(token: NewEnrollmentToken): Promise<void>;
+  findByHash(tokenHash: string): Promise<EnrollmentTokenRecord | undefined>;
+  findById(id: string): Promise<EnrollmentTokenRecord | undefined>;
   /** Marks the token used by `agentDid` if it is unused and unexpired at `now`; true for exactly one caller. */
-  claim(id: string, now: number, agentDid: string): boolean;
+  claim(id: string, now: number, agentDid: string): Promise<boolean>;
   /** Newest first. */
-  list(page: PageOptions): EnrollmentTokenRecord[];
-  insertSession(session: Omit<OnboardingSessionRecord, 'completedAt'>): void;
-  findSession(id: string): OnboardingSessionRecord | undefined;
+  list(page: PageOptions): Promise<EnrollmentTokenRecord[]>;
+  insertSession(session: Omit<OnboardingSessionRecord, 'completedAt'>): Promise<void>;
+  findSession(id: string): Promise<OnboardingSessionRecord | undefined>;
   /**
    * Marks the session completed if it is neither completed nor expired at `now` (checked again
    * here: the answer's DID may have taken seconds to resolve); true for exactly one caller.
    */
-  completeSession(id: string, now: number): boolean;
+  completeSession(id: string, now: number): Promise<boolean>;
 }
 
 interface TokenRow {
@@ -112,7 +112,7 @@ function toSession(row: SessionRow | undefined): OnboardingSessionRecord | undef
   };
 }
 
-export function createSqliteTokenStore(db: IssuerDb): TokenStore {
+export function createSqliteTokenStore(db: IssuerDb): Sync<TokenStore> {
   const s = db.sqlite;
   const insert = s.prepare(`INSERT INTO enrollment_tokens
     (id, token_hash, requested_scopes, max_delegation_depth, requested_domains, credential_ttl_seconds, created_at, expires_at, created_by)

@@ -3,7 +3,7 @@
  * with: the credential's own id, or the request's options.credentialId. Each row keeps where its
  * status entries point on this issuer's lists, so POST /credentials/status can change them.
  */
-import type { IssuerDb } from './db.ts';
+import type { IssuerDb, Sync } from './db.ts';
 
 /** A status entry of a VC-API credential: which purpose, on which of this issuer's lists, at which index. */
 export interface VcApiStatusEntry {
@@ -21,8 +21,8 @@ export interface VcApiCredentialRecord {
 
 export interface VcApiCredentialStore {
   /** Records a credential; false when one with this id was recorded before (ids are unique). */
-  insert(record: VcApiCredentialRecord): boolean;
-  get(id: string): VcApiCredentialRecord | undefined;
+  insert(record: VcApiCredentialRecord): Promise<boolean>;
+  get(id: string): Promise<VcApiCredentialRecord | undefined>;
 }
 
 interface Row {
@@ -32,7 +32,7 @@ interface Row {
   issued_at: number;
 }
 
-export function createSqliteVcApiCredentialStore(db: IssuerDb): VcApiCredentialStore {
+export function createSqliteVcApiCredentialStore(db: IssuerDb): Sync<VcApiCredentialStore> {
   const insert = db.sqlite.prepare(
     'INSERT OR IGNORE INTO vc_api_credentials (id, types, status_entries, issued_at) VALUES (?, ?, ?, ?)',
   );

@@ -648,10 +648,10 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
   it('audit tail asks for the newest records first: one request for a short tail of a long log, filters kept', async () => {
     const { ctx } = issuer.running;
     const event = 'CLI_TAIL_PROBE';
-    ctx.db.sqlite.transaction(() => {
-      for (let i = 0; i < 1234; i++) ctx.audit.record({ event, actor: 'system', reason: `probe-${i}` });
-    })();
-    ctx.audit.record({ event: 'CLI_TAIL_OTHER', actor: 'system' });
+    await ctx.stores.transaction(async (tx) => {
+      for (let i = 0; i < 1234; i++) await ctx.audit.record({ event, actor: 'system', reason: `probe-${i}` }, tx);
+    });
+    await ctx.audit.record({ event: 'CLI_TAIL_OTHER', actor: 'system' });
     // A proxy in front of the issuer counts what the CLI asks for.
     const proxy = await fakeServer(async (req, res) => {
       const upstream = await fetch(issuer.url + (req.url ?? ''), {

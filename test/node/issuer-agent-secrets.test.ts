@@ -130,7 +130,7 @@ describe('agent client secrets', () => {
   it('is stored only as its SHA-256', async () => {
     const { agentDid } = await onboardServerAgent(issuer);
     const secret = await issueSecret(agentDid);
-    const row = issuer.running.ctx.stores.agentSecrets.get(agentDid);
+    const row = await issuer.running.ctx.stores.agentSecrets.get(agentDid);
     expect(row?.secretHash).toMatch(/^[0-9a-f]{64}$/);
     const dump = JSON.stringify(issuer.running.ctx.db.sqlite.prepare('SELECT * FROM agent_client_secrets').all());
     expect(dump).not.toContain(secret);

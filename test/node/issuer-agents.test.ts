@@ -80,7 +80,7 @@ describe('POST /v1/agents/:did/vp', () => {
     const elsewhere = await issuer.call(agentPath(agentDid, '/vp'), { admin: true, body: { targetService: TARGET } });
     const wrongTarget = await verifyAtIssuer(issuer, elsewhere.json, 'other.example.com');
     expect(wrongTarget.json.reason).toBe('TARGET_MISMATCH');
-    expect(issuer.running.ctx.audit.list({ event: 'PRESENTATION_SIGNED', agentDid }).records).toHaveLength(2);
+    expect((await issuer.running.ctx.audit.list({ event: 'PRESENTATION_SIGNED', agentDid })).records).toHaveLength(2);
   });
 
   it('refuses self-custody agents (403 CUSTODY_MISMATCH), unknown agents (404), bad input (400), no key (401)', async () => {
@@ -279,7 +279,7 @@ describe('POST /v1/agents/:did/delegations', () => {
       expect(refused.json.error.code, delegateeDid).toBe('INVALID_DID');
     }
     expect(
-      issuer.running.ctx.audit.list({ event: 'DELEGATION_ISSUED', agentDid: parent.agentDid }).records,
+      (await issuer.running.ctx.audit.list({ event: 'DELEGATION_ISSUED', agentDid: parent.agentDid })).records,
     ).toHaveLength(0);
   });
 
@@ -305,23 +305,24 @@ describe('POST /v1/agents/:did/delegations', () => {
 
   it('signs nothing whose retirement commits while it is being signed: the record is refused and nothing is audited', async () => {
     const { ctx } = issuer.running;
-    const signed = (event: string, did: string) => ctx.audit.list({ event, agentDid: did, limit: 500 }).records.length;
+    const signed = async (event: string, did: string) =>
+      (await ctx.audit.list({ event, agentDid: did, limit: 500 })).records.length;
     // A revoke and a suspend land between the checks before signing and the recording transaction.
     for (const retire of ['revoke', 'suspend'] as const) {
       const parent = await delegator();
-      const vcId = ctx.stores.agents.get(parent.agentDid)?.currentCredentialId as string;
+      const vcId = (await ctx.stores.agents.get(parent.agentDid))?.currentCredentialId as string;
       const pending = delegateFor(
         ctx,
         parent.agentDid,
         { delegateeDid: newIdentity().did, scopes: ['files:read'], lifetimeSeconds: 600 },
         'admin',
       );
-      if (retire === 'revoke') revokeCredential(ctx, vcId, undefined, 'admin');
-      else setSuspension(ctx, vcId, true, undefined, 'admin');
+      if (retire === 'revoke') await revokeCredential(ctx, vcId, undefined, 'admin');
+      else await setSuspension(ctx, vcId, true, undefined, 'admin');
       await expect(pending).rejects.toMatchObject({
         code: retire === 'revoke' ? 'CREDENTIAL_REVOKED' : 'CREDENTIAL_SUSPENDED',
       });
-      expect(signed('DELEGATION_ISSUED', parent.agentDid)).toBe(0);
+      expect(await signed('DELEGATION_ISSUED', parent.agentDid)).toBe(0);
     }
     // A deactivation lands while a presentation or a delegation is being signed.
     for (const sign of ['presentation', 'delegation'] as const) {
@@ -335,9 +336,11 @@ describe('POST /v1/agents/:did/delegations', () => {
               { delegateeDid: newIdentity().did, scopes: ['files:read'], lifetimeSeconds: 600 },
               'admin',
             );
-      deactivateDid(ctx, agent.agentDid, 'admin');
+      await deactivateDid(ctx, agent.agentDid, 'admin');
       await expect(pending).rejects.toMatchObject({ code: 'DID_DEACTIVATED' });
-      expect(signed(sign === 'presentation' ? 'PRESENTATION_SIGNED' : 'DELEGATION_ISSUED', agent.agentDid)).toBe(0);
+      expect(await signed(sign === 'presentation' ? 'PRESENTATION_SIGNED' : 'DELEGATION_ISSUED', agent.agentDid)).toBe(
+        0,
+      );
     }
   });
 });

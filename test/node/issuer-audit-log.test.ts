@@ -6,25 +6,26 @@ import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
 import { canonicalizeJson } from '../../wallet/crypto/jcs.ts';
 import { AUDIT_GENESIS_HASH, clipText, createAuditLog } from '../../issuer/audit.ts';
 import { openDatabase } from '../../issuer/storage/db.ts';
-import { createSqliteAuditStore } from '../../issuer/storage/audit-store.ts';
+import { createSqliteStores } from '../../issuer/storage/sqlite-stores.ts';
 
 function freshLog(start = Date.parse('2026-11-22T10:00:00Z')) {
   let clock = start;
   const db = openDatabase(':memory:');
-  const log = createAuditLog(db, createSqliteAuditStore(db), () => clock);
-  return { db, log, tick: (ms: number) => (clock += ms) };
+  const stores = createSqliteStores(db);
+  const log = createAuditLog(stores, () => clock);
+  return { db, stores, log, tick: (ms: number) => (clock += ms) };
 }
 
 describe('audit log', () => {
   it('chains each record to the previous one, the first to the genesis hash', async () => {
     const { log } = freshLog();
-    const first = log.record({
+    const first = await log.record({
       event: 'AGENT_ENROLLED',
       actor: 'anonymous',
       agentDid: 'did:key:z6Mk1',
       data: { custody: 'server' },
     });
-    const second = log.record({
+    const second = await log.record({
       event: 'CREDENTIAL_REVOKED',
       actor: 'admin',
       agentDid: 'did:key:z6Mk1',
@@ -51,34 +52,34 @@ describe('audit log', () => {
     expect(await log.verifyChain()).toEqual({ intact: true, count: 2, headHash: second.hash });
   });
 
-  it('cuts long text without splitting a surrogate pair, so such a record can still be written', () => {
+  it('cuts long text without splitting a surrogate pair, so such a record can still be written', async () => {
     expect(clipText('abc', 5)).toBe('abc');
     expect(clipText('abcdef', 3)).toBe('abc');
     expect(clipText('ab\u{1F600}c', 3)).toBe('ab'); // would end in the emoji's high half
     expect(clipText('ab\u{1F600}c', 4)).toBe('ab\u{1F600}');
     expect(clipText('x\ud800y\udc00', 10)).toBe('x\ufffdy\ufffd'); // lone halves, as JSON can spell them
     const { log } = freshLog();
-    expect(log.record({ event: 'E', actor: `${'x'.repeat(511)}\u{1F600}` }).actor).toBe('x'.repeat(511));
+    expect((await log.record({ event: 'E', actor: `${'x'.repeat(511)}\u{1F600}` })).actor).toBe('x'.repeat(511));
   });
 
   it('rolls back with the surrounding transaction', async () => {
-    const { db, log } = freshLog();
-    log.record({ event: 'A', actor: 'system' });
-    expect(() =>
-      db.transaction(() => {
-        log.record({ event: 'B', actor: 'system' });
+    const { stores, log } = freshLog();
+    await log.record({ event: 'A', actor: 'system' });
+    await expect(
+      stores.transaction(async (tx) => {
+        await log.record({ event: 'B', actor: 'system' }, tx);
         throw new Error('abort');
       }),
-    ).toThrow('abort');
-    expect(log.list().records.map((r) => r.event)).toEqual(['A']);
-    expect(log.record({ event: 'C', actor: 'system' }).seq).toBe(2);
+    ).rejects.toThrow('abort');
+    expect((await log.list()).records.map((r) => r.event)).toEqual(['A']);
+    expect((await log.record({ event: 'C', actor: 'system' })).seq).toBe(2);
     expect((await log.verifyChain()).intact).toBe(true);
   });
 
-  it('filters by agent, event and time, and pages with a cursor', () => {
+  it('filters by agent, event and time, and pages with a cursor', async () => {
     const { log, tick } = freshLog();
     for (let i = 0; i < 7; i++) {
-      log.record({
+      await log.record({
         event: i % 2 === 0 ? 'VP_VERIFIED' : 'VP_REJECTED',
         actor: 'anonymous',
         agentDid: i < 4 ? 'did:key:a' : 'did:key:b',
@@ -86,46 +87,48 @@ describe('audit log', () => {
       });
       tick(1000);
     }
-    expect(log.list({ agentDid: 'did:key:a' }).records).toHaveLength(4);
-    expect(log.list({ event: 'VP_REJECTED' }).records.map((r) => r.vpId)).toEqual([
+    expect((await log.list({ agentDid: 'did:key:a' })).records).toHaveLength(4);
+    expect((await log.list({ event: 'VP_REJECTED' })).records.map((r) => r.vpId)).toEqual([
       'urn:uuid:1',
       'urn:uuid:3',
       'urn:uuid:5',
     ]);
     const from = Date.parse('2026-11-22T10:00:02Z');
     const to = Date.parse('2026-11-22T10:00:04Z');
-    expect(log.list({ from, to }).records.map((r) => r.seq)).toEqual([3, 4, 5]);
+    expect((await log.list({ from, to })).records.map((r) => r.seq)).toEqual([3, 4, 5]);
     const pages: number[][] = [];
     let cursor: string | undefined;
     do {
-      const page = log.list({ limit: 3, ...(cursor === undefined ? {} : { cursor }) });
+      const page = await log.list({ limit: 3, ...(cursor === undefined ? {} : { cursor }) });
       pages.push(page.records.map((r) => r.seq));
       cursor = page.nextCursor;
     } while (cursor);
     expect(pages).toEqual([[1, 2, 3], [4, 5, 6], [7]]);
-    expect(log.list({ limit: 10_000 }).records).toHaveLength(7); // clamped to 500, not refused
+    expect((await log.list({ limit: 10_000 })).records).toHaveLength(7); // clamped to 500, not refused
   });
 
   it('verifies a long log in chunks without stalling the event loop; concurrent calls share one run', async () => {
     const { log } = freshLog();
     let head = '';
-    for (let i = 0; i < 5000; i++) head = log.record({ event: 'E', actor: 'system', data: { i } }).hash;
+    for (let i = 0; i < 5000; i++) head = (await log.record({ event: 'E', actor: 'system', data: { i } })).hash;
     const order: string[] = [];
     const run = log.verifyChain();
     expect(log.verifyChain()).toBe(run);
     setImmediate(() => order.push('other work'));
     // Records written while it runs are neither counted nor a break.
-    setImmediate(() => log.record({ event: 'LATE', actor: 'system' }));
+    let late: Promise<unknown> | undefined;
+    setImmediate(() => (late = log.record({ event: 'LATE', actor: 'system' })));
     const verdict = await run.then((v) => (order.push('verdict'), v));
     expect(verdict).toEqual({ intact: true, count: 5000, headHash: head });
     expect(order).toEqual(['other work', 'verdict']);
+    await late;
     expect(await log.verifyChain()).toMatchObject({ intact: true, count: 5001 });
   });
 
   it('finds an edited, a deleted and a reordered record', async () => {
-    const tamper = (sql: string) => {
+    const tamper = async (sql: string) => {
       const { db, log } = freshLog();
-      for (let i = 0; i < 5; i++) log.record({ event: 'E', actor: 'system', data: { i } });
+      for (let i = 0; i < 5; i++) await log.record({ event: 'E', actor: 'system', data: { i } });
       db.sqlite.exec(sql);
       return log.verifyChain();
     };

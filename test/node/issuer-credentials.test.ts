@@ -70,7 +70,7 @@ describe('POST /v1/vcs (direct issuance)', () => {
   });
 
   it('refuses a subject DID that parses but names nothing a verifier could resolve (400 INVALID_DID), and signs nothing', async () => {
-    const before = issuer.running.ctx.audit.list({ event: 'CREDENTIAL_ISSUED', limit: 500 }).records.length;
+    const before = (await issuer.running.ctx.audit.list({ event: 'CREDENTIAL_ISSUED', limit: 500 })).records.length;
     for (const subjectDid of [
       'did:key:zzzz',
       'did:key:z6LSbysY2xFMRpGMhb7tFTLMpeuPRaqaWM1yECx2AtzE3KCc',
@@ -84,7 +84,9 @@ describe('POST /v1/vcs (direct issuance)', () => {
       expect(res.status, subjectDid).toBe(400);
       expect(res.json.error.code, subjectDid).toBe('INVALID_DID');
     }
-    expect(issuer.running.ctx.audit.list({ event: 'CREDENTIAL_ISSUED', limit: 500 }).records).toHaveLength(before);
+    expect((await issuer.running.ctx.audit.list({ event: 'CREDENTIAL_ISSUED', limit: 500 })).records).toHaveLength(
+      before,
+    );
     // Any other method is the operator's to vouch for: it only has to be a DID.
     expect(
       (
@@ -206,12 +208,12 @@ describe('POST /v1/vcs (direct issuance)', () => {
     expect((await revoke(enrolled.vcId)).status).toBe(200);
     expect((await issuer.call(vcPath(early))).json.state).toBe('revoked');
     // Each revocation is its own audit record, naming the credential acted on.
-    const records = issuer.running.ctx.audit.list({ event: 'CREDENTIAL_REVOKED', limit: 500 }).records;
+    const records = (await issuer.running.ctx.audit.list({ event: 'CREDENTIAL_REVOKED', limit: 500 })).records;
     expect(records.find((r) => r.data?.vcId === a.vcId)?.data).toEqual({ vcId: a.vcId, with: aNew });
     // And the issuance says what it replaced, and whether it took over its lineage.
-    const issued = issuer.running.ctx.audit
-      .list({ event: 'CREDENTIAL_ISSUED', limit: 500 })
-      .records.find((r) => r.data?.vcId === aNew);
+    const issued = (await issuer.running.ctx.audit.list({ event: 'CREDENTIAL_ISSUED', limit: 500 })).records.find(
+      (r) => r.data?.vcId === aNew,
+    );
     expect(issued?.data).toEqual({ vcId: aNew, via: 'direct', replaces: a.vcId, supersedes: false });
     // Revoking a credential that is not the current one reaches only what it superseded.
     const c = await onboardServerAgent(issuer);

@@ -46,7 +46,7 @@ describe('issuer documents', () => {
       body: { targetService: 'files.example.com', challenge: 'c' },
     });
     const ctx = issuer.running.ctx;
-    ctx.stores.dids.deactivate(agentDid, ctx.now());
+    await ctx.stores.dids.deactivate(agentDid, ctx.now());
     const res = await issuer.call(`/agents/${agentDid.split(':').pop()}/did.json`);
     expect(res.status).toBe(410);
     expect(res.json.error.code).toBe('DID_DEACTIVATED');

@@ -192,7 +192,7 @@ describe('onboarding, server custody', () => {
       'revocation',
       'suspension',
     ]);
-    const key = issuer.running.ctx.stores.agents.getKey(agentDid);
+    const key = await issuer.running.ctx.stores.agents.getKey(agentDid);
     expect(key?.envelope).toMatchObject({ v: 1, alg: 'A256GCM' });
     const agent = await issuer.call(`/v1/agents/${encodeURIComponent(agentDid)}`, { admin: true });
     expect(agent.json).toMatchObject({ did: agentDid, custody: 'server', currentCredentialId: vcId });
@@ -293,7 +293,7 @@ describe('onboarding, self custody', () => {
     const { agentDid, verifiableCredential } = await onboardSelfAgent(issuer, holder);
     expect(agentDid).toBe(holder.did);
     expect((verifiableCredential.credentialSubject as { id: string }).id).toBe(holder.did);
-    expect(issuer.running.ctx.stores.agents.getKey(holder.did)).toBeUndefined(); // the issuer holds no key
+    expect(await issuer.running.ctx.stores.agents.getKey(holder.did)).toBeUndefined(); // the issuer holds no key
     const agent = await issuer.call(`/v1/agents/${encodeURIComponent(holder.did)}`, { admin: true });
     expect(agent.json.custody).toBe('self');
   });

@@ -69,7 +69,7 @@ describe('expiry is checked again when a challenge is used up', () => {
     } finally {
       clockStepOnFetch = 0;
     }
-    expect(issuer.running.ctx.stores.agents.get(agent.did)).toBeUndefined();
+    expect(await issuer.running.ctx.stores.agents.get(agent.did)).toBeUndefined();
     // The enrollment token was not spent on it: a fresh onboarding with it succeeds.
     const again = await issuer.call('/v1/onboard', { body: { token, custody: 'self', did: agent.did } });
     const retry = await issuer.call('/v1/onboard/verify', {
@@ -100,9 +100,9 @@ describe('expiry is checked again when a challenge is used up', () => {
       .get(issued.json.challengeId) as { used_at: number | null };
     expect(row.used_at).toBeNull();
     expect(
-      issuer.running.ctx.audit
-        .list({ event: 'CONSENT_VERIFIED' })
-        .records.filter((r) => JSON.stringify(r).includes(issued.json.challengeId)),
+      (await issuer.running.ctx.audit.list({ event: 'CONSENT_VERIFIED' })).records.filter((r) =>
+        JSON.stringify(r).includes(issued.json.challengeId),
+      ),
     ).toEqual([]);
   });
 });

@@ -57,9 +57,9 @@ describe('POST /v1/challenges', () => {
   it("keeps at most 256 characters of an anonymous caller's DID in the audit trail, which is never pruned", async () => {
     const long = `did:example:${'a'.repeat(2000)}`;
     const issued = await challengeFor(long);
-    const record = issuer.running.ctx.audit
-      .list({ event: 'USER_CHALLENGE_ISSUED', limit: 500 })
-      .records.find((r) => r.data?.challengeId === issued.challengeId);
+    const record = (await issuer.running.ctx.audit.list({ event: 'USER_CHALLENGE_ISSUED', limit: 500 })).records.find(
+      (r) => r.data?.challengeId === issued.challengeId,
+    );
     const userDid = record?.data?.userDid;
     expect(typeof userDid === 'string' && userDid.length).toBeLessThanOrEqual(256);
     expect(userDid).toMatch(/^did:example:a+/);

@@ -36,7 +36,7 @@ describe('POST /v1/dids', () => {
     expect(res.json).toMatchObject({ kind: 'managed', serverHeldKey: true, deactivated: false });
     expect(res.json.didDocument.authentication).toEqual([`${did}#key-1`]);
     // The stored seed decrypts only with the KEK and this DID as AAD, and matches the published key.
-    const key = issuer.running.ctx.stores.agents.getKey(did);
+    const key = await issuer.running.ctx.stores.agents.getKey(did);
     expect(key).toBeDefined();
     const seed = await decrypt(issuer.running.ctx.keyEncryptionKey, key?.envelope, utf8ToBytes(did));
     expect(encodePublicKeyMultibase(getPublicKey(seed))).toBe(

@@ -116,11 +116,11 @@ describe('POST /credentials/issue', () => {
   ])(
     'refuses to sign a credential that breaks VC DM 2.0: %s (400 CREDENTIAL_INVALID, nothing audited)',
     async (_name, extra) => {
-      const before = issuer.running.ctx.audit.list({ event: 'VC_API_ISSUED', limit: 500 }).records.length;
+      const before = (await issuer.running.ctx.audit.list({ event: 'VC_API_ISSUED', limit: 500 })).records.length;
       const res = await issue(unsignedCredential(extra));
       expect(res.status).toBe(400);
       expect(res.json.error.code).toBe('CREDENTIAL_INVALID');
-      expect(issuer.running.ctx.audit.list({ event: 'VC_API_ISSUED', limit: 500 }).records.length).toBe(before);
+      expect((await issuer.running.ctx.audit.list({ event: 'VC_API_ISSUED', limit: 500 })).records.length).toBe(before);
     },
   );
 

@@ -438,7 +438,7 @@ describe('session tokens', () => {
   it('SESSION_KEY_UNREADABLE: a corrupted row or a wrong key-encryption key is reported, never replaced', async () => {
     const kek = crypto.getRandomValues(new Uint8Array(32));
     const garbage = createSessionTokenIssuer({
-      store: { load: () => '{"v":2}', saveIfAbsent: (v) => v },
+      store: { load: () => Promise.resolve('{"v":2}'), saveIfAbsent: (v) => Promise.resolve(v) },
       keyEncryptionKey: kek,
       issuerDid: 'did:web:x',
     });
@@ -446,7 +446,7 @@ describe('session tokens', () => {
     const envelope = await encrypt(crypto.getRandomValues(new Uint8Array(32)), new Uint8Array(32));
     const stored = JSON.stringify({ v: 1, x: 'A'.repeat(43), envelope });
     const wrongKek = createSessionTokenIssuer({
-      store: { load: () => stored, saveIfAbsent: (v) => v },
+      store: { load: () => Promise.resolve(stored), saveIfAbsent: (v) => Promise.resolve(v) },
       keyEncryptionKey: kek,
       issuerDid: 'did:web:x',
     });
@@ -459,7 +459,10 @@ describe('session tokens', () => {
 
   it('two first requests racing to create the key end up with one key', async () => {
     let value: string | undefined;
-    const store = { load: () => value, saveIfAbsent: (v: string) => (value ??= v) };
+    const store = {
+      load: () => Promise.resolve(value),
+      saveIfAbsent: (v: string) => Promise.resolve((value ??= v)),
+    };
     const kek = crypto.getRandomValues(new Uint8Array(32));
     const a = createSessionTokenIssuer({ store, keyEncryptionKey: kek, issuerDid: 'did:web:x' });
     const b = createSessionTokenIssuer({ store, keyEncryptionKey: kek, issuerDid: 'did:web:x' });
@@ -584,7 +587,7 @@ describe('POST /v1/sessions/introspect (RFC 7662)', () => {
     const [header, payload] = token.split('.') as [string, string, string];
     const forged = `${header}.${payload}.${'A'.repeat(86)}`;
     const foreign = await createSessionTokenIssuer({
-      store: { load: () => undefined, saveIfAbsent: (v) => v },
+      store: { load: () => Promise.resolve(undefined), saveIfAbsent: (v) => Promise.resolve(v) },
       keyEncryptionKey: new Uint8Array(32).fill(7),
       issuerDid: own.running.ctx.issuer.did,
     }).issue({

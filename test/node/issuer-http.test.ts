@@ -235,7 +235,9 @@ describe('rate limits', () => {
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(60);
       expect(
-        limited.running.ctx.audit.list({ event: 'REQUEST_REFUSED' }).records.filter((r) => r.reason === 'RATE_LIMITED'),
+        (await limited.running.ctx.audit.list({ event: 'REQUEST_REFUSED' })).records.filter(
+          (r) => r.reason === 'RATE_LIMITED',
+        ),
       ).toHaveLength(1);
     } finally {
       await limited.dispose();
@@ -288,17 +290,17 @@ describe('errors and audit', () => {
   it('records every refusal (not unknown routes) with its code, method, path and request id', async () => {
     const requestId = 'test-request-id-123';
     await issuer.call('/v1/agents', { headers: { 'x-request-id': requestId } });
-    const refused = issuer.running.ctx.audit
-      .list({ event: 'REQUEST_REFUSED', limit: 500 })
-      .records.find((r) => r.data?.requestId === requestId);
+    const refused = (await issuer.running.ctx.audit.list({ event: 'REQUEST_REFUSED', limit: 500 })).records.find(
+      (r) => r.data?.requestId === requestId,
+    );
     expect(refused).toMatchObject({
       actor: 'anonymous',
       reason: 'UNAUTHORIZED',
       data: { method: 'GET', path: '/v1/agents', status: 401 },
     });
-    const before = issuer.running.ctx.audit.list({ limit: 500 }).records.length;
+    const before = (await issuer.running.ctx.audit.list({ limit: 500 })).records.length;
     await issuer.call('/no/such/route');
-    expect(issuer.running.ctx.audit.list({ limit: 500 }).records.length).toBe(before);
+    expect((await issuer.running.ctx.audit.list({ limit: 500 })).records.length).toBe(before);
   });
 
   it('answers an internal failure with 500 INTERNAL_ERROR and no stack trace; the log names the error', async () => {

@@ -106,9 +106,9 @@ describe('full lifecycle', () => {
       expect(externalDenied).toMatchObject({ valid: false, reason: 'CREDENTIAL_REVOKED' });
 
       // Every step is in the audit log, and the chain is intact.
-      const events = issuer.running.ctx.audit.list({ agentDid, limit: 500 }).records.map((r) => r.event);
+      const events = (await issuer.running.ctx.audit.list({ agentDid, limit: 500 })).records.map((r) => r.event);
       expect(events).toEqual(expect.arrayContaining(['AGENT_ENROLLED', 'CREDENTIAL_ISSUED', 'CREDENTIAL_REVOKED']));
-      const revocation = issuer.running.ctx.audit.list({ event: 'CREDENTIAL_REVOKED' }).records.at(-1);
+      const revocation = (await issuer.running.ctx.audit.list({ event: 'CREDENTIAL_REVOKED' })).records.at(-1);
       expect(revocation).toMatchObject({ actor: 'admin', reason: 'key compromised', agentDid, data: { vcId } });
       expect((await issuer.running.ctx.audit.verifyChain()).intact).toBe(true);
     });

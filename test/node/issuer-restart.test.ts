@@ -50,10 +50,10 @@ describe('restart on the same file', () => {
     const usedToken = await mintToken(first);
     await onboardServerAgent(first, usedToken);
     const agentsBefore = (await first.call('/v1/agents?limit=500', { admin: true })).json.agents;
-    const auditBefore = first.running.ctx.audit.list({ limit: 500 }).records;
+    const auditBefore = (await first.running.ctx.audit.list({ limit: 500 })).records;
     const chainBefore = await first.running.ctx.audit.verifyChain();
     expect(chainBefore.intact).toBe(true);
-    const listsBefore = first.running.ctx.stores.statusLists.list().map((l) => l.id);
+    const listsBefore = (await first.running.ctx.stores.statusLists.list()).map((l) => l.id);
 
     const second = await first.restart();
     current = second;
@@ -97,9 +97,9 @@ describe('restart on the same file', () => {
     );
     await onboardServerAgent(second, outstanding);
     // No new default lists were created.
-    expect(second.running.ctx.stores.statusLists.list().map((l) => l.id)).toEqual(listsBefore);
+    expect((await second.running.ctx.stores.statusLists.list()).map((l) => l.id)).toEqual(listsBefore);
     // The audit log is unchanged up to the restart, and the chain continues intact after it.
-    const auditAfter = second.running.ctx.audit.list({ limit: 500 }).records;
+    const auditAfter = (await second.running.ctx.audit.list({ limit: 500 })).records;
     expect(auditAfter.slice(0, auditBefore.length)).toEqual(auditBefore);
     expect((auditAfter[auditBefore.length] as AuditRecord).prevHash).toBe((auditBefore.at(-1) as AuditRecord).hash);
     const chainAfter = await second.running.ctx.audit.verifyChain();
@@ -173,7 +173,7 @@ describe('restart with another signing key', () => {
     expect(list.proof.verificationMethod).toBe(`${did}#key-2`);
     await second.call(`/v1/vcs/${encodeURIComponent(before.vcId)}/revoke`, { admin: true, body: {} });
     expect((await accepts(second, before.agentDid, 'old-2')).valid).toBe(false);
-    const changes = second.running.ctx.audit.list({ event: 'ISSUER_KEY_CHANGED' }).records;
+    const changes = (await second.running.ctx.audit.list({ event: 'ISSUER_KEY_CHANGED' })).records;
     expect(changes).toHaveLength(1);
     expect(changes[0]?.data).toMatchObject({
       verificationMethod: `${did}#key-2`,
@@ -187,7 +187,7 @@ describe('restart with another signing key', () => {
     expect(
       (await third.call('/.well-known/did.json')).json.verificationMethod.map((m: { id: string }) => m.id),
     ).toEqual([`${did}#key-2`]);
-    expect(third.running.ctx.audit.list({ event: 'ISSUER_DOCUMENT_UPDATED' }).records).toHaveLength(1);
+    expect((await third.running.ctx.audit.list({ event: 'ISSUER_DOCUMENT_UPDATED' })).records).toHaveLength(1);
     expect(await accepts(third, kept.agentDid, 'kept-2')).toMatchObject({ valid: false, reason: 'KEY_NOT_AUTHORIZED' });
     // The dropped key is compromised: configured again (a stale replica, a rolled-back secret, an
     // old .env), it is refused at start, and nothing changes.

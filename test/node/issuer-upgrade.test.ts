@@ -98,9 +98,9 @@ describe('revocations an older issuer left partial', () => {
     issuer.running.ctx.db.sqlite.pragma('user_version = 0');
     issuer = await issuer.restart();
     expect([await stateOf(issuer, agent.vcId), await stateOf(issuer, early)]).toEqual(['revoked', 'revoked']);
-    const records = issuer.running.ctx.audit
-      .list({ event: 'CREDENTIAL_REVOKED', limit: 50 })
-      .records.filter((r) => r.actor === 'system');
+    const records = (await issuer.running.ctx.audit.list({ event: 'CREDENTIAL_REVOKED', limit: 50 })).records.filter(
+      (r) => r.actor === 'system',
+    );
     expect(records.map((r) => r.data)).toEqual(
       expect.arrayContaining([
         { vcId: agent.vcId, with: renewal },
@@ -113,9 +113,9 @@ describe('revocations an older issuer left partial', () => {
     // Opened again, the file is current: nothing is repeated.
     issuer = await issuer.restart();
     expect(
-      issuer.running.ctx.audit
-        .list({ event: 'CREDENTIAL_REVOKED', limit: 50 })
-        .records.filter((r) => r.actor === 'system'),
+      (await issuer.running.ctx.audit.list({ event: 'CREDENTIAL_REVOKED', limit: 50 })).records.filter(
+        (r) => r.actor === 'system',
+      ),
     ).toHaveLength(2);
   });
 });

@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { openDatabase } from '../../issuer/storage/db.ts';
-import { createSqliteStores } from '../../issuer/storage/stores.ts';
+import { createSqliteStores } from '../../issuer/storage/sqlite-stores.ts';
 import { describeStoreContract } from '../support/store-contract.ts';
 import { tempDir } from '../support/issuer.ts';
 
@@ -22,23 +22,23 @@ describeStoreContract('sqlite', () => {
 });
 
 describe('sqlite stores on one file from two connections (a restart, a second process)', () => {
-  it('keeps single use and unique allocation across connections', () => {
+  it('keeps single use and unique allocation across connections', async () => {
     const dir = tempDir('mandate-stores-');
     const first = openDatabase(join(dir, 'issuer.db'));
     const second = openDatabase(join(dir, 'issuer.db'));
     try {
       const [a, b] = [createSqliteStores(first), createSqliteStores(second)];
       const at = Date.parse('2026-11-22T10:00:00Z');
-      a.challenges.insert({
+      await a.challenges.insert({
         id: 'c1',
         userDid: 'did:key:z6MkU',
         challenge: 'x',
         createdAt: at,
         expiresAt: at + 60_000,
       });
-      expect(b.challenges.consume('c1', at + 1, { verified: true, evidence: '{}' })).toBe(true);
-      expect(a.challenges.consume('c1', at + 2, { verified: false, evidence: '{}' })).toBe(false);
-      a.statusLists.insert({
+      expect(await b.challenges.consume('c1', at + 1, { verified: true, evidence: '{}' })).toBe(true);
+      expect(await a.challenges.consume('c1', at + 2, { verified: false, evidence: '{}' })).toBe(false);
+      await a.statusLists.insert({
         id: 'l1',
         purpose: 'revocation',
         length: 64,
@@ -48,10 +48,10 @@ describe('sqlite stores on one file from two connections (a restart, a second pr
         allocated: new Uint8Array(8),
         createdAt: at,
       });
-      expect(a.statusLists.allocate('l1', 5, at)).toBe(true);
-      expect(b.statusLists.allocate('l1', 5, at)).toBe(false);
-      expect(a.replay.remember('vp:1', at + 60_000, at)).toBe(true);
-      expect(b.replay.remember('vp:1', at + 60_000, at)).toBe(false);
+      expect(await a.statusLists.allocate('l1', 5, at)).toBe(true);
+      expect(await b.statusLists.allocate('l1', 5, at)).toBe(false);
+      expect(await a.replay.remember('vp:1', at + 60_000, at)).toBe(true);
+      expect(await b.replay.remember('vp:1', at + 60_000, at)).toBe(false);
     } finally {
       first.close();
       second.close();

@@ -192,13 +192,13 @@ const BROKEN: Array<[string, Record<string, unknown>, string | RegExp]> = [
 
 describe('POST /credentials/issue refuses what a JSON-LD processor in safe mode refuses', () => {
   it.each(BROKEN)('%s: 400 CREDENTIAL_INVALID naming the rule, nothing issued', async (_what, members, rule) => {
-    const before = issuer.running.ctx.audit.list({ event: 'VC_API_ISSUED', limit: 500 }).records.length;
+    const before = (await issuer.running.ctx.audit.list({ event: 'VC_API_ISSUED', limit: 500 })).records.length;
     const res = await issue(credential(members));
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('CREDENTIAL_INVALID');
     if (typeof rule === 'string') expect(res.json.error.details).toEqual({ rule });
     else expect(res.json.error.message).toMatch(rule);
-    expect(issuer.running.ctx.audit.list({ event: 'VC_API_ISSUED', limit: 500 }).records.length).toBe(before);
+    expect((await issuer.running.ctx.audit.list({ event: 'VC_API_ISSUED', limit: 500 })).records.length).toBe(before);
   });
 
   it.each([

@@ -152,11 +152,11 @@ describe('POST /credentials/issue: status entries', () => {
   it('refuses a second credential with the same id (409), consuming no index', async () => {
     const credential = suiteCredential();
     expect((await issue(credential)).status).toBe(201);
-    const issuedBefore = issuer.running.ctx.stores.statusLists.get('revocation-1')?.issued;
+    const issuedBefore = (await issuer.running.ctx.stores.statusLists.get('revocation-1'))?.issued;
     const again = await issue(credential);
     expect(again.status).toBe(409);
     expect(again.json.error.code).toBe('CREDENTIAL_EXISTS');
-    expect(issuer.running.ctx.stores.statusLists.get('revocation-1')?.issued).toBe(issuedBefore);
+    expect((await issuer.running.ctx.stores.statusLists.get('revocation-1'))?.issued).toBe(issuedBefore);
   });
 
   it('hands out distinct indexes to concurrent issuances', async () => {
@@ -184,7 +184,7 @@ describe('POST /credentials/status', () => {
     const refused = await verify(vc);
     expect(refused.status).toBe(400);
     expect(refused.json.errors).toEqual([expect.objectContaining({ check: 'status', code: 'CREDENTIAL_REVOKED' })]);
-    const audit = issuer.running.ctx.audit.list({ event: 'VC_API_STATUS_CHANGED', limit: 500 }).records.at(-1);
+    const audit = (await issuer.running.ctx.audit.list({ event: 'VC_API_STATUS_CHANGED', limit: 500 })).records.at(-1);
     expect(audit).toMatchObject({
       actor: 'admin',
       data: { id: vc.id, purpose: 'revocation', index: Number(entry.statusListIndex), status: 1, changed: true },

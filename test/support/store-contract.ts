@@ -2,9 +2,8 @@
 // once. An adapter's test calls describeStoreContract with a factory of fresh, empty stores (the
 // schema in place); test/node/store-contract-sqlite.test.ts runs it on a SQLite file.
 //
-// Every store call is awaited through `Eventually`, so an adapter whose methods return Promises
-// runs the same suite unchanged. "Concurrent" attempts are started together with Promise.all:
-// an asynchronous adapter really interleaves them; the guarantee (exactly one wins) is the same.
+// "Concurrent" attempts are started together with Promise.all: a network adapter really
+// interleaves them on several connections; the guarantee (exactly one wins) is the same.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentRecord } from '../../issuer/storage/agents-store.ts';
 import type { AuditRow } from '../../issuer/storage/audit-store.ts';
@@ -17,17 +16,12 @@ export interface StoresUnderTest {
   close(): Promise<void>;
 }
 
-/** A store's methods as an adapter may implement them: returning the value or a Promise of it. */
-type Eventually<T> = {
-  [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => R | Promise<R> : Eventually<T[K]>;
-};
-
 const T0 = Date.parse('2026-11-22T10:00:00Z');
 const MINUTE = 60_000;
 const ATTEMPTS = 8;
 
 /** How many of `attempts` concurrent calls of `attempt` returned true. */
-async function winners(attempt: (i: number) => boolean | Promise<boolean>, attempts = ATTEMPTS): Promise<number> {
+async function winners(attempt: (i: number) => Promise<boolean>, attempts = ATTEMPTS): Promise<number> {
   const results = await Promise.all(
     Array.from({ length: attempts }, (_, i) => Promise.resolve().then(() => attempt(i))),
   );
@@ -115,7 +109,7 @@ function statusList(id: string, purpose = 'revocation') {
 export function describeStoreContract(name: string, makeStores: () => Promise<StoresUnderTest>): void {
   describe(`store contract: ${name}`, () => {
     let opened: StoresUnderTest;
-    let s: Eventually<IssuerStores>;
+    let s: IssuerStores;
     beforeEach(async () => {
       opened = await makeStores();
       s = opened.stores;
@@ -137,7 +131,7 @@ export function describeStoreContract(name: string, makeStores: () => Promise<St
   });
 }
 
-type Get = () => Eventually<IssuerStores>;
+type Get = () => IssuerStores;
 
 function describeTokens(get: Get): void {
   describe('tokens', () => {
@@ -613,26 +607,56 @@ function describeDids(get: Get): void {
 
 function describeTransactions(get: () => IssuerStores): void {
   describe('transactions', () => {
-    // Synchronous adapters (SQLite): `transaction(fn)` runs `fn` to its end. An asynchronous
-    // adapter's transaction takes an async function; this test then awaits it the same way.
     it('rolls back every store written in a transaction that throws', async () => {
-      const stores = get();
-      const failed = Promise.resolve().then(() =>
-        stores.transaction(() => {
-          stores.settings.set('k', 'written');
-          stores.audit.append(auditRow(1));
-          throw new Error('abort');
-        }),
-      );
+      const s = get();
+      const failed = s.transaction(async (tx) => {
+        await tx.settings.set('k', 'written');
+        await tx.audit.append(auditRow(1));
+        throw new Error('abort');
+      });
       await expect(failed).rejects.toThrow('abort');
-      const s: Eventually<IssuerStores> = stores;
       expect(await s.settings.get('k')).toBeUndefined();
       expect(await s.audit.last()).toBeUndefined();
-      const committed = await s.transaction(() => {
-        stores.settings.set('k', 'kept');
-        return stores.settings.get('k');
+      const committed = await s.transaction(async (tx) => {
+        await tx.settings.set('k', 'kept');
+        return tx.settings.get('k');
       });
       expect(committed).toBe('kept');
+      expect(await s.settings.get('k')).toBe('kept');
+    });
+
+    it('rolls back a nested transaction alone when its throw is caught', async () => {
+      const s = get();
+      await s.transaction(async (tx) => {
+        await tx.settings.set('outer', '1');
+        await tx
+          .transaction(async (inner) => {
+            await inner.settings.set('inner', '1');
+            throw new Error('inner abort');
+          })
+          .catch(() => undefined);
+        await tx.settings.set('after', '1');
+      });
+      expect([await s.settings.get('outer'), await s.settings.get('inner'), await s.settings.get('after')]).toEqual([
+        '1',
+        undefined,
+        '1',
+      ]);
+    });
+
+    it('serializes concurrent audit appends into one linear chain (read the head, write the next link)', async () => {
+      const s = get();
+      const append = () =>
+        s.transaction(async (tx) => {
+          const last = await tx.audit.last();
+          const seq = (last?.seq ?? 0) + 1;
+          await tx.audit.append(auditRow(seq, { id: `append-${seq}`, prevHash: last?.hash ?? 'h0' }));
+          return seq;
+        });
+      const seqs = await Promise.all(Array.from({ length: 12 }, append));
+      expect([...seqs].sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+      const rows = await s.audit.list({ limit: 50 });
+      expect(rows.map((r) => r.prevHash)).toEqual(['h0', ...rows.slice(0, -1).map((r) => r.hash)]);
     });
   });
 }

@@ -61,7 +61,7 @@ export async function issueAccessToken(
     ...(input.jkt === undefined ? {} : { cnf: { jkt: input.jkt } }),
   };
   const token = await sessions.signOther(claims, ACCESS_TOKEN_TYP);
-  ctx.stores.sessions.record(
+  await ctx.stores.sessions.record(
     { jti, agentDid: input.agentDid, statusEntries: input.statusEntries, expiresAt: (iat + expiresIn) * 1000 },
     ctx.now(),
   );

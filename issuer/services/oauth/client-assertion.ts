@@ -163,7 +163,8 @@ export async function authenticateClient(
   const jti = claims.jti;
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256)
     refuse('invalid_client', 'CLIENT_ASSERTION_INVALID', 'client_assertion jti must be 1..256 characters', did);
-  if (!ctx.stores.replay.remember(`oauth:client-assertion:${did}:${jti}`, (exp + SKEW_SECONDS) * 1000, ctx.now()))
+  const key = `oauth:client-assertion:${did}:${jti}`;
+  if (!(await ctx.stores.replay.remember(key, (exp + SKEW_SECONDS) * 1000, ctx.now())))
     refuse('invalid_client', 'CLIENT_ASSERTION_REPLAYED', 'client_assertion jti was used before (RFC 7523 §3)', did);
   return did;
 }

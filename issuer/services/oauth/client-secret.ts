@@ -38,12 +38,12 @@ export function basicCredentials(header: string | undefined): ClientSecretCreden
 }
 
 /** Authenticates the agent the credentials name; returns its DID. */
-export function authenticateBySecret(ctx: IssuerContext, credentials: ClientSecretCredentials): string {
+export async function authenticateBySecret(ctx: IssuerContext, credentials: ClientSecretCredentials): Promise<string> {
   const raw = credentials.clientId;
   const decoded = formDecode(raw);
   // A raw did:web may itself contain "%3A": try the id as sent, then URL-decoded (both always).
-  const asSent = isAgentSecret(ctx, raw, credentials.secret);
-  const asDecoded = decoded !== undefined && decoded !== raw && isAgentSecret(ctx, decoded, credentials.secret);
+  const asSent = await isAgentSecret(ctx, raw, credentials.secret);
+  const asDecoded = decoded !== undefined && decoded !== raw && (await isAgentSecret(ctx, decoded, credentials.secret));
   if (asSent) return raw;
   if (asDecoded) return decoded;
   return refuseClaimed(

@@ -136,7 +136,7 @@ export async function checkDpopProof(ctx: IssuerContext, check: DpopCheck): Prom
     invalid('jti must be 1..256 characters (RFC 9449 §4.2)');
   const jkt = await calculateJwkThumbprint(jwk);
   const until = (claims.iat + IAT_WINDOW_SECONDS) * 1000 + NONCE_PERIOD_MS;
-  if (!ctx.stores.replay.remember(`oauth:dpop:${jkt}:${claims.jti}`, until, ctx.now()))
+  if (!(await ctx.stores.replay.remember(`oauth:dpop:${jkt}:${claims.jti}`, until, ctx.now())))
     refuse('invalid_dpop_proof', 'DPOP_PROOF_REPLAYED', 'DPoP proof jti was used before (RFC 9449 §11.1)');
   return { jkt };
 }

@@ -51,8 +51,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function activeCredentialOf(ctx: IssuerContext, did: string, custody: 'self' | 'server'): ChainCredential {
-  const agent = ctx.stores.agents.get(did);
+async function activeCredentialOf(
+  ctx: IssuerContext,
+  did: string,
+  custody: 'self' | 'server',
+): Promise<ChainCredential> {
+  const agent = await ctx.stores.agents.get(did);
   if (!agent) return refuse('invalid_client', 'AGENT_NOT_FOUND', `${did} is not an agent enrolled here`, did);
   if (agent.custody !== custody)
     refuse(
@@ -64,7 +68,7 @@ function activeCredentialOf(ctx: IssuerContext, did: string, custody: 'self' | '
       did,
     );
   const current =
-    agent.currentCredentialId === null ? undefined : ctx.stores.credentials.get(agent.currentCredentialId);
+    agent.currentCredentialId === null ? undefined : await ctx.stores.credentials.get(agent.currentCredentialId);
   if (!current) return refuse('invalid_grant', 'NO_CURRENT_CREDENTIAL', `${did} has no current credential`, did);
   const now = ctx.now();
   if (current.revokedAt !== null) refuse('invalid_grant', 'CREDENTIAL_REVOKED', `${current.id} is revoked`, did);
@@ -122,7 +126,7 @@ export async function clientCredentialsGrant(
 ): Promise<GrantedAuthority> {
   const secret = clientSecretOf(params, basic);
   const did = await authenticate(ctx, endpoints, params, secret);
-  const credential = activeCredentialOf(ctx, did, secret === undefined ? 'self' : 'server');
+  const credential = await activeCredentialOf(ctx, did, secret === undefined ? 'self' : 'server');
   const subject = credential.credentialSubject;
   return {
     agentDid: did,

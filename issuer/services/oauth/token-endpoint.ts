@@ -144,9 +144,9 @@ function auditData(attempt: Attempt, extra: JsonObject): JsonObject {
   };
 }
 
-function recordRefusal(ctx: IssuerContext, actor: string, attempt: Attempt, error: OAuthRefusal): void {
+async function recordRefusal(ctx: IssuerContext, actor: string, attempt: Attempt, error: OAuthRefusal): Promise<void> {
   const agentDid = attempt.authority?.agentDid ?? error.agentDid;
-  ctx.audit.record({
+  await ctx.audit.record({
     event: 'OAUTH_TOKEN_REFUSED',
     actor,
     ...(agentDid === undefined ? {} : { agentDid: clipText(agentDid, 256) }),
@@ -226,7 +226,7 @@ export function createTokenEndpoint(ctx: IssuerContext, sessions: SessionTokenIs
       jkt: binding?.jkt,
     });
     const tokenType = binding === undefined ? 'Bearer' : 'DPoP';
-    ctx.audit.record({
+    await ctx.audit.record({
       event: 'OAUTH_TOKEN_ISSUED',
       actor: request.actor,
       agentDid: authority.agentDid,
@@ -250,7 +250,7 @@ export function createTokenEndpoint(ctx: IssuerContext, sessions: SessionTokenIs
         return await issue(request, attempt);
       } catch (error) {
         if (!(error instanceof OAuthRefusal)) throw error;
-        recordRefusal(ctx, request.actor, attempt, error);
+        await recordRefusal(ctx, request.actor, attempt, error);
         return refusalAnswer(error, request.authorization, nonceHeader());
       }
     },

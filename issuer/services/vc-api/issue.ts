@@ -26,6 +26,7 @@ import { newUrnUuid } from '../../../wallet/vc/identity.ts';
 import { CREDENTIAL_TYPES, statusEntries } from '../../../wallet/vc/parse.ts';
 import { clipText } from '../../audit.ts';
 import type { IssuerContext } from '../../context.ts';
+import type { IssuerStores } from '../../storage/stores.ts';
 import { apiError } from '../../http/errors.ts';
 import { commitReservation, IndexTaken, reserveIndex, statusListUrl, type IndexReservation } from '../status-lists.ts';
 import { assertJsonLdConformance, suiteFor, type VcApiCryptosuite } from './jsonld.ts';
@@ -157,7 +158,8 @@ export async function issueVcApiCredential(
   const purposes = requestedPurposes(options);
   const key = options.credentialId ?? (base.id as string);
   for (let attempt = 1; ; attempt++) {
-    const reservations = purposes.map((purpose) => reserveIndex(ctx, purpose));
+    const reservations: IndexReservation[] = [];
+    for (const purpose of purposes) reservations.push(await reserveIndex(ctx, purpose));
     const vc = withEntries(base, reservations);
     const signed = (await createProof(vc, {
       signer: ctx.issuer.signer,
@@ -167,7 +169,7 @@ export async function issueVcApiCredential(
       ...suiteFor(options.cryptosuite),
     })) as Json;
     try {
-      ctx.stores.transaction(() => record(ctx, { key, vc, reservations, actor }));
+      await ctx.stores.transaction((tx) => record(ctx, tx, { key, vc, reservations, actor }));
       return signed;
     } catch (error) {
       if (!(error instanceof IndexTaken) || attempt >= MAX_ATTEMPTS) throw error;
@@ -183,24 +185,20 @@ interface Issued {
 }
 
 /** Inside the issuing transaction: the indexes, the credential's record, the audit record. */
-function record(ctx: IssuerContext, { key, vc, reservations, actor }: Issued): void {
-  for (const reservation of reservations) commitReservation(ctx, reservation);
+async function record(ctx: IssuerContext, tx: IssuerStores, { key, vc, reservations, actor }: Issued): Promise<void> {
+  for (const reservation of reservations) await commitReservation(ctx, tx, reservation);
   const statusEntries = reservations.map(({ purpose, listId, index }) => ({ purpose, listId, index }));
-  if (
-    !ctx.stores.vcApiCredentials.insert({ id: key, types: typesOf(vc).slice(0, 8), statusEntries, issuedAt: ctx.now() })
-  ) {
+  const types = typesOf(vc).slice(0, 8);
+  if (!(await tx.vcApiCredentials.insert({ id: key, types, statusEntries, issuedAt: ctx.now() }))) {
     throw apiError(
       'CREDENTIAL_EXISTS',
       `a credential with id ${JSON.stringify(clipText(key, 100))} was issued here before: ids name one credential`,
     );
   }
-  ctx.audit.record({
-    event: 'VC_API_ISSUED',
-    actor,
-    data: {
-      id: clipText(String(vc.id), 256),
-      type: typesOf(vc).slice(0, 8),
-      status: reservations.map((r) => ({ purpose: r.purpose, url: statusListUrl(ctx, r.listId), index: r.index })),
-    },
-  });
+  const data = {
+    id: clipText(String(vc.id), 256),
+    type: types,
+    status: reservations.map((r) => ({ purpose: r.purpose, url: statusListUrl(ctx, r.listId), index: r.index })),
+  };
+  await ctx.audit.record({ event: 'VC_API_ISSUED', actor, data }, tx);
 }

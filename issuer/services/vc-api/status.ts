@@ -46,8 +46,12 @@ function matches(ctx: IssuerContext, entry: VcApiStatusEntry, asked: StatusUpdat
   );
 }
 
-export function updateVcApiStatus(ctx: IssuerContext, update: StatusUpdate, actor: string): StatusUpdateResult {
-  const record = ctx.stores.vcApiCredentials.get(update.credentialId);
+export async function updateVcApiStatus(
+  ctx: IssuerContext,
+  update: StatusUpdate,
+  actor: string,
+): Promise<StatusUpdateResult> {
+  const record = await ctx.stores.vcApiCredentials.get(update.credentialId);
   if (!record) {
     throw apiError(
       'CREDENTIAL_NOT_FOUND',
@@ -61,23 +65,20 @@ export function updateVcApiStatus(ctx: IssuerContext, update: StatusUpdate, acto
       `the credential has no ${update.credentialStatus.statusPurpose} status entry like the one named`,
     );
   const value = typeof update.status === 'boolean' ? Number(update.status) : update.status;
-  const changed = ctx.stores.transaction(() => {
-    const done = setListStatus(ctx, found.listId, found.index, value);
-    ctx.audit.record({
-      event: 'VC_API_STATUS_CHANGED',
-      actor,
-      data: {
-        id: clipText(record.id, 256),
-        purpose: found.purpose,
-        url: statusListUrl(ctx, found.listId),
-        index: found.index,
-        status: value,
-        changed: done,
-      },
-    });
+  const changed = await ctx.stores.transaction(async (tx) => {
+    const done = await setListStatus(ctx, tx, { listId: found.listId, index: found.index, value });
+    const data = {
+      id: clipText(record.id, 256),
+      purpose: found.purpose,
+      url: statusListUrl(ctx, found.listId),
+      index: found.index,
+      status: value,
+      changed: done,
+    };
+    await ctx.audit.record({ event: 'VC_API_STATUS_CHANGED', actor, data }, tx);
     return done;
   });
-  const list = ctx.stores.statusLists.get(found.listId);
+  const list = await ctx.stores.statusLists.get(found.listId);
   if (!list) throw apiError('STATUS_LIST_NOT_FOUND', `status list ${found.listId} does not exist`);
   const entry: BitstringStatusListEntry = statusEntryFor(ctx, list, found.index);
   return {
