@@ -12,13 +12,17 @@ function vcIdOf(body: unknown): unknown {
   return typeof body === 'object' && body !== null && 'vcId' in body ? body.vcId : undefined;
 }
 
-export function operatorRoutes(operator: IssuerClient): Hono {
+/**
+ * `mcpResource` joins the provider's service name in the token's domains: the issuer exchanges a
+ * presentation for an access token only when its domain is the token's resource (docs/oauth.md).
+ */
+export function operatorRoutes(operator: IssuerClient, mcpResource: string): Hono {
   const routes = new Hono();
   routes.post('/operator/enrollment-token', async (c) => {
     const request = {
       requestedScopes: [...DEMO_SCOPES],
       maxDelegationDepth: 2,
-      requestedDomains: [DEMO_TARGET],
+      requestedDomains: [DEMO_TARGET, mcpResource],
       ttlSeconds: 900,
     };
     const token = await operator.mintEnrollmentToken(request);

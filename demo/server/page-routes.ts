@@ -1,6 +1,6 @@
 /**
  * Everything the page's origin answers: its configuration, the operator's routes, the issuer
- * relay, the provider (and its API), then the built page itself.
+ * relay, the provider (and its API), the provider's MCP server, then the built page itself.
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -8,9 +8,10 @@ import type { IssuerClient } from '../../wallet/client/issuer-client.ts';
 import type { DemoProvider } from '../provider.ts';
 import { demoErrorResponse, errorJson } from './error-json.ts';
 import { relayToIssuer } from './issuer-relay.ts';
+import { mcpRoutes } from './mcp-server.ts';
 import { operatorRoutes } from './operator.ts';
 import { contentSecurityPolicy, staticFile } from './static-files.ts';
-import { DEMO_SCOPES, DEMO_TARGET } from './story.ts';
+import { DEMO_SCOPES, DEMO_TARGET, mcpResourceOf } from './story.ts';
 
 export interface PageRoutesOptions {
   /** The page's origin, e.g. http://127.0.0.1:5173. */
@@ -33,6 +34,7 @@ function pageConfig(options: PageRoutesOptions) {
     providerDid: options.provider.did,
     target: DEMO_TARGET,
     scopes: DEMO_SCOPES,
+    mcpResource: mcpResourceOf(options.origin),
   };
 }
 
@@ -49,9 +51,17 @@ export function pageRoutes(options: PageRoutesOptions): Hono {
     }),
   );
   routes.get('/demo/config.json', (c) => c.json(pageConfig(options), 200, { 'cache-control': 'no-store' }));
-  routes.route('/', operatorRoutes(options.operator));
+  routes.route('/', operatorRoutes(options.operator, mcpResourceOf(options.origin)));
   routes.all('/issuer/*', (c) => relayToIssuer(c, options.issuerUrl));
   routes.route('/', options.provider.app);
+  routes.route(
+    '/',
+    mcpRoutes({
+      resource: mcpResourceOf(options.origin),
+      issuerUrl: options.issuerUrl,
+      recordEvent: (event) => options.provider.recordEvent(event),
+    }),
+  );
   routes.get(
     '*',
     async (c) => (await staticFile(options.buildDir, c.req.path, csp)) ?? errorJson('NOT_FOUND', 'no such page', 404),

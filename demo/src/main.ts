@@ -1,5 +1,5 @@
 /**
- * The demo page: the seven steps of docs/demo.md, each run by a button, each showing the JSON
+ * The demo page: the eight steps of docs/demo.md, each run by a button, each showing the JSON
  * exchanged and the checks made (✓/✗). Three wallets live in this browser, keys in IndexedDB:
  * the agent, the user (who consents) and the sub-agent. The service-worker verifier guards
  * `/api/files/*` of this origin; the page lists the checks the worker reports for each call,
@@ -14,6 +14,7 @@ import { auditTrailStep } from './steps/audit-trail.ts';
 import { callApiStep } from './steps/call-api.ts';
 import { consentStep } from './steps/consent.ts';
 import { delegateStep } from './steps/delegate.ts';
+import { mcpToolStep } from './steps/mcp-tool.ts';
 import { mintTokenStep } from './steps/mint-token.ts';
 import { onboardStep } from './steps/onboard.ts';
 import { refusalsStep } from './steps/refusals.ts';
@@ -29,9 +30,10 @@ function showParties(config: DemoConfig): void {
   addParty('issuer', config.issuerDid);
   addParty('service provider', config.providerDid);
   addParty('target (proof domain)', config.target);
+  addParty('MCP server (OAuth resource)', config.mcpResource);
 }
 
-/** The seven steps of docs/demo.md, in order. */
+/** The eight steps of docs/demo.md, in order. */
 function storySteps(story: Story): StepDefinition[] {
   return [
     mintTokenStep(story),
@@ -39,6 +41,7 @@ function storySteps(story: Story): StepDefinition[] {
     consentStep(story),
     delegateStep(story),
     callApiStep(story),
+    mcpToolStep(story),
     refusalsStep(story),
     auditTrailStep(story),
   ];

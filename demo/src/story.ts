@@ -1,5 +1,5 @@
 /**
- * What the seven steps share: the page's configuration, the wallets made so far, and how a step
+ * What the eight steps share: the page's configuration, the wallets made so far, and how a step
  * is described (a title, a text, buttons that each run an async action into the step's view).
  */
 import { createIndexedDbCredentialStore } from '../../wallet/client/credential-store.ts';
@@ -7,6 +7,7 @@ import { createIndexedDbKeyStore } from '../../wallet/keystore/indexeddb.ts';
 import type { KeyStore } from '../../wallet/keystore/types.ts';
 import type { AgentCredential, DelegatedAgentCredential, DelegationGrantCredential } from '../../wallet/vc/types.ts';
 import { Wallet } from '../../wallet/wallet.ts';
+import type { Discovery, McpSession } from './mcp-client.ts';
 import type { PageVerifier } from './verifier.ts';
 
 /** `/demo/config.json`, as the demo runner (demo/server/page-routes.ts) serves it. */
@@ -17,6 +18,8 @@ export interface DemoConfig {
   providerDid: string;
   target: string;
   scopes: string[];
+  /** The provider's MCP server (its RFC 8707 resource), e.g. http://127.0.0.1:5173/mcp. */
+  mcpResource: string;
 }
 
 /** What earlier steps produced, for the later ones. */
@@ -28,6 +31,8 @@ export interface StoryState {
   agentCredential?: AgentCredential;
   grant?: DelegationGrantCredential;
   subCredential?: DelegatedAgentCredential;
+  /** The sub-agent's MCP access token and what led to it (step 6). */
+  mcp?: { session: McpSession; discovery: Discovery };
 }
 
 export interface Story {

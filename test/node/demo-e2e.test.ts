@@ -1,10 +1,13 @@
 // The consent & delegation demo end to end, the way a newcomer runs it: `startDemo({port: 0})`
 // (what `npm run demo` starts) in Debian's Chromium driven by Playwright (never downloaded).
-// All seven steps are clicked in order; the sub-agent's call is approved through the
-// service-worker verifier, then refused SCOPE_ESCALATION (a forged further delegation) and
-// CREDENTIAL_REVOKED (after the operator's revocation), and the audit trail shows both refusals
-// with an intact hash chain. Screenshots go to test/artifacts/. Any error in the page's console
-// fails the test, except the browser's own line for the two 403 answers the story provokes.
+// All eight steps are clicked in order; the sub-agent's call is approved through the
+// service-worker verifier; it calls the provider's MCP server (the MCP SDK behind mcpAuth) with a
+// DPoP-bound token exchanged at the issuer for its chain — read_file answers, write_file is
+// refused 403 INSUFFICIENT_SCOPE and the step-up invalid_scope; then SCOPE_ESCALATION (a forged
+// further delegation) and CREDENTIAL_REVOKED (after the operator's revocation), and the audit
+// trail shows the refusals and the MCP token with an intact hash chain. Screenshots go to
+// test/artifacts/. Any error in the page's console fails the test, except the browser's own line
+// for the 400/401/403 answers the story provokes.
 import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,8 +28,11 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
-/** Chromium logs every non-2xx fetch as a console error; only the two refusals of step 6 are expected. */
-const EXPECTED_REFUSAL = /Failed to load resource: the server responded with a status of 403/;
+/**
+ * Chromium logs every non-2xx fetch as a console error; only the story's are expected: the MCP
+ * server's 401 (no token) and 403 (write_file), the issuer's 400 (step-up), the two 403 of step 7.
+ */
+const EXPECTED_REFUSAL = /Failed to load resource: the server responded with a status of 40[013]/;
 
 let demo: RunningDemo;
 let browser: Browser;
@@ -74,19 +80,63 @@ async function shot(name: string, step?: string): Promise<void> {
   else await page.locator(`#${step}`).screenshot({ path });
 }
 
+/** Step 6: the MCP server's answers, read from the page (the tool's own output and the caller it was given). */
+async function runMcpStep(): Promise<void> {
+  // Who is who, from the DelegatedAgentCredential step 4 showed: the agent delegated to the sub-agent.
+  const delegation = JSON.parse((await page.locator('#step-4 pre').last().textContent()) ?? '{}') as {
+    issuer: string;
+    credentialSubject: { id: string; domains: string[] };
+  };
+  const mcpResource = new URL('/mcp', demo.url).href;
+  expect(delegation.credentialSubject.domains).toContain(mcpResource);
+
+  await run('step-6', 'run-6a');
+  const allowed = page.locator('#outcome-6a');
+  expect(await allowed.getAttribute('data-verdict')).toBe('approved');
+  expect(await allowed.textContent()).toContain('read_file answered — 200, scopes files:read');
+  expect(await page.locator('#step-6 .checks li[data-ok="false"]').count()).toBe(0);
+  expect(await page.locator('#step-6 .checks li[data-ok="true"]').count()).toBe(7);
+  const shown = page.locator('#step-6 pre');
+  const answer = (await shown.nth((await shown.count()) - 2).textContent()) ?? '';
+  const toolResult = (JSON.parse(answer) as { result: { content: Array<{ text: string }> } }).result.content;
+  expect(toolResult[0]?.text).toBe('Q3 report: revenue 4.2 M€ (+12 %), 3 new customers, churn 1.1 %.');
+  // The tool handler was given the caller the middleware verified from the token: the sub-agent,
+  // acting for the agent, with files:read. The page shows it parsed, last.
+  expect(JSON.parse(toolResult[1]?.text ?? '{}')).toEqual(JSON.parse((await shown.last().textContent()) ?? ''));
+  expect(JSON.parse(toolResult[1]?.text ?? '{}')).toMatchObject({
+    caller: {
+      agentDid: delegation.credentialSubject.id,
+      delegators: [delegation.issuer],
+      scopes: ['files:read'],
+      via: 'token',
+    },
+    audit: 'recorded by the issuer',
+  });
+
+  await run('step-6', 'run-6b');
+  const refused = page.locator('#outcome-6b');
+  expect(await refused.getAttribute('data-verdict')).toBe('denied');
+  expect(await refused.textContent()).toContain('INSUFFICIENT_SCOPE — 403 insufficient_scope, scope="files:write"');
+  const stepText = (await page.locator('#step-6').textContent()) ?? '';
+  expect(stepText).toContain('"reason": "INSUFFICIENT_SCOPE"');
+  expect(stepText).toContain('"error": "invalid_scope"');
+  expect(await page.locator('#step-6').getAttribute('data-state')).toBe('done');
+  await shot('mcp', 'step-6');
+}
+
 describe('npm run demo', () => {
-  it('walks through all seven steps: approved, then denied SCOPE_ESCALATION and CREDENTIAL_REVOKED, all in the audit trail', async () => {
+  it('walks through all eight steps: approved, an MCP tool called and one refused, then SCOPE_ESCALATION and CREDENTIAL_REVOKED, all in the audit trail', async () => {
     await page.goto(demo.url);
     await expect
       .poll(() => page.locator('#verifier-status').getAttribute('data-state'), { timeout: 20_000 })
       .toBe('ready');
     await expect.poll(() => page.locator('[data-party="issuer"]').textContent()).toBe(demo.issuer.ctx.issuer.did);
 
-    // Step 7 before the story: the trail is shown, but it holds no refusal of this page's yet.
-    await page.click('#run-7');
-    await expect.poll(() => page.locator('#step-7').getAttribute('data-state')).toBe('failed');
-    expect(await page.locator('#step-7 .error').textContent()).toContain('this story’s refusals');
-    expect(await page.locator('#run-7').isEnabled()).toBe(true);
+    // Step 8 before the story: the trail is shown, but it holds no refusal of this page's yet.
+    await page.click('#run-8');
+    await expect.poll(() => page.locator('#step-8').getAttribute('data-state')).toBe('failed');
+    expect(await page.locator('#step-8 .error').textContent()).toContain('this story’s refusals');
+    expect(await page.locator('#run-8').isEnabled()).toBe(true);
 
     await run('step-1', 'run-1');
     expect(await page.locator('#step-1 pre').last().textContent()).toMatch(/"token"/);
@@ -118,43 +168,47 @@ describe('npm run demo', () => {
     expect(await page.locator('#step-5 .checks li[data-ok="true"]').count()).toBe(7);
     await shot('approved', 'step-5');
 
-    await run('step-6', 'run-6a');
-    const escalation = page.locator('#outcome-6a');
+    await runMcpStep();
+
+    await run('step-7', 'run-7a');
+    const escalation = page.locator('#outcome-7a');
     expect(await escalation.getAttribute('data-verdict')).toBe('denied');
     expect(await escalation.textContent()).toContain('SCOPE_ESCALATION');
-    expect(await page.locator('#step-6 .checks li[data-ok="false"]').first().textContent()).toContain(
+    expect(await page.locator('#step-7 .checks li[data-ok="false"]').first().textContent()).toContain(
       'delegation chain',
     );
 
-    await run('step-6', 'run-6b');
-    const revoked = page.locator('#outcome-6b');
+    await run('step-7', 'run-7b');
+    const revoked = page.locator('#outcome-7b');
     expect(await revoked.getAttribute('data-verdict')).toBe('denied');
     expect(await revoked.textContent()).toContain('CREDENTIAL_REVOKED');
-    expect(await page.locator('#step-6').getAttribute('data-state')).toBe('done');
+    expect(await page.locator('#step-7').getAttribute('data-state')).toBe('done');
     // The verifier's checks in the order it runs them: each passed, then the failed one, then none reached.
-    for (const list of await page.locator('#step-6 .checks').all()) {
+    for (const list of await page.locator('#step-7 .checks').all()) {
       const marks = (
         await list.locator('li').evaluateAll((items) => items.map((li) => li.getAttribute('data-ok')))
       ).join(' ');
       expect(marks).toMatch(/^(true )*false( skipped)*$/);
       expect(await list.locator('li').last().textContent()).toContain('replay');
     }
-    await shot('denied', 'step-6');
+    await shot('denied', 'step-7');
 
-    await run('step-7', 'run-7');
+    await run('step-8', 'run-8');
     const audit = page.locator('#audit-table');
     const auditText = (await audit.textContent()) ?? '';
     expect(auditText).toContain('SCOPE_ESCALATION');
     expect(auditText).toContain('CREDENTIAL_REVOKED');
-    expect(await page.locator('#step-7 .checks li[data-ok="true"]').count()).toBe(2);
-    expect(await page.locator('#step-7 .error').count()).toBe(0); // the early attempt's error is gone
+    expect(auditText).toContain('OAUTH_TOKEN_ISSUED');
+    expect(auditText).toContain('MCP tools/call read_file');
+    expect(await page.locator('#step-8 .checks li[data-ok="true"]').count()).toBe(3);
+    expect(await page.locator('#step-8 .error').count()).toBe(0); // the early attempt's error is gone
     // Read-only, so it can be shown again: the new trail replaces the old one.
-    await run('step-7', 'run-7');
+    await run('step-8', 'run-8');
     expect(await page.locator('#audit-table').count()).toBe(1);
-    await shot('audit', 'step-7');
+    await shot('audit', 'step-8');
     await shot('full');
 
-    expect(refusalLines).toBeLessThanOrEqual(2);
+    expect(refusalLines).toBeLessThanOrEqual(5);
     expect(pageErrors).toEqual([]);
   }, 90_000);
 
@@ -181,6 +235,39 @@ describe('npm run demo', () => {
     const onboardBody = await onboard.text();
     expect(onboard.headers.get('content-length')).toBe(String(Buffer.byteLength(onboardBody)));
     expect(JSON.parse(onboardBody)).toMatchObject({ error: { code: 'VALIDATION_FAILED' } });
+
+    // The MCP server: without a token, 401 naming its RFC 9728 metadata, which names the issuer.
+    const mcp = new URL('/mcp', demo.url).href;
+    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'read_file', arguments: {} } };
+    const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const noToken = await fetch(mcp, { method: 'POST', headers: mcpHeaders, body: JSON.stringify(call) });
+    expect(noToken.status).toBe(401);
+    const metadataUrl = new URL('/.well-known/oauth-protected-resource/mcp', demo.url).href;
+    expect(noToken.headers.get('www-authenticate')).toContain(`Bearer resource_metadata="${metadataUrl}"`);
+    expect(await noToken.json()).toMatchObject({ reason: 'TOKEN_MISSING' });
+    expect(await (await fetch(metadataUrl)).json()).toMatchObject({
+      resource: mcp,
+      authorization_servers: [demo.issuer.url],
+      scopes_supported: ['files:read', 'files:write'],
+      dpop_bound_access_tokens_required: true,
+    });
+    // A token the issuer never signed: 401 invalid_token, before any tool runs.
+    const forgedToken = await fetch(mcp, {
+      method: 'POST',
+      headers: { ...mcpHeaders, authorization: 'Bearer eyJhbGciOiJFZERTQSJ9.e30.AAAA' },
+      body: JSON.stringify(call),
+    });
+    expect(forgedToken.status).toBe(401);
+    expect(forgedToken.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    // The token endpoint is relayed for POST only, with the issuer's own OAuth errors.
+    expect((await fetch(new URL('/issuer/oauth/token', demo.url))).status).toBe(404);
+    const noGrant = await fetch(new URL('/issuer/oauth/token', demo.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=password',
+    });
+    expect(noGrant.status).toBe(400);
+    expect(((await noGrant.json()) as { error: string }).error).toBe('unsupported_grant_type');
 
     // Consent with a challenge the provider never issued: refused before any signature is checked.
     const forged = await post('/provider/grants', {

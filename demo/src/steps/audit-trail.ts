@@ -1,5 +1,5 @@
 /**
- * Step 7: the issuer's hash-chained audit log (read by the runner with the admin key), with this
+ * Step 8: the issuer's hash-chained audit log (read by the runner with the admin key), with this
  * story's refusals found in it. Read-only, so it may be shown again.
  */
 import { element, renderChecks, renderJson, type Check } from '../dom.ts';
@@ -23,12 +23,10 @@ interface AuditAnswer {
 }
 
 function trailChecks(answer: AuditAnswer, sub: string | undefined): Check[] {
-  // This page's refusals only: the issuer may hold earlier runs of the story.
-  const refusals = answer.records.filter(
-    (r) =>
-      sub !== undefined &&
-      r.agentDid === sub &&
-      /denied|refus|revok/i.test(`${r.event} ${r.reason ?? ''} ${JSON.stringify(r.data ?? {})}`),
+  // This page's sub-agent only: the issuer may hold earlier runs of the story.
+  const mine = answer.records.filter((r) => sub !== undefined && r.agentDid === sub);
+  const refusals = mine.filter((r) =>
+    /denied|refus|revok/i.test(`${r.event} ${r.reason ?? ''} ${JSON.stringify(r.data ?? {})}`),
   );
   return [
     {
@@ -43,18 +41,30 @@ function trailChecks(answer: AuditAnswer, sub: string | undefined): Check[] {
       ok:
         refusals.some((r) => JSON.stringify(r).includes('SCOPE_ESCALATION')) &&
         refusals.some((r) => JSON.stringify(r).includes('CREDENTIAL_REVOKED')),
-      ...(sub === undefined ? { detail: 'run steps 1–6 first' } : {}),
+      ...(sub === undefined ? { detail: 'run steps 1–7 first' } : {}),
+    },
+    {
+      check: 'the sub-agent’s MCP access token and its tool call recorded',
+      ok:
+        mine.some((r) => r.event === 'OAUTH_TOKEN_ISSUED') &&
+        mine.some((r) => JSON.stringify(r.data ?? {}).includes('MCP tools/call read_file')),
+      detail: 'OAUTH_TOKEN_ISSUED · MCP tools/call read_file',
     },
   ];
 }
 
+/** The action a provider's signed event names (`data.signedEvent.action`), if any. */
+function actionOf(r: AuditRecord): string | undefined {
+  const signed = r.data?.signedEvent;
+  const action = typeof signed === 'object' && signed !== null && 'action' in signed ? signed.action : r.data?.action;
+  return typeof action === 'string' ? action : undefined;
+}
+
 /** The reason code of a refusal, or "action → result" of a provider's event. */
 function resultOf(r: AuditRecord): string {
-  const action = r.data?.action;
-  return (
-    r.reason ??
-    (typeof r.data?.result === 'string' ? `${typeof action === 'string' ? action : ''} → ${r.data.result}` : '')
-  );
+  const action = actionOf(r);
+  const result = r.reason ?? (typeof r.data?.result === 'string' ? r.data.result : '');
+  return action === undefined ? result : `${action} → ${result}`;
 }
 
 function auditRow(r: AuditRecord): HTMLTableRowElement {
@@ -98,8 +108,8 @@ async function showTrail(story: Story, view: StepView): Promise<void> {
 
 export function auditTrailStep(story: Story): StepDefinition {
   return {
-    title: '7 · The audit trail of the whole story',
-    text: 'The issuer’s hash-chained audit log (read by the runner with the admin key): the token, the enrollment, the revocation, and the provider’s signed events — its authorization and both refusals with their reason codes.',
+    title: '8 · The audit trail of the whole story',
+    text: 'The issuer’s hash-chained audit log (read by the runner with the admin key): the token, the enrollment, the sub-agent’s OAuth tokens (issued, and the refused step-up), the revocation, and the provider’s signed events — its authorizations, the MCP tool call and both refusals with their reason codes.',
     buttons: [{ label: 'Show the audit trail', repeatable: true, run: (view) => showTrail(story, view) }],
   };
 }

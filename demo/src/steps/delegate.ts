@@ -51,7 +51,7 @@ async function delegate(story: Story, view: StepView): Promise<void> {
     to: sub.did,
     scopes: ['files:read'],
     delegationDepth: 1,
-    domains: [story.config.target],
+    domains: [story.config.target, story.config.mcpResource],
     lifetimeSeconds: 3600,
   });
   await sub.addCredentials([...chain, grant]);
@@ -67,7 +67,7 @@ async function delegate(story: Story, view: StepView): Promise<void> {
 export function delegateStep(story: Story): StepDefinition {
   return {
     title: '4 · The agent delegates a narrower scope to a sub-agent',
-    text: 'A third key, the sub-agent’s. The agent signs a DelegatedAgentCredential: files:read only, depth 1 (of its 2), the provider’s domain only, one hour.',
+    text: 'A third key, the sub-agent’s. The agent signs a DelegatedAgentCredential: files:read only, depth 1 (of its 2), the provider’s service and its MCP server only, one hour.',
     buttons: [{ label: 'Delegate to a sub-agent', run: (view) => delegate(story, view) }],
   };
 }

@@ -34,7 +34,7 @@ async function mintToken(story: Story, view: StepView): Promise<void> {
 export function mintTokenStep(story: Story): StepDefinition {
   return {
     title: '1 · The operator mints an enrollment token',
-    text: 'The demo runner mints it server-side with the issuer’s admin key (which never reaches this page) and hands the page the single-use token: scopes files:read files:write, delegation depth 2, domain limited to the provider.',
+    text: 'The demo runner mints it server-side with the issuer’s admin key (which never reaches this page) and hands the page the single-use token: scopes files:read files:write, delegation depth 2, domains limited to the provider’s service and its MCP server.',
     buttons: [{ label: 'Mint enrollment token', run: (view) => mintToken(story, view) }],
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Step 6: a forged further delegation (files:write added, signed by the sub-agent itself) is
+ * Step 7: a forged further delegation (files:write added, signed by the sub-agent itself) is
  * refused SCOPE_ESCALATION; after the operator revokes the agent, the next call is refused
  * CREDENTIAL_REVOKED.
  */
@@ -58,7 +58,7 @@ async function exceedScope(story: Story, view: StepView): Promise<void> {
     }),
   );
   await expectRefusal(view, call, {
-    outcomeId: 'outcome-6a',
+    outcomeId: 'outcome-7a',
     expected: 'SCOPE_ESCALATION',
     action: 'POST /api/files/q3-report',
     agentDid: sub.did,
@@ -81,7 +81,7 @@ async function revokeThenCall(story: Story, view: StepView): Promise<void> {
   }
   if (!call) fail('no call made');
   await expectRefusal(view, call, {
-    outcomeId: 'outcome-6b',
+    outcomeId: 'outcome-7b',
     expected: 'CREDENTIAL_REVOKED',
     action: 'GET /api/files/q3-report',
     agentDid: sub.did,
@@ -91,7 +91,7 @@ async function revokeThenCall(story: Story, view: StepView): Promise<void> {
 
 export function refusalsStep(story: Story): StepDefinition {
   return {
-    title: '6 · Exceeding the scope is refused; a revocation takes effect',
+    title: '7 · Exceeding the scope is refused; a revocation takes effect',
     text: 'First the sub-agent forges a further delegation to itself adding files:write, signed with its own key — only the chain rule can catch it. Then the operator revokes the agent’s credential, and the next call is refused.',
     buttons: [
       { label: 'Try to exceed the scope', run: (view) => exceedScope(story, view) },
