@@ -1,14 +1,14 @@
 /**
  * `npm run demo`: the consent & delegation story in one command (docs/demo.md). It starts the
  * issuer (development configuration, fresh SQLite file, 1 s status-list `ttl`) and one origin on
- * 127.0.0.1 serving the page, the service-worker verifier, the sample provider (demo/provider.ts)
- * and the operator's routes (`/operator/*`: mint a token, revoke, read the audit trail). Those use
- * the admin key server-side, never in the page, and exist only because this is a loopback demo
- * (docs/demo.md §Not for deployment).
+ * 127.0.0.1 serving the page, the service-worker verifier, the sample provider (demo/provider.ts),
+ * the provider's MCP server behind `mcpAuth` (`/mcp`) and the operator's routes (`/operator/*`:
+ * mint a token, revoke, read the audit trail). Those use the admin key server-side, never in the
+ * page, and exist only because this is a loopback demo (docs/demo.md §Not for deployment).
  *
  * The pieces of that origin live in demo/server/ (page-server, page-routes, operator,
- * issuer-relay, static-files); this file starts them in order. `startDemo({port: 0})` is what the
- * end-to-end test runs.
+ * issuer-relay, mcp-server, static-files); this file starts them in order. `startDemo({port: 0})`
+ * is what the end-to-end test runs.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,10 +23,10 @@ import { createDemoProvider, type DemoProvider } from './provider.ts';
 import { buildStrictPage } from '../console/build.ts';
 import { startPageServer } from './server/page-server.ts';
 import { pageRoutes } from './server/page-routes.ts';
-import { DEMO_SCOPES, DEMO_TARGET } from './server/story.ts';
+import { DEMO_SCOPES, DEMO_TARGET, MCP_PATH, MCP_TOOLS } from './server/story.ts';
 import { createUndoStack, type UndoStack } from './server/undo.ts';
 
-export { DEMO_SCOPES, DEMO_TARGET };
+export { DEMO_SCOPES, DEMO_TARGET, MCP_PATH, MCP_TOOLS };
 
 export interface StartDemoOptions {
   /** Port of the page origin (default 5173; 0 picks a free one). The issuer always takes a free port. */
@@ -120,7 +120,7 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
     process.exit(1);
   });
   process.stderr.write(
-    `Mandate demo: open ${demo.url}\n  issuer ${demo.issuer.url} (${demo.issuer.ctx.issuer.did})\n  provider ${demo.provider.did}\nCtrl-C to stop.\n`,
+    `Mandate demo: open ${demo.url}\n  issuer ${demo.issuer.url} (${demo.issuer.ctx.issuer.did})\n  provider ${demo.provider.did}\n  MCP server ${new URL(MCP_PATH, demo.url).href}\nCtrl-C to stop.\n`,
   );
   const stop = () =>
     void demo.close().then(
