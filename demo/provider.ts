@@ -5,7 +5,7 @@
  * DelegationGrantCredential only after verifying the user's UserConsent over its single-use
  * challenge and the agent's AgentCredential; its API (`/api/files/*`) sits behind the
  * service-worker verifier; it records its decisions as signed AuditEvents (`POST
- * /v1/audit/events`, no admin key). The flow step by step: docs/demo.md §The seven steps.
+ * /v1/audit/events`, no admin key). The flow step by step: docs/demo.md §The eight steps.
  *
  * Everything here is Web-standard Request/Response (Hono), so it runs in any server.
  */

@@ -7,15 +7,24 @@
 // further delegation) and CREDENTIAL_REVOKED (after the operator's revocation), and the audit
 // trail shows the refusals and the MCP token with an intact hash chain. Screenshots go to
 // test/artifacts/. Any error in the page's console fails the test, except the browser's own line
-// for the 400/401/403 answers the story provokes.
+// for the 400/401/403 answers the story provokes. Step 6 is also done from Node with clients
+// nobody here wrote: oauth4webapi for the token exchange and DPoP, the MCP SDK's Client for the calls.
 import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import * as oauth from 'oauth4webapi';
 import { chromium, type Browser, type Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemo, type RunningDemo } from '../../demo/main.ts';
+import { DEMO_TARGET, startDemo, type RunningDemo } from '../../demo/main.ts';
+import { createMemoryCredentialStore } from '../../wallet/client/credential-store.ts';
+import { IssuerClient } from '../../wallet/client/issuer-client.ts';
+import { createMemoryKeyStore } from '../../wallet/keystore/index.ts';
+import { encodePresentationHeader } from '../../wallet/vc/transport.ts';
+import { Wallet } from '../../wallet/wallet.ts';
 
 const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -341,4 +350,101 @@ describe('npm run demo', () => {
     );
     expect(demoDirs()).toEqual(before);
   }, 90_000);
+});
+
+describe("the demo's MCP server, with clients nobody here wrote", () => {
+  const INSECURE = { [oauth.allowInsecureRequests]: true } as const;
+  const memoryWallet = () =>
+    Wallet.open({ keyStore: createMemoryKeyStore(), credentialStore: createMemoryCredentialStore() });
+
+  /** What the page's step 4 makes, from Node: an agent enrolled with the operator's token, a sub-agent with files:read. */
+  async function delegatedSubAgent(mcp: string) {
+    const minted = await fetch(new URL('/operator/enrollment-token', demo.url), { method: 'POST' });
+    const { response } = (await minted.json()) as { response: { token: string } };
+    const agent = await memoryWallet();
+    await new IssuerClient({ baseUrl: demo.issuer.url, allowInsecureHttp: true }).onboard(response.token, {
+      custody: 'self',
+      wallet: agent,
+    });
+    const sub = await memoryWallet();
+    const { chain } = await agent.delegate({ to: sub.did, scopes: ['files:read'], domains: [DEMO_TARGET, mcp] });
+    await sub.addCredentials(chain);
+    return { agent, sub };
+  }
+
+  it('oauth4webapi exchanges the chain for a DPoP-bound token; the MCP SDK client calls read_file with it and is refused write_file', async () => {
+    const mcp = new URL('/mcp', demo.url).href;
+    const { agent, sub } = await delegatedSubAgent(mcp);
+    // Discovery the way a client does it: the resource's RFC 9728 document names the issuer.
+    const metadata = (await (await fetch(new URL('/.well-known/oauth-protected-resource/mcp', demo.url))).json()) as {
+      authorization_servers: string[];
+    };
+    const issuer = new URL(metadata.authorization_servers[0]!);
+    const as = await oauth.processDiscoveryResponse(
+      issuer,
+      await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...INSECURE }),
+    );
+    const client: oauth.Client = { client_id: sub.did };
+    const dpop = oauth.DPoP(client, await oauth.generateKeyPair('Ed25519'));
+    const vp = await sub.present({
+      target: mcp,
+      challenge: crypto.randomUUID(),
+      scopes: ['files:read'],
+      trustedIssuers: [demo.issuer.ctx.issuer.did],
+      grantIssuers: [],
+    });
+    const exchanged = await oauth.processGenericTokenEndpointResponse(
+      as,
+      client,
+      await oauth.genericTokenEndpointRequest(
+        as,
+        client,
+        oauth.None(),
+        'urn:ietf:params:oauth:grant-type:token-exchange',
+        {
+          subject_token: encodePresentationHeader(vp).slice('VP '.length),
+          subject_token_type: 'urn:mandate:params:oauth:token-type:presentation',
+          resource: mcp,
+        },
+        { ...INSECURE, DPoP: dpop },
+      ),
+    );
+    expect(exchanged).toMatchObject({ token_type: 'dpop', scope: 'files:read' });
+
+    // Every request of the SDK's transport carries the token and a fresh proof (oauth4webapi's).
+    const dpopFetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+      try {
+        const body = typeof init?.body === 'string' ? init.body : null;
+        const headers = new Headers(init?.headers);
+        const method = init?.method ?? 'GET';
+        const options = { ...INSECURE, DPoP: dpop };
+        return await oauth.protectedResourceRequest(
+          exchanged.access_token,
+          method,
+          new URL(url),
+          headers,
+          body,
+          options,
+        );
+      } catch (error) {
+        // A refusal with a challenge (403 insufficient_scope) goes to the SDK as the answer it is.
+        if (error instanceof oauth.WWWAuthenticateChallengeError) return error.response;
+        throw error;
+      }
+    };
+    const sdk = new Client({ name: 'sub-agent', version: '1.0.0' });
+    await sdk.connect(new StreamableHTTPClientTransport(new URL(mcp), { fetch: dpopFetch }));
+    expect((await sdk.listTools()).tools.map((t) => t.name)).toEqual(['list_files', 'read_file']);
+    const read = await sdk.callTool({ name: 'read_file', arguments: { name: 'q3-report' } });
+    const [output, caller] = (read.content as Array<{ text: string }>).map((c) => c.text);
+    expect(output).toBe('Q3 report: revenue 4.2 M€ (+12 %), 3 new customers, churn 1.1 %.');
+    expect(JSON.parse(caller ?? '')).toMatchObject({
+      caller: { agentDid: sub.did, delegators: [agent.did], scopes: ['files:read'], via: 'token' },
+    });
+    // The SDK (1.32.2) names the answer's body, not its status: mcpAuth's 403 refusal.
+    await expect(sdk.callTool({ name: 'write_file', arguments: { name: 'q3-report', text: 'x' } })).rejects.toThrow(
+      '"error":"insufficient_scope","error_description":"calling write_file needs files:write","reason":"INSUFFICIENT_SCOPE","scope":"files:write"',
+    );
+    await sdk.close();
+  });
 });
