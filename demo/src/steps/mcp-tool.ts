@@ -26,11 +26,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The texts of a `tools/call` result, or of the names of a `tools/list` one. */
+/** The JSON-RPC `result` of an answer, if it is one. */
 function resultOf(answer: McpAnswer): Record<string, unknown> | undefined {
   return isObject(answer.body) && isObject(answer.body.result) ? answer.body.result : undefined;
 }
 
+/** The texts of a `tools/call` result. */
 function texts(answer: McpAnswer): string[] {
   const content = resultOf(answer)?.content;
   return Array.isArray(content)
@@ -47,6 +48,7 @@ function reportedCaller(answer: McpAnswer): unknown {
   }
 }
 
+/** The tool names of a `tools/list` result. */
 function toolNames(answer: McpAnswer): string[] {
   const tools = resultOf(answer)?.tools;
   return Array.isArray(tools) ? tools.flatMap((t) => (isObject(t) && typeof t.name === 'string' ? [t.name] : [])) : [];
