@@ -46,6 +46,8 @@ export default defineConfig({
         test: {
           name: 'node',
           environment: 'node',
+          // Added to the root's fixture servers: one PostgreSQL and one Redis for the run.
+          globalSetup: ['test/support/global-servers.ts'],
           include: ['test/shared/**/*.test.ts', 'test/node/**/*.test.ts'],
           testTimeout: 30_000,
         },

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// `npm test`: find a Chromium for the browser project, then run both Vitest projects.
-// Extra arguments go to Vitest (e.g. `npm test -- --project node test/shared/jcs.test.ts`).
+// `npm test`: find a Chromium for the browser project, and PostgreSQL and Redis for the node
+// project (test/support/global-servers.ts starts throwaway instances of both), then run both
+// Vitest projects. Extra arguments go to Vitest (e.g. `npm test -- --project node test/shared/jcs.test.ts`).
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 function onPath(name) {
@@ -30,8 +31,30 @@ function findChromium() {
   return ['/usr/bin/chromium', '/snap/bin/chromium', '/opt/google/chrome/chrome'].find(executable);
 }
 
+/** Debian's /usr/lib/postgresql/<major>/bin/initdb (what test/support/postgres.ts runs). */
+function findInitdb() {
+  try {
+    return readdirSync('/usr/lib/postgresql')
+      .map((version) => `/usr/lib/postgresql/${version}/bin/initdb`)
+      .find(executable);
+  } catch {
+    return undefined;
+  }
+}
+
 const args = process.argv.slice(2);
-const nodeOnly = args.includes('--project') && args[args.indexOf('--project') + 1] === 'node';
+const project = args.includes('--project') ? args[args.indexOf('--project') + 1] : undefined;
+const nodeOnly = project === 'node';
+const missing = [
+  ...(process.env.MANDATE_TEST_DATABASE_URL || findInitdb() ? [] : ['PostgreSQL']),
+  ...(process.env.MANDATE_TEST_REDIS_URL || onPath('redis-server') ? [] : ['Redis']),
+];
+if (missing.length > 0 && project !== 'browser') {
+  console.error(
+    `npm test needs ${missing.join(' and ')} for the node project: install ${missing.length > 1 ? 'them' : 'it'} (Debian/Ubuntu: \`sudo apt-get install -y postgresql redis-server\`) or set MANDATE_TEST_DATABASE_URL and MANDATE_TEST_REDIS_URL to servers the tests may create databases and keys on.`,
+  );
+  process.exit(1);
+}
 const chromium = findChromium();
 if (!chromium && !nodeOnly) {
   console.error(

@@ -1,0 +1,176 @@
+/**
+ * A throwaway PostgreSQL for the tests: `initdb` into a temporary directory, `postgres` on a free
+ * port of 127.0.0.1 (and a Unix socket in that directory), removed again by `stop()`. The
+ * binaries are Debian's (`/usr/lib/postgresql/<version>/bin`, the newest found); PostgreSQL
+ * refuses to run as root, so as root the server runs as the `postgres` user, which then owns the
+ * directory. Durability is switched off (`fsync`, `synchronous_commit`, `full_page_writes`): the
+ * data dies with the test run, and crash safety is not what these tests measure.
+ *
+ * No Vitest import here: the global setup (test/support/global-servers.ts) runs it in the main
+ * process; tests reach it through test/support/servers.ts.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { accessSync, chmodSync, chownSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { exited, freePort, waitFor } from './processes.ts';
+
+const DEBIAN_ROOT = '/usr/lib/postgresql';
+
+export const INSTALL_HINT =
+  'install PostgreSQL 15+ and Redis 7+ (Debian/Ubuntu: `sudo apt-get install -y postgresql redis-server`) or set MANDATE_TEST_DATABASE_URL and MANDATE_TEST_REDIS_URL';
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The newest `/usr/lib/postgresql/<major>/bin` with initdb and postgres in it, or undefined. */
+export function findPostgresBin(): string | undefined {
+  let versions: string[];
+  try {
+    versions = readdirSync(DEBIAN_ROOT);
+  } catch {
+    return undefined;
+  }
+  return versions
+    .filter((v) => /^\d+$/.test(v))
+    .sort((a, b) => Number(b) - Number(a))
+    .map((v) => join(DEBIAN_ROOT, v, 'bin'))
+    .find((bin) => executable(join(bin, 'initdb')) && executable(join(bin, 'postgres')));
+}
+
+interface RunAs {
+  uid: number;
+  gid: number;
+}
+
+/** As root: the `postgres` account's ids (PostgreSQL will not start as root). */
+function postgresAccount(): RunAs | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('postgres:'));
+  const [, , uid, gid] = line?.split(':') ?? [];
+  if (uid === undefined || gid === undefined)
+    throw new Error('running as root, but there is no `postgres` user to run PostgreSQL as');
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+export interface PostgresServer {
+  /** `postgres://postgres@127.0.0.1:<port>/postgres` (trust authentication: a throwaway instance). */
+  url: string;
+  stop(): Promise<void>;
+}
+
+function initdb(bin: string, dataDir: string, runAs: RunAs | undefined): void {
+  const args = ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'];
+  const result = spawnSync(join(bin, 'initdb'), args, { encoding: 'utf8', ...(runAs ?? {}) });
+  if (result.status !== 0)
+    throw new Error(`initdb failed (${result.status ?? result.signal}): ${(result.stderr || result.stdout).trim()}`);
+}
+
+function serverArgs(dataDir: string, socketDir: string, port: number): string[] {
+  const settings = {
+    listen_addresses: '127.0.0.1',
+    port: String(port),
+    unix_socket_directories: socketDir,
+    fsync: 'off',
+    synchronous_commit: 'off',
+    full_page_writes: 'off',
+    max_connections: '300',
+    shared_buffers: '64MB',
+  };
+  return ['-D', dataDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
+}
+
+/** Starts a throwaway PostgreSQL; `stop()` shuts it down and removes its directory. */
+export async function startPostgres(bin = findPostgresBin()): Promise<PostgresServer> {
+  if (bin === undefined) throw new Error(`PostgreSQL binaries not found in ${DEBIAN_ROOT}/*/bin: ${INSTALL_HINT}`);
+  const runAs = postgresAccount();
+  const dir = mkdtempSync(join(tmpdir(), 'mandate-pg-'));
+  if (runAs) chownSync(dir, runAs.uid, runAs.gid);
+  chmodSync(dir, 0o700);
+  const dataDir = join(dir, 'data');
+  let child: ChildProcess | undefined;
+  const stop = async (): Promise<void> => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const gone = exited(child);
+      child.kill('SIGQUIT'); // immediate shutdown: nothing here is worth a checkpoint
+      await gone;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    initdb(bin, dataDir, runAs);
+    const port = await freePort();
+    const log: string[] = [];
+    child = spawn(join(bin, 'postgres'), serverArgs(dataDir, dir, port), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...runAs,
+    });
+    child.stderr?.on('data', (chunk: Buffer) => log.push(chunk.toString()));
+    const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+    await waitFor(
+      child,
+      () => canConnect(url),
+      () => `PostgreSQL did not start: ${log.join('').trim().slice(-500)}`,
+    );
+    return { url, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function canConnect(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export interface FreshDatabase {
+  /** The server's URL with this database's name in place of the path. */
+  url: string;
+  name: string;
+  /** Drops the database (closing any connection still open to it). */
+  drop(): Promise<void>;
+}
+
+let counter = 0;
+
+/** Creates an empty database on the server at `serverUrl`, so test files running in parallel never share tables. */
+export async function createDatabase(serverUrl: string, prefix = 'mandate_test'): Promise<FreshDatabase> {
+  const name = `${prefix}_${process.pid}_${++counter}_${Date.now().toString(36)}`;
+  if (!/^[a-z0-9_]{1,63}$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+  await adminQuery(serverUrl, `CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    name,
+    drop: () => adminQuery(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
+async function adminQuery(serverUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
