@@ -87,6 +87,19 @@ export async function verifyDpopProof(proof: string, checks: DpopChecks): Promis
   // §11.1: one use per proof. Kept until it can no longer pass the iat window; keyed by the
   // bound key too, so one client cannot spend another's jti values.
   const until = (iat + checks.maxAgeSec + 2 * checks.clockSkewSec) * 1000;
-  if ((await checks.replayCache.remember(`dpop:${checks.jkt}:${jti}`, until)) !== true)
+  if ((await firstUse(checks.replayCache, `dpop:${checks.jkt}:${jti}`, until)) !== true)
     throw new McpAuthError('DPOP_REPLAYED', 'this DPoP proof was used before (RFC 9449 §11.1)');
+}
+
+/**
+ * The cache's answer; a cache that fails (a shared store that is down: redis-replay-cache.ts)
+ * refuses the proof as a replay — fail closed, and a refusal rather than a 500.
+ */
+async function firstUse(cache: ReplayCache, key: string, until: number): Promise<boolean> {
+  try {
+    return await cache.remember(key, until);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : 'the replay cache failed';
+    throw new McpAuthError('DPOP_REPLAYED', `this DPoP proof could not be recorded as used: ${why}`, { cause: error });
+  }
 }
