@@ -62,7 +62,10 @@ export interface IssuerConfig {
   storageAdapter: 'sqlite';
   /** Path of the SQLite file (or ':memory:'). */
   sqlitePath: string;
-  cacheAdapter: 'memory';
+  /** SERVICE_CACHE_ADAPTER: `redis` shares the rate-limit counters of every instance through SERVICE_REDIS_URL. */
+  cacheAdapter: 'memory' | 'redis';
+  /** SERVICE_REDIS_URL (redis:// or rediss://); set exactly when cacheAdapter is `redis`. */
+  redisUrl: string | undefined;
   didMethod: 'web' | 'key';
   /** did:web method-specific host part (port percent-encoded); undefined with DID_METHOD=key. */
   didDomain: string | undefined;
@@ -144,8 +147,9 @@ const envSchema = z.object({
   SERVICE_SQLITE_PATH: z.preprocess(blankToUndefined, z.string().default('./data/issuer.db')),
   SERVICE_CACHE_ADAPTER: z.preprocess(
     blankToUndefined,
-    z.literal('memory', { error: 'must be "memory"' }).default('memory'),
+    z.enum(['memory', 'redis'], { error: 'must be "memory" or "redis"' }).default('memory'),
   ),
+  SERVICE_REDIS_URL: optionalString,
   DID_METHOD: z.preprocess(
     blankToUndefined,
     z
@@ -477,6 +481,30 @@ function secretsWarning(secrets: GatheredSecrets): string | undefined {
   return undefined;
 }
 
+/**
+ * SERVICE_REDIS_URL, required by (and only used with) SERVICE_CACHE_ADAPTER=redis: a redis:// or
+ * rediss:// URL with a host (ioredis' syntax: `redis://[user:password@]host[:port][/db]`).
+ */
+function resolveRedisUrl(e: ParsedEnv, warnings: string[]): string | undefined {
+  const value = e.SERVICE_REDIS_URL;
+  if (e.SERVICE_CACHE_ADAPTER !== 'redis') {
+    if (value !== undefined) warnings.push('SERVICE_REDIS_URL is set but not used: SERVICE_CACHE_ADAPTER is "memory"');
+    return undefined;
+  }
+  if (value === undefined) invalid('SERVICE_REDIS_URL: required when SERVICE_CACHE_ADAPTER=redis');
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  // The value may carry a password: never echo it.
+  if (url === undefined || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '')
+    invalid('SERVICE_REDIS_URL: must be a redis:// or rediss:// URL with a host (redis://host:6379)');
+  if (!/^\/?(\d{1,2})?$/.test(url.pathname)) invalid('SERVICE_REDIS_URL: the path may only name a database number');
+  return value;
+}
+
 /** Warnings about development-only switches; throws when one is set in production. */
 function switchWarnings(e: ParsedEnv, production: boolean, warnings: string[]): void {
   if (e.SERVICE_OPEN_ENROLLMENT) {
@@ -488,7 +516,12 @@ function switchWarnings(e: ParsedEnv, production: boolean, warnings: string[]): 
 
 type ResolvedParts = ReturnType<typeof resolveBaseUrl> &
   ReturnType<typeof resolveDidDomain> &
-  CheckedSecrets & { introspectionKeys: string[]; secrets: GatheredSecrets; warnings: string[] };
+  CheckedSecrets & {
+    introspectionKeys: string[];
+    redisUrl: string | undefined;
+    secrets: GatheredSecrets;
+    warnings: string[];
+  };
 
 /** The configuration from the parsed environment and what was resolved from it. */
 function assembleConfig(e: ParsedEnv, parts: ResolvedParts): IssuerConfig {
@@ -502,6 +535,7 @@ function assembleConfig(e: ParsedEnv, parts: ResolvedParts): IssuerConfig {
     storageAdapter: e.SERVICE_STORAGE_ADAPTER,
     sqlitePath: e.SERVICE_SQLITE_PATH,
     cacheAdapter: e.SERVICE_CACHE_ADAPTER,
+    redisUrl: parts.redisUrl,
     didMethod: e.DID_METHOD,
     didDomain: parts.didDomain,
     didDomainDerived: parts.didDomainDerived,
@@ -550,6 +584,7 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
   const secrets = gatherSecrets(e, production);
   const checked = checkSecrets(secrets, production);
   const introspectionKeys = parseIntrospectionKeys(e.SERVICE_INTROSPECTION_KEYS, checked.adminApiKey, production);
+  const redisUrl = resolveRedisUrl(e, warnings);
   if (e.SERVICE_FETCH_PRIVATE_NETWORK) {
     warnings.push(
       'SERVICE_FETCH_PRIVATE_NETWORK=true: DIDs and status lists anyone names are fetched from private and loopback addresses too',
@@ -565,7 +600,7 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
   }
   const told = secretsWarning(secrets);
   if (told !== undefined) warnings.push(told);
-  return assembleConfig(e, { ...base, ...did, ...checked, introspectionKeys, secrets, warnings });
+  return assembleConfig(e, { ...base, ...did, ...checked, introspectionKeys, redisUrl, secrets, warnings });
 }
 
 /**

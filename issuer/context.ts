@@ -15,7 +15,8 @@ import type { StatusListClient } from '../wallet/status/client.ts';
 import { createAuditLog, type AuditLog } from './audit.ts';
 import type { IssuerConfig } from './config.ts';
 import { createLogger, type Logger } from './http/logger.ts';
-import { createRateLimiter, type RateLimits } from './http/rate-limit.ts';
+import type { RateLimits } from './http/rate-limit.ts';
+import { createRateLimits, type IssuerRateLimits } from './http/rate-limits.ts';
 import { completeLegacyRevocations } from './services/credentials.ts';
 import { ensureIssuerIdentity } from './services/issuer-identity.ts';
 import { createIssuerResolver, type IssuerResolver } from './services/resolver.ts';
@@ -63,14 +64,15 @@ export async function createIssuerContext(
   const log = options.log ?? createLogger({ level: config.logLevel, now });
   setEd25519Backend(config.ed25519Backend);
   const db = openDatabase(config.sqlitePath);
+  let limits: IssuerRateLimits | undefined;
   try {
+    limits = await createRateLimits(config, log, now);
     const stores = createSqliteStores(db);
     await assertKeyEncryptionKeyOpens(stores.agents, config.keyEncryptionKey);
     const audit = createAuditLog(stores, now);
     // Before anything is signed: the DID document names the signing key (and keys it replaced).
     const issuer = await ensureIssuerIdentity({ config, stores, audit, log, now });
     const resolver = createIssuerResolver({ config, dids: stores.dids });
-    const window = config.rateLimit.windowMs;
     // The client serves this issuer's lists through services that take the context: it reaches
     // the context through this binding, set once the context exists.
     let statusLists: StatusListClient | undefined;
@@ -87,13 +89,13 @@ export async function createIssuerContext(
       },
       replayCache: replayCacheOver(stores.replay, now),
       audit,
-      rateLimits: {
-        perIp: createRateLimiter({ limit: config.rateLimit.perIp, windowMs: window, now }),
-        perToken: createRateLimiter({ limit: config.rateLimit.perToken, windowMs: window, now }),
-      },
+      rateLimits: limits.rateLimits,
       now,
       log,
-      close: () => db.close(),
+      close: () => {
+        limits?.close();
+        db.close();
+      },
     };
     statusLists = createIssuerStatusClient(ctx);
     await ensureDefaultStatusLists(ctx);
@@ -106,6 +108,7 @@ export async function createIssuerContext(
     }
     return ctx;
   } catch (error) {
+    limits?.close();
     db.close();
     throw error;
   }

@@ -1,7 +1,8 @@
 /**
- * Fixed-window rate limits held in memory (SERVICE_CACHE_ADAPTER=memory): per client IP on
- * every request, and per credential — the Authorization header here, the enrollment token in
- * the onboarding service. Over the limit: 429 RATE_LIMITED with `Retry-After` (RFC 9110
+ * Fixed-window rate limits: per client IP on every request, and per credential — the
+ * Authorization header here, the enrollment token in the onboarding service. Held in memory
+ * (SERVICE_CACHE_ADAPTER=memory, this file) or, for the middleware's limits, in Redis and so
+ * shared by every instance (SERVICE_CACHE_ADAPTER=redis, redis-rate-limit.ts). Over the limit: 429 RATE_LIMITED with `Retry-After` (RFC 9110
  * §10.2.3, seconds until the window resets). Windows live in a bounded LRU, so a flood of
  * distinct keys cannot exhaust memory (the oldest windows are forgotten first).
  *
@@ -17,6 +18,7 @@ import { ipv6Groups } from '../../wallet/net/url-policy.ts';
 import { bearerToken } from './admin-auth.ts';
 import type { IssuerEnv } from './env.ts';
 import { apiError } from './errors.ts';
+import { RateLimitUnavailableError } from './redis-rate-limit.ts';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -27,7 +29,15 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimiter {
-  /** Counts one request for `key` and says whether it is within the limit. */
+  /**
+   * Counts one request for `key` and says whether it is within the limit. A shared limiter
+   * answers with a promise, and rejects with RateLimitUnavailableError when it cannot count.
+   */
+  hit(key: string): RateLimitDecision | Promise<RateLimitDecision>;
+}
+
+/** The in-memory limiter: it always answers at once. */
+export interface MemoryRateLimiter extends RateLimiter {
   hit(key: string): RateLimitDecision;
 }
 
@@ -44,7 +54,7 @@ interface Window {
   count: number;
 }
 
-export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
+export function createRateLimiter(options: RateLimiterOptions): MemoryRateLimiter {
   const now = options.now ?? Date.now;
   const windows = new LruCache<string, Window>({ max: options.maxKeys ?? 100_000, ttlMs: options.windowMs, now });
   return {
@@ -72,6 +82,34 @@ export function enforce(decision: RateLimitDecision, what: string): void {
   });
 }
 
+/** Seconds a client is told to wait when the shared limits cannot be checked. */
+const UNAVAILABLE_RETRY_SECONDS = 5;
+
+/**
+ * Counts one request on `limiter` and throws 429 RATE_LIMITED when it is over the limit, or 503
+ * SERVICE_UNAVAILABLE (with Retry-After, not audited: an outage would flood the log) when a
+ * shared limiter cannot count: fail closed, since these limits are what stands between a
+ * guesser and the admin key or an enrollment token.
+ */
+export async function enforceLimit(limiter: RateLimiter, key: string, what: string): Promise<void> {
+  let decision: RateLimitDecision;
+  try {
+    decision = await limiter.hit(key);
+  } catch (error) {
+    if (!(error instanceof RateLimitUnavailableError)) throw error;
+    throw apiError(
+      'SERVICE_UNAVAILABLE',
+      `rate limits cannot be checked right now; retry after ${UNAVAILABLE_RETRY_SECONDS} s`,
+      {
+        headers: { 'Retry-After': String(UNAVAILABLE_RETRY_SECONDS) },
+        audit: false,
+        cause: error,
+      },
+    );
+  }
+  enforce(decision, what);
+}
+
 /** The socket address of the client ('unknown' when not served by @hono/node-server, e.g. app.request in tests). */
 export function clientIp(c: Context): string {
   try {
@@ -87,8 +125,15 @@ export function credentialKey(prefix: string, secret: string): string {
 }
 
 export interface RateLimits {
+  /** Per client address, on every request (shared through Redis with SERVICE_CACHE_ADAPTER=redis). */
   perIp: RateLimiter;
-  perToken: RateLimiter;
+  /** Per Authorization header, on every request that sends one (shared likewise). */
+  perAuthorization: RateLimiter;
+  /**
+   * Per enrollment token, in the onboarding service. In this process's memory for now: the
+   * service calls it synchronously (it becomes a shared RateLimiter once the services are async).
+   */
+  perToken: MemoryRateLimiter;
 }
 
 /**
@@ -117,13 +162,14 @@ export function addressKey(address: string): string {
 /** Per-address limit on every request (IPv6 by /64), and per-Authorization-header limit when one is sent. */
 export function rateLimit(limits: RateLimits): MiddlewareHandler<IssuerEnv> {
   return async (c, next) => {
-    enforce(limits.perIp.hit(`ip:${addressKey(clientIp(c))}`), 'from this address');
+    await enforceLimit(limits.perIp, `ip:${addressKey(clientIp(c))}`, 'from this address');
     const authorization = c.req.header('authorization');
     // Counted by the token as authentication reads it: `bearer K` and `Bearer   K` are one
     // credential, not a fresh budget each.
     if (authorization !== undefined)
-      enforce(
-        limits.perToken.hit(credentialKey('auth', bearerToken(authorization) ?? authorization)),
+      await enforceLimit(
+        limits.perAuthorization,
+        credentialKey('auth', bearerToken(authorization) ?? authorization),
         'with this credential',
       );
     return next();

@@ -1,0 +1,49 @@
+/**
+ * The issuer's one Redis connection (SERVICE_CACHE_ADAPTER=redis), shared by what it holds there
+ * (today the rate-limit counters: http/redis-rate-limit.ts). ioredis reconnects by itself; while
+ * it is away, commands wait in its offline queue and each user of the connection bounds that
+ * wait with its own timeout, so a Redis outage is answered, never hung on.
+ */
+import { Redis } from 'ioredis';
+import type { Logger } from './http/logger.ts';
+
+/** `redis://host:port/db` without user or password, for logs and errors. */
+export function redactRedisUrl(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.href;
+}
+
+/**
+ * Connects to `url` and waits for the first PING (at most `timeoutMs`), so an issuer whose Redis
+ * is unreachable stops at start with one line instead of answering 503 to everything.
+ */
+export async function connectRedis(url: string, log: Logger, timeoutMs = 5000): Promise<Redis> {
+  const where = redactRedisUrl(url);
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
+  });
+  let down = false;
+  client.on('error', (error: Error) => {
+    if (down) return; // one line per outage, not one per reconnect attempt
+    down = true;
+    log.warn('redis: connection lost; reconnecting', { redis: where, error: error.message.slice(0, 200) });
+  });
+  client.on('ready', () => {
+    if (down) log.info('redis: connected again', { redis: where });
+    down = false;
+  });
+  try {
+    await client.connect();
+    await client.ping();
+  } catch (error) {
+    client.disconnect();
+    const why = error instanceof Error ? error.message : String(error);
+    throw new Error(`SERVICE_REDIS_URL: Redis at ${where} did not answer (${why.slice(0, 200)})`, { cause: error });
+  }
+  return client;
+}
