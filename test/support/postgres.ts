@@ -93,7 +93,8 @@ function serverArgs(dataDir: string, socketDir: string, port: number): string[] 
 export async function startPostgres(bin = findPostgresBin()): Promise<PostgresServer> {
   if (bin === undefined) throw new Error(`PostgreSQL binaries not found in ${DEBIAN_ROOT}/*/bin: ${INSTALL_HINT}`);
   const runAs = postgresAccount();
-  const dir = mkdtempSync(join(tmpdir(), 'mandate-pg-'));
+  // As root, under /tmp: a TMPDIR inside root's home would be closed to the postgres user.
+  const dir = mkdtempSync(join(runAs ? '/tmp' : tmpdir(), 'mandate-pg-'));
   if (runAs) chownSync(dir, runAs.uid, runAs.gid);
   chmodSync(dir, 0o700);
   const dataDir = join(dir, 'data');
