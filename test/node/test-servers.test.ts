@@ -1,5 +1,9 @@
 // The harness's real servers (test/support/global-servers.ts): every test file gets a database
 // and a Redis key prefix of its own on the run's PostgreSQL and Redis.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -52,6 +56,26 @@ describe('the run Redis', () => {
       expect(await redis.get(`${q}k`)).toBeNull();
     } finally {
       redis.disconnect();
+    }
+  });
+});
+
+describe('npm test without the servers', () => {
+  it('stops at once with one line saying how to install them', () => {
+    const emptyPath = mkdtempSync(join(tmpdir(), 'mandate-nopath-'));
+    try {
+      // No redis-server on PATH and no MANDATE_TEST_* URLs (PostgreSQL may or may not be found).
+      const result = spawnSync(process.execPath, ['test/run.mjs', '--project', 'node'], {
+        env: { PATH: emptyPath, HOME: process.env.HOME },
+        encoding: 'utf8',
+      });
+      expect(result.status).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(
+        /^npm test needs (PostgreSQL and )?Redis for the node project: install (it|them) \(Debian\/Ubuntu: `sudo apt-get install -y postgresql redis-server`\) or set MANDATE_TEST_DATABASE_URL and MANDATE_TEST_REDIS_URL [^\n]*\n$/,
+      );
+    } finally {
+      rmSync(emptyPath, { recursive: true, force: true });
     }
   });
 });
