@@ -1,8 +1,8 @@
 /**
  * The issuer's one Redis connection (SERVICE_CACHE_ADAPTER=redis), shared by what it holds there
  * (today the rate-limit counters: http/redis-rate-limit.ts). ioredis reconnects by itself; while
- * it is away, commands wait in its offline queue and each user of the connection bounds that
- * wait with its own timeout, so a Redis outage is answered, never hung on.
+ * Redis is away commands fail at once (no offline queue), and each user of the connection bounds
+ * its wait for a slow Redis with its own timeout, so an outage is answered, never hung on.
  */
 import { Redis } from 'ioredis';
 import type { Logger } from './http/logger.ts';
@@ -24,6 +24,9 @@ export async function connectRedis(url: string, log: Logger, timeoutMs = 5000): 
   const client = new Redis(url, {
     lazyConnect: true,
     connectTimeout: timeoutMs,
+    // Once connected, a command sent while Redis is away fails at once (503 at once) instead of
+    // queueing for a reconnect and being counted after its request was already refused.
+    enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
   });

@@ -42,7 +42,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const [pg, redisServer] = servers as [Started, Started];
   project.provide('postgresUrl', pg.url);
   project.provide('redisUrl', redisServer.url);
-  project.provide('serversStartMs', Date.now() - started);
+  // One line per run: how long the harness took to get its servers (docs/operations.md §Tests).
+  const where = (s: Started, name: string) => (s.stop ? s.url : name); // a given URL may hold a password
+  console.log(
+    `test servers ready in ${Date.now() - started} ms: PostgreSQL ${where(pg, 'MANDATE_TEST_DATABASE_URL')}, Redis ${where(redisServer, 'MANDATE_TEST_REDIS_URL')}`,
+  );
   // A run that is interrupted still takes its servers down with it.
   const onExit = (): void => void stopAll();
   process.once('exit', onExit);
@@ -58,7 +62,5 @@ declare module 'vitest' {
     postgresUrl: string;
     /** A Redis URL shared by all test files: use a key prefix of your own (freshRedisPrefix()). */
     redisUrl: string;
-    /** How long starting them took (ms), for the harness's own check. */
-    serversStartMs: number;
   }
 }
