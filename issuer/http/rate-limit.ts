@@ -2,9 +2,10 @@
  * Fixed-window rate limits: per client IP on every request, and per credential — the
  * Authorization header here, the enrollment token in the onboarding service. Held in memory
  * (SERVICE_CACHE_ADAPTER=memory, this file) or, for the middleware's limits, in Redis and so
- * shared by every instance (SERVICE_CACHE_ADAPTER=redis, redis-rate-limit.ts). Over the limit: 429 RATE_LIMITED with `Retry-After` (RFC 9110
- * §10.2.3, seconds until the window resets). Windows live in a bounded LRU, so a flood of
- * distinct keys cannot exhaust memory (the oldest windows are forgotten first).
+ * shared by every instance (SERVICE_CACHE_ADAPTER=redis, redis-rate-limit.ts). Over the
+ * limit: 429 RATE_LIMITED with `Retry-After` (RFC 9110 §10.2.3, seconds until the window
+ * resets). In memory, windows live in a bounded LRU, so a flood of distinct keys cannot
+ * exhaust memory (the oldest windows are forgotten first).
  *
  * The client IP is the socket's address; X-Forwarded-For is not trusted (a proxy in front
  * should enforce its own limits, or the deployment sets a trusted-proxy layer before this).

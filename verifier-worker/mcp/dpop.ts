@@ -6,6 +6,7 @@
  * adapter can serve both: docs/mcp.md §Replay store).
  */
 import { base64urlToBytes, bytesToBase64url } from '../../wallet/crypto/base64url.ts';
+import { isMandateError } from '../../wallet/crypto/errors.ts';
 import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
 import type { JsonValue } from '../../wallet/crypto/json-value.ts';
 import { jwkThumbprint, parseEd25519PublicJwk } from '../../wallet/crypto/jwt.ts';
@@ -99,7 +100,8 @@ async function firstUse(cache: ReplayCache, key: string, until: number): Promise
   try {
     return await cache.remember(key, until);
   } catch (error) {
-    const why = error instanceof Error ? error.message : 'the replay cache failed';
+    // Only our own errors' text goes to the client: a driver's could name internal hosts.
+    const why = isMandateError(error) ? error.message : 'the replay cache failed';
     throw new McpAuthError('DPOP_REPLAYED', `this DPoP proof could not be recorded as used: ${why}`, { cause: error });
   }
 }
