@@ -130,11 +130,8 @@ export interface RateLimits {
   perIp: RateLimiter;
   /** Per Authorization header, on every request that sends one (shared likewise). */
   perAuthorization: RateLimiter;
-  /**
-   * Per enrollment token, in the onboarding service. In this process's memory for now: the
-   * service calls it synchronously (it becomes a shared RateLimiter once the services are async).
-   */
-  perToken: MemoryRateLimiter;
+  /** Per enrollment token, in the onboarding service (shared likewise). */
+  perToken: RateLimiter;
 }
 
 /**

@@ -24,12 +24,11 @@ export async function createRateLimits(
   now: () => number,
 ): Promise<IssuerRateLimits> {
   const { perIp, perToken, windowMs } = config.rateLimit;
-  const perTokenMemory = createRateLimiter({ limit: perToken, windowMs, now });
   if (config.redisUrl === undefined) {
     const rateLimits = {
       perIp: createRateLimiter({ limit: perIp, windowMs, now }),
       perAuthorization: createRateLimiter({ limit: perToken, windowMs, now }),
-      perToken: perTokenMemory,
+      perToken: createRateLimiter({ limit: perToken, windowMs, now }),
     };
     return { rateLimits, close: () => undefined };
   }
@@ -39,7 +38,7 @@ export async function createRateLimits(
   const rateLimits = {
     perIp: shared('ip', perIp),
     perAuthorization: shared('auth', perToken),
-    perToken: perTokenMemory,
+    perToken: shared('enroll', perToken),
   };
   return { rateLimits, close: () => client.disconnect() };
 }

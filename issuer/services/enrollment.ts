@@ -29,7 +29,7 @@ import { createKeyResolver } from '../../wallet/did/verification-method.ts';
 import type { IssuerContext } from '../context.ts';
 import type { IssuerStores } from '../storage/stores.ts';
 import { apiError, invalidCursor } from '../http/errors.ts';
-import { credentialKey, enforce } from '../http/rate-limit.ts';
+import { credentialKey, enforceLimit } from '../http/rate-limit.ts';
 import type { EnrollmentTokenRecord, OnboardingSessionRecord } from '../storage/tokens-store.ts';
 import { isTokenCursor, tokenCursor } from '../storage/tokens-store.ts';
 import { createServerKey, type NewServerKey } from './custody.ts';
@@ -158,7 +158,7 @@ export type StartedOnboarding = OnboardingChallenge;
 
 export async function startOnboarding(ctx: IssuerContext, input: StartInput): Promise<StartedOnboarding> {
   const tokenHash = hashToken(input.token);
-  enforce(ctx.rateLimits.perToken.hit(credentialKey('enroll', tokenHash)), 'with this enrollment token');
+  await enforceLimit(ctx.rateLimits.perToken, credentialKey('enroll', tokenHash), 'with this enrollment token');
   const now = ctx.now();
   const token = assertTokenUsable(await ctx.stores.tokens.findByHash(tokenHash), now);
   let did: string | null = null;
