@@ -101,6 +101,10 @@ export const ISSUER_ERRORS = {
   /** A server-held key does not decrypt under the key-encryption key, or is not the key on record. */
   CUSTODY_KEY_UNREADABLE: 500,
   SERVICE_UNAVAILABLE: 503,
+  /** GET /v1/ready: a dependency (the database) did not answer; `details.checks` names it. */
+  NOT_READY: 503,
+  /** GET /v1/ready after SIGTERM: this process is finishing its requests and takes no new ones. */
+  SHUTTING_DOWN: 503,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type IssuerErrorCode = keyof typeof ISSUER_ERRORS;

@@ -1,11 +1,11 @@
 /**
  * Public documents: the issuer's did:web document (/.well-known/did.json, did:web §3.2), hosted
  * agents' documents (/agents/:id/did.json, path form `did:web:<domain>:agents:<id>`), the
- * Mandate JSON-LD context, and a health probe.
+ * Mandate JSON-LD context, and the liveness and readiness probes.
  */
 import { createRoute } from '@hono/zod-openapi';
 import { AgentDocumentParamSchema } from '../../wallet/contract/dids.ts';
-import { HealthSchema } from '../../wallet/contract/health.ts';
+import { HealthSchema, ReadySchema } from '../../wallet/contract/health.ts';
 import type { Context } from 'hono';
 import { MANDATE_CONTEXT } from '../../wallet/vc/context.ts';
 import type { IssuerContext } from '../context.ts';
@@ -13,7 +13,8 @@ import type { IssuerEnv } from '../http/env.ts';
 import { apiError, createRouter } from '../http/errors.ts';
 import { wireObject } from '../http/wire.ts';
 import { agentWebDid } from '../services/did-documents.ts';
-import { errorResponses, JsonObjectSchema, jsonResponse } from './schemas.ts';
+import { checkReadiness, issuerReadinessChecks } from '../services/readiness.ts';
+import { ErrorSchema, errorResponses, JsonObjectSchema, jsonResponse } from './schemas.ts';
 
 const DID_JSON = 'application/did+json';
 
@@ -58,6 +59,21 @@ const health = createRoute({
   responses: { 200: jsonResponse(HealthSchema, 'Alive') },
 });
 
+const ready = createRoute({
+  method: 'get',
+  path: '/v1/ready',
+  tags: ['Operations'],
+  summary:
+    'Readiness: 200 when the database answers; 503 NOT_READY (details.checks names what failed) or SHUTTING_DOWN (after SIGTERM). Public.',
+  responses: {
+    200: jsonResponse(ReadySchema, 'Ready: every dependency answered'),
+    503: {
+      description: 'Not ready (NOT_READY, SHUTTING_DOWN), see Retry-After',
+      content: { 'application/json': { schema: ErrorSchema } },
+    },
+  },
+});
+
 export function wellKnownRoutes(ctx: IssuerContext) {
   const app = createRouter();
   const serveHosted = async (c: Context<IssuerEnv>, did: string) => {
@@ -91,5 +107,17 @@ export function wellKnownRoutes(ctx: IssuerContext) {
     }),
   );
   app.openapi(health, (c) => c.json({ ok: true as const, issuer: ctx.issuer.did }, 200));
+  const readinessChecks = issuerReadinessChecks(ctx.stores);
+  app.openapi(ready, async (c) => {
+    const readiness = await checkReadiness(readinessChecks);
+    if (readiness.ready) return c.json({ ok: true as const, checks: readiness.checks }, 200);
+    // Not audited: a probe every few seconds against a database that is down would flood the
+    // log (and could not be written to it anyway).
+    throw apiError('NOT_READY', `not ready: ${readiness.failed.join(', ')} did not answer`, {
+      details: { checks: readiness.checks },
+      headers: { 'retry-after': '1' },
+      audit: false,
+    });
+  });
   return app;
 }

@@ -24,7 +24,7 @@ import type { IssuerStores } from './stores.ts';
 import { createSqliteTokenStore } from './tokens-store.ts';
 import { createSqliteVcApiCredentialStore } from './vc-api-credentials-store.ts';
 
-type StoreSet = Omit<IssuerStores, 'transaction'>;
+type StoreSet = Omit<IssuerStores, 'transaction' | 'ping'>;
 type SyncStoreSet = { [K in keyof StoreSet]: Sync<StoreSet[K]> };
 
 function syncStores(db: IssuerDb): SyncStoreSet {
@@ -73,11 +73,21 @@ function asyncStores(sync: SyncStoreSet, gate?: Gate): StoreSet {
   return stores as StoreSet;
 }
 
+/** Reads the schema page: the file itself answers, not just the connection object. */
+function pingOf(db: IssuerDb): () => Promise<void> {
+  const statement = db.sqlite.prepare('SELECT 1 FROM sqlite_schema LIMIT 1').pluck();
+  // eslint-disable-next-line @typescript-eslint/require-await -- async turns a throw into a rejection
+  return async () => {
+    statement.get();
+  };
+}
+
 /** Nested transactions of `tx`: savepoints on the open transaction. */
 function savepoints(db: IssuerDb, bound: StoreSet): IssuerStores {
   let depth = 0;
   const tx: IssuerStores = {
     ...bound,
+    ping: pingOf(db),
     async transaction(fn) {
       const name = `mandate_${++depth}`;
       db.sqlite.exec(`SAVEPOINT ${name}`);
@@ -103,6 +113,7 @@ export function createSqliteStores(db: IssuerDb): IssuerStores {
   const tx = savepoints(db, asyncStores(sync));
   return {
     ...asyncStores(sync, gate),
+    ping: pingOf(db),
     async transaction(fn) {
       while (gate.held) await gate.held;
       let release = () => {};

@@ -67,4 +67,9 @@ export interface IssuerStores extends Transactional {
   replay: ReplayStore;
   /** Credentials signed through the VC-API. */
   vcApiCredentials: VcApiCredentialStore;
+  /**
+   * Resolves when the database answers a trivial query, rejects when it does not: the readiness
+   * probe (GET /v1/ready) calls it, so it must be cheap and touch the database itself.
+   */
+  ping(): Promise<void>;
 }
