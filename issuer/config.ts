@@ -106,6 +106,10 @@ export interface IssuerConfig {
   statusListTtlMs: number;
   /** Process-wide Ed25519 backend (wallet/crypto/ed25519.ts setEd25519Backend). */
   ed25519Backend: Ed25519BackendChoice;
+  /** SERVICE_WORKERS: issuer processes sharing the port through Node's cluster module (1 = no cluster). */
+  workers: number;
+  /** SERVICE_SHUTDOWN_TIMEOUT_SECONDS: how long SIGTERM waits for in-flight requests before connections are cut. */
+  shutdownTimeoutMs: number;
   /** Where generated development secrets live (undefined when none were needed or for ':memory:'). */
   secretsFile: string | undefined;
   /** Names of the secrets generated on this start (first start of a development issuer). */
@@ -119,6 +123,8 @@ export type Env = Readonly<Record<string, string | undefined>>;
 const SECRETS_FILE = 'issuer-secrets.json';
 const HEX32 = /^[0-9a-fA-F]{64}$/;
 const MIN_ADMIN_KEY_LENGTH = 32;
+/** SERVICE_WORKERS' ceiling: beyond the cores of any one machine this runs on. */
+const MAX_WORKERS = 64;
 /**
  * RFC 6750 §2.1 `b64token` (token68): the characters a Bearer credential can carry. A key with
  * any other character (a space, `!`, `:`) could be configured but never presented.
@@ -184,6 +190,16 @@ const envSchema = z.object({
     blankToUndefined,
     z.enum(['node', 'webcrypto', 'noble', 'auto']).default('webcrypto'),
   ),
+  SERVICE_WORKERS: z.preprocess(
+    blankToUndefined,
+    z.coerce
+      .number({ error: 'must be an integer from 1 to 64' })
+      .int({ error: 'must be an integer from 1 to 64' })
+      .min(1, { error: 'must be an integer from 1 to 64' })
+      .max(MAX_WORKERS, { error: 'must be an integer from 1 to 64' })
+      .default(1),
+  ),
+  SERVICE_SHUTDOWN_TIMEOUT_SECONDS: integer(10, 1, 3600),
 });
 
 type ParsedEnv = z.infer<typeof envSchema>;
@@ -561,6 +577,8 @@ function assembleConfig(e: ParsedEnv, parts: ResolvedParts): IssuerConfig {
     credentialTtlSeconds: e.SERVICE_CREDENTIAL_TTL_SECONDS,
     statusListTtlMs: e.SERVICE_STATUS_LIST_TTL_SECONDS * 1000,
     ed25519Backend: e.SERVICE_ED25519_BACKEND,
+    workers: e.SERVICE_WORKERS,
+    shutdownTimeoutMs: e.SERVICE_SHUTDOWN_TIMEOUT_SECONDS * 1000,
     secretsFile: secrets.generatedSecrets.length > 0 || secrets.missing.length > 0 ? secrets.secretsFile : undefined,
     generatedSecrets: secrets.generatedSecrets,
     warnings: parts.warnings,
@@ -581,6 +599,9 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
   const base = resolveBaseUrl(e, production);
   const did = resolveDidDomain(e, base.apiBaseUrl, production, warnings);
   switchWarnings(e, production, warnings);
+  // Each process would open its own empty database (and generate its own development secrets).
+  if (e.SERVICE_WORKERS > 1 && e.SERVICE_SQLITE_PATH === ':memory:')
+    invalid('SERVICE_WORKERS: must be 1 with SERVICE_SQLITE_PATH=:memory: (each process would have its own database)');
   const secrets = gatherSecrets(e, production);
   const checked = checkSecrets(secrets, production);
   const introspectionKeys = parseIntrospectionKeys(e.SERVICE_INTROSPECTION_KEYS, checked.adminApiKey, production);

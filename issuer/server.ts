@@ -30,21 +30,65 @@ export interface StartIssuerOptions {
   onListening?: (url: string) => void | Promise<void>;
 }
 
+/** How a shutdown ended. */
+export interface ShutdownOutcome {
+  /** true: every in-flight request finished; false: the deadline passed and open connections were cut. */
+  drained: boolean;
+}
+
 export interface RunningIssuer {
   /** Where this process listens, e.g. http://127.0.0.1:53211 (API_BASE_URL may differ behind a proxy). */
   url: string;
   app: OpenAPIHono<IssuerEnv>;
   ctx: IssuerContext;
   server: ServerType;
-  /** Stops accepting connections, lets in-flight requests finish, closes the database. */
-  close(): Promise<void>;
+  /**
+   * Graceful shutdown: stops accepting connections, lets in-flight requests finish (each answer
+   * then closes its connection, and GET /v1/ready answers 503 SHUTTING_DOWN meanwhile), cuts what
+   * is still open after `timeoutMs` (default SERVICE_SHUTDOWN_TIMEOUT_SECONDS), then closes the
+   * database. Later calls return the first call's promise.
+   */
+  close(options?: { timeoutMs?: number }): Promise<ShutdownOutcome>;
 }
 
-function listen(
-  port: number,
-  hostname: string,
-  fetch: (request: Request, env: unknown) => Response | Promise<Response>,
-): Promise<ServerType> {
+type FetchHandler = (request: Request, env: unknown) => Response | Promise<Response>;
+
+const READY_PATH = '/v1/ready';
+
+/** `response` with `Connection: close`, so Node ends its keep-alive socket after it is sent. */
+function closingConnection(response: Response): Response {
+  try {
+    response.headers.set('connection', 'close');
+    return response;
+  } catch {
+    // Immutable headers (a Response from fetch): copy it.
+    const copy = new Response(response.body, response);
+    copy.headers.set('connection', 'close');
+    return copy;
+  }
+}
+
+/**
+ * Stops accepting, waits for open requests until `timeoutMs`, then cuts what is left. Keep-alive
+ * sockets would otherwise hold `server.close()` open for their idle timeout (65 s): idle ones are
+ * closed at once, busy ones after their answer (which carries `Connection: close`).
+ */
+async function drain(server: ServerType, timeoutMs: number): Promise<ShutdownOutcome> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  if ('closeIdleConnections' in server) server.closeIdleConnections();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  const outcome = await Promise.race([closed.then(() => 'drained' as const), deadline]);
+  clearTimeout(timer);
+  if (outcome === 'drained') return { drained: true };
+  if ('closeAllConnections' in server) server.closeAllConnections();
+  await closed;
+  return { drained: false };
+}
+
+function listen(port: number, hostname: string, fetch: FetchHandler): Promise<ServerType> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch, port, hostname }, () => resolve(server));
     // Idle keep-alive connections outlive a load balancer's idle timeout (commonly 60 s): a
@@ -61,15 +105,23 @@ function listen(
 export async function startIssuer(options: StartIssuerOptions = {}): Promise<RunningIssuer> {
   const loaded = options.config ?? loadConfig(options.env ?? process.env);
   const host = options.host ?? loaded.host;
-  let handler: ((request: Request, env: unknown) => Response | Promise<Response>) | undefined = undefined;
-  const server = await listen(options.port ?? loaded.port, host, (request, env) =>
-    handler
-      ? handler(request, env)
-      : Response.json(errorBody('SERVICE_UNAVAILABLE', 'the issuer is starting; retry shortly'), {
-          status: 503,
-          headers: { 'retry-after': '1' },
-        }),
-  );
+  let handler: FetchHandler | undefined = undefined;
+  let draining = false;
+  const server = await listen(options.port ?? loaded.port, host, async (request, env) => {
+    if (!handler)
+      return Response.json(errorBody('SERVICE_UNAVAILABLE', 'the issuer is starting; retry shortly'), {
+        status: 503,
+        headers: { 'retry-after': '1' },
+      });
+    if (!draining) return handler(request, env);
+    // A balancer still holding a keep-alive connection learns to route elsewhere.
+    if (new URL(request.url).pathname === READY_PATH)
+      return Response.json(errorBody('SHUTTING_DOWN', 'this process is shutting down'), {
+        status: 503,
+        headers: { 'retry-after': '1', connection: 'close' },
+      });
+    return closingConnection(await handler(request, env));
+  });
   const port = (server.address() as AddressInfo).port;
   let ctx: IssuerContext;
   try {
@@ -85,21 +137,20 @@ export async function startIssuer(options: StartIssuerOptions = {}): Promise<Run
   const app = createApp(ctx);
   handler = (request, env) => app.fetch(request, env);
 
-  let closing: Promise<void> | undefined;
+  let closing: Promise<ShutdownOutcome> | undefined;
+  const shutdown = async (timeoutMs: number): Promise<ShutdownOutcome> => {
+    draining = true;
+    const outcome = await drain(server, timeoutMs);
+    ctx.close();
+    return outcome;
+  };
   return {
     url: baseUrlFor(host, port),
     app,
     ctx,
     server,
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => {
-          ctx.close();
-          resolve();
-        });
-        // Idle keep-alive connections would hold close() open forever.
-        (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
-      });
+    close(closeOptions = {}) {
+      closing ??= shutdown(closeOptions.timeoutMs ?? loaded.shutdownTimeoutMs);
       return closing;
     },
   };

@@ -23,15 +23,18 @@ export interface LoggerOptions {
   /** Where lines go (default: stdout). Tests pass an array's push. */
   write?: (line: string) => void;
   now?: () => number;
+  /** Fields on every line, e.g. `{worker: 2, pid}` for one process of a cluster (SERVICE_WORKERS). */
+  fields?: LogFields;
 }
 
 export function createLogger(options: LoggerOptions): Logger {
   const threshold = RANK[options.level];
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
   const now = options.now ?? Date.now;
+  const base = options.fields;
   const emit = (level: Exclude<LogLevel, 'silent'>) => (msg: string, fields?: LogFields) => {
     if (RANK[level] < threshold) return;
-    write(JSON.stringify({ time: new Date(now()).toISOString(), level, msg, ...fields }));
+    write(JSON.stringify({ time: new Date(now()).toISOString(), level, msg, ...base, ...fields }));
   };
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 }

@@ -113,7 +113,9 @@ export async function startTestIssuer(extraEnv: Env = {}, options: TestIssuerOpt
       await new Promise((resolve) => setTimeout(resolve, 100));
       return startTestIssuer({ ...extraEnv, ...more }, { ...options, dir, port });
     },
-    stop: () => running.close(),
+    async stop() {
+      await running.close();
+    },
     async dispose() {
       await running.close();
       rmSync(dir, { recursive: true, force: true });
