@@ -105,7 +105,8 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
     workers.delete(worker);
     const fields = { worker: worker.id, workerPid: worker.process.pid ?? null, code, signal };
     if (stopping !== undefined) {
-      if (code !== 0) failed = true;
+      // One still starting has no handler yet and ends by the signal itself: it served nothing.
+      if (code !== 0 && state?.ready === true) failed = true;
       log.info('worker stopped', fields);
       if (workers.size === 0) {
         log.info('stopped', { signal: stopping });

@@ -14,8 +14,14 @@ import { Hono } from 'hono';
 import type { IssuerContext } from '../context.ts';
 import type { IssuerEnv } from '../http/env.ts';
 
+/**
+ * The package root: two levels above this source file (issuer/routes/), four above its build
+ * (dist/issuer/issuer/routes/, tsconfig.issuer.json), which `npm run start:prod` runs.
+ */
+const PACKAGE_ROOT = new URL(import.meta.url.endsWith('.ts') ? '../../' : '../../../../', import.meta.url);
+
 /** Where `buildConsole()` writes by default. */
-export const CONSOLE_DIST_DIR = fileURLToPath(new URL('../../dist/console/', import.meta.url));
+export const CONSOLE_DIST_DIR = fileURLToPath(new URL('dist/console/', PACKAGE_ROOT));
 
 export const CONSOLE_CSP = [
   "default-src 'none'",
