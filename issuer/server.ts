@@ -54,6 +54,8 @@ export interface RunningIssuer {
 type FetchHandler = (request: Request, env: unknown) => Response | Promise<Response>;
 
 const READY_PATH = '/v1/ready';
+/** While draining, how often sockets that turned idle are closed. */
+const IDLE_SWEEP_MS = 250;
 
 /** `response` with `Connection: close`, so Node ends its keep-alive socket after it is sent. */
 function closingConnection(response: Response): Response {
@@ -75,13 +77,20 @@ function closingConnection(response: Response): Response {
  */
 async function drain(server: ServerType, timeoutMs: number): Promise<ShutdownOutcome> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  if ('closeIdleConnections' in server) server.closeIdleConnections();
+  const closeIdle = () => {
+    if ('closeIdleConnections' in server) server.closeIdleConnections();
+  };
+  closeIdle();
+  // An answer already on its way when the drain began went out without `Connection: close`:
+  // its socket turns idle later, and is closed on the next sweep.
+  const sweep = setInterval(closeIdle, IDLE_SWEEP_MS);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
   });
   const outcome = await Promise.race([closed.then(() => 'drained' as const), deadline]);
   clearTimeout(timer);
+  clearInterval(sweep);
   if (outcome === 'drained') return { drained: true };
   if ('closeAllConnections' in server) server.closeAllConnections();
   await closed;
