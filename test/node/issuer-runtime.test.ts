@@ -200,6 +200,23 @@ describe('the issuer process (production)', () => {
 });
 
 describe('SERVICE_WORKERS', () => {
+  it('a cluster whose workers cannot start stops with exit code 1 instead of restarting them forever', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'issuer.db'), '');
+    const spawned = spawnIssuer(['--import', 'tsx', 'issuer/main.ts'], {
+      ...PRODUCTION,
+      SERVICE_WORKERS: '2',
+      SERVICE_SQLITE_PATH: join(dir, 'issuer.db', 'nested.db'),
+    });
+    cleanups.push(() => void spawned.child.kill('SIGKILL'));
+    expect(await spawned.exited).toBe(1);
+    expect(spawned.lines.find((line) => line.msg === 'failed to start')).toMatchObject({ level: 'error' });
+    expect(spawned.lines.find((line) => line.role === 'primary' && line.level === 'error')).toMatchObject({
+      msg: 'worker failed to start: stopping',
+    });
+    expect(spawned.lines.filter((line) => line.msg === 'worker exited: restarting')).toEqual([]);
+  }, 60_000);
+
   const configError = (env: Record<string, string>): ConfigError => {
     try {
       loadConfig({ NODE_ENV: 'test', SERVICE_SQLITE_PATH: join(tempDir(), 'issuer.db'), ...env });
