@@ -56,7 +56,8 @@ async function install(work: string): Promise<void> {
   const started = Date.now();
   await promisify(execFile)('npm', ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], {
     cwd: work,
-    env: { ...process.env, NODE_OPTIONS: '' },
+    // Where no prebuilt better-sqlite3 can be downloaded, node-gyp compiles it: on every core.
+    env: { ...process.env, NODE_OPTIONS: '', JOBS: 'max' },
     maxBuffer: 16 << 20,
   });
   console.log(`check-prod-runtime: npm ci --omit=dev took ${((Date.now() - started) / 1000).toFixed(0)} s`);
