@@ -129,7 +129,10 @@ async function startServer(workers: number): Promise<Server> {
       () => 0,
     );
     if (ready === 200 && issuerProcesses(issuer.child.pid ?? 0) === (workers > 1 ? workers + 1 : 1)) break;
-    if (attempt > 600) throw new Error(`the ${workers}-worker issuer did not become ready: ${issuer.stderr()}`);
+    if (attempt > 600) {
+      issuer.child.kill('SIGKILL');
+      throw new Error(`the ${workers}-worker issuer did not become ready: ${issuer.stderr()}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return { workers, url, issuer, dir };
