@@ -20,7 +20,7 @@ import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnIssuer, type IssuerProcess } from '../test/support/issuer-process.ts';
+import { spawnIssuer, type IssuerProcess } from '../test/support/issuer-child.ts';
 import {
   ADMIN_KEY,
   benchVpVerify,

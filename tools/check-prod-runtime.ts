@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { freshRequest, spawnIssuer, type IssuerProcess } from '../test/support/issuer-process.ts';
+import { freshRequest, spawnIssuer, type IssuerProcess } from '../test/support/issuer-child.ts';
 import { ISSUER_MAIN } from './build-issuer.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
