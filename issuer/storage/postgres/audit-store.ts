@@ -1,0 +1,81 @@
+/**
+ * The audit table on PostgreSQL: append and read, nothing else. The chain stays linear across
+ * instances twice over: every transaction of this adapter holds the writer lock (stores.ts), so
+ * `last()` then `append()` in one transaction reads the head no other writer can move; and the
+ * primary key on `seq` refuses a second record at one position, whoever read the same head.
+ */
+import type { AuditFilter, AuditRow, AuditStore } from '../audit-store.ts';
+import type { Async } from './async.ts';
+import type { Sql } from './pool.ts';
+import { PG_REPORTED_SQL } from './schema.ts';
+
+interface Row {
+  seq: number;
+  id: string;
+  at: number;
+  event: string;
+  agent_did: string | null;
+  actor: string;
+  reason: string | null;
+  vp_id: string | null;
+  data: string | null;
+  prev_hash: string;
+  hash: string;
+}
+
+function toAuditRow(row: Row): AuditRow {
+  return {
+    seq: row.seq,
+    id: row.id,
+    at: row.at,
+    event: row.event,
+    agentDid: row.agent_did,
+    actor: row.actor,
+    reason: row.reason,
+    vpId: row.vp_id,
+    data: row.data,
+    prevHash: row.prev_hash,
+    hash: row.hash,
+  };
+}
+
+/** The WHERE clause of `filter` from fixed fragments, its values as bound parameters. */
+function where(filter: Omit<AuditFilter, 'order' | 'limit'>): { clause: string; values: unknown[] } {
+  const values: unknown[] = [filter.afterSeq ?? 0];
+  const parts = ['seq > $1'];
+  const bind = (fragment: (n: string) => string, value: unknown) => {
+    values.push(value);
+    parts.push(fragment(`$${values.length}`));
+  };
+  if (filter.beforeSeq !== undefined) bind((n) => `seq < ${n}`, filter.beforeSeq);
+  if (filter.agentDid !== undefined) bind((n) => `agent_did = ${n}`, filter.agentDid);
+  if (filter.event !== undefined) bind((n) => `event = ${n}`, filter.event);
+  if (filter.reported !== undefined) parts.push(`${PG_REPORTED_SQL} = ${filter.reported ? 'TRUE' : 'FALSE'}`);
+  if (filter.from !== undefined) bind((n) => `at >= ${n}`, filter.from);
+  if (filter.to !== undefined) bind((n) => `at <= ${n}`, filter.to);
+  return { clause: parts.join(' AND '), values };
+}
+
+export function createPostgresAuditStore(sql: Sql): Async<AuditStore> {
+  return {
+    async last() {
+      return (await sql.query<{ seq: number; hash: string }>('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1'))
+        .rows[0];
+    },
+    async append(r) {
+      await sql.query(
+        `INSERT INTO audit (seq, id, at, event, agent_did, actor, reason, vp_id, data, prev_hash, hash)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        [r.seq, r.id, r.at, r.event, r.agentDid, r.actor, r.reason, r.vpId, r.data, r.prevHash, r.hash],
+      );
+    },
+    async list({ order, limit, ...filter }) {
+      const { clause, values } = where(filter);
+      const rows = await sql.query<Row>(
+        `SELECT * FROM audit WHERE ${clause} ORDER BY seq ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT $${values.length + 1}`,
+        [...values, limit],
+      );
+      return rows.rows.map(toAuditRow);
+    },
+  };
+}

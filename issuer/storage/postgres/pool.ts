@@ -1,0 +1,59 @@
+/**
+ * The PostgreSQL connection pool of the issuer (node-postgres). Every store reads and writes
+ * through a `Sql` — the pool itself, or one pooled client inside a transaction — so a store
+ * object does not know which of the two it runs on.
+ *
+ * Types: the interface speaks epoch milliseconds as numbers, and node-postgres returns int8
+ * (BIGINT: times, audit seq, counts) as strings, since an int8 may not fit a double. This pool
+ * parses int8 to a number and throws on one beyond Number.MAX_SAFE_INTEGER rather than round
+ * it. The parser is the pool's own (`types`), not node-postgres's global table, so another pool
+ * in the process is left as it is.
+ */
+import pg from 'pg';
+
+/** What a store needs of a connection: the pool, or a client holding an open transaction. */
+export interface Sql {
+  query<R extends pg.QueryResultRow>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+export interface PoolOptions {
+  /** `postgres://user:password@host:port/database` (libpq URL; `?options=-c search_path=…` selects a schema). */
+  url: string;
+  /** Most connections open at once (SERVICE_DATABASE_POOL_SIZE). */
+  size: number;
+  /** Told about an idle connection that failed (the server restarted, the network dropped it). */
+  onIdleError?: (error: Error) => void;
+}
+
+function parseInt8(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`int8 value beyond 2^53: ${text.slice(0, 24)}`);
+  return value;
+}
+
+/** int8 as a number (see above); every other type as node-postgres parses it. */
+function poolTypes(): pg.TypeOverrides {
+  const types = new pg.TypeOverrides();
+  types.setTypeParser(pg.types.builtins.INT8, 'text', parseInt8);
+  return types;
+}
+
+export function createPool(options: PoolOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.size,
+    types: poolTypes(),
+    // A connection that cannot be made in this time fails the request rather than hanging it.
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // Without a listener an idle client's error (a server restart) would crash the process; the
+  // pool drops that client and opens another on the next query.
+  pool.on('error', (error) => options.onIdleError?.(error));
+  return pool;
+}
+
+/** SQLSTATE 23505: a UNIQUE or PRIMARY KEY constraint refused the row. */
+export function isUniqueViolation(error: unknown): boolean {
+  return error instanceof pg.DatabaseError && error.code === '23505';
+}

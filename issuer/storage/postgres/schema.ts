@@ -1,0 +1,208 @@
+/**
+ * The issuer's PostgreSQL schema, as versioned migrations: an ordered list of steps, each a few
+ * SQL statements, applied once per database and recorded in `schema_migrations` (migrate.ts).
+ * A step once shipped is never edited: a change to the schema is a new step at the end.
+ *
+ * The tables and constraints are SQLite's (issuer/storage/schema.ts) in PostgreSQL's types:
+ * times are epoch milliseconds as BIGINT, bitstrings BYTEA, flags BOOLEAN, JSON documents TEXT
+ * (kept byte for byte: an audit record's `data` is JCS text its hash covers, which JSONB would
+ * reorder). Where SQLite pages by rowid (agents, hosted DIDs, credentials), a `pos` identity
+ * column gives the same insertion order. Ids a page cursor compares are `COLLATE "C"`: byte
+ * order, as SQLite compares text, whatever the database's default collation.
+ */
+import { REPORTED_EVENTS } from '../schema.ts';
+
+export interface Migration {
+  /** 1, 2, 3, … in order, with no gap. */
+  version: number;
+  /** What the step does, for the operator reading `schema_migrations`. */
+  name: string;
+  statements: readonly string[];
+}
+
+/** 1 for a reported event, as SQLite's REPORTED_SQL: the expression of index audit_agent_reported. */
+export const PG_REPORTED_SQL = `(event IN (${REPORTED_EVENTS.map((e) => `'${e}'`).join(', ')}))`;
+
+const TOKENS_AND_SESSIONS = [
+  // Enrollment tokens: stored only as a hash, single use, short TTL.
+  `CREATE TABLE enrollment_tokens (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    token_hash TEXT NOT NULL UNIQUE,
+    requested_scopes TEXT NOT NULL,
+    max_delegation_depth INTEGER NOT NULL,
+    requested_domains TEXT NOT NULL,
+    credential_ttl_seconds INTEGER NOT NULL,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    created_by TEXT NOT NULL,
+    used_at BIGINT,
+    agent_did TEXT
+  )`,
+  `CREATE INDEX enrollment_tokens_created ON enrollment_tokens(created_at DESC, id DESC)`,
+  // `challenge` holds the SHA-256 (hex) of the challenge, never the challenge itself.
+  `CREATE TABLE onboarding_sessions (
+    id TEXT PRIMARY KEY,
+    token_id TEXT NOT NULL REFERENCES enrollment_tokens(id),
+    custody TEXT NOT NULL CHECK (custody IN ('server', 'self')),
+    did TEXT,
+    challenge TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    completed_at BIGINT
+  )`,
+  `CREATE INDEX onboarding_sessions_token ON onboarding_sessions(token_id)`,
+];
+
+const AGENTS_AND_DIDS = [
+  `CREATE TABLE hosted_dids (
+    pos BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    did TEXT PRIMARY KEY,
+    document TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    deactivated BOOLEAN NOT NULL DEFAULT FALSE,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  )`,
+  `CREATE TABLE agents (
+    pos BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    did TEXT PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    custody TEXT NOT NULL CHECK (custody IN ('server', 'self')),
+    token_id TEXT REFERENCES enrollment_tokens(id),
+    privilege_scopes TEXT NOT NULL,
+    delegation_depth INTEGER NOT NULL,
+    domains TEXT,
+    current_credential_id TEXT,
+    created_at BIGINT NOT NULL
+  )`,
+  // Server custody: the seed as an AES-256-GCM envelope under the KEK, AAD = the DID.
+  `CREATE TABLE agent_keys (
+    did TEXT PRIMARY KEY,
+    verification_method TEXT NOT NULL,
+    public_key_multibase TEXT NOT NULL,
+    envelope TEXT NOT NULL,
+    created_at BIGINT NOT NULL
+  )`,
+  // The SHA-256 (hex) of a server-custody agent's own client secret, never the secret.
+  `CREATE TABLE agent_client_secrets (
+    agent_did TEXT PRIMARY KEY REFERENCES agents(did),
+    secret_hash TEXT NOT NULL,
+    created_at BIGINT NOT NULL
+  )`,
+];
+
+const LISTS_AND_CREDENTIALS = [
+  `CREATE TABLE status_lists (
+    id TEXT COLLATE "C" PRIMARY KEY,
+    purpose TEXT NOT NULL,
+    length INTEGER NOT NULL,
+    status_size INTEGER NOT NULL DEFAULT 1,
+    status_messages TEXT,
+    bitstring BYTEA NOT NULL,
+    allocated BYTEA NOT NULL,
+    issued INTEGER NOT NULL DEFAULT 0,
+    version INTEGER NOT NULL DEFAULT 0,
+    signed_version INTEGER,
+    signed_json TEXT,
+    etag TEXT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  )`,
+  `CREATE TABLE credentials (
+    pos BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+    id TEXT PRIMARY KEY,
+    type TEXT NOT NULL,
+    subject_did TEXT NOT NULL,
+    issuer_did TEXT NOT NULL,
+    json TEXT NOT NULL,
+    parent_id TEXT,
+    revocation_list TEXT REFERENCES status_lists(id),
+    revocation_index INTEGER,
+    suspension_list TEXT REFERENCES status_lists(id),
+    suspension_index INTEGER,
+    valid_from BIGINT NOT NULL,
+    valid_until BIGINT,
+    issued_at BIGINT NOT NULL,
+    superseded_by TEXT,
+    renewed BOOLEAN,
+    revoked_at BIGINT,
+    suspended_at BIGINT,
+    suspended_with TEXT
+  )`,
+  `CREATE INDEX credentials_subject ON credentials(subject_did, issued_at)`,
+  `CREATE INDEX credentials_issuer ON credentials(issuer_did, issued_at)`,
+  `CREATE INDEX credentials_superseded_by ON credentials(superseded_by)`,
+];
+
+const AUDIT = [
+  // Hash-chained, append-only: no statement anywhere updates or deletes a row. The primary key
+  // on seq refuses a second record at one position, so the chain stays linear.
+  `CREATE TABLE audit (
+    seq BIGINT PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    at BIGINT NOT NULL,
+    event TEXT NOT NULL,
+    agent_did TEXT,
+    actor TEXT NOT NULL,
+    reason TEXT,
+    vp_id TEXT,
+    data TEXT,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL
+  )`,
+  `CREATE INDEX audit_agent ON audit(agent_did, seq)`,
+  `CREATE INDEX audit_agent_reported ON audit(agent_did, ${PG_REPORTED_SQL}, seq)`,
+  `CREATE INDEX audit_event ON audit(event, seq)`,
+  // One receipt per provider-signed event id: a signed event replayed later is refused.
+  `CREATE TABLE audit_event_receipts (
+    event_id TEXT PRIMARY KEY,
+    provider TEXT NOT NULL,
+    audit_id TEXT NOT NULL,
+    received_at BIGINT NOT NULL
+  )`,
+];
+
+const SMALL_TABLES = [
+  `CREATE TABLE settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  )`,
+  `CREATE TABLE user_challenges (
+    id TEXT PRIMARY KEY,
+    user_did TEXT NOT NULL,
+    challenge TEXT NOT NULL UNIQUE,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    used_at BIGINT,
+    verified BOOLEAN,
+    evidence TEXT
+  )`,
+  `CREATE INDEX user_challenges_unanswered ON user_challenges(expires_at) WHERE used_at IS NULL`,
+  `CREATE TABLE replay_keys (
+    key TEXT PRIMARY KEY,
+    expires_at BIGINT NOT NULL
+  )`,
+  `CREATE INDEX replay_keys_expiry ON replay_keys(expires_at)`,
+  `CREATE TABLE sessions (
+    jti TEXT PRIMARY KEY,
+    agent_did TEXT NOT NULL,
+    status_entries TEXT NOT NULL,
+    expires_at BIGINT NOT NULL
+  )`,
+  `CREATE INDEX sessions_expiry ON sessions(expires_at)`,
+  `CREATE TABLE vc_api_credentials (
+    id TEXT PRIMARY KEY,
+    types TEXT NOT NULL,
+    status_entries TEXT NOT NULL,
+    issued_at BIGINT NOT NULL
+  )`,
+];
+
+/** Every step, in order; the last one's version is the schema this code runs on. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'issuer tables',
+    statements: [...TOKENS_AND_SESSIONS, ...AGENTS_AND_DIDS, ...LISTS_AND_CREDENTIALS, ...AUDIT, ...SMALL_TABLES],
+  },
+];

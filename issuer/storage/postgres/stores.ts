@@ -1,0 +1,106 @@
+/**
+ * `IssuerStores` on PostgreSQL: every store over one `Sql` — the pool, or inside `transaction`
+ * one pooled client between BEGIN and COMMIT, so that the stores handed to `fn` run on that
+ * transaction and nothing else does.
+ *
+ * Writers take turns, as SQLite's single writer makes them: each transaction takes one advisory
+ * lock (`pg_advisory_xact_lock`, released by COMMIT or ROLLBACK, or by the server when the
+ * instance dies) right after BEGIN. A read-check-write inside `fn` — the audit chain's head,
+ * then the next link — therefore sees no interleaved write from any instance, and since this is
+ * the only lock a transaction waits for before its first statement, transactions cannot deadlock
+ * on each other. Statements outside a transaction (a claim, a consumption, a replay record) are
+ * single conditional writes whose row locks make them single use on their own, and run beside
+ * transactions without waiting for the lock.
+ *
+ * A nested `transaction` is a SAVEPOINT: its throw rolls back its own work only.
+ */
+import type pg from 'pg';
+import type { IssuerStores } from '../stores.ts';
+import { createPostgresAgentSecretStore } from './agent-secrets-store.ts';
+import { createPostgresAgentStore } from './agents-store.ts';
+import type { Async } from './async.ts';
+import { createPostgresAuditReceiptsStore } from './audit-receipts-store.ts';
+import { createPostgresAuditStore } from './audit-store.ts';
+import { createPostgresChallengeStore } from './challenges-store.ts';
+import { createPostgresCredentialStore } from './credentials-store.ts';
+import { createPostgresDidStore } from './dids-store.ts';
+import type { Sql } from './pool.ts';
+import { createPostgresReplayStore } from './replay-store.ts';
+import { createPostgresSessionKeyStore } from './session-key-store.ts';
+import { createPostgresSessionStore } from './sessions-store.ts';
+import { createPostgresSettingsStore } from './settings-store.ts';
+import { createPostgresStatusListStore } from './status-lists-store.ts';
+import { createPostgresTokenStore } from './tokens-store.ts';
+import { createPostgresVcApiCredentialStore } from './vc-api-credentials-store.ts';
+
+export type PgIssuerStores = { [K in Exclude<keyof IssuerStores, 'transaction'>]: Async<IssuerStores[K]> } & {
+  transaction<T>(fn: (tx: PgIssuerStores) => Promise<T>): Promise<T>;
+};
+
+type Transaction = PgIssuerStores['transaction'];
+
+/** BEGIN and the writer lock ("Mand", 2) in one round trip (simple query protocol: two statements). */
+const BEGIN_WRITER = 'BEGIN; SELECT pg_advisory_xact_lock(1298230884, 2)';
+
+function storesOn(sql: Sql, transaction: Transaction): PgIssuerStores {
+  return {
+    transaction,
+    tokens: createPostgresTokenStore(sql),
+    agents: createPostgresAgentStore(sql),
+    agentSecrets: createPostgresAgentSecretStore(sql),
+    credentials: createPostgresCredentialStore(sql),
+    statusLists: createPostgresStatusListStore(sql),
+    dids: createPostgresDidStore(sql),
+    audit: createPostgresAuditStore(sql),
+    auditReceipts: createPostgresAuditReceiptsStore(sql),
+    settings: createPostgresSettingsStore(sql),
+    sessionKey: createPostgresSessionKeyStore(sql),
+    sessions: createPostgresSessionStore(sql),
+    challenges: createPostgresChallengeStore(sql),
+    replay: createPostgresReplayStore(sql),
+    vcApiCredentials: createPostgresVcApiCredentialStore(sql),
+  };
+}
+
+/** The stores of an open transaction on `client`; their `transaction` nests as savepoints. */
+function transactionStores(client: pg.PoolClient): PgIssuerStores {
+  let depth = 0;
+  const nested: Transaction = async (fn) => {
+    const name = `mandate_${++depth}`;
+    await client.query(`SAVEPOINT ${name}`);
+    try {
+      const result = await fn(tx);
+      await client.query(`RELEASE SAVEPOINT ${name}`);
+      return result;
+    } catch (error) {
+      await client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      throw error;
+    } finally {
+      depth--;
+    }
+  };
+  const tx = storesOn(client, nested);
+  return tx;
+}
+
+export function createPostgresStores(pool: pg.Pool): PgIssuerStores {
+  const transaction: Transaction = async (fn) => {
+    const client = await pool.connect();
+    // A client whose ROLLBACK failed is in an unknown state: destroyed, not returned to the pool.
+    let broken: Error | undefined;
+    try {
+      await client.query(BEGIN_WRITER);
+      const result = await fn(transactionStores(client));
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollback: unknown) => {
+        broken = rollback instanceof Error ? rollback : new Error('ROLLBACK failed');
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  };
+  return storesOn(pool, transaction);
+}

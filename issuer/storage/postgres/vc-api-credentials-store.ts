@@ -1,0 +1,34 @@
+/** Credentials the VC-API signed, on PostgreSQL: the id is the primary key, recorded once. */
+import type { VcApiCredentialStore, VcApiStatusEntry } from '../vc-api-credentials-store.ts';
+import type { Async } from './async.ts';
+import type { Sql } from './pool.ts';
+
+interface Row {
+  id: string;
+  types: string;
+  status_entries: string;
+  issued_at: number;
+}
+
+export function createPostgresVcApiCredentialStore(sql: Sql): Async<VcApiCredentialStore> {
+  return {
+    async insert(r) {
+      const result = await sql.query(
+        `INSERT INTO vc_api_credentials (id, types, status_entries, issued_at) VALUES ($1, $2, $3, $4)
+        ON CONFLICT (id) DO NOTHING`,
+        [r.id, JSON.stringify(r.types), JSON.stringify(r.statusEntries), r.issuedAt],
+      );
+      return result.rowCount === 1;
+    },
+    async get(id) {
+      const row = (await sql.query<Row>('SELECT * FROM vc_api_credentials WHERE id = $1', [id])).rows[0];
+      if (!row) return undefined;
+      return {
+        id: row.id,
+        types: JSON.parse(row.types) as string[],
+        statusEntries: JSON.parse(row.status_entries) as VcApiStatusEntry[],
+        issuedAt: row.issued_at,
+      };
+    },
+  };
+}
