@@ -59,13 +59,18 @@ export interface IssuerConfig {
   apiBaseUrl: string;
   /** True when API_BASE_URL was not set and derives from HOST/PORT (re-derived after an ephemeral bind). */
   apiBaseUrlDerived: boolean;
-  storageAdapter: 'sqlite';
-  /** Path of the SQLite file (or ':memory:'). */
+  /** SERVICE_STORAGE_ADAPTER: where issuer state lives (docs/operations.md §PostgreSQL). */
+  storageAdapter: 'sqlite' | 'postgres';
+  /** Path of the SQLite file (or ':memory:'); with `postgres`, only where development secrets are kept. */
   sqlitePath: string;
   /** SERVICE_CACHE_ADAPTER: `redis` shares the rate-limit counters of every instance through SERVICE_REDIS_URL. */
   cacheAdapter: 'memory' | 'redis';
   /** SERVICE_REDIS_URL (redis:// or rediss://); set exactly when cacheAdapter is `redis`. */
   redisUrl: string | undefined;
+  /** SERVICE_DATABASE_URL: the PostgreSQL URL (set with `postgres`, undefined with `sqlite`). */
+  databaseUrl: string | undefined;
+  /** SERVICE_DATABASE_POOL_SIZE: most PostgreSQL connections this process opens (default 10). */
+  databasePoolSize: number;
   didMethod: 'web' | 'key';
   /** did:web method-specific host part (port percent-encoded); undefined with DID_METHOD=key. */
   didDomain: string | undefined;
@@ -148,8 +153,10 @@ const envSchema = z.object({
   API_BASE_URL: optionalString,
   SERVICE_STORAGE_ADAPTER: z.preprocess(
     blankToUndefined,
-    z.literal('sqlite', { error: 'must be "sqlite" (a Postgres adapter will follow)' }).default('sqlite'),
+    z.enum(['sqlite', 'postgres'], { error: 'must be "sqlite" or "postgres"' }).default('sqlite'),
   ),
+  SERVICE_DATABASE_URL: optionalString,
+  SERVICE_DATABASE_POOL_SIZE: integer(10, 1, 1000),
   SERVICE_SQLITE_PATH: z.preprocess(blankToUndefined, z.string().default('./data/issuer.db')),
   SERVICE_CACHE_ADAPTER: z.preprocess(
     blankToUndefined,
@@ -361,6 +368,33 @@ function resolveBaseUrl(e: ParsedEnv, production: boolean): { apiBaseUrl: string
   return { apiBaseUrl, apiBaseUrlDerived };
 }
 
+/**
+ * SERVICE_DATABASE_URL with SERVICE_STORAGE_ADAPTER=postgres: required, a postgres:// URL. The
+ * value is never quoted in a message (it usually carries the database password).
+ */
+function resolveDatabaseUrl(e: ParsedEnv, warnings: string[]): string | undefined {
+  const url = e.SERVICE_DATABASE_URL;
+  if (e.SERVICE_STORAGE_ADAPTER !== 'postgres') {
+    if (url !== undefined) warnings.push('SERVICE_DATABASE_URL is ignored with SERVICE_STORAGE_ADAPTER=sqlite');
+    return undefined;
+  }
+  if (url === undefined) {
+    throw new ConfigError(
+      'CONFIG_MISSING',
+      'SERVICE_DATABASE_URL: required with SERVICE_STORAGE_ADAPTER=postgres (postgres://user:password@host:5432/database)',
+    );
+  }
+  let protocol: string;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    invalid('SERVICE_DATABASE_URL: must be a URL like postgres://user:password@host:5432/database');
+  }
+  if (protocol !== 'postgres:' && protocol !== 'postgresql:')
+    invalid('SERVICE_DATABASE_URL: must be a postgres:// or postgresql:// URL');
+  return url;
+}
+
 /** DID_DOMAIN for DID_METHOD=web (derived from API_BASE_URL outside production). */
 function resolveDidDomain(
   e: ParsedEnv,
@@ -535,6 +569,7 @@ type ResolvedParts = ReturnType<typeof resolveBaseUrl> &
   CheckedSecrets & {
     introspectionKeys: string[];
     redisUrl: string | undefined;
+    databaseUrl: string | undefined;
     secrets: GatheredSecrets;
     warnings: string[];
   };
@@ -550,6 +585,8 @@ function assembleConfig(e: ParsedEnv, parts: ResolvedParts): IssuerConfig {
     apiBaseUrlDerived: parts.apiBaseUrlDerived,
     storageAdapter: e.SERVICE_STORAGE_ADAPTER,
     sqlitePath: e.SERVICE_SQLITE_PATH,
+    databaseUrl: parts.databaseUrl,
+    databasePoolSize: e.SERVICE_DATABASE_POOL_SIZE,
     cacheAdapter: e.SERVICE_CACHE_ADAPTER,
     redisUrl: parts.redisUrl,
     didMethod: e.DID_METHOD,
@@ -602,6 +639,7 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
   // Each process would open its own empty database (and generate its own development secrets).
   if (e.SERVICE_WORKERS > 1 && e.SERVICE_SQLITE_PATH === ':memory:')
     invalid('SERVICE_WORKERS: must be 1 with SERVICE_SQLITE_PATH=:memory: (each process would have its own database)');
+  const databaseUrl = resolveDatabaseUrl(e, warnings);
   const secrets = gatherSecrets(e, production);
   const checked = checkSecrets(secrets, production);
   const introspectionKeys = parseIntrospectionKeys(e.SERVICE_INTROSPECTION_KEYS, checked.adminApiKey, production);
@@ -621,7 +659,16 @@ export function loadConfig(env: Env = process.env): IssuerConfig {
   }
   const told = secretsWarning(secrets);
   if (told !== undefined) warnings.push(told);
-  return assembleConfig(e, { ...base, ...did, ...checked, introspectionKeys, redisUrl, secrets, warnings });
+  return assembleConfig(e, {
+    ...base,
+    ...did,
+    ...checked,
+    introspectionKeys,
+    redisUrl,
+    databaseUrl,
+    secrets,
+    warnings,
+  });
 }
 
 /**

@@ -121,7 +121,7 @@ describe('issuer configuration', () => {
       [{ PORT: '70000' }, /^PORT: /],
       [{ PORT: 'eighty' }, /^PORT: /],
       [{ NODE_ENV: 'staging' }, /^NODE_ENV: /],
-      [{ SERVICE_STORAGE_ADAPTER: 'postgres' }, /^SERVICE_STORAGE_ADAPTER: must be "sqlite"/],
+      [{ SERVICE_STORAGE_ADAPTER: 'mysql' }, /^SERVICE_STORAGE_ADAPTER: must be "sqlite" or "postgres"$/],
       [{ SERVICE_CACHE_ADAPTER: 'memcached' }, /^SERVICE_CACHE_ADAPTER: must be "memory" or "redis"$/],
       [{ SERVICE_CACHE_ADAPTER: 'redis' }, /^SERVICE_REDIS_URL: required when SERVICE_CACHE_ADAPTER=redis$/],
       [{ API_BASE_URL: 'not a url' }, /^API_BASE_URL: must be an absolute/],
