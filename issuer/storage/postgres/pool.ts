@@ -46,6 +46,10 @@ export function createPool(options: PoolOptions): pg.Pool {
     // A connection that cannot be made in this time fails the request rather than hanging it.
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
+    // Named in pg_stat_activity; a transaction left idle (a bug awaiting something else while it
+    // holds the writer lock) is ended by the server instead of stalling every other writer.
+    application_name: 'mandate-issuer',
+    idle_in_transaction_session_timeout: 60_000,
   });
   // Without a listener an idle client's error (a server restart) would crash the process; the
   // pool drops that client and opens another on the next query.
