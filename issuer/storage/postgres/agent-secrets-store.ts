@@ -1,6 +1,5 @@
 /** Server-custody agents' client secret hashes on PostgreSQL: one per agent, rotation replaces it. */
 import type { AgentSecretRecord, AgentSecretStore } from '../agent-secrets-store.ts';
-import type { Async } from './async.ts';
 import type { Sql } from './pool.ts';
 
 interface Row {
@@ -15,7 +14,7 @@ const PUT = `INSERT INTO agent_client_secrets (agent_did, secret_hash, created_a
   ON CONFLICT (agent_did) DO UPDATE SET secret_hash = EXCLUDED.secret_hash, created_at = EXCLUDED.created_at
   RETURNING (xmax <> 0) AS replaced`;
 
-export function createPostgresAgentSecretStore(sql: Sql): Async<AgentSecretStore> {
+export function createPostgresAgentSecretStore(sql: Sql): AgentSecretStore {
   return {
     async put(r) {
       const row = (await sql.query<{ replaced: boolean }>(PUT, [r.agentDid, r.secretHash, r.createdAt])).rows[0];

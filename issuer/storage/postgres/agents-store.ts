@@ -4,7 +4,6 @@
  * current credential in the one query.
  */
 import type { AgentRecord, AgentStore, AgentWithState, Custody, ServerKeyRecord } from '../agents-store.ts';
-import type { Async } from './async.ts';
 import { toPostgresCredential, type PgCredentialRow } from './credentials-store.ts';
 import type { Sql } from './pool.ts';
 
@@ -71,7 +70,7 @@ const LIST_WITH_STATE = `SELECT ${AGENT_COLUMNS}, h.deactivated AS hosted_deacti
   FROM agents a LEFT JOIN hosted_dids h ON h.did = a.did LEFT JOIN credentials c ON c.id = a.current_credential_id
   WHERE a.pos > $1 ORDER BY a.pos LIMIT $2`;
 
-export function createPostgresAgentStore(sql: Sql): Async<AgentStore> {
+export function createPostgresAgentStore(sql: Sql): AgentStore {
   /** The `pos` after which a page starts, or undefined for an unknown cursor. */
   const after = async (cursor: string | undefined): Promise<number | undefined> => {
     if (cursor === undefined) return 0;

@@ -1,9 +1,8 @@
 /** Receipts of provider-signed audit events on PostgreSQL: the event id is the primary key. */
 import type { AuditReceiptsStore } from '../audit-receipts-store.ts';
-import type { Async } from './async.ts';
 import type { Sql } from './pool.ts';
 
-export function createPostgresAuditReceiptsStore(sql: Sql): Async<AuditReceiptsStore> {
+export function createPostgresAuditReceiptsStore(sql: Sql): AuditReceiptsStore {
   return {
     // ON CONFLICT DO NOTHING waits for a concurrent insert of the same id, then inserts nothing.
     async claim(eventId, provider, auditId, at) {

@@ -5,7 +5,6 @@
  * primary key on `seq` refuses a second record at one position, whoever read the same head.
  */
 import type { AuditFilter, AuditRow, AuditStore } from '../audit-store.ts';
-import type { Async } from './async.ts';
 import type { Sql } from './pool.ts';
 import { PG_REPORTED_SQL } from './schema.ts';
 
@@ -56,7 +55,7 @@ function where(filter: Omit<AuditFilter, 'order' | 'limit'>): { clause: string; 
   return { clause: parts.join(' AND '), values };
 }
 
-export function createPostgresAuditStore(sql: Sql): Async<AuditStore> {
+export function createPostgresAuditStore(sql: Sql): AuditStore {
   return {
     async last() {
       return (await sql.query<{ seq: number; hash: string }>('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1'))

@@ -5,7 +5,6 @@
  * does), in the same statement, skipping rows another instance is deleting.
  */
 import { UNANSWERED_KEPT_MS, type ChallengeStore } from '../challenges-store.ts';
-import type { Async } from './async.ts';
 import type { Sql } from './pool.ts';
 
 /** Most expired challenges deleted per insert. */
@@ -28,7 +27,7 @@ const INSERT = `WITH pruned AS (
       ORDER BY expires_at LIMIT ${PRUNED_PER_INSERT} FOR UPDATE SKIP LOCKED))
   INSERT INTO user_challenges (id, user_did, challenge, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)`;
 
-export function createPostgresChallengeStore(sql: Sql): Async<ChallengeStore> {
+export function createPostgresChallengeStore(sql: Sql): ChallengeStore {
   return {
     async insert(r) {
       await sql.query(INSERT, [

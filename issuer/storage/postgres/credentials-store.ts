@@ -5,7 +5,6 @@
  * `pos` (insertion order, as SQLite's rowid).
  */
 import type { CredentialRecord, CredentialStore, StatusPosition } from '../credentials-store.ts';
-import type { Async } from './async.ts';
 import type { Sql } from './pool.ts';
 
 /** A `credentials` row as node-postgres returns it (and as `to_json` of a row spells it). */
@@ -73,7 +72,7 @@ const PARTIAL = `SELECT c.* FROM credentials c WHERE c.revoked_at IS NOT NULL AN
       WHERE a.current_credential_id = c.id AND o.type = 'AgentCredential' AND ${live('o')}))
   ORDER BY c.issued_at, c.pos`;
 
-export function createPostgresCredentialStore(sql: Sql): Async<CredentialStore> {
+export function createPostgresCredentialStore(sql: Sql): CredentialStore {
   const rows = async (text: string, values: unknown[]) =>
     (await sql.query<PgCredentialRow>(text, values)).rows.map(toPostgresCredential);
   const changed = async (text: string, values: unknown[]) => (await sql.query(text, values)).rowCount === 1;

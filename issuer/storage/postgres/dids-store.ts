@@ -1,7 +1,6 @@
 /** DID documents this issuer hosts, on PostgreSQL; pages follow `pos` (insertion order). */
 import type { DidDocument } from '../../../wallet/did/types.ts';
 import type { DidStore, HostedDidKind, HostedDidRecord } from '../dids-store.ts';
-import type { Async } from './async.ts';
 import type { Sql } from './pool.ts';
 
 interface DidRow {
@@ -26,7 +25,7 @@ function toRecord(row: DidRow): HostedDidRecord {
 
 const COLUMNS = 'did, document, kind, deactivated, created_at, updated_at';
 
-export function createPostgresDidStore(sql: Sql): Async<DidStore> {
+export function createPostgresDidStore(sql: Sql): DidStore {
   return {
     async get(did) {
       const row = (await sql.query<DidRow>(`SELECT ${COLUMNS} FROM hosted_dids WHERE did = $1`, [did])).rows[0];

@@ -6,7 +6,6 @@
  * deleted in the same statement (never the key being recorded, which the upsert handles).
  */
 import type { ReplayStore } from '../replay-store.ts';
-import type { Async } from './async.ts';
 import type { Sql } from './pool.ts';
 
 /** Expired rows deleted per new row: more than are added, so the table shrinks back to the live ones. */
@@ -19,7 +18,7 @@ const REMEMBER = `WITH pruned AS (
   INSERT INTO replay_keys (key, expires_at) VALUES ($1, $2)
   ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE replay_keys.expires_at <= $3`;
 
-export function createPostgresReplayStore(sql: Sql): Async<ReplayStore> {
+export function createPostgresReplayStore(sql: Sql): ReplayStore {
   return {
     async remember(key, expiresAt, at) {
       // Already expired: nothing left to protect, and a verification straddling the instant must not pass.

@@ -5,10 +5,9 @@
  * whichever value was stored first.
  */
 import { SESSION_KEY_SETTING, type SessionKeyStore } from '../session-key-store.ts';
-import type { Async } from './async.ts';
 import type { Sql } from './pool.ts';
 
-export function createPostgresSessionKeyStore(sql: Sql): Async<SessionKeyStore> {
+export function createPostgresSessionKeyStore(sql: Sql): SessionKeyStore {
   const load = async () =>
     (await sql.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [SESSION_KEY_SETTING])).rows[0]
       ?.value;

@@ -1,6 +1,5 @@
 /** Session tokens as rows on PostgreSQL, kept until they expire (a few expired rows pruned per insert). */
 import type { SessionStatusEntry, SessionStore } from '../sessions-store.ts';
-import type { Async } from './async.ts';
 import type { Sql } from './pool.ts';
 
 /** Expired rows deleted per new row: more than are added, so the table shrinks back to the live ones. */
@@ -19,7 +18,7 @@ const RECORD = `WITH pruned AS (
       ORDER BY expires_at LIMIT ${PRUNED_PER_INSERT} FOR UPDATE SKIP LOCKED))
   INSERT INTO sessions (jti, agent_did, status_entries, expires_at) VALUES ($1, $2, $3, $4)`;
 
-export function createPostgresSessionStore(sql: Sql): Async<SessionStore> {
+export function createPostgresSessionStore(sql: Sql): SessionStore {
   return {
     async record(session, now) {
       await sql.query(RECORD, [

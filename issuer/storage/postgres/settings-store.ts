@@ -1,9 +1,8 @@
 /** Small key/value settings on PostgreSQL (last writer wins). */
 import type { SettingsStore } from '../settings-store.ts';
-import type { Async } from './async.ts';
 import type { Sql } from './pool.ts';
 
-export function createPostgresSettingsStore(sql: Sql): Async<SettingsStore> {
+export function createPostgresSettingsStore(sql: Sql): SettingsStore {
   return {
     async get(key) {
       return (await sql.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key])).rows[0]?.value;

@@ -5,7 +5,6 @@
  * across instances.
  */
 import type { StatusListRecord, StatusListStore, StatusMessageRecord } from '../status-lists-store.ts';
-import type { Async } from './async.ts';
 import type { Sql } from './pool.ts';
 
 interface ListRow {
@@ -63,7 +62,7 @@ const ALLOCATE = `UPDATE status_lists
   WHERE id = $1 AND CASE WHEN $3 < length AND $2 < octet_length(allocated) * 8
     THEN get_bit(allocated, $2) = 0 ELSE FALSE END`;
 
-export function createPostgresStatusListStore(sql: Sql): Async<StatusListStore> {
+export function createPostgresStatusListStore(sql: Sql): StatusListStore {
   return {
     async insert(r) {
       await sql.query(

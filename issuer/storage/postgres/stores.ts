@@ -18,7 +18,6 @@ import type pg from 'pg';
 import type { IssuerStores } from '../stores.ts';
 import { createPostgresAgentSecretStore } from './agent-secrets-store.ts';
 import { createPostgresAgentStore } from './agents-store.ts';
-import type { Async } from './async.ts';
 import { createPostgresAuditReceiptsStore } from './audit-receipts-store.ts';
 import { createPostgresAuditStore } from './audit-store.ts';
 import { createPostgresChallengeStore } from './challenges-store.ts';
@@ -33,16 +32,12 @@ import { createPostgresStatusListStore } from './status-lists-store.ts';
 import { createPostgresTokenStore } from './tokens-store.ts';
 import { createPostgresVcApiCredentialStore } from './vc-api-credentials-store.ts';
 
-export type PgIssuerStores = { [K in Exclude<keyof IssuerStores, 'transaction'>]: Async<IssuerStores[K]> } & {
-  transaction<T>(fn: (tx: PgIssuerStores) => Promise<T>): Promise<T>;
-};
-
-type Transaction = PgIssuerStores['transaction'];
+type Transaction = IssuerStores['transaction'];
 
 /** BEGIN and the writer lock ("Mand", 2) in one round trip (simple query protocol: two statements). */
 const BEGIN_WRITER = 'BEGIN; SELECT pg_advisory_xact_lock(1298230884, 2)';
 
-function storesOn(sql: Sql, transaction: Transaction): PgIssuerStores {
+function storesOn(sql: Sql, transaction: Transaction): IssuerStores {
   return {
     transaction,
     tokens: createPostgresTokenStore(sql),
@@ -63,7 +58,7 @@ function storesOn(sql: Sql, transaction: Transaction): PgIssuerStores {
 }
 
 /** The stores of an open transaction on `client`; their `transaction` nests as savepoints. */
-function transactionStores(client: pg.PoolClient): PgIssuerStores {
+function transactionStores(client: pg.PoolClient): IssuerStores {
   let depth = 0;
   const nested: Transaction = async (fn) => {
     const name = `mandate_${++depth}`;
@@ -83,7 +78,7 @@ function transactionStores(client: pg.PoolClient): PgIssuerStores {
   return tx;
 }
 
-export function createPostgresStores(pool: pg.Pool): PgIssuerStores {
+export function createPostgresStores(pool: pg.Pool): IssuerStores {
   const transaction: Transaction = async (fn) => {
     const client = await pool.connect();
     // A client whose ROLLBACK failed is in an unknown state: destroyed, not returned to the pool.

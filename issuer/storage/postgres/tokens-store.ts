@@ -5,7 +5,6 @@
  * nothing — so of any number of attempts, on any number of instances, exactly one wins.
  */
 import type { EnrollmentTokenRecord, OnboardingSessionRecord, TokenStore } from '../tokens-store.ts';
-import type { Async } from './async.ts';
 import type { Sql } from './pool.ts';
 
 interface TokenRow {
@@ -69,7 +68,7 @@ const LIST_FIRST = 'SELECT * FROM enrollment_tokens ORDER BY created_at DESC, id
 const LIST_AFTER = `SELECT * FROM enrollment_tokens WHERE (created_at, id) < ($1, $2)
   ORDER BY created_at DESC, id DESC LIMIT $3`;
 
-export function createPostgresTokenStore(sql: Sql): Async<TokenStore> {
+export function createPostgresTokenStore(sql: Sql): TokenStore {
   const one = async (text: string, value: string) => {
     const row = (await sql.query<TokenRow>(text, [value])).rows[0];
     return row && toToken(row);

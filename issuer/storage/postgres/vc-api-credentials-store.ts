@@ -1,6 +1,5 @@
 /** Credentials the VC-API signed, on PostgreSQL: the id is the primary key, recorded once. */
 import type { VcApiCredentialStore, VcApiStatusEntry } from '../vc-api-credentials-store.ts';
-import type { Async } from './async.ts';
 import type { Sql } from './pool.ts';
 
 interface Row {
@@ -10,7 +9,7 @@ interface Row {
   issued_at: number;
 }
 
-export function createPostgresVcApiCredentialStore(sql: Sql): Async<VcApiCredentialStore> {
+export function createPostgresVcApiCredentialStore(sql: Sql): VcApiCredentialStore {
   return {
     async insert(r) {
       const result = await sql.query(

@@ -1,0 +1,286 @@
+// The storage contract (test/support/store-contract.ts) on the PostgreSQL adapter, each case on
+// a database of its own on a throwaway server; then what only a shared server can show: the
+// versioned migrations (fresh, older, newer, concurrent starts) and two pools on one database
+// standing for two issuer instances.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditRecordHash, AUDIT_GENESIS_HASH } from '../../issuer/audit.ts';
+import { openPostgres, type PostgresDb } from '../../issuer/storage/postgres/db.ts';
+import { migrate, SchemaError } from '../../issuer/storage/postgres/migrate.ts';
+import { MIGRATIONS, type Migration } from '../../issuer/storage/postgres/schema.ts';
+import { createPostgresStores } from '../../issuer/storage/postgres/stores.ts';
+import type { IssuerStores } from '../../issuer/storage/stores.ts';
+import { describeStoreContract } from '../support/store-contract.ts';
+import { createDatabase, startPostgres, type FreshDatabase, type PostgresServer } from '../support/pg-local.ts';
+
+let server: PostgresServer;
+beforeAll(async () => {
+  server = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  await contractDatabase?.drop();
+  await server.stop();
+});
+
+/** A fresh database, migrated, with `count` pools on it (the instances). */
+async function instances(
+  count: number,
+): Promise<{ dbs: PostgresDb[]; database: FreshDatabase; close(): Promise<void> }> {
+  const database = await createDatabase(server.url);
+  const dbs: PostgresDb[] = [];
+  for (let i = 0; i < count; i++) dbs.push(await openPostgres({ url: database.url, size: 10 }));
+  return {
+    dbs,
+    database,
+    close: async () => {
+      await Promise.all(dbs.map((db) => db.close()));
+      await database.drop();
+    },
+  };
+}
+
+let contractDatabase: FreshDatabase | undefined;
+let schemas = 0;
+
+/** A schema of its own for each case, on one database (a database per case costs a copy of template1). */
+async function freshSchema(): Promise<{ url: string; drop(): Promise<void> }> {
+  contractDatabase ??= await createDatabase(server.url);
+  const { url: databaseUrl } = contractDatabase;
+  const name = `contract_${++schemas}`;
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${name}`);
+  const url = new URL(databaseUrl);
+  url.searchParams.set('options', `-c search_path=${name}`);
+  return {
+    url: url.href,
+    drop: async () => {
+      await admin.query(`DROP SCHEMA ${name} CASCADE`);
+      await admin.end();
+    },
+  };
+}
+
+describeStoreContract('postgres', async () => {
+  const schema = await freshSchema();
+  const db = await openPostgres({ url: schema.url, size: 10 });
+  return {
+    stores: createPostgresStores(db.pool),
+    close: async () => {
+      await db.close();
+      await schema.drop();
+    },
+  };
+});
+
+const T0 = Date.parse('2026-11-22T10:00:00Z');
+
+/** A step after this code's last, for a database "from a newer issuer" or "before an upgrade". */
+const NEXT_STEP: Migration = {
+  version: MIGRATIONS.length + 1,
+  name: 'test: a column a later issuer adds',
+  statements: ['ALTER TABLE settings ADD COLUMN note TEXT'],
+};
+
+async function columns(db: PostgresDb, table: string): Promise<string[]> {
+  const found = await db.pool.query<{ column_name: string }>(
+    'SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position',
+    [table],
+  );
+  return found.rows.map((r) => r.column_name);
+}
+
+describe('postgres schema migrations', () => {
+  it('brings a new database to the current version, recording each step', async () => {
+    const database = await createDatabase(server.url);
+    const db = await openPostgres({ url: database.url, size: 2 });
+    try {
+      expect(db.migration).toEqual({ from: 0, to: MIGRATIONS.length, applied: MIGRATIONS.map((m) => m.version) });
+      const recorded = await db.pool.query<{ version: number }>(
+        'SELECT version FROM schema_migrations ORDER BY version',
+      );
+      expect(recorded.rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+      // A restart finds nothing to do.
+      expect(await migrate(db.pool)).toEqual({ from: MIGRATIONS.length, to: MIGRATIONS.length, applied: [] });
+    } finally {
+      await db.close();
+      await database.drop();
+    }
+  });
+
+  it('upgrades a database an older issuer left, keeping its rows', async () => {
+    const database = await createDatabase(server.url);
+    const older = await openPostgres({ url: database.url, size: 2 });
+    await createPostgresStores(older.pool).settings.set('kept', 'yes');
+    await older.close();
+    const newer = await openPostgres({ url: database.url, size: 2, migrations: [...MIGRATIONS, NEXT_STEP] });
+    try {
+      expect(newer.migration).toEqual({ from: MIGRATIONS.length, to: NEXT_STEP.version, applied: [NEXT_STEP.version] });
+      expect(await columns(newer, 'settings')).toEqual(['key', 'value', 'note']);
+      expect(await createPostgresStores(newer.pool).settings.get('kept')).toBe('yes');
+    } finally {
+      await newer.close();
+      await database.drop();
+    }
+  });
+
+  it('refuses a database a newer issuer migrated, with one line (SCHEMA_TOO_NEW)', async () => {
+    const database = await createDatabase(server.url);
+    const newer = await openPostgres({ url: database.url, size: 2, migrations: [...MIGRATIONS, NEXT_STEP] });
+    await newer.close();
+    try {
+      const refused = openPostgres({ url: database.url, size: 2 });
+      await expect(refused).rejects.toBeInstanceOf(SchemaError);
+      const error = (await refused.catch((e: unknown) => e)) as SchemaError;
+      expect(error.code).toBe('SCHEMA_TOO_NEW');
+      expect(error.message).toBe(
+        `database schema version ${NEXT_STEP.version} is newer than this issuer's (${MIGRATIONS.length}): run the newer issuer, or restore a backup made before the upgrade`,
+      );
+      expect(error.message).not.toContain('\n');
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('rolls a failing step back whole and says which (SCHEMA_MIGRATION_FAILED)', async () => {
+    const database = await createDatabase(server.url);
+    const broken: Migration = {
+      version: MIGRATIONS.length + 1,
+      name: 'test: half a step',
+      statements: ['CREATE TABLE half_done (x INTEGER)', 'ALTER TABLE no_such_table ADD COLUMN y TEXT'],
+    };
+    try {
+      const failed = await openPostgres({ url: database.url, size: 2, migrations: [...MIGRATIONS, broken] }).catch(
+        (e: unknown) => e,
+      );
+      expect(failed).toBeInstanceOf(SchemaError);
+      expect((failed as SchemaError).code).toBe('SCHEMA_MIGRATION_FAILED');
+      expect((failed as SchemaError).message).toMatch(
+        new RegExp(
+          `^database schema: migration ${broken.version} \\(test: half a step\\) failed: relation "no_such_table" does not exist$`,
+        ),
+      );
+      const db = await openPostgres({ url: database.url, size: 2 });
+      expect(db.migration.from).toBe(MIGRATIONS.length);
+      expect(await columns(db, 'half_done')).toEqual([]);
+      await db.close();
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('applies each step exactly once when several instances start at once', async () => {
+    const database = await createDatabase(server.url);
+    // Steps are plain CREATE TABLE (no IF NOT EXISTS): a step applied twice would fail its instance.
+    const dbs = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        openPostgres({ url: database.url, size: 2, migrations: [...MIGRATIONS, NEXT_STEP] }),
+      ),
+    );
+    try {
+      const applied = dbs.flatMap((db) => db.migration.applied).sort((a, b) => a - b);
+      expect(applied).toEqual([...MIGRATIONS, NEXT_STEP].map((m) => m.version));
+      expect(dbs.filter((db) => db.migration.applied.length > 0)).toHaveLength(1);
+    } finally {
+      await Promise.all(dbs.map((db) => db.close()));
+      await database.drop();
+    }
+  });
+});
+
+/** Appends one record after the current head, as the audit log does (one transaction). */
+async function appendAudit(stores: IssuerStores, actor: string): Promise<void> {
+  await stores.transaction(async (tx) => {
+    const last = await tx.audit.last();
+    const partial = {
+      seq: (last?.seq ?? 0) + 1,
+      id: crypto.randomUUID(),
+      at: T0,
+      event: 'TEST_EVENT',
+      agentDid: null,
+      actor,
+      reason: null,
+      vpId: null,
+      data: null,
+      prevHash: last?.hash ?? AUDIT_GENESIS_HASH,
+    };
+    await tx.audit.append({ ...partial, hash: auditRecordHash(partial) });
+  });
+}
+
+describe('postgres stores from two instances on one database', () => {
+  it('keeps single use and unique allocation across instances, under concurrent attempts', async () => {
+    const opened = await instances(2);
+    try {
+      const [a, b] = opened.dbs.map((db) => createPostgresStores(db.pool)) as [IssuerStores, IssuerStores];
+      await a.challenges.insert({
+        id: 'c1',
+        userDid: 'did:key:z6MkU',
+        challenge: 'x',
+        createdAt: T0,
+        expiresAt: T0 + 60_000,
+      });
+      const consumed = await Promise.all(
+        Array.from({ length: 16 }, (_, i) =>
+          (i % 2 ? a : b).challenges.consume('c1', T0 + 1, { verified: true, evidence: `{"i":${i}}` }),
+        ),
+      );
+      expect(consumed.filter(Boolean)).toHaveLength(1);
+      await a.statusLists.insert({
+        id: 'l1',
+        purpose: 'revocation',
+        length: 64,
+        statusSize: 1,
+        statusMessages: null,
+        bitstring: new Uint8Array(8),
+        allocated: new Uint8Array(8),
+        createdAt: T0,
+      });
+      // Each index attempted from both instances at once: 32 indexes, each handed out once.
+      const allocated = await Promise.all(
+        Array.from({ length: 64 }, (_, i) => (i % 2 ? a : b).statusLists.allocate('l1', i >> 1, T0)),
+      );
+      expect(allocated.filter(Boolean)).toHaveLength(32);
+      expect((await b.statusLists.get('l1'))?.issued).toBe(32);
+      const remembered = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => (i % 2 ? a : b).replay.remember('vp:1', T0 + 60_000, T0)),
+      );
+      expect(remembered.filter(Boolean)).toHaveLength(1);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it('keeps one linear audit chain under concurrent appends from both instances', async () => {
+    const opened = await instances(2);
+    try {
+      const [a, b] = opened.dbs.map((db) => createPostgresStores(db.pool)) as [IssuerStores, IssuerStores];
+      await Promise.all(Array.from({ length: 40 }, (_, i) => appendAudit(i % 2 ? a : b, `instance-${i % 2}`)));
+      const rows = await a.audit.list({ limit: 100 });
+      expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+      let prev = AUDIT_GENESIS_HASH;
+      for (const { hash, ...rest } of rows) {
+        expect(rest.prevHash).toBe(prev);
+        expect(auditRecordHash(rest)).toBe(hash);
+        prev = hash;
+      }
+      expect(new Set(rows.map((r) => r.actor))).toEqual(new Set(['instance-0', 'instance-1']));
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it('the session key: the first writer of either instance wins', async () => {
+    const opened = await instances(2);
+    try {
+      const [a, b] = opened.dbs.map((db) => createPostgresStores(db.pool)) as [IssuerStores, IssuerStores];
+      const saved = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).sessionKey.saveIfAbsent(`key-${i}`)),
+      );
+      expect(new Set(saved).size).toBe(1);
+      expect(await a.sessionKey.load()).toBe(saved[0]);
+    } finally {
+      await opened.close();
+    }
+  });
+});
