@@ -1,6 +1,7 @@
 /**
  * `IssuerContext`: everything a service or route needs, built once at start-up and passed
- * explicitly (no module-level state): configuration, the database and its stores, the
+ * explicitly (no module-level state): configuration, the database and its stores (SQLite, or
+ * PostgreSQL with SERVICE_STORAGE_ADAPTER=postgres), the
  * issuer's signing identity, the key-encryption key, a DID resolver, a status-list client,
  * the replay cache, the audit log, rate limiters, a clock and a logger.
  *
@@ -13,7 +14,7 @@ import type { ReplayCache } from '../wallet/vc/replay-cache.ts';
 import type { SigningIdentity } from '../wallet/vc/identity.ts';
 import type { StatusListClient } from '../wallet/status/client.ts';
 import { createAuditLog, type AuditLog } from './audit.ts';
-import type { IssuerConfig } from './config.ts';
+import { ConfigError, type IssuerConfig } from './config.ts';
 import { createLogger, type Logger } from './http/logger.ts';
 import type { RateLimits } from './http/rate-limit.ts';
 import { createRateLimits, type IssuerRateLimits } from './http/rate-limits.ts';
@@ -22,6 +23,8 @@ import { ensureIssuerIdentity } from './services/issuer-identity.ts';
 import { createIssuerResolver, type IssuerResolver } from './services/resolver.ts';
 import { createIssuerStatusClient, ensureDefaultStatusLists } from './services/status-lists.ts';
 import { openDatabase, type IssuerDb } from './storage/db.ts';
+import { openPostgres, type PostgresDb } from './storage/postgres/db.ts';
+import { createPostgresStores } from './storage/postgres/stores.ts';
 import { createSqliteStores } from './storage/sqlite-stores.ts';
 import type { IssuerStores } from './storage/stores.ts';
 import { replayCacheOver } from './storage/replay-store.ts';
@@ -29,8 +32,13 @@ import { assertKeyEncryptionKeyOpens } from './services/custody.ts';
 
 export interface IssuerContext {
   readonly config: IssuerConfig;
-  /** The SQLite connection the stores run on: for start-up, close and operator tooling; services use `stores`. */
+  /**
+   * The SQLite connection the stores run on: for start-up, close and operator tooling; services
+   * use `stores`. An issuer on PostgreSQL has none: reading it there throws (see `postgres`).
+   */
   readonly db: IssuerDb;
+  /** The PostgreSQL pool the stores run on (SERVICE_STORAGE_ADAPTER=postgres); undefined on SQLite. */
+  readonly postgres: PostgresDb | undefined;
   /** Every read and write of issuer state (issuer/storage/stores.ts), created once here. */
   readonly stores: IssuerStores;
   /** did:web:<DID_DOMAIN> with its signing key's `#key-<n>`, or the did:key of the signing key (DID_METHOD). */
@@ -46,14 +54,48 @@ export interface IssuerContext {
   readonly rateLimits: RateLimits;
   now(): number;
   readonly log: Logger;
-  /** Closes the database (the server closes first). */
-  close(): void;
+  /** Closes the database, or ends the PostgreSQL pool (the server closes first). */
+  close(): Promise<void>;
 }
 
 export interface IssuerContextOptions {
   /** Clock in epoch ms (default Date.now); tests move time with it. */
   now?: () => number;
   log?: Logger;
+}
+
+/** The database SERVICE_STORAGE_ADAPTER names, opened (PostgreSQL: migrated), and its stores. */
+interface OpenedStorage {
+  stores: IssuerStores;
+  sqlite: IssuerDb | undefined;
+  postgres: PostgresDb | undefined;
+  /** A SQLite file older than this code (upgrade.ts); a PostgreSQL database is migrated whole on open. */
+  upgradedFrom: number | undefined;
+  close(): Promise<void>;
+}
+
+async function openStorage(config: IssuerConfig, log: Logger): Promise<OpenedStorage> {
+  if (config.storageAdapter === 'postgres') {
+    if (config.databaseUrl === undefined)
+      throw new ConfigError('CONFIG_MISSING', 'SERVICE_DATABASE_URL: required with SERVICE_STORAGE_ADAPTER=postgres');
+    const postgres = await openPostgres({
+      url: config.databaseUrl,
+      size: config.databasePoolSize,
+      onIdleError: (error) => log.warn('database: an idle connection failed', { error: error.message }),
+    });
+    if (postgres.migration.applied.length > 0)
+      log.info('database schema migrated', { from: postgres.migration.from, to: postgres.migration.to });
+    const stores = createPostgresStores(postgres.pool);
+    return { stores, sqlite: undefined, postgres, upgradedFrom: undefined, close: () => postgres.close() };
+  }
+  const sqlite = openDatabase(config.sqlitePath);
+  return {
+    stores: createSqliteStores(sqlite),
+    sqlite,
+    postgres: undefined,
+    upgradedFrom: sqlite.upgradedFrom,
+    close: () => Promise.resolve(sqlite.close()),
+  };
 }
 
 export async function createIssuerContext(
@@ -63,11 +105,11 @@ export async function createIssuerContext(
   const now = options.now ?? Date.now;
   const log = options.log ?? createLogger({ level: config.logLevel, now });
   setEd25519Backend(config.ed25519Backend);
-  const db = openDatabase(config.sqlitePath);
+  const storage = await openStorage(config, log);
   let limits: IssuerRateLimits | undefined;
   try {
     limits = await createRateLimits(config, log, now);
-    const stores = createSqliteStores(db);
+    const { stores, sqlite } = storage;
     await assertKeyEncryptionKeyOpens(stores.agents, config.keyEncryptionKey);
     const audit = createAuditLog(stores, now);
     // Before anything is signed: the DID document names the signing key (and keys it replaced).
@@ -78,7 +120,11 @@ export async function createIssuerContext(
     let statusLists: StatusListClient | undefined;
     const ctx: IssuerContext = {
       config,
-      db,
+      get db(): IssuerDb {
+        if (sqlite === undefined) throw new Error('ctx.db: this issuer runs on PostgreSQL (ctx.postgres)');
+        return sqlite;
+      },
+      postgres: storage.postgres,
       stores,
       issuer,
       keyEncryptionKey: config.keyEncryptionKey,
@@ -92,14 +138,14 @@ export async function createIssuerContext(
       rateLimits: limits.rateLimits,
       now,
       log,
-      close: () => {
+      close: async () => {
         limits?.close();
-        db.close();
+        await storage.close();
       },
     };
     statusLists = createIssuerStatusClient(ctx);
     await ensureDefaultStatusLists(ctx);
-    if (db.upgradedFrom !== undefined) {
+    if (storage.upgradedFrom !== undefined) {
       const completed = await completeLegacyRevocations(ctx);
       if (completed.length > 0)
         log.warn('upgrade: revoked credentials that revocations by an older issuer had left working', {
@@ -109,7 +155,7 @@ export async function createIssuerContext(
     return ctx;
   } catch (error) {
     limits?.close();
-    db.close();
+    await storage.close();
     throw error;
   }
 }

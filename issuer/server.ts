@@ -150,7 +150,7 @@ export async function startIssuer(options: StartIssuerOptions = {}): Promise<Run
   const shutdown = async (timeoutMs: number): Promise<ShutdownOutcome> => {
     draining = true;
     const outcome = await drain(server, timeoutMs);
-    ctx.close();
+    await ctx.close();
     return outcome;
   };
   return {
