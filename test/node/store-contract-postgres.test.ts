@@ -188,6 +188,49 @@ describe('postgres schema migrations', () => {
   });
 });
 
+describe('postgres stores and U+0000 (which PostgreSQL text cannot hold, and SQLite text can)', () => {
+  it('finds nothing by a key holding one, and stores and returns such values as written', async () => {
+    const opened = await instances(1);
+    try {
+      const [db] = opened.dbs;
+      if (!db) throw new Error('no pool');
+      const s = createPostgresStores(db.pool);
+      expect(await s.agents.get('did:key:z6Mk\u0000')).toBeUndefined();
+      expect(await s.credentials.markRevoked('urn:\u0000', T0)).toBe(false);
+      expect(await s.replay.remember('vp:a\u0000b', T0 + 60_000, T0)).toBe(true);
+      expect(await s.replay.remember('vp:a\u0000b', T0 + 60_000, T0)).toBe(false);
+      expect(await s.replay.remember('vp:a', T0 + 60_000, T0)).toBe(true);
+      // The encoding's mark itself, as a value: kept apart from an encoded one.
+      for (const value of ['actor\u0000x', '\u0001plain', '\u000161'])
+        await s.transaction(async (tx) => {
+          const last = await tx.audit.last();
+          const seq = (last?.seq ?? 0) + 1;
+          await tx.audit.append({
+            seq,
+            id: `a${seq}`,
+            at: T0,
+            event: 'TEST_EVENT',
+            agentDid: null,
+            actor: value,
+            reason: null,
+            vpId: value,
+            data: null,
+            prevHash: 'x',
+            hash: 'y',
+          });
+        });
+      const rows = await s.audit.list({ limit: 10 });
+      expect(rows.map((r) => [r.actor, r.vpId])).toEqual([
+        ['actor\u0000x', 'actor\u0000x'],
+        ['\u0001plain', '\u0001plain'],
+        ['\u000161', '\u000161'],
+      ]);
+    } finally {
+      await opened.close();
+    }
+  });
+});
+
 /** Appends one record after the current head, as the audit log does (one transaction). */
 async function appendAudit(stores: IssuerStores, actor: string): Promise<void> {
   await stores.transaction(async (tx) => {

@@ -12,7 +12,8 @@
  * single conditional writes whose row locks make them single use on their own, and run beside
  * transactions without waiting for the lock.
  *
- * A nested `transaction` is a SAVEPOINT: its throw rolls back its own work only.
+ * A nested `transaction` is a SAVEPOINT: its throw rolls back its own work only. Strings pass
+ * through text.ts (PostgreSQL text cannot hold U+0000; SQLite's can).
  */
 import type pg from 'pg';
 import type { IssuerStores } from '../stores.ts';
@@ -24,6 +25,7 @@ import { createPostgresChallengeStore } from './challenges-store.ts';
 import { createPostgresCredentialStore } from './credentials-store.ts';
 import { createPostgresDidStore } from './dids-store.ts';
 import type { Sql } from './pool.ts';
+import { textSafe } from './text.ts';
 import { createPostgresReplayStore } from './replay-store.ts';
 import { createPostgresSessionKeyStore } from './session-key-store.ts';
 import { createPostgresSessionStore } from './sessions-store.ts';
@@ -37,7 +39,8 @@ type Transaction = IssuerStores['transaction'];
 /** BEGIN and the writer lock ("Mand", 2) in one round trip (simple query protocol: two statements). */
 const BEGIN_WRITER = 'BEGIN; SELECT pg_advisory_xact_lock(1298230884, 2)';
 
-function storesOn(sql: Sql, transaction: Transaction): IssuerStores {
+function storesOn(connection: Sql, transaction: Transaction): IssuerStores {
+  const sql = textSafe(connection);
   return {
     transaction,
     tokens: createPostgresTokenStore(sql),
