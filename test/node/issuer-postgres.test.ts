@@ -17,7 +17,7 @@ import {
   tempDir,
   type TestIssuer,
 } from '../support/issuer.ts';
-import { createDatabase, startPostgres } from '../support/pg-local.ts';
+import { freshDatabase } from '../support/servers.ts';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -92,8 +92,7 @@ describe('SERVICE_STORAGE_ADAPTER=postgres configuration', () => {
 
 describe('two issuers on one PostgreSQL database', () => {
   it('act as one issuer: shared agents, one agent per token across instances, one audit chain', async () => {
-    const server = await startPostgres();
-    const database = await createDatabase(server.url);
+    const database = await freshDatabase();
     // One issuer behind a load balancer: the same keys and DID on every instance.
     const shared: Env = {
       SERVICE_STORAGE_ADAPTER: 'postgres',
@@ -146,7 +145,6 @@ describe('two issuers on one PostgreSQL database', () => {
     } finally {
       for (const instance of instances) await instance.dispose();
       await database.drop();
-      await server.stop();
     }
   }, 60_000);
 });

@@ -1,9 +1,9 @@
-// The storage contract (test/support/store-contract.ts) on the PostgreSQL adapter, each case on
-// a database of its own on a throwaway server; then what only a shared server can show: the
-// versioned migrations (fresh, older, newer, concurrent starts) and two pools on one database
-// standing for two issuer instances.
+// The storage contract (test/support/store-contract.ts) on the PostgreSQL adapter, each case in
+// a schema of its own on the run's PostgreSQL (test/support/servers.ts); then what only a shared
+// server can show: the versioned migrations (fresh, older, newer, concurrent starts) and two
+// pools on one database standing for two issuer instances.
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { auditRecordHash, AUDIT_GENESIS_HASH } from '../../issuer/audit.ts';
 import { openPostgres, type PostgresDb } from '../../issuer/storage/postgres/db.ts';
 import { migrate, SchemaError } from '../../issuer/storage/postgres/migrate.ts';
@@ -11,22 +11,17 @@ import { MIGRATIONS, type Migration } from '../../issuer/storage/postgres/schema
 import { createPostgresStores } from '../../issuer/storage/postgres/stores.ts';
 import type { IssuerStores } from '../../issuer/storage/stores.ts';
 import { describeStoreContract } from '../support/store-contract.ts';
-import { createDatabase, startPostgres, type FreshDatabase, type PostgresServer } from '../support/pg-local.ts';
+import { freshDatabase, type FreshDatabase } from '../support/servers.ts';
 
-let server: PostgresServer;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 60_000);
 afterAll(async () => {
   await contractDatabase?.drop();
-  await server.stop();
 });
 
 /** A fresh database, migrated, with `count` pools on it (the instances). */
 async function instances(
   count: number,
 ): Promise<{ dbs: PostgresDb[]; database: FreshDatabase; close(): Promise<void> }> {
-  const database = await createDatabase(server.url);
+  const database = await freshDatabase();
   const dbs: PostgresDb[] = [];
   for (let i = 0; i < count; i++) dbs.push(await openPostgres({ url: database.url, size: 10 }));
   return {
@@ -44,7 +39,7 @@ let schemas = 0;
 
 /** A schema of its own for each case, on one database (a database per case costs a copy of template1). */
 async function freshSchema(): Promise<{ url: string; drop(): Promise<void> }> {
-  contractDatabase ??= await createDatabase(server.url);
+  contractDatabase ??= await freshDatabase();
   const { url: databaseUrl } = contractDatabase;
   const name = `contract_${++schemas}`;
   const admin = new pg.Client({ connectionString: databaseUrl });
@@ -92,7 +87,7 @@ async function columns(db: PostgresDb, table: string): Promise<string[]> {
 
 describe('postgres schema migrations', () => {
   it('brings a new database to the current version, recording each step', async () => {
-    const database = await createDatabase(server.url);
+    const database = await freshDatabase();
     const db = await openPostgres({ url: database.url, size: 2 });
     try {
       expect(db.migration).toEqual({ from: 0, to: MIGRATIONS.length, applied: MIGRATIONS.map((m) => m.version) });
@@ -109,7 +104,7 @@ describe('postgres schema migrations', () => {
   });
 
   it('upgrades a database an older issuer left, keeping its rows', async () => {
-    const database = await createDatabase(server.url);
+    const database = await freshDatabase();
     const older = await openPostgres({ url: database.url, size: 2 });
     await createPostgresStores(older.pool).settings.set('kept', 'yes');
     await older.close();
@@ -125,7 +120,7 @@ describe('postgres schema migrations', () => {
   });
 
   it('refuses a database a newer issuer migrated, with one line (SCHEMA_TOO_NEW)', async () => {
-    const database = await createDatabase(server.url);
+    const database = await freshDatabase();
     const newer = await openPostgres({ url: database.url, size: 2, migrations: [...MIGRATIONS, NEXT_STEP] });
     await newer.close();
     try {
@@ -143,7 +138,7 @@ describe('postgres schema migrations', () => {
   });
 
   it('rolls a failing step back whole and says which (SCHEMA_MIGRATION_FAILED)', async () => {
-    const database = await createDatabase(server.url);
+    const database = await freshDatabase();
     const broken: Migration = {
       version: MIGRATIONS.length + 1,
       name: 'test: half a step',
@@ -170,7 +165,7 @@ describe('postgres schema migrations', () => {
   });
 
   it('applies each step exactly once when several instances start at once', async () => {
-    const database = await createDatabase(server.url);
+    const database = await freshDatabase();
     // Steps are plain CREATE TABLE (no IF NOT EXISTS): a step applied twice would fail its instance.
     const dbs = await Promise.all(
       Array.from({ length: 4 }, () =>
