@@ -375,13 +375,14 @@ function resolveBaseUrl(e: ParsedEnv, production: boolean): { apiBaseUrl: string
 function resolveDatabaseUrl(e: ParsedEnv, warnings: string[]): string | undefined {
   const url = e.SERVICE_DATABASE_URL;
   if (e.SERVICE_STORAGE_ADAPTER !== 'postgres') {
-    if (url !== undefined) warnings.push('SERVICE_DATABASE_URL is ignored with SERVICE_STORAGE_ADAPTER=sqlite');
+    if (url !== undefined)
+      warnings.push('SERVICE_DATABASE_URL is set but not used: SERVICE_STORAGE_ADAPTER is "sqlite"');
     return undefined;
   }
   if (url === undefined) {
     throw new ConfigError(
       'CONFIG_MISSING',
-      'SERVICE_DATABASE_URL: required with SERVICE_STORAGE_ADAPTER=postgres (postgres://user:password@host:5432/database)',
+      'SERVICE_DATABASE_URL: required when SERVICE_STORAGE_ADAPTER=postgres (postgres://user:password@host:5432/database)',
     );
   }
   let protocol: string;

@@ -77,7 +77,7 @@ interface OpenedStorage {
 async function openStorage(config: IssuerConfig, log: Logger): Promise<OpenedStorage> {
   if (config.storageAdapter === 'postgres') {
     if (config.databaseUrl === undefined)
-      throw new ConfigError('CONFIG_MISSING', 'SERVICE_DATABASE_URL: required with SERVICE_STORAGE_ADAPTER=postgres');
+      throw new ConfigError('CONFIG_MISSING', 'SERVICE_DATABASE_URL: required when SERVICE_STORAGE_ADAPTER=postgres');
     const postgres = await openPostgres({
       url: config.databaseUrl,
       size: config.databasePoolSize,

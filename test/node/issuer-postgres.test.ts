@@ -61,7 +61,7 @@ describe('SERVICE_STORAGE_ADAPTER=postgres configuration', () => {
     const missing = configError({ SERVICE_STORAGE_ADAPTER: 'postgres' });
     expect(missing.code).toBe('CONFIG_MISSING');
     expect(missing.message).toBe(
-      'SERVICE_DATABASE_URL: required with SERVICE_STORAGE_ADAPTER=postgres (postgres://user:password@host:5432/database)',
+      'SERVICE_DATABASE_URL: required when SERVICE_STORAGE_ADAPTER=postgres (postgres://user:password@host:5432/database)',
     );
     const other = configError({ SERVICE_STORAGE_ADAPTER: 'postgres', SERVICE_DATABASE_URL: 'mysql://u:hunter2@db/x' });
     expect(other.code).toBe('CONFIG_INVALID');
@@ -86,7 +86,7 @@ describe('SERVICE_STORAGE_ADAPTER=postgres configuration', () => {
   it('warns that a database URL is ignored on SQLite', () => {
     const config = loadConfig(env({ SERVICE_DATABASE_URL: 'postgres://db.internal/mandate' }));
     expect(config.databaseUrl).toBeUndefined();
-    expect(config.warnings).toContain('SERVICE_DATABASE_URL is ignored with SERVICE_STORAGE_ADAPTER=sqlite');
+    expect(config.warnings).toContain('SERVICE_DATABASE_URL is set but not used: SERVICE_STORAGE_ADAPTER is "sqlite"');
   });
 });
 
