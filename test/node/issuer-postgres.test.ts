@@ -7,6 +7,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, type Env } from '../../issuer/config.ts';
+import { ISSUED_PURPOSES } from '../../issuer/services/status-lists.ts';
 import { SchemaError } from '../../issuer/storage/postgres/migrate.ts';
 import {
   agentPath,
@@ -104,9 +105,15 @@ describe('two issuers on one PostgreSQL database', () => {
     };
     const instances: TestIssuer[] = [];
     try {
-      instances.push(await startTestIssuer(shared), await startTestIssuer(shared));
+      // Started together on the empty database: one migrates, and the start-up writes (the
+      // issuer's identity, the default status lists) happen once.
+      instances.push(...(await Promise.all([startTestIssuer(shared), startTestIssuer(shared)])));
       const [a, b] = instances as [TestIssuer, TestIssuer];
       expect(a.running.ctx.issuer.did).toBe(b.running.ctx.issuer.did);
+      const lists = await a.running.ctx.postgres?.pool.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM status_lists',
+      );
+      expect(lists?.rows[0]?.n).toBe(ISSUED_PURPOSES.length);
 
       const { agentDid } = await onboardServerAgent(a);
       expect((await b.call(agentPath(agentDid), { admin: true })).status).toBe(200);
