@@ -115,6 +115,9 @@ describe('two issuers on one PostgreSQL database', () => {
       );
       expect(lists?.rows[0]?.n).toBe(ISSUED_PURPOSES.length);
 
+      // Readiness asks the database itself (IssuerStores.ping).
+      expect((await b.call('/v1/ready')).status).toBe(200);
+
       const { agentDid } = await onboardServerAgent(a);
       expect((await b.call(agentPath(agentDid), { admin: true })).status).toBe(200);
 

@@ -43,6 +43,10 @@ function storesOn(connection: Sql, transaction: Transaction): IssuerStores {
   const sql = textSafe(connection);
   return {
     transaction,
+    // The readiness probe: a round trip to the server (inside a transaction, on its connection).
+    ping: async () => {
+      await connection.query('SELECT 1');
+    },
     tokens: createPostgresTokenStore(sql),
     agents: createPostgresAgentStore(sql),
     agentSecrets: createPostgresAgentSecretStore(sql),
