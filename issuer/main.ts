@@ -88,6 +88,13 @@ function exitOnSignals(issuer: RunningIssuer, log: Logger, timeoutMs: number): v
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
+/** Where state lives, for the start-up line: the SQLite path, or the PostgreSQL host and database (never its credentials). */
+function databaseForLog(config: IssuerConfig): string {
+  if (config.storageAdapter !== 'postgres' || config.databaseUrl === undefined) return config.sqlitePath;
+  const url = new URL(config.databaseUrl);
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}
+
 /** One serving process: the whole issuer (SERVICE_WORKERS=1) or one worker of a cluster. */
 async function serve(config: IssuerConfig): Promise<void> {
   const worker = cluster.isWorker ? cluster.worker : undefined;
@@ -106,7 +113,7 @@ async function serve(config: IssuerConfig): Promise<void> {
     url: issuer.url,
     apiBaseUrl: ctx.config.apiBaseUrl,
     issuerDid: ctx.issuer.did,
-    database: ctx.config.sqlitePath,
+    database: databaseForLog(ctx.config),
     devSecretsFile: ctx.config.secretsFile ?? null,
     nodeEnv: ctx.config.nodeEnv,
   });
