@@ -23,6 +23,26 @@ const chromiumArgs = [
   '--no-first-run',
 ];
 
+/** Issuer HTTP test files that also run on PostgreSQL (those that do not open the SQLite file themselves). */
+const POSTGRES_HTTP_TESTS = [
+  'issuer-lifecycle',
+  'issuer-credentials',
+  'issuer-documents',
+  'issuer-status-lists',
+  'issuer-extras-vc-api',
+  'vc-api-status',
+  'oauth-client-credentials',
+  'oauth-client-secret',
+  'oauth-exchange-dpop',
+  'console-support',
+  'wallet-issuer',
+  'issuer-fuzz',
+  'issuer-extras-docs',
+  'oauth-properties',
+  'vc-api-jsonld',
+  'mcp-issuer-e2e',
+].map((name) => `test/node/${name}.test.ts`);
+
 export default defineConfig({
   resolve: { alias: { '@vectors': vectors } },
   server: { fs: { allow: [root, vectors] } },
@@ -49,6 +69,19 @@ export default defineConfig({
           // Added to the root's fixture servers: one PostgreSQL and one Redis for the run.
           globalSetup: ['test/support/global-servers.ts'],
           include: ['test/shared/**/*.test.ts', 'test/node/**/*.test.ts'],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        // The issuer's HTTP tests again, each issuer on a fresh PostgreSQL database
+        // (test/support/issuer.ts): the same behaviour from both storage adapters.
+        extends: true,
+        test: {
+          name: 'node-postgres',
+          environment: 'node',
+          globalSetup: ['test/support/global-servers.ts'],
+          env: { MANDATE_TEST_STORAGE: 'postgres' },
+          include: POSTGRES_HTTP_TESTS,
           testTimeout: 30_000,
         },
       },

@@ -44,7 +44,7 @@ function findInitdb() {
 
 const args = process.argv.slice(2);
 const project = args.includes('--project') ? args[args.indexOf('--project') + 1] : undefined;
-const nodeOnly = project === 'node';
+const nodeOnly = project === 'node' || project === 'node-postgres';
 const missing = [
   ...(process.env.MANDATE_TEST_DATABASE_URL || findInitdb() ? [] : ['PostgreSQL']),
   ...(process.env.MANDATE_TEST_REDIS_URL || onPath('redis-server') ? [] : ['Redis']),

@@ -1,6 +1,9 @@
 // A real issuer for Node tests: a temp SQLite file under os.tmpdir(), an ephemeral port, silent
 // logs, generous rate limits (tests that exercise limits set their own), and small helpers to
 // call it. `restart()` reopens the same file on the same port (same did:web).
+//
+// In the `node-postgres` project (MANDATE_TEST_STORAGE=postgres, vite.config.ts) the same tests
+// run on a fresh PostgreSQL database per issuer instead, on the run's PostgreSQL server.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +19,7 @@ import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import { verifyPresentation, type VerificationResult } from '../../wallet/vc/verify.ts';
 import type { Logger } from '../../issuer/http/logger.ts';
 import { startIssuer, type RunningIssuer } from '../../issuer/server.ts';
+import { freshDatabase } from './servers.ts';
 
 export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdefghijklmnopqrstuvwxyz';
 
@@ -91,7 +95,27 @@ export interface TestIssuerOptions {
   log?: Logger;
 }
 
+/** On the `node-postgres` project, a database of its own for an issuer whose test chose no storage. */
+async function storageEnv(extraEnv: Env): Promise<{ env: Env; drop: () => Promise<void> }> {
+  if (process.env.MANDATE_TEST_STORAGE !== 'postgres' || extraEnv.SERVICE_STORAGE_ADAPTER !== undefined)
+    return { env: {}, drop: () => Promise.resolve() };
+  const db = await freshDatabase();
+  return { env: { SERVICE_STORAGE_ADAPTER: 'postgres', SERVICE_DATABASE_URL: db.url }, drop: () => db.drop() };
+}
+
 export async function startTestIssuer(extraEnv: Env = {}, options: TestIssuerOptions = {}): Promise<TestIssuer> {
+  const storage = await storageEnv(extraEnv);
+  const issuer = await startTestIssuerOn({ ...storage.env, ...extraEnv }, options);
+  return {
+    ...issuer,
+    async dispose() {
+      await issuer.dispose();
+      await storage.drop();
+    },
+  };
+}
+
+async function startTestIssuerOn(extraEnv: Env, options: TestIssuerOptions): Promise<TestIssuer> {
   const dir = options.dir ?? tempDir();
   const env = testEnv(dir, extraEnv);
   const running = await startIssuer({
@@ -111,7 +135,7 @@ export async function startTestIssuer(extraEnv: Env = {}, options: TestIssuerOpt
       await running.close();
       // Let this process's fetch pool see the closed keep-alive sockets before the port is reused.
       await new Promise((resolve) => setTimeout(resolve, 100));
-      return startTestIssuer({ ...extraEnv, ...more }, { ...options, dir, port });
+      return startTestIssuerOn({ ...extraEnv, ...more }, { ...options, dir, port });
     },
     async stop() {
       await running.close();
