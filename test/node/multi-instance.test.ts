@@ -16,6 +16,7 @@ import { freshDatabase, redisUrl, type FreshDatabase } from '../support/servers.
 const TARGET = 'files.example.com';
 const INSTANCES = 3;
 let db: FreshDatabase;
+let env: Record<string, string>;
 let issuers: IssuerProcess[] = [];
 
 /** The env every instance shares: one database, one Redis, one set of secrets. */
@@ -68,7 +69,7 @@ const winners = (results: CallResult[], status: number) => results.filter((r) =>
 
 beforeAll(async () => {
   db = await freshDatabase();
-  const env = sharedEnv();
+  env = sharedEnv();
   // Started together: the schema, the issuer's DID document and keys are created once.
   issuers = await Promise.all(Array.from({ length: INSTANCES }, () => startIssuerProcess(env)));
 }, 120_000);
@@ -199,4 +200,22 @@ describe('three issuer instances on one PostgreSQL and one Redis', () => {
     for (const i of [0, 1])
       expect((await at(i, '/v1/audit/verify', { admin: true })).json).toMatchObject({ intact: true });
   }, 60_000);
+
+  it('rotate the signing key as one issuer: restarted together with a new key, they agree on key-2 and still verify key-1', async () => {
+    const before = await onboard(0);
+    await Promise.all(issuers.map((i) => i.stop()));
+    const rotated = { ...env, SERVICE_SIGNING_KEY: bytesToHex(randomBytes(32)) };
+    issuers = await Promise.all(Array.from({ length: INSTANCES }, () => startIssuerProcess(rotated)));
+    const documents = await Promise.all(issuers.map((_, i) => at(i, '/.well-known/did.json')));
+    const [first, ...rest] = documents.map((d) => d.json as { id: string; verificationMethod: { id: string }[] });
+    expect(first?.verificationMethod.map((m) => m.id)).toEqual([`${first?.id}#key-2`, `${first?.id}#key-1`]);
+    for (const other of rest) expect(other).toEqual(first);
+    const after = await onboard(1);
+    expect(JSON.stringify(after.verifiableCredential)).toContain('#key-2');
+    for (const [n, agent] of [before, after].entries()) {
+      const vp = await at(n, agentPath(agent.agentDid, '/vp'), { admin: true, body: { targetService: TARGET } });
+      const verdict = await at(n + 1, '/v1/vp/verify', { body: { presentation: vp.json, expectedTarget: TARGET } });
+      expect(verdict.json).toMatchObject({ valid: true, agentDid: agent.agentDid });
+    }
+  }, 120_000);
 });
