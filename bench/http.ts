@@ -258,6 +258,7 @@ export async function benchPosts(
   headers: Record<string, string>,
   stock: Stock,
   seconds: number,
+  extra: Partial<autocannon.Options> = {},
 ): Promise<Run> {
   const request = (): autocannon.Request => ({
     method: 'POST',
@@ -269,6 +270,7 @@ export async function benchPosts(
     url: base,
     duration: seconds,
     requests: [{ setupRequest: (req) => ({ ...req, ...request() }) }],
+    ...extra,
   });
   if (stock.next > stock.bodies.length)
     throw new Error(`${path} ran out of request bodies (${stock.bodies.length}); raise the bench's stock`);

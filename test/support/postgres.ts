@@ -65,6 +65,8 @@ function postgresAccount(): RunAs | undefined {
 export interface PostgresServer {
   /** `postgres://postgres@127.0.0.1:<port>/postgres` (trust authentication: a throwaway instance). */
   url: string;
+  /** The postmaster's process id (its backends are its children). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -122,7 +124,7 @@ export async function startPostgres(bin = findPostgresBin()): Promise<PostgresSe
       () => canConnect(url),
       () => `PostgreSQL did not start: ${log.join('').trim().slice(-500)}`,
     );
-    return { url, stop };
+    return { url, pid: child.pid ?? 0, stop };
   } catch (error) {
     await stop();
     throw error;
