@@ -317,6 +317,8 @@ describe('POST /v1/agents/:did/delegations', () => {
         { delegateeDid: newIdentity().did, scopes: ['files:read'], lifetimeSeconds: 600 },
         'admin',
       );
+      // Its refusal may come while the retirement is still being awaited: handled from the start.
+      pending.catch(() => undefined);
       if (retire === 'revoke') await revokeCredential(ctx, vcId, undefined, 'admin');
       else await setSuspension(ctx, vcId, true, undefined, 'admin');
       await expect(pending).rejects.toMatchObject({
@@ -336,6 +338,7 @@ describe('POST /v1/agents/:did/delegations', () => {
               { delegateeDid: newIdentity().did, scopes: ['files:read'], lifetimeSeconds: 600 },
               'admin',
             );
+      pending.catch(() => undefined);
       await deactivateDid(ctx, agent.agentDid, 'admin');
       await expect(pending).rejects.toMatchObject({ code: 'DID_DEACTIVATED' });
       expect(await signed(sign === 'presentation' ? 'PRESENTATION_SIGNED' : 'DELEGATION_ISSUED', agent.agentDid)).toBe(
