@@ -29,6 +29,8 @@ import { createSqliteStores } from './storage/sqlite-stores.ts';
 import type { IssuerStores } from './storage/stores.ts';
 import { replayCacheOver } from './storage/replay-store.ts';
 import { assertKeyEncryptionKeyOpens } from './services/custody.ts';
+import { connectRedis } from './redis.ts';
+import { createIssuerSharedCaches } from './services/shared-caches/redis-cache.ts';
 
 export interface IssuerContext {
   readonly config: IssuerConfig;
@@ -105,7 +107,12 @@ export async function createIssuerContext(
   const now = options.now ?? Date.now;
   const log = options.log ?? createLogger({ level: config.logLevel, now });
   setEd25519Backend(config.ed25519Backend);
-  const storage = await openStorage(config, log);
+  const redis = config.redisUrl === undefined ? undefined : await connectRedis(config.redisUrl, log);
+  const shared = redis && createIssuerSharedCaches(redis, log);
+  const storage = await openStorage(config, log).catch((error: unknown) => {
+    redis?.disconnect();
+    throw error;
+  });
   let limits: IssuerRateLimits | undefined;
   try {
     limits = await createRateLimits(config, log, now);
@@ -114,7 +121,7 @@ export async function createIssuerContext(
     const audit = createAuditLog(stores, now);
     // Before anything is signed: the DID document names the signing key (and keys it replaced).
     const issuer = await ensureIssuerIdentity({ config, stores, audit, log, now });
-    const resolver = createIssuerResolver({ config, dids: stores.dids });
+    const resolver = createIssuerResolver({ config, dids: stores.dids, ...(shared && { shared: shared.dids }) });
     // The client serves this issuer's lists through services that take the context: it reaches
     // the context through this binding, set once the context exists.
     let statusLists: StatusListClient | undefined;
@@ -131,7 +138,7 @@ export async function createIssuerContext(
       resolver,
       statusLists: {
         check: (entry, credentialIssuer, at) =>
-          (statusLists ??= createIssuerStatusClient(ctx)).check(entry, credentialIssuer, at),
+          (statusLists ??= createIssuerStatusClient(ctx, shared?.lists)).check(entry, credentialIssuer, at),
       },
       replayCache: replayCacheOver(stores.replay, now),
       audit,
@@ -140,10 +147,11 @@ export async function createIssuerContext(
       log,
       close: async () => {
         limits?.close();
+        redis?.disconnect();
         await storage.close();
       },
     };
-    statusLists = createIssuerStatusClient(ctx);
+    statusLists = createIssuerStatusClient(ctx, shared?.lists);
     await ensureDefaultStatusLists(ctx);
     if (storage.upgradedFrom !== undefined) {
       const completed = await completeLegacyRevocations(ctx);
@@ -155,6 +163,7 @@ export async function createIssuerContext(
     return ctx;
   } catch (error) {
     limits?.close();
+    redis?.disconnect();
     await storage.close();
     throw error;
   }

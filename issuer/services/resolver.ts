@@ -5,7 +5,7 @@
  * wallet's cached resolver: did:key (pure) and did:web over HTTPS, under the issuer's fetch
  * policy (config.ts `fetchPolicy`: no private or loopback address in production).
  */
-import { createCachedResolver } from '../../wallet/did/cache.ts';
+import { createCachedResolver, DID_CACHE_DEFAULTS } from '../../wallet/did/cache.ts';
 import { resolveDidKey } from '../../wallet/did/key.ts';
 import { didOf } from '../../wallet/did/parse.ts';
 import { createResolver } from '../../wallet/did/registry.ts';
@@ -18,6 +18,8 @@ import {
 import { createWebResolver } from '../../wallet/did/web.ts';
 import { fetchPolicy, type IssuerConfig } from '../config.ts';
 import type { DidStore, HostedDidRecord } from '../storage/dids-store.ts';
+import { createSharedDidResolver } from './shared-caches/did-cache.ts';
+import type { SharedCache } from './shared-caches/redis-cache.ts';
 
 export interface IssuerResolver extends Resolvable {
   resolve(didUrl: string, options?: DidResolutionOptions): Promise<DidResolutionResult>;
@@ -29,6 +31,9 @@ export interface IssuerResolverOptions {
   config: Pick<IssuerConfig, 'apiBaseUrl' | 'didMethod' | 'didDomain' | 'nodeEnv' | 'fetchPrivateNetwork'>;
   dids: DidStore;
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /** did:web resolutions shared with the other instances (SERVICE_CACHE_ADAPTER=redis). */
+  shared?: SharedCache;
+  now?: () => number;
 }
 
 /** DID Core §7.1.3 metadata of a hosted DID, with the document kept when deactivated (so verifiers can say DID_DEACTIVATED). */
@@ -45,13 +50,17 @@ export function hostedResolution(record: HostedDidRecord): DidResolutionResult {
 }
 
 export function createIssuerResolver(options: IssuerResolverOptions): IssuerResolver {
+  const methods = createResolver({
+    methods: {
+      key: resolveDidKey,
+      web: createWebResolver({ ...fetchPolicy(options.config), ...(options.fetch ? { fetch: options.fetch } : {}) }),
+    },
+  });
+  const now = options.now ?? Date.now;
+  const { ttlMs } = DID_CACHE_DEFAULTS;
   const remote = createCachedResolver(
-    createResolver({
-      methods: {
-        key: resolveDidKey,
-        web: createWebResolver({ ...fetchPolicy(options.config), ...(options.fetch ? { fetch: options.fetch } : {}) }),
-      },
-    }),
+    options.shared ? createSharedDidResolver(methods, { cache: options.shared, ttlMs, now }) : methods,
+    { ttlMs, now },
   );
   const ownWebPrefix = options.config.didMethod === 'web' ? `did:web:${options.config.didDomain ?? ''}` : undefined;
   const isOwnWeb = (did: string): boolean =>

@@ -20,7 +20,7 @@ import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
 import { createKeyResolver } from '../../wallet/did/verification-method.ts';
 import { allocateIndex } from '../../wallet/status/allocate.ts';
 import { createStatusList, getStatus, setStatus } from '../../wallet/status/bitstring.ts';
-import { createStatusListClient, type StatusListClient } from '../../wallet/status/client.ts';
+import { createStatusListClient, type StatusCheckResult, type StatusListClient } from '../../wallet/status/client.ts';
 import {
   buildStatusListCredential,
   buildStatusListEntry,
@@ -32,6 +32,8 @@ import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
 import type { StatusListRecord, StatusMessageRecord } from '../storage/status-lists-store.ts';
 import type { IssuerStores } from '../storage/stores.ts';
+import type { SharedCache } from './shared-caches/redis-cache.ts';
+import { sharedListClientOptions } from './shared-caches/status-list-fetch.ts';
 
 /** Purposes every issued AgentCredential carries an entry for (docs/protocol.md §Agent credential). */
 export const ISSUED_PURPOSES = ['revocation', 'suspension'] as const;
@@ -285,9 +287,13 @@ async function signList(ctx: IssuerContext, list: StatusListRecord): Promise<Pub
  * list version: a status change makes the next check fetch the new version. Other issuers'
  * lists are fetched over HTTP and cached for their ttl.
  */
-export function createIssuerStatusClient(ctx: IssuerContext): StatusListClient {
+export function createIssuerStatusClient(ctx: IssuerContext, shared?: SharedCache): StatusListClient {
   const resolveKey = createKeyResolver(ctx.resolver);
-  const remote = createStatusListClient({ resolveKey, ...fetchPolicy(ctx.config), now: () => ctx.now() });
+  const now = (): number => ctx.now();
+  const policy = fetchPolicy(ctx.config);
+  // SERVICE_CACHE_ADAPTER=redis: other issuers' lists, still signed, shared with the other instances.
+  const sharing = shared ? sharedListClientOptions(shared, policy, now) : {};
+  const remote = createStatusListClient({ resolveKey, ...policy, ...sharing, now });
   const prefix = `${ctx.config.apiBaseUrl}${LIST_PATH}`;
   const local = new Map<string, { version: number; client: StatusListClient }>();
 
@@ -301,6 +307,23 @@ export function createIssuerStatusClient(ctx: IssuerContext): StatusListClient {
     }
   };
 
+  // A shared list that does not verify (planted in Redis, or its issuer's bad moment) is dropped
+  // there, so the check after the client's refusal period fetches it from its issuer again.
+  const checkRemote = async (
+    entry: unknown,
+    credentialIssuer: string,
+    at: number | undefined,
+    url: unknown,
+  ): Promise<StatusCheckResult> => {
+    try {
+      return await remote.check(entry, credentialIssuer, at);
+    } catch (error) {
+      if (shared && typeof url === 'string' && isMandateError(error, 'STATUS_LIST_UNVERIFIED'))
+        await shared.delete(url);
+      throw error;
+    }
+  };
+
   return {
     // async: whatever goes wrong below (a malformed escape in the URL, say) is a rejection, as
     // the StatusListClient contract has it, never a synchronous throw.
@@ -309,7 +332,7 @@ export function createIssuerStatusClient(ctx: IssuerContext): StatusListClient {
         typeof entry === 'object' && entry !== null
           ? (entry as { statusListCredential?: unknown }).statusListCredential
           : undefined;
-      if (typeof url !== 'string' || !url.startsWith(prefix)) return remote.check(entry, credentialIssuer, at);
+      if (typeof url !== 'string' || !url.startsWith(prefix)) return checkRemote(entry, credentialIssuer, at, url);
       const listId = decodeURIComponent(url.slice(prefix.length));
       const version = (await ctx.stores.statusLists.version(listId)) ?? -1;
       let cached = local.get(listId);

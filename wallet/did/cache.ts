@@ -122,8 +122,10 @@ function entryOf(resolved: DidResolutionResult | undefined, at: number): Entry {
 
 /** Stores a landed entry: a success for ttlMs, a failure for negativeTtlMs (or not at all). */
 function store(state: CacheState, key: string, entry: Entry): void {
-  const { ttlMs, negativeTtlMs } = state.settings;
-  if (entry.result.didResolutionMetadata.error === undefined) state.cache.set(key, entry, ttlMs);
+  const { ttlMs, negativeTtlMs, now } = state.settings;
+  // An inner cache's copy lives out the ttl counted from its retrieval, not a whole ttl more.
+  if (entry.result.didResolutionMetadata.error === undefined)
+    state.cache.set(key, entry, Math.max(0, ttlMs - (now() - entry.retrievedAt)));
   else if (negativeTtlMs > 0) state.cache.set(key, entry, negativeTtlMs);
   else state.cache.delete(key);
 }

@@ -190,6 +190,11 @@ async function verifyList(client: Client, url: string, json: unknown, issuer: st
   }
 }
 
+/** An `Age` header's delta-seconds in ms; 0 when absent or malformed. */
+function ageMs(header: string | null): number {
+  return header !== null && /^\d{1,9}$/.test(header) ? Number(header) * 1000 : 0;
+}
+
 async function fetchList(client: Client, url: string, now: number): Promise<CachedList> {
   const result = await fetchJson(url, {
     limits: client.limits,
@@ -213,7 +218,10 @@ async function fetchList(client: Client, url: string, now: number): Promise<Cach
     bytes = error instanceof StatusListError ? error : unavailable(`status list ${url} does not decode`, error);
   }
   const ttl = credential.credentialSubject.ttl ?? client.defaultTtlMs;
-  return { credential, issuer, fetchedAt: now, freshUntil: now + ttl, bytes };
+  // RFC 9111 §5.1: a cache in front of the list's server (a CDN, or issuer instances sharing
+  // lists) says how long it has held it; the ttl counts from the issuer's answer, not the cache's.
+  const fetchedAt = now - Math.min(ttl, ageMs(result.headers.get('age')));
+  return { credential, issuer, fetchedAt, freshUntil: fetchedAt + ttl, bytes };
 }
 
 async function listFor(client: Client, url: string, now: number): Promise<CachedList> {
