@@ -121,7 +121,7 @@ export async function createIssuerContext(
     const audit = createAuditLog(stores, now);
     // Before anything is signed: the DID document names the signing key (and keys it replaced).
     const issuer = await ensureIssuerIdentity({ config, stores, audit, log, now });
-    const resolver = createIssuerResolver({ config, dids: stores.dids, ...(shared && { shared: shared.dids }) });
+    const resolver = createIssuerResolver({ config, dids: stores.dids, now, ...(shared && { shared: shared.dids }) });
     // The client serves this issuer's lists through services that take the context: it reaches
     // the context through this binding, set once the context exists.
     let statusLists: StatusListClient | undefined;
