@@ -198,6 +198,25 @@ describe('createCachedResolver', () => {
     expect((await cached.refresh('nonsense')).didResolutionMetadata.error).toBe('invalidDid');
   });
 
+  it('behind another cache: keeps its copy for what is left of the ttl counted from the retrieval', async () => {
+    const c = clock();
+    let calls = 0;
+    const inner: Resolvable = {
+      resolve: async (did) => (
+        calls++,
+        { didDocument: { id: did }, didDocumentMetadata: {}, didResolutionMetadata: { ageMs: 120_000, cached: true } }
+      ),
+    };
+    const cached = createCachedResolver(inner, { now: c.now });
+    await cached.resolve('did:ex:aged');
+    c.advance(DID_CACHE_DEFAULTS.ttlMs - 120_000 - 1);
+    await cached.resolve('did:ex:aged');
+    expect(calls).toBe(1);
+    c.advance(1);
+    await cached.resolve('did:ex:aged');
+    expect(calls).toBe(2);
+  });
+
   it('behind another cache: the age it reports is that of the document, and refresh asks past that cache too', async () => {
     const c = clock();
     const options: Array<{ noCache?: boolean }> = [];

@@ -459,6 +459,34 @@ describe('status lists in verifyPresentation', () => {
     expect(fetches).toBe(2);
   });
 
+  it("counts a list's ttl from its issuer's answer when a cache in front of it gives the list's Age (RFC 9111 §5.1)", async () => {
+    const list = await publishedList('revocation', 60_000);
+    const { credential } = await credentialOn(list);
+    const entry = (credential.credentialStatus as unknown as object[])[0];
+    let clock = Date.now();
+    let fetches = 0;
+    // A cache that has held the list for 40 s (malformed Age values count as 0).
+    const aged =
+      (age: string) =>
+      async (input: string, init: RequestInit): Promise<Response> => {
+        fetches++;
+        const response = await fetch(input, init);
+        const headers = new Headers(response.headers);
+        headers.set('age', age);
+        return new Response(response.body, { status: response.status, headers });
+      };
+    const statusLists = client({ now: () => clock, fetch: aged('40') });
+    expect(await statusLists.check(entry, platform.did)).toMatchObject({ status: 0, ageMs: 40_000 });
+    clock += 19_000;
+    await statusLists.check(entry, platform.did);
+    expect(fetches).toBe(1);
+    clock += 1_000; // 60 s after the issuer's answer: fetched again
+    await statusLists.check(entry, platform.did);
+    expect(fetches).toBe(2);
+    const odd = client({ now: () => clock, fetch: aged('-5') });
+    expect(await odd.check(entry, platform.did)).toMatchObject({ ageMs: 0 });
+  });
+
   it('keeps decompressed lists within maxCachedBytes: the least recently used one is fetched again', async () => {
     const lists = await Promise.all([1, 2, 3].map(() => publishedList('revocation')));
     const credentials = await Promise.all(lists.map(async (l) => (await credentialOn(l)).credential));
