@@ -3,7 +3,9 @@
  * are answered from the database on every call — no HTTP, no cache — so a deactivation or a
  * service change is visible to the very next verification. Every other DID goes through the
  * wallet's cached resolver: did:key (pure) and did:web over HTTPS, under the issuer's fetch
- * policy (config.ts `fetchPolicy`: no private or loopback address in production).
+ * policy (config.ts `fetchPolicy`: no private or loopback address in production). With
+ * SERVICE_CACHE_ADAPTER=redis, did:web resolutions are also shared with the other instances
+ * behind that cache (shared-caches/did-cache.ts).
  */
 import { createCachedResolver, DID_CACHE_DEFAULTS } from '../../wallet/did/cache.ts';
 import { resolveDidKey } from '../../wallet/did/key.ts';

@@ -285,7 +285,9 @@ async function signList(ctx: IssuerContext, list: StatusListRecord): Promise<Pub
  * The issuer's StatusListClient. This issuer's own lists are served to the wallet's client
  * in-process (same proof, issuer and §3.2 checks as any verifier runs), with one client per
  * list version: a status change makes the next check fetch the new version. Other issuers'
- * lists are fetched over HTTP and cached for their ttl.
+ * lists are fetched over HTTP and cached for their ttl; with `shared` (SERVICE_CACHE_ADAPTER=redis)
+ * the signed lists are also shared with the other instances and verified again by each
+ * (shared-caches/status-list-fetch.ts).
  */
 export function createIssuerStatusClient(ctx: IssuerContext, shared?: SharedCache): StatusListClient {
   const resolveKey = createKeyResolver(ctx.resolver);
