@@ -3,8 +3,8 @@
  * client's `fetch` seam: this fetch answers from Redis while a list is within its ttl, and puts
  * every list it fetched (HTTP 200, within the size bound) there. What is shared is the list
  * credential's text as its issuer signed it, so the wallet's client verifies its proof, issuer
- * and validity on every read exactly as after a fetch: whoever writes to Redis can delay a
- * refresh or deny service, never change a status.
+ * and validity on every read exactly as after a fetch: whoever writes to Redis cannot forge a
+ * list, only deny service or replay an older list its issuer signed (docs/operations.md §Redis).
  *
  * The answer carries an `Age` header (RFC 9111 §5.1): the client counts the list's ttl from when
  * it was fetched from its issuer, not from when it was read from Redis.
