@@ -1,0 +1,176 @@
+// Where an issuer request's time goes: starts the bench issuer (bench/http.ts's child) under
+// `node --cpu-prof`, loads one endpoint with autocannon, stops it and prints the profile's top
+// self-time functions (and the top files). A helper (no `run`), so bench/run.ts skips it.
+//
+//   npx tsx bench/profile-http.ts vp-verify|onboarding [seconds]   (SERVICE_ED25519_BACKEND picks the backend)
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { enrollAgent, mintTokens, presentations, type Child } from './http.ts';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const [what = 'vp-verify', secondsArg = '8'] = process.argv.slice(2);
+const seconds = Number(secondsArg);
+const dir = mkdtempSync(join(tmpdir(), 'mandate-prof-'));
+
+function start(): Promise<Child> {
+  const child = spawn(
+    process.execPath,
+    ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', 'tsx', fileURLToPath(new URL('http.ts', import.meta.url))],
+    { env: { ...process.env, MANDATE_BENCH_HTTP_SERVE: '1' }, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
+  );
+  return new Promise((resolve) => {
+    child.stdout?.once('data', (chunk: Buffer) =>
+      resolve({
+        ...(JSON.parse(chunk.toString().split('\n')[0] ?? '') as { url: string; bareUrl: string }),
+        process: child,
+      }),
+    );
+  });
+}
+
+async function loadVpVerify(base: string): Promise<void> {
+  const { agent, credential } = await enrollAgent(base);
+  const bodies = await presentations(agent, credential, Math.ceil(seconds * 1500));
+  let next = 0;
+  const result = await autocannon({
+    url: base,
+    connections: 32,
+    duration: seconds,
+    requests: [
+      {
+        setupRequest: (req) => ({
+          ...req,
+          method: 'POST',
+          path: '/v1/vp/verify',
+          headers: { 'content-type': 'application/json' },
+          body: bodies[next++] ?? '',
+        }),
+      },
+    ],
+  });
+  process.stderr.write(
+    `vp/verify: ${result.requests.average} req/s, p50 ${result.latency.p50}, non2xx ${result.non2xx}\n`,
+  );
+}
+
+async function loadOnboarding(base: string): Promise<void> {
+  const count = Math.ceil(seconds * 300);
+  const tokens = await mintTokens(base, count + 200);
+  let next = 0;
+  const result = await autocannon({
+    url: base,
+    connections: 32,
+    amount: count * 2,
+    requests: [
+      {
+        method: 'POST',
+        path: '/v1/onboard',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => ({ ...req, body: JSON.stringify({ token: tokens[next++], custody: 'server' }) }),
+        onResponse: (_s, body, context) => Object.assign(context, { started: JSON.parse(body) as unknown }),
+      },
+      {
+        method: 'POST',
+        path: '/v1/onboard/verify',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req, context) => {
+          const started = (context as { started?: { challengeId: string; challenge: string } }).started;
+          return { ...req, body: JSON.stringify({ challengeId: started?.challengeId, challenge: started?.challenge }) };
+        },
+      },
+    ],
+  });
+  process.stderr.write(
+    `onboarding: ${result.requests.total / 2 / result.duration}/s, p50 ${result.latency.p50}, non2xx ${result.non2xx}\n`,
+  );
+}
+
+/** Frames whose inclusive time is reported: where the per-request work beyond the library goes. */
+const INCLUSIVE = [
+  'verifyPresentation',
+  'record',
+  'append',
+  'remember',
+  'sqliteTransaction',
+  'transaction',
+  'jsonParse',
+  'parseUnambiguousJson',
+  'canonicalizeJson',
+  'auditRecordHash',
+  'requestLogger',
+  'dispatch',
+  'onboard',
+  'complete',
+  'encryptSeed',
+  'generateSeed',
+  'issueAgentCredential',
+  'scryptSync',
+  'scrypt',
+  'pbkdf2',
+  'hkdf',
+];
+
+function summarise(profile: Profile): void {
+  const self = new Map<number, number>();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const parent = new Map<number, ProfileNode>();
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node);
+  const isIdle = (node: ProfileNode) => node.callFrame.functionName === '(idle)';
+  const total = profile.nodes.filter((n) => !isIdle(n)).reduce((a, n) => a + (self.get(n.id) ?? 0), 0);
+  const byFunction = new Map<string, number>();
+  const byFile = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const us = self.get(node.id) ?? 0;
+    if (us === 0 || isIdle(node)) continue;
+    const { functionName, url, lineNumber } = node.callFrame;
+    const file = url.replace(/^.*node_modules\//, 'nm:').replace(/^file:\/\/.*?\/(wallet|issuer|bench)\//, '$1/');
+    const key = `${functionName || '(anon)'} ${file}:${lineNumber + 1}`;
+    byFunction.set(key, (byFunction.get(key) ?? 0) + us);
+    const fileKey = file.startsWith('nm:') ? file.split('/').slice(0, 2).join('/') : file || '(native)';
+    byFile.set(fileKey, (byFile.get(fileKey) ?? 0) + us);
+    const seen = new Set<string>();
+    for (let at: ProfileNode | undefined = byId.get(node.id); at; at = parent.get(at.id)) {
+      const name = at.callFrame.functionName;
+      if (INCLUSIVE.includes(name) && !seen.has(name)) {
+        seen.add(name);
+        inclusive.set(name, (inclusive.get(name) ?? 0) + us);
+      }
+    }
+  }
+  const top = (map: Map<string, number>, n: number) =>
+    [...map.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, v]) => `${((100 * v) / total).toFixed(1).padStart(5)} %  ${k}`)
+      .join('\n');
+  process.stdout.write(
+    `busy (non-idle) time ${(total / 1e6).toFixed(1)} s; shares of it\nself\n${top(byFunction, 35)}\n\nby file\n${top(byFile, 20)}\n\ninclusive\n${top(inclusive, 25)}\n`,
+  );
+}
+
+const child = await start();
+if (what === 'onboarding') await loadOnboarding(child.url);
+else await loadVpVerify(child.url);
+await new Promise<void>((resolve) => {
+  child.process.once('exit', () => resolve());
+  child.process.kill('SIGTERM');
+});
+const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+if (!file) throw new Error(`no profile written in ${dir}`);
+summarise(JSON.parse(readFileSync(join(dir, file), 'utf8')) as Profile);
