@@ -17,6 +17,7 @@ import { sha256Utf8 } from '../wallet/crypto/hash.ts';
 import { canonicalizeJson } from '../wallet/crypto/jcs.ts';
 import { type JsonObject } from '../wallet/crypto/json-value.ts';
 import type { AuditRow } from './storage/audit-store.ts';
+import { groupCommit } from './storage/group-commit.ts';
 import type { IssuerStores } from './storage/stores.ts';
 import type { AuditChainVerdict, AuditPage, AuditRecord } from '../wallet/contract/audit.ts';
 
@@ -116,31 +117,60 @@ export function clipText(text: string, max: number): string {
   return whole.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
 
-/** The next link of the chain after `last`, for `input`. */
-function nextRow(input: AuditInput, last: { seq: number; hash: string } | undefined, at: number): AuditRow {
-  const partial: Omit<AuditRow, 'hash'> = {
-    seq: (last?.seq ?? 0) + 1,
-    id: crypto.randomUUID(),
-    at,
+/** An input as the chain stores it (text clipped, data canonicalized), before it has a place in the chain. */
+type PreparedInput = Pick<AuditRow, 'event' | 'agentDid' | 'actor' | 'reason' | 'vpId' | 'data'>;
+
+/** Throws (for this caller only) when `input.data` has no JSON form. */
+function prepare(input: AuditInput): PreparedInput {
+  return {
     event: input.event,
     agentDid: clip(input.agentDid),
     actor: clip(input.actor) ?? 'unknown',
     reason: clip(input.reason),
     vpId: clip(input.vpId),
     data: input.data === undefined ? null : canonicalizeJson(input.data),
+  };
+}
+
+/** The next link of the chain after `last`, for `input`. */
+function nextRow(input: PreparedInput, last: { seq: number; hash: string } | undefined, at: number): AuditRow {
+  const partial: Omit<AuditRow, 'hash'> = {
+    seq: (last?.seq ?? 0) + 1,
+    id: crypto.randomUUID(),
+    at,
+    ...input,
     prevHash: last?.hash ?? AUDIT_GENESIS_HASH,
   };
   return { ...partial, hash: auditRecordHash(partial) };
 }
 
-/** The log over `stores.audit`; each append (read the head, write the next link) is one transaction. */
+/** Appends `inputs` as consecutive links, in `tx` (where the head is read and the links written). */
+async function appendAll(
+  inputs: PreparedInput[],
+  tx: IssuerStores,
+  now: () => number,
+): Promise<[AuditRow, ...AuditRow[]]> {
+  let last = await tx.audit.last();
+  const rows: AuditRow[] = [];
+  for (const input of inputs) {
+    const row = nextRow(input, last, now());
+    await tx.audit.append(row);
+    rows.push(row);
+    last = row;
+  }
+  return rows as [AuditRow, ...AuditRow[]];
+}
+
+/**
+ * The log over `stores.audit`. An append inside a caller's transaction reads the head and writes
+ * the next link there. Appends outside one are group-committed (storage/group-commit.ts): those
+ * made at about the same time become consecutive links written in one transaction, and each
+ * caller is answered once that transaction has committed — one commit for many requests instead
+ * of one each, and still nothing is answered before its audit record is stored.
+ */
 export function createAuditLog(stores: IssuerStores, now: () => number = Date.now): AuditLog {
   const store = stores.audit;
-  const append = async (input: AuditInput, tx: IssuerStores): Promise<AuditRecord> => {
-    const row = nextRow(input, await tx.audit.last(), now());
-    await tx.audit.append(row);
-    return toRecord(row);
-  };
+  const grouped = groupCommit((inputs: PreparedInput[]) => stores.transaction((own) => appendAll(inputs, own, now)));
 
   let verifying: Promise<ChainVerdict> | undefined;
 
@@ -170,8 +200,9 @@ export function createAuditLog(stores: IssuerStores, now: () => number = Date.no
   }
 
   return {
-    record(input, tx) {
-      return tx ? append(input, tx) : stores.transaction((own) => append(input, own));
+    async record(input, tx) {
+      const prepared = prepare(input);
+      return toRecord(tx ? (await appendAll([prepared], tx, now))[0] : await grouped(prepared));
     },
     async list(query = {}) {
       const limit = Math.min(Math.max(Math.trunc(query.limit ?? 100), 1), 500);

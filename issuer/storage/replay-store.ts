@@ -27,14 +27,16 @@ export function createSqliteReplayStore(db: IssuerDb): Sync<ReplayStore> {
   const prune = db.sqlite.prepare<[number, number]>(
     'DELETE FROM replay_keys WHERE rowid IN (SELECT rowid FROM replay_keys WHERE expires_at <= ? ORDER BY expires_at LIMIT ?)',
   );
+  // Built once (a savepoint when the adapter's group commit already opened a transaction).
+  const write = db.sqlite.transaction((key: string, expiresAt: number, at: number): boolean => {
+    prune.run(at, PRUNED_PER_INSERT);
+    return record.run(key, expiresAt, at).changes === 1;
+  });
   return {
     remember(key, expiresAt, at) {
       // Already expired: nothing left to protect, and a verification straddling the instant must not pass.
       if (!(expiresAt > at)) return false;
-      return db.transaction(() => {
-        prune.run(at, PRUNED_PER_INSERT);
-        return record.run(key, expiresAt, at).changes === 1;
-      });
+      return write.immediate(key, expiresAt, at);
     },
   };
 }

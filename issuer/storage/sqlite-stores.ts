@@ -20,6 +20,8 @@ import { createSqliteSessionKeyStore } from './session-key-store.ts';
 import { createSqliteSessionStore } from './sessions-store.ts';
 import { createSqliteSettingsStore } from './settings-store.ts';
 import { createSqliteStatusListStore } from './status-lists-store.ts';
+import { groupCommit } from './group-commit.ts';
+import type { ReplayStore } from './replay-store.ts';
 import type { IssuerStores } from './stores.ts';
 import { createSqliteTokenStore } from './tokens-store.ts';
 import { createSqliteVcApiCredentialStore } from './vc-api-credentials-store.ts';
@@ -107,31 +109,53 @@ function savepoints(db: IssuerDb, bound: StoreSet): IssuerStores {
   return tx;
 }
 
+type Remember = ReplayStore['remember'];
+
+/**
+ * `replay.remember` group-committed (group-commit.ts): every accepted presentation writes a
+ * replay key, and concurrent requests then share one transaction (one WAL commit) instead of
+ * one each. Each caller still learns its own key's verdict only after the batch committed.
+ */
+function groupedRemember(replay: Sync<ReplayStore>, transaction: IssuerStores['transaction']): Remember {
+  const grouped = groupCommit((calls: Parameters<Remember>[]) =>
+    // eslint-disable-next-line @typescript-eslint/require-await -- the sync store runs inside the open transaction
+    transaction(async () => calls.map(([key, expiresAt, now]) => replay.remember(key, expiresAt, now))),
+  );
+  return (key, expiresAt, now) => grouped([key, expiresAt, now]);
+}
+
 export function createSqliteStores(db: IssuerDb): IssuerStores {
   const sync = syncStores(db);
   const gate: Gate = { held: undefined };
   const tx = savepoints(db, asyncStores(sync));
-  return {
-    ...asyncStores(sync, gate),
-    ping: pingOf(db),
-    async transaction(fn) {
-      while (gate.held) await gate.held;
-      let release = () => {};
-      gate.held = new Promise<void>((resolve) => (release = resolve));
+  // Prepared once: exec() would parse the statement again on every transaction.
+  const begin = db.sqlite.prepare('BEGIN IMMEDIATE');
+  const commit = db.sqlite.prepare('COMMIT');
+  const rollback = db.sqlite.prepare('ROLLBACK');
+  const transaction: IssuerStores['transaction'] = async (fn) => {
+    while (gate.held) await gate.held;
+    let release = () => {};
+    gate.held = new Promise<void>((resolve) => (release = resolve));
+    try {
+      begin.run();
       try {
-        db.sqlite.exec('BEGIN IMMEDIATE');
-        try {
-          const result = await fn(tx);
-          db.sqlite.exec('COMMIT');
-          return result;
-        } catch (error) {
-          if (db.sqlite.inTransaction) db.sqlite.exec('ROLLBACK');
-          throw error;
-        }
-      } finally {
-        gate.held = undefined;
-        release();
+        const result = await fn(tx);
+        commit.run();
+        return result;
+      } catch (error) {
+        if (db.sqlite.inTransaction) rollback.run();
+        throw error;
       }
-    },
+    } finally {
+      gate.held = undefined;
+      release();
+    }
+  };
+  const outer = asyncStores(sync, gate);
+  return {
+    ...outer,
+    replay: { remember: groupedRemember(sync.replay, transaction) },
+    ping: pingOf(db),
+    transaction,
   };
 }

@@ -152,4 +152,36 @@ describe('audit log', () => {
     // A record renumbered out of the sequence (to 0) is not skipped.
     expect(await tamper(`UPDATE audit SET seq = 0 WHERE seq = 5`)).toEqual({ intact: false, brokenAt: 0, count: 5 });
   });
+
+  it('group-commits concurrent appends: consecutive links in call order, each answered once stored', async () => {
+    const { log, stores } = freshLog();
+    const records = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        log.record({ event: 'VP_VERIFIED', actor: 'anonymous', vpId: `urn:vp:${i}` }),
+      ),
+    );
+    expect(records.map((r) => r.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(records.map((r) => r.vpId)).toEqual(Array.from({ length: 40 }, (_, i) => `urn:vp:${i}`));
+    for (let i = 1; i < records.length; i++) expect(records[i]?.prevHash).toBe(records[i - 1]?.hash);
+    expect((await stores.audit.last())?.hash).toBe(records[39]?.hash);
+    expect(await log.verifyChain()).toEqual({ intact: true, count: 40, headHash: records[39]?.hash });
+  });
+
+  it('an input with no JSON form fails alone; a batch whose transaction fails rejects every caller in it', async () => {
+    const { log, stores } = freshLog();
+    const [bad, good] = await Promise.allSettled([
+      log.record({ event: 'VP_VERIFIED', actor: 'anonymous', data: { n: Number.NaN } }),
+      log.record({ event: 'VP_VERIFIED', actor: 'anonymous' }),
+    ]);
+    expect(bad.status).toBe('rejected');
+    expect(good.status === 'fulfilled' && good.value.seq).toBe(1);
+
+    const failing = createAuditLog({ ...stores, transaction: () => Promise.reject(new Error('disk I/O error')) });
+    const settled = await Promise.allSettled([
+      failing.record({ event: 'VP_VERIFIED', actor: 'anonymous' }),
+      failing.record({ event: 'VP_REJECTED', actor: 'anonymous' }),
+    ]);
+    expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected']);
+    expect((await stores.audit.last())?.seq).toBe(1);
+  });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type IssuerDb } from '../../issuer/storage/db.ts';
 import { createSqliteReplayCache } from '../../issuer/storage/replay-store.ts';
+import { createSqliteStores } from '../../issuer/storage/sqlite-stores.ts';
 import { tempDir } from '../support/issuer.ts';
 
 const opened: IssuerDb[] = [];
@@ -76,5 +77,19 @@ describe('transactions on a file shared by two connections', () => {
     });
     expect(secondError).toMatchObject({ code: 'SQLITE_BUSY' });
     expect(second.sqlite.prepare('SELECT key FROM replay_keys').all()).toEqual([{ key: 'first' }]);
+  });
+
+  it('group-commits concurrent remembers through the adapter: one winner per key, all stored once answered', async () => {
+    const path = dbPath();
+    const stores = createSqliteStores(open(path));
+    const now = 1_000;
+    const keys = ['a', 'b', 'a', 'c', 'b', 'a'];
+    const verdicts = await Promise.all(keys.map((key) => stores.replay.remember(key, now + 60_000, now)));
+    expect(verdicts).toEqual([true, true, false, true, false, false]);
+    // Committed by the time they were answered: another connection to the file sees them.
+    const other = createSqliteStores(open(path));
+    expect(await Promise.all(['a', 'b', 'c', 'd'].map((key) => other.replay.remember(key, now + 60_000, now)))).toEqual(
+      [false, false, false, true],
+    );
   });
 });
