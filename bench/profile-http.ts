@@ -2,9 +2,9 @@
 // `node --cpu-prof`, loads one endpoint with autocannon, stops it and prints the profile's top
 // self-time functions (and the top files). A helper (no `run`), so bench/run.ts skips it.
 //
-//   npx tsx bench/profile-http.ts vp-verify|onboarding [seconds]   (SERVICE_ED25519_BACKEND picks the backend)
+//   npx tsx bench/profile-http.ts vp-verify|onboarding|health [seconds]   (SERVICE_ED25519_BACKEND picks the backend)
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,8 +29,17 @@ const dir = mkdtempSync(join(tmpdir(), 'mandate-prof-'));
 function start(): Promise<Child> {
   const child = spawn(
     process.execPath,
-    ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', 'tsx', fileURLToPath(new URL('http.ts', import.meta.url))],
-    { env: { ...process.env, MANDATE_BENCH_HTTP_SERVE: '1' }, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] },
+    [
+      '--import',
+      'tsx',
+      '--import',
+      fileURLToPath(new URL('profile-child.ts', import.meta.url)),
+      fileURLToPath(new URL('http.ts', import.meta.url)),
+    ],
+    {
+      env: { ...process.env, MANDATE_BENCH_HTTP_SERVE: '1', MANDATE_PROFILE_OUT: join(dir, 'issuer.cpuprofile') },
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    },
   );
   return new Promise((resolve) => {
     child.stdout?.once('data', (chunk: Buffer) =>
@@ -42,10 +51,21 @@ function start(): Promise<Child> {
   });
 }
 
+let child: Child | undefined;
+
+/** Starts or stops the profiler in the issuer child (bench/profile-child.ts). */
+function profiling(what: 'start' | 'stop'): Promise<void> {
+  return new Promise((resolve) => {
+    child?.process.once('message', () => resolve());
+    child?.process.send(`profile-${what}`);
+  });
+}
+
 async function loadVpVerify(base: string): Promise<void> {
   const { agent, credential } = await enrollAgent(base);
   const bodies = await presentations(agent, credential, Math.ceil(seconds * 1500));
   let next = 0;
+  await profiling('start');
   const result = await autocannon({
     url: base,
     connections: 32,
@@ -67,10 +87,17 @@ async function loadVpVerify(base: string): Promise<void> {
   );
 }
 
+async function loadHealth(base: string): Promise<void> {
+  await profiling('start');
+  const result = await autocannon({ url: `${base}/v1/health`, connections: 32, duration: seconds });
+  process.stderr.write(`health: ${result.requests.average} req/s, p50 ${result.latency.p50}\n`);
+}
+
 async function loadOnboarding(base: string): Promise<void> {
   const count = Math.ceil(seconds * 300);
   const tokens = await mintTokens(base, count + 200);
   let next = 0;
+  await profiling('start');
   const result = await autocannon({
     url: base,
     connections: 32,
@@ -164,13 +191,14 @@ function summarise(profile: Profile): void {
   );
 }
 
-const child = await start();
+child = await start();
 if (what === 'onboarding') await loadOnboarding(child.url);
+else if (what === 'health') await loadHealth(child.url);
 else await loadVpVerify(child.url);
+await profiling('stop');
+const running = child;
 await new Promise<void>((resolve) => {
-  child.process.once('exit', () => resolve());
-  child.process.kill('SIGTERM');
+  running.process.once('exit', () => resolve());
+  running.process.kill('SIGTERM');
 });
-const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
-if (!file) throw new Error(`no profile written in ${dir}`);
-summarise(JSON.parse(readFileSync(join(dir, file), 'utf8')) as Profile);
+summarise(JSON.parse(readFileSync(join(dir, 'issuer.cpuprofile'), 'utf8')) as Profile);

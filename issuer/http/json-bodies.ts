@@ -24,13 +24,15 @@ const BODY_REFUSALS: Record<string, string> = {
     'the request body holds a lone UTF-16 surrogate, which is not Unicode text (I-JSON, RFC 7493 §2.1)',
 };
 
-/** True when the request carries a body (RFC 9112 §6.3: a Content-Length above 0, or chunked). */
+/**
+ * True when the request carries a body (RFC 9112 §6.3: a Content-Length above 0, or chunked).
+ * From the method and headers only: `c.req.raw.body` would build the whole web Request under
+ * @hono/node-server (body-limit.ts). GET and HEAD requests have no body there.
+ */
 export function hasRequestBody(c: Context): boolean {
+  if (c.req.method === 'GET' || c.req.method === 'HEAD') return false;
   const length = c.req.header('content-length');
-  return (
-    c.req.raw.body !== null &&
-    (c.req.header('transfer-encoding') !== undefined || (length !== undefined && length !== '0'))
-  );
+  return c.req.header('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
 }
 
 export interface JsonBodiesOptions {
