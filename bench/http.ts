@@ -69,7 +69,8 @@ async function serve(): Promise<void> {
     env: {
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',
-      SERVICE_SQLITE_PATH: join(dir, 'issuer.db'),
+      // bench/audit-growth.ts hands over a database it pre-filled.
+      SERVICE_SQLITE_PATH: process.env.MANDATE_BENCH_SQLITE_PATH ?? join(dir, 'issuer.db'),
       SERVICE_ADMIN_API_KEY: ADMIN_KEY,
       SERVICE_RATE_LIMIT_PER_IP: '10000000',
       SERVICE_RATE_LIMIT_PER_TOKEN: '10000000',
@@ -114,9 +115,9 @@ export interface Child {
   process: ChildProcess;
 }
 
-export function startChild(backend: Backend): Promise<Child> {
+export function startChild(backend: Backend, env: Record<string, string> = {}): Promise<Child> {
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-    env: { ...process.env, MANDATE_BENCH_HTTP_SERVE: '1', SERVICE_ED25519_BACKEND: backend },
+    env: { ...process.env, MANDATE_BENCH_HTTP_SERVE: '1', SERVICE_ED25519_BACKEND: backend, ...env },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
@@ -365,7 +366,7 @@ interface BackendSummary {
   errors: number;
 }
 
-function childCpuSeconds(child: Child): Promise<number> {
+export function childCpuSeconds(child: Child): Promise<number> {
   return new Promise((resolve) => {
     child.process.once('message', (message) => {
       const { user, system } = (message as { cpu: NodeJS.CpuUsage }).cpu;

@@ -51,13 +51,13 @@ function start(): Promise<Child> {
   });
 }
 
-let child: Child | undefined;
+const holder: { child?: Child } = {};
 
 /** Starts or stops the profiler in the issuer child (bench/profile-child.ts). */
 function profiling(what: 'start' | 'stop'): Promise<void> {
   return new Promise((resolve) => {
-    child?.process.once('message', () => resolve());
-    child?.process.send(`profile-${what}`);
+    holder.child?.process.once('message', () => resolve());
+    holder.child?.process.send(`profile-${what}`);
   });
 }
 
@@ -180,6 +180,18 @@ function summarise(profile: Profile): void {
       }
     }
   }
+  // Native frames (a crypto job's `run`, a statement's `run`) named by the JS function calling them.
+  const nativeCallers = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const us = self.get(node.id) ?? 0;
+    if (us === 0 || node.callFrame.url !== '' || isIdle(node)) continue;
+    const caller = parent.get(node.id);
+    const grand = caller && parent.get(caller.id);
+    const name = (n: ProfileNode | undefined) =>
+      n ? `${n.callFrame.functionName || '(anon)'}@${n.callFrame.url.split('/').slice(-1)[0] ?? ''}` : '';
+    const key = `${node.callFrame.functionName} <- ${name(caller)} <- ${name(grand)}`;
+    nativeCallers.set(key, (nativeCallers.get(key) ?? 0) + us);
+  }
   const top = (map: Map<string, number>, n: number) =>
     [...map.entries()]
       .sort((a, b) => b[1] - a[1])
@@ -187,18 +199,18 @@ function summarise(profile: Profile): void {
       .map(([k, v]) => `${((100 * v) / total).toFixed(1).padStart(5)} %  ${k}`)
       .join('\n');
   process.stdout.write(
-    `busy (non-idle) time ${(total / 1e6).toFixed(1)} s; shares of it\nself\n${top(byFunction, 35)}\n\nby file\n${top(byFile, 20)}\n\ninclusive\n${top(inclusive, 25)}\n`,
+    `busy (non-idle) time ${(total / 1e6).toFixed(1)} s; shares of it\nself\n${top(byFunction, 35)}\n\nby file\n${top(byFile, 20)}\n\ninclusive\n${top(inclusive, 25)}\n\nnative, by caller\n${top(nativeCallers, 20)}\n`,
   );
 }
 
-child = await start();
+const child = await start();
+holder.child = child;
 if (what === 'onboarding') await loadOnboarding(child.url);
 else if (what === 'health') await loadHealth(child.url);
 else await loadVpVerify(child.url);
 await profiling('stop');
-const running = child;
 await new Promise<void>((resolve) => {
-  running.process.once('exit', () => resolve());
-  running.process.kill('SIGTERM');
+  child.process.once('exit', () => resolve());
+  child.process.kill('SIGTERM');
 });
 summarise(JSON.parse(readFileSync(join(dir, 'issuer.cpuprofile'), 'utf8')) as Profile);
