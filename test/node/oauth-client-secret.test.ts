@@ -99,6 +99,17 @@ describe('client_credentials with a client secret (server custody)', () => {
     });
   });
 
+  it('an agent whose current credential is not held here → invalid_grant / NO_CURRENT_CREDENTIAL', async () => {
+    const agent = await serverAgentWithSecret();
+    // A record naming a credential the store lacks (an operator's partial restore, say): the
+    // endpoint refuses rather than issue a token with no authority behind it.
+    const terms = { privilegeScopes: ['files:read'], delegationDepth: 0, domains: null };
+    await issuer.running.ctx.stores.agents.setCurrentCredential(agent.did, 'urn:uuid:not-held-here', terms);
+    const res = await tokenRequest(issuer, cc, { authorization: basic(agent.did, agent.secret) });
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ error: 'invalid_grant', mandate_reason: 'NO_CURRENT_CREDENTIAL' });
+  });
+
   it('Basic credentials without a secret part → invalid_client / CLIENT_SECRET_INVALID', async () => {
     const noColon = await tokenRequest(issuer, cc, {
       authorization: `Basic ${Buffer.from('did:key:z6Mk').toString('base64').replace(/=+$/, '')}`,
