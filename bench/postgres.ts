@@ -28,7 +28,7 @@ import { median, round } from './measure.ts';
 const ROUNDS = Number(process.env.BENCH_PG_ROUNDS ?? 4);
 const ROUND_SECONDS = Number(process.env.BENCH_PG_ROUND_SECONDS ?? 4);
 const CONNECTIONS = 32;
-const PRESENTATIONS = Number(process.env.BENCH_PG_PRESENTATIONS ?? 20_000);
+const PRESENTATIONS = Number(process.env.BENCH_PG_PRESENTATIONS ?? 40_000);
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
 const root = fileURLToPath(new URL('..', import.meta.url));
 

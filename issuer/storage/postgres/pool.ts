@@ -16,6 +16,12 @@ export interface Sql {
   query<R extends pg.QueryResultRow>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>>;
 }
 
+/** A connection that also takes a named statement (pg.Pool and pg.PoolClient). */
+export interface PreparingSql extends Sql {
+  query<R extends pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>>;
+}
+
 export interface PoolOptions {
   /** `postgres://user:password@host:port/database` (libpq URL; `?options=-c search_path=…` selects a schema). */
   url: string;

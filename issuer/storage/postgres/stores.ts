@@ -24,7 +24,7 @@ import { createPostgresAuditStore } from './audit-store.ts';
 import { createPostgresChallengeStore } from './challenges-store.ts';
 import { createPostgresCredentialStore } from './credentials-store.ts';
 import { createPostgresDidStore } from './dids-store.ts';
-import type { Sql } from './pool.ts';
+import type { PreparingSql } from './pool.ts';
 import { textSafe } from './text.ts';
 import { createPostgresReplayStore } from './replay-store.ts';
 import { createPostgresSessionKeyStore } from './session-key-store.ts';
@@ -39,7 +39,7 @@ type Transaction = IssuerStores['transaction'];
 /** BEGIN and the writer lock ("Mand", 2) in one round trip (simple query protocol: two statements). */
 const BEGIN_WRITER = 'BEGIN; SELECT pg_advisory_xact_lock(1298230884, 2)';
 
-function storesOn(connection: Sql, transaction: Transaction): IssuerStores {
+function storesOn(connection: PreparingSql, transaction: Transaction): IssuerStores {
   const sql = textSafe(connection);
   return {
     transaction,
