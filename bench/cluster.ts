@@ -38,7 +38,7 @@ const ROUNDS = Number(process.env.BENCH_CLUSTER_ROUNDS ?? 4);
 const ROUND_SECONDS = Number(process.env.BENCH_CLUSTER_ROUND_SECONDS ?? 4);
 const WARMUP_SECONDS = 2;
 /** Presentations per configuration: more than its rounds can consume. */
-const PRESENTATIONS = Number(process.env.BENCH_CLUSTER_PRESENTATIONS ?? 20_000);
+const PRESENTATIONS = Number(process.env.BENCH_CLUSTER_PRESENTATIONS ?? 40_000);
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
 const root = fileURLToPath(new URL('..', import.meta.url));
 
