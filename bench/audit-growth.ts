@@ -32,7 +32,7 @@ const SMALL = Number(process.env.BENCH_AUDIT_SMALL ?? 10_000);
 const LARGE = Number(process.env.BENCH_AUDIT_LARGE ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 4);
 const SECONDS_PER_ROUND = Number(process.env.BENCH_AUDIT_ROUND_SECONDS ?? 3);
-const PRESENTATIONS = Number(process.env.BENCH_HTTP_PRESENTATIONS ?? 20_000);
+const PRESENTATIONS = Number(process.env.BENCH_HTTP_PRESENTATIONS ?? 40_000);
 const BATCH = 10_000;
 
 /** `count` chained records straight into a new database file (what 1M vp/verify decisions leave). */
