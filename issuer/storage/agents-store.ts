@@ -9,6 +9,7 @@ import {
   type CredentialRow,
 } from './credentials-store.ts';
 import type { IssuerDb, Sync } from './db.ts';
+import { ifRow, isTrue } from './rows.ts';
 
 export type Custody = 'server' | 'self';
 
@@ -61,7 +62,8 @@ export interface AgentStore {
   anyKey(): Promise<ServerKeyRecord | undefined>;
 }
 
-interface AgentRow {
+/** An `agents` row, as both adapters return it. */
+export interface AgentRow {
   did: string;
   id: string;
   custody: Custody;
@@ -71,10 +73,10 @@ interface AgentRow {
   domains: string | null;
   current_credential_id: string | null;
   created_at: number;
-  rowid: number;
 }
 
-interface KeyRow {
+/** An `agent_keys` row, as both adapters return it. */
+export interface KeyRow {
   did: string;
   verification_method: string;
   public_key_multibase: string;
@@ -82,8 +84,7 @@ interface KeyRow {
   created_at: number;
 }
 
-function toKey(row: KeyRow | undefined): ServerKeyRecord | undefined {
-  if (!row) return undefined;
+export function toKey(row: KeyRow): ServerKeyRecord {
   return {
     did: row.did,
     verificationMethod: row.verification_method,
@@ -93,8 +94,7 @@ function toKey(row: KeyRow | undefined): ServerKeyRecord | undefined {
   };
 }
 
-function toAgent(row: AgentRow | undefined): AgentRecord | undefined {
-  if (!row) return undefined;
+export function toAgent(row: AgentRow): AgentRecord {
   return {
     did: row.did,
     id: row.id,
@@ -113,16 +113,22 @@ const JOINED_CREDENTIAL = `CASE WHEN c.id IS NULL THEN NULL ELSE json_object(${C
   (column) => `'${column}', c.${column}`,
 ).join(', ')}) END AS current_credential`;
 
-type JoinedRow = AgentRow & { hosted_deactivated: number | null; current_credential: string | null };
+/** An agent joined with its hosted DID and current credential (the console's `listWithState`). */
+export type JoinedAgentRow = AgentRow & {
+  hosted_deactivated: number | boolean | null;
+  // SQLite's json_object gives the credential as JSON text, PostgreSQL's to_json as an object.
+  current_credential: string | CredentialRow | null;
+};
 
-function toAgentWithState(row: JoinedRow): AgentWithState {
+export function toAgentWithState(row: JoinedAgentRow): AgentWithState {
+  const current = row.current_credential;
   return {
-    agent: toAgent(row) as AgentRecord,
-    hosted: row.hosted_deactivated === null ? undefined : { deactivated: row.hosted_deactivated === 1 },
+    agent: toAgent(row),
+    hosted: row.hosted_deactivated === null ? undefined : { deactivated: isTrue(row.hosted_deactivated) },
     current:
-      row.current_credential === null
+      current === null
         ? undefined
-        : toCredentialRecord(JSON.parse(row.current_credential) as CredentialRow),
+        : toCredentialRecord(typeof current === 'string' ? (JSON.parse(current) as CredentialRow) : current),
   };
 }
 
@@ -136,7 +142,7 @@ export function createSqliteAgentStore(db: IssuerDb): Sync<AgentStore> {
   const list = s.prepare<[number, number], AgentRow>(
     'SELECT rowid, * FROM agents WHERE rowid > ? ORDER BY rowid LIMIT ?',
   );
-  const listWithState = s.prepare<[number, number], JoinedRow>(
+  const listWithState = s.prepare<[number, number], JoinedAgentRow>(
     `SELECT a.rowid AS rowid, a.*, h.deactivated AS hosted_deactivated, ${JOINED_CREDENTIAL}
     FROM agents a LEFT JOIN hosted_dids h ON h.did = a.did LEFT JOIN credentials c ON c.id = a.current_credential_id
     WHERE a.rowid > ? ORDER BY a.rowid LIMIT ?`,
@@ -158,10 +164,10 @@ export function createSqliteAgentStore(db: IssuerDb): Sync<AgentStore> {
         domains: agent.domains === null ? null : JSON.stringify(agent.domains),
       });
     },
-    get: (did) => toAgent(get.get(did)),
+    get: (did) => ifRow(get.get(did), toAgent),
     list({ cursor, limit }) {
       const after = cursor === undefined ? 0 : rowidOf.get(cursor)?.rowid;
-      return after === undefined ? undefined : list.all(after, limit).map((row) => toAgent(row) as AgentRecord);
+      return after === undefined ? undefined : list.all(after, limit).map(toAgent);
     },
     listWithState({ cursor, limit }) {
       const after = cursor === undefined ? 0 : rowidOf.get(cursor)?.rowid;
@@ -176,7 +182,7 @@ export function createSqliteAgentStore(db: IssuerDb): Sync<AgentStore> {
         domains: terms.domains === null ? null : JSON.stringify(terms.domains),
       }),
     insertKey: (key) => void insertKey.run({ ...key, envelope: JSON.stringify(key.envelope) }),
-    getKey: (did) => toKey(getKey.get(did)),
-    anyKey: () => toKey(anyKey.get()),
+    getKey: (did) => ifRow(getKey.get(did), toKey),
+    anyKey: () => ifRow(anyKey.get(), toKey),
   };
 }

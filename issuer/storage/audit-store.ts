@@ -51,7 +51,8 @@ export interface AuditStore {
   list(filter: AuditFilter): Promise<AuditRow[]>;
 }
 
-interface Row {
+/** An `audit` row, as both adapters return it. */
+export interface AuditTableRow {
   seq: number;
   id: string;
   at: number;
@@ -65,7 +66,7 @@ interface Row {
   hash: string;
 }
 
-function toAuditRow(row: Row): AuditRow {
+export function toAuditRow(row: AuditTableRow): AuditRow {
   return {
     seq: row.seq,
     id: row.id,
@@ -100,7 +101,7 @@ export function createSqliteAuditStore(db: IssuerDb): Sync<AuditStore> {
       if (filter.from !== undefined) where.push('at >= @from');
       if (filter.to !== undefined) where.push('at <= @to');
       // Built only from the fixed fragments above; values are bound parameters.
-      const statement = s.prepare<[Record<string, unknown>], Row>(
+      const statement = s.prepare<[Record<string, unknown>], AuditTableRow>(
         `SELECT * FROM audit WHERE ${where.join(' AND ')} ORDER BY seq ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT @limit`,
       );
       return statement.all({ ...filter, afterSeq: filter.afterSeq ?? 0 }).map(toAuditRow);

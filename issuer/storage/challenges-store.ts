@@ -11,6 +11,7 @@
  * answered ones, whose evidence is kept.
  */
 import type { IssuerDb, Sync } from './db.ts';
+import { ifRow, isTrue } from './rows.ts';
 
 export interface UserChallengeRecord {
   id: string;
@@ -31,7 +32,7 @@ export interface ChallengeOutcome {
 /** How long a challenge that expired unanswered is kept (then it is deleted). */
 export const UNANSWERED_KEPT_MS = 60 * 60_000;
 /** Most expired challenges deleted per insert. */
-const PRUNED_PER_INSERT = 8;
+export const PRUNED_PER_INSERT = 8;
 
 export interface ChallengeStore {
   /**
@@ -49,21 +50,34 @@ export interface ChallengeStore {
   consume(id: string, at: number, outcome: ChallengeOutcome): Promise<boolean>;
 }
 
-interface Row {
+/** The columns of a `user_challenges` row both adapters read, as they return them. */
+export interface ChallengeRow {
   id: string;
   user_did: string;
   challenge: string;
   created_at: number;
   expires_at: number;
   used_at: number | null;
-  verified: number | null;
+  verified: number | boolean | null;
+}
+
+export function toChallenge(row: ChallengeRow): UserChallengeRecord {
+  return {
+    id: row.id,
+    userDid: row.user_did,
+    challenge: row.challenge,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    usedAt: row.used_at ?? undefined,
+    verified: row.verified === null ? undefined : isTrue(row.verified),
+  };
 }
 
 export function createSqliteChallengeStore(db: IssuerDb): Sync<ChallengeStore> {
   const insert = db.sqlite.prepare(
     'INSERT INTO user_challenges (id, user_did, challenge, created_at, expires_at) VALUES (@id, @userDid, @challenge, @createdAt, @expiresAt)',
   );
-  const select = db.sqlite.prepare<[string], Row>(
+  const select = db.sqlite.prepare<[string], ChallengeRow>(
     'SELECT id, user_did, challenge, created_at, expires_at, used_at, verified FROM user_challenges WHERE id = ?',
   );
   const consume = db.sqlite.prepare(
@@ -80,19 +94,7 @@ export function createSqliteChallengeStore(db: IssuerDb): Sync<ChallengeStore> {
         prune.run(record.createdAt - UNANSWERED_KEPT_MS, PRUNED_PER_INSERT);
       });
     },
-    get(id) {
-      const row = select.get(id);
-      if (!row) return undefined;
-      return {
-        id: row.id,
-        userDid: row.user_did,
-        challenge: row.challenge,
-        createdAt: row.created_at,
-        expiresAt: row.expires_at,
-        usedAt: row.used_at ?? undefined,
-        verified: row.verified === null ? undefined : row.verified === 1,
-      };
-    },
+    get: (id) => ifRow(select.get(id), toChallenge),
     consume(id, at, outcome) {
       return db.transaction(() => consume.run(at, outcome.verified ? 1 : 0, outcome.evidence, id, at).changes === 1);
     },

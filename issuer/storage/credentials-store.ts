@@ -4,6 +4,7 @@
  * supersession by a renewal or a replacement.
  */
 import type { IssuerDb, Sync } from './db.ts';
+import { ifRow, isTrue } from './rows.ts';
 
 export interface StatusPosition {
   listId: string;
@@ -90,6 +91,7 @@ export const CREDENTIAL_COLUMNS = [
   'suspended_with',
 ] as const;
 
+/** A `credentials` row, as both adapters return it (and as SQLite's json_object / PostgreSQL's to_json spell it). */
 export interface CredentialRow {
   id: string;
   type: CredentialRecord['type'];
@@ -105,7 +107,7 @@ export interface CredentialRow {
   valid_until: number | null;
   issued_at: number;
   superseded_by: string | null;
-  renewed: number | null;
+  renewed: number | boolean | null;
   revoked_at: number | null;
   suspended_at: number | null;
   suspended_with: string | null;
@@ -115,8 +117,7 @@ function position(listId: string | null, index: number | null): StatusPosition |
   return listId === null || index === null ? null : { listId, index };
 }
 
-export function toCredentialRecord(row: CredentialRow | undefined): CredentialRecord | undefined {
-  if (!row) return undefined;
+export function toCredentialRecord(row: CredentialRow): CredentialRecord {
   return {
     id: row.id,
     type: row.type,
@@ -130,7 +131,7 @@ export function toCredentialRecord(row: CredentialRow | undefined): CredentialRe
     validUntil: row.valid_until,
     issuedAt: row.issued_at,
     supersededBy: row.superseded_by,
-    renewed: row.renewed === 1,
+    renewed: isTrue(row.renewed),
     revokedAt: row.revoked_at,
     suspendedAt: row.suspended_at,
     suspendedWith: row.suspended_with,
@@ -195,17 +196,15 @@ export function createSqliteCredentialStore(db: IssuerDb): Sync<CredentialStore>
         issuedAt: record.issuedAt,
       });
     },
-    get: (id) => toCredentialRecord(get.get(id)),
-    listBySubject: (subjectDid, limit) =>
-      bySubject.all(subjectDid, limit).map((row) => toCredentialRecord(row) as CredentialRecord),
-    listByIssuer: (issuerDid, limit) =>
-      byIssuer.all(issuerDid, limit).map((row) => toCredentialRecord(row) as CredentialRecord),
+    get: (id) => ifRow(get.get(id), toCredentialRecord),
+    listBySubject: (subjectDid, limit) => bySubject.all(subjectDid, limit).map(toCredentialRecord),
+    listByIssuer: (issuerDid, limit) => byIssuer.all(issuerDid, limit).map(toCredentialRecord),
     markSuperseded: (id, by, renewed) => supersede.run(by, renewed ? 1 : 0, id).changes === 1,
-    predecessorsOf: (id) => predecessors.all(id).map((row) => toCredentialRecord(row) as CredentialRecord),
+    predecessorsOf: (id) => predecessors.all(id).map(toCredentialRecord),
     markRevoked: (id, at) => revoke.run(at, id).changes === 1,
     suspend: (id, at, withId) => suspend.run(at, withId, id).changes === 1,
     reinstate: (id) => reinstate.run(id).changes === 1,
     latestValidUntil: (issuerDid, now) => latest.get(issuerDid, now)?.until ?? undefined,
-    partialRevocations: (now) => partial.all({ now }).map((row) => toCredentialRecord(row) as CredentialRecord),
+    partialRevocations: (now) => partial.all({ now }).map(toCredentialRecord),
   };
 }

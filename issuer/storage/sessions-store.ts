@@ -6,6 +6,7 @@
  */
 import type { BitstringStatusListEntry } from '../../wallet/status/credential.ts';
 import type { IssuerDb, Sync } from './db.ts';
+import { ifRow } from './rows.ts';
 
 /** A credential's status entry (as the credential carries it) and the issuer whose list it points into. */
 export interface SessionStatusEntry {
@@ -27,15 +28,25 @@ export interface SessionStore {
   get(jti: string, now: number): Promise<SessionRecord | undefined>;
 }
 
-interface SessionRow {
+/** A `sessions` row, as both adapters return it. */
+export interface SessionRow {
   jti: string;
   agent_did: string;
   status_entries: string;
   expires_at: number;
 }
 
+export function toSessionRecord(row: SessionRow): SessionRecord {
+  return {
+    jti: row.jti,
+    agentDid: row.agent_did,
+    statusEntries: JSON.parse(row.status_entries) as SessionStatusEntry[],
+    expiresAt: row.expires_at,
+  };
+}
+
 /** Expired rows deleted per new row: more than are added, so the table shrinks back to the live ones. */
-const PRUNED_PER_INSERT = 8;
+export const PRUNED_PER_INSERT = 8;
 
 export function createSqliteSessionStore(db: IssuerDb): Sync<SessionStore> {
   const insert = db.sqlite.prepare(
@@ -54,15 +65,6 @@ export function createSqliteSessionStore(db: IssuerDb): Sync<SessionStore> {
         insert.run(session.jti, session.agentDid, JSON.stringify(session.statusEntries), session.expiresAt);
       });
     },
-    get(jti, now) {
-      const row = select.get(jti, now);
-      if (!row) return undefined;
-      return {
-        jti: row.jti,
-        agentDid: row.agent_did,
-        statusEntries: JSON.parse(row.status_entries) as SessionStatusEntry[],
-        expiresAt: row.expires_at,
-      };
-    },
+    get: (jti, now) => ifRow(select.get(jti, now), toSessionRecord),
   };
 }

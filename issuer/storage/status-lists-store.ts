@@ -4,6 +4,7 @@
  * cache of the signed list credential for the version it was signed at.
  */
 import type { IssuerDb, Sync } from './db.ts';
+import { ifRow } from './rows.ts';
 
 /** One element of statusMessage (Bitstring Status List §2.1): a "0x…" status and its message. */
 export interface StatusMessageRecord {
@@ -56,7 +57,8 @@ export interface StatusListStore {
   clearSigned(): Promise<void>;
 }
 
-interface ListRow {
+/** A `status_lists` row, as both adapters return it (BLOB and BYTEA both as a Buffer). */
+export interface ListRow {
   id: string;
   purpose: string;
   length: number;
@@ -77,13 +79,12 @@ function bytes(buffer: Buffer): Uint8Array {
   return new Uint8Array(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength));
 }
 
-function toRecord(row: ListRow | undefined): StatusListRecord | undefined {
-  if (!row) return undefined;
+export function toStatusListRecord(row: ListRow): StatusListRecord {
   return {
     id: row.id,
     purpose: row.purpose,
     length: row.length,
-    statusSize: row.status_size ?? 1,
+    statusSize: row.status_size ?? 1, // null only in SQLite rows written before the column (NOT NULL in PostgreSQL)
     statusMessages: row.status_messages === null ? null : (JSON.parse(row.status_messages) as StatusMessageRecord[]),
     bitstring: bytes(row.bitstring),
     allocated: bytes(row.allocated),
@@ -125,9 +126,9 @@ export function createSqliteStatusListStore(db: IssuerDb): Sync<StatusListStore>
         bitstring: Buffer.from(record.bitstring),
         allocated: Buffer.from(record.allocated),
       }),
-    get: (id) => toRecord(get.get(id)),
+    get: (id) => ifRow(get.get(id), toStatusListRecord),
     version: (id) => version.get(id)?.version,
-    list: () => list.all().map((row) => toRecord(row) as StatusListRecord),
+    list: () => list.all().map(toStatusListRecord),
     allocate: (id, index, at) =>
       db.transaction(() => {
         const row = allocation.get(id);

@@ -3,6 +3,7 @@
  * `claim` is the single-use gate: a conditional UPDATE that succeeds for exactly one caller.
  */
 import type { IssuerDb, Sync } from './db.ts';
+import { ifRow } from './rows.ts';
 
 export interface EnrollmentTokenRecord {
   id: string;
@@ -56,7 +57,8 @@ export interface TokenStore {
   completeSession(id: string, now: number): Promise<boolean>;
 }
 
-interface TokenRow {
+/** An `enrollment_tokens` row, as both adapters return it. */
+export interface TokenRow {
   id: string;
   token_hash: string;
   requested_scopes: string;
@@ -70,7 +72,8 @@ interface TokenRow {
   agent_did: string | null;
 }
 
-interface SessionRow {
+/** An `onboarding_sessions` row, as both adapters return it. */
+export interface SessionRow {
   id: string;
   token_id: string;
   custody: 'server' | 'self';
@@ -81,8 +84,7 @@ interface SessionRow {
   completed_at: number | null;
 }
 
-function toToken(row: TokenRow | undefined): EnrollmentTokenRecord | undefined {
-  if (!row) return undefined;
+export function toToken(row: TokenRow): EnrollmentTokenRecord {
   return {
     id: row.id,
     tokenHash: row.token_hash,
@@ -98,8 +100,7 @@ function toToken(row: TokenRow | undefined): EnrollmentTokenRecord | undefined {
   };
 }
 
-function toSession(row: SessionRow | undefined): OnboardingSessionRecord | undefined {
-  if (!row) return undefined;
+export function toSession(row: SessionRow): OnboardingSessionRecord {
   return {
     id: row.id,
     tokenId: row.token_id,
@@ -144,17 +145,17 @@ export function createSqliteTokenStore(db: IssuerDb): Sync<TokenStore> {
         requestedDomains: JSON.stringify(token.requestedDomains),
       });
     },
-    findByHash: (tokenHash) => toToken(byHash.get(tokenHash)),
-    findById: (id) => toToken(byId.get(id)),
+    findByHash: (tokenHash) => ifRow(byHash.get(tokenHash), toToken),
+    findById: (id) => ifRow(byId.get(id), toToken),
     claim: (id, now, agentDid) => claim.run(now, agentDid, id, now).changes === 1,
     list({ cursor, limit }) {
-      if (cursor === undefined) return listFirst.all(limit).map((r) => toToken(r) as EnrollmentTokenRecord);
+      if (cursor === undefined) return listFirst.all(limit).map(toToken);
       const [at = '', id = ''] = cursor.split('|');
       const createdAt = Number(at);
-      return listAfter.all(createdAt, createdAt, id, limit).map((r) => toToken(r) as EnrollmentTokenRecord);
+      return listAfter.all(createdAt, createdAt, id, limit).map(toToken);
     },
     insertSession: (value) => void insertSession.run(value),
-    findSession: (id) => toSession(session.get(id)),
+    findSession: (id) => ifRow(session.get(id), toSession),
     completeSession: (id, now) => complete.run(now, id, now).changes === 1,
   };
 }

@@ -3,63 +3,16 @@
  * insertion order, as SQLite's rowid); the console's view joins each agent's hosted DID and
  * current credential in the one query.
  */
-import type { AgentRecord, AgentStore, AgentWithState, Custody, ServerKeyRecord } from '../agents-store.ts';
-import { toPostgresCredential, type PgCredentialRow } from './credentials-store.ts';
+import {
+  toAgent,
+  toAgentWithState,
+  toKey,
+  type AgentRow,
+  type AgentStore,
+  type JoinedAgentRow,
+  type KeyRow,
+} from '../agents-store.ts';
 import type { Sql } from './pool.ts';
-
-interface AgentRow {
-  did: string;
-  id: string;
-  custody: Custody;
-  token_id: string | null;
-  privilege_scopes: string;
-  delegation_depth: number;
-  domains: string | null;
-  current_credential_id: string | null;
-  created_at: number;
-}
-
-interface KeyRow {
-  did: string;
-  verification_method: string;
-  public_key_multibase: string;
-  envelope: string;
-  created_at: number;
-}
-
-type JoinedRow = AgentRow & { hosted_deactivated: boolean | null; current_credential: PgCredentialRow | null };
-
-function toAgent(row: AgentRow): AgentRecord {
-  return {
-    did: row.did,
-    id: row.id,
-    custody: row.custody,
-    tokenId: row.token_id,
-    privilegeScopes: JSON.parse(row.privilege_scopes) as string[],
-    delegationDepth: row.delegation_depth,
-    domains: row.domains === null ? null : (JSON.parse(row.domains) as string[]),
-    currentCredentialId: row.current_credential_id,
-    createdAt: row.created_at,
-  };
-}
-
-function toKey(row: KeyRow): ServerKeyRecord {
-  return {
-    did: row.did,
-    verificationMethod: row.verification_method,
-    publicKeyMultibase: row.public_key_multibase,
-    envelope: JSON.parse(row.envelope) as unknown,
-    createdAt: row.created_at,
-  };
-}
-
-function toAgentWithState(row: JoinedRow): AgentWithState {
-  return {
-    agent: toAgent(row),
-    hosted: row.hosted_deactivated === null ? undefined : { deactivated: row.hosted_deactivated },
-    current: row.current_credential === null ? undefined : toPostgresCredential(row.current_credential),
-  };
-}
 
 const AGENT_COLUMNS =
   'a.did, a.id, a.custody, a.token_id, a.privilege_scopes, a.delegation_depth, a.domains, a.current_credential_id, a.created_at';
@@ -114,7 +67,7 @@ export function createPostgresAgentStore(sql: Sql): AgentStore {
     async listWithState({ cursor, limit }) {
       const from = await after(cursor);
       if (from === undefined) return undefined;
-      return (await sql.query<JoinedRow>(LIST_WITH_STATE, [from, limit])).rows.map(toAgentWithState);
+      return (await sql.query<JoinedAgentRow>(LIST_WITH_STATE, [from, limit])).rows.map(toAgentWithState);
     },
     async setCurrentCredential(did, credentialId, terms) {
       await sql.query(

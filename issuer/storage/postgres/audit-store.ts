@@ -4,39 +4,9 @@
  * `last()` then `append()` in one transaction reads the head no other writer can move; and the
  * primary key on `seq` refuses a second record at one position, whoever read the same head.
  */
-import type { AuditFilter, AuditRow, AuditStore } from '../audit-store.ts';
+import { toAuditRow, type AuditFilter, type AuditStore, type AuditTableRow } from '../audit-store.ts';
 import type { Sql } from './pool.ts';
 import { PG_REPORTED_SQL } from './schema.ts';
-
-interface Row {
-  seq: number;
-  id: string;
-  at: number;
-  event: string;
-  agent_did: string | null;
-  actor: string;
-  reason: string | null;
-  vp_id: string | null;
-  data: string | null;
-  prev_hash: string;
-  hash: string;
-}
-
-function toAuditRow(row: Row): AuditRow {
-  return {
-    seq: row.seq,
-    id: row.id,
-    at: row.at,
-    event: row.event,
-    agentDid: row.agent_did,
-    actor: row.actor,
-    reason: row.reason,
-    vpId: row.vp_id,
-    data: row.data,
-    prevHash: row.prev_hash,
-    hash: row.hash,
-  };
-}
 
 /** The WHERE clause of `filter` from fixed fragments, its values as bound parameters. */
 function where(filter: Omit<AuditFilter, 'order' | 'limit'>): { clause: string; values: unknown[] } {
@@ -70,7 +40,7 @@ export function createPostgresAuditStore(sql: Sql): AuditStore {
     },
     async list({ order, limit, ...filter }) {
       const { clause, values } = where(filter);
-      const rows = await sql.query<Row>(
+      const rows = await sql.query<AuditTableRow>(
         `SELECT * FROM audit WHERE ${clause} ORDER BY seq ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT $${values.length + 1}`,
         [...values, limit],
       );

@@ -4,21 +4,14 @@
  * used. Each insert also deletes a few challenges long expired unanswered (as the SQLite store
  * does), in the same statement, skipping rows another instance is deleting.
  */
-import { UNANSWERED_KEPT_MS, type ChallengeStore } from '../challenges-store.ts';
+import {
+  PRUNED_PER_INSERT,
+  toChallenge,
+  UNANSWERED_KEPT_MS,
+  type ChallengeRow,
+  type ChallengeStore,
+} from '../challenges-store.ts';
 import type { Sql } from './pool.ts';
-
-/** Most expired challenges deleted per insert. */
-const PRUNED_PER_INSERT = 8;
-
-interface Row {
-  id: string;
-  user_did: string;
-  challenge: string;
-  created_at: number;
-  expires_at: number;
-  used_at: number | null;
-  verified: boolean | null;
-}
 
 // Through the partial index user_challenges_unanswered: no scan of answered rows.
 const INSERT = `WITH pruned AS (
@@ -41,21 +34,12 @@ export function createPostgresChallengeStore(sql: Sql): ChallengeStore {
     },
     async get(id) {
       const row = (
-        await sql.query<Row>(
+        await sql.query<ChallengeRow>(
           'SELECT id, user_did, challenge, created_at, expires_at, used_at, verified FROM user_challenges WHERE id = $1',
           [id],
         )
       ).rows[0];
-      if (!row) return undefined;
-      return {
-        id: row.id,
-        userDid: row.user_did,
-        challenge: row.challenge,
-        createdAt: row.created_at,
-        expiresAt: row.expires_at,
-        usedAt: row.used_at ?? undefined,
-        verified: row.verified ?? undefined,
-      };
+      return row && toChallenge(row);
     },
     async consume(id, at, outcome) {
       const result = await sql.query(

@@ -4,55 +4,8 @@
  * the row lock lets exactly one change the row. Newest-first lists order by issue time, then
  * `pos` (insertion order, as SQLite's rowid).
  */
-import type { CredentialRecord, CredentialStore, StatusPosition } from '../credentials-store.ts';
+import { toCredentialRecord, type CredentialRow, type CredentialStore } from '../credentials-store.ts';
 import type { Sql } from './pool.ts';
-
-/** A `credentials` row as node-postgres returns it (and as `to_json` of a row spells it). */
-export interface PgCredentialRow {
-  id: string;
-  type: CredentialRecord['type'];
-  subject_did: string;
-  issuer_did: string;
-  json: string;
-  parent_id: string | null;
-  revocation_list: string | null;
-  revocation_index: number | null;
-  suspension_list: string | null;
-  suspension_index: number | null;
-  valid_from: number;
-  valid_until: number | null;
-  issued_at: number;
-  superseded_by: string | null;
-  renewed: boolean | null;
-  revoked_at: number | null;
-  suspended_at: number | null;
-  suspended_with: string | null;
-}
-
-function position(listId: string | null, index: number | null): StatusPosition | null {
-  return listId === null || index === null ? null : { listId, index };
-}
-
-export function toPostgresCredential(row: PgCredentialRow): CredentialRecord {
-  return {
-    id: row.id,
-    type: row.type,
-    subjectDid: row.subject_did,
-    issuerDid: row.issuer_did,
-    credential: JSON.parse(row.json) as Record<string, unknown>,
-    parentId: row.parent_id,
-    revocation: position(row.revocation_list, row.revocation_index),
-    suspension: position(row.suspension_list, row.suspension_index),
-    validFrom: row.valid_from,
-    validUntil: row.valid_until,
-    issuedAt: row.issued_at,
-    supersededBy: row.superseded_by,
-    renewed: row.renewed === true,
-    revokedAt: row.revoked_at,
-    suspendedAt: row.suspended_at,
-    suspendedWith: row.suspended_with,
-  };
-}
 
 const INSERT = `INSERT INTO credentials
   (id, type, subject_did, issuer_did, json, parent_id, revocation_list, revocation_index, suspension_list, suspension_index, valid_from, valid_until, issued_at)
@@ -74,7 +27,7 @@ const PARTIAL = `SELECT c.* FROM credentials c WHERE c.revoked_at IS NOT NULL AN
 
 export function createPostgresCredentialStore(sql: Sql): CredentialStore {
   const rows = async (text: string, values: unknown[]) =>
-    (await sql.query<PgCredentialRow>(text, values)).rows.map(toPostgresCredential);
+    (await sql.query<CredentialRow>(text, values)).rows.map(toCredentialRecord);
   const changed = async (text: string, values: unknown[]) => (await sql.query(text, values)).rowCount === 1;
   return {
     async insert(r) {

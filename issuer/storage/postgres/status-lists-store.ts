@@ -4,48 +4,8 @@
  * allocation of the same index wait and then find the bit set, so no index is handed out twice
  * across instances.
  */
-import type { StatusListRecord, StatusListStore, StatusMessageRecord } from '../status-lists-store.ts';
+import { toStatusListRecord, type ListRow, type StatusListStore } from '../status-lists-store.ts';
 import type { Sql } from './pool.ts';
-
-interface ListRow {
-  id: string;
-  purpose: string;
-  length: number;
-  status_size: number;
-  status_messages: string | null;
-  bitstring: Buffer;
-  allocated: Buffer;
-  issued: number;
-  version: number;
-  signed_version: number | null;
-  signed_json: string | null;
-  etag: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
-function bytes(buffer: Buffer): Uint8Array {
-  return new Uint8Array(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength));
-}
-
-function toRecord(row: ListRow): StatusListRecord {
-  return {
-    id: row.id,
-    purpose: row.purpose,
-    length: row.length,
-    statusSize: row.status_size,
-    statusMessages: row.status_messages === null ? null : (JSON.parse(row.status_messages) as StatusMessageRecord[]),
-    bitstring: bytes(row.bitstring),
-    allocated: bytes(row.allocated),
-    issued: row.issued,
-    version: row.version,
-    signedVersion: row.signed_version,
-    signedJson: row.signed_json,
-    etag: row.etag,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
 
 /**
  * PostgreSQL's get_bit/set_bit number a bytea's bits from the least significant bit of each
@@ -82,14 +42,16 @@ export function createPostgresStatusListStore(sql: Sql): StatusListStore {
     },
     async get(id) {
       const row = (await sql.query<ListRow>('SELECT * FROM status_lists WHERE id = $1', [id])).rows[0];
-      return row && toRecord(row);
+      return row && toStatusListRecord(row);
     },
     async version(id) {
       return (await sql.query<{ version: number }>('SELECT version FROM status_lists WHERE id = $1', [id])).rows[0]
         ?.version;
     },
     async list() {
-      return (await sql.query<ListRow>('SELECT * FROM status_lists ORDER BY created_at, id')).rows.map(toRecord);
+      return (await sql.query<ListRow>('SELECT * FROM status_lists ORDER BY created_at, id')).rows.map(
+        toStatusListRecord,
+      );
     },
     async allocate(id, index, at) {
       if (!Number.isSafeInteger(index) || index < 0 || index >= 2 ** 31 - 8) return false;

@@ -4,62 +4,8 @@
  * then re-checks its WHERE on the committed row (`used_at IS NULL` no longer holds) and changes
  * nothing — so of any number of attempts, on any number of instances, exactly one wins.
  */
-import type { EnrollmentTokenRecord, OnboardingSessionRecord, TokenStore } from '../tokens-store.ts';
+import { toSession, toToken, type SessionRow, type TokenRow, type TokenStore } from '../tokens-store.ts';
 import type { Sql } from './pool.ts';
-
-interface TokenRow {
-  id: string;
-  token_hash: string;
-  requested_scopes: string;
-  max_delegation_depth: number;
-  requested_domains: string;
-  credential_ttl_seconds: number;
-  created_at: number;
-  expires_at: number;
-  created_by: string;
-  used_at: number | null;
-  agent_did: string | null;
-}
-
-interface SessionRow {
-  id: string;
-  token_id: string;
-  custody: 'server' | 'self';
-  did: string | null;
-  challenge: string;
-  created_at: number;
-  expires_at: number;
-  completed_at: number | null;
-}
-
-function toToken(row: TokenRow): EnrollmentTokenRecord {
-  return {
-    id: row.id,
-    tokenHash: row.token_hash,
-    requestedScopes: JSON.parse(row.requested_scopes) as string[],
-    maxDelegationDepth: row.max_delegation_depth,
-    requestedDomains: JSON.parse(row.requested_domains) as string[],
-    credentialTtlSeconds: row.credential_ttl_seconds,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    createdBy: row.created_by,
-    usedAt: row.used_at,
-    agentDid: row.agent_did,
-  };
-}
-
-function toSession(row: SessionRow): OnboardingSessionRecord {
-  return {
-    id: row.id,
-    tokenId: row.token_id,
-    custody: row.custody,
-    did: row.did,
-    challengeHash: row.challenge,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    completedAt: row.completed_at,
-  };
-}
 
 const INSERT = `INSERT INTO enrollment_tokens
   (id, token_hash, requested_scopes, max_delegation_depth, requested_domains, credential_ttl_seconds, created_at, expires_at, created_by)

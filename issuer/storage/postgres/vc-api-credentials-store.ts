@@ -1,13 +1,6 @@
 /** Credentials the VC-API signed, on PostgreSQL: the id is the primary key, recorded once. */
-import type { VcApiCredentialStore, VcApiStatusEntry } from '../vc-api-credentials-store.ts';
+import { toVcApiCredential, type VcApiCredentialRow, type VcApiCredentialStore } from '../vc-api-credentials-store.ts';
 import type { Sql } from './pool.ts';
-
-interface Row {
-  id: string;
-  types: string;
-  status_entries: string;
-  issued_at: number;
-}
 
 export function createPostgresVcApiCredentialStore(sql: Sql): VcApiCredentialStore {
   return {
@@ -20,14 +13,8 @@ export function createPostgresVcApiCredentialStore(sql: Sql): VcApiCredentialSto
       return result.rowCount === 1;
     },
     async get(id) {
-      const row = (await sql.query<Row>('SELECT * FROM vc_api_credentials WHERE id = $1', [id])).rows[0];
-      if (!row) return undefined;
-      return {
-        id: row.id,
-        types: JSON.parse(row.types) as string[],
-        statusEntries: JSON.parse(row.status_entries) as VcApiStatusEntry[],
-        issuedAt: row.issued_at,
-      };
+      const row = (await sql.query<VcApiCredentialRow>('SELECT * FROM vc_api_credentials WHERE id = $1', [id])).rows[0];
+      return row && toVcApiCredential(row);
     },
   };
 }
