@@ -14,15 +14,12 @@
 //
 //   npm run bench -- cluster     (through bench/run.ts)
 //   npx tsx bench/cluster.ts     (alone; prints the same JSON)
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnIssuer, type IssuerProcess } from '../test/support/issuer-child.ts';
+import type { IssuerProcess } from '../test/support/issuer-child.ts';
 import {
-  ADMIN_KEY,
   benchVpVerify,
   enrollAgent,
   load,
@@ -32,6 +29,7 @@ import {
   type Stock,
 } from './http.ts';
 import { median, round } from './measure.ts';
+import { cpuSeconds as treeCpuSeconds, processTree, startIssuer } from './processes.ts';
 
 const CONFIGS = [1, 2] as const;
 const ROUNDS = Number(process.env.BENCH_CLUSTER_ROUNDS ?? 4);
@@ -39,8 +37,6 @@ const ROUND_SECONDS = Number(process.env.BENCH_CLUSTER_ROUND_SECONDS ?? 4);
 const WARMUP_SECONDS = 2;
 /** Presentations per configuration: more than its rounds can consume. */
 const PRESENTATIONS = Number(process.env.BENCH_CLUSTER_PRESENTATIONS ?? 40_000);
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
-const root = fileURLToPath(new URL('..', import.meta.url));
 
 interface Server {
   workers: number;
@@ -49,37 +45,9 @@ interface Server {
   dir: string;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-/** The server's processes: the one it started and all its descendants (workers; tsx's esbuild service). */
-function serverPids(pid: number): number[] {
-  const parents = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const ppid = Number(statFields(Number(name))[1]);
-      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(name)]);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const all = [pid];
-  for (let i = 0; i < all.length; i++) all.push(...(parents.get(all[i] ?? 0) ?? []));
-  return all;
-}
-
 /** The server's issuer processes (primary and workers, or the one process). */
 function issuerProcesses(pid: number): number {
-  return serverPids(pid).filter((p) => {
+  return processTree(pid).filter((p) => {
     try {
       return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('issuer/main.ts');
     } catch {
@@ -88,53 +56,18 @@ function issuerProcesses(pid: number): number {
   }).length;
 }
 
-/** /proc/<pid>/stat after the `(comm)` field: state, ppid, … (proc(5)). */
-function statFields(pid: number): string[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-}
-
-/** utime + stime of every process of the server, in seconds. */
+/** utime + stime of every process of the server (primary, workers; tsx's esbuild service), in seconds. */
 function cpuSeconds(server: Server): number {
-  let ticks = 0;
-  for (const pid of serverPids(server.issuer.child.pid ?? 0)) {
-    const fields = statFields(pid);
-    // utime and stime are fields 14 and 15 of the stat line; 11 and 12 after (comm) and state.
-    ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return ticks / CLOCK_TICKS;
+  return treeCpuSeconds([server.issuer.child.pid ?? 0]);
 }
 
 async function startServer(workers: number): Promise<Server> {
   const dir = mkdtempSync(join(tmpdir(), 'mandate-bench-cluster-'));
-  const port = await freePort();
-  const issuer = spawnIssuer(
-    ['--import', 'tsx', 'issuer/main.ts'],
-    {
-      NODE_ENV: 'test',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      SERVICE_WORKERS: String(workers),
-      SERVICE_SQLITE_PATH: join(dir, 'issuer.db'),
-      SERVICE_ADMIN_API_KEY: ADMIN_KEY,
-      SERVICE_RATE_LIMIT_PER_IP: '10000000',
-      SERVICE_RATE_LIMIT_PER_TOKEN: '10000000',
-    },
-    root,
+  const { url, issuer } = await startIssuer(
+    { SERVICE_WORKERS: String(workers), SERVICE_SQLITE_PATH: join(dir, 'issuer.db') },
+    (started) => issuerProcesses(started.child.pid ?? 0) === (workers > 1 ? workers + 1 : 1),
+    `the ${workers}-worker issuer`,
   );
-  const url = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; ; attempt++) {
-    const ready = await fetch(`${url}/v1/ready`).then(
-      (res) => res.status,
-      () => 0,
-    );
-    if (ready === 200 && issuerProcesses(issuer.child.pid ?? 0) === (workers > 1 ? workers + 1 : 1)) break;
-    if (attempt > 600) {
-      issuer.child.kill('SIGKILL');
-      throw new Error(`the ${workers}-worker issuer did not become ready: ${issuer.stderr()}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
   return { workers, url, issuer, dir };
 }
 

@@ -14,23 +14,20 @@
 //
 //   npm run bench -- postgres    (through bench/run.ts)
 //   npx tsx bench/postgres.ts    (alone; prints the same JSON)
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDatabase, startPostgres, type PostgresServer } from '../test/support/postgres.ts';
-import { spawnIssuer, type IssuerProcess } from '../test/support/issuer-child.ts';
-import { ADMIN_KEY, benchPosts, enrollAgent, presentations, type Run, type Stock } from './http.ts';
+import type { IssuerProcess } from '../test/support/issuer-child.ts';
+import { benchPosts, enrollAgent, presentations, type Run, type Stock } from './http.ts';
 import { median, round } from './measure.ts';
+import { cpuSeconds as treeCpuSeconds, startIssuer } from './processes.ts';
 
 const ROUNDS = Number(process.env.BENCH_PG_ROUNDS ?? 4);
 const ROUND_SECONDS = Number(process.env.BENCH_PG_ROUND_SECONDS ?? 4);
 const CONNECTIONS = 32;
 const PRESENTATIONS = Number(process.env.BENCH_PG_PRESENTATIONS ?? 40_000);
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
-const root = fileURLToPath(new URL('..', import.meta.url));
 
 interface Deployment {
   name: 'sqlite' | 'postgres1' | 'postgres3';
@@ -41,83 +38,9 @@ interface Deployment {
   cleanup(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-/** /proc/<pid>/stat after the `(comm)` field (proc(5)). */
-function statFields(pid: number): string[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-}
-
-/** `pid` and all its descendants. */
-function tree(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const ppid = Number(statFields(Number(name))[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const all = [pid];
-  for (let i = 0; i < all.length; i++) all.push(...(children.get(all[i] ?? 0) ?? []));
-  return all;
-}
-
 /** utime + stime, in seconds, of the deployment's issuer processes and PostgreSQL processes. */
 function cpuSeconds(deployment: Deployment): number {
-  const roots = [...deployment.issuers.map((i) => i.child.pid ?? 0), deployment.postgresPid ?? -1];
-  let ticks = 0;
-  for (const pid of roots.filter((p) => p > 0).flatMap(tree)) {
-    try {
-      const fields = statFields(pid);
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // A backend that ended meanwhile.
-    }
-  }
-  return ticks / CLOCK_TICKS;
-}
-
-async function startIssuer(env: Record<string, string>): Promise<{ url: string; issuer: IssuerProcess }> {
-  const port = await freePort();
-  const issuer = spawnIssuer(
-    ['--import', 'tsx', 'issuer/main.ts'],
-    {
-      NODE_ENV: 'test',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      SERVICE_ADMIN_API_KEY: ADMIN_KEY,
-      SERVICE_RATE_LIMIT_PER_IP: '10000000',
-      SERVICE_RATE_LIMIT_PER_TOKEN: '10000000',
-      ...env,
-    },
-    root,
-  );
-  const url = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; ; attempt++) {
-    const ready = await fetch(`${url}/v1/ready`).then(
-      (res) => res.status,
-      () => 0,
-    );
-    if (ready === 200) return { url, issuer };
-    if (attempt > 600) {
-      issuer.child.kill('SIGKILL');
-      throw new Error(`the issuer did not become ready: ${issuer.stderr()}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return treeCpuSeconds([...deployment.issuers.map((i) => i.child.pid ?? 0), deployment.postgresPid ?? -1]);
 }
 
 async function stopIssuers(issuers: IssuerProcess[]): Promise<void> {

@@ -1,0 +1,99 @@
+// Helpers for the benches that run the issuer as separate processes (cluster, postgres): a free
+// port, a started issuer, and the CPU time of a process tree read from /proc. No `run`, so
+// bench/run.ts skips this file.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { spawnIssuer, type IssuerProcess } from '../test/support/issuer-child.ts';
+import { ADMIN_KEY } from './http.ts';
+
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** /proc/<pid>/stat after the `(comm)` field: state, ppid, … (proc(5)). */
+export function statFields(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** `pid` and all its descendants. */
+export function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const ppid = Number(statFields(Number(name))[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const all = [pid];
+  for (let i = 0; i < all.length; i++) all.push(...(children.get(all[i] ?? 0) ?? []));
+  return all;
+}
+
+/** utime + stime, in seconds, of the processes `roots` (pids ≤ 0 skipped) and all their descendants. */
+export function cpuSeconds(roots: number[]): number {
+  let ticks = 0;
+  for (const pid of roots.filter((p) => p > 0).flatMap(processTree)) {
+    try {
+      const fields = statFields(pid);
+      // utime and stime are fields 14 and 15 of the stat line; 11 and 12 after (comm) and state.
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // A process that ended meanwhile.
+    }
+  }
+  return ticks / CLOCK_TICKS;
+}
+
+/**
+ * Starts issuer/main.ts as `npm start` would, on a free port with `env` (and no rate limit to
+ * speak of), and waits until it answers /v1/ready and `ready` holds.
+ */
+export async function startIssuer(
+  env: Record<string, string>,
+  ready: (issuer: IssuerProcess) => boolean = () => true,
+  name = 'the issuer',
+): Promise<{ url: string; issuer: IssuerProcess }> {
+  const port = await freePort();
+  const issuer = spawnIssuer(
+    ['--import', 'tsx', 'issuer/main.ts'],
+    {
+      NODE_ENV: 'test',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      SERVICE_ADMIN_API_KEY: ADMIN_KEY,
+      SERVICE_RATE_LIMIT_PER_IP: '10000000',
+      SERVICE_RATE_LIMIT_PER_TOKEN: '10000000',
+      ...env,
+    },
+    root,
+  );
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; ; attempt++) {
+    const status = await fetch(`${url}/v1/ready`).then(
+      (res) => res.status,
+      () => 0,
+    );
+    if (status === 200 && ready(issuer)) return { url, issuer };
+    if (attempt > 600) {
+      issuer.child.kill('SIGKILL');
+      throw new Error(`${name} did not become ready: ${issuer.stderr()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
