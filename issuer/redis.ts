@@ -50,3 +50,27 @@ export async function connectRedis(url: string, log: Logger, timeoutMs = 5000): 
   }
   return client;
 }
+
+/** `promise`, or a rejection once `ms` pass without its answer: a slow Redis counts as a failed one. */
+export function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * For logging a user's Redis failures at most once per `everyMs`, so an outage does not flood
+ * the log: the returned function gives the error's message (at most 200 characters) when it is
+ * time to log it, undefined otherwise.
+ */
+export function failureLogThrottle(now: () => number, everyMs: number): (error: unknown) => string | undefined {
+  let loggedAt = -Infinity;
+  return (error) => {
+    const t = now();
+    if (t - loggedAt < everyMs) return undefined;
+    loggedAt = t;
+    return (error instanceof Error ? error.message : String(error)).slice(0, 200);
+  };
+}

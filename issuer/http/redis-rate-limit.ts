@@ -9,6 +9,7 @@
  * Retry-After (docs/operations.md §Rate limits says why: the limits guard credential guessing).
  */
 import { MandateError } from '../../wallet/crypto/errors.ts';
+import { failureLogThrottle, within } from '../redis.ts';
 import type { Logger } from './logger.ts';
 import type { RateLimitDecision, RateLimiter } from './rate-limit.ts';
 
@@ -47,14 +48,6 @@ const DEFAULT_TIMEOUT_MS = 500;
 /** A failure is logged at most this often per limiter, so an outage does not flood the log. */
 const LOG_EVERY_MS = 10_000;
 
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 function parseReply(reply: unknown): { count: number; ttl: number } {
   if (Array.isArray(reply) && typeof reply[0] === 'number' && typeof reply[1] === 'number')
     return { count: reply[0], ttl: reply[1] };
@@ -65,14 +58,11 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
   const { client, prefix, limit, windowMs, log } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const now = options.now ?? Date.now;
-  let lastLogged = -Infinity;
+  const dueForLog = failureLogThrottle(now, LOG_EVERY_MS);
   const fail = (error: unknown): never => {
-    const t = now();
-    if (t - lastLogged >= LOG_EVERY_MS) {
-      lastLogged = t;
-      const why = error instanceof Error ? error.message : String(error);
-      log?.warn('rate limits: Redis did not answer; refusing requests with 503', { prefix, error: why.slice(0, 200) });
-    }
+    const why = dueForLog(error);
+    if (why !== undefined)
+      log?.warn('rate limits: Redis did not answer; refusing requests with 503', { prefix, error: why });
     throw new RateLimitUnavailableError('RATE_LIMIT_UNAVAILABLE', 'rate limits cannot be checked right now', {
       cause: error,
     });

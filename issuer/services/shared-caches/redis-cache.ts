@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../http/logger.ts';
+import { failureLogThrottle, within } from '../../redis.ts';
 
 /** The three commands the cache sends, as ioredis spells them. */
 export type SharedCacheClient = Pick<Redis, 'get' | 'set' | 'del'>;
@@ -36,14 +37,6 @@ export interface SharedCacheOptions {
 /** A failure is logged at most this often per cache, so an outage does not flood the log. */
 const LOG_EVERY_MS = 10_000;
 
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 export function sharedKey(prefix: string, name: string): string {
   return prefix + createHash('sha256').update(name).digest('hex');
 }
@@ -52,17 +45,16 @@ export function createSharedCache(options: SharedCacheOptions): SharedCache {
   const { client, prefix, maxValueLength, log } = options;
   const timeoutMs = options.timeoutMs ?? 250;
   const now = options.now ?? Date.now;
-  let loggedAt = -Infinity;
+  const dueForLog = failureLogThrottle(now, LOG_EVERY_MS);
   // Fail open: the caller goes to the network, and the log hears of it once per period.
   const failed = (operation: string, error: unknown): undefined => {
-    if (now() - loggedAt < LOG_EVERY_MS) return undefined;
-    loggedAt = now();
-    const why = error instanceof Error ? error.message : String(error);
-    log.warn('redis: shared cache unavailable; fetching over the network instead', {
-      cache: prefix,
-      operation,
-      error: why.slice(0, 200),
-    });
+    const why = dueForLog(error);
+    if (why !== undefined)
+      log.warn('redis: shared cache unavailable; fetching over the network instead', {
+        cache: prefix,
+        operation,
+        error: why,
+      });
     return undefined;
   };
   return {
