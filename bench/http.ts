@@ -299,6 +299,15 @@ interface OnboardingRun {
   statusCodes: Record<string, number>;
 }
 
+/**
+ * autocannon's `setupRequest` of POST /v1/onboard/verify: the body answers the challenge that the
+ * previous POST /v1/onboard (its onResponse put the reply in the context as `started`) issued.
+ */
+export function answerChallenge(req: autocannon.Request, context: object): autocannon.Request {
+  const started = (context as { started?: { challengeId: string; challenge: string } }).started;
+  return { ...req, body: JSON.stringify({ challengeId: started?.challengeId, challenge: started?.challenge }) };
+}
+
 async function benchOnboarding(base: string, count: number): Promise<OnboardingRun> {
   // autocannon prepares requests ahead of sending them: spare tokens so none is sent without one.
   const tokens = await mintTokens(base, count + 4 * CONNECTIONS);
@@ -328,10 +337,7 @@ async function benchOnboarding(base: string, count: number): Promise<OnboardingR
         method: 'POST',
         path: '/v1/onboard/verify',
         headers: { 'content-type': 'application/json' },
-        setupRequest: (req, context) => {
-          const started = (context as { started?: { challengeId: string; challenge: string } }).started;
-          return { ...req, body: JSON.stringify({ challengeId: started?.challengeId, challenge: started?.challenge }) };
-        },
+        setupRequest: answerChallenge,
         onResponse: () => {
           lastAnswered = performance.now();
         },

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { enrollAgent, mintTokens, presentations, type Child } from './http.ts';
+import { answerChallenge, enrollAgent, mintTokens, presentations, type Child } from './http.ts';
 
 interface ProfileNode {
   id: number;
@@ -114,10 +114,7 @@ async function loadOnboarding(base: string): Promise<void> {
         method: 'POST',
         path: '/v1/onboard/verify',
         headers: { 'content-type': 'application/json' },
-        setupRequest: (req, context) => {
-          const started = (context as { started?: { challengeId: string; challenge: string } }).started;
-          return { ...req, body: JSON.stringify({ challengeId: started?.challengeId, challenge: started?.challenge }) };
-        },
+        setupRequest: answerChallenge,
       },
     ],
   });
