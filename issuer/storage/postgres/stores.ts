@@ -26,7 +26,7 @@ import { createPostgresCredentialStore } from './credentials-store.ts';
 import { createPostgresDidStore } from './dids-store.ts';
 import type { PreparingSql } from './pool.ts';
 import { textSafe } from './text.ts';
-import { createPostgresReplayStore } from './replay-store.ts';
+import { createGroupedPostgresReplayStore, createPostgresReplayStore } from './replay-store.ts';
 import { createPostgresSessionKeyStore } from './session-key-store.ts';
 import { createPostgresSessionStore } from './sessions-store.ts';
 import { createPostgresSettingsStore } from './settings-store.ts';
@@ -104,5 +104,6 @@ export function createPostgresStores(pool: pg.Pool): IssuerStores {
       client.release(broken);
     }
   };
-  return storesOn(pool, transaction);
+  // Outside transactions, concurrent replay records share one statement per event-loop turn.
+  return { ...storesOn(pool, transaction), replay: createGroupedPostgresReplayStore(textSafe(pool)) };
 }
