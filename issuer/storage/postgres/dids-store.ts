@@ -1,6 +1,7 @@
 /** DID documents this issuer hosts, on PostgreSQL; pages follow `pos` (insertion order). */
 import type { DidDocument } from '../../../wallet/did/types.ts';
 import type { DidStore, HostedDidKind, HostedDidRecord } from '../dids-store.ts';
+import { batchedLookup } from './batched-lookup.ts';
 import type { Sql } from './pool.ts';
 
 interface DidRow {
@@ -71,4 +72,12 @@ export function createPostgresDidStore(sql: Sql): DidStore {
       return rows.rows.map(toRecord);
     },
   };
+}
+
+/** `get` outside transactions: the hosted DIDs every verification resolves, one statement per event-loop turn. */
+export function batchedDidGet(sql: Sql): DidStore['get'] {
+  return batchedLookup(async (dids) => {
+    const rows = (await sql.query<DidRow>(`SELECT ${COLUMNS} FROM hosted_dids WHERE did = ANY($1)`, [dids])).rows;
+    return new Map(rows.map((row) => [row.did, toRecord(row)]));
+  });
 }

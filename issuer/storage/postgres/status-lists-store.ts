@@ -5,6 +5,7 @@
  * across instances.
  */
 import { toStatusListRecord, type ListRow, type StatusListStore } from '../status-lists-store.ts';
+import { batchedLookup } from './batched-lookup.ts';
 import type { Sql } from './pool.ts';
 
 /**
@@ -75,4 +76,18 @@ export function createPostgresStatusListStore(sql: Sql): StatusListStore {
       await sql.query('UPDATE status_lists SET signed_version = NULL, signed_json = NULL, etag = NULL');
     },
   };
+}
+
+/**
+ * `version` outside transactions: the lists' versions every verification reads, for one
+ * event-loop turn's callers in one statement (each read is issued after its call: no caller
+ * sees a version older than its own request).
+ */
+export function batchedListVersion(sql: Sql): StatusListStore['version'] {
+  return batchedLookup(async (ids) => {
+    const rows = (
+      await sql.query<{ id: string; version: number }>('SELECT id, version FROM status_lists WHERE id = ANY($1)', [ids])
+    ).rows;
+    return new Map(rows.map((row) => [row.id, row.version]));
+  });
 }

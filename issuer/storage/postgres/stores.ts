@@ -23,14 +23,14 @@ import { createPostgresAuditReceiptsStore } from './audit-receipts-store.ts';
 import { createPostgresAuditStore } from './audit-store.ts';
 import { createPostgresChallengeStore } from './challenges-store.ts';
 import { createPostgresCredentialStore } from './credentials-store.ts';
-import { createPostgresDidStore } from './dids-store.ts';
+import { batchedDidGet, createPostgresDidStore } from './dids-store.ts';
 import type { PreparingSql } from './pool.ts';
 import { textSafe } from './text.ts';
 import { createGroupedPostgresReplayStore, createPostgresReplayStore } from './replay-store.ts';
 import { createPostgresSessionKeyStore } from './session-key-store.ts';
 import { createPostgresSessionStore } from './sessions-store.ts';
 import { createPostgresSettingsStore } from './settings-store.ts';
-import { createPostgresStatusListStore } from './status-lists-store.ts';
+import { batchedListVersion, createPostgresStatusListStore } from './status-lists-store.ts';
 import { createPostgresTokenStore } from './tokens-store.ts';
 import { createPostgresVcApiCredentialStore } from './vc-api-credentials-store.ts';
 
@@ -104,6 +104,14 @@ export function createPostgresStores(pool: pg.Pool): IssuerStores {
       client.release(broken);
     }
   };
-  // Outside transactions, concurrent replay records share one statement per event-loop turn.
-  return { ...storesOn(pool, transaction), replay: createGroupedPostgresReplayStore(textSafe(pool)) };
+  // Outside transactions, what concurrent verifications write and read — replay records, the
+  // lists' versions, hosted DIDs — shares one statement per event-loop turn.
+  const outer = storesOn(pool, transaction);
+  const sql = textSafe(pool);
+  return {
+    ...outer,
+    replay: createGroupedPostgresReplayStore(sql),
+    statusLists: { ...outer.statusLists, version: batchedListVersion(sql) },
+    dids: { ...outer.dids, get: batchedDidGet(sql) },
+  };
 }
