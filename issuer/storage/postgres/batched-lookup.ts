@@ -13,9 +13,8 @@ import { encodeText } from './text.ts';
 export function batchedLookup<V>(
   fetch: (keys: string[]) => Promise<Map<string, V>>,
 ): (key: string) => Promise<V | undefined> {
-  const grouped = groupCommit(async (keys: string[]): Promise<(V | undefined)[]> => {
+  return groupCommit(async (keys: string[]): Promise<(V | undefined)[]> => {
     const found = await fetch([...new Set(keys)].map(encodeText));
     return keys.map((key) => found.get(key));
   });
-  return (key) => grouped(key);
 }
