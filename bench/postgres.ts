@@ -27,7 +27,7 @@ import { cpuSeconds as treeCpuSeconds, startIssuer } from './processes.ts';
 const ROUNDS = Number(process.env.BENCH_PG_ROUNDS ?? 4);
 const ROUND_SECONDS = Number(process.env.BENCH_PG_ROUND_SECONDS ?? 4);
 const CONNECTIONS = 32;
-const PRESENTATIONS = Number(process.env.BENCH_PG_PRESENTATIONS ?? 40_000);
+const PRESENTATIONS = Number(process.env.BENCH_PG_PRESENTATIONS ?? 60_000);
 
 interface Deployment {
   name: 'sqlite' | 'postgres1' | 'postgres3';
@@ -38,9 +38,12 @@ interface Deployment {
   cleanup(): Promise<void>;
 }
 
-/** utime + stime, in seconds, of the deployment's issuer processes and PostgreSQL processes. */
-function cpuSeconds(deployment: Deployment): number {
-  return treeCpuSeconds([...deployment.issuers.map((i) => i.child.pid ?? 0), deployment.postgresPid ?? -1]);
+/** utime + stime, in seconds, of the deployment's issuer processes and of its PostgreSQL processes. */
+function cpuSeconds(deployment: Deployment): { issuers: number; database: number } {
+  return {
+    issuers: treeCpuSeconds(deployment.issuers.map((i) => i.child.pid ?? 0)),
+    database: treeCpuSeconds([deployment.postgresPid ?? -1]),
+  };
 }
 
 async function stopIssuers(issuers: IssuerProcess[]): Promise<void> {
@@ -95,7 +98,7 @@ async function stocksFor(deployment: Deployment): Promise<Stock[]> {
   return deployment.urls.map((_, i) => ({ bodies: bodies.filter((_b, j) => j % n === i), next: 0 }));
 }
 
-type Measured = Run & { cpu: number };
+type Measured = Run & { cpu: number; databaseCpu: number };
 
 /** One round: 32 connections spread evenly over the deployment's instances, at once. */
 async function round1(deployment: Deployment, stocks: Stock[]): Promise<Measured> {
@@ -108,7 +111,9 @@ async function round1(deployment: Deployment, stocks: Stock[]): Promise<Measured
       }),
     ),
   );
-  const cpu = cpuSeconds(deployment) - before;
+  const after = cpuSeconds(deployment);
+  const databaseCpu = after.database - before.database;
+  const cpu = after.issuers - before.issuers + databaseCpu;
   const requests = runs.reduce((n, r) => n + r.requests, 0);
   return {
     ...(runs[0] as Run),
@@ -119,16 +124,20 @@ async function round1(deployment: Deployment, stocks: Stock[]): Promise<Measured
     non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
     errors: runs.reduce((n, r) => n + r.errors, 0),
     cpu,
+    databaseCpu,
   };
 }
 
 function summary(runs: Measured[]) {
   const requests = runs.reduce((n, r) => n + r.requests, 0);
   const cpu = runs.reduce((n, r) => n + r.cpu, 0);
+  const databaseCpu = runs.reduce((n, r) => n + r.databaseCpu, 0);
   return {
     requestsPerSec: round(requests / (runs.length * ROUND_SECONDS), 1),
     requestsPerServerCpuSec: round(requests / cpu, 1),
     coresUsed: round(cpu / (runs.length * ROUND_SECONDS), 2),
+    // Of the server side's CPU time, the share PostgreSQL's processes used.
+    databaseCpuShare: round(databaseCpu / cpu, 2),
     p50Ms: median(runs.map((r) => r.p50Ms)),
     p99Ms: median(runs.map((r) => r.p99Ms)),
     perRound: runs.map((r) => round(r.requestsPerSec, 1)),

@@ -154,10 +154,10 @@ async function appendAll(
   const rows: AuditRow[] = [];
   for (const input of inputs) {
     const row = nextRow(input, last, now());
-    await tx.audit.append(row);
     rows.push(row);
     last = row;
   }
+  await tx.audit.append(...rows);
   return rows as [AuditRow, ...AuditRow[]];
 }
 

@@ -43,10 +43,11 @@ export interface AuditStore {
   /** The last record's seq and hash (undefined for an empty log). */
   last(): Promise<{ seq: number; hash: string } | undefined>;
   /**
-   * Chain append: throws when `row.seq` (or `row.id`) is taken, so two writers that read the same
-   * `last()` cannot both extend the chain; run `last` and `append` in one transaction.
+   * Chain append of consecutive links (a group commit's batch at once): throws when a row's `seq`
+   * (or `id`) is taken, so two writers that read the same `last()` cannot both extend the chain;
+   * run `last` and `append` in one transaction.
    */
-  append(row: AuditRow): Promise<void>;
+  append(...rows: AuditRow[]): Promise<void>;
   /** In seq order, ascending unless `filter.order` is 'desc'. */
   list(filter: AuditFilter): Promise<AuditRow[]>;
 }
@@ -91,7 +92,10 @@ export function createSqliteAuditStore(db: IssuerDb): Sync<AuditStore> {
 
   return {
     last: () => last.get(),
-    append: (row) => void append.run(row),
+    // All or none (a savepoint when the caller's transaction is open), as PostgreSQL's one statement.
+    append: s.transaction((...rows: AuditRow[]) => {
+      for (const row of rows) append.run(row);
+    }),
     list({ order, ...filter }) {
       const where: string[] = ['seq > @afterSeq'];
       if (filter.beforeSeq !== undefined) where.push('seq < @beforeSeq');

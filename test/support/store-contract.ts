@@ -320,6 +320,19 @@ function describeAudit(get: Get): void {
       expect((await s.audit.list({ limit: 10 })).map((r) => r.seq)).toEqual([1, 2]);
     });
 
+    it('appends a batch of links at once, or none of it when one link is refused', async () => {
+      const s = get();
+      await s.audit.append(auditRow(1));
+      // Text PostgreSQL's TEXT cannot hold (U+0000) and the encoding's own mark come back as written.
+      const odd = auditRow(3, { actor: 'a\u0000b', reason: '\u0001x', data: '{"k":"\u0000"}', vpId: 'urn:uuid:ü' });
+      await s.audit.append(auditRow(2), odd, auditRow(4));
+      expect(await s.audit.list({ limit: 10 })).toEqual([auditRow(1), auditRow(2), odd, auditRow(4)]);
+      await expect(s.audit.append(auditRow(5), auditRow(4, { id: 'second-4' }))).rejects.toThrow();
+      expect(await s.audit.last()).toEqual({ seq: 4, hash: 'h4' });
+      await s.audit.append();
+      expect((await s.audit.list({ limit: 10 })).map((r) => r.seq)).toEqual([1, 2, 3, 4]);
+    });
+
     it('lists by filter, in either order, between seq bounds', async () => {
       const s = get();
       await s.audit.append(auditRow(1, { agentDid: 'did:key:z6MkA', event: 'AGENT_ENROLLED' }));

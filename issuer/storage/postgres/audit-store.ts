@@ -4,9 +4,33 @@
  * `last()` then `append()` in one transaction reads the head no other writer can move; and the
  * primary key on `seq` refuses a second record at one position, whoever read the same head.
  */
-import { toAuditRow, type AuditFilter, type AuditStore, type AuditTableRow } from '../audit-store.ts';
+import { toAuditRow, type AuditFilter, type AuditRow, type AuditStore, type AuditTableRow } from '../audit-store.ts';
 import type { Sql } from './pool.ts';
 import { PG_REPORTED_SQL } from './schema.ts';
+import { encodeText } from './text.ts';
+
+/** The row's fields in the table's column order, each bound as one array parameter of APPEND. */
+const AUDIT_COLUMNS = [
+  'seq',
+  'id',
+  'at',
+  'event',
+  'agentDid',
+  'actor',
+  'reason',
+  'vpId',
+  'data',
+  'prevHash',
+  'hash',
+] as const satisfies readonly (keyof AuditRow)[];
+
+/** Every link of a batch in one statement: a round trip per batch, not per record. */
+const APPEND = `INSERT INTO audit (seq, id, at, event, agent_did, actor, reason, vp_id, data, prev_hash, hash)
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[],
+    $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])`;
+
+/** Strings inside array parameters are encoded here: textSafe encodes only plain string parameters. */
+const encodeNullable = (value: string | number | null) => (typeof value === 'string' ? encodeText(value) : value);
 
 /** The WHERE clause of `filter` from fixed fragments, its values as bound parameters. */
 function where(filter: Omit<AuditFilter, 'order' | 'limit'>): { clause: string; values: unknown[] } {
@@ -31,11 +55,11 @@ export function createPostgresAuditStore(sql: Sql): AuditStore {
       return (await sql.query<{ seq: number; hash: string }>('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1'))
         .rows[0];
     },
-    async append(r) {
+    async append(...rows) {
+      if (rows.length === 0) return;
       await sql.query(
-        `INSERT INTO audit (seq, id, at, event, agent_did, actor, reason, vp_id, data, prev_hash, hash)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [r.seq, r.id, r.at, r.event, r.agentDid, r.actor, r.reason, r.vpId, r.data, r.prevHash, r.hash],
+        APPEND,
+        AUDIT_COLUMNS.map((column) => rows.map((row) => encodeNullable(row[column]))),
       );
     },
     async list({ order, limit, ...filter }) {
