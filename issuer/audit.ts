@@ -16,7 +16,7 @@ import { bytesToHex } from '../wallet/crypto/bytes.ts';
 import { sha256Utf8 } from '../wallet/crypto/hash.ts';
 import { canonicalizeJson } from '../wallet/crypto/jcs.ts';
 import { type JsonObject } from '../wallet/crypto/json-value.ts';
-import type { AuditRow } from './storage/audit-store.ts';
+import type { AuditHead, AuditRow } from './storage/audit-store.ts';
 import { groupCommit } from './storage/group-commit.ts';
 import type { IssuerStores } from './storage/stores.ts';
 import type { AuditChainVerdict, AuditPage, AuditRecord } from '../wallet/contract/audit.ts';
@@ -133,7 +133,7 @@ function prepare(input: AuditInput): PreparedInput {
 }
 
 /** The next link of the chain after `last`, for `input`. */
-function nextRow(input: PreparedInput, last: { seq: number; hash: string } | undefined, at: number): AuditRow {
+function nextRow(input: PreparedInput, last: AuditHead | undefined, at: number): AuditRow {
   const partial: Omit<AuditRow, 'hash'> = {
     seq: (last?.seq ?? 0) + 1,
     id: crypto.randomUUID(),
@@ -144,33 +144,60 @@ function nextRow(input: PreparedInput, last: { seq: number; hash: string } | und
   return { ...partial, hash: auditRecordHash(partial) };
 }
 
+/** `inputs` as consecutive links after `head`. */
+function links(inputs: PreparedInput[], head: AuditHead | undefined, now: () => number): [AuditRow, ...AuditRow[]] {
+  const rows: AuditRow[] = [];
+  for (const input of inputs) rows.push(nextRow(input, rows.at(-1) ?? head, now()));
+  return rows as [AuditRow, ...AuditRow[]];
+}
+
 /** Appends `inputs` as consecutive links, in `tx` (where the head is read and the links written). */
 async function appendAll(
   inputs: PreparedInput[],
   tx: IssuerStores,
   now: () => number,
 ): Promise<[AuditRow, ...AuditRow[]]> {
-  let last = await tx.audit.last();
-  const rows: AuditRow[] = [];
-  for (const input of inputs) {
-    const row = nextRow(input, last, now());
-    rows.push(row);
-    last = row;
-  }
+  const rows = links(inputs, await tx.audit.last(), now);
   await tx.audit.append(...rows);
-  return rows as [AuditRow, ...AuditRow[]];
+  return rows;
+}
+
+/** Tries of `appendAfter` for one batch before it takes a writer transaction instead. */
+const APPEND_TRIES = 3;
+
+/**
+ * The group commit's append: the batch's links after the head this log last saw, written by
+ * `appendAfter` in one step — no transaction to open and commit, no head to read first. Where
+ * another writer (another instance, a caller's transaction) moved the head, `appendAfter` says
+ * where it is now and the links are built again from there; a batch refused APPEND_TRIES times
+ * is appended in a writer transaction, where the head cannot move.
+ */
+function batchAppender(stores: IssuerStores, now: () => number): (inputs: PreparedInput[]) => Promise<AuditRow[]> {
+  let known: { head: AuditHead | undefined } | undefined;
+  return async (inputs) => {
+    for (let tries = 0; tries < APPEND_TRIES; tries++) {
+      known ??= { head: await stores.audit.last() };
+      const rows = links(inputs, known.head, now);
+      const result = await stores.audit.appendAfter(known.head, rows);
+      const head = result.appended ? rows[rows.length - 1] : result.head;
+      known = { head: head && { seq: head.seq, hash: head.hash } };
+      if (result.appended) return rows;
+    }
+    known = undefined;
+    return stores.transaction((own) => appendAll(inputs, own, now));
+  };
 }
 
 /**
  * The log over `stores.audit`. An append inside a caller's transaction reads the head and writes
  * the next link there. Appends outside one are group-committed (storage/group-commit.ts): those
- * made at about the same time become consecutive links written in one transaction, and each
- * caller is answered once that transaction has committed — one commit for many requests instead
- * of one each, and still nothing is answered before its audit record is stored.
+ * made at about the same time become consecutive links written in one step (batchAppender),
+ * and each caller is answered once it is stored — one write for many requests instead of one
+ * each, and still nothing is answered before its audit record is stored.
  */
 export function createAuditLog(stores: IssuerStores, now: () => number = Date.now): AuditLog {
   const store = stores.audit;
-  const grouped = groupCommit((inputs: PreparedInput[]) => stores.transaction((own) => appendAll(inputs, own, now)));
+  const grouped = groupCommit(batchAppender(stores, now));
 
   let verifying: Promise<ChainVerdict> | undefined;
 

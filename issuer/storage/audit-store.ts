@@ -39,15 +39,31 @@ export interface AuditFilter {
   limit: number;
 }
 
+/** The chain's last link: what the next one's `seq` and `prevHash` follow. */
+export interface AuditHead {
+  seq: number;
+  hash: string;
+}
+
+/** What `appendAfter` did: appended, or refused because the chain's head had moved (to `head`). */
+export type AppendAfterResult = { appended: true } | { appended: false; head: AuditHead | undefined };
+
 export interface AuditStore {
   /** The last record's seq and hash (undefined for an empty log). */
-  last(): Promise<{ seq: number; hash: string } | undefined>;
+  last(): Promise<AuditHead | undefined>;
   /**
    * Chain append of consecutive links (a group commit's batch at once): throws when a row's `seq`
    * (or `id`) is taken, so two writers that read the same `last()` cannot both extend the chain;
    * run `last` and `append` in one transaction.
    */
   append(...rows: AuditRow[]): Promise<void>;
+  /**
+   * Appends `rows` (links that follow `expected`) in one atomic step of its own if `expected`
+   * (undefined: the empty log) is still the chain's head; otherwise writes nothing and returns
+   * the head as it is now. Waits for an open writer transaction of any instance, so it never
+   * takes a position such a transaction has read as free. Outside transactions only.
+   */
+  appendAfter(expected: AuditHead | undefined, rows: AuditRow[]): Promise<AppendAfterResult>;
   /** In seq order, ascending unless `filter.order` is 'desc'. */
   list(filter: AuditFilter): Promise<AuditRow[]>;
 }
@@ -85,17 +101,26 @@ export function toAuditRow(row: AuditTableRow): AuditRow {
 
 export function createSqliteAuditStore(db: IssuerDb): Sync<AuditStore> {
   const s = db.sqlite;
-  const last = s.prepare<[], { seq: number; hash: string }>('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1');
+  const last = s.prepare<[], AuditHead>('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1');
   const append =
     s.prepare(`INSERT INTO audit (seq, id, at, event, agent_did, actor, reason, vp_id, data, prev_hash, hash)
     VALUES (@seq, @id, @at, @event, @agentDid, @actor, @reason, @vpId, @data, @prevHash, @hash)`);
+  const appendAll = s.transaction((...rows: AuditRow[]) => {
+    for (const row of rows) append.run(row);
+  });
+  const appendAfter = s.transaction((expected: AuditHead | undefined, rows: AuditRow[]): AppendAfterResult => {
+    const head = last.get();
+    if (head?.seq !== expected?.seq || head?.hash !== expected?.hash) return { appended: false, head };
+    appendAll(...rows);
+    return { appended: true };
+  });
 
   return {
     last: () => last.get(),
     // All or none (a savepoint when the caller's transaction is open), as PostgreSQL's one statement.
-    append: s.transaction((...rows: AuditRow[]) => {
-      for (const row of rows) append.run(row);
-    }),
+    append: appendAll,
+    // IMMEDIATE: the write lock before the head is read, so another process on the file cannot move it in between.
+    appendAfter: (expected, rows) => appendAfter.immediate(expected, rows),
     list({ order, ...filter }) {
       const where: string[] = ['seq > @afterSeq'];
       if (filter.beforeSeq !== undefined) where.push('seq < @beforeSeq');

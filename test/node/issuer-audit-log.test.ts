@@ -167,7 +167,39 @@ describe('audit log', () => {
     expect(await log.verifyChain()).toEqual({ intact: true, count: 40, headHash: records[39]?.hash });
   });
 
-  it('an input with no JSON form fails alone; a batch whose transaction fails rejects every caller in it', async () => {
+  it('logs sharing one database (instances) extend one chain, each following the head the others moved', async () => {
+    const { log, stores } = freshLog();
+    const other = createAuditLog(stores);
+    const transactions: number[] = [];
+    const counted = createAuditLog({ ...stores, transaction: (fn) => (transactions.push(1), stores.transaction(fn)) });
+    const logs = [log, other, counted];
+    for (let round = 0; round < 4; round++) {
+      await Promise.all(
+        logs.flatMap((l, i) => [0, 1].map((n) => l.record({ event: 'VP_VERIFIED', actor: `log-${i}-${round}-${n}` }))),
+      );
+    }
+    const verdict = await log.verifyChain();
+    expect(verdict).toMatchObject({ intact: true, count: 24 });
+    // A moved head is followed from appendAfter's answer, without a writer transaction.
+    expect(transactions).toEqual([]);
+  });
+
+  it('a batch refused again and again is appended in a writer transaction, where the head cannot move', async () => {
+    const { stores } = freshLog();
+    const refusing = {
+      ...stores,
+      audit: {
+        ...stores.audit,
+        appendAfter: async () => ({ appended: false as const, head: await stores.audit.last() }),
+      },
+    };
+    const log = createAuditLog(refusing);
+    const records = await Promise.all([1, 2].map((n) => log.record({ event: 'VP_VERIFIED', actor: `a${n}` })));
+    expect(records.map((r) => r.seq)).toEqual([1, 2]);
+    expect(await log.verifyChain()).toMatchObject({ intact: true, count: 2 });
+  });
+
+  it('an input with no JSON form fails alone; a batch whose write fails rejects every caller in it', async () => {
     const { log, stores } = freshLog();
     const [bad, good] = await Promise.allSettled([
       log.record({ event: 'VP_VERIFIED', actor: 'anonymous', data: { n: Number.NaN } }),
@@ -176,7 +208,10 @@ describe('audit log', () => {
     expect(bad.status).toBe('rejected');
     expect(good.status === 'fulfilled' && good.value.seq).toBe(1);
 
-    const failing = createAuditLog({ ...stores, transaction: () => Promise.reject(new Error('disk I/O error')) });
+    const failing = createAuditLog({
+      ...stores,
+      audit: { ...stores.audit, appendAfter: () => Promise.reject(new Error('disk I/O error')) },
+    });
     const settled = await Promise.allSettled([
       failing.record({ event: 'VP_VERIFIED', actor: 'anonymous' }),
       failing.record({ event: 'VP_REJECTED', actor: 'anonymous' }),

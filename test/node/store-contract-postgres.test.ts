@@ -4,7 +4,7 @@
 // pools on one database standing for two issuer instances.
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { auditRecordHash, AUDIT_GENESIS_HASH } from '../../issuer/audit.ts';
+import { auditRecordHash, AUDIT_GENESIS_HASH, createAuditLog } from '../../issuer/audit.ts';
 import { openPostgres, type PostgresDb } from '../../issuer/storage/postgres/db.ts';
 import { migrate, SchemaError } from '../../issuer/storage/postgres/migrate.ts';
 import { MIGRATIONS, type Migration } from '../../issuer/storage/postgres/schema.ts';
@@ -115,6 +115,26 @@ describe('postgres schema migrations', () => {
       expect(await createPostgresStores(newer.pool).settings.get('kept')).toBe('yes');
     } finally {
       await newer.close();
+      await database.drop();
+    }
+  });
+
+  it('upgrades a version-1 database (before the one-call audit append): its chain goes on from its head', async () => {
+    const database = await freshDatabase();
+    const v1 = await openPostgres({ url: database.url, size: 2, migrations: MIGRATIONS.slice(0, 1) });
+    const first = { seq: 1, id: 'a1', at: T0, event: 'AGENT_ENROLLED', agentDid: null, actor: 'system' };
+    const row1 = { ...first, reason: null, vpId: null, data: null, prevHash: AUDIT_GENESIS_HASH };
+    await createPostgresStores(v1.pool).audit.append({ ...row1, hash: auditRecordHash(row1) });
+    await v1.close();
+    const current = await openPostgres({ url: database.url, size: 2 });
+    try {
+      expect(current.migration).toEqual({ from: 1, to: MIGRATIONS.length, applied: [2] });
+      const log = createAuditLog(createPostgresStores(current.pool));
+      const records = await Promise.all([1, 2, 3].map((n) => log.record({ event: 'VP_VERIFIED', actor: `a${n}` })));
+      expect(records.map((r) => r.seq)).toEqual([2, 3, 4]);
+      expect(await log.verifyChain()).toMatchObject({ intact: true, count: 4 });
+    } finally {
+      await current.close();
       await database.drop();
     }
   });

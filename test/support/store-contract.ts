@@ -333,6 +333,49 @@ function describeAudit(get: Get): void {
       expect((await s.audit.list({ limit: 10 })).map((r) => r.seq)).toEqual([1, 2, 3, 4]);
     });
 
+    it('appends after the expected head only, and says where the head is when it has moved', async () => {
+      const s = get();
+      expect(await s.audit.appendAfter(undefined, [auditRow(1)])).toEqual({ appended: true });
+      const refusedEmpty = await s.audit.appendAfter(undefined, [auditRow(1, { id: 'late' })]);
+      expect(refusedEmpty).toEqual({ appended: false, head: { seq: 1, hash: 'h1' } });
+      expect(await s.audit.appendAfter({ seq: 1, hash: 'h1' }, [auditRow(2), auditRow(3)])).toEqual({ appended: true });
+      expect(await s.audit.appendAfter({ seq: 1, hash: 'h1' }, [auditRow(2, { id: 'stale' })])).toEqual({
+        appended: false,
+        head: { seq: 3, hash: 'h3' },
+      });
+      // Right seq, another hash: not the head it expects either.
+      const otherHash = await s.audit.appendAfter({ seq: 3, hash: 'hX' }, [auditRow(4)]);
+      expect(otherHash).toEqual({ appended: false, head: { seq: 3, hash: 'h3' } });
+      const racers = await Promise.all(
+        Array.from({ length: ATTEMPTS }, (_, i) =>
+          s.audit.appendAfter({ seq: 3, hash: 'h3' }, [
+            auditRow(4, { id: `racer-${i}` }),
+            auditRow(5, { id: `r5-${i}` }),
+          ]),
+        ),
+      );
+      expect(racers.filter((r) => r.appended)).toHaveLength(1);
+      expect(racers.filter((r) => !r.appended)).toEqual(
+        Array.from({ length: ATTEMPTS - 1 }, () => ({ appended: false, head: { seq: 5, hash: 'h5' } })),
+      );
+      expect((await s.audit.list({ limit: 10 })).map((r) => r.seq)).toEqual([1, 2, 3, 4, 5]);
+    });
+
+    it('appendAfter waits for an open writer transaction and never takes the place it read as free', async () => {
+      const s = get();
+      for (const seq of [1, 2]) {
+        let outside: ReturnType<IssuerStores['audit']['appendAfter']> | undefined;
+        await s.transaction(async (tx) => {
+          const head = await tx.audit.last();
+          outside = s.audit.appendAfter(head, [auditRow(seq, { id: `outside-${seq}` })]);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          await tx.audit.append(auditRow(seq));
+        });
+        expect(await outside).toEqual({ appended: false, head: { seq, hash: `h${seq}` } });
+      }
+      expect((await s.audit.list({ limit: 10 })).map((r) => r.id)).toEqual(['audit-1', 'audit-2']);
+    });
+
     it('lists by filter, in either order, between seq bounds', async () => {
       const s = get();
       await s.audit.append(auditRow(1, { agentDid: 'did:key:z6MkA', event: 'AGENT_ENROLLED' }));

@@ -3,8 +3,16 @@
  * instances twice over: every transaction of this adapter holds the writer lock (stores.ts), so
  * `last()` then `append()` in one transaction reads the head no other writer can move; and the
  * primary key on `seq` refuses a second record at one position, whoever read the same head.
+ * `appendAfter` (the group commit's path) takes the same lock inside its one call.
  */
-import { toAuditRow, type AuditFilter, type AuditRow, type AuditStore, type AuditTableRow } from '../audit-store.ts';
+import {
+  toAuditRow,
+  type AuditFilter,
+  type AuditHead,
+  type AuditRow,
+  type AuditStore,
+  type AuditTableRow,
+} from '../audit-store.ts';
 import type { Sql } from './pool.ts';
 import { PG_REPORTED_SQL } from './schema.ts';
 import { encodeText } from './text.ts';
@@ -29,8 +37,16 @@ const APPEND = `INSERT INTO audit (seq, id, at, event, agent_did, actor, reason,
   SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[],
     $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])`;
 
-/** Strings inside array parameters are encoded here: textSafe encodes only plain string parameters. */
-const encodeNullable = (value: string | number | null) => (typeof value === 'string' ? encodeText(value) : value);
+/** `appendAfter`: the function of migration 2 (schema.ts), one round trip, its own transaction. */
+const APPEND_AFTER = `SELECT appended, head_seq, head_hash FROM mandate_audit_append($12, $13, $1::bigint[], $2::text[],
+  $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])`;
+
+/** One array per column; strings encoded here, since textSafe encodes only plain string parameters. */
+function columns(rows: AuditRow[]): (string | number | null)[][] {
+  return AUDIT_COLUMNS.map((column) =>
+    rows.map((row) => (typeof row[column] === 'string' ? encodeText(row[column]) : row[column])),
+  );
+}
 
 /** The WHERE clause of `filter` from fixed fragments, its values as bound parameters. */
 function where(filter: Omit<AuditFilter, 'order' | 'limit'>): { clause: string; values: unknown[] } {
@@ -50,17 +66,22 @@ function where(filter: Omit<AuditFilter, 'order' | 'limit'>): { clause: string; 
 }
 
 export function createPostgresAuditStore(sql: Sql): AuditStore {
+  const last = async () =>
+    (await sql.query<AuditHead>('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1')).rows[0];
   return {
-    async last() {
-      return (await sql.query<{ seq: number; hash: string }>('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1'))
-        .rows[0];
-    },
+    last,
     async append(...rows) {
       if (rows.length === 0) return;
-      await sql.query(
-        APPEND,
-        AUDIT_COLUMNS.map((column) => rows.map((row) => encodeNullable(row[column]))),
+      await sql.query(APPEND, columns(rows));
+    },
+    async appendAfter(expected, rows) {
+      const result = await sql.query<{ appended: boolean; head_seq: number | null; head_hash: string | null }>(
+        APPEND_AFTER,
+        [...columns(rows), expected?.seq ?? null, expected?.hash ?? null],
       );
+      const { appended, head_seq: seq, head_hash: hash } = result.rows[0] ?? {};
+      if (appended === true) return { appended: true };
+      return { appended: false, head: seq == null || hash == null ? undefined : { seq, hash } };
     },
     async list({ order, limit, ...filter }) {
       const { clause, values } = where(filter);

@@ -12,6 +12,7 @@
  */
 import type pg from 'pg';
 import { MandateError } from '../../../wallet/crypto/errors.ts';
+import { MIGRATION_LOCK, MIGRATION_UNLOCK } from './locks.ts';
 import { MIGRATIONS, type Migration } from './schema.ts';
 
 export type SchemaErrorCode = 'SCHEMA_TOO_NEW' | 'SCHEMA_MIGRATION_FAILED';
@@ -20,10 +21,6 @@ export type SchemaErrorCode = 'SCHEMA_TOO_NEW' | 'SCHEMA_MIGRATION_FAILED';
 export class SchemaError extends MandateError<SchemaErrorCode> {
   override name = 'SchemaError';
 }
-
-/** The advisory lock (two int4 keys: "Mand", 1) migrators take turns on. */
-const MIGRATION_LOCK = 'pg_advisory_lock(1298230884, 1)';
-const MIGRATION_UNLOCK = 'pg_advisory_unlock(1298230884, 1)';
 
 const VERSION_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
   version INTEGER PRIMARY KEY,

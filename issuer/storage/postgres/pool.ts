@@ -62,8 +62,3 @@ export function createPool(options: PoolOptions): pg.Pool {
   pool.on('error', (error) => options.onIdleError?.(error));
   return pool;
 }
-
-/** SQLSTATE 23505: a UNIQUE or PRIMARY KEY constraint refused the row. */
-export function isUniqueViolation(error: unknown): boolean {
-  return error instanceof pg.DatabaseError && error.code === '23505';
-}

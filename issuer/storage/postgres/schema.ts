@@ -11,6 +11,7 @@
  * order, as SQLite compares text, whatever the database's default collation.
  */
 import { REPORTED_EVENTS } from '../schema.ts';
+import { WRITER_LOCK } from './locks.ts';
 
 export interface Migration {
   /** 1, 2, 3, … in order, with no gap. */
@@ -198,6 +199,31 @@ const SMALL_TABLES = [
   )`,
 ];
 
+/**
+ * The group commit's audit append (audit-store.ts `appendAfter`) in one call: the writer lock,
+ * then the head — read by a statement of its own, so in a snapshot taken after the lock was
+ * granted (a VOLATILE function's statements each take one under READ COMMITTED), where a head
+ * the lock's previous holder moved is seen — then the links, only if the head is the expected one.
+ */
+const AUDIT_APPEND_FUNCTION = [
+  `CREATE FUNCTION mandate_audit_append(
+    expected_seq BIGINT, expected_hash TEXT,
+    seqs BIGINT[], ids TEXT[], ats BIGINT[], events TEXT[], agent_dids TEXT[], actors TEXT[],
+    reasons TEXT[], vp_ids TEXT[], datas TEXT[], prev_hashes TEXT[], hashes TEXT[],
+    OUT appended BOOLEAN, OUT head_seq BIGINT, OUT head_hash TEXT)
+  LANGUAGE plpgsql VOLATILE AS $fn$
+  BEGIN
+    PERFORM ${WRITER_LOCK};
+    SELECT seq, hash INTO head_seq, head_hash FROM audit ORDER BY seq DESC LIMIT 1;
+    appended := head_seq IS NOT DISTINCT FROM expected_seq AND head_hash IS NOT DISTINCT FROM expected_hash;
+    IF appended THEN
+      INSERT INTO audit (seq, id, at, event, agent_did, actor, reason, vp_id, data, prev_hash, hash)
+      SELECT * FROM unnest(seqs, ids, ats, events, agent_dids, actors, reasons, vp_ids, datas, prev_hashes, hashes);
+    END IF;
+  END
+  $fn$`,
+];
+
 /** Every step, in order; the last one's version is the schema this code runs on. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -205,4 +231,5 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'issuer tables',
     statements: [...TOKENS_AND_SESSIONS, ...AGENTS_AND_DIDS, ...LISTS_AND_CREDENTIALS, ...AUDIT, ...SMALL_TABLES],
   },
+  { version: 2, name: 'audit append in one call', statements: AUDIT_APPEND_FUNCTION },
 ];

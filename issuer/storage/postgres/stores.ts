@@ -24,6 +24,7 @@ import { createPostgresAuditStore } from './audit-store.ts';
 import { createPostgresChallengeStore } from './challenges-store.ts';
 import { createPostgresCredentialStore } from './credentials-store.ts';
 import { batchedDidGet, createPostgresDidStore } from './dids-store.ts';
+import { WRITER_LOCK } from './locks.ts';
 import type { PreparingSql } from './pool.ts';
 import { textSafe } from './text.ts';
 import { createGroupedPostgresReplayStore, createPostgresReplayStore } from './replay-store.ts';
@@ -36,8 +37,8 @@ import { createPostgresVcApiCredentialStore } from './vc-api-credentials-store.t
 
 type Transaction = IssuerStores['transaction'];
 
-/** BEGIN and the writer lock ("Mand", 2) in one round trip (simple query protocol: two statements). */
-const BEGIN_WRITER = 'BEGIN; SELECT pg_advisory_xact_lock(1298230884, 2)';
+/** BEGIN and the writer lock in one round trip (simple query protocol: two statements). */
+const BEGIN_WRITER = `BEGIN; SELECT ${WRITER_LOCK}`;
 
 function storesOn(connection: PreparingSql, transaction: Transaction): IssuerStores {
   const sql = textSafe(connection);
