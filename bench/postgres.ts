@@ -12,6 +12,9 @@
 // wall-clock scaling cannot show; the cost per request can. The issue asks for PostgreSQL ≥ 0.8 ×
 // SQLite's rate per CPU-second.
 //
+// BENCH_PG_RATE=N holds the offered load at N requests/s in all (autocannon's overallRate),
+// below what any deployment can serve, to read the cost per request away from saturation.
+//
 //   npm run bench -- postgres    (through bench/run.ts)
 //   npx tsx bench/postgres.ts    (alone; prints the same JSON)
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,7 +30,8 @@ import { cpuSeconds as treeCpuSeconds, startIssuer } from './processes.ts';
 const ROUNDS = Number(process.env.BENCH_PG_ROUNDS ?? 4);
 const ROUND_SECONDS = Number(process.env.BENCH_PG_ROUND_SECONDS ?? 4);
 const CONNECTIONS = 32;
-const PRESENTATIONS = Number(process.env.BENCH_PG_PRESENTATIONS ?? 60_000);
+const RATE = Number(process.env.BENCH_PG_RATE ?? 0);
+const PRESENTATIONS = Number(process.env.BENCH_PG_PRESENTATIONS ?? 80_000);
 
 interface Deployment {
   name: 'sqlite' | 'postgres1' | 'postgres3';
@@ -108,6 +112,7 @@ async function round1(deployment: Deployment, stocks: Stock[]): Promise<Measured
     deployment.urls.map((url, i) =>
       benchPosts(url, '/v1/vp/verify', { 'content-type': 'application/json' }, stocks[i] as Stock, ROUND_SECONDS, {
         connections: i === 0 ? CONNECTIONS - per * (deployment.urls.length - 1) : per,
+        ...(RATE > 0 ? { overallRate: RATE / deployment.urls.length } : {}),
       }),
     ),
   );
@@ -156,7 +161,9 @@ export async function run(): Promise<Record<string, unknown>> {
       await postgresDeployment(server, 3),
     );
     const stocks = await Promise.all(deployments.map(stocksFor));
-    for (const [i, d] of deployments.entries()) await round1(d, stocks[i] as Stock[]); // warm-up
+    // Warm-up: one round per issuer process, so that each has served as many requests as the
+    // single instance before it is measured (V8 optimizes a process's code as it runs it).
+    for (const [i, d] of deployments.entries()) for (const _ of d.urls) await round1(d, stocks[i] as Stock[]);
     const results = deployments.map((): Measured[] => []);
     for (let r = 0; r < ROUNDS; r++) {
       const order = r % 2 === 0 ? [0, 1, 2] : [2, 1, 0];

@@ -45,14 +45,18 @@ export function processTree(pid: number): number[] {
   return all;
 }
 
-/** utime + stime, in seconds, of the processes `roots` (pids ≤ 0 skipped) and all their descendants. */
+/**
+ * CPU seconds of the processes `roots` (pids ≤ 0 skipped) and all their descendants: each one's
+ * utime + stime, and cutime + cstime — the time of its children that have ended (a PostgreSQL
+ * backend whose connection closed mid-round still counts, in its postmaster's).
+ */
 export function cpuSeconds(roots: number[]): number {
   let ticks = 0;
   for (const pid of roots.filter((p) => p > 0).flatMap(processTree)) {
     try {
       const fields = statFields(pid);
-      // utime and stime are fields 14 and 15 of the stat line; 11 and 12 after (comm) and state.
-      ticks += Number(fields[11]) + Number(fields[12]);
+      // utime, stime, cutime, cstime are fields 14–17 of the stat line; 11–14 after (comm) and state.
+      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
     } catch {
       // A process that ended meanwhile.
     }
