@@ -186,6 +186,33 @@ describe('the issuer process (production)', () => {
     });
   }, 60_000);
 
+  it.each([
+    ['throw', 'uncaught exception', 'planted crash'],
+    ['reject', 'unhandled rejection', 'planted rejection'],
+  ])(
+    'logs a crash (%s) as one JSON error line with its stack, then exits 1',
+    async (kind, msg, message) => {
+      const spawned = spawnIssuer(
+        ['--import', 'tsx', '--import', './test/support/crash-on-signal.ts', 'issuer/main.ts'],
+        {
+          ...PRODUCTION,
+          SERVICE_SQLITE_PATH: join(tempDir(), 'issuer.db'),
+          MANDATE_TEST_CRASH: kind,
+        },
+      );
+      cleanups.push(() => {
+        spawned.child.kill('SIGKILL');
+      });
+      await spawned.waitFor((line) => line.msg === 'issuer started');
+      spawned.child.kill('SIGUSR2');
+      expect(await spawned.exited).toBe(1);
+      expect(spawned.lines.at(-1)).toMatchObject({ level: 'error', msg, error: 'Error', message });
+      expect(String(spawned.lines.at(-1)?.stack)).toContain('crash-on-signal.ts');
+      expect(spawned.otherStdout).toEqual([]);
+    },
+    60_000,
+  );
+
   it('logs a failure to start as a JSON error line', async () => {
     const dir = tempDir();
     // A file where the database's directory should be: the database cannot be opened.

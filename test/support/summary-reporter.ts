@@ -9,8 +9,11 @@ export default class SummaryReporter implements Reporter {
       const name = module.project.name || 'default';
       const counts = perProject.get(name) ?? { passed: 0, failed: 0, skipped: 0 };
       perProject.set(name, counts);
-      if (module.state() === 'failed' && [...module.children.allTests()].length === 0) counts.failed++;
-      for (const test of module.children.allTests()) {
+      const tests = [...module.children.allTests()];
+      // A file that failed outside its tests (an import, a beforeAll) counts as one failure:
+      // its tests themselves report skipped, and the closing line must not read "0 failed".
+      if (module.state() === 'failed' && !tests.some((test) => test.result().state === 'failed')) counts.failed++;
+      for (const test of tests) {
         const state = test.result().state;
         if (state === 'passed') counts.passed++;
         else if (state === 'failed') counts.failed++;
