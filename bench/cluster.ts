@@ -14,7 +14,7 @@
 //
 //   npm run bench -- cluster     (through bench/run.ts)
 //   npx tsx bench/cluster.ts     (alone; prints the same JSON)
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +29,7 @@ import {
   type Stock,
 } from './http.ts';
 import { median, round } from './measure.ts';
-import { cpuSeconds as treeCpuSeconds, processTree, startIssuer } from './processes.ts';
+import { cpuSeconds as treeCpuSeconds, issuerProcesses, startIssuer } from './processes.ts';
 
 const CONFIGS = [1, 2] as const;
 const ROUNDS = Number(process.env.BENCH_CLUSTER_ROUNDS ?? 4);
@@ -43,17 +43,6 @@ interface Server {
   url: string;
   issuer: IssuerProcess;
   dir: string;
-}
-
-/** The server's issuer processes (primary and workers, or the one process). */
-function issuerProcesses(pid: number): number {
-  return processTree(pid).filter((p) => {
-    try {
-      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('issuer/main.ts');
-    } catch {
-      return false;
-    }
-  }).length;
 }
 
 /** utime + stime of every process of the server (primary, workers; tsx's esbuild service), in seconds. */

@@ -3,6 +3,8 @@
 //   sqlite      one issuer process on its SQLite file (the default deployment)
 //   postgres1   one issuer process on PostgreSQL
 //   postgres3   three issuer processes on one PostgreSQL database, the connections spread over them
+//   sqlite3     SERVICE_WORKERS=3 on one SQLite file: three issuer processes without PostgreSQL,
+//               to tell what three processes on this machine cost from what the database costs
 // in alternating rounds, since the machine is shared. PostgreSQL runs on this machine with its
 // defaults for durability except fsync (the throwaway test instance of test/support/postgres.ts).
 //
@@ -25,7 +27,7 @@ import { createDatabase, startPostgres, type PostgresServer } from '../test/supp
 import type { IssuerProcess } from '../test/support/issuer-child.ts';
 import { benchPosts, enrollAgent, presentations, type Run, type Stock } from './http.ts';
 import { median, round } from './measure.ts';
-import { cpuSeconds as treeCpuSeconds, startIssuer } from './processes.ts';
+import { cpuSeconds as treeCpuSeconds, issuerProcesses, startIssuer } from './processes.ts';
 
 const ROUNDS = Number(process.env.BENCH_PG_ROUNDS ?? 4);
 const ROUND_SECONDS = Number(process.env.BENCH_PG_ROUND_SECONDS ?? 4);
@@ -34,8 +36,10 @@ const RATE = Number(process.env.BENCH_PG_RATE ?? 0);
 const PRESENTATIONS = Number(process.env.BENCH_PG_PRESENTATIONS ?? 80_000);
 
 interface Deployment {
-  name: 'sqlite' | 'postgres1' | 'postgres3';
+  name: 'sqlite' | 'sqlite3' | 'postgres1' | 'postgres3';
   urls: string[];
+  /** Issuer processes serving the load (warm-up: one round each). */
+  processes: number;
   issuers: IssuerProcess[];
   /** The PostgreSQL server's postmaster, whose descendants are its backends. */
   postgresPid?: number;
@@ -55,12 +59,20 @@ async function stopIssuers(issuers: IssuerProcess[]): Promise<void> {
   await Promise.all(issuers.map((issuer) => issuer.exited));
 }
 
-async function sqliteDeployment(): Promise<Deployment> {
+/**
+ * One issuer on its SQLite file; or (`workers` 3) a SERVICE_WORKERS=3 cluster on it — three
+ * issuer processes on one machine without PostgreSQL: what three processes cost in themselves.
+ */
+async function sqliteDeployment(workers: 1 | 3): Promise<Deployment> {
   const dir = mkdtempSync(join(tmpdir(), 'mandate-bench-pg-'));
-  const { url, issuer } = await startIssuer({ SERVICE_SQLITE_PATH: join(dir, 'issuer.db') });
+  const { url, issuer } = await startIssuer(
+    { SERVICE_SQLITE_PATH: join(dir, 'issuer.db'), SERVICE_WORKERS: String(workers) },
+    (started) => issuerProcesses(started.child.pid ?? 0) === (workers > 1 ? workers + 1 : 1),
+  );
   return {
-    name: 'sqlite',
+    name: workers === 1 ? 'sqlite' : 'sqlite3',
     urls: [url],
+    processes: workers,
     issuers: [issuer],
     cleanup: async () => {
       await stopIssuers([issuer]);
@@ -85,6 +97,7 @@ async function postgresDeployment(server: PostgresServer, instances: 1 | 3): Pro
   return {
     name: instances === 1 ? 'postgres1' : 'postgres3',
     urls: started.map((s) => s.url),
+    processes: instances,
     issuers,
     postgresPid: server.pid,
     cleanup: async () => {
@@ -156,20 +169,22 @@ export async function run(): Promise<Record<string, unknown>> {
   const deployments: Deployment[] = [];
   try {
     deployments.push(
-      await sqliteDeployment(),
+      await sqliteDeployment(1),
       await postgresDeployment(server, 1),
       await postgresDeployment(server, 3),
+      await sqliteDeployment(3),
     );
     const stocks = await Promise.all(deployments.map(stocksFor));
     // Warm-up: one round per issuer process, so that each has served as many requests as the
     // single instance before it is measured (V8 optimizes a process's code as it runs it).
-    for (const [i, d] of deployments.entries()) for (const _ of d.urls) await round1(d, stocks[i] as Stock[]);
+    for (const [i, d] of deployments.entries())
+      for (let p = 0; p < d.processes; p++) await round1(d, stocks[i] as Stock[]);
     const results = deployments.map((): Measured[] => []);
     for (let r = 0; r < ROUNDS; r++) {
-      const order = r % 2 === 0 ? [0, 1, 2] : [2, 1, 0];
+      const order = r % 2 === 0 ? [0, 1, 2, 3] : [3, 2, 1, 0];
       for (const i of order) results[i]?.push(await round1(deployments[i] as Deployment, stocks[i] as Stock[]));
     }
-    const [sqlite, postgres1, postgres3] = results.map(summary);
+    const [sqlite, postgres1, postgres3, sqlite3] = results.map(summary);
     const ratio = (a?: { requestsPerServerCpuSec: number }) =>
       round((a?.requestsPerServerCpuSec ?? 0) / (sqlite?.requestsPerServerCpuSec ?? 1), 3);
     return {
@@ -181,7 +196,13 @@ export async function run(): Promise<Record<string, unknown>> {
       sqlite,
       postgres1,
       postgres3,
-      perCpuSecRatio: { postgres1: ratio(postgres1), postgres3: ratio(postgres3) },
+      sqliteThreeWorkers: sqlite3,
+      perCpuSecRatio: { postgres1: ratio(postgres1), postgres3: ratio(postgres3), sqliteThreeWorkers: ratio(sqlite3) },
+      // Three PostgreSQL instances against three processes on SQLite: the database's part of the cost.
+      postgres3OverSqliteThreeWorkers: round(
+        (postgres3?.requestsPerServerCpuSec ?? 0) / (sqlite3?.requestsPerServerCpuSec ?? 1),
+        3,
+      ),
     };
   } finally {
     for (const d of deployments) await d.cleanup();

@@ -45,6 +45,17 @@ export function processTree(pid: number): number[] {
   return all;
 }
 
+/** The issuer processes in the tree of `pid` (a cluster's primary and workers, or the one process). */
+export function issuerProcesses(pid: number): number {
+  return processTree(pid).filter((p) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('issuer/main.ts');
+    } catch {
+      return false;
+    }
+  }).length;
+}
+
 /**
  * CPU seconds of the processes `roots` (pids ≤ 0 skipped) and all their descendants: each one's
  * utime + stime, and cutime + cstime — the time of its children that have ended (a PostgreSQL
