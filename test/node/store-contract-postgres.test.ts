@@ -10,7 +10,7 @@ import { migrate, SchemaError } from '../../issuer/storage/postgres/migrate.ts';
 import { MIGRATIONS, type Migration } from '../../issuer/storage/postgres/schema.ts';
 import { createPostgresStores } from '../../issuer/storage/postgres/stores.ts';
 import type { IssuerStores } from '../../issuer/storage/stores.ts';
-import { describeStoreContract } from '../support/store-contract.ts';
+import { describeStoreContract, statusList } from '../support/store-contract.ts';
 import { freshDatabase, type FreshDatabase } from '../support/servers.ts';
 
 afterAll(async () => {
@@ -284,16 +284,7 @@ describe('postgres stores from two instances on one database', () => {
         ),
       );
       expect(consumed.filter(Boolean)).toHaveLength(1);
-      await a.statusLists.insert({
-        id: 'l1',
-        purpose: 'revocation',
-        length: 64,
-        statusSize: 1,
-        statusMessages: null,
-        bitstring: new Uint8Array(8),
-        allocated: new Uint8Array(8),
-        createdAt: T0,
-      });
+      await a.statusLists.insert(statusList('l1'));
       // Each index attempted from both instances at once: 32 indexes, each handed out once.
       const allocated = await Promise.all(
         Array.from({ length: 64 }, (_, i) => (i % 2 ? a : b).statusLists.allocate('l1', i >> 1, T0)),

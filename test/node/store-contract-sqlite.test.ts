@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { openDatabase } from '../../issuer/storage/db.ts';
 import { createSqliteStores } from '../../issuer/storage/sqlite-stores.ts';
-import { describeStoreContract } from '../support/store-contract.ts';
+import { describeStoreContract, statusList } from '../support/store-contract.ts';
 import { tempDir } from '../support/issuer.ts';
 
 describeStoreContract('sqlite', () => {
@@ -38,16 +38,7 @@ describe('sqlite stores on one file from two connections (a restart, a second pr
       });
       expect(await b.challenges.consume('c1', at + 1, { verified: true, evidence: '{}' })).toBe(true);
       expect(await a.challenges.consume('c1', at + 2, { verified: false, evidence: '{}' })).toBe(false);
-      await a.statusLists.insert({
-        id: 'l1',
-        purpose: 'revocation',
-        length: 64,
-        statusSize: 1,
-        statusMessages: null,
-        bitstring: new Uint8Array(8),
-        allocated: new Uint8Array(8),
-        createdAt: at,
-      });
+      await a.statusLists.insert(statusList('l1'));
       expect(await a.statusLists.allocate('l1', 5, at)).toBe(true);
       expect(await b.statusLists.allocate('l1', 5, at)).toBe(false);
       expect(await a.replay.remember('vp:1', at + 60_000, at)).toBe(true);

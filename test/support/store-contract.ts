@@ -93,7 +93,8 @@ function auditRow(seq: number, over: Partial<AuditRow> = {}): AuditRow {
 }
 
 const LIST_LENGTH = 64;
-function statusList(id: string, purpose = 'revocation') {
+/** A new, empty status list of 64 entries created at T0 (2026-11-22T10:00:00Z). */
+export function statusList(id: string, purpose = 'revocation') {
   return {
     id,
     purpose,
