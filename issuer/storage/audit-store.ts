@@ -4,6 +4,7 @@
  * behind the issuer's back detectable.
  */
 import type { IssuerDb, Sync } from './db.ts';
+import { createSqliteReplayStore } from './replay-store.ts';
 import { REPORTED_SQL } from './schema.ts';
 
 export interface AuditRow {
@@ -45,8 +46,26 @@ export interface AuditHead {
   hash: string;
 }
 
-/** What `appendAfter` did: appended, or refused because the chain's head had moved (to `head`). */
-export type AppendAfterResult = { appended: true } | { appended: false; head: AuditHead | undefined };
+/**
+ * Replay keys the appended rows take, with ReplayStore.remember's single use judged at `at`: the
+ * key of `keys[i]` belongs to the row at index `keys[i].row` of the batch.
+ */
+export interface ReplayClaims {
+  at: number;
+  keys: { row: number; key: string; expiresAt: number }[];
+}
+
+/**
+ * What `appendAfter` did: appended; or refused because the chain's head had moved (to `head`);
+ * or, the head being the expected one, refused because the rows at the indexes `taken` claim a
+ * replay key that is not free (recorded and unexpired, expiring by `at`, or claimed by an
+ * earlier row of the batch). `taken` may name only some such rows: a caller leaves them out
+ * and tries the rest again.
+ */
+export type AppendAfterResult =
+  | { appended: true }
+  | { appended: false; head: AuditHead | undefined; taken?: undefined }
+  | { appended: false; head: AuditHead | undefined; taken: [number, ...number[]] };
 
 export interface AuditStore {
   /** The last record's seq and hash (undefined for an empty log). */
@@ -59,11 +78,13 @@ export interface AuditStore {
   append(...rows: AuditRow[]): Promise<void>;
   /**
    * Appends `rows` (links that follow `expected`) in one atomic step of its own if `expected`
-   * (undefined: the empty log) is still the chain's head; otherwise writes nothing and returns
-   * the head as it is now. Waits for an open writer transaction of any instance, so it never
-   * takes a position such a transaction has read as free. Outside transactions only.
+   * (undefined: the empty log) is still the chain's head and every replay key in `claims` is
+   * free — recording those keys in the same step; otherwise writes nothing and says why. Waits
+   * for an open writer transaction of any instance, so it never takes a position such a
+   * transaction has read as free. Outside transactions, or inside a writer transaction (where
+   * the head cannot move, and claims are judged as in the one step).
    */
-  appendAfter(expected: AuditHead | undefined, rows: AuditRow[]): Promise<AppendAfterResult>;
+  appendAfter(expected: AuditHead | undefined, rows: AuditRow[], claims?: ReplayClaims): Promise<AppendAfterResult>;
   /** In seq order, ascending unless `filter.order` is 'desc'. */
   list(filter: AuditFilter): Promise<AuditRow[]>;
 }
@@ -99,6 +120,13 @@ export function toAuditRow(row: AuditTableRow): AuditRow {
   };
 }
 
+/** Rolls back appendAfter's transaction when claims were taken: no key and no row stays written. */
+class TakenClaims extends Error {
+  constructor(readonly rows: [number, ...number[]]) {
+    super('replay keys taken');
+  }
+}
+
 export function createSqliteAuditStore(db: IssuerDb): Sync<AuditStore> {
   const s = db.sqlite;
   const last = s.prepare<[], AuditHead>('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1');
@@ -108,19 +136,36 @@ export function createSqliteAuditStore(db: IssuerDb): Sync<AuditStore> {
   const appendAll = s.transaction((...rows: AuditRow[]) => {
     for (const row of rows) append.run(row);
   });
-  const appendAfter = s.transaction((expected: AuditHead | undefined, rows: AuditRow[]): AppendAfterResult => {
-    const head = last.get();
-    if (head?.seq !== expected?.seq || head?.hash !== expected?.hash) return { appended: false, head };
-    appendAll(...rows);
-    return { appended: true };
-  });
+  const replay = createSqliteReplayStore(db);
+  // Throws TakenClaims (rolling back every key recorded before it) when a claim is not free.
+  const claim = ({ at, keys }: ReplayClaims): void => {
+    const refused = keys.filter(({ key, expiresAt }) => !replay.remember(key, expiresAt, at));
+    const taken = [...new Set(refused.map((k) => k.row))].sort((a, b) => a - b);
+    if (taken.length > 0) throw new TakenClaims(taken as [number, ...number[]]);
+  };
+  const appendAfter = s.transaction(
+    (expected: AuditHead | undefined, rows: AuditRow[], claims: ReplayClaims | undefined): AppendAfterResult => {
+      const head = last.get();
+      if (head?.seq !== expected?.seq || head?.hash !== expected?.hash) return { appended: false, head };
+      if (claims) claim(claims);
+      appendAll(...rows);
+      return { appended: true };
+    },
+  );
 
   return {
     last: () => last.get(),
     // All or none (a savepoint when the caller's transaction is open), as PostgreSQL's one statement.
     append: appendAll,
     // IMMEDIATE: the write lock before the head is read, so another process on the file cannot move it in between.
-    appendAfter: (expected, rows) => appendAfter.immediate(expected, rows),
+    appendAfter(expected, rows, claims) {
+      try {
+        return appendAfter.immediate(expected, rows, claims);
+      } catch (error) {
+        if (error instanceof TakenClaims) return { appended: false, head: expected, taken: error.rows };
+        throw error;
+      }
+    },
     list({ order, ...filter }) {
       const where: string[] = ['seq > @afterSeq'];
       if (filter.beforeSeq !== undefined) where.push('seq < @beforeSeq');

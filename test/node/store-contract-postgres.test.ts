@@ -119,7 +119,7 @@ describe('postgres schema migrations', () => {
     }
   });
 
-  it('upgrades a version-1 database (before the one-call audit append): its chain goes on from its head', async () => {
+  it('upgrades a version-1 database (before the one-call audit append and its replay claims): its chain goes on from its head', async () => {
     const database = await freshDatabase();
     const v1 = await openPostgres({ url: database.url, size: 2, migrations: MIGRATIONS.slice(0, 1) });
     const first = { seq: 1, id: 'a1', at: T0, event: 'AGENT_ENROLLED', agentDid: null, actor: 'system' };
@@ -128,11 +128,14 @@ describe('postgres schema migrations', () => {
     await v1.close();
     const current = await openPostgres({ url: database.url, size: 2 });
     try {
-      expect(current.migration).toEqual({ from: 1, to: MIGRATIONS.length, applied: [2] });
+      expect(current.migration).toEqual({ from: 1, to: MIGRATIONS.length, applied: [2, 3] });
       const log = createAuditLog(createPostgresStores(current.pool));
       const records = await Promise.all([1, 2, 3].map((n) => log.record({ event: 'VP_VERIFIED', actor: `a${n}` })));
       expect(records.map((r) => r.seq)).toEqual([2, 3, 4]);
-      expect(await log.verifyChain()).toMatchObject({ intact: true, count: 4 });
+      const spent = { key: 'vp:urn:uuid:1', expiresAt: Date.now() + 60_000 };
+      expect(await log.recordClaiming({ event: 'VP_VERIFIED', actor: 'a4' }, [spent])).toMatchObject({ seq: 5 });
+      expect(await log.recordClaiming({ event: 'VP_VERIFIED', actor: 'a5' }, [spent])).toBeUndefined();
+      expect(await log.verifyChain()).toMatchObject({ intact: true, count: 5 });
     } finally {
       await current.close();
       await database.drop();
@@ -315,6 +318,35 @@ describe('postgres stores from two instances on one database', () => {
       }
       expect(new Set(rows.map((r) => r.actor))).toEqual(new Set(['instance-0', 'instance-1']));
     } finally {
+      await opened.close();
+    }
+  });
+
+  it('a claiming append whose key is recorded meanwhile outside the writer lock is refused and keeps no key', async () => {
+    const opened = await instances(1);
+    const racer = await (opened.dbs[0] as PostgresDb).pool.connect();
+    try {
+      const stores = createPostgresStores((opened.dbs[0] as PostgresDb).pool);
+      // As ReplayStore.remember does, without the writer lock: uncommitted, so the append's
+      // check cannot see it, and its insert waits on the row.
+      await racer.query('BEGIN');
+      await racer.query('INSERT INTO replay_keys (key, expires_at) VALUES ($1, $2)', ['raced', T0 + 60_000]);
+      const keys = [
+        { row: 0, key: 'free', expiresAt: T0 + 60_000 },
+        { row: 1, key: 'raced', expiresAt: T0 + 60_000 },
+      ];
+      const rows = [1, 2].map((seq) => {
+        const partial = { seq, id: `a${seq}`, at: T0, event: 'VP_VERIFIED', agentDid: null, actor: 'x' };
+        return { ...partial, reason: null, vpId: null, data: null, prevHash: 'p', hash: `h${seq}` };
+      });
+      const append = stores.audit.appendAfter(undefined, rows, { at: T0, keys });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await racer.query('COMMIT');
+      expect(await append).toEqual({ appended: false, head: undefined, taken: [1] });
+      expect(await stores.audit.last()).toBeUndefined();
+      expect(await stores.replay.remember('free', T0 + 60_000, T0)).toBe(true);
+    } finally {
+      racer.release();
       await opened.close();
     }
   });

@@ -377,6 +377,60 @@ function describeAudit(get: Get): void {
       expect((await s.audit.list({ limit: 10 })).map((r) => r.id)).toEqual(['audit-1', 'audit-2']);
     });
 
+    it('appendAfter takes replay keys with the links: all of them free, or nothing written and the rows named', async () => {
+      const s = get();
+      const claims = (...keys: [row: number, key: string, expiresAt?: number][]) => ({
+        at: T0,
+        keys: keys.map(([row, key, expiresAt = T0 + 1000]) => ({ row, key, expiresAt })),
+      });
+      const h2 = { seq: 2, hash: 'h2' };
+      const seqs = async () => (await s.audit.list({ limit: 10 })).map((r) => r.seq);
+      const claimed = claims([0, 'k1'], [1, 'k2'], [1, 'k3\u0000']);
+      expect(await s.audit.appendAfter(undefined, [auditRow(1), auditRow(2)], claimed)).toEqual({ appended: true });
+      for (const key of ['k1', 'k2', 'k3\u0000']) expect(await s.replay.remember(key, T0 + 1000, T0)).toBe(false);
+      // A key recorded and unexpired; one an earlier row of the batch claims.
+      expect(await s.replay.remember('k4', T0 + 1000, T0)).toBe(true);
+      const recorded = await s.audit.appendAfter(h2, [auditRow(3), auditRow(4)], claims([0, 'k5'], [1, 'k4']));
+      expect(recorded).toEqual({ appended: false, head: h2, taken: [1] });
+      const rows = [auditRow(3), auditRow(4), auditRow(5)];
+      const twice = await s.audit.appendAfter(h2, rows, claims([0, 'k5'], [1, 'k6'], [2, 'k5']));
+      expect(twice).toEqual({ appended: false, head: h2, taken: [2] });
+      // A key that expires by `at` is not free either; and the refused calls recorded no key.
+      expect(await s.audit.appendAfter(h2, [auditRow(3)], claims([0, 'k7', T0]))).toEqual({
+        appended: false,
+        head: h2,
+        taken: [0],
+      });
+      expect(await seqs()).toEqual([1, 2]);
+      for (const key of ['k5', 'k6', 'k7']) expect(await s.replay.remember(key, T0 + 1000, T0)).toBe(true);
+      // A recorded key whose expiry has passed is taken afresh.
+      expect(await s.replay.remember('k8', T0 + 10, T0)).toBe(true);
+      const later = { at: T0 + 10, keys: [{ row: 0, key: 'k8', expiresAt: T0 + 2000 }] };
+      expect(await s.audit.appendAfter(h2, [auditRow(3)], later)).toEqual({ appended: true });
+      expect(await s.replay.remember('k8', T0 + 2000, T0 + 1000)).toBe(false);
+      // A moved head refuses before any key is looked at: nothing recorded.
+      const moved = await s.audit.appendAfter(h2, [auditRow(3, { id: 'late' })], claims([0, 'k9']));
+      expect(moved).toEqual({ appended: false, head: { seq: 3, hash: 'h3' } });
+      expect(await s.replay.remember('k9', T0 + 1000, T0)).toBe(true);
+      expect(await seqs()).toEqual([1, 2, 3]);
+    });
+
+    it('of concurrent appendAfter claims and remember calls with one key, exactly one wins', async () => {
+      const s = get();
+      await s.audit.append(auditRow(1));
+      const head = { seq: 1, hash: 'h1' };
+      const claim = { at: T0, keys: [{ row: 0, key: 'once', expiresAt: T0 + 1000 }] };
+      const attempt = async (i: number): Promise<['claim' | 'remember', boolean]> =>
+        i % 2 === 0
+          ? ['claim', (await s.audit.appendAfter(head, [auditRow(2, { id: `claim-${i}` })], claim)).appended]
+          : ['remember', await s.replay.remember('once', T0 + 1000, T0)];
+      const results = await Promise.all(Array.from({ length: ATTEMPTS }, (_, i) => Promise.resolve(i).then(attempt)));
+      const wins = results.filter(([, won]) => won);
+      expect(wins).toHaveLength(1);
+      // The link is written exactly when a claim won.
+      expect(await s.audit.list({ limit: 10 })).toHaveLength(wins[0]?.[0] === 'claim' ? 2 : 1);
+    });
+
     it('lists by filter, in either order, between seq bounds', async () => {
       const s = get();
       await s.audit.append(auditRow(1, { agentDid: 'did:key:z6MkA', event: 'AGENT_ENROLLED' }));
