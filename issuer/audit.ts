@@ -16,7 +16,7 @@ import { bytesToHex } from '../wallet/crypto/bytes.ts';
 import { sha256Utf8 } from '../wallet/crypto/hash.ts';
 import { canonicalizeJson } from '../wallet/crypto/jcs.ts';
 import { type JsonObject } from '../wallet/crypto/json-value.ts';
-import type { AuditHead, AuditRow } from './storage/audit-store.ts';
+import type { AuditHead, AuditRow, AuditStore, ReplayClaims } from './storage/audit-store.ts';
 import { groupCommit } from './storage/group-commit.ts';
 import type { IssuerStores } from './storage/stores.ts';
 import type { AuditChainVerdict, AuditPage, AuditRecord } from '../wallet/contract/audit.ts';
@@ -49,9 +49,22 @@ export interface AuditQuery {
 
 export type ChainVerdict = AuditChainVerdict;
 
+/** A replay key a record takes (ReplayStore.remember: single use until `expiresAt`). */
+export interface ReplayKey {
+  key: string;
+  expiresAt: number;
+}
+
 export interface AuditLog {
   /** Appends `input`; inside `tx` when given (the caller's transaction), else in its own. */
   record(input: AuditInput, tx?: IssuerStores): Promise<AuditRecord>;
+  /**
+   * Appends `input` only if every replay key of `keys` is free, recording the keys in the same
+   * atomic step (group-committed, as `record` outside a transaction); undefined, with nothing
+   * written, when one of them is taken. A verdict that spends a presentation is then recorded
+   * and spent together, in one write.
+   */
+  recordClaiming(input: AuditInput, keys: ReplayKey[]): Promise<AuditRecord | undefined>;
   list(query?: AuditQuery): Promise<AuditPage>;
   /**
    * Re-checks the whole chain, up to the record that was last when it started. It reads and
@@ -162,29 +175,84 @@ async function appendAll(
   return rows;
 }
 
+/** A record waiting for the group commit, with the replay keys it takes (recordClaiming). */
+interface Pending {
+  input: PreparedInput;
+  keys?: ReplayKey[];
+}
+
+/** What the group commit answers a caller: its link, or undefined when one of its keys was taken. */
+type Appended = AuditRow | undefined;
+
+/** The batch's keys as `appendAfter` takes them (undefined when no record claims any). */
+function claimsOf(batch: Pending[], at: number): ReplayClaims | undefined {
+  const keys = batch.flatMap((pending, row) => (pending.keys ?? []).map((key) => ({ row, ...key })));
+  return keys.length === 0 ? undefined : { at, keys };
+}
+
+/**
+ * One try of `open` after `head`: a record whose keys are taken leaves it (answered undefined in
+ * `answers`) and the rest is tried again at once; not appended when the head had moved, with
+ * the head as it is now.
+ */
+async function appendOpen(
+  audit: AuditStore,
+  head: AuditHead | undefined,
+  open: Pending[],
+  answers: Map<Pending, Appended>,
+  now: () => number,
+): Promise<{ appended: boolean; head: AuditHead | undefined }> {
+  let rest = open;
+  while (rest.length > 0) {
+    const rows = links(
+      rest.map((pending) => pending.input),
+      head,
+      now,
+    );
+    const result = await audit.appendAfter(head, rows, claimsOf(rest, now()));
+    if (result.appended) {
+      rest.forEach((pending, i) => answers.set(pending, rows[i]));
+      const last = rows.at(-1) ?? rows[0];
+      return { appended: true, head: { seq: last.seq, hash: last.hash } };
+    }
+    if (result.taken === undefined) return { appended: false, head: result.head };
+    const taken = new Set<number>(result.taken);
+    rest.forEach((pending, i) => (taken.has(i) ? answers.set(pending, undefined) : undefined));
+    rest = rest.filter((_, i) => !taken.has(i));
+  }
+  return { appended: true, head };
+}
+
 /** Tries of `appendAfter` for one batch before it takes a writer transaction instead. */
 const APPEND_TRIES = 3;
 
 /**
  * The group commit's append: the batch's links after the head this log last saw, written by
- * `appendAfter` in one step — no transaction to open and commit, no head to read first. Where
- * another writer (another instance, a caller's transaction) moved the head, `appendAfter` says
- * where it is now and the links are built again from there; a batch refused APPEND_TRIES times
- * is appended in a writer transaction, where the head cannot move.
+ * `appendAfter` in one step — no transaction to open and commit, no head to read first — with
+ * the replay keys its records take. Where another writer (another instance, a caller's
+ * transaction) moved the head, `appendAfter` says where it is now and the links are built again
+ * from there. A batch refused APPEND_TRIES times for a moved head is appended the same way in a
+ * writer transaction, where the head cannot move.
  */
-function batchAppender(stores: IssuerStores, now: () => number): (inputs: PreparedInput[]) => Promise<AuditRow[]> {
+function batchAppender(stores: IssuerStores, now: () => number): (batch: Pending[]) => Promise<Appended[]> {
   let known: { head: AuditHead | undefined } | undefined;
-  return async (inputs) => {
+  return async (batch) => {
+    const answers = new Map<Pending, Appended>();
+    const open = () => batch.filter((pending) => !answers.has(pending));
     for (let tries = 0; tries < APPEND_TRIES; tries++) {
       known ??= { head: await stores.audit.last() };
-      const rows = links(inputs, known.head, now);
-      const result = await stores.audit.appendAfter(known.head, rows);
-      const head = result.appended ? rows[rows.length - 1] : result.head;
-      known = { head: head && { seq: head.seq, hash: head.hash } };
-      if (result.appended) return rows;
+      const tried = await appendOpen(stores.audit, known.head, open(), answers, now);
+      known = { head: tried.head };
+      if (tried.appended) return batch.map((pending) => answers.get(pending));
     }
     known = undefined;
-    return stores.transaction((own) => appendAll(inputs, own, now));
+    const head = await stores.transaction(async (own) => {
+      const tried = await appendOpen(own.audit, await own.audit.last(), open(), answers, now);
+      if (!tried.appended) throw new Error('audit: the head moved inside a writer transaction');
+      return tried.head;
+    });
+    known = { head };
+    return batch.map((pending) => answers.get(pending));
   };
 }
 
@@ -229,7 +297,13 @@ export function createAuditLog(stores: IssuerStores, now: () => number = Date.no
   return {
     async record(input, tx) {
       const prepared = prepare(input);
-      return toRecord(tx ? (await appendAll([prepared], tx, now))[0] : await grouped(prepared));
+      if (tx) return toRecord((await appendAll([prepared], tx, now))[0]);
+      // A record that claims no key is never refused: its link is always there.
+      return toRecord((await grouped({ input: prepared })) as AuditRow);
+    },
+    async recordClaiming(input, keys) {
+      const row = await grouped({ input: prepare(input), keys });
+      return row && toRecord(row);
     },
     async list(query = {}) {
       const limit = Math.min(Math.max(Math.trunc(query.limit ?? 100), 1), 500);

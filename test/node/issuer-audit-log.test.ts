@@ -199,6 +199,75 @@ describe('audit log', () => {
     expect(await log.verifyChain()).toMatchObject({ intact: true, count: 2 });
   });
 
+  it('recordClaiming: a record whose replay key is taken is left out of its batch, the rest is chained', async () => {
+    const { log, stores, tick } = freshLog();
+    const now = Date.parse('2026-11-22T10:00:00Z');
+    expect(await stores.replay.remember('spent', now + 60_000, now)).toBe(true);
+    const key = (k: string) => [{ key: k, expiresAt: now + 60_000 }];
+    const results = await Promise.all([
+      log.recordClaiming({ event: 'VP_VERIFIED', actor: 'a' }, key('k1')),
+      log.recordClaiming({ event: 'VP_VERIFIED', actor: 'b' }, key('spent')),
+      log.record({ event: 'VP_REJECTED', actor: 'c' }),
+      log.recordClaiming({ event: 'VP_VERIFIED', actor: 'd' }, [...key('k2'), ...key('k1')]),
+      log.recordClaiming({ event: 'VP_VERIFIED', actor: 'e' }, key('k3')),
+    ]);
+    expect(results.map((r) => r?.seq)).toEqual([1, undefined, 2, undefined, 3]);
+    expect(results.map((r) => r?.actor)).toEqual(['a', undefined, 'c', undefined, 'e']);
+    expect(await log.verifyChain()).toMatchObject({ intact: true, count: 3 });
+    // The left-out record spent nothing: its free key (k2) is still free; the others are spent.
+    expect(await stores.replay.remember('k2', now + 60_000, now)).toBe(true);
+    expect(await stores.replay.remember('k3', now + 60_000, now)).toBe(false);
+    // A key whose expiry has passed by the log's clock is not free either.
+    tick(61_000);
+    expect(await log.recordClaiming({ event: 'VP_VERIFIED', actor: 'f' }, key('k4'))).toBeUndefined();
+  });
+
+  it('recordClaiming in the writer transaction (after refusals): the same single use, key by key', async () => {
+    const { stores } = freshLog();
+    const now = Date.parse('2026-11-22T10:00:00Z');
+    const transactions: number[] = [];
+    const refusing = {
+      ...stores,
+      transaction: ((fn) => (transactions.push(1), stores.transaction(fn))) as typeof stores.transaction,
+      audit: {
+        ...stores.audit,
+        appendAfter: async () => ({ appended: false as const, head: await stores.audit.last() }),
+      },
+    };
+    const log = createAuditLog(refusing, () => now);
+    expect(await stores.replay.remember('spent', now + 60_000, now)).toBe(true);
+    const key = (k: string) => ({ key: k, expiresAt: now + 60_000 });
+    const results = await Promise.all([
+      log.recordClaiming({ event: 'VP_VERIFIED', actor: 'a' }, [key('k1')]),
+      log.recordClaiming({ event: 'VP_VERIFIED', actor: 'b' }, [key('k2'), key('spent')]),
+      log.recordClaiming({ event: 'VP_VERIFIED', actor: 'c' }, [key('k1')]),
+      log.record({ event: 'VP_REJECTED', actor: 'd' }),
+    ]);
+    expect(transactions).toEqual([1]);
+    expect(results.map((r) => r?.actor)).toEqual(['a', undefined, undefined, 'd']);
+    expect(await log.verifyChain()).toMatchObject({ intact: true, count: 2 });
+    // b's first key was undone with it.
+    expect(await stores.replay.remember('k2', now + 60_000, now)).toBe(true);
+  });
+
+  it('a store whose head moves inside a writer transaction breaks its contract: the batch fails, nothing is answered as stored', async () => {
+    const { stores } = freshLog();
+    const moving = async () => ({ appended: false as const, head: { seq: 99, hash: 'elsewhere' } });
+    const broken = {
+      ...stores,
+      audit: { ...stores.audit, appendAfter: moving },
+      transaction: ((fn) =>
+        stores.transaction((own) =>
+          fn({ ...own, audit: { ...own.audit, appendAfter: moving } }),
+        )) as typeof stores.transaction,
+    };
+    const log = createAuditLog(broken);
+    await expect(log.record({ event: 'VP_VERIFIED', actor: 'a' })).rejects.toThrow(
+      'audit: the head moved inside a writer transaction',
+    );
+    expect(await stores.audit.last()).toBeUndefined();
+  });
+
   it('an input with no JSON form fails alone; a batch whose write fails rejects every caller in it', async () => {
     const { log, stores } = freshLog();
     const [bad, good] = await Promise.allSettled([
