@@ -10,7 +10,10 @@
  * says which target it was judged for, and the session token's `aud` is that target.
  *
  * Every decision is audited: VP_VERIFIED, or VP_REJECTED with the reason code; both carry the
- * vpId (when the presentation has one).
+ * vpId (when the presentation has one). Without a session token to mint, an acceptance is spent
+ * and recorded in one write (AuditLog.recordClaiming): check 7's keys are noted, not taken, and
+ * the append of VP_VERIFIED takes them; a key found taken there sends the presentation through
+ * the live replay cache, which refuses it REPLAYED (docs/api.md `POST /v1/vp/verify`).
  *
  * The verified-credential cache is on: an agent presents the same credentials again and again,
  * and their signatures need checking once per 5 minutes. A signing-key rotation therefore takes
@@ -18,8 +21,14 @@
  */
 import type { JsonObject } from '../../wallet/crypto/json-value.ts';
 import { createVerifiedCredentialCache, type VerifiedCredentialCache } from '../../wallet/vc/credential-cache.ts';
-import { verifyPresentation, type VerifyPresentationOptions } from '../../wallet/vc/verify.ts';
-import { clipText, type AuditRecord } from '../audit.ts';
+import type { ReplayCache } from '../../wallet/vc/replay-cache.ts';
+import {
+  verifyPresentation,
+  type VerificationFailure,
+  type VerificationSuccess,
+  type VerifyPresentationOptions,
+} from '../../wallet/vc/verify.ts';
+import { clipText, type AuditInput, type AuditRecord, type ReplayKey } from '../audit.ts';
 import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
 import { presentationStatusEntries } from './introspection.ts';
@@ -82,27 +91,42 @@ export interface VpVerifier {
   verify(input: VpVerifyInput, actor: string): Promise<VpVerdict>;
 }
 
-/** The audit record of a verdict: VP_VERIFIED or VP_REJECTED, with its target and scopes or failed check. */
-function recordVerdict(
-  ctx: IssuerContext,
-  verdict: VpVerdict,
-  target: string | undefined,
-  actor: string,
-): Promise<AuditRecord> {
+/** The audit input of a verdict: VP_VERIFIED or VP_REJECTED, with its target and scopes or failed check. */
+function verdictInput(verdict: VpVerdict, target: string | undefined, actor: string): AuditInput {
   const data: JsonObject = {
     target: target === undefined ? null : clipText(target, 256),
     ...(verdict.valid
       ? { effectiveScopes: verdict.effectiveScopes, session: verdict.sessionToken !== undefined }
       : { failedCheck: verdict.failedCheck }),
   };
-  return ctx.audit.record({
+  return {
     event: verdict.valid ? 'VP_VERIFIED' : 'VP_REJECTED',
     actor,
     reason: verdict.valid ? 'VALID' : verdict.reason,
     ...(verdict.valid ? { agentDid: verdict.agentDid } : {}),
     ...(verdict.vpId === undefined ? {} : { vpId: verdict.vpId }),
     data,
-  });
+  };
+}
+
+function recordVerdict(
+  ctx: IssuerContext,
+  verdict: VpVerdict,
+  target: string | undefined,
+  actor: string,
+): Promise<AuditRecord> {
+  return ctx.audit.record(verdictInput(verdict, target, actor));
+}
+
+/** The acceptance recorded with the replay keys it spends; undefined (nothing written) when one is taken. */
+function recordClaiming(
+  ctx: IssuerContext,
+  verdict: VpAccepted,
+  target: string,
+  actor: string,
+  keys: ReplayKey[],
+): Promise<AuditRecord | undefined> {
+  return ctx.audit.recordClaiming(verdictInput(verdict, target, actor), keys);
 }
 
 /** A session token for an accepted presentation, remembered with the status entries it depends on. */
@@ -137,12 +161,59 @@ async function mintSession(
   return session;
 }
 
+/** The verdict for a refusal by `verifyPresentation`. */
+function deniedVerdict(result: VerificationFailure, vpId: string | undefined): VpDenied {
+  return {
+    valid: false,
+    reason: result.reason,
+    message: result.message,
+    failedCheck: result.failedCheck,
+    ...(vpId ? { vpId } : {}),
+  };
+}
+
+/** The verdict for an acceptance by `verifyPresentation`. */
+function acceptedVerdict(result: VerificationSuccess, target: string): VpAccepted {
+  return {
+    valid: true,
+    agentDid: result.agentDid,
+    privilegeScopes: result.privilegeScopes,
+    effectiveScopes: result.effectiveScopes,
+    vpId: result.vpId,
+    target,
+  };
+}
+
+/**
+ * A replay cache that notes the keys check 7 asks for and says yes: the keys are taken later,
+ * in the one write that records the verdict (AuditLog.recordClaiming), and a key found taken
+ * there sends the presentation through the verification again with the live cache.
+ */
+function deferredReplayCache(keys: ReplayKey[]): ReplayCache {
+  return {
+    remember(key, expiresAt) {
+      keys.push({ key, expiresAt });
+      return true;
+    },
+  };
+}
+
 export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssuer): VpVerifier {
   const record = (verdict: VpVerdict, target: string | undefined, actor: string): Promise<AuditRecord> =>
     recordVerdict(ctx, verdict, target, actor);
   // A credential presented again (same bytes) skips its signature check for 5 minutes
   // (docs/protocol.md §Caches); validity, chain, DIDs and status are still checked every time.
   const credentialCache = createVerifiedCredentialCache({ ttlMs: 5 * 60_000, now: () => ctx.now() });
+
+  /** A refusal, audited; unreadable input is a bad request, not a decision about an agent. */
+  const refuse = async (result: VerificationFailure, vpId: string | undefined, target: string, actor: string) => {
+    const denied = deniedVerdict(result, vpId);
+    await record(denied, target, actor);
+    if (result.reason === 'MALFORMED')
+      throw apiError('MALFORMED', result.message, { audit: false, details: { failedCheck: result.failedCheck } });
+    return denied;
+  };
+
   return {
     async verify(input, actor) {
       const target = input.expectedTarget ?? proofDomainOf(input.presentation);
@@ -158,34 +229,28 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
         await record(denied, undefined, actor);
         throw apiError('MALFORMED', denied.message, { audit: false });
       }
-      const result = await verifyPresentation(input.presentation, {
+      const options: VerifyPresentationOptions = {
         ...issuerTrust(ctx, credentialCache),
         expectedDomain: target,
         ...(input.challenge === undefined ? {} : { expectedChallenge: input.challenge }),
         ...(input.requiredScopes === undefined ? {} : { requiredScopes: input.requiredScopes }),
-      });
-      if (!result.valid) {
-        const denied: VpDenied = {
-          valid: false,
-          reason: result.reason,
-          message: result.message,
-          failedCheck: result.failedCheck,
-          ...(vpId ? { vpId } : {}),
-        };
-        await record(denied, target, actor);
-        // Unreadable input is a bad request, not a decision about an agent (the refusal is already audited).
-        if (result.reason === 'MALFORMED')
-          throw apiError('MALFORMED', result.message, { audit: false, details: { failedCheck: result.failedCheck } });
-        return denied;
-      }
-      const accepted: VpAccepted = {
-        valid: true,
-        agentDid: result.agentDid,
-        privilegeScopes: result.privilegeScopes,
-        effectiveScopes: result.effectiveScopes,
-        vpId: result.vpId,
-        target,
       };
+      // Without a session token to mint (and remember) before the record, the presentation is
+      // spent and its acceptance recorded in one write. Replay is the last check, so a refusal
+      // here is the one the live cache would have led to as well.
+      if (input.session !== true) {
+        const keys: ReplayKey[] = [];
+        const result = await verifyPresentation(input.presentation, {
+          ...options,
+          replayCache: deferredReplayCache(keys),
+        });
+        if (!result.valid) return refuse(result, vpId, target, actor);
+        const accepted = acceptedVerdict(result, target);
+        if (await recordClaiming(ctx, accepted, target, actor, keys)) return accepted;
+      }
+      const result = await verifyPresentation(input.presentation, options);
+      if (!result.valid) return refuse(result, vpId, target, actor);
+      const accepted = acceptedVerdict(result, target);
       if (input.session === true) {
         const session = await mintSession(ctx, sessions, input.presentation, result, target);
         accepted.sessionToken = session.token;

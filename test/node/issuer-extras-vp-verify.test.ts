@@ -89,6 +89,24 @@ describe('POST /v1/vp/verify', () => {
     expect(await auditOf('VP_REJECTED', vp.id)).toMatchObject({ reason: 'REPLAYED', vpId: vp.id });
   });
 
+  it('one presentation sent 12 times at once: accepted once (spent with its record), REPLAYED 11 times', async () => {
+    const { agent, credential } = await selfAgent();
+    const challenge = `burst-${crypto.randomUUID()}`;
+    const vp = await present(agent, [credential], { challenge });
+    const body = { presentation: vp, expectedTarget: TARGET, challenge };
+    const answers = await Promise.all(Array.from({ length: 12 }, () => issuer.call('/v1/vp/verify', { body })));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, ...Array<number>(11).fill(403)]);
+    expect(answers.filter((a) => a.json.reason === 'REPLAYED')).toHaveLength(11);
+    const audit = await issuer.call('/v1/audit?limit=500&order=desc', { admin: true });
+    const records = (audit.json.records as Array<{ vpId?: string; event: string; reason?: string }>).filter(
+      (r) => r.vpId === vp.id,
+    );
+    expect(records.filter((r) => r.event === 'VP_VERIFIED')).toHaveLength(1);
+    expect(records.filter((r) => r.reason === 'REPLAYED')).toHaveLength(11);
+    const spent = issuer.running.ctx.db.sqlite.prepare('SELECT key FROM replay_keys WHERE key IN (?, ?)');
+    expect(spent.all(`vp:${vp.id}`, `challenge:${TARGET}:${challenge}`)).toHaveLength(2);
+  });
+
   it("a nonce is one target's: another agent answering the same nonce for another target is accepted; a replay records nothing", async () => {
     const other = 'mail.example.com';
     const x = await selfAgent();
