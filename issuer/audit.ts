@@ -16,7 +16,7 @@ import { bytesToHex } from '../wallet/crypto/bytes.ts';
 import { sha256Utf8 } from '../wallet/crypto/hash.ts';
 import { canonicalizeJson } from '../wallet/crypto/jcs.ts';
 import { type JsonObject } from '../wallet/crypto/json-value.ts';
-import type { AuditHead, AuditRow, AuditStore, ReplayClaims } from './storage/audit-store.ts';
+import type { AppendConditions, AuditHead, AuditRow, AuditStore } from './storage/audit-store.ts';
 import { groupCommit } from './storage/group-commit.ts';
 import type { IssuerStores } from './storage/stores.ts';
 import type { AuditChainVerdict, AuditPage, AuditRecord } from '../wallet/contract/audit.ts';
@@ -55,16 +55,26 @@ export interface ReplayKey {
   expiresAt: number;
 }
 
+/**
+ * What a record written by `recordIf` depends on: replay keys it takes, and the read generation
+ * (stores.readGeneration) the decision it records was made at.
+ */
+export interface RecordConditions {
+  keys?: ReplayKey[];
+  generation?: number;
+}
+
 export interface AuditLog {
   /** Appends `input`; inside `tx` when given (the caller's transaction), else in its own. */
   record(input: AuditInput, tx?: IssuerStores): Promise<AuditRecord>;
   /**
-   * Appends `input` only if every replay key of `keys` is free, recording the keys in the same
-   * atomic step (group-committed, as `record` outside a transaction); undefined, with nothing
-   * written, when one of them is taken. A verdict that spends a presentation is then recorded
-   * and spent together, in one write.
+   * Appends `input` (outside transactions, group-committed as `record`) only if it meets
+   * `conditions`: every replay key free, recorded in the same atomic step, and the read
+   * generation still the one given. Undefined, with nothing written, when it does not. A
+   * verdict is then recorded, and the presentation it accepts spent, in one write, and only
+   * while what the verdict read is still what the database holds.
    */
-  recordClaiming(input: AuditInput, keys: ReplayKey[]): Promise<AuditRecord | undefined>;
+  recordIf(input: AuditInput, conditions: RecordConditions): Promise<AuditRecord | undefined>;
   list(query?: AuditQuery): Promise<AuditPage>;
   /**
    * Re-checks the whole chain, up to the record that was last when it started. It reads and
@@ -175,23 +185,29 @@ async function appendAll(
   return rows;
 }
 
-/** A record waiting for the group commit, with the replay keys it takes (recordClaiming). */
+/** A record waiting for the group commit, with what it depends on (recordIf). */
 interface Pending {
   input: PreparedInput;
-  keys?: ReplayKey[];
+  conditions?: RecordConditions;
 }
 
-/** What the group commit answers a caller: its link, or undefined when one of its keys was taken. */
+/** What the group commit answers a caller: its link, or undefined when it failed its conditions. */
 type Appended = AuditRow | undefined;
 
-/** The batch's keys as `appendAfter` takes them (undefined when no record claims any). */
-function claimsOf(batch: Pending[], at: number): ReplayClaims | undefined {
-  const keys = batch.flatMap((pending, row) => (pending.keys ?? []).map((key) => ({ row, ...key })));
-  return keys.length === 0 ? undefined : { at, keys };
+/** The batch's conditions as `appendAfter` takes them (undefined when no record has any). */
+function conditionsOf(batch: Pending[], at: number): AppendConditions | undefined {
+  if (batch.every((pending) => pending.conditions === undefined)) return undefined;
+  return {
+    at,
+    keys: batch.flatMap(({ conditions }, row) => (conditions?.keys ?? []).map((key) => ({ row, ...key }))),
+    generations: batch.flatMap(({ conditions }, row) =>
+      conditions?.generation === undefined ? [] : [{ row, generation: conditions.generation }],
+    ),
+  };
 }
 
 /**
- * One try of `open` after `head`: a record whose keys are taken leaves it (answered undefined in
+ * One try of `open` after `head`: a record refused for its conditions leaves it (answered undefined in
  * `answers`) and the rest is tried again at once; not appended when the head had moved, with
  * the head as it is now.
  */
@@ -209,16 +225,16 @@ async function appendOpen(
       head,
       now,
     );
-    const result = await audit.appendAfter(head, rows, claimsOf(rest, now()));
+    const result = await audit.appendAfter(head, rows, conditionsOf(rest, now()));
     if (result.appended) {
       rest.forEach((pending, i) => answers.set(pending, rows[i]));
       const last = rows.at(-1) ?? rows[0];
       return { appended: true, head: { seq: last.seq, hash: last.hash } };
     }
-    if (result.taken === undefined) return { appended: false, head: result.head };
-    const taken = new Set<number>(result.taken);
-    rest.forEach((pending, i) => (taken.has(i) ? answers.set(pending, undefined) : undefined));
-    rest = rest.filter((_, i) => !taken.has(i));
+    if (result.refused === undefined) return { appended: false, head: result.head };
+    const refused = new Set<number>(result.refused);
+    rest.forEach((pending, i) => (refused.has(i) ? answers.set(pending, undefined) : undefined));
+    rest = rest.filter((_, i) => !refused.has(i));
   }
   return { appended: true, head };
 }
@@ -229,10 +245,11 @@ const APPEND_TRIES = 3;
 /**
  * The group commit's append: the batch's links after the head this log last saw, written by
  * `appendAfter` in one step — no transaction to open and commit, no head to read first — with
- * the replay keys its records take. Where another writer (another instance, a caller's
+ * the conditions of its records. Where another writer (another instance, a caller's
  * transaction) moved the head, `appendAfter` says where it is now and the links are built again
- * from there. A batch refused APPEND_TRIES times for a moved head is appended the same way in a
- * writer transaction, where the head cannot move.
+ * from there; records refused for their conditions leave the batch. A batch refused APPEND_TRIES
+ * times for a moved head is appended the same way in a writer transaction, where the head cannot
+ * move.
  */
 function batchAppender(stores: IssuerStores, now: () => number): (batch: Pending[]) => Promise<Appended[]> {
   let known: { head: AuditHead | undefined } | undefined;
@@ -301,8 +318,8 @@ export function createAuditLog(stores: IssuerStores, now: () => number = Date.no
       // A record that claims no key is never refused: its link is always there.
       return toRecord((await grouped({ input: prepared })) as AuditRow);
     },
-    async recordClaiming(input, keys) {
-      const row = await grouped({ input: prepare(input), keys });
+    async recordIf(input, conditions) {
+      const row = await grouped({ input: prepare(input), conditions });
       return row && toRecord(row);
     },
     async list(query = {}) {

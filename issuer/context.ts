@@ -12,7 +12,6 @@
 import { setEd25519Backend } from '../wallet/crypto/ed25519.ts';
 import type { ReplayCache } from '../wallet/vc/replay-cache.ts';
 import type { SigningIdentity } from '../wallet/vc/identity.ts';
-import type { StatusListClient } from '../wallet/status/client.ts';
 import { createAuditLog, type AuditLog } from './audit.ts';
 import { ConfigError, type IssuerConfig } from './config.ts';
 import { createLogger, type Logger } from './http/logger.ts';
@@ -21,7 +20,12 @@ import { createRateLimits, type IssuerRateLimits } from './http/rate-limits.ts';
 import { completeLegacyRevocations } from './services/credentials.ts';
 import { ensureIssuerIdentity } from './services/issuer-identity.ts';
 import { createIssuerResolver, type IssuerResolver } from './services/resolver.ts';
-import { createIssuerStatusClient, ensureDefaultStatusLists } from './services/status-lists.ts';
+import { createReadCache, type ReadCache } from './services/read-cache.ts';
+import {
+  createIssuerStatusClient,
+  ensureDefaultStatusLists,
+  type IssuerStatusClient,
+} from './services/status-lists.ts';
 import { openDatabase, type IssuerDb } from './storage/db.ts';
 import { openPostgres, type PostgresDb } from './storage/postgres/db.ts';
 import { createPostgresStores } from './storage/postgres/stores.ts';
@@ -50,7 +54,9 @@ export interface IssuerContext {
   /** Cached did:key + did:web (HTTP) resolver; DIDs hosted here are read from the database, uncached. */
   readonly resolver: IssuerResolver;
   /** This issuer's lists in-process (always current); other issuers' lists over HTTP, cached for their ttl. */
-  readonly statusLists: StatusListClient;
+  readonly statusLists: IssuerStatusClient;
+  /** Hosted DIDs and list versions kept while the read generation holds (services/read-cache.ts). */
+  readonly readCache: ReadCache;
   readonly replayCache: ReplayCache;
   readonly audit: AuditLog;
   readonly rateLimits: RateLimits;
@@ -124,7 +130,7 @@ export async function createIssuerContext(
     const resolver = createIssuerResolver({ config, dids: stores.dids, now, ...(shared && { shared: shared.dids }) });
     // The client serves this issuer's lists through services that take the context: it reaches
     // the context through this binding, set once the context exists.
-    let statusLists: StatusListClient | undefined;
+    let statusLists: IssuerStatusClient | undefined;
     const ctx: IssuerContext = {
       config,
       get db(): IssuerDb {
@@ -139,7 +145,9 @@ export async function createIssuerContext(
       statusLists: {
         check: (entry, credentialIssuer, at) =>
           (statusLists ??= createIssuerStatusClient(ctx, shared?.lists)).check(entry, credentialIssuer, at),
+        over: (version) => (statusLists ??= createIssuerStatusClient(ctx, shared?.lists)).over(version),
       },
+      readCache: createReadCache(stores),
       replayCache: replayCacheOver(stores.replay, now),
       audit,
       rateLimits: limits.rateLimits,

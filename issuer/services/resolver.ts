@@ -27,6 +27,11 @@ export interface IssuerResolver extends Resolvable {
   resolve(didUrl: string, options?: DidResolutionOptions): Promise<DidResolutionResult>;
   /** Forgets cached resolutions of foreign DIDs (one, or all). */
   invalidate(did?: string): void;
+  /**
+   * This resolver with hosted DIDs read through `hosted` instead of the store (a read cache,
+   * services/read-cache.ts); foreign DIDs share this resolver's cache.
+   */
+  over(hosted: Pick<DidStore, 'get'>): Resolvable;
 }
 
 export interface IssuerResolverOptions {
@@ -68,24 +73,32 @@ export function createIssuerResolver(options: IssuerResolverOptions): IssuerReso
   const isOwnWeb = (did: string): boolean =>
     ownWebPrefix !== undefined && (did === ownWebPrefix || did.startsWith(`${ownWebPrefix}:`));
 
-  const resolve = async (didUrl: string, resolveOptions?: DidResolutionOptions): Promise<DidResolutionResult> => {
-    const did = didOf(didUrl);
-    if (did === undefined)
-      return resolutionError('invalidDid', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
-    const hosted = await options.dids.get(did);
-    if (hosted) return hostedResolution(hosted);
-    // A did:web under our own domain that we do not host does not exist: never ask ourselves over HTTP.
-    if (isOwnWeb(did)) return resolutionError('notFound', `${did} is not hosted by this issuer`);
-    return remote.resolve(didUrl, resolveOptions);
+  /** resolve and refresh, reading hosted DIDs through `hosted`. */
+  const resolvable = (hosted: Pick<DidStore, 'get'>): Resolvable & Pick<IssuerResolver, 'resolve'> => {
+    const resolve = async (didUrl: string, resolveOptions?: DidResolutionOptions): Promise<DidResolutionResult> => {
+      const did = didOf(didUrl);
+      if (did === undefined)
+        return resolutionError('invalidDid', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
+      const record = await hosted.get(did);
+      if (record) return hostedResolution(record);
+      // A did:web under our own domain that we do not host does not exist: never ask ourselves over HTTP.
+      if (isOwnWeb(did)) return resolutionError('notFound', `${did} is not hosted by this issuer`);
+      return remote.resolve(didUrl, resolveOptions);
+    };
+    return {
+      resolve,
+      // Hosted documents are read live (or from a validated cache) anyway; other DIDs may be
+      // resolved past the cache (a rotated key).
+      async refresh(didUrl) {
+        const did = didOf(didUrl);
+        const remoteDid = did !== undefined && !isOwnWeb(did) && !(await hosted.get(did));
+        return remoteDid ? remote.refresh(didUrl) : resolve(didUrl);
+      },
+    };
   };
   return {
+    ...resolvable(options.dids),
     invalidate: (did) => remote.invalidate(did),
-    resolve,
-    // Hosted documents are read live anyway; other DIDs may be resolved past the cache (a rotated key).
-    async refresh(didUrl) {
-      const did = didOf(didUrl);
-      const remoteDid = did !== undefined && !isOwnWeb(did) && !(await options.dids.get(did));
-      return remoteDid ? remote.refresh(didUrl) : resolve(didUrl);
-    },
+    over: resolvable,
   };
 }

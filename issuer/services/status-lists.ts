@@ -30,7 +30,7 @@ import { encodeStatusList } from '../../wallet/status/encoded-list.ts';
 import { fetchPolicy } from '../config.ts';
 import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
-import type { StatusListRecord, StatusMessageRecord } from '../storage/status-lists-store.ts';
+import type { StatusListRecord, StatusListStore, StatusMessageRecord } from '../storage/status-lists-store.ts';
 import type { IssuerStores } from '../storage/stores.ts';
 import type { SharedCache } from './shared-caches/redis-cache.ts';
 import { sharedListClientOptions } from './shared-caches/status-list-fetch.ts';
@@ -289,7 +289,12 @@ async function signList(ctx: IssuerContext, list: StatusListRecord): Promise<Pub
  * the signed lists are also shared with the other instances and verified again by each
  * (shared-caches/status-list-fetch.ts).
  */
-export function createIssuerStatusClient(ctx: IssuerContext, shared?: SharedCache): StatusListClient {
+export interface IssuerStatusClient extends StatusListClient {
+  /** This client with this issuer's list versions read through `version` (a read cache, services/read-cache.ts). */
+  over(version: StatusListStore['version']): StatusListClient;
+}
+
+export function createIssuerStatusClient(ctx: IssuerContext, shared?: SharedCache): IssuerStatusClient {
   const resolveKey = createKeyResolver(ctx.resolver);
   const now = (): number => ctx.now();
   const policy = fetchPolicy(ctx.config);
@@ -326,7 +331,7 @@ export function createIssuerStatusClient(ctx: IssuerContext, shared?: SharedCach
     }
   };
 
-  return {
+  const over = (version: StatusListStore['version']): StatusListClient => ({
     // async: whatever goes wrong below (a malformed escape in the URL, say) is a rejection, as
     // the StatusListClient contract has it, never a synchronous throw.
     async check(entry, credentialIssuer, at) {
@@ -336,9 +341,9 @@ export function createIssuerStatusClient(ctx: IssuerContext, shared?: SharedCach
           : undefined;
       if (typeof url !== 'string' || !url.startsWith(prefix)) return checkRemote(entry, credentialIssuer, at, url);
       const listId = decodeURIComponent(url.slice(prefix.length));
-      const version = (await ctx.stores.statusLists.version(listId)) ?? -1;
+      const current = (await version(listId)) ?? -1;
       let cached = local.get(listId);
-      if (!cached || cached.version !== version) {
+      if (!cached || cached.version !== current) {
         // The fetch never leaves the process, so the network policy may allow any host here.
         const client = createStatusListClient({
           resolveKey,
@@ -347,11 +352,12 @@ export function createIssuerStatusClient(ctx: IssuerContext, shared?: SharedCach
           allowPrivateNetwork: true,
           now: () => ctx.now(),
         });
-        cached = { version, client };
+        cached = { version: current, client };
         if (local.size > 1000) local.clear();
         local.set(listId, cached);
       }
       return cached.client.check(entry, credentialIssuer, at);
     },
-  };
+  });
+  return { ...over((listId) => ctx.stores.statusLists.version(listId)), over };
 }

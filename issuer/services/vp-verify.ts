@@ -10,10 +10,10 @@
  * says which target it was judged for, and the session token's `aud` is that target.
  *
  * Every decision is audited: VP_VERIFIED, or VP_REJECTED with the reason code; both carry the
- * vpId (when the presentation has one). Without a session token to mint, an acceptance is spent
- * and recorded in one write (AuditLog.recordClaiming): check 7's keys are noted, not taken, and
- * the append of VP_VERIFIED takes them; a key found taken there sends the presentation through
- * the live replay cache, which refuses it REPLAYED (docs/api.md `POST /v1/vp/verify`).
+ * vpId (when the presentation has one). Without a session token to mint, the verdict is made
+ * with the read cache (read-cache.ts) and recorded on condition that nothing it read has changed,
+ * an acceptance spending the presentation in the same write (`fastVerdict`, docs/api.md
+ * `POST /v1/vp/verify`); a refused record sends the presentation through the live path.
  *
  * The verified-credential cache is on: an agent presents the same credentials again and again,
  * and their signatures need checking once per 5 minutes. A signing-key rotation therefore takes
@@ -118,17 +118,6 @@ function recordVerdict(
   return ctx.audit.record(verdictInput(verdict, target, actor));
 }
 
-/** The acceptance recorded with the replay keys it spends; undefined (nothing written) when one is taken. */
-function recordClaiming(
-  ctx: IssuerContext,
-  verdict: VpAccepted,
-  target: string,
-  actor: string,
-  keys: ReplayKey[],
-): Promise<AuditRecord | undefined> {
-  return ctx.audit.recordClaiming(verdictInput(verdict, target, actor), keys);
-}
-
 /** A session token for an accepted presentation, remembered with the status entries it depends on. */
 async function mintSession(
   ctx: IssuerContext,
@@ -184,11 +173,7 @@ function acceptedVerdict(result: VerificationSuccess, target: string): VpAccepte
   };
 }
 
-/**
- * A replay cache that notes the keys check 7 asks for and says yes: the keys are taken later,
- * in the one write that records the verdict (AuditLog.recordClaiming), and a key found taken
- * there sends the presentation through the verification again with the live cache.
- */
+/** A replay cache that notes the keys check 7 asks for and says yes: they are taken with the verdict's record. */
 function deferredReplayCache(keys: ReplayKey[]): ReplayCache {
   return {
     remember(key, expiresAt) {
@@ -196,6 +181,41 @@ function deferredReplayCache(keys: ReplayKey[]): ReplayCache {
       return true;
     },
   };
+}
+
+/**
+ * The verdict made with this process's read cache and a replay cache that notes check 7's keys
+ * and says yes (replay being the last check, any refusal is the one the live cache would lead
+ * to), recorded on condition that the read generation has not moved and — for an acceptance —
+ * taking those keys, all in one write. Undefined when the record was refused (something read
+ * changed, or a key is taken): the caller verifies again with live reads and the live cache,
+ * which refuses a replay REPLAYED with the library's own message.
+ */
+async function fastVerdict(
+  ctx: IssuerContext,
+  presentation: unknown,
+  options: VerifyPresentationOptions,
+  vpId: string | undefined,
+  target: string,
+  actor: string,
+): Promise<VpVerdict | undefined> {
+  const view = await ctx.readCache.view();
+  const keys: ReplayKey[] = [];
+  const result = await verifyPresentation(presentation, {
+    ...options,
+    resolver: ctx.resolver.over(view.dids),
+    statusLists: ctx.statusLists.over(view.version),
+    replayCache: deferredReplayCache(keys),
+  });
+  const verdict = result.valid ? acceptedVerdict(result, target) : deniedVerdict(result, vpId);
+  const conditions = { generation: view.generation, ...(result.valid ? { keys } : {}) };
+  if (!(await ctx.audit.recordIf(verdictInput(verdict, target, actor), conditions))) {
+    ctx.readCache.drop(view.generation);
+    return undefined;
+  }
+  if (!result.valid && result.reason === 'MALFORMED')
+    throw apiError('MALFORMED', result.message, { audit: false, details: { failedCheck: result.failedCheck } });
+  return verdict;
 }
 
 export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssuer): VpVerifier {
@@ -235,18 +255,10 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
         ...(input.challenge === undefined ? {} : { expectedChallenge: input.challenge }),
         ...(input.requiredScopes === undefined ? {} : { requiredScopes: input.requiredScopes }),
       };
-      // Without a session token to mint (and remember) before the record, the presentation is
-      // spent and its acceptance recorded in one write. Replay is the last check, so a refusal
-      // here is the one the live cache would have led to as well.
+      // Without a session token to mint (and store) before the record: the fast path.
       if (input.session !== true) {
-        const keys: ReplayKey[] = [];
-        const result = await verifyPresentation(input.presentation, {
-          ...options,
-          replayCache: deferredReplayCache(keys),
-        });
-        if (!result.valid) return refuse(result, vpId, target, actor);
-        const accepted = acceptedVerdict(result, target);
-        if (await recordClaiming(ctx, accepted, target, actor, keys)) return accepted;
+        const verdict = await fastVerdict(ctx, input.presentation, options, vpId, target, actor);
+        if (verdict) return verdict;
       }
       const result = await verifyPresentation(input.presentation, options);
       if (!result.valid) return refuse(result, vpId, target, actor);

@@ -4,6 +4,7 @@
  * behind the issuer's back detectable.
  */
 import type { IssuerDb, Sync } from './db.ts';
+import { createSqliteReadGenerationStore } from './read-generation-store.ts';
 import { createSqliteReplayStore } from './replay-store.ts';
 import { REPORTED_SQL } from './schema.ts';
 
@@ -47,25 +48,27 @@ export interface AuditHead {
 }
 
 /**
- * Replay keys the appended rows take, with ReplayStore.remember's single use judged at `at`: the
- * key of `keys[i]` belongs to the row at index `keys[i].row` of the batch.
+ * What the rows of an `appendAfter` batch depend on, judged at `at`. `keys`: replay keys they take,
+ * with ReplayStore.remember's single use. `generations`: rows valid only while the read generation
+ * (read-generation-store.ts) is still the one given. `row` is an index into the batch.
  */
-export interface ReplayClaims {
+export interface AppendConditions {
   at: number;
   keys: { row: number; key: string; expiresAt: number }[];
+  generations: { row: number; generation: number }[];
 }
 
 /**
  * What `appendAfter` did: appended; or refused because the chain's head had moved (to `head`);
- * or, the head being the expected one, refused because the rows at the indexes `taken` claim a
- * replay key that is not free (recorded and unexpired, expiring by `at`, or claimed by an
- * earlier row of the batch). `taken` may name only some such rows: a caller leaves them out
- * and tries the rest again.
+ * or, the head being the expected one, refused because the rows at the indexes `refused` fail a
+ * condition — a read generation that has passed, or a replay key that is not free (recorded and
+ * unexpired, expiring by `at`, or claimed by an earlier row of the batch). `refused` may name
+ * only some such rows: a caller leaves them out and tries the rest again.
  */
 export type AppendAfterResult =
   | { appended: true }
-  | { appended: false; head: AuditHead | undefined; taken?: undefined }
-  | { appended: false; head: AuditHead | undefined; taken: [number, ...number[]] };
+  | { appended: false; head: AuditHead | undefined; refused?: undefined }
+  | { appended: false; head: AuditHead | undefined; refused: [number, ...number[]] };
 
 export interface AuditStore {
   /** The last record's seq and hash (undefined for an empty log). */
@@ -78,13 +81,17 @@ export interface AuditStore {
   append(...rows: AuditRow[]): Promise<void>;
   /**
    * Appends `rows` (links that follow `expected`) in one atomic step of its own if `expected`
-   * (undefined: the empty log) is still the chain's head and every replay key in `claims` is
-   * free — recording those keys in the same step; otherwise writes nothing and says why. Waits
+   * (undefined: the empty log) is still the chain's head and every row meets its `conditions` —
+   * recording their replay keys in the same step; otherwise writes nothing and says why. Waits
    * for an open writer transaction of any instance, so it never takes a position such a
    * transaction has read as free. Outside transactions, or inside a writer transaction (where
    * the head cannot move, and claims are judged as in the one step).
    */
-  appendAfter(expected: AuditHead | undefined, rows: AuditRow[], claims?: ReplayClaims): Promise<AppendAfterResult>;
+  appendAfter(
+    expected: AuditHead | undefined,
+    rows: AuditRow[],
+    conditions?: AppendConditions,
+  ): Promise<AppendAfterResult>;
   /** In seq order, ascending unless `filter.order` is 'desc'. */
   list(filter: AuditFilter): Promise<AuditRow[]>;
 }
@@ -120,11 +127,17 @@ export function toAuditRow(row: AuditTableRow): AuditRow {
   };
 }
 
-/** Rolls back appendAfter's transaction when claims were taken: no key and no row stays written. */
-class TakenClaims extends Error {
+/** Rolls back appendAfter's transaction when rows fail their conditions: no key and no row stays written. */
+class Refused extends Error {
   constructor(readonly rows: [number, ...number[]]) {
-    super('replay keys taken');
+    super('rows refused');
   }
+}
+
+/** Sorted and without repeats; throws Refused when there is any. */
+function refuse(rows: number[]): void {
+  const [first, ...rest] = [...new Set(rows)].sort((a, b) => a - b);
+  if (first !== undefined) throw new Refused([first, ...rest]);
 }
 
 export function createSqliteAuditStore(db: IssuerDb): Sync<AuditStore> {
@@ -137,17 +150,22 @@ export function createSqliteAuditStore(db: IssuerDb): Sync<AuditStore> {
     for (const row of rows) append.run(row);
   });
   const replay = createSqliteReplayStore(db);
-  // Throws TakenClaims (rolling back every key recorded before it) when a claim is not free.
-  const claim = ({ at, keys }: ReplayClaims): void => {
-    const refused = keys.filter(({ key, expiresAt }) => !replay.remember(key, expiresAt, at));
-    const taken = [...new Set(refused.map((k) => k.row))].sort((a, b) => a - b);
-    if (taken.length > 0) throw new TakenClaims(taken as [number, ...number[]]);
+  const generation = createSqliteReadGenerationStore(db);
+  // Generations first (nothing written yet), then the keys, through the replay store: rolled back whole on a refusal.
+  const meet = ({ at, keys, generations }: AppendConditions): void => {
+    const now = generation.current();
+    refuse(generations.filter((g) => g.generation !== now).map((g) => g.row));
+    refuse(keys.filter(({ key, expiresAt }) => !replay.remember(key, expiresAt, at)).map((k) => k.row));
   };
   const appendAfter = s.transaction(
-    (expected: AuditHead | undefined, rows: AuditRow[], claims: ReplayClaims | undefined): AppendAfterResult => {
+    (
+      expected: AuditHead | undefined,
+      rows: AuditRow[],
+      conditions: AppendConditions | undefined,
+    ): AppendAfterResult => {
       const head = last.get();
       if (head?.seq !== expected?.seq || head?.hash !== expected?.hash) return { appended: false, head };
-      if (claims) claim(claims);
+      if (conditions) meet(conditions);
       appendAll(...rows);
       return { appended: true };
     },
@@ -158,11 +176,11 @@ export function createSqliteAuditStore(db: IssuerDb): Sync<AuditStore> {
     // All or none (a savepoint when the caller's transaction is open), as PostgreSQL's one statement.
     append: appendAll,
     // IMMEDIATE: the write lock before the head is read, so another process on the file cannot move it in between.
-    appendAfter(expected, rows, claims) {
+    appendAfter(expected, rows, conditions) {
       try {
-        return appendAfter.immediate(expected, rows, claims);
+        return appendAfter.immediate(expected, rows, conditions);
       } catch (error) {
-        if (error instanceof TakenClaims) return { appended: false, head: expected, taken: error.rows };
+        if (error instanceof Refused) return { appended: false, head: expected, refused: error.rows };
         throw error;
       }
     },

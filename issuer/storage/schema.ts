@@ -186,6 +186,24 @@ export const SCHEMA: readonly string[] = [
     status_entries TEXT NOT NULL,
     issued_at INTEGER NOT NULL
   )`,
+  // The read generation (read-generation-store.ts): one row, moved by the triggers below in the
+  // transaction of any change to what a verification reads — hosted DIDs, status-list versions.
+  `CREATE TABLE IF NOT EXISTS read_generation (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    value INTEGER NOT NULL
+  )`,
+  `INSERT OR IGNORE INTO read_generation (id, value) VALUES (1, 0)`,
+  ...[
+    ['hosted_dids_inserted', 'INSERT ON hosted_dids'],
+    ['hosted_dids_updated', 'UPDATE ON hosted_dids'],
+    ['hosted_dids_deleted', 'DELETE ON hosted_dids'],
+    ['status_lists_inserted', 'INSERT ON status_lists'],
+    ['status_lists_version', 'UPDATE OF version ON status_lists'],
+    ['status_lists_deleted', 'DELETE ON status_lists'],
+  ].map(
+    ([name, event]) => `CREATE TRIGGER IF NOT EXISTS ${name} AFTER ${event}
+    BEGIN UPDATE read_generation SET value = value + 1 WHERE id = 1; END`,
+  ),
   // A server-custody agent's own client secret (one per agent; rotation replaces it), stored as
   // the SHA-256 (hex) of a 256-bit random secret, never in clear.
   `CREATE TABLE IF NOT EXISTS agent_client_secrets (

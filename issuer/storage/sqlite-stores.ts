@@ -15,6 +15,7 @@ import { createSqliteChallengeStore } from './challenges-store.ts';
 import { createSqliteCredentialStore } from './credentials-store.ts';
 import type { IssuerDb, Sync } from './db.ts';
 import { createSqliteDidStore } from './dids-store.ts';
+import { createSqliteReadGenerationStore } from './read-generation-store.ts';
 import { createSqliteReplayStore } from './replay-store.ts';
 import { createSqliteSessionKeyStore } from './session-key-store.ts';
 import { createSqliteSessionStore } from './sessions-store.ts';
@@ -45,6 +46,7 @@ function syncStores(db: IssuerDb): SyncStoreSet {
     challenges: createSqliteChallengeStore(db),
     replay: createSqliteReplayStore(db),
     vcApiCredentials: createSqliteVcApiCredentialStore(db),
+    readGeneration: createSqliteReadGenerationStore(db),
   };
 }
 

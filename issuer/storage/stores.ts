@@ -16,6 +16,7 @@ import type { AuditStore } from './audit-store.ts';
 import type { ChallengeStore } from './challenges-store.ts';
 import type { CredentialStore } from './credentials-store.ts';
 import type { DidStore } from './dids-store.ts';
+import type { ReadGenerationStore } from './read-generation-store.ts';
 import type { ReplayStore } from './replay-store.ts';
 import type { SessionKeyStore } from './session-key-store.ts';
 import type { SessionStore } from './sessions-store.ts';
@@ -67,6 +68,8 @@ export interface IssuerStores extends Transactional {
   replay: ReplayStore;
   /** Credentials signed through the VC-API. */
   vcApiCredentials: VcApiCredentialStore;
+  /** The counter of changes to what verifications read (hosted DIDs, status-list versions). */
+  readGeneration: ReadGenerationStore;
   /**
    * Resolves when the database answers a trivial query, rejects when it does not: the readiness
    * probe (GET /v1/ready) calls it, so it must be cheap and touch the database itself.

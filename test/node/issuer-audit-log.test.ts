@@ -199,17 +199,17 @@ describe('audit log', () => {
     expect(await log.verifyChain()).toMatchObject({ intact: true, count: 2 });
   });
 
-  it('recordClaiming: a record whose replay key is taken is left out of its batch, the rest is chained', async () => {
+  it('recordIf: a record whose replay key is taken is left out of its batch, the rest is chained', async () => {
     const { log, stores, tick } = freshLog();
     const now = Date.parse('2026-11-22T10:00:00Z');
     expect(await stores.replay.remember('spent', now + 60_000, now)).toBe(true);
     const key = (k: string) => [{ key: k, expiresAt: now + 60_000 }];
     const results = await Promise.all([
-      log.recordClaiming({ event: 'VP_VERIFIED', actor: 'a' }, key('k1')),
-      log.recordClaiming({ event: 'VP_VERIFIED', actor: 'b' }, key('spent')),
+      log.recordIf({ event: 'VP_VERIFIED', actor: 'a' }, { keys: key('k1') }),
+      log.recordIf({ event: 'VP_VERIFIED', actor: 'b' }, { keys: key('spent') }),
       log.record({ event: 'VP_REJECTED', actor: 'c' }),
-      log.recordClaiming({ event: 'VP_VERIFIED', actor: 'd' }, [...key('k2'), ...key('k1')]),
-      log.recordClaiming({ event: 'VP_VERIFIED', actor: 'e' }, key('k3')),
+      log.recordIf({ event: 'VP_VERIFIED', actor: 'd' }, { keys: [...key('k2'), ...key('k1')] }),
+      log.recordIf({ event: 'VP_VERIFIED', actor: 'e' }, { keys: key('k3') }),
     ]);
     expect(results.map((r) => r?.seq)).toEqual([1, undefined, 2, undefined, 3]);
     expect(results.map((r) => r?.actor)).toEqual(['a', undefined, 'c', undefined, 'e']);
@@ -219,10 +219,30 @@ describe('audit log', () => {
     expect(await stores.replay.remember('k3', now + 60_000, now)).toBe(false);
     // A key whose expiry has passed by the log's clock is not free either.
     tick(61_000);
-    expect(await log.recordClaiming({ event: 'VP_VERIFIED', actor: 'f' }, key('k4'))).toBeUndefined();
+    expect(await log.recordIf({ event: 'VP_VERIFIED', actor: 'f' }, { keys: key('k4') })).toBeUndefined();
   });
 
-  it('recordClaiming in the writer transaction (after refusals): the same single use, key by key', async () => {
+  it('recordIf with a read generation: written while it holds, refused (nothing written) once it has moved', async () => {
+    const { log, stores } = freshLog();
+    const generation = await stores.readGeneration.current();
+    expect(await log.recordIf({ event: 'VP_VERIFIED', actor: 'a' }, { generation })).toMatchObject({ seq: 1 });
+    const doc = { '@context': ['https://www.w3.org/ns/did/v1'], id: 'did:web:x.example:a' };
+    const at = Date.parse('2026-11-22T10:00:00Z');
+    await stores.dids.insert({
+      did: doc.id,
+      document: doc,
+      kind: 'managed',
+      deactivated: false,
+      createdAt: at,
+      updatedAt: at,
+    });
+    const key = { key: 'k', expiresAt: at + 60_000 };
+    expect(await log.recordIf({ event: 'VP_VERIFIED', actor: 'b' }, { generation, keys: [key] })).toBeUndefined();
+    expect(await stores.replay.remember('k', at + 60_000, at)).toBe(true);
+    expect(await log.verifyChain()).toMatchObject({ intact: true, count: 1 });
+  });
+
+  it('recordIf in the writer transaction (after refusals): the same single use, key by key', async () => {
     const { stores } = freshLog();
     const now = Date.parse('2026-11-22T10:00:00Z');
     const transactions: number[] = [];
@@ -238,9 +258,9 @@ describe('audit log', () => {
     expect(await stores.replay.remember('spent', now + 60_000, now)).toBe(true);
     const key = (k: string) => ({ key: k, expiresAt: now + 60_000 });
     const results = await Promise.all([
-      log.recordClaiming({ event: 'VP_VERIFIED', actor: 'a' }, [key('k1')]),
-      log.recordClaiming({ event: 'VP_VERIFIED', actor: 'b' }, [key('k2'), key('spent')]),
-      log.recordClaiming({ event: 'VP_VERIFIED', actor: 'c' }, [key('k1')]),
+      log.recordIf({ event: 'VP_VERIFIED', actor: 'a' }, { keys: [key('k1')] }),
+      log.recordIf({ event: 'VP_VERIFIED', actor: 'b' }, { keys: [key('k2'), key('spent')] }),
+      log.recordIf({ event: 'VP_VERIFIED', actor: 'c' }, { keys: [key('k1')] }),
       log.record({ event: 'VP_REJECTED', actor: 'd' }),
     ]);
     expect(transactions).toEqual([1]);

@@ -133,8 +133,8 @@ describe('postgres schema migrations', () => {
       const records = await Promise.all([1, 2, 3].map((n) => log.record({ event: 'VP_VERIFIED', actor: `a${n}` })));
       expect(records.map((r) => r.seq)).toEqual([2, 3, 4]);
       const spent = { key: 'vp:urn:uuid:1', expiresAt: Date.now() + 60_000 };
-      expect(await log.recordClaiming({ event: 'VP_VERIFIED', actor: 'a4' }, [spent])).toMatchObject({ seq: 5 });
-      expect(await log.recordClaiming({ event: 'VP_VERIFIED', actor: 'a5' }, [spent])).toBeUndefined();
+      expect(await log.recordIf({ event: 'VP_VERIFIED', actor: 'a4' }, { keys: [spent] })).toMatchObject({ seq: 5 });
+      expect(await log.recordIf({ event: 'VP_VERIFIED', actor: 'a5' }, { keys: [spent] })).toBeUndefined();
       expect(await log.verifyChain()).toMatchObject({ intact: true, count: 5 });
     } finally {
       await current.close();
@@ -339,10 +339,10 @@ describe('postgres stores from two instances on one database', () => {
         const partial = { seq, id: `a${seq}`, at: T0, event: 'VP_VERIFIED', agentDid: null, actor: 'x' };
         return { ...partial, reason: null, vpId: null, data: null, prevHash: 'p', hash: `h${seq}` };
       });
-      const append = stores.audit.appendAfter(undefined, rows, { at: T0, keys });
+      const append = stores.audit.appendAfter(undefined, rows, { at: T0, keys, generations: [] });
       await new Promise((resolve) => setTimeout(resolve, 100));
       await racer.query('COMMIT');
-      expect(await append).toEqual({ appended: false, head: undefined, taken: [1] });
+      expect(await append).toEqual({ appended: false, head: undefined, refused: [1] });
       expect(await stores.audit.last()).toBeUndefined();
       expect(await stores.replay.remember('free', T0 + 60_000, T0)).toBe(true);
     } finally {

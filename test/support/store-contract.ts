@@ -382,6 +382,7 @@ function describeAudit(get: Get): void {
       const claims = (...keys: [row: number, key: string, expiresAt?: number][]) => ({
         at: T0,
         keys: keys.map(([row, key, expiresAt = T0 + 1000]) => ({ row, key, expiresAt })),
+        generations: [],
       });
       const h2 = { seq: 2, hash: 'h2' };
       const seqs = async () => (await s.audit.list({ limit: 10 })).map((r) => r.seq);
@@ -391,21 +392,21 @@ function describeAudit(get: Get): void {
       // A key recorded and unexpired; one an earlier row of the batch claims.
       expect(await s.replay.remember('k4', T0 + 1000, T0)).toBe(true);
       const recorded = await s.audit.appendAfter(h2, [auditRow(3), auditRow(4)], claims([0, 'k5'], [1, 'k4']));
-      expect(recorded).toEqual({ appended: false, head: h2, taken: [1] });
+      expect(recorded).toEqual({ appended: false, head: h2, refused: [1] });
       const rows = [auditRow(3), auditRow(4), auditRow(5)];
       const twice = await s.audit.appendAfter(h2, rows, claims([0, 'k5'], [1, 'k6'], [2, 'k5']));
-      expect(twice).toEqual({ appended: false, head: h2, taken: [2] });
+      expect(twice).toEqual({ appended: false, head: h2, refused: [2] });
       // A key that expires by `at` is not free either; and the refused calls recorded no key.
       expect(await s.audit.appendAfter(h2, [auditRow(3)], claims([0, 'k7', T0]))).toEqual({
         appended: false,
         head: h2,
-        taken: [0],
+        refused: [0],
       });
       expect(await seqs()).toEqual([1, 2]);
       for (const key of ['k5', 'k6', 'k7']) expect(await s.replay.remember(key, T0 + 1000, T0)).toBe(true);
       // A recorded key whose expiry has passed is taken afresh.
       expect(await s.replay.remember('k8', T0 + 10, T0)).toBe(true);
-      const later = { at: T0 + 10, keys: [{ row: 0, key: 'k8', expiresAt: T0 + 2000 }] };
+      const later = { at: T0 + 10, keys: [{ row: 0, key: 'k8', expiresAt: T0 + 2000 }], generations: [] };
       expect(await s.audit.appendAfter(h2, [auditRow(3)], later)).toEqual({ appended: true });
       expect(await s.replay.remember('k8', T0 + 2000, T0 + 1000)).toBe(false);
       // A moved head refuses before any key is looked at: nothing recorded.
@@ -415,11 +416,65 @@ function describeAudit(get: Get): void {
       expect(await seqs()).toEqual([1, 2, 3]);
     });
 
+    it('appendAfter refuses rows made at a read generation that has passed, before any key is taken', async () => {
+      const s = get();
+      const at = await s.readGeneration.current();
+      const conditions = (generation: number) => ({
+        at: T0,
+        keys: [{ row: 1, key: 'g1', expiresAt: T0 + 1000 }],
+        generations: [
+          { row: 0, generation: at },
+          { row: 1, generation },
+        ],
+      });
+      expect(await s.audit.appendAfter(undefined, [auditRow(1), auditRow(2)], conditions(at))).toEqual({
+        appended: true,
+      });
+      // A status changed: the generation moves; rows of the old one are refused, and take no key.
+      await s.statusLists.insert(statusList('gl'));
+      const moved = await s.readGeneration.current();
+      expect(moved).not.toBe(at);
+      const stale = { ...conditions(at), keys: [{ row: 1, key: 'g2', expiresAt: T0 + 1000 }] };
+      const refused = await s.audit.appendAfter({ seq: 2, hash: 'h2' }, [auditRow(3), auditRow(4)], stale);
+      expect(refused).toEqual({ appended: false, head: { seq: 2, hash: 'h2' }, refused: [0, 1] });
+      expect(await s.replay.remember('g2', T0 + 1000, T0)).toBe(true);
+      expect((await s.audit.list({ limit: 10 })).map((r) => r.seq)).toEqual([1, 2]);
+    });
+
+    it('the read generation moves with every change to what a verification reads, and only then', async () => {
+      const s = get();
+      const generation = () => s.readGeneration.current();
+      const seen = [await generation()];
+      const moves = async (change: () => Promise<unknown>, expected: boolean) => {
+        await change();
+        const now = await generation();
+        expect(now !== seen.at(-1), `${String(change)}`).toBe(expected);
+        seen.push(now);
+      };
+      const doc = { '@context': ['https://www.w3.org/ns/did/v1'], id: 'did:web:x.example:g' };
+      const record = { did: doc.id, document: doc, kind: 'managed' as const, deactivated: false };
+      await moves(() => s.dids.insert({ ...record, createdAt: T0, updatedAt: T0 }), true);
+      await moves(() => s.dids.updateDocument(doc.id, { ...doc, service: [] }, T0 + 1), true);
+      await moves(() => s.dids.deactivate(doc.id, T0 + 2), true);
+      await moves(() => s.statusLists.insert(statusList('gen')), true);
+      await moves(() => s.statusLists.allocate('gen', 7, T0), false);
+      await moves(() => s.statusLists.saveBitstring('gen', new Uint8Array(LIST_LENGTH / 8), T0 + 3), true);
+      await moves(() => s.settings.set('unrelated', 'x'), false);
+      // In a transaction that rolls back, nothing moves.
+      await s
+        .transaction(async (tx) => {
+          await tx.dids.updateDocument(doc.id, doc, T0 + 4);
+          throw new Error('rolled back');
+        })
+        .catch(() => undefined);
+      await moves(() => Promise.resolve(), false);
+    });
+
     it('of concurrent appendAfter claims and remember calls with one key, exactly one wins', async () => {
       const s = get();
       await s.audit.append(auditRow(1));
       const head = { seq: 1, hash: 'h1' };
-      const claim = { at: T0, keys: [{ row: 0, key: 'once', expiresAt: T0 + 1000 }] };
+      const claim = { at: T0, keys: [{ row: 0, key: 'once', expiresAt: T0 + 1000 }], generations: [] };
       const attempt = async (i: number): Promise<['claim' | 'remember', boolean]> =>
         i % 2 === 0
           ? ['claim', (await s.audit.appendAfter(head, [auditRow(2, { id: `claim-${i}` })], claim)).appended]

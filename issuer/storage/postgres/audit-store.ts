@@ -12,7 +12,7 @@ import {
   type AuditRow,
   type AuditStore,
   type AuditTableRow,
-  type ReplayClaims,
+  type AppendConditions,
 } from '../audit-store.ts';
 import type { Sql } from './pool.ts';
 import { PG_REPORTED_SQL } from './schema.ts';
@@ -39,22 +39,25 @@ const APPEND = `INSERT INTO audit (seq, id, at, event, agent_did, actor, reason,
     $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])`;
 
 /** `appendAfter`: the function of migration 3 (schema.ts), one round trip, its own transaction. */
-const APPEND_AFTER = `SELECT appended, head_seq, head_hash, taken FROM mandate_audit_append_claiming($12, $13,
+const APPEND_AFTER = `SELECT appended, head_seq, head_hash, refused FROM mandate_audit_append_if($12, $13,
   $1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-  $10::text[], $11::text[], $14::int[], $15::text[], $16::bigint[], $17, $18)`;
+  $10::text[], $11::text[], $14::int[], $15::text[], $16::bigint[], $17, $18, $19::int[], $20::bigint[])`;
 
 /** Expired replay keys deleted per claimed one, as replay-store.ts does per recorded one. */
 const PRUNED_PER_CLAIM = 8;
 
-/** The claims as APPEND_AFTER's last five parameters (keys encoded here, as the columns' strings). */
-function claimParameters(claims: ReplayClaims | undefined): unknown[] {
-  const keys = claims?.keys ?? [];
+/** The conditions as APPEND_AFTER's last seven parameters (keys encoded here, as the columns' strings). */
+function conditionParameters(conditions: AppendConditions | undefined): unknown[] {
+  const keys = conditions?.keys ?? [];
+  const generations = conditions?.generations ?? [];
   return [
     keys.map((k) => k.row),
     keys.map((k) => encodeText(k.key)),
     keys.map((k) => k.expiresAt),
-    claims?.at ?? 0,
+    conditions?.at ?? 0,
     PRUNED_PER_CLAIM,
+    generations.map((g) => g.row),
+    generations.map((g) => g.generation),
   ];
 }
 
@@ -91,18 +94,23 @@ export function createPostgresAuditStore(sql: Sql): AuditStore {
       if (rows.length === 0) return;
       await sql.query(APPEND, columns(rows));
     },
-    async appendAfter(expected, rows, claims) {
+    async appendAfter(expected, rows, conditions) {
       const result = await sql.query<{
         appended: boolean;
         head_seq: number | null;
         head_hash: string | null;
-        taken: number[] | null;
-      }>(APPEND_AFTER, [...columns(rows), expected?.seq ?? null, expected?.hash ?? null, ...claimParameters(claims)]);
-      const { appended, head_seq: seq, head_hash: hash, taken } = result.rows[0] ?? {};
+        refused: number[] | null;
+      }>(APPEND_AFTER, [
+        ...columns(rows),
+        expected?.seq ?? null,
+        expected?.hash ?? null,
+        ...conditionParameters(conditions),
+      ]);
+      const { appended, head_seq: seq, head_hash: hash, refused } = result.rows[0] ?? {};
       if (appended === true) return { appended: true };
       const head = seq == null || hash == null ? undefined : { seq, hash };
-      const [first, ...rest] = taken ?? [];
-      return first === undefined ? { appended: false, head } : { appended: false, head, taken: [first, ...rest] };
+      const [first, ...rest] = refused ?? [];
+      return first === undefined ? { appended: false, head } : { appended: false, head, refused: [first, ...rest] };
     },
     async list({ order, limit, ...filter }) {
       const { clause, values } = where(filter);

@@ -225,22 +225,46 @@ const AUDIT_APPEND_FUNCTION = [
 ];
 
 /**
- * Migration 2's append that also takes replay keys (audit-store.ts `ReplayClaims`), under the
- * writer lock and with the head as expected. A row whose key expires by `claim_at`, or which an
- * earlier row of the batch claims, refuses the batch at once (named in `taken`). Otherwise the
- * keys are recorded (a few expired ones pruned first, as replay-store.ts does) by an upsert on
- * the key's unique index that records a recorded key afresh only once expired; a key it could
- * not record (recorded and unexpired — by anyone, committed before or racing with this call)
- * refuses the batch too, and the keys this call did record are deleted again. Then the links.
- * Refusals are the rare case (a replay), so the common one reads no key before inserting it.
+ * The read generation (read-generation-store.ts): one row, moved by statement triggers in the
+ * transaction of any change to what a verification reads — hosted DIDs, status-list versions.
  */
-const AUDIT_APPEND_CLAIMING_FUNCTION = [
-  `CREATE FUNCTION mandate_audit_append_claiming(
+const READ_GENERATION = [
+  `CREATE TABLE read_generation (
+    id INT PRIMARY KEY CHECK (id = 1),
+    value BIGINT NOT NULL
+  )`,
+  `INSERT INTO read_generation (id, value) VALUES (1, 0)`,
+  `CREATE FUNCTION mandate_read_generation_moves() RETURNS trigger LANGUAGE plpgsql AS $fn$
+  BEGIN
+    UPDATE read_generation SET value = value + 1 WHERE id = 1;
+    RETURN NULL;
+  END
+  $fn$`,
+  `CREATE TRIGGER hosted_dids_changed AFTER INSERT OR UPDATE OR DELETE ON hosted_dids
+    FOR EACH STATEMENT EXECUTE FUNCTION mandate_read_generation_moves()`,
+  `CREATE TRIGGER status_lists_changed AFTER INSERT OR DELETE OR UPDATE OF version ON status_lists
+    FOR EACH STATEMENT EXECUTE FUNCTION mandate_read_generation_moves()`,
+];
+
+/**
+ * Migration 2's append with conditions (audit-store.ts `AppendConditions`), under the writer lock
+ * and with the head as expected. Rows whose read generation has passed, whose key expires by
+ * `claim_at`, or whose key an earlier row of the batch claims, refuse the batch at once (named in
+ * `refused`). Otherwise the keys are recorded (a few expired ones pruned first, as
+ * replay-store.ts does) by an upsert on the key's unique index that records a recorded key afresh
+ * only once expired; a key it could not record (recorded and unexpired — by anyone, committed
+ * before or racing with this call) refuses the batch too, and the keys this call did record are
+ * deleted again. Then the links. Refusals are the rare case (a replay, a revocation), so the
+ * common one reads no key before inserting it.
+ */
+const AUDIT_APPEND_IF_FUNCTION = [
+  `CREATE FUNCTION mandate_audit_append_if(
     expected_seq BIGINT, expected_hash TEXT,
     seqs BIGINT[], ids TEXT[], ats BIGINT[], events TEXT[], agent_dids TEXT[], actors TEXT[],
     reasons TEXT[], vp_ids TEXT[], datas TEXT[], prev_hashes TEXT[], hashes TEXT[],
     claim_rows INT[], claim_keys TEXT[], claim_expiries BIGINT[], claim_at BIGINT, pruned INT,
-    OUT appended BOOLEAN, OUT head_seq BIGINT, OUT head_hash TEXT, OUT taken INT[])
+    generation_rows INT[], generations BIGINT[],
+    OUT appended BOOLEAN, OUT head_seq BIGINT, OUT head_hash TEXT, OUT refused INT[])
   LANGUAGE plpgsql VOLATILE AS $fn$
   DECLARE
     won TEXT[];
@@ -248,33 +272,34 @@ const AUDIT_APPEND_CLAIMING_FUNCTION = [
     PERFORM ${WRITER_LOCK};
     SELECT seq, hash INTO head_seq, head_hash FROM audit ORDER BY seq DESC LIMIT 1;
     appended := head_seq IS NOT DISTINCT FROM expected_seq AND head_hash IS NOT DISTINCT FROM expected_hash;
-    IF NOT appended OR cardinality(claim_keys) = 0 THEN
-      IF appended THEN
-        INSERT INTO audit (seq, id, at, event, agent_did, actor, reason, vp_id, data, prev_hash, hash)
-        SELECT * FROM unnest(seqs, ids, ats, events, agent_dids, actors, reasons, vp_ids, datas, prev_hashes, hashes);
-      END IF;
-      RETURN;
+    IF NOT appended THEN RETURN; END IF;
+    IF cardinality(generation_rows) > 0 THEN
+      SELECT array_agg(DISTINCT g.r ORDER BY g.r) INTO refused
+      FROM unnest(generation_rows, generations) AS g(r, v)
+      WHERE g.v <> (SELECT value FROM read_generation WHERE id = 1);
     END IF;
-    SELECT array_agg(DISTINCT c.r ORDER BY c.r) INTO taken FROM (
-      SELECT u.r, u.e, row_number() OVER (PARTITION BY u.k ORDER BY u.o) AS nth
-      FROM unnest(claim_rows, claim_keys, claim_expiries) WITH ORDINALITY AS u(r, k, e, o)) AS c
-    WHERE c.e <= claim_at OR c.nth > 1;
-    IF taken IS NULL THEN
-      DELETE FROM replay_keys WHERE key IN (
-        SELECT key FROM replay_keys WHERE expires_at <= claim_at AND NOT (key = ANY(claim_keys))
-        ORDER BY expires_at LIMIT pruned FOR UPDATE SKIP LOCKED);
-      WITH recorded AS (
-        INSERT INTO replay_keys (key, expires_at) SELECT * FROM unnest(claim_keys, claim_expiries)
-        ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE replay_keys.expires_at <= claim_at
-        RETURNING key)
-      SELECT coalesce(array_agg(key), '{}') INTO won FROM recorded;
-      IF cardinality(won) < cardinality(claim_keys) THEN
-        DELETE FROM replay_keys WHERE key = ANY(won);
-        SELECT array_agg(DISTINCT c.r ORDER BY c.r) INTO taken
-        FROM unnest(claim_rows, claim_keys) AS c(r, k) WHERE NOT (c.k = ANY(won));
+    IF refused IS NULL AND cardinality(claim_keys) > 0 THEN
+      SELECT array_agg(DISTINCT c.r ORDER BY c.r) INTO refused FROM (
+        SELECT u.r, u.e, row_number() OVER (PARTITION BY u.k ORDER BY u.o) AS nth
+        FROM unnest(claim_rows, claim_keys, claim_expiries) WITH ORDINALITY AS u(r, k, e, o)) AS c
+      WHERE c.e <= claim_at OR c.nth > 1;
+      IF refused IS NULL THEN
+        DELETE FROM replay_keys WHERE key IN (
+          SELECT key FROM replay_keys WHERE expires_at <= claim_at AND NOT (key = ANY(claim_keys))
+          ORDER BY expires_at LIMIT pruned FOR UPDATE SKIP LOCKED);
+        WITH recorded AS (
+          INSERT INTO replay_keys (key, expires_at) SELECT * FROM unnest(claim_keys, claim_expiries)
+          ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE replay_keys.expires_at <= claim_at
+          RETURNING key)
+        SELECT coalesce(array_agg(key), '{}') INTO won FROM recorded;
+        IF cardinality(won) < cardinality(claim_keys) THEN
+          DELETE FROM replay_keys WHERE key = ANY(won);
+          SELECT array_agg(DISTINCT c.r ORDER BY c.r) INTO refused
+          FROM unnest(claim_rows, claim_keys) AS c(r, k) WHERE NOT (c.k = ANY(won));
+        END IF;
       END IF;
     END IF;
-    IF taken IS NOT NULL THEN
+    IF refused IS NOT NULL THEN
       appended := false;
       RETURN;
     END IF;
@@ -292,5 +317,9 @@ export const MIGRATIONS: readonly Migration[] = [
     statements: [...TOKENS_AND_SESSIONS, ...AGENTS_AND_DIDS, ...LISTS_AND_CREDENTIALS, ...AUDIT, ...SMALL_TABLES],
   },
   { version: 2, name: 'audit append in one call', statements: AUDIT_APPEND_FUNCTION },
-  { version: 3, name: 'audit append taking replay keys', statements: AUDIT_APPEND_CLAIMING_FUNCTION },
+  {
+    version: 3,
+    name: 'read generation; audit append with conditions',
+    statements: [...READ_GENERATION, ...AUDIT_APPEND_IF_FUNCTION],
+  },
 ];

@@ -27,6 +27,7 @@ import { batchedDidGet, createPostgresDidStore } from './dids-store.ts';
 import { WRITER_LOCK } from './locks.ts';
 import type { PreparingSql } from './pool.ts';
 import { textSafe } from './text.ts';
+import { createPostgresReadGenerationStore } from './read-generation-store.ts';
 import { createGroupedPostgresReplayStore, createPostgresReplayStore } from './replay-store.ts';
 import { createPostgresSessionKeyStore } from './session-key-store.ts';
 import { createPostgresSessionStore } from './sessions-store.ts';
@@ -62,6 +63,7 @@ function storesOn(connection: PreparingSql, transaction: Transaction): IssuerSto
     challenges: createPostgresChallengeStore(sql),
     replay: createPostgresReplayStore(sql),
     vcApiCredentials: createPostgresVcApiCredentialStore(sql),
+    readGeneration: createPostgresReadGenerationStore(sql),
   };
 }
 
