@@ -173,6 +173,12 @@ function acceptedVerdict(result: VerificationSuccess, target: string): VpAccepte
   };
 }
 
+/** Unreadable input is a bad request, not a decision about an agent (its refusal is audited already). */
+function throwIfMalformed(result: VerificationFailure): void {
+  if (result.reason === 'MALFORMED')
+    throw apiError('MALFORMED', result.message, { audit: false, details: { failedCheck: result.failedCheck } });
+}
+
 /** A replay cache that notes the keys check 7 asks for and says yes: they are taken with the verdict's record. */
 function deferredReplayCache(keys: ReplayKey[]): ReplayCache {
   return {
@@ -213,8 +219,7 @@ async function fastVerdict(
     ctx.readCache.drop(view.generation);
     return undefined;
   }
-  if (!result.valid && result.reason === 'MALFORMED')
-    throw apiError('MALFORMED', result.message, { audit: false, details: { failedCheck: result.failedCheck } });
+  if (!result.valid) throwIfMalformed(result);
   return verdict;
 }
 
@@ -225,12 +230,11 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
   // (docs/protocol.md §Caches); validity, chain, DIDs and status are still checked every time.
   const credentialCache = createVerifiedCredentialCache({ ttlMs: 5 * 60_000, now: () => ctx.now() });
 
-  /** A refusal, audited; unreadable input is a bad request, not a decision about an agent. */
+  /** A refusal, audited. */
   const refuse = async (result: VerificationFailure, vpId: string | undefined, target: string, actor: string) => {
     const denied = deniedVerdict(result, vpId);
     await record(denied, target, actor);
-    if (result.reason === 'MALFORMED')
-      throw apiError('MALFORMED', result.message, { audit: false, details: { failedCheck: result.failedCheck } });
+    throwIfMalformed(result);
     return denied;
   };
 
