@@ -39,7 +39,7 @@ const SECONDS = Number(process.env.BENCH_HTTP_SECONDS ?? 12);
 const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 4);
 const WARMUP_SECONDS = 2;
 /** Presentations signed in advance per vpVerify run: more than the run can consume. */
-const PRESENTATIONS = Number(process.env.BENCH_HTTP_PRESENTATIONS ?? 30_000);
+const PRESENTATIONS = Number(process.env.BENCH_HTTP_PRESENTATIONS ?? 50_000);
 const ONBOARDINGS = Number(process.env.BENCH_HTTP_ONBOARDINGS ?? 2400);
 /** In-process VP+1 time next to each vpVerify round (the baseline of the ratio). */
 const IN_PROCESS_MS = 1000;
