@@ -315,7 +315,7 @@ export function createAuditLog(stores: IssuerStores, now: () => number = Date.no
     async record(input, tx) {
       const prepared = prepare(input);
       if (tx) return toRecord((await appendAll([prepared], tx, now))[0]);
-      // A record that claims no key is never refused: its link is always there.
+      // A record without conditions is never refused: its link is always there.
       return toRecord((await grouped({ input: prepared })) as AuditRow);
     },
     async recordIf(input, conditions) {
