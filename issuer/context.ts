@@ -131,6 +131,7 @@ export async function createIssuerContext(
     // The client serves this issuer's lists through services that take the context: it reaches
     // the context through this binding, set once the context exists.
     let statusLists: IssuerStatusClient | undefined;
+    const lists = (): IssuerStatusClient => (statusLists ??= createIssuerStatusClient(ctx, shared?.lists));
     const ctx: IssuerContext = {
       config,
       get db(): IssuerDb {
@@ -143,9 +144,8 @@ export async function createIssuerContext(
       keyEncryptionKey: config.keyEncryptionKey,
       resolver,
       statusLists: {
-        check: (entry, credentialIssuer, at) =>
-          (statusLists ??= createIssuerStatusClient(ctx, shared?.lists)).check(entry, credentialIssuer, at),
-        over: (version) => (statusLists ??= createIssuerStatusClient(ctx, shared?.lists)).over(version),
+        check: (entry, credentialIssuer, at) => lists().check(entry, credentialIssuer, at),
+        over: (version) => lists().over(version),
       },
       readCache: createReadCache(stores),
       replayCache: replayCacheOver(stores.replay, now),
@@ -159,7 +159,7 @@ export async function createIssuerContext(
         await storage.close();
       },
     };
-    statusLists = createIssuerStatusClient(ctx, shared?.lists);
+    lists(); // created now that the context exists, not on the first check
     await ensureDefaultStatusLists(ctx);
     if (storage.upgradedFrom !== undefined) {
       const completed = await completeLegacyRevocations(ctx);

@@ -109,15 +109,6 @@ function verdictInput(verdict: VpVerdict, target: string | undefined, actor: str
   };
 }
 
-function recordVerdict(
-  ctx: IssuerContext,
-  verdict: VpVerdict,
-  target: string | undefined,
-  actor: string,
-): Promise<AuditRecord> {
-  return ctx.audit.record(verdictInput(verdict, target, actor));
-}
-
 /** A session token for an accepted presentation, remembered with the status entries it depends on. */
 async function mintSession(
   ctx: IssuerContext,
@@ -225,7 +216,7 @@ async function fastVerdict(
 
 export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssuer): VpVerifier {
   const record = (verdict: VpVerdict, target: string | undefined, actor: string): Promise<AuditRecord> =>
-    recordVerdict(ctx, verdict, target, actor);
+    ctx.audit.record(verdictInput(verdict, target, actor));
   // A credential presented again (same bytes) skips its signature check for 5 minutes
   // (docs/protocol.md §Caches); validity, chain, DIDs and status are still checked every time.
   const credentialCache = createVerifiedCredentialCache({ ttlMs: 5 * 60_000, now: () => ctx.now() });
