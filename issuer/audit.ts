@@ -12,17 +12,16 @@
  * chain that still verifies. `verifyChain` reports the count and head hash; an operator who
  * copies them elsewhere (logs, backups) detects truncation by comparing.
  */
-import { bytesToHex } from '../wallet/crypto/bytes.ts';
-import { sha256Utf8 } from '../wallet/crypto/hash.ts';
 import { canonicalizeJson } from '../wallet/crypto/jcs.ts';
 import { type JsonObject } from '../wallet/crypto/json-value.ts';
-import type { AppendConditions, AuditHead, AuditRow, AuditStore } from './storage/audit-store.ts';
+import { AUDIT_GENESIS_HASH, auditRecordHash, linkAfter, type AuditEntry } from './storage/audit-chain.ts';
+import type { AppendConditions, AuditRow } from './storage/audit-store.ts';
 import { groupCommit } from './storage/group-commit.ts';
 import type { IssuerStores } from './storage/stores.ts';
 import type { AuditChainVerdict, AuditPage, AuditRecord } from '../wallet/contract/audit.ts';
 
-/** prev_hash of the first record: hex SHA-256 of "mandate:issuer:audit:genesis:v1". */
-export const AUDIT_GENESIS_HASH = bytesToHex(sha256Utf8('mandate:issuer:audit:genesis:v1'));
+/** The chain's genesis value and a record's hash (storage/audit-chain.ts), for whoever checks a chain. */
+export { AUDIT_GENESIS_HASH, auditRecordHash };
 
 /** What a caller records; the trail adds `seq`, `id`, `at` and the hash chain. */
 export type AuditInput = Pick<AuditRecord, 'event' | 'agentDid' | 'actor' | 'reason' | 'vpId' | 'data'>;
@@ -87,23 +86,6 @@ export interface AuditLog {
 /** Records hashed between two yields to the event loop (a few ms of work). */
 const VERIFY_CHUNK = 2000;
 
-/** The hash of a record: hex SHA-256 of the JCS of every field but `hash`. */
-export function auditRecordHash(row: Omit<AuditRow, 'hash'>): string {
-  const preimage = {
-    seq: row.seq,
-    id: row.id,
-    at: row.at,
-    event: row.event,
-    agentDid: row.agentDid,
-    actor: row.actor,
-    reason: row.reason,
-    vpId: row.vpId,
-    data: row.data,
-    prevHash: row.prevHash,
-  };
-  return bytesToHex(sha256Utf8(canonicalizeJson(preimage)));
-}
-
 function toRecord(row: AuditRow): AuditRecord {
   return {
     seq: row.seq,
@@ -155,23 +137,9 @@ function prepare(input: AuditInput): PreparedInput {
   };
 }
 
-/** The next link of the chain after `last`, for `input`. */
-function nextRow(input: PreparedInput, last: AuditHead | undefined, at: number): AuditRow {
-  const partial: Omit<AuditRow, 'hash'> = {
-    seq: (last?.seq ?? 0) + 1,
-    id: crypto.randomUUID(),
-    at,
-    ...input,
-    prevHash: last?.hash ?? AUDIT_GENESIS_HASH,
-  };
-  return { ...partial, hash: auditRecordHash(partial) };
-}
-
-/** `inputs` as consecutive links after `head`. */
-function links(inputs: PreparedInput[], head: AuditHead | undefined, now: () => number): [AuditRow, ...AuditRow[]] {
-  const rows: AuditRow[] = [];
-  for (const input of inputs) rows.push(nextRow(input, rows.at(-1) ?? head, now()));
-  return rows as [AuditRow, ...AuditRow[]];
+/** `input` as an entry made at `at`, before it has a place in the chain. */
+function entry(input: PreparedInput, at: number): AuditEntry {
+  return { id: crypto.randomUUID(), at, ...input };
 }
 
 /** Appends `inputs` as consecutive links, in `tx` (where the head is read and the links written). */
@@ -180,9 +148,12 @@ async function appendAll(
   tx: IssuerStores,
   now: () => number,
 ): Promise<[AuditRow, ...AuditRow[]]> {
-  const rows = links(inputs, await tx.audit.last(), now);
+  const rows = linkAfter(
+    await tx.audit.last(),
+    inputs.map((input) => entry(input, now())),
+  );
   await tx.audit.append(...rows);
-  return rows;
+  return rows as [AuditRow, ...AuditRow[]];
 }
 
 /** A record waiting for the group commit, with what it depends on (recordIf). */
@@ -194,7 +165,7 @@ interface Pending {
 /** What the group commit answers a caller: its link, or undefined when it failed its conditions. */
 type Appended = AuditRow | undefined;
 
-/** The batch's conditions as `appendAfter` takes them (undefined when no record has any). */
+/** The batch's conditions as `appendEntries` takes them (undefined when no record has any). */
 function conditionsOf(batch: Pending[], at: number): AppendConditions | undefined {
   if (batch.every((pending) => pending.conditions === undefined)) return undefined;
   return {
@@ -207,70 +178,17 @@ function conditionsOf(batch: Pending[], at: number): AppendConditions | undefine
 }
 
 /**
- * One try of `open` after `head`: a record refused for its conditions leaves it (answered undefined in
- * `answers`) and the rest is tried again at once; not appended when the head had moved, with
- * the head as it is now.
- */
-async function appendOpen(
-  audit: AuditStore,
-  head: AuditHead | undefined,
-  open: Pending[],
-  answers: Map<Pending, Appended>,
-  now: () => number,
-): Promise<{ appended: boolean; head: AuditHead | undefined }> {
-  let rest = open;
-  while (rest.length > 0) {
-    const rows = links(
-      rest.map((pending) => pending.input),
-      head,
-      now,
-    );
-    const result = await audit.appendAfter(head, rows, conditionsOf(rest, now()));
-    if (result.appended) {
-      rest.forEach((pending, i) => answers.set(pending, rows[i]));
-      const last = rows.at(-1) ?? rows[0];
-      return { appended: true, head: { seq: last.seq, hash: last.hash } };
-    }
-    if (result.refused === undefined) return { appended: false, head: result.head };
-    const refused = new Set<number>(result.refused);
-    rest.forEach((pending, i) => (refused.has(i) ? answers.set(pending, undefined) : undefined));
-    rest = rest.filter((_, i) => !refused.has(i));
-  }
-  return { appended: true, head };
-}
-
-/** Tries of `appendAfter` for one batch before it takes a writer transaction instead. */
-const APPEND_TRIES = 3;
-
-/**
- * The group commit's append: the batch's links after the head this log last saw, written by
- * `appendAfter` in one step — no transaction to open and commit, no head to read first — with
- * the conditions of its records. Where another writer (another instance, a caller's
- * transaction) moved the head, `appendAfter` says where it is now and the links are built again
- * from there; records refused for their conditions leave the batch. A batch refused APPEND_TRIES
- * times for a moved head is appended the same way in a writer transaction, where the head cannot
- * move.
+ * The group commit's append: the batch's entries in one step of the store's own
+ * (`appendEntries`), which places them after the head as it finds it — another instance or a
+ * caller's transaction may have moved it, and no writer needs to know where it is — and leaves
+ * out the records that fail their conditions.
  */
 function batchAppender(stores: IssuerStores, now: () => number): (batch: Pending[]) => Promise<Appended[]> {
-  let known: { head: AuditHead | undefined } | undefined;
-  return async (batch) => {
-    const answers = new Map<Pending, Appended>();
-    const open = () => batch.filter((pending) => !answers.has(pending));
-    for (let tries = 0; tries < APPEND_TRIES; tries++) {
-      known ??= { head: await stores.audit.last() };
-      const tried = await appendOpen(stores.audit, known.head, open(), answers, now);
-      known = { head: tried.head };
-      if (tried.appended) return batch.map((pending) => answers.get(pending));
-    }
-    known = undefined;
-    const head = await stores.transaction(async (own) => {
-      const tried = await appendOpen(own.audit, await own.audit.last(), open(), answers, now);
-      if (!tried.appended) throw new Error('audit: the head moved inside a writer transaction');
-      return tried.head;
-    });
-    known = { head };
-    return batch.map((pending) => answers.get(pending));
-  };
+  return (batch) =>
+    stores.audit.appendEntries(
+      batch.map((pending) => entry(pending.input, now())),
+      conditionsOf(batch, now()),
+    );
 }
 
 /**

@@ -3,6 +3,7 @@
  * here or anywhere else in the issuer; the hash chain (issuer/audit.ts) makes any change made
  * behind the issuer's back detectable.
  */
+import { linkAfter, type AuditEntry } from './audit-chain.ts';
 import type { IssuerDb, Sync } from './db.ts';
 import { createSqliteReadGenerationStore } from './read-generation-store.ts';
 import { createSqliteReplayStore } from './replay-store.ts';
@@ -48,27 +49,15 @@ export interface AuditHead {
 }
 
 /**
- * What the rows of an `appendAfter` batch depend on, judged at `at`. `keys`: replay keys they take,
- * with ReplayStore.remember's single use. `generations`: rows valid only while the read generation
- * (read-generation-store.ts) is still the one given. `row` is an index into the batch.
+ * What the entries of an `appendEntries` batch depend on, judged at `at`. `keys`: replay keys they
+ * take, with ReplayStore.remember's single use. `generations`: entries valid only while the read
+ * generation (read-generation-store.ts) is still the one given. `row` is an index into the batch.
  */
 export interface AppendConditions {
   at: number;
   keys: { row: number; key: string; expiresAt: number }[];
   generations: { row: number; generation: number }[];
 }
-
-/**
- * What `appendAfter` did: appended; or refused because the chain's head had moved (to `head`);
- * or, the head being the expected one, refused because the rows at the indexes `refused` fail a
- * condition — a read generation that has passed, or a replay key that is not free (recorded and
- * unexpired, expiring by `at`, or claimed by an earlier row of the batch). `refused` may name
- * only some such rows: a caller leaves them out and tries the rest again.
- */
-export type AppendAfterResult =
-  | { appended: true }
-  | { appended: false; head: AuditHead | undefined; refused?: undefined }
-  | { appended: false; head: AuditHead | undefined; refused: [number, ...number[]] };
 
 export interface AuditStore {
   /** The last record's seq and hash (undefined for an empty log). */
@@ -80,18 +69,16 @@ export interface AuditStore {
    */
   append(...rows: AuditRow[]): Promise<void>;
   /**
-   * Appends `rows` (links that follow `expected`) in one atomic step of its own if `expected`
-   * (undefined: the empty log) is still the chain's head and every row meets its `conditions` —
-   * recording their replay keys in the same step; otherwise writes nothing and says why. Waits
-   * for an open writer transaction of any instance, so it never takes a position such a
-   * transaction has read as free. Outside transactions, or inside a writer transaction (where
-   * the head cannot move, and claims are judged as in the one step).
+   * Places `entries`, in order, at the end of the chain in one atomic step of its own: each
+   * becomes the link after the head as it is then (seq, prevHash and hash: audit-chain.ts), so
+   * writers on any instance never need to know the head beforehand. An entry that fails its
+   * `conditions` — a read generation that has passed, or a replay key that is not free (recorded
+   * and unexpired, expiring by `at`, or taken by an earlier entry of the batch) — is left out
+   * (undefined in the answer) and takes no key; the others take theirs with their links. Waits
+   * for an open writer transaction of any instance. Outside transactions, or inside a writer
+   * transaction.
    */
-  appendAfter(
-    expected: AuditHead | undefined,
-    rows: AuditRow[],
-    conditions?: AppendConditions,
-  ): Promise<AppendAfterResult>;
+  appendEntries(entries: AuditEntry[], conditions?: AppendConditions): Promise<(AuditRow | undefined)[]>;
   /** In seq order, ascending unless `filter.order` is 'desc'. */
   list(filter: AuditFilter): Promise<AuditRow[]>;
 }
@@ -127,18 +114,8 @@ export function toAuditRow(row: AuditTableRow): AuditRow {
   };
 }
 
-/** Rolls back appendAfter's transaction when rows fail their conditions: no key and no row stays written. */
-class Refused extends Error {
-  constructor(readonly rows: [number, ...number[]]) {
-    super('rows refused');
-  }
-}
-
-/** Sorted and without repeats; throws Refused when there is any. */
-function refuse(rows: number[]): void {
-  const [first, ...rest] = [...new Set(rows)].sort((a, b) => a - b);
-  if (first !== undefined) throw new Refused([first, ...rest]);
-}
+/** Rolls back the savepoint of an entry whose replay key is not free. */
+class KeyTaken extends Error {}
 
 export function createSqliteAuditStore(db: IssuerDb): Sync<AuditStore> {
   const s = db.sqlite;
@@ -151,39 +128,42 @@ export function createSqliteAuditStore(db: IssuerDb): Sync<AuditStore> {
   });
   const replay = createSqliteReplayStore(db);
   const generation = createSqliteReadGenerationStore(db);
-  // Generations first (nothing written yet), then the keys, through the replay store: rolled back whole on a refusal.
-  const meet = ({ at, keys, generations }: AppendConditions): void => {
-    const now = generation.current();
-    refuse(generations.filter((g) => g.generation !== now).map((g) => g.row));
-    refuse(keys.filter(({ key, expiresAt }) => !replay.remember(key, expiresAt, at)).map((k) => k.row));
+  // One entry's keys in a savepoint: all of them taken, or none.
+  const claim = s.transaction((keys: { key: string; expiresAt: number }[], at: number): void => {
+    for (const { key, expiresAt } of keys) if (!replay.remember(key, expiresAt, at)) throw new KeyTaken();
+  });
+  const meets = (row: number, conditions: AppendConditions | undefined, now: number | undefined): boolean => {
+    if (conditions === undefined) return true;
+    if (conditions.generations.some((g) => g.row === row && g.generation !== now)) return false;
+    try {
+      claim(
+        conditions.keys.filter((k) => k.row === row),
+        conditions.at,
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof KeyTaken) return false;
+      throw error;
+    }
   };
-  const appendAfter = s.transaction(
-    (
-      expected: AuditHead | undefined,
-      rows: AuditRow[],
-      conditions: AppendConditions | undefined,
-    ): AppendAfterResult => {
-      const head = last.get();
-      if (head?.seq !== expected?.seq || head?.hash !== expected?.hash) return { appended: false, head };
-      if (conditions) meet(conditions);
-      appendAll(...rows);
-      return { appended: true };
-    },
-  );
+  const appendEntries = s.transaction((entries: AuditEntry[], conditions: AppendConditions | undefined) => {
+    const now = conditions?.generations.length ? generation.current() : undefined;
+    const kept = entries.map((entry, row) => (meets(row, conditions, now) ? entry : undefined));
+    const rows = linkAfter(
+      last.get(),
+      kept.filter((entry) => entry !== undefined),
+    );
+    appendAll(...rows);
+    let placed = 0;
+    return kept.map((entry) => (entry === undefined ? undefined : rows[placed++]));
+  });
 
   return {
     last: () => last.get(),
     // All or none (a savepoint when the caller's transaction is open), as PostgreSQL's one statement.
     append: appendAll,
     // IMMEDIATE: the write lock before the head is read, so another process on the file cannot move it in between.
-    appendAfter(expected, rows, conditions) {
-      try {
-        return appendAfter.immediate(expected, rows, conditions);
-      } catch (error) {
-        if (error instanceof Refused) return { appended: false, head: expected, refused: error.rows };
-        throw error;
-      }
-    },
+    appendEntries: (entries, conditions) => appendEntries.immediate(entries, conditions),
     list({ order, ...filter }) {
       const where: string[] = ['seq > @afterSeq'];
       if (filter.beforeSeq !== undefined) where.push('seq < @beforeSeq');

@@ -4,7 +4,7 @@
  * reads from the database: a hosted DID added, changed, deactivated or removed; a status list
  * added or removed, or its version moved (a status changed). What a process read at one
  * generation is still what the database holds while the generation is the same, so a cache of
- * those reads stays valid exactly that long (services/read-cache.ts); `audit.appendAfter`
+ * those reads stays valid exactly that long (services/read-cache.ts); `audit.appendEntries`
  * checks it in the step that records the verdict (AppendConditions.generations).
  */
 import type { IssuerDb, Sync } from './db.ts';

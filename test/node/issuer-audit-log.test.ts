@@ -180,23 +180,8 @@ describe('audit log', () => {
     }
     const verdict = await log.verifyChain();
     expect(verdict).toMatchObject({ intact: true, count: 24 });
-    // A moved head is followed from appendAfter's answer, without a writer transaction.
+    // Each batch is placed after the head as the store finds it: no writer transaction, no retry.
     expect(transactions).toEqual([]);
-  });
-
-  it('a batch refused again and again is appended in a writer transaction, where the head cannot move', async () => {
-    const { stores } = freshLog();
-    const refusing = {
-      ...stores,
-      audit: {
-        ...stores.audit,
-        appendAfter: async () => ({ appended: false as const, head: await stores.audit.last() }),
-      },
-    };
-    const log = createAuditLog(refusing);
-    const records = await Promise.all([1, 2].map((n) => log.record({ event: 'VP_VERIFIED', actor: `a${n}` })));
-    expect(records.map((r) => r.seq)).toEqual([1, 2]);
-    expect(await log.verifyChain()).toMatchObject({ intact: true, count: 2 });
   });
 
   it('recordIf: a record whose replay key is taken is left out of its batch, the rest is chained', async () => {
@@ -242,52 +227,6 @@ describe('audit log', () => {
     expect(await log.verifyChain()).toMatchObject({ intact: true, count: 1 });
   });
 
-  it('recordIf in the writer transaction (after refusals): the same single use, key by key', async () => {
-    const { stores } = freshLog();
-    const now = Date.parse('2026-11-22T10:00:00Z');
-    const transactions: number[] = [];
-    const refusing = {
-      ...stores,
-      transaction: ((fn) => (transactions.push(1), stores.transaction(fn))) as typeof stores.transaction,
-      audit: {
-        ...stores.audit,
-        appendAfter: async () => ({ appended: false as const, head: await stores.audit.last() }),
-      },
-    };
-    const log = createAuditLog(refusing, () => now);
-    expect(await stores.replay.remember('spent', now + 60_000, now)).toBe(true);
-    const key = (k: string) => ({ key: k, expiresAt: now + 60_000 });
-    const results = await Promise.all([
-      log.recordIf({ event: 'VP_VERIFIED', actor: 'a' }, { keys: [key('k1')] }),
-      log.recordIf({ event: 'VP_VERIFIED', actor: 'b' }, { keys: [key('k2'), key('spent')] }),
-      log.recordIf({ event: 'VP_VERIFIED', actor: 'c' }, { keys: [key('k1')] }),
-      log.record({ event: 'VP_REJECTED', actor: 'd' }),
-    ]);
-    expect(transactions).toEqual([1]);
-    expect(results.map((r) => r?.actor)).toEqual(['a', undefined, undefined, 'd']);
-    expect(await log.verifyChain()).toMatchObject({ intact: true, count: 2 });
-    // b's first key was undone with it.
-    expect(await stores.replay.remember('k2', now + 60_000, now)).toBe(true);
-  });
-
-  it('a store whose head moves inside a writer transaction breaks its contract: the batch fails, nothing is answered as stored', async () => {
-    const { stores } = freshLog();
-    const moving = async () => ({ appended: false as const, head: { seq: 99, hash: 'elsewhere' } });
-    const broken = {
-      ...stores,
-      audit: { ...stores.audit, appendAfter: moving },
-      transaction: ((fn) =>
-        stores.transaction((own) =>
-          fn({ ...own, audit: { ...own.audit, appendAfter: moving } }),
-        )) as typeof stores.transaction,
-    };
-    const log = createAuditLog(broken);
-    await expect(log.record({ event: 'VP_VERIFIED', actor: 'a' })).rejects.toThrow(
-      'audit: the head moved inside a writer transaction',
-    );
-    expect(await stores.audit.last()).toBeUndefined();
-  });
-
   it('an input with no JSON form fails alone; a batch whose write fails rejects every caller in it', async () => {
     const { log, stores } = freshLog();
     const [bad, good] = await Promise.allSettled([
@@ -299,7 +238,7 @@ describe('audit log', () => {
 
     const failing = createAuditLog({
       ...stores,
-      audit: { ...stores.audit, appendAfter: () => Promise.reject(new Error('disk I/O error')) },
+      audit: { ...stores.audit, appendEntries: () => Promise.reject(new Error('disk I/O error')) },
     });
     const settled = await Promise.allSettled([
       failing.record({ event: 'VP_VERIFIED', actor: 'anonymous' }),

@@ -5,7 +5,11 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { auditRecordHash, AUDIT_GENESIS_HASH, createAuditLog } from '../../issuer/audit.ts';
+import { linkAfter } from '../../issuer/storage/audit-chain.ts';
+import type { AuditHead, AuditRow } from '../../issuer/storage/audit-store.ts';
+import { createPostgresAuditStore } from '../../issuer/storage/postgres/audit-store.ts';
 import { openPostgres, type PostgresDb } from '../../issuer/storage/postgres/db.ts';
+import type { Sql } from '../../issuer/storage/postgres/pool.ts';
 import { migrate, SchemaError } from '../../issuer/storage/postgres/migrate.ts';
 import { MIGRATIONS, type Migration } from '../../issuer/storage/postgres/schema.ts';
 import { createPostgresStores } from '../../issuer/storage/postgres/stores.ts';
@@ -128,7 +132,7 @@ describe('postgres schema migrations', () => {
     await v1.close();
     const current = await openPostgres({ url: database.url, size: 2 });
     try {
-      expect(current.migration).toEqual({ from: 1, to: MIGRATIONS.length, applied: [2, 3] });
+      expect(current.migration).toEqual({ from: 1, to: MIGRATIONS.length, applied: [2, 3, 4] });
       const log = createAuditLog(createPostgresStores(current.pool));
       const records = await Promise.all([1, 2, 3].map((n) => log.record({ event: 'VP_VERIFIED', actor: `a${n}` })));
       expect(records.map((r) => r.seq)).toEqual([2, 3, 4]);
@@ -138,6 +142,23 @@ describe('postgres schema migrations', () => {
       expect(await log.verifyChain()).toMatchObject({ intact: true, count: 5 });
     } finally {
       await current.close();
+      await database.drop();
+    }
+  });
+
+  it('in a rolling upgrade, instances on migration 3 (links built after the head they know) and on 4 extend one chain', async () => {
+    const database = await freshDatabase();
+    const db = await openPostgres({ url: database.url, size: 4 });
+    try {
+      const log = createAuditLog(createPostgresStores(db.pool));
+      await Promise.all(
+        Array.from({ length: 24 }, (_, i) =>
+          i % 2 ? appendAsVersion3(db.pool, `v3-${i}`) : log.record({ event: 'VP_VERIFIED', actor: `v4-${i}` }),
+        ),
+      );
+      expect(await log.verifyChain()).toMatchObject({ intact: true, count: 24 });
+    } finally {
+      await db.close();
       await database.drop();
     }
   });
@@ -249,6 +270,45 @@ describe('postgres stores and U+0000 (which PostgreSQL text cannot hold, and SQL
   });
 });
 
+/** Appends one record as an issuer of migration 3 did: its link built after the head it read, sent again while the head moves. */
+async function appendAsVersion3(pool: pg.Pool, actor: string): Promise<void> {
+  for (;;) {
+    const head = (await pool.query<AuditHead>('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1')).rows[0];
+    const entry = {
+      id: crypto.randomUUID(),
+      at: T0,
+      event: 'TEST_EVENT',
+      agentDid: null,
+      actor,
+      reason: null,
+      vpId: null,
+      data: null,
+    };
+    const [row] = linkAfter(head && { seq: Number(head.seq), hash: head.hash }, [entry]) as [AuditRow];
+    const answer = await pool.query<{ appended: boolean }>(
+      `SELECT appended FROM mandate_audit_append_if($1, $2, $3::bigint[], $4::text[], $5::bigint[], $6::text[],
+        $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[],
+        '{}'::int[], '{}'::text[], '{}'::bigint[], 0, 0, '{}'::int[], '{}'::bigint[])`,
+      [
+        head?.seq ?? null,
+        head?.hash ?? null,
+        [row.seq],
+        [row.id],
+        [row.at],
+        [row.event],
+        [null],
+        [actor],
+        [null],
+        [null],
+        [null],
+        [row.prevHash],
+        [row.hash],
+      ],
+    );
+    if (answer.rows[0]?.appended === true) return;
+  }
+}
+
 /** Appends one record after the current head, as the audit log does (one transaction). */
 async function appendAudit(stores: IssuerStores, actor: string): Promise<void> {
   await stores.transaction(async (tx) => {
@@ -268,6 +328,29 @@ async function appendAudit(stores: IssuerStores, actor: string): Promise<void> {
     await tx.audit.append({ ...partial, hash: auditRecordHash(partial) });
   });
 }
+
+describe('the PostgreSQL audit store against an append function that breaks its contract', () => {
+  const entry = {
+    id: 'e',
+    at: T0,
+    event: 'VP_VERIFIED',
+    agentDid: null,
+    actor: 'x',
+    reason: null,
+    vpId: null,
+    data: null,
+  };
+  const answering = (rows: unknown[]) =>
+    createPostgresAuditStore({ query: () => Promise.resolve({ rows }) } as unknown as Sql);
+
+  it('fails the batch, nothing answered as placed, when the function answers no row or fewer links than entries', async () => {
+    await expect(answering([]).appendEntries([entry])).rejects.toThrow('audit: the append function answered no row');
+    const short = [{ first_seq: 1, first_prev: AUDIT_GENESIS_HASH, links: [], refused: [] }];
+    await expect(answering(short).appendEntries([entry])).rejects.toThrow(
+      'audit: the append function answered fewer links than entries',
+    );
+  });
+});
 
 describe('postgres stores from two instances on one database', () => {
   it('keeps single use and unique allocation across instances, under concurrent attempts', async () => {
@@ -322,7 +405,7 @@ describe('postgres stores from two instances on one database', () => {
     }
   });
 
-  it('a claiming append whose key is recorded meanwhile outside the writer lock is refused and keeps no key', async () => {
+  it('an entry whose key is recorded meanwhile outside the writer lock is left out and keeps no key; the others are placed', async () => {
     const opened = await instances(1);
     const racer = await (opened.dbs[0] as PostgresDb).pool.connect();
     try {
@@ -335,16 +418,22 @@ describe('postgres stores from two instances on one database', () => {
         { row: 0, key: 'free', expiresAt: T0 + 60_000 },
         { row: 1, key: 'raced', expiresAt: T0 + 60_000 },
       ];
-      const rows = [1, 2].map((seq) => {
-        const partial = { seq, id: `a${seq}`, at: T0, event: 'VP_VERIFIED', agentDid: null, actor: 'x' };
-        return { ...partial, reason: null, vpId: null, data: null, prevHash: 'p', hash: `h${seq}` };
-      });
-      const append = stores.audit.appendAfter(undefined, rows, { at: T0, keys, generations: [] });
+      const entries = [1, 2].map((n) => ({
+        id: `a${n}`,
+        at: T0,
+        event: 'VP_VERIFIED',
+        agentDid: null,
+        actor: 'x',
+        reason: null,
+        vpId: null,
+        data: null,
+      }));
+      const append = stores.audit.appendEntries(entries, { at: T0, keys, generations: [] });
       await new Promise((resolve) => setTimeout(resolve, 100));
       await racer.query('COMMIT');
-      expect(await append).toEqual({ appended: false, head: undefined, refused: [1] });
-      expect(await stores.audit.last()).toBeUndefined();
-      expect(await stores.replay.remember('free', T0 + 60_000, T0)).toBe(true);
+      expect((await append).map((row) => row?.id)).toEqual(['a1', undefined]);
+      expect((await stores.audit.list({ limit: 10 })).map((row) => row.id)).toEqual(['a1']);
+      expect(await stores.replay.remember('free', T0 + 60_000, T0)).toBe(false);
     } finally {
       racer.release();
       await opened.close();

@@ -6,6 +6,7 @@
 // interleaves them on several connections; the guarantee (exactly one wins) is the same.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentRecord } from '../../issuer/storage/agents-store.ts';
+import { AUDIT_GENESIS_HASH, auditRecordHash, linkAfter, type AuditEntry } from '../../issuer/storage/audit-chain.ts';
 import type { AuditRow } from '../../issuer/storage/audit-store.ts';
 import type { NewCredential } from '../../issuer/storage/credentials-store.ts';
 import type { IssuerStores } from '../../issuer/storage/stores.ts';
@@ -73,6 +74,32 @@ function credential(id: string, over: Partial<NewCredential> = {}): NewCredentia
     issuedAt: T0,
     ...over,
   };
+}
+
+/** An entry to place: a record without its place in the chain. */
+function entryOf(id: string, over: Partial<AuditEntry> = {}): AuditEntry {
+  return {
+    id,
+    at: T0,
+    event: 'AGENT_ENROLLED',
+    agentDid: null,
+    actor: 'system',
+    reason: null,
+    vpId: null,
+    data: null,
+    ...over,
+  };
+}
+
+/** The seqs of `rows` (a whole chain, in order) whose link does not hold. */
+function brokenLinks(rows: AuditRow[]): number[] {
+  return rows
+    .filter((row, i) => {
+      const { hash, ...rest } = row;
+      const prev = i === 0 ? AUDIT_GENESIS_HASH : rows[i - 1]?.hash;
+      return row.seq !== i + 1 || row.prevHash !== prev || auditRecordHash(rest) !== hash;
+    })
+    .map((row) => row.seq);
 }
 
 function auditRow(seq: number, over: Partial<AuditRow> = {}): AuditRow {
@@ -334,111 +361,120 @@ function describeAudit(get: Get): void {
       expect((await s.audit.list({ limit: 10 })).map((r) => r.seq)).toEqual([1, 2, 3, 4]);
     });
 
-    it('appends after the expected head only, and says where the head is when it has moved', async () => {
+    it('places entries after the head it finds, each with the hash of its place in the chain', async () => {
       const s = get();
-      expect(await s.audit.appendAfter(undefined, [auditRow(1)])).toEqual({ appended: true });
-      const refusedEmpty = await s.audit.appendAfter(undefined, [auditRow(1, { id: 'late' })]);
-      expect(refusedEmpty).toEqual({ appended: false, head: { seq: 1, hash: 'h1' } });
-      expect(await s.audit.appendAfter({ seq: 1, hash: 'h1' }, [auditRow(2), auditRow(3)])).toEqual({ appended: true });
-      expect(await s.audit.appendAfter({ seq: 1, hash: 'h1' }, [auditRow(2, { id: 'stale' })])).toEqual({
-        appended: false,
-        head: { seq: 3, hash: 'h3' },
+      const first = await s.audit.appendEntries([entryOf('e1')]);
+      expect(first).toEqual([{ ...entryOf('e1'), seq: 1, prevHash: AUDIT_GENESIS_HASH, hash: expect.any(String) }]);
+      // A writer transaction moves the head (another instance, a caller's record): found there.
+      await s.transaction(async (tx) => {
+        const [row] = linkAfter(await tx.audit.last(), [entryOf('e2')]);
+        await tx.audit.append(row as AuditRow);
       });
-      // Right seq, another hash: not the head it expects either.
-      const otherHash = await s.audit.appendAfter({ seq: 3, hash: 'hX' }, [auditRow(4)]);
-      expect(otherHash).toEqual({ appended: false, head: { seq: 3, hash: 'h3' } });
-      const racers = await Promise.all(
-        Array.from({ length: ATTEMPTS }, (_, i) =>
-          s.audit.appendAfter({ seq: 3, hash: 'h3' }, [
-            auditRow(4, { id: `racer-${i}` }),
-            auditRow(5, { id: `r5-${i}` }),
-          ]),
-        ),
-      );
-      expect(racers.filter((r) => r.appended)).toHaveLength(1);
-      expect(racers.filter((r) => !r.appended)).toEqual(
-        Array.from({ length: ATTEMPTS - 1 }, () => ({ appended: false, head: { seq: 5, hash: 'h5' } })),
-      );
-      expect((await s.audit.list({ limit: 10 })).map((r) => r.seq)).toEqual([1, 2, 3, 4, 5]);
+      // Text PostgreSQL's TEXT cannot hold (U+0000), the encoding's own mark, and what JCS escapes.
+      const odd = entryOf('e4', {
+        agentDid: 'did:key:z6Mk\u0000',
+        actor: 'a\u0000b"\\\n\u001f',
+        reason: '\u0001x é 😀',
+        vpId: 'urn:uuid:ü',
+        data: '{"k":"\\u0000","n":-0.5}',
+      });
+      const placed = await s.audit.appendEntries([entryOf('e3'), odd]);
+      expect(placed.map((row) => row?.seq)).toEqual([3, 4]);
+      const rows = await s.audit.list({ limit: 10 });
+      expect(rows.slice(2)).toEqual(placed);
+      expect(rows[3]).toMatchObject(odd);
+      expect(brokenLinks(rows)).toEqual([]);
     });
 
-    it('appendAfter waits for an open writer transaction and never takes the place it read as free', async () => {
+    it('of concurrent appendEntries calls, each places its entries as consecutive links of one chain', async () => {
+      const s = get();
+      const calls = await Promise.all(
+        Array.from({ length: ATTEMPTS }, (_, i) => s.audit.appendEntries([entryOf(`a-${i}`), entryOf(`b-${i}`)])),
+      );
+      for (const [a, b] of calls) expect(b?.seq).toBe((a?.seq ?? 0) + 1);
+      const rows = await s.audit.list({ limit: 100 });
+      expect(rows.map((r) => r.seq)).toEqual(Array.from({ length: 2 * ATTEMPTS }, (_, i) => i + 1));
+      expect(brokenLinks(rows)).toEqual([]);
+    });
+
+    it('appendEntries waits for an open writer transaction and places its links after what it wrote', async () => {
       const s = get();
       for (const seq of [1, 2]) {
-        let outside: ReturnType<IssuerStores['audit']['appendAfter']> | undefined;
+        let outside: ReturnType<IssuerStores['audit']['appendEntries']> | undefined;
         await s.transaction(async (tx) => {
-          const head = await tx.audit.last();
-          outside = s.audit.appendAfter(head, [auditRow(seq, { id: `outside-${seq}` })]);
+          const [row] = linkAfter(await tx.audit.last(), [entryOf(`inside-${seq}`)]);
+          outside = s.audit.appendEntries([entryOf(`outside-${seq}`)]);
           await new Promise((resolve) => setTimeout(resolve, 50));
-          await tx.audit.append(auditRow(seq));
+          await tx.audit.append(row as AuditRow);
         });
-        expect(await outside).toEqual({ appended: false, head: { seq, hash: `h${seq}` } });
+        expect((await outside)?.[0]?.seq).toBe(2 * seq);
       }
-      expect((await s.audit.list({ limit: 10 })).map((r) => r.id)).toEqual(['audit-1', 'audit-2']);
+      const rows = await s.audit.list({ limit: 10 });
+      expect(rows.map((r) => r.id)).toEqual(['inside-1', 'outside-1', 'inside-2', 'outside-2']);
+      expect(brokenLinks(rows)).toEqual([]);
     });
 
-    it('appendAfter takes replay keys with the links: all of them free, or nothing written and the rows named', async () => {
+    it('appendEntries takes replay keys with the links, and leaves out the entries whose keys are not free', async () => {
       const s = get();
       const claims = (...keys: [row: number, key: string, expiresAt?: number][]) => ({
         at: T0,
         keys: keys.map(([row, key, expiresAt = T0 + 1000]) => ({ row, key, expiresAt })),
         generations: [],
       });
-      const h2 = { seq: 2, hash: 'h2' };
-      const seqs = async () => (await s.audit.list({ limit: 10 })).map((r) => r.seq);
+      const ids = (rows: (AuditRow | undefined)[]) => rows.map((row) => row?.id);
+      const entries = (...names: string[]) => names.map((name) => entryOf(name));
       const claimed = claims([0, 'k1'], [1, 'k2'], [1, 'k3\u0000']);
-      expect(await s.audit.appendAfter(undefined, [auditRow(1), auditRow(2)], claimed)).toEqual({ appended: true });
+      expect(ids(await s.audit.appendEntries(entries('e1', 'e2'), claimed))).toEqual(['e1', 'e2']);
       for (const key of ['k1', 'k2', 'k3\u0000']) expect(await s.replay.remember(key, T0 + 1000, T0)).toBe(false);
-      // A key recorded and unexpired; one an earlier row of the batch claims.
+      // A key recorded and unexpired; one an earlier entry of the batch takes; one expiring by `at`.
+      // An entry left out takes none of its keys (k6, k8), the others take theirs.
       expect(await s.replay.remember('k4', T0 + 1000, T0)).toBe(true);
-      const recorded = await s.audit.appendAfter(h2, [auditRow(3), auditRow(4)], claims([0, 'k5'], [1, 'k4']));
-      expect(recorded).toEqual({ appended: false, head: h2, refused: [1] });
-      const rows = [auditRow(3), auditRow(4), auditRow(5)];
-      const twice = await s.audit.appendAfter(h2, rows, claims([0, 'k5'], [1, 'k6'], [2, 'k5']));
-      expect(twice).toEqual({ appended: false, head: h2, refused: [2] });
-      // A key that expires by `at` is not free either; and the refused calls recorded no key.
-      expect(await s.audit.appendAfter(h2, [auditRow(3)], claims([0, 'k7', T0]))).toEqual({
-        appended: false,
-        head: h2,
-        refused: [0],
-      });
-      expect(await seqs()).toEqual([1, 2]);
-      for (const key of ['k5', 'k6', 'k7']) expect(await s.replay.remember(key, T0 + 1000, T0)).toBe(true);
+      const mixed = claims([0, 'k5'], [1, 'k6'], [1, 'k4'], [2, 'k7'], [3, 'k5'], [4, 'k8'], [4, 'k9', T0]);
+      const placed = await s.audit.appendEntries(entries('e3', 'e4', 'e5', 'e6', 'e7'), mixed);
+      expect(ids(placed)).toEqual(['e3', undefined, 'e5', undefined, undefined]);
+      expect(placed.map((row) => row?.seq)).toEqual([3, undefined, 4, undefined, undefined]);
+      for (const key of ['k5', 'k7']) expect(await s.replay.remember(key, T0 + 1000, T0)).toBe(false);
+      for (const key of ['k6', 'k8', 'k9']) expect(await s.replay.remember(key, T0 + 1000, T0)).toBe(true);
+      // Every entry left out: nothing written.
+      expect(await s.audit.appendEntries(entries('e8'), claims([0, 'k1']))).toEqual([undefined]);
       // A recorded key whose expiry has passed is taken afresh.
-      expect(await s.replay.remember('k8', T0 + 10, T0)).toBe(true);
-      const later = { at: T0 + 10, keys: [{ row: 0, key: 'k8', expiresAt: T0 + 2000 }], generations: [] };
-      expect(await s.audit.appendAfter(h2, [auditRow(3)], later)).toEqual({ appended: true });
-      expect(await s.replay.remember('k8', T0 + 2000, T0 + 1000)).toBe(false);
-      // A moved head refuses before any key is looked at: nothing recorded.
-      const moved = await s.audit.appendAfter(h2, [auditRow(3, { id: 'late' })], claims([0, 'k9']));
-      expect(moved).toEqual({ appended: false, head: { seq: 3, hash: 'h3' } });
-      expect(await s.replay.remember('k9', T0 + 1000, T0)).toBe(true);
-      expect(await seqs()).toEqual([1, 2, 3]);
+      expect(await s.replay.remember('k10', T0 + 10, T0)).toBe(true);
+      const later = { at: T0 + 10, keys: [{ row: 0, key: 'k10', expiresAt: T0 + 2000 }], generations: [] };
+      expect(ids(await s.audit.appendEntries(entries('e9'), later))).toEqual(['e9']);
+      expect(await s.replay.remember('k10', T0 + 2000, T0 + 1000)).toBe(false);
+      const rows = await s.audit.list({ limit: 10 });
+      expect(rows.map((r) => r.id)).toEqual(['e1', 'e2', 'e3', 'e5', 'e9']);
+      expect(brokenLinks(rows)).toEqual([]);
     });
 
-    it('appendAfter refuses rows made at a read generation that has passed, before any key is taken', async () => {
+    it('appendEntries leaves out entries made at a read generation that has passed, and they take no key', async () => {
       const s = get();
       const at = await s.readGeneration.current();
-      const conditions = (generation: number) => ({
+      const conditions = (generation: number, key: string) => ({
         at: T0,
-        keys: [{ row: 1, key: 'g1', expiresAt: T0 + 1000 }],
+        keys: [{ row: 1, key, expiresAt: T0 + 1000 }],
         generations: [
           { row: 0, generation: at },
           { row: 1, generation },
         ],
       });
-      expect(await s.audit.appendAfter(undefined, [auditRow(1), auditRow(2)], conditions(at))).toEqual({
-        appended: true,
-      });
-      // A status changed: the generation moves; rows of the old one are refused, and take no key.
+      const placed = await s.audit.appendEntries([entryOf('e1'), entryOf('e2')], conditions(at, 'g1'));
+      expect(placed.map((row) => row?.id)).toEqual(['e1', 'e2']);
+      // A status changed: the generation moves; entries of the old one are left out, and take no key.
       await s.statusLists.insert(statusList('gl'));
       const moved = await s.readGeneration.current();
       expect(moved).not.toBe(at);
-      const stale = { ...conditions(at), keys: [{ row: 1, key: 'g2', expiresAt: T0 + 1000 }] };
-      const refused = await s.audit.appendAfter({ seq: 2, hash: 'h2' }, [auditRow(3), auditRow(4)], stale);
-      expect(refused).toEqual({ appended: false, head: { seq: 2, hash: 'h2' }, refused: [0, 1] });
+      const stale = await s.audit.appendEntries([entryOf('e3'), entryOf('e4'), entryOf('e5')], {
+        ...conditions(at, 'g2'),
+        generations: [
+          { row: 0, generation: at },
+          { row: 1, generation: at },
+          { row: 2, generation: moved },
+        ],
+      });
+      expect(stale.map((row) => row?.id)).toEqual([undefined, undefined, 'e5']);
       expect(await s.replay.remember('g2', T0 + 1000, T0)).toBe(true);
-      expect((await s.audit.list({ limit: 10 })).map((r) => r.seq)).toEqual([1, 2]);
+      expect((await s.audit.list({ limit: 10 })).map((r) => r.id)).toEqual(['e1', 'e2', 'e5']);
     });
 
     it('the read generation moves with every change to what a verification reads, and only then', async () => {
@@ -470,20 +506,18 @@ function describeAudit(get: Get): void {
       await moves(() => Promise.resolve(), false);
     });
 
-    it('of concurrent appendAfter claims and remember calls with one key, exactly one wins', async () => {
+    it('of concurrent appendEntries claims and remember calls with one key, exactly one wins', async () => {
       const s = get();
-      await s.audit.append(auditRow(1));
-      const head = { seq: 1, hash: 'h1' };
       const claim = { at: T0, keys: [{ row: 0, key: 'once', expiresAt: T0 + 1000 }], generations: [] };
       const attempt = async (i: number): Promise<['claim' | 'remember', boolean]> =>
         i % 2 === 0
-          ? ['claim', (await s.audit.appendAfter(head, [auditRow(2, { id: `claim-${i}` })], claim)).appended]
+          ? ['claim', (await s.audit.appendEntries([entryOf(`claim-${i}`)], claim))[0] !== undefined]
           : ['remember', await s.replay.remember('once', T0 + 1000, T0)];
       const results = await Promise.all(Array.from({ length: ATTEMPTS }, (_, i) => Promise.resolve(i).then(attempt)));
       const wins = results.filter(([, won]) => won);
       expect(wins).toHaveLength(1);
       // The link is written exactly when a claim won.
-      expect(await s.audit.list({ limit: 10 })).toHaveLength(wins[0]?.[0] === 'claim' ? 2 : 1);
+      expect(await s.audit.list({ limit: 10 })).toHaveLength(wins[0]?.[0] === 'claim' ? 1 : 0);
     });
 
     it('lists by filter, in either order, between seq bounds', async () => {

@@ -3,8 +3,10 @@
  * instances twice over: every transaction of this adapter holds the writer lock (stores.ts), so
  * `last()` then `append()` in one transaction reads the head no other writer can move; and the
  * primary key on `seq` refuses a second record at one position, whoever read the same head.
- * `appendAfter` (the group commit's path) takes the same lock inside its one call.
+ * `appendEntries` (the group commit's path) takes the same lock inside its one call and places
+ * the links after the head it reads there.
  */
+import { AUDIT_GENESIS_HASH, linkSegments, type AuditEntry } from '../audit-chain.ts';
 import {
   toAuditRow,
   type AuditFilter,
@@ -38,15 +40,27 @@ const APPEND = `INSERT INTO audit (seq, id, at, event, agent_did, actor, reason,
   SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[],
     $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])`;
 
-/** `appendAfter`: the function of migration 3 (schema.ts), one round trip, its own transaction. */
-const APPEND_AFTER = `SELECT appended, head_seq, head_hash, refused FROM mandate_audit_append_if($12, $13,
-  $1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-  $10::text[], $11::text[], $14::int[], $15::text[], $16::bigint[], $17, $18, $19::int[], $20::bigint[])`;
+/** `appendEntries`: the function of migration 4 (schema.ts), one round trip, its own transaction. */
+const APPEND_ENTRIES = `SELECT first_seq, first_prev, links, refused FROM mandate_audit_append_entries(
+  $1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+  $9::text[], $10::text[], $11::text[], $12, $13::int[], $14::text[], $15::bigint[], $16, $17, $18::int[], $19::bigint[])`;
+
+/** The entry's fields in APPEND_ENTRIES's order, each bound as one array parameter. */
+const ENTRY_COLUMNS = [
+  'id',
+  'at',
+  'event',
+  'agentDid',
+  'actor',
+  'reason',
+  'vpId',
+  'data',
+] as const satisfies readonly (keyof AuditEntry)[];
 
 /** Expired replay keys deleted per claimed one, as replay-store.ts does per recorded one. */
 const PRUNED_PER_CLAIM = 8;
 
-/** The conditions as APPEND_AFTER's last seven parameters (keys encoded here, as the columns' strings). */
+/** The conditions as APPEND_ENTRIES's last seven parameters (keys encoded here, as the columns' strings). */
 function conditionParameters(conditions: AppendConditions | undefined): unknown[] {
   const keys = conditions?.keys ?? [];
   const generations = conditions?.generations ?? [];
@@ -62,10 +76,44 @@ function conditionParameters(conditions: AppendConditions | undefined): unknown[
 }
 
 /** One array per column; strings encoded here, since textSafe encodes only plain string parameters. */
-function columns(rows: AuditRow[]): (string | number | null)[][] {
-  return AUDIT_COLUMNS.map((column) =>
+function columns<R extends AuditEntry>(rows: R[], names: readonly (keyof R)[]): unknown[][] {
+  return names.map((column) =>
     rows.map((row) => (typeof row[column] === 'string' ? encodeText(row[column]) : row[column])),
   );
+}
+
+/**
+ * The entries' parameters: their fields, then the JCS texts around prevHash and seq the function
+ * finishes each hash with (audit-chain.ts; plain JSON text, nothing textSafe would encode).
+ */
+function entryParameters(entries: AuditEntry[]): unknown[] {
+  const segments = entries.map(linkSegments);
+  return [
+    ...columns(entries, ENTRY_COLUMNS),
+    segments.map((s) => s.head),
+    segments.map((s) => s.mid),
+    segments.map((s) => s.tail),
+    AUDIT_GENESIS_HASH,
+  ];
+}
+
+/** APPEND_ENTRIES's answer as one row (or undefined) per entry, in order. */
+function placed(
+  entries: AuditEntry[],
+  answer: { first_seq: number; first_prev: string; links: string[]; refused: number[] },
+): (AuditRow | undefined)[] {
+  const refused = new Set(answer.refused);
+  let seq = answer.first_seq;
+  let prevHash = answer.first_prev;
+  let k = 0;
+  return entries.map((entry, i) => {
+    if (refused.has(i)) return undefined;
+    const hash = answer.links[k++];
+    if (hash === undefined) throw new Error('audit: the append function answered fewer links than entries');
+    const row = { ...entry, seq: seq++, prevHash, hash };
+    prevHash = hash;
+    return row;
+  });
 }
 
 /** The WHERE clause of `filter` from fixed fragments, its values as bound parameters. */
@@ -92,25 +140,16 @@ export function createPostgresAuditStore(sql: Sql): AuditStore {
     last,
     async append(...rows) {
       if (rows.length === 0) return;
-      await sql.query(APPEND, columns(rows));
+      await sql.query(APPEND, columns(rows, AUDIT_COLUMNS));
     },
-    async appendAfter(expected, rows, conditions) {
-      const result = await sql.query<{
-        appended: boolean;
-        head_seq: number | null;
-        head_hash: string | null;
-        refused: number[] | null;
-      }>(APPEND_AFTER, [
-        ...columns(rows),
-        expected?.seq ?? null,
-        expected?.hash ?? null,
-        ...conditionParameters(conditions),
-      ]);
-      const { appended, head_seq: seq, head_hash: hash, refused } = result.rows[0] ?? {};
-      if (appended === true) return { appended: true };
-      const head = seq == null || hash == null ? undefined : { seq, hash };
-      const [first, ...rest] = refused ?? [];
-      return first === undefined ? { appended: false, head } : { appended: false, head, refused: [first, ...rest] };
+    async appendEntries(entries, conditions) {
+      const result = await sql.query<{ first_seq: number; first_prev: string; links: string[]; refused: number[] }>(
+        APPEND_ENTRIES,
+        [...entryParameters(entries), ...conditionParameters(conditions)],
+      );
+      const answer = result.rows[0];
+      if (answer === undefined) throw new Error('audit: the append function answered no row');
+      return placed(entries, answer);
     },
     async list({ order, limit, ...filter }) {
       const { clause, values } = where(filter);

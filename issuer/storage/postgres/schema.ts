@@ -200,8 +200,8 @@ const SMALL_TABLES = [
 ];
 
 /**
- * The group commit's audit append (audit-store.ts `appendAfter`) in one call: the writer lock,
- * then the head — read by a statement of its own, so in a snapshot taken after the lock was
+ * Migration 2's group-commit append in one call (its successors are 3's and 4's; each stays, for
+ * the instances still running the code before it in a rolling upgrade): the writer lock, then the head — read by a statement of its own, so in a snapshot taken after the lock was
  * granted (a VOLATILE function's statements each take one under READ COMMITTED), where a head
  * the lock's previous holder moved is seen — then the links, only if the head is the expected one.
  */
@@ -247,7 +247,7 @@ const READ_GENERATION = [
 ];
 
 /**
- * Migration 2's append with conditions (audit-store.ts `AppendConditions`), under the writer lock
+ * Migration 3's append: 2's with conditions (audit-store.ts `AppendConditions`), under the writer lock
  * and with the head as expected. Rows whose read generation has passed, whose key expires by
  * `claim_at`, or whose key an earlier row of the batch claims, refuse the batch at once (named in
  * `refused`). Otherwise the keys are recorded (a few expired ones pruned first, as
@@ -309,6 +309,89 @@ const AUDIT_APPEND_IF_FUNCTION = [
   $fn$`,
 ];
 
+/**
+ * The group commit's append (audit-store.ts `appendEntries`) in one call, the links placed here:
+ * under the writer lock, entries whose read generation has passed, whose key expires by
+ * `claim_at`, or whose key an earlier entry of the batch takes, are left out (named in
+ * `refused`); the others' keys are recorded (a few expired ones pruned first, as
+ * replay-store.ts does) by an upsert on the key's unique index that records a recorded key afresh
+ * only once expired. An entry with a key the upsert could not record (recorded and unexpired — by
+ * anyone, committed before or racing with this call) is left out too, and the keys it did record
+ * deleted again. The rest become the links after the head, read in a snapshot taken after the
+ * lock was granted: each hash is SHA-256 over `head || prev_hash || mid || seq || tail`, the JCS
+ * preimage the client cut around the two values only this call knows (audit-chain.ts). So no
+ * writer on any instance has to know the head beforehand, and none is sent back for a moved one.
+ */
+const AUDIT_APPEND_ENTRIES_FUNCTION = [
+  `CREATE FUNCTION mandate_audit_append_entries(
+    ids TEXT[], ats BIGINT[], events TEXT[], agent_dids TEXT[], actors TEXT[], reasons TEXT[],
+    vp_ids TEXT[], datas TEXT[], heads TEXT[], mids TEXT[], tails TEXT[], genesis TEXT,
+    claim_rows INT[], claim_keys TEXT[], claim_expiries BIGINT[], claim_at BIGINT, pruned INT,
+    generation_rows INT[], generations BIGINT[],
+    OUT first_seq BIGINT, OUT first_prev TEXT, OUT links TEXT[], OUT refused INT[])
+  LANGUAGE plpgsql VOLATILE AS $fn$
+  DECLARE
+    won TEXT[];
+    lost INT[];
+    places INT[] := '{}';
+    seqs BIGINT[] := '{}';
+    prevs TEXT[] := '{}';
+    n BIGINT;
+    link TEXT;
+  BEGIN
+    PERFORM ${WRITER_LOCK};
+    refused := '{}';
+    IF cardinality(generation_rows) > 0 THEN
+      SELECT coalesce(array_agg(DISTINCT g.r), '{}') INTO refused
+      FROM unnest(generation_rows, generations) AS g(r, v)
+      WHERE g.v <> (SELECT value FROM read_generation WHERE id = 1);
+    END IF;
+    IF cardinality(claim_keys) > 0 THEN
+      SELECT refused || coalesce(array_agg(DISTINCT c.r), '{}') INTO refused FROM (
+        SELECT u.r, u.e, row_number() OVER (PARTITION BY u.k ORDER BY u.o) AS nth
+        FROM unnest(claim_rows, claim_keys, claim_expiries) WITH ORDINALITY AS u(r, k, e, o)
+        WHERE NOT (u.r = ANY(refused))) AS c
+      WHERE c.e <= claim_at OR c.nth > 1;
+      DELETE FROM replay_keys WHERE key IN (
+        SELECT key FROM replay_keys WHERE expires_at <= claim_at AND NOT (key = ANY(claim_keys))
+        ORDER BY expires_at LIMIT pruned FOR UPDATE SKIP LOCKED);
+      WITH recorded AS (
+        INSERT INTO replay_keys (key, expires_at)
+        SELECT u.k, u.e FROM unnest(claim_rows, claim_keys, claim_expiries) AS u(r, k, e) WHERE NOT (u.r = ANY(refused))
+        ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE replay_keys.expires_at <= claim_at
+        RETURNING key)
+      SELECT coalesce(array_agg(key), '{}') INTO won FROM recorded;
+      SELECT coalesce(array_agg(DISTINCT u.r), '{}') INTO lost FROM unnest(claim_rows, claim_keys) AS u(r, k)
+      WHERE NOT (u.r = ANY(refused)) AND NOT (u.k = ANY(won));
+      IF cardinality(lost) > 0 THEN
+        DELETE FROM replay_keys WHERE key = ANY(won)
+          AND key IN (SELECT u.k FROM unnest(claim_rows, claim_keys) AS u(r, k) WHERE u.r = ANY(lost));
+        refused := refused || lost;
+      END IF;
+    END IF;
+    SELECT seq, hash INTO n, link FROM audit ORDER BY seq DESC LIMIT 1;
+    n := coalesce(n, 0);
+    link := coalesce(link, genesis);
+    first_seq := n + 1;
+    first_prev := link;
+    links := '{}';
+    FOR i IN 1 .. cardinality(ids) LOOP
+      CONTINUE WHEN (i - 1) = ANY(refused);
+      n := n + 1;
+      places := places || i;
+      seqs := seqs || n;
+      prevs := prevs || link;
+      link := encode(sha256(convert_to(heads[i] || link || mids[i] || n::text || tails[i], 'UTF8')), 'hex');
+      links := links || link;
+    END LOOP;
+    INSERT INTO audit (seq, id, at, event, agent_did, actor, reason, vp_id, data, prev_hash, hash)
+    SELECT p.s, ids[p.i], ats[p.i], events[p.i], agent_dids[p.i], actors[p.i], reasons[p.i], vp_ids[p.i],
+      datas[p.i], p.prev, p.h
+    FROM unnest(places, seqs, prevs, links) AS p(i, s, prev, h);
+  END
+  $fn$`,
+];
+
 /** Every step, in order; the last one's version is the schema this code runs on. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -322,4 +405,5 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'read generation; audit append with conditions',
     statements: [...READ_GENERATION, ...AUDIT_APPEND_IF_FUNCTION],
   },
+  { version: 4, name: 'audit links placed by the database', statements: AUDIT_APPEND_ENTRIES_FUNCTION },
 ];
