@@ -5,6 +5,9 @@
 //   postgres3   three issuer processes on one PostgreSQL database, the connections spread over them
 //   sqlite3     SERVICE_WORKERS=3 on one SQLite file: three issuer processes without PostgreSQL,
 //               to tell what three processes on this machine cost from what the database costs
+//   postgres3node  postgres3 with SERVICE_ED25519_BACKEND=node, the backend operations.md advises
+//               when issuer processes take every core (the default, webcrypto, hands each
+//               signature check to libuv's thread pool: a gain only while a core is idle)
 // in alternating rounds, since the machine is shared. PostgreSQL runs on this machine with its
 // defaults for durability except fsync (the throwaway test instance of test/support/postgres.ts).
 //
@@ -33,10 +36,10 @@ const ROUNDS = Number(process.env.BENCH_PG_ROUNDS ?? 4);
 const ROUND_SECONDS = Number(process.env.BENCH_PG_ROUND_SECONDS ?? 4);
 const CONNECTIONS = 32;
 const RATE = Number(process.env.BENCH_PG_RATE ?? 0);
-const PRESENTATIONS = Number(process.env.BENCH_PG_PRESENTATIONS ?? 80_000);
+const PRESENTATIONS = Number(process.env.BENCH_PG_PRESENTATIONS ?? 100_000);
 
 interface Deployment {
-  name: 'sqlite' | 'sqlite3' | 'postgres1' | 'postgres3';
+  name: 'sqlite' | 'sqlite3' | 'postgres1' | 'postgres3' | 'postgres3node';
   urls: string[];
   /** Issuer processes serving the load (warm-up: one round each). */
   processes: number;
@@ -81,8 +84,8 @@ async function sqliteDeployment(workers: 1 | 3): Promise<Deployment> {
   };
 }
 
-async function postgresDeployment(server: PostgresServer, instances: 1 | 3): Promise<Deployment> {
-  const db = await createDatabase(server.url, `mandate_bench_${instances}`);
+async function postgresDeployment(server: PostgresServer, instances: 1 | 3, backend?: 'node'): Promise<Deployment> {
+  const db = await createDatabase(server.url, `mandate_bench_${instances}${backend ?? ''}`);
   // One set of secrets for all instances: they are one issuer.
   const shared = {
     SERVICE_STORAGE_ADAPTER: 'postgres',
@@ -90,12 +93,13 @@ async function postgresDeployment(server: PostgresServer, instances: 1 | 3): Pro
     SERVICE_SIGNING_KEY: 'ab'.repeat(32),
     SERVICE_KEY_ENCRYPTION_KEY: 'cd'.repeat(32),
     API_BASE_URL: 'http://127.0.0.1:9',
+    ...(backend === undefined ? {} : { SERVICE_ED25519_BACKEND: backend }),
   };
   const started = [];
   for (let i = 0; i < instances; i++) started.push(await startIssuer(shared));
   const issuers = started.map((s) => s.issuer);
   return {
-    name: instances === 1 ? 'postgres1' : 'postgres3',
+    name: instances === 1 ? 'postgres1' : backend === undefined ? 'postgres3' : 'postgres3node',
     urls: started.map((s) => s.url),
     processes: instances,
     issuers,
@@ -159,6 +163,7 @@ function summary(runs: Measured[]) {
     p50Ms: median(runs.map((r) => r.p50Ms)),
     p99Ms: median(runs.map((r) => r.p99Ms)),
     perRound: runs.map((r) => round(r.requestsPerSec, 1)),
+    perRoundPerServerCpuSec: runs.map((r) => round(r.requests / r.cpu, 1)),
     non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
     errors: runs.reduce((n, r) => n + r.errors, 0),
   };
@@ -173,6 +178,7 @@ export async function run(): Promise<Record<string, unknown>> {
       await postgresDeployment(server, 1),
       await postgresDeployment(server, 3),
       await sqliteDeployment(3),
+      await postgresDeployment(server, 3, 'node'),
     );
     const stocks = await Promise.all(deployments.map(stocksFor));
     // Warm-up: one round per issuer process, so that each has served as many requests as the
@@ -181,12 +187,16 @@ export async function run(): Promise<Record<string, unknown>> {
       for (let p = 0; p < d.processes; p++) await round1(d, stocks[i] as Stock[]);
     const results = deployments.map((): Measured[] => []);
     for (let r = 0; r < ROUNDS; r++) {
-      const order = r % 2 === 0 ? [0, 1, 2, 3] : [3, 2, 1, 0];
+      const order = r % 2 === 0 ? [0, 1, 2, 3, 4] : [4, 3, 2, 1, 0];
       for (const i of order) results[i]?.push(await round1(deployments[i] as Deployment, stocks[i] as Stock[]));
     }
-    const [sqlite, postgres1, postgres3, sqlite3] = results.map(summary);
+    const [sqlite, postgres1, postgres3, sqlite3, postgres3node] = results.map(summary);
     const ratio = (a?: { requestsPerServerCpuSec: number }) =>
       round((a?.requestsPerServerCpuSec ?? 0) / (sqlite?.requestsPerServerCpuSec ?? 1), 3);
+    // Round by round against SQLite's round next to it, then the median: a load that drifts
+    // over the run (the machine is shared) moves both sides of a pair alike.
+    const roundRatio = (a?: { perRoundPerServerCpuSec: number[] }) =>
+      round(median((a?.perRoundPerServerCpuSec ?? []).map((x, r) => x / (sqlite?.perRoundPerServerCpuSec[r] ?? 1))), 3);
     return {
       endpoint: 'POST /v1/vp/verify (fresh presentation per request)',
       connections: CONNECTIONS,
@@ -197,7 +207,19 @@ export async function run(): Promise<Record<string, unknown>> {
       postgres1,
       postgres3,
       sqliteThreeWorkers: sqlite3,
-      perCpuSecRatio: { postgres1: ratio(postgres1), postgres3: ratio(postgres3), sqliteThreeWorkers: ratio(sqlite3) },
+      postgres3NodeBackend: postgres3node,
+      perCpuSecRatio: {
+        postgres1: ratio(postgres1),
+        postgres3: ratio(postgres3),
+        sqliteThreeWorkers: ratio(sqlite3),
+        postgres3NodeBackend: ratio(postgres3node),
+      },
+      perCpuSecRatioRoundMedian: {
+        postgres1: roundRatio(postgres1),
+        postgres3: roundRatio(postgres3),
+        sqliteThreeWorkers: roundRatio(sqlite3),
+        postgres3NodeBackend: roundRatio(postgres3node),
+      },
       // Three PostgreSQL instances against three processes on SQLite: the database's part of the cost.
       postgres3OverSqliteThreeWorkers: round(
         (postgres3?.requestsPerServerCpuSec ?? 0) / (sqlite3?.requestsPerServerCpuSec ?? 1),
