@@ -5,7 +5,7 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { auditRecordHash, AUDIT_GENESIS_HASH, createAuditLog } from '../../issuer/audit.ts';
-import { linkAfter } from '../../issuer/storage/audit-chain.ts';
+import { linkAfter, type AuditEntry } from '../../issuer/storage/audit-chain.ts';
 import type { AuditHead, AuditRow } from '../../issuer/storage/audit-store.ts';
 import { createPostgresAuditStore } from '../../issuer/storage/postgres/audit-store.ts';
 import { openPostgres, type PostgresDb } from '../../issuer/storage/postgres/db.ts';
@@ -274,16 +274,7 @@ describe('postgres stores and U+0000 (which PostgreSQL text cannot hold, and SQL
 async function appendAsVersion3(pool: pg.Pool, actor: string): Promise<void> {
   for (;;) {
     const head = (await pool.query<AuditHead>('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1')).rows[0];
-    const entry = {
-      id: crypto.randomUUID(),
-      at: T0,
-      event: 'TEST_EVENT',
-      agentDid: null,
-      actor,
-      reason: null,
-      vpId: null,
-      data: null,
-    };
+    const entry = testEntry(actor);
     const [row] = linkAfter(head && { seq: Number(head.seq), hash: head.hash }, [entry]) as [AuditRow];
     const answer = await pool.query<{ appended: boolean }>(
       `SELECT appended FROM mandate_audit_append_if($1, $2, $3::bigint[], $4::text[], $5::bigint[], $6::text[],
@@ -309,23 +300,25 @@ async function appendAsVersion3(pool: pg.Pool, actor: string): Promise<void> {
   }
 }
 
+/** A record of `actor`, before it has a place in the chain. */
+function testEntry(actor: string): AuditEntry {
+  return {
+    id: crypto.randomUUID(),
+    at: T0,
+    event: 'TEST_EVENT',
+    agentDid: null,
+    actor,
+    reason: null,
+    vpId: null,
+    data: null,
+  };
+}
+
 /** Appends one record after the current head, as the audit log does (one transaction). */
 async function appendAudit(stores: IssuerStores, actor: string): Promise<void> {
   await stores.transaction(async (tx) => {
-    const last = await tx.audit.last();
-    const partial = {
-      seq: (last?.seq ?? 0) + 1,
-      id: crypto.randomUUID(),
-      at: T0,
-      event: 'TEST_EVENT',
-      agentDid: null,
-      actor,
-      reason: null,
-      vpId: null,
-      data: null,
-      prevHash: last?.hash ?? AUDIT_GENESIS_HASH,
-    };
-    await tx.audit.append({ ...partial, hash: auditRecordHash(partial) });
+    const [row] = linkAfter(await tx.audit.last(), [testEntry(actor)]);
+    await tx.audit.append(row as AuditRow);
   });
 }
 

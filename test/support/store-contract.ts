@@ -103,20 +103,7 @@ function brokenLinks(rows: AuditRow[]): number[] {
 }
 
 function auditRow(seq: number, over: Partial<AuditRow> = {}): AuditRow {
-  return {
-    seq,
-    id: `audit-${seq}`,
-    at: T0 + seq,
-    event: 'AGENT_ENROLLED',
-    agentDid: null,
-    actor: 'system',
-    reason: null,
-    vpId: null,
-    data: null,
-    prevHash: `h${seq - 1}`,
-    hash: `h${seq}`,
-    ...over,
-  };
+  return { ...entryOf(`audit-${seq}`, { at: T0 + seq }), seq, prevHash: `h${seq - 1}`, hash: `h${seq}`, ...over };
 }
 
 const LIST_LENGTH = 64;

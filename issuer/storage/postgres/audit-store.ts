@@ -20,31 +20,6 @@ import type { Sql } from './pool.ts';
 import { PG_REPORTED_SQL } from './schema.ts';
 import { encodeText } from './text.ts';
 
-/** The row's fields in the table's column order, each bound as one array parameter of APPEND. */
-const AUDIT_COLUMNS = [
-  'seq',
-  'id',
-  'at',
-  'event',
-  'agentDid',
-  'actor',
-  'reason',
-  'vpId',
-  'data',
-  'prevHash',
-  'hash',
-] as const satisfies readonly (keyof AuditRow)[];
-
-/** Every link of a batch in one statement: a round trip per batch, not per record. */
-const APPEND = `INSERT INTO audit (seq, id, at, event, agent_did, actor, reason, vp_id, data, prev_hash, hash)
-  SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[],
-    $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])`;
-
-/** `appendEntries`: the function of migration 4 (schema.ts), one round trip, its own transaction. */
-const APPEND_ENTRIES = `SELECT first_seq, first_prev, links, refused FROM mandate_audit_append_entries(
-  $1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-  $9::text[], $10::text[], $11::text[], $12, $13::int[], $14::text[], $15::bigint[], $16, $17, $18::int[], $19::bigint[])`;
-
 /** The entry's fields in APPEND_ENTRIES's order, each bound as one array parameter. */
 const ENTRY_COLUMNS = [
   'id',
@@ -56,6 +31,19 @@ const ENTRY_COLUMNS = [
   'vpId',
   'data',
 ] as const satisfies readonly (keyof AuditEntry)[];
+
+/** The row's fields in the table's column order, each bound as one array parameter of APPEND. */
+const AUDIT_COLUMNS = ['seq', ...ENTRY_COLUMNS, 'prevHash', 'hash'] as const satisfies readonly (keyof AuditRow)[];
+
+/** Every link of a batch in one statement: a round trip per batch, not per record. */
+const APPEND = `INSERT INTO audit (seq, id, at, event, agent_did, actor, reason, vp_id, data, prev_hash, hash)
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[],
+    $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])`;
+
+/** `appendEntries`: the function of migration 4 (schema.ts), one round trip, its own transaction. */
+const APPEND_ENTRIES = `SELECT first_seq, first_prev, links, refused FROM mandate_audit_append_entries(
+  $1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+  $9::text[], $10::text[], $11::text[], $12, $13::int[], $14::text[], $15::bigint[], $16, $17, $18::int[], $19::bigint[])`;
 
 /** Expired replay keys deleted per claimed one, as replay-store.ts does per recorded one. */
 const PRUNED_PER_CLAIM = 8;
