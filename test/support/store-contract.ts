@@ -401,6 +401,26 @@ function describeAudit(get: Get): void {
       expect(brokenLinks(rows)).toEqual([]);
     });
 
+    it('appendEntries inside a writer transaction places after what it wrote, and rolls back with it', async () => {
+      const s = get();
+      const placed = await s.transaction(async (tx) => {
+        const [row] = linkAfter(await tx.audit.last(), [entryOf('in-tx')]);
+        await tx.audit.append(row as AuditRow);
+        return tx.audit.appendEntries([entryOf('after')]);
+      });
+      expect(placed.map((row) => row?.seq)).toEqual([2]);
+      const undone = s.transaction(async (tx) => {
+        const claim = { at: T0, keys: [{ row: 0, key: 'tx-key', expiresAt: T0 + 1000 }], generations: [] };
+        expect((await tx.audit.appendEntries([entryOf('undone')], claim))[0]?.seq).toBe(3);
+        throw new Error('rolled back');
+      });
+      await expect(undone).rejects.toThrow('rolled back');
+      const rows = await s.audit.list({ limit: 10 });
+      expect(rows.map((r) => r.id)).toEqual(['in-tx', 'after']);
+      expect(brokenLinks(rows)).toEqual([]);
+      expect(await s.replay.remember('tx-key', T0 + 1000, T0)).toBe(true);
+    });
+
     it('appendEntries takes replay keys with the links, and leaves out the entries whose keys are not free', async () => {
       const s = get();
       const claims = (...keys: [row: number, key: string, expiresAt?: number][]) => ({
