@@ -123,39 +123,44 @@ export function createSqliteAuditStore(db: IssuerDb): Sync<AuditStore> {
   const append =
     s.prepare(`INSERT INTO audit (seq, id, at, event, agent_did, actor, reason, vp_id, data, prev_hash, hash)
     VALUES (@seq, @id, @at, @event, @agentDid, @actor, @reason, @vpId, @data, @prevHash, @hash)`);
-  const appendAll = s.transaction((...rows: AuditRow[]) => {
+  const insert = (rows: AuditRow[]): void => {
     for (const row of rows) append.run(row);
-  });
+  };
+  const appendAll = s.transaction((...rows: AuditRow[]) => insert(rows));
   const replay = createSqliteReplayStore(db);
   const generation = createSqliteReadGenerationStore(db);
   // One entry's keys in a savepoint: all of them taken, or none.
-  const claim = s.transaction((keys: { key: string; expiresAt: number }[], at: number): void => {
+  const claim = s.transaction((keys: AppendConditions['keys'], at: number): void => {
     for (const { key, expiresAt } of keys) if (!replay.remember(key, expiresAt, at)) throw new KeyTaken();
   });
-  const meets = (row: number, conditions: AppendConditions | undefined, now: number | undefined): boolean => {
-    if (conditions === undefined) return true;
-    if (conditions.generations.some((g) => g.row === row && g.generation !== now)) return false;
+  const claims = (keys: AppendConditions['keys'], at: number): boolean => {
     try {
-      claim(
-        conditions.keys.filter((k) => k.row === row),
-        conditions.at,
-      );
+      claim(keys, at);
       return true;
     } catch (error) {
       if (error instanceof KeyTaken) return false;
       throw error;
     }
   };
+  // The entries (by index) that meet their conditions; generations first, so a stale entry takes no key.
+  const meeting = (count: number, { at, keys, generations }: AppendConditions): boolean[] => {
+    const now = generations.length > 0 ? generation.current() : undefined;
+    const stale = new Set(generations.filter((g) => g.generation !== now).map((g) => g.row));
+    const keysOf = new Map<number, AppendConditions['keys']>();
+    for (const key of keys) keysOf.set(key.row, [...(keysOf.get(key.row) ?? []), key]);
+    return Array.from({ length: count }, (_, row) => {
+      if (stale.has(row)) return false;
+      const own = keysOf.get(row);
+      return own === undefined || claims(own, at);
+    });
+  };
   const appendEntries = s.transaction((entries: AuditEntry[], conditions: AppendConditions | undefined) => {
-    const now = conditions?.generations.length ? generation.current() : undefined;
-    const kept = entries.map((entry, row) => (meets(row, conditions, now) ? entry : undefined));
-    const rows = linkAfter(
-      last.get(),
-      kept.filter((entry) => entry !== undefined),
-    );
-    appendAll(...rows);
+    const meets = conditions === undefined ? undefined : meeting(entries.length, conditions);
+    const kept = entries.filter((_, row) => meets?.[row] !== false);
+    const rows = linkAfter(last.get(), kept);
+    insert(rows);
     let placed = 0;
-    return kept.map((entry) => (entry === undefined ? undefined : rows[placed++]));
+    return entries.map((_, row) => (meets?.[row] === false ? undefined : rows[placed++]));
   });
 
   return {
