@@ -323,16 +323,7 @@ async function appendAudit(stores: IssuerStores, actor: string): Promise<void> {
 }
 
 describe('the PostgreSQL audit store against an append function that breaks its contract', () => {
-  const entry = {
-    id: 'e',
-    at: T0,
-    event: 'VP_VERIFIED',
-    agentDid: null,
-    actor: 'x',
-    reason: null,
-    vpId: null,
-    data: null,
-  };
+  const entry = { ...testEntry('x'), id: 'e' };
   const answering = (rows: unknown[]) =>
     createPostgresAuditStore({ query: () => Promise.resolve({ rows }) } as unknown as Sql);
 
@@ -411,16 +402,7 @@ describe('postgres stores from two instances on one database', () => {
         { row: 0, key: 'free', expiresAt: T0 + 60_000 },
         { row: 1, key: 'raced', expiresAt: T0 + 60_000 },
       ];
-      const entries = [1, 2].map((n) => ({
-        id: `a${n}`,
-        at: T0,
-        event: 'VP_VERIFIED',
-        agentDid: null,
-        actor: 'x',
-        reason: null,
-        vpId: null,
-        data: null,
-      }));
+      const entries = [1, 2].map((n) => ({ ...testEntry('x'), id: `a${n}` }));
       const append = stores.audit.appendEntries(entries, { at: T0, keys, generations: [] });
       await new Promise((resolve) => setTimeout(resolve, 100));
       await racer.query('COMMIT');
