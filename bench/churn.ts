@@ -16,11 +16,11 @@
 //   npx tsx bench/churn.ts       (alone; prints the same JSON)
 //   BENCH_CHURN_RATES=0,10,100 BENCH_CHURN_ROUNDS=3 BENCH_CHURN_ROUND_SECONDS=4
 import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { api, benchPosts, enrollAgent, presentations, type Run, type Stock } from './http.ts';
-import { median, round } from './measure.ts';
+import { loadRun, median, round } from './measure.ts';
 import { cpuSeconds, startIssuer } from './processes.ts';
 
 const RATES = (process.env.BENCH_CHURN_RATES ?? '0,10,100').split(',').map(Number);
@@ -117,10 +117,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const quiet = (summaries.find((s) => s.rate === 0) ?? summaries[0])?.requestsPerCpuSec ?? 1;
     return {
       endpoint: 'POST /v1/vp/verify (fresh presentation per request), one issuer on SQLite',
-      connections: CONNECTIONS,
-      roundSeconds: ROUND_SECONDS,
-      rounds: ROUNDS,
-      loadAverage: round(loadavg()[0] ?? 0, 2),
+      ...loadRun(CONNECTIONS, ROUND_SECONDS, ROUNDS),
       rates: summaries,
       perCpuSecRatioToQuiet: Object.fromEntries(summaries.map((s) => [s.rate, round(s.requestsPerCpuSec / quiet, 3)])),
       // The same, the changes' own CPU taken out: what the refused verdicts cost.

@@ -15,7 +15,7 @@
 //   npm run bench -- cluster     (through bench/run.ts)
 //   npx tsx bench/cluster.ts     (alone; prints the same JSON)
 import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { IssuerProcess } from '../test/support/issuer-child.ts';
@@ -28,7 +28,7 @@ import {
   type Run,
   type Stock,
 } from './http.ts';
-import { median, round } from './measure.ts';
+import { loadRun, median, round } from './measure.ts';
 import { cpuSeconds as treeCpuSeconds, issuerProcesses, startIssuer } from './processes.ts';
 
 const CONFIGS = [1, 2] as const;
@@ -145,10 +145,7 @@ export async function run(): Promise<Record<string, unknown>> {
       benchVpVerify(servers[i]?.url ?? '', stocks[i] as Stock, ROUND_SECONDS),
     );
     return {
-      connections: 32,
-      roundSeconds: ROUND_SECONDS,
-      rounds: ROUNDS,
-      loadAverage: round(loadavg()[0] ?? 0, 2),
+      ...loadRun(32, ROUND_SECONDS, ROUNDS),
       health: { endpoint: 'GET /v1/health', ...compare(servers, health) },
       vpVerify: { endpoint: 'POST /v1/vp/verify (fresh presentation per request)', ...compare(servers, vpVerify) },
     };

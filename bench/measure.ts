@@ -1,6 +1,7 @@
 // How the benches time an operation: back to back for a fixed wall-clock budget after a
 // warm-up, with the process's CPU time beside the wall time (on a shared machine the two
 // differ). A helper module (no `run`), so bench/run.ts skips it.
+import { loadavg } from 'node:os';
 
 export interface Measure {
   opsPerSec: number;
@@ -23,6 +24,11 @@ export interface MeasureOptions {
 }
 
 export const round = (x: number, digits = 2): number => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** How a load bench ran (the head of its JSON): connections, rounds, and the machine's load at the end. */
+export function loadRun(connections: number, roundSeconds: number, rounds: number) {
+  return { connections, roundSeconds, rounds, loadAverage: round(loadavg()[0] ?? 0, 2) };
+}
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

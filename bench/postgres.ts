@@ -23,13 +23,13 @@
 //   npm run bench -- postgres    (through bench/run.ts)
 //   npx tsx bench/postgres.ts    (alone; prints the same JSON)
 import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDatabase, startPostgres, type PostgresServer } from '../test/support/postgres.ts';
 import type { IssuerProcess } from '../test/support/issuer-child.ts';
 import { benchPosts, enrollAgent, presentations, type Run, type Stock } from './http.ts';
-import { median, round } from './measure.ts';
+import { loadRun, median, round } from './measure.ts';
 import { cpuSeconds as treeCpuSeconds, issuerProcesses, startIssuer } from './processes.ts';
 
 const ROUNDS = Number(process.env.BENCH_PG_ROUNDS ?? 4);
@@ -199,10 +199,7 @@ export async function run(): Promise<Record<string, unknown>> {
       round(median((a?.perRoundPerServerCpuSec ?? []).map((x, r) => x / (sqlite?.perRoundPerServerCpuSec[r] ?? 1))), 3);
     return {
       endpoint: 'POST /v1/vp/verify (fresh presentation per request)',
-      connections: CONNECTIONS,
-      roundSeconds: ROUND_SECONDS,
-      rounds: ROUNDS,
-      loadAverage: round(loadavg()[0] ?? 0, 2),
+      ...loadRun(CONNECTIONS, ROUND_SECONDS, ROUNDS),
       sqlite,
       postgres1,
       postgres3,
