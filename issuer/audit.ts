@@ -142,18 +142,11 @@ function entry(input: PreparedInput, at: number): AuditEntry {
   return { id: crypto.randomUUID(), at, ...input };
 }
 
-/** Appends `inputs` as consecutive links, in `tx` (where the head is read and the links written). */
-async function appendAll(
-  inputs: PreparedInput[],
-  tx: IssuerStores,
-  now: () => number,
-): Promise<[AuditRow, ...AuditRow[]]> {
-  const rows = linkAfter(
-    await tx.audit.last(),
-    inputs.map((input) => entry(input, now())),
-  );
-  await tx.audit.append(...rows);
-  return rows as [AuditRow, ...AuditRow[]];
+/** Appends `input` as the next link, in `tx` (where the head is read and the link written). */
+async function appendIn(tx: IssuerStores, input: PreparedInput, at: number): Promise<AuditRow> {
+  const [row] = linkAfter(await tx.audit.last(), [entry(input, at)]) as [AuditRow];
+  await tx.audit.append(row);
+  return row;
 }
 
 /** A record waiting for the group commit, with what it depends on (recordIf). */
@@ -232,7 +225,7 @@ export function createAuditLog(stores: IssuerStores, now: () => number = Date.no
   return {
     async record(input, tx) {
       const prepared = prepare(input);
-      if (tx) return toRecord((await appendAll([prepared], tx, now))[0]);
+      if (tx) return toRecord(await appendIn(tx, prepared, now()));
       // A record without conditions is never refused: its link is always there.
       return toRecord((await grouped({ input: prepared })) as AuditRow);
     },
