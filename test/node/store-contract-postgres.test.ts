@@ -12,6 +12,7 @@ import { openPostgres, type PostgresDb } from '../../issuer/storage/postgres/db.
 import type { Sql } from '../../issuer/storage/postgres/pool.ts';
 import { migrate, SchemaError } from '../../issuer/storage/postgres/migrate.ts';
 import { MIGRATIONS, type Migration } from '../../issuer/storage/postgres/schema.ts';
+import { WRITER_LOCK } from '../../issuer/storage/postgres/locks.ts';
 import { createPostgresStores } from '../../issuer/storage/postgres/stores.ts';
 import type { IssuerStores } from '../../issuer/storage/stores.ts';
 import { describeStoreContract, statusList } from '../support/store-contract.ts';
@@ -132,7 +133,7 @@ describe('postgres schema migrations', () => {
     await v1.close();
     const current = await openPostgres({ url: database.url, size: 2 });
     try {
-      expect(current.migration).toEqual({ from: 1, to: MIGRATIONS.length, applied: [2, 3, 4] });
+      expect(current.migration).toEqual({ from: 1, to: MIGRATIONS.length, applied: MIGRATIONS.slice(1).map((m) => m.version) });
       const log = createAuditLog(createPostgresStores(current.pool));
       const records = await Promise.all([1, 2, 3].map((n) => log.record({ event: 'VP_VERIFIED', actor: `a${n}` })));
       expect(records.map((r) => r.seq)).toEqual([2, 3, 4]);
@@ -411,6 +412,77 @@ describe('postgres stores from two instances on one database', () => {
       expect(await stores.replay.remember('free', T0 + 60_000, T0)).toBe(false);
     } finally {
       racer.release();
+      await opened.close();
+    }
+  });
+
+  it('an append and a racer taking overlapping keys in opposite orders both go on (keys taken in key order: no deadlock)', async () => {
+    const opened = await instances(1);
+    const racer = await (opened.dbs[0] as PostgresDb).pool.connect();
+    try {
+      const stores = createPostgresStores((opened.dbs[0] as PostgresDb).pool);
+      await racer.query('BEGIN');
+      await racer.query('INSERT INTO replay_keys (key, expires_at) VALUES ($1, $2)', ['k1', T0 + 60_000]);
+      // In batch order the append would take k2, then wait on k1 while holding k2, which the
+      // racer asks for next: a cycle. In key order it waits on k1 holding nothing.
+      const keys = [
+        { row: 0, key: 'k2', expiresAt: T0 + 60_000 },
+        { row: 1, key: 'k1', expiresAt: T0 + 60_000 },
+      ];
+      const entries = [1, 2].map((n) => ({ ...testEntry('x'), id: `d${n}` }));
+      const append = stores.audit.appendEntries(entries, { at: T0, keys, generations: [] });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await racer.query('INSERT INTO replay_keys (key, expires_at) VALUES ($1, $2)', ['k2', T0 + 60_000]);
+      await racer.query('COMMIT');
+      expect(await append).toEqual([undefined, undefined]);
+      expect(await stores.audit.list({ limit: 10 })).toEqual([]);
+    } finally {
+      racer.release();
+      await opened.close();
+    }
+  });
+
+  it('a remember batch and a racer taking overlapping keys in opposite orders both go on', async () => {
+    const opened = await instances(1);
+    const racer = await (opened.dbs[0] as PostgresDb).pool.connect();
+    try {
+      const stores = createPostgresStores((opened.dbs[0] as PostgresDb).pool);
+      await racer.query('BEGIN');
+      await racer.query('INSERT INTO replay_keys (key, expires_at) VALUES ($1, $2)', ['k1', T0 + 60_000]);
+      // Asked in one event-loop turn: one statement, k2 before k1 in the batch.
+      const remembered = Promise.all(['k2', 'k1', 'k3'].map((key) => stores.replay.remember(key, T0 + 60_000, T0)));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await racer.query('INSERT INTO replay_keys (key, expires_at) VALUES ($1, $2)', ['k2', T0 + 60_000]);
+      await racer.query('COMMIT');
+      expect(await remembered).toEqual([false, false, true]);
+    } finally {
+      racer.release();
+      await opened.close();
+    }
+  });
+
+  it('an entry whose read generation moves while its append waits for the writer lock is left out, its key freed', async () => {
+    const opened = await instances(1);
+    const writer = await (opened.dbs[0] as PostgresDb).pool.connect();
+    try {
+      const stores = createPostgresStores((opened.dbs[0] as PostgresDb).pool);
+      const generation = await stores.readGeneration.current();
+      // A status-list change in flight on another instance: it holds the writer lock and has
+      // moved the generation, not yet committed, so the append reads the old one until then.
+      await writer.query(`BEGIN; SELECT ${WRITER_LOCK}`);
+      await writer.query('UPDATE read_generation SET value = value + 1 WHERE id = 1');
+      const entries = [1, 2].map((n) => ({ ...testEntry('x'), id: `g${n}` }));
+      const append = stores.audit.appendEntries(entries, {
+        at: T0,
+        keys: [{ row: 0, key: 'kept-free', expiresAt: T0 + 60_000 }],
+        generations: [{ row: 0, generation }],
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await writer.query('COMMIT');
+      expect((await append).map((row) => row?.id)).toEqual([undefined, 'g2']);
+      expect(await stores.replay.remember('kept-free', T0 + 60_000, T0)).toBe(true);
+    } finally {
+      writer.release();
       await opened.close();
     }
   });

@@ -35,13 +35,16 @@ export function createPostgresReplayStore(sql: Sql): ReplayStore {
  * the keys inserted or recorded afresh come back from RETURNING. A key asked twice in a batch
  * wins at most once (its first asking). `at` is the batch's earliest clock, so a key counts as
  * expired only when it is for every caller in it. Strings in the array parameter are encoded
- * here: textSafe encodes only plain string parameters.
+ * here: textSafe encodes only plain string parameters. Keys are inserted in key order, as the
+ * audit append inserts its own (schema.ts, migration 5): statements whose keys overlap then wait
+ * on each other's rows in one order, never in a cycle (a deadlock PostgreSQL would break by
+ * failing one of them, a second later).
  */
 const REMEMBER_MANY = `WITH pruned AS (
     DELETE FROM replay_keys WHERE key IN (
       SELECT key FROM replay_keys WHERE expires_at <= $3 AND NOT (key = ANY($1::text[]))
       ORDER BY expires_at LIMIT $4 FOR UPDATE SKIP LOCKED))
-  INSERT INTO replay_keys (key, expires_at) SELECT * FROM unnest($1::text[], $2::bigint[])
+  INSERT INTO replay_keys (key, expires_at) SELECT * FROM unnest($1::text[], $2::bigint[]) AS u(k, e) ORDER BY k
   ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE replay_keys.expires_at <= $3
   RETURNING key`;
 

@@ -392,6 +392,106 @@ const AUDIT_APPEND_ENTRIES_FUNCTION = [
   $fn$`,
 ];
 
+/**
+ * Migration 5: 4's function, same arguments and answer, with the writer lock held only for what
+ * needs the head. The replay keys go first, outside the lock (a key's unique index decides who
+ * records it, as ReplayStore.remember's upsert does), and in key order, so two calls — or a call
+ * and a `remember` batch — whose keys overlap wait on each other's rows in one order and cannot
+ * deadlock. The read generation is read before them (a stale entry takes no key) and again under
+ * the lock, where it is authoritative: an entry it finds stale there is left out and the keys it
+ * took deleted. The common batch — one generation, distinct live keys, all recorded — skips the
+ * statements that sort out refusals. Under the lock: the generation, the head, the links, the
+ * insert. Measured with three concurrent writers: 9 % less server CPU per call (docs/benchmarks.md
+ * §postgres).
+ */
+const AUDIT_APPEND_ENTRIES_KEYS_FIRST = [
+  `CREATE OR REPLACE FUNCTION mandate_audit_append_entries(
+    ids TEXT[], ats BIGINT[], events TEXT[], agent_dids TEXT[], actors TEXT[], reasons TEXT[],
+    vp_ids TEXT[], datas TEXT[], heads TEXT[], mids TEXT[], tails TEXT[], genesis TEXT,
+    claim_rows INT[], claim_keys TEXT[], claim_expiries BIGINT[], claim_at BIGINT, pruned INT,
+    generation_rows INT[], generations BIGINT[],
+    OUT first_seq BIGINT, OUT first_prev TEXT, OUT links TEXT[], OUT refused INT[])
+  LANGUAGE plpgsql VOLATILE AS $fn$
+  DECLARE
+    seen BIGINT;
+    locked BIGINT;
+    won TEXT[] := '{}';
+    lost INT[];
+    places INT[] := '{}';
+    seqs BIGINT[] := '{}';
+    prevs TEXT[] := '{}';
+    n BIGINT;
+    link TEXT;
+  BEGIN
+    refused := '{}';
+    SELECT value INTO seen FROM read_generation WHERE id = 1;
+    IF NOT (seen = ALL(generations)) THEN
+      SELECT coalesce(array_agg(DISTINCT g.r), '{}') INTO refused
+      FROM unnest(generation_rows, generations) AS g(r, v) WHERE g.v <> seen;
+    END IF;
+    IF cardinality(claim_keys) > 0 THEN
+      IF NOT (claim_at < ALL(claim_expiries))
+        OR (SELECT count(DISTINCT k) FROM unnest(claim_keys) AS k) < cardinality(claim_keys) THEN
+        SELECT refused || coalesce(array_agg(DISTINCT c.r), '{}') INTO refused FROM (
+          SELECT u.r, u.e, row_number() OVER (PARTITION BY u.k ORDER BY u.o) AS nth
+          FROM unnest(claim_rows, claim_keys, claim_expiries) WITH ORDINALITY AS u(r, k, e, o)
+          WHERE NOT (u.r = ANY(refused))) AS c
+        WHERE c.e <= claim_at OR c.nth > 1;
+      END IF;
+      DELETE FROM replay_keys WHERE key IN (
+        SELECT key FROM replay_keys WHERE expires_at <= claim_at AND NOT (key = ANY(claim_keys))
+        ORDER BY expires_at LIMIT pruned FOR UPDATE SKIP LOCKED);
+      WITH recorded AS (
+        INSERT INTO replay_keys (key, expires_at)
+        SELECT u.k, u.e FROM unnest(claim_rows, claim_keys, claim_expiries) AS u(r, k, e) WHERE NOT (u.r = ANY(refused))
+        ORDER BY u.k
+        ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE replay_keys.expires_at <= claim_at
+        RETURNING key)
+      SELECT coalesce(array_agg(key), '{}') INTO won FROM recorded;
+      IF cardinality(refused) > 0 OR cardinality(won) < cardinality(claim_keys) THEN
+        SELECT coalesce(array_agg(DISTINCT u.r), '{}') INTO lost FROM unnest(claim_rows, claim_keys) AS u(r, k)
+        WHERE NOT (u.r = ANY(refused)) AND NOT (u.k = ANY(won));
+        IF cardinality(lost) > 0 THEN
+          DELETE FROM replay_keys WHERE key = ANY(won)
+            AND key IN (SELECT u.k FROM unnest(claim_rows, claim_keys) AS u(r, k) WHERE u.r = ANY(lost));
+          refused := refused || lost;
+        END IF;
+      END IF;
+    END IF;
+    PERFORM ${WRITER_LOCK};
+    SELECT value INTO locked FROM read_generation WHERE id = 1;
+    IF locked <> seen THEN
+      SELECT coalesce(array_agg(DISTINCT g.r), '{}') INTO lost FROM unnest(generation_rows, generations) AS g(r, v)
+      WHERE g.v <> locked AND NOT (g.r = ANY(refused));
+      IF cardinality(lost) > 0 THEN
+        DELETE FROM replay_keys WHERE key = ANY(won)
+          AND key IN (SELECT u.k FROM unnest(claim_rows, claim_keys) AS u(r, k) WHERE u.r = ANY(lost));
+        refused := refused || lost;
+      END IF;
+    END IF;
+    SELECT seq, hash INTO n, link FROM audit ORDER BY seq DESC LIMIT 1;
+    n := coalesce(n, 0);
+    link := coalesce(link, genesis);
+    first_seq := n + 1;
+    first_prev := link;
+    links := '{}';
+    FOR i IN 1 .. cardinality(ids) LOOP
+      CONTINUE WHEN (i - 1) = ANY(refused);
+      n := n + 1;
+      places := places || i;
+      seqs := seqs || n;
+      prevs := prevs || link;
+      link := encode(sha256(convert_to(heads[i] || link || mids[i] || n::text || tails[i], 'UTF8')), 'hex');
+      links := links || link;
+    END LOOP;
+    INSERT INTO audit (seq, id, at, event, agent_did, actor, reason, vp_id, data, prev_hash, hash)
+    SELECT p.s, ids[p.i], ats[p.i], events[p.i], agent_dids[p.i], actors[p.i], reasons[p.i], vp_ids[p.i],
+      datas[p.i], p.prev, p.h
+    FROM unnest(places, seqs, prevs, links) AS p(i, s, prev, h);
+  END
+  $fn$`,
+];
+
 /** Every step, in order; the last one's version is the schema this code runs on. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -406,4 +506,5 @@ export const MIGRATIONS: readonly Migration[] = [
     statements: [...READ_GENERATION, ...AUDIT_APPEND_IF_FUNCTION],
   },
   { version: 4, name: 'audit links placed by the database', statements: AUDIT_APPEND_ENTRIES_FUNCTION },
+  { version: 5, name: 'audit append: replay keys first, in key order', statements: AUDIT_APPEND_ENTRIES_KEYS_FIRST },
 ];
