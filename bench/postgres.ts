@@ -30,7 +30,7 @@ import { createDatabase, startPostgres, type PostgresServer } from '../test/supp
 import type { IssuerProcess } from '../test/support/issuer-child.ts';
 import { benchPosts, enrollAgent, presentations, type Run, type Stock } from './http.ts';
 import { loadRun, median, round } from './measure.ts';
-import { cpuSeconds as treeCpuSeconds, issuerProcesses, startIssuer } from './processes.ts';
+import { cpuSeconds as treeCpuSeconds, issuerProcesses, preemptions, startIssuer } from './processes.ts';
 
 const ROUNDS = Number(process.env.BENCH_PG_ROUNDS ?? 4);
 const ROUND_SECONDS = Number(process.env.BENCH_PG_ROUND_SECONDS ?? 4);
@@ -119,11 +119,13 @@ async function stocksFor(deployment: Deployment): Promise<Stock[]> {
   return deployment.urls.map((_, i) => ({ bodies: bodies.filter((_b, j) => j % n === i), next: 0 }));
 }
 
-type Measured = Run & { cpu: number; databaseCpu: number };
+type Measured = Run & { cpu: number; databaseCpu: number; preemptions: number };
 
 /** One round: 32 connections spread evenly over the deployment's instances, at once. */
 async function round1(deployment: Deployment, stocks: Stock[]): Promise<Measured> {
   const before = cpuSeconds(deployment);
+  const issuerPids = deployment.issuers.map((i) => i.child.pid ?? 0);
+  const preempted = preemptions(issuerPids);
   const per = Math.floor(CONNECTIONS / deployment.urls.length);
   const runs = await Promise.all(
     deployment.urls.map((url, i) =>
@@ -134,6 +136,7 @@ async function round1(deployment: Deployment, stocks: Stock[]): Promise<Measured
     ),
   );
   const after = cpuSeconds(deployment);
+  const issuerPreemptions = preemptions(issuerPids) - preempted;
   const databaseCpu = after.database - before.database;
   const cpu = after.issuers - before.issuers + databaseCpu;
   const requests = runs.reduce((n, r) => n + r.requests, 0);
@@ -147,6 +150,7 @@ async function round1(deployment: Deployment, stocks: Stock[]): Promise<Measured
     errors: runs.reduce((n, r) => n + r.errors, 0),
     cpu,
     databaseCpu,
+    preemptions: issuerPreemptions,
   };
 }
 
@@ -160,6 +164,9 @@ function summary(runs: Measured[]) {
     coresUsed: round(cpu / (runs.length * ROUND_SECONDS), 2),
     // Of the server side's CPU time, the share PostgreSQL's processes used.
     databaseCpuShare: round(databaseCpu / cpu, 2),
+    // The issuer processes' CPU per request in µs, and how often their threads lost a core.
+    issuerCpuUsPerRequest: round((1e6 * (cpu - databaseCpu)) / requests, 0),
+    issuerPreemptionsPerRequest: round(runs.reduce((n, r) => n + r.preemptions, 0) / requests, 2),
     p50Ms: median(runs.map((r) => r.p50Ms)),
     p99Ms: median(runs.map((r) => r.p99Ms)),
     perRound: runs.map((r) => round(r.requestsPerSec, 1)),

@@ -76,6 +76,26 @@ export function cpuSeconds(roots: number[]): number {
 }
 
 /**
+ * Involuntary context switches of every thread of `roots` and their descendants (proc(5),
+ * /proc/<pid>/task/<tid>/status): how often the scheduler took a core from them while they still
+ * had work — what processes sharing too few cores pay for in caches refilled, beyond their own work.
+ */
+export function preemptions(roots: number[]): number {
+  let switches = 0;
+  for (const pid of roots.filter((p) => p > 0).flatMap(processTree)) {
+    try {
+      for (const tid of readdirSync(`/proc/${pid}/task`)) {
+        const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+        switches += Number(/^nonvoluntary_ctxt_switches:\s+(\d+)$/m.exec(status)?.[1] ?? 0);
+      }
+    } catch {
+      // A process or thread that ended meanwhile.
+    }
+  }
+  return switches;
+}
+
+/**
  * Starts issuer/main.ts as `npm start` would, on a free port with `env` (and no rate limit to
  * speak of), and waits until it answers /v1/ready and `ready` holds.
  */
