@@ -76,7 +76,10 @@ export interface AuditStore {
    * and unexpired, expiring by `at`, or taken by an earlier entry of the batch) — is left out
    * (undefined in the answer) and takes no key; the others take theirs with their links. Waits
    * for an open writer transaction of any instance. Outside transactions, or inside a writer
-   * transaction.
+   * transaction — there without keys another call may be taking at the same moment: on
+   * PostgreSQL a call takes its keys before the writer lock, so a transaction holding the lock and
+   * waiting on such a key would close a cycle the server breaks by failing one side
+   * (`deadlock_timeout`). The audit log records inside transactions without conditions.
    */
   appendEntries(entries: AuditEntry[], conditions?: AppendConditions): Promise<(AuditRow | undefined)[]>;
   /** In seq order, ascending unless `filter.order` is 'desc'. */
