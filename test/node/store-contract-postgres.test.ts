@@ -2,6 +2,7 @@
 // a schema of its own on the run's PostgreSQL (test/support/servers.ts); then what only a shared
 // server can show: the versioned migrations (fresh, older, newer, concurrent starts) and two
 // pools on one database standing for two issuer instances.
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { auditRecordHash, AUDIT_GENESIS_HASH, createAuditLog } from '../../issuer/audit.ts';
@@ -90,7 +91,26 @@ async function columns(db: PostgresDb, table: string): Promise<string[]> {
   return found.rows.map((r) => r.column_name);
 }
 
+/**
+ * SHA-256 of each shipped step's statements (JSON): a database that had a step never runs it
+ * again, so a step edited after shipping would leave databases that differ under one version.
+ */
+const SHIPPED_STEPS: Record<number, string> = {
+  1: '4cad444f665b0cdfc0bda7aa02a93a9a96c326a2060c8c698131f45eb39d2d32',
+  2: '6d10be66630e4f806141ded106c88cf875dee88b170245319d199989c30c4e3c',
+  3: 'dd171f4cbed9b465cbb9dac1da23aed6fd4035814e97bc3d50d555e753cc7447',
+  4: '5631e37cc963b012f1833bca1e24e469d4c5d7d0827fcb1af8777a76da5fdd1f',
+  5: '847cc5bcc9947276b0598c698928e292f619a0ad58beac993258d849cbd162eb',
+};
+
 describe('postgres schema migrations', () => {
+  it('a shipped step is never edited: each hashes as it shipped (a new step adds its hash here)', () => {
+    const hashes = Object.fromEntries(
+      MIGRATIONS.map((m) => [m.version, createHash('sha256').update(JSON.stringify(m.statements)).digest('hex')]),
+    );
+    expect(hashes).toEqual(SHIPPED_STEPS);
+  });
+
   it('brings a new database to the current version, recording each step', async () => {
     const database = await freshDatabase();
     const db = await openPostgres({ url: database.url, size: 2 });
@@ -337,6 +357,27 @@ describe('the PostgreSQL audit store against an append function that breaks its 
   });
 });
 
+/**
+ * `run` with the stores of one instance and a second connection of it, `racer` (released after),
+ * as another instance holding rows in a transaction of its own.
+ */
+async function withRacer(run: (stores: IssuerStores, racer: pg.PoolClient) => Promise<void>): Promise<void> {
+  const opened = await instances(1);
+  const pool = (opened.dbs[0] as PostgresDb).pool;
+  const racer = await pool.connect();
+  try {
+    await run(createPostgresStores(pool), racer);
+  } finally {
+    racer.release();
+    await opened.close();
+  }
+}
+
+/** A replay key the racer records in its open transaction, as `remember` would. */
+async function racerTakes(racer: pg.PoolClient, key: string): Promise<void> {
+  await racer.query('INSERT INTO replay_keys (key, expires_at) VALUES ($1, $2)', [key, T0 + 60_000]);
+}
+
 describe('postgres stores from two instances on one database', () => {
   it('keeps single use and unique allocation across instances, under concurrent attempts', async () => {
     const opened = await instances(2);
@@ -390,15 +431,12 @@ describe('postgres stores from two instances on one database', () => {
     }
   });
 
-  it('an entry whose key is recorded meanwhile outside the writer lock is left out and keeps no key; the others are placed', async () => {
-    const opened = await instances(1);
-    const racer = await (opened.dbs[0] as PostgresDb).pool.connect();
-    try {
-      const stores = createPostgresStores((opened.dbs[0] as PostgresDb).pool);
+  it('an entry whose key is recorded meanwhile outside the writer lock is left out and keeps no key; the others are placed', () =>
+    withRacer(async (stores, racer) => {
       // As ReplayStore.remember does, without the writer lock: uncommitted, so the append's
       // check cannot see it, and its insert waits on the row.
       await racer.query('BEGIN');
-      await racer.query('INSERT INTO replay_keys (key, expires_at) VALUES ($1, $2)', ['raced', T0 + 60_000]);
+      await racerTakes(racer, 'raced');
       const keys = [
         { row: 0, key: 'free', expiresAt: T0 + 60_000 },
         { row: 1, key: 'raced', expiresAt: T0 + 60_000 },
@@ -410,19 +448,12 @@ describe('postgres stores from two instances on one database', () => {
       expect((await append).map((row) => row?.id)).toEqual(['a1', undefined]);
       expect((await stores.audit.list({ limit: 10 })).map((row) => row.id)).toEqual(['a1']);
       expect(await stores.replay.remember('free', T0 + 60_000, T0)).toBe(false);
-    } finally {
-      racer.release();
-      await opened.close();
-    }
-  });
+    }));
 
-  it('an append and a racer taking overlapping keys in opposite orders both go on (keys taken in key order: no deadlock)', async () => {
-    const opened = await instances(1);
-    const racer = await (opened.dbs[0] as PostgresDb).pool.connect();
-    try {
-      const stores = createPostgresStores((opened.dbs[0] as PostgresDb).pool);
+  it('an append and a racer taking overlapping keys in opposite orders both go on (keys taken in key order: no deadlock)', () =>
+    withRacer(async (stores, racer) => {
       await racer.query('BEGIN');
-      await racer.query('INSERT INTO replay_keys (key, expires_at) VALUES ($1, $2)', ['k1', T0 + 60_000]);
+      await racerTakes(racer, 'k1');
       // In batch order the append would take k2, then wait on k1 while holding k2, which the
       // racer asks for next: a cycle. In key order it waits on k1 holding nothing.
       const keys = [
@@ -432,40 +463,26 @@ describe('postgres stores from two instances on one database', () => {
       const entries = [1, 2].map((n) => ({ ...testEntry('x'), id: `d${n}` }));
       const append = stores.audit.appendEntries(entries, { at: T0, keys, generations: [] });
       await new Promise((resolve) => setTimeout(resolve, 100));
-      await racer.query('INSERT INTO replay_keys (key, expires_at) VALUES ($1, $2)', ['k2', T0 + 60_000]);
+      await racerTakes(racer, 'k2');
       await racer.query('COMMIT');
       expect(await append).toEqual([undefined, undefined]);
       expect(await stores.audit.list({ limit: 10 })).toEqual([]);
-    } finally {
-      racer.release();
-      await opened.close();
-    }
-  });
+    }));
 
-  it('a remember batch and a racer taking overlapping keys in opposite orders both go on', async () => {
-    const opened = await instances(1);
-    const racer = await (opened.dbs[0] as PostgresDb).pool.connect();
-    try {
-      const stores = createPostgresStores((opened.dbs[0] as PostgresDb).pool);
+  it('a remember batch and a racer taking overlapping keys in opposite orders both go on', () =>
+    withRacer(async (stores, racer) => {
       await racer.query('BEGIN');
-      await racer.query('INSERT INTO replay_keys (key, expires_at) VALUES ($1, $2)', ['k1', T0 + 60_000]);
+      await racerTakes(racer, 'k1');
       // Asked in one event-loop turn: one statement, k2 before k1 in the batch.
       const remembered = Promise.all(['k2', 'k1', 'k3'].map((key) => stores.replay.remember(key, T0 + 60_000, T0)));
       await new Promise((resolve) => setTimeout(resolve, 100));
-      await racer.query('INSERT INTO replay_keys (key, expires_at) VALUES ($1, $2)', ['k2', T0 + 60_000]);
+      await racerTakes(racer, 'k2');
       await racer.query('COMMIT');
       expect(await remembered).toEqual([false, false, true]);
-    } finally {
-      racer.release();
-      await opened.close();
-    }
-  });
+    }));
 
-  it('an entry whose read generation moves while its append waits for the writer lock is left out, its key freed', async () => {
-    const opened = await instances(1);
-    const writer = await (opened.dbs[0] as PostgresDb).pool.connect();
-    try {
-      const stores = createPostgresStores((opened.dbs[0] as PostgresDb).pool);
+  it('an entry whose read generation moves while its append waits for the writer lock is left out, its key freed', () =>
+    withRacer(async (stores, writer) => {
       const generation = await stores.readGeneration.current();
       // A status-list change in flight on another instance: it holds the writer lock and has
       // moved the generation, not yet committed, so the append reads the old one until then.
@@ -481,11 +498,7 @@ describe('postgres stores from two instances on one database', () => {
       await writer.query('COMMIT');
       expect((await append).map((row) => row?.id)).toEqual([undefined, 'g2']);
       expect(await stores.replay.remember('kept-free', T0 + 60_000, T0)).toBe(true);
-    } finally {
-      writer.release();
-      await opened.close();
-    }
-  });
+    }));
 
   it('the session key: the first writer of either instance wins', async () => {
     const opened = await instances(2);

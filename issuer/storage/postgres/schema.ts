@@ -1,7 +1,9 @@
 /**
  * The issuer's PostgreSQL schema, as versioned migrations: an ordered list of steps, each a few
  * SQL statements, applied once per database and recorded in `schema_migrations` (migrate.ts).
- * A step once shipped is never edited: a change to the schema is a new step at the end.
+ * A step once shipped is never edited: a change to the schema is a new step at the end (each
+ * step's text is pinned by its hash in store-contract-postgres.test.ts; the SQL fragments below
+ * are shared by shipped steps, so a change to one is a change to those steps).
  *
  * The tables and constraints are SQLite's (issuer/storage/schema.ts) in PostgreSQL's types:
  * times are epoch milliseconds as BIGINT, bitstrings BYTEA, flags BOOLEAN, JSON documents TEXT
@@ -309,67 +311,58 @@ const AUDIT_APPEND_IF_FUNCTION = [
   $fn$`,
 ];
 
-/**
- * The group commit's append (audit-store.ts `appendEntries`) in one call, the links placed here:
- * under the writer lock, entries whose read generation has passed, whose key expires by
- * `claim_at`, or whose key an earlier entry of the batch takes, are left out (named in
- * `refused`); the others' keys are recorded (a few expired ones pruned first, as
- * replay-store.ts does) by an upsert on the key's unique index that records a recorded key afresh
- * only once expired. An entry with a key the upsert could not record (recorded and unexpired — by
- * anyone, committed before or racing with this call) is left out too, and the keys it did record
- * deleted again. The rest become the links after the head, read in a snapshot taken after the
- * lock was granted: each hash is SHA-256 over `head || prev_hash || mid || seq || tail`, the JCS
- * preimage the client cut around the two values only this call knows (audit-chain.ts). So no
- * writer on any instance has to know the head beforehand, and none is sent back for a moved one.
- */
-const AUDIT_APPEND_ENTRIES_FUNCTION = [
-  `CREATE FUNCTION mandate_audit_append_entries(
-    ids TEXT[], ats BIGINT[], events TEXT[], agent_dids TEXT[], actors TEXT[], reasons TEXT[],
+/** The arguments and answer of mandate_audit_append_entries (migrations 4 and 5: one signature). */
+const APPEND_ENTRIES_SIGNATURE = `    ids TEXT[], ats BIGINT[], events TEXT[], agent_dids TEXT[], actors TEXT[], reasons TEXT[],
     vp_ids TEXT[], datas TEXT[], heads TEXT[], mids TEXT[], tails TEXT[], genesis TEXT,
     claim_rows INT[], claim_keys TEXT[], claim_expiries BIGINT[], claim_at BIGINT, pruned INT,
     generation_rows INT[], generations BIGINT[],
     OUT first_seq BIGINT, OUT first_prev TEXT, OUT links TEXT[], OUT refused INT[])
-  LANGUAGE plpgsql VOLATILE AS $fn$
-  DECLARE
-    won TEXT[];
-    lost INT[];
-    places INT[] := '{}';
+  LANGUAGE plpgsql VOLATILE AS $fn$`;
+
+/** `sql` with every line indented by `spaces` (the fragments below sit at several depths). */
+function indented(sql: string, spaces: number): string {
+  return sql
+    .split('\n')
+    .map((line) => ' '.repeat(spaces) + line)
+    .join('\n');
+}
+
+/** Entries whose key expires by `claim_at`, or an earlier entry of the batch takes, join `refused`. */
+const REFUSE_IN_BATCH = `SELECT refused || coalesce(array_agg(DISTINCT c.r), '{}') INTO refused FROM (
+  SELECT u.r, u.e, row_number() OVER (PARTITION BY u.k ORDER BY u.o) AS nth
+  FROM unnest(claim_rows, claim_keys, claim_expiries) WITH ORDINALITY AS u(r, k, e, o)
+  WHERE NOT (u.r = ANY(refused))) AS c
+WHERE c.e <= claim_at OR c.nth > 1;`;
+
+/** The entries in `lost` join `refused`, and the keys they took (in `won`) are deleted again. */
+const LEAVE_OUT_LOST_FREEING_KEYS = `DELETE FROM replay_keys WHERE key = ANY(won)
+  AND key IN (SELECT u.k FROM unnest(claim_rows, claim_keys) AS u(r, k) WHERE u.r = ANY(lost));
+refused := refused || lost;`;
+
+/** Entries with a key the upsert could not record (not in `won`) are left out, as above. */
+const LEAVE_OUT_LOST = `SELECT coalesce(array_agg(DISTINCT u.r), '{}') INTO lost FROM unnest(claim_rows, claim_keys) AS u(r, k)
+WHERE NOT (u.r = ANY(refused)) AND NOT (u.k = ANY(won));
+IF cardinality(lost) > 0 THEN
+${indented(LEAVE_OUT_LOST_FREEING_KEYS, 2)}
+END IF;`;
+
+/** A few expired replay keys deleted, none the batch asks for, none another call holds. */
+const PRUNE_EXPIRED_KEYS = `      DELETE FROM replay_keys WHERE key IN (
+        SELECT key FROM replay_keys WHERE expires_at <= claim_at AND NOT (key = ANY(claim_keys))
+        ORDER BY expires_at LIMIT pruned FOR UPDATE SKIP LOCKED);`;
+
+/** The variables PLACE_LINKS uses, for the function's DECLARE. */
+const PLACE_LINKS_VARIABLES = `    places INT[] := '{}';
     seqs BIGINT[] := '{}';
     prevs TEXT[] := '{}';
     n BIGINT;
-    link TEXT;
-  BEGIN
-    PERFORM ${WRITER_LOCK};
-    refused := '{}';
-    IF cardinality(generation_rows) > 0 THEN
-      SELECT coalesce(array_agg(DISTINCT g.r), '{}') INTO refused
-      FROM unnest(generation_rows, generations) AS g(r, v)
-      WHERE g.v <> (SELECT value FROM read_generation WHERE id = 1);
-    END IF;
-    IF cardinality(claim_keys) > 0 THEN
-      SELECT refused || coalesce(array_agg(DISTINCT c.r), '{}') INTO refused FROM (
-        SELECT u.r, u.e, row_number() OVER (PARTITION BY u.k ORDER BY u.o) AS nth
-        FROM unnest(claim_rows, claim_keys, claim_expiries) WITH ORDINALITY AS u(r, k, e, o)
-        WHERE NOT (u.r = ANY(refused))) AS c
-      WHERE c.e <= claim_at OR c.nth > 1;
-      DELETE FROM replay_keys WHERE key IN (
-        SELECT key FROM replay_keys WHERE expires_at <= claim_at AND NOT (key = ANY(claim_keys))
-        ORDER BY expires_at LIMIT pruned FOR UPDATE SKIP LOCKED);
-      WITH recorded AS (
-        INSERT INTO replay_keys (key, expires_at)
-        SELECT u.k, u.e FROM unnest(claim_rows, claim_keys, claim_expiries) AS u(r, k, e) WHERE NOT (u.r = ANY(refused))
-        ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE replay_keys.expires_at <= claim_at
-        RETURNING key)
-      SELECT coalesce(array_agg(key), '{}') INTO won FROM recorded;
-      SELECT coalesce(array_agg(DISTINCT u.r), '{}') INTO lost FROM unnest(claim_rows, claim_keys) AS u(r, k)
-      WHERE NOT (u.r = ANY(refused)) AND NOT (u.k = ANY(won));
-      IF cardinality(lost) > 0 THEN
-        DELETE FROM replay_keys WHERE key = ANY(won)
-          AND key IN (SELECT u.k FROM unnest(claim_rows, claim_keys) AS u(r, k) WHERE u.r = ANY(lost));
-        refused := refused || lost;
-      END IF;
-    END IF;
-    SELECT seq, hash INTO n, link FROM audit ORDER BY seq DESC LIMIT 1;
+    link TEXT;`;
+
+/**
+ * Under the writer lock, the entries not refused become the links after the head: each hash is
+ * SHA-256 over `head || prev_hash || mid || seq || tail` (audit-chain.ts), then one insert.
+ */
+const PLACE_LINKS = `    SELECT seq, hash INTO n, link FROM audit ORDER BY seq DESC LIMIT 1;
     n := coalesce(n, 0);
     link := coalesce(link, genesis);
     first_seq := n + 1;
@@ -387,7 +380,48 @@ const AUDIT_APPEND_ENTRIES_FUNCTION = [
     INSERT INTO audit (seq, id, at, event, agent_did, actor, reason, vp_id, data, prev_hash, hash)
     SELECT p.s, ids[p.i], ats[p.i], events[p.i], agent_dids[p.i], actors[p.i], reasons[p.i], vp_ids[p.i],
       datas[p.i], p.prev, p.h
-    FROM unnest(places, seqs, prevs, links) AS p(i, s, prev, h);
+    FROM unnest(places, seqs, prevs, links) AS p(i, s, prev, h);`;
+
+/**
+ * The group commit's append (audit-store.ts `appendEntries`) in one call, the links placed here:
+ * under the writer lock, entries whose read generation has passed, whose key expires by
+ * `claim_at`, or whose key an earlier entry of the batch takes, are left out (named in
+ * `refused`); the others' keys are recorded (a few expired ones pruned first, as
+ * replay-store.ts does) by an upsert on the key's unique index that records a recorded key afresh
+ * only once expired. An entry with a key the upsert could not record (recorded and unexpired — by
+ * anyone, committed before or racing with this call) is left out too, and the keys it did record
+ * deleted again. The rest become the links after the head, read in a snapshot taken after the
+ * lock was granted: each hash is SHA-256 over `head || prev_hash || mid || seq || tail`, the JCS
+ * preimage the client cut around the two values only this call knows (audit-chain.ts). So no
+ * writer on any instance has to know the head beforehand, and none is sent back for a moved one.
+ */
+const AUDIT_APPEND_ENTRIES_FUNCTION = [
+  `CREATE FUNCTION mandate_audit_append_entries(
+${APPEND_ENTRIES_SIGNATURE}
+  DECLARE
+    won TEXT[];
+    lost INT[];
+${PLACE_LINKS_VARIABLES}
+  BEGIN
+    PERFORM ${WRITER_LOCK};
+    refused := '{}';
+    IF cardinality(generation_rows) > 0 THEN
+      SELECT coalesce(array_agg(DISTINCT g.r), '{}') INTO refused
+      FROM unnest(generation_rows, generations) AS g(r, v)
+      WHERE g.v <> (SELECT value FROM read_generation WHERE id = 1);
+    END IF;
+    IF cardinality(claim_keys) > 0 THEN
+${indented(REFUSE_IN_BATCH, 6)}
+${PRUNE_EXPIRED_KEYS}
+      WITH recorded AS (
+        INSERT INTO replay_keys (key, expires_at)
+        SELECT u.k, u.e FROM unnest(claim_rows, claim_keys, claim_expiries) AS u(r, k, e) WHERE NOT (u.r = ANY(refused))
+        ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE replay_keys.expires_at <= claim_at
+        RETURNING key)
+      SELECT coalesce(array_agg(key), '{}') INTO won FROM recorded;
+${indented(LEAVE_OUT_LOST, 6)}
+    END IF;
+${PLACE_LINKS}
   END
   $fn$`,
 ];
@@ -406,22 +440,13 @@ const AUDIT_APPEND_ENTRIES_FUNCTION = [
  */
 const AUDIT_APPEND_ENTRIES_KEYS_FIRST = [
   `CREATE OR REPLACE FUNCTION mandate_audit_append_entries(
-    ids TEXT[], ats BIGINT[], events TEXT[], agent_dids TEXT[], actors TEXT[], reasons TEXT[],
-    vp_ids TEXT[], datas TEXT[], heads TEXT[], mids TEXT[], tails TEXT[], genesis TEXT,
-    claim_rows INT[], claim_keys TEXT[], claim_expiries BIGINT[], claim_at BIGINT, pruned INT,
-    generation_rows INT[], generations BIGINT[],
-    OUT first_seq BIGINT, OUT first_prev TEXT, OUT links TEXT[], OUT refused INT[])
-  LANGUAGE plpgsql VOLATILE AS $fn$
+${APPEND_ENTRIES_SIGNATURE}
   DECLARE
     seen BIGINT;
     locked BIGINT;
     won TEXT[] := '{}';
     lost INT[];
-    places INT[] := '{}';
-    seqs BIGINT[] := '{}';
-    prevs TEXT[] := '{}';
-    n BIGINT;
-    link TEXT;
+${PLACE_LINKS_VARIABLES}
   BEGIN
     refused := '{}';
     SELECT value INTO seen FROM read_generation WHERE id = 1;
@@ -432,15 +457,9 @@ const AUDIT_APPEND_ENTRIES_KEYS_FIRST = [
     IF cardinality(claim_keys) > 0 THEN
       IF NOT (claim_at < ALL(claim_expiries))
         OR (SELECT count(DISTINCT k) FROM unnest(claim_keys) AS k) < cardinality(claim_keys) THEN
-        SELECT refused || coalesce(array_agg(DISTINCT c.r), '{}') INTO refused FROM (
-          SELECT u.r, u.e, row_number() OVER (PARTITION BY u.k ORDER BY u.o) AS nth
-          FROM unnest(claim_rows, claim_keys, claim_expiries) WITH ORDINALITY AS u(r, k, e, o)
-          WHERE NOT (u.r = ANY(refused))) AS c
-        WHERE c.e <= claim_at OR c.nth > 1;
+${indented(REFUSE_IN_BATCH, 8)}
       END IF;
-      DELETE FROM replay_keys WHERE key IN (
-        SELECT key FROM replay_keys WHERE expires_at <= claim_at AND NOT (key = ANY(claim_keys))
-        ORDER BY expires_at LIMIT pruned FOR UPDATE SKIP LOCKED);
+${PRUNE_EXPIRED_KEYS}
       WITH recorded AS (
         INSERT INTO replay_keys (key, expires_at)
         SELECT u.k, u.e FROM unnest(claim_rows, claim_keys, claim_expiries) AS u(r, k, e) WHERE NOT (u.r = ANY(refused))
@@ -449,13 +468,7 @@ const AUDIT_APPEND_ENTRIES_KEYS_FIRST = [
         RETURNING key)
       SELECT coalesce(array_agg(key), '{}') INTO won FROM recorded;
       IF cardinality(refused) > 0 OR cardinality(won) < cardinality(claim_keys) THEN
-        SELECT coalesce(array_agg(DISTINCT u.r), '{}') INTO lost FROM unnest(claim_rows, claim_keys) AS u(r, k)
-        WHERE NOT (u.r = ANY(refused)) AND NOT (u.k = ANY(won));
-        IF cardinality(lost) > 0 THEN
-          DELETE FROM replay_keys WHERE key = ANY(won)
-            AND key IN (SELECT u.k FROM unnest(claim_rows, claim_keys) AS u(r, k) WHERE u.r = ANY(lost));
-          refused := refused || lost;
-        END IF;
+${indented(LEAVE_OUT_LOST, 8)}
       END IF;
     END IF;
     PERFORM ${WRITER_LOCK};
@@ -464,30 +477,10 @@ const AUDIT_APPEND_ENTRIES_KEYS_FIRST = [
       SELECT coalesce(array_agg(DISTINCT g.r), '{}') INTO lost FROM unnest(generation_rows, generations) AS g(r, v)
       WHERE g.v <> locked AND NOT (g.r = ANY(refused));
       IF cardinality(lost) > 0 THEN
-        DELETE FROM replay_keys WHERE key = ANY(won)
-          AND key IN (SELECT u.k FROM unnest(claim_rows, claim_keys) AS u(r, k) WHERE u.r = ANY(lost));
-        refused := refused || lost;
+${indented(LEAVE_OUT_LOST_FREEING_KEYS, 8)}
       END IF;
     END IF;
-    SELECT seq, hash INTO n, link FROM audit ORDER BY seq DESC LIMIT 1;
-    n := coalesce(n, 0);
-    link := coalesce(link, genesis);
-    first_seq := n + 1;
-    first_prev := link;
-    links := '{}';
-    FOR i IN 1 .. cardinality(ids) LOOP
-      CONTINUE WHEN (i - 1) = ANY(refused);
-      n := n + 1;
-      places := places || i;
-      seqs := seqs || n;
-      prevs := prevs || link;
-      link := encode(sha256(convert_to(heads[i] || link || mids[i] || n::text || tails[i], 'UTF8')), 'hex');
-      links := links || link;
-    END LOOP;
-    INSERT INTO audit (seq, id, at, event, agent_did, actor, reason, vp_id, data, prev_hash, hash)
-    SELECT p.s, ids[p.i], ats[p.i], events[p.i], agent_dids[p.i], actors[p.i], reasons[p.i], vp_ids[p.i],
-      datas[p.i], p.prev, p.h
-    FROM unnest(places, seqs, prevs, links) AS p(i, s, prev, h);
+${PLACE_LINKS}
   END
   $fn$`,
 ];
