@@ -153,7 +153,11 @@ describe('postgres schema migrations', () => {
     await v1.close();
     const current = await openPostgres({ url: database.url, size: 2 });
     try {
-      expect(current.migration).toEqual({ from: 1, to: MIGRATIONS.length, applied: MIGRATIONS.slice(1).map((m) => m.version) });
+      expect(current.migration).toEqual({
+        from: 1,
+        to: MIGRATIONS.length,
+        applied: MIGRATIONS.slice(1).map((m) => m.version),
+      });
       const log = createAuditLog(createPostgresStores(current.pool));
       const records = await Promise.all([1, 2, 3].map((n) => log.record({ event: 'VP_VERIFIED', actor: `a${n}` })));
       expect(records.map((r) => r.seq)).toEqual([2, 3, 4]);
