@@ -41,7 +41,7 @@ export class ConfigError extends MandateError<ConfigErrorCode> {
 
 export type NodeEnv = 'development' | 'production' | 'test';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
-export type Ed25519BackendChoice = 'node' | 'webcrypto' | 'noble' | 'auto';
+export type Ed25519BackendChoice = 'node' | 'webcrypto' | 'noble' | 'auto' | 'adaptive';
 
 export interface RateLimitConfig {
   /** Requests per window from one client IP (all endpoints). */
@@ -192,10 +192,10 @@ const envSchema = z.object({
   SERVICE_ONBOARDING_TTL_SECONDS: integer(5 * 60, 10, 86_400),
   SERVICE_CREDENTIAL_TTL_SECONDS: integer(90 * 86_400, 60, 10 * 365 * 86_400),
   SERVICE_STATUS_LIST_TTL_SECONDS: integer(300, 1, 86_400),
-  // Measured in the issue: WebCrypto verifies run on libuv's pool and win under concurrent load.
+  // The event loop while it has time, libuv's pool while it is saturated (services/ed25519-adaptive.ts).
   SERVICE_ED25519_BACKEND: z.preprocess(
     blankToUndefined,
-    z.enum(['node', 'webcrypto', 'noble', 'auto']).default('webcrypto'),
+    z.enum(['node', 'webcrypto', 'noble', 'auto', 'adaptive']).default('adaptive'),
   ),
   SERVICE_WORKERS: z.preprocess(
     blankToUndefined,

@@ -9,7 +9,6 @@
  * hosted DID documents are read from the database (so a deactivation is seen at once), and
  * this issuer's status lists are served to the wallet's status-list client in-process.
  */
-import { setEd25519Backend } from '../wallet/crypto/ed25519.ts';
 import type { ReplayCache } from '../wallet/vc/replay-cache.ts';
 import type { SigningIdentity } from '../wallet/vc/identity.ts';
 import { createAuditLog, type AuditLog } from './audit.ts';
@@ -19,6 +18,7 @@ import type { RateLimits } from './http/rate-limit.ts';
 import { createRateLimits, type IssuerRateLimits } from './http/rate-limits.ts';
 import { completeLegacyRevocations } from './services/credentials.ts';
 import { ensureIssuerIdentity } from './services/issuer-identity.ts';
+import { useEd25519Backend } from './services/ed25519-adaptive.ts';
 import { createIssuerResolver, type IssuerResolver } from './services/resolver.ts';
 import { createReadCache, type ReadCache } from './services/read-cache.ts';
 import {
@@ -112,13 +112,13 @@ export async function createIssuerContext(
 ): Promise<IssuerContext> {
   const now = options.now ?? Date.now;
   const log = options.log ?? createLogger({ level: config.logLevel, now });
-  setEd25519Backend(config.ed25519Backend);
   const redis = config.redisUrl === undefined ? undefined : await connectRedis(config.redisUrl, log);
   const shared = redis && createIssuerSharedCaches(redis, log);
   const storage = await openStorage(config, log).catch((error: unknown) => {
     redis?.disconnect();
     throw error;
   });
+  const ed25519 = useEd25519Backend(config.ed25519Backend);
   let limits: IssuerRateLimits | undefined;
   try {
     limits = await createRateLimits(config, log, now);
@@ -154,6 +154,7 @@ export async function createIssuerContext(
       now,
       log,
       close: async () => {
+        ed25519.stop();
         limits?.close();
         redis?.disconnect();
         await storage.close();
@@ -170,6 +171,7 @@ export async function createIssuerContext(
     }
     return ctx;
   } catch (error) {
+    ed25519.stop();
     limits?.close();
     redis?.disconnect();
     await storage.close();

@@ -87,6 +87,7 @@ describe('issuer configuration', () => {
     expect(config.cacheAdapter).toBe('memory');
     expect(config.bodyLimitBytes).toBe(64 * 1024);
     expect(config.enrollmentTokenTtlSeconds).toBe(900);
+    expect(config.ed25519Backend).toBe('adaptive');
     // An ephemeral bind re-derives both from the real port.
     const bound = withBoundPort(config, 40123);
     expect(bound.apiBaseUrl).toBe('http://127.0.0.1:40123');
