@@ -6,8 +6,8 @@
 //   onboarding     server-custody onboardings/s (POST /v1/onboard + /v1/onboard/verify, tokens
 //                  minted in advance): key generation, AES-GCM, a signed credential, status
 //                  allocation and two SQLite transactions each
-// vpVerify and onboarding run against TWO issuers at once, one per Ed25519 backend
-// (SERVICE_ED25519_BACKEND=node | webcrypto): the issue asks for the path that wins under
+// vpVerify and onboarding run against THREE issuers at once, one per Ed25519 backend
+// (SERVICE_ED25519_BACKEND=node | webcrypto | adaptive, the default): the issue asks for the path that wins under
 // concurrent load, by measurement. The machine is shared, so the backends are measured in
 // alternating rounds, and each issuer's CPU time (all threads, over IPC) is reported beside its
 // wall-clock rate: requests per CPU-second does not move with the neighbours' load, coresUsed
@@ -45,7 +45,7 @@ const ONBOARDINGS = Number(process.env.BENCH_HTTP_ONBOARDINGS ?? 2400);
 const IN_PROCESS_MS = 1000;
 export const TARGET = 'files.example.com';
 export const ADMIN_KEY = 'bench-admin-key-0123456789abcdefghijklmnopqrstuvwxyz';
-const BACKENDS = ['node', 'webcrypto'] as const;
+const BACKENDS = ['node', 'webcrypto', 'adaptive'] as const;
 
 export type Backend = (typeof BACKENDS)[number];
 
@@ -74,7 +74,7 @@ async function serve(): Promise<void> {
       SERVICE_ADMIN_API_KEY: ADMIN_KEY,
       SERVICE_RATE_LIMIT_PER_IP: '10000000',
       SERVICE_RATE_LIMIT_PER_TOKEN: '10000000',
-      SERVICE_ED25519_BACKEND: process.env.SERVICE_ED25519_BACKEND ?? 'webcrypto',
+      SERVICE_ED25519_BACKEND: process.env.SERVICE_ED25519_BACKEND ?? 'adaptive',
       // bench/oauth.ts: autocannon sends no DPoP proofs.
       SERVICE_OAUTH_ALLOW_BEARER: 'true',
     },
@@ -383,8 +383,8 @@ export function childCpuSeconds(child: Child): Promise<number> {
 }
 
 /**
- * Runs `measure` on each backend in ROUNDS alternating rounds (node, webcrypto, webcrypto, node,
- * …): the machine this runs on is shared, and interleaving spreads load changes over both.
+ * Runs `measure` on each backend in ROUNDS alternating rounds (node, webcrypto, adaptive, then
+ * back): the machine this runs on is shared, and interleaving spreads load changes over all.
  */
 async function interleaved<
   T extends { requestsPerSec: number; p50Ms: number; p99Ms: number; non2xx: number; requests: number; errors?: number },
@@ -392,7 +392,8 @@ async function interleaved<
   children: Record<Backend, Child>,
   measure: (backend: Backend, round: number) => Promise<T & { seconds: number }>,
 ): Promise<Record<Backend, BackendSummary>> {
-  const rounds: Record<Backend, Array<T & { seconds: number; cpu: number }>> = { node: [], webcrypto: [] };
+  type Round = T & { seconds: number; cpu: number };
+  const rounds = Object.fromEntries(BACKENDS.map((b): [Backend, Round[]] => [b, []])) as Record<Backend, Round[]>;
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? BACKENDS : [...BACKENDS].reverse();
     for (const backend of order) {
