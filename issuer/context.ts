@@ -17,8 +17,8 @@ import { createLogger, type Logger } from './http/logger.ts';
 import type { RateLimits } from './http/rate-limit.ts';
 import { createRateLimits, type IssuerRateLimits } from './http/rate-limits.ts';
 import { completeLegacyRevocations } from './services/credentials.ts';
-import { ensureIssuerIdentity } from './services/issuer-identity.ts';
 import { useEd25519Backend } from './services/ed25519-adaptive.ts';
+import { ensureIssuerIdentity } from './services/issuer-identity.ts';
 import { createIssuerResolver, type IssuerResolver } from './services/resolver.ts';
 import { createReadCache, type ReadCache } from './services/read-cache.ts';
 import {

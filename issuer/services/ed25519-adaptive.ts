@@ -60,7 +60,7 @@ export function startAdaptiveEd25519(intervalMs = INTERVAL_MS): AdaptiveEd25519 
   };
 }
 
-/** Applies SERVICE_ED25519_BACKEND to this process; `stop` ends the adaptive choice (nothing else to stop). */
+/** Applies SERVICE_ED25519_BACKEND to this process; `stop` ends the adaptive choice (a no-op otherwise). */
 export function useEd25519Backend(choice: Ed25519BackendChoice): Pick<AdaptiveEd25519, 'stop'> {
   if (choice === 'adaptive') return startAdaptiveEd25519();
   setEd25519Backend(choice);
