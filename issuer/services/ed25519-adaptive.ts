@@ -8,11 +8,17 @@
  * with `webcrypto` and 519 µs with `node`, while at saturation `webcrypto` serves more
  * (docs/operations.md §Choosing the Ed25519 backend).
  *
- * The loop's utilisation over each interval (perf_hooks `eventLoopUtilization`: the share of the
- * time it was not waiting for I/O) decides the next interval's backend. The two thresholds leave
- * a gap, so a loop hovering near one does not flip on every interval; a flip costs nothing but
- * the first use of the other backend's key cache.
+ * Two readings over each interval decide the next interval's backend: the loop's utilisation
+ * (perf_hooks `eventLoopUtilization`: the share of the time it was not waiting for I/O), and the
+ * share of the time the loop's thread was ready to run but waited for a core (its run delay,
+ * Linux /proc/thread-self/schedstat). A saturated loop whose thread waits for a core is one of
+ * more busy threads than cores — several instances on one host, SERVICE_WORKERS at the number of
+ * cores — and the pool's threads would wait for a core too: the hand-off then buys no core, only
+ * its cost. Where the run delay cannot be read, utilisation alone decides. Each pair of
+ * thresholds leaves a gap, so a reading hovering near one does not flip on every interval; a
+ * flip costs nothing but the first use of the other backend's key cache.
  */
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setEd25519Backend } from '../../wallet/crypto/ed25519.ts';
 import type { Ed25519BackendChoice } from '../config.ts';
@@ -23,13 +29,43 @@ export type AdaptiveBackend = 'node' | 'webcrypto';
 export const SATURATED = 0.97;
 /** Utilisation under which they come back to the loop. */
 export const SPARE = 0.9;
-/** How often the loop's utilisation is read and the backend chosen again. */
+/** Waiting share (of an interval, for a core) from which checks come back to the loop: no core is free. */
+export const CONTENDED = 0.2;
+/** Waiting share under which a saturated loop may hand checks to the pool: a core is free for it. */
+export const UNCONTENDED = 0.1;
+/** How often the readings are taken and the backend chosen again. */
 const INTERVAL_MS = 250;
 
-/** The backend for the next interval, from this interval's backend and loop utilisation (0–1). */
-export function nextBackend(current: AdaptiveBackend, utilization: number): AdaptiveBackend {
-  if (current === 'node') return utilization >= SATURATED ? 'webcrypto' : 'node';
-  return utilization < SPARE ? 'node' : 'webcrypto';
+/** One interval of the loop: its utilisation, and the share it waited for a core (undefined: not known). */
+export interface LoopReading {
+  utilization: number;
+  waiting: number | undefined;
+}
+
+/** The backend for the next interval, from this interval's backend and its reading (shares 0–1). */
+export function nextBackend(current: AdaptiveBackend, { utilization, waiting }: LoopReading): AdaptiveBackend {
+  if (current === 'node') {
+    const coreFree = waiting === undefined || waiting < UNCONTENDED;
+    return utilization >= SATURATED && coreFree ? 'webcrypto' : 'node';
+  }
+  const noCoreFree = waiting !== undefined && waiting >= CONTENDED;
+  return utilization < SPARE || noCoreFree ? 'node' : 'webcrypto';
+}
+
+/**
+ * The calling thread's run delay so far, in nanoseconds — the second field of schedstat, the
+ * time it spent runnable on a run queue (Linux Documentation/scheduler/sched-stats.rst) — or
+ * undefined where there is no such file. Read on the loop's thread, so it is the loop's.
+ */
+export function readRunDelay(path = '/proc/thread-self/schedstat'): number | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const delay = Number(text.split(' ')[1]);
+  return Number.isSafeInteger(delay) && delay >= 0 ? delay : undefined;
 }
 
 export interface AdaptiveEd25519 {
@@ -39,15 +75,34 @@ export interface AdaptiveEd25519 {
   stop(): void;
 }
 
+export interface AdaptiveOptions {
+  /** How often to choose (default 250 ms). */
+  intervalMs?: number;
+  /** The loop thread's run delay so far in ns, or undefined when unknown (default: readRunDelay). */
+  runDelay?: () => number | undefined;
+}
+
 /** Sets `node` and from then on chooses every `intervalMs`, for this process. */
-export function startAdaptiveEd25519(intervalMs = INTERVAL_MS): AdaptiveEd25519 {
+export function startAdaptiveEd25519({
+  intervalMs = INTERVAL_MS,
+  runDelay = readRunDelay,
+}: AdaptiveOptions = {}): AdaptiveEd25519 {
   let backend: AdaptiveBackend = 'node';
   setEd25519Backend(backend);
   let last = performance.eventLoopUtilization();
+  let lastDelay = runDelay();
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
-    const next = nextBackend(backend, performance.eventLoopUtilization(now, last).utilization);
+    const { utilization, idle, active } = performance.eventLoopUtilization(now, last);
+    const delay = runDelay();
+    // Both readings cover the same interval: idle + active ms of the loop since the last one.
+    const waiting =
+      delay === undefined || lastDelay === undefined || idle + active <= 0
+        ? undefined
+        : (delay - lastDelay) / ((idle + active) * 1e6);
     last = now;
+    lastDelay = delay;
+    const next = nextBackend(backend, { utilization, waiting });
     if (next !== backend) setEd25519Backend((backend = next));
   }, intervalMs);
   // A timer of its own must not keep a process alive that has nothing else to do.
