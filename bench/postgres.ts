@@ -5,9 +5,9 @@
 //   postgres3   three issuer processes on one PostgreSQL database, the connections spread over them
 //   sqlite3     SERVICE_WORKERS=3 on one SQLite file: three issuer processes without PostgreSQL,
 //               to tell what three processes on this machine cost from what the database costs
-//   postgres3node  postgres3 with SERVICE_ED25519_BACKEND=node, the backend operations.md advises
-//               when issuer processes take every core (the default, webcrypto, hands each
-//               signature check to libuv's thread pool: a gain only while a core is idle)
+//   postgres3node  postgres3 with SERVICE_ED25519_BACKEND=node pinned: what the default,
+//               adaptive, should match there, since issuer processes that take every core keep
+//               their signature checks on the loop (operations.md §Choosing the Ed25519 backend)
 // in alternating rounds, since the machine is shared. PostgreSQL runs on this machine with its
 // defaults for durability except fsync (the throwaway test instance of test/support/postgres.ts).
 //
