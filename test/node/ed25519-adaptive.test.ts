@@ -100,8 +100,9 @@ describe('the adaptive Ed25519 backend: the loop when it has time, the pool when
   it('stays on the loop while more busy threads than cores make it wait (the real run delay, Linux)', async () => {
     const spinners: ChildProcess[] = [];
     try {
+      // Twice as many busy processes as cores (a shell loop: a megabyte each, where node takes tens).
       for (let i = 0; i < 2 * availableParallelism(); i++)
-        spinners.push(spawn(process.execPath, ['-e', 'for (;;);'], { stdio: 'ignore' }));
+        spinners.push(spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' }));
       await sleep(100);
       adaptive = startAdaptiveEd25519({ intervalMs: 50 });
       spin(300);
