@@ -8,10 +8,10 @@
 //                  allocation and two SQLite transactions each
 // vpVerify and onboarding run against THREE issuers at once, one per Ed25519 backend
 // (SERVICE_ED25519_BACKEND=node | webcrypto | adaptive, the default): the issue asks for the
-// path that wins under concurrent load, by measurement. The machine is shared, so the backends are measured in
-// alternating rounds, and each issuer's CPU time (all threads, over IPC) is reported beside its
-// wall-clock rate: requests per CPU-second does not move with the neighbours' load, coresUsed
-// shows whether the thread pool put a second core to work.
+// path that wins under concurrent load, by measurement. The machine is shared, so the backends
+// are measured in alternating rounds, and each issuer's CPU time (all threads, over IPC) is
+// reported beside its wall-clock rate: requests per CPU-second does not move with the
+// neighbours' load, coresUsed shows whether the thread pool put a second core to work.
 //
 // Each issuer runs in a CHILD process (the load generator must not share its event loop); this
 // file is that child when MANDATE_BENCH_HTTP_SERVE=1. Every response is checked: non-2xx counts

@@ -33,7 +33,7 @@ import { round } from './measure.ts';
 
 const RESOURCE = 'https://files.example.com/mcp';
 const SECONDS = Number(process.env.BENCH_OAUTH_SECONDS ?? 6);
-/** Request bodies signed in advance per case: more than a run can consume (6 s + 1 s warm-up at 2,500/s is 17,500). */
+/** Request bodies signed in advance per case: more than a run consumes (7 s at 2,500/s is 17,500). */
 const STOCK = Number(process.env.BENCH_OAUTH_STOCK ?? 30_000);
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 

@@ -56,6 +56,11 @@ export function issuerProcesses(pid: number): number {
   }).length;
 }
 
+/** The processes `roots` (pids ≤ 0 skipped) and all their descendants. */
+function trees(roots: number[]): number[] {
+  return roots.filter((p) => p > 0).flatMap(processTree);
+}
+
 /**
  * CPU seconds of the processes `roots` (pids ≤ 0 skipped) and all their descendants: each one's
  * utime + stime, and cutime + cstime — the time of its children that have ended (a PostgreSQL
@@ -63,7 +68,7 @@ export function issuerProcesses(pid: number): number {
  */
 export function cpuSeconds(roots: number[]): number {
   let ticks = 0;
-  for (const pid of roots.filter((p) => p > 0).flatMap(processTree)) {
+  for (const pid of trees(roots)) {
     try {
       const fields = statFields(pid);
       // utime, stime, cutime, cstime are fields 14–17 of the stat line; 11–14 after (comm) and state.
@@ -82,7 +87,7 @@ export function cpuSeconds(roots: number[]): number {
  */
 export function preemptions(roots: number[]): number {
   let switches = 0;
-  for (const pid of roots.filter((p) => p > 0).flatMap(processTree)) {
+  for (const pid of trees(roots)) {
     try {
       for (const tid of readdirSync(`/proc/${pid}/task`)) {
         const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
