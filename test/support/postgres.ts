@@ -3,8 +3,12 @@
  * port of 127.0.0.1 (and a Unix socket in that directory), removed again by `stop()`. The
  * binaries are Debian's (`/usr/lib/postgresql/<version>/bin`, the newest found); PostgreSQL
  * refuses to run as root, so as root the server runs as the `postgres` user, which then owns the
- * directory. Durability is switched off (`fsync`, `synchronous_commit`, `full_page_writes`): the
- * data dies with the test run, and crash safety is not what these tests measure.
+ * directory. Only `fsync` is off (the data dies with the run, and disk flushes on a shared
+ * machine would make the tests and benches slow for nothing they measure); every other setting
+ * that bears on durability keeps its default, so a commit is acknowledged after its WAL is
+ * written (`synchronous_commit`), as a production server does it. bench/postgres.ts measures
+ * the server's CPU with these settings: asynchronous commit cost more of it there, since every
+ * commit then wakes the WAL writer (docs/benchmarks.md §postgres).
  *
  * No Vitest import here: the global setup (test/support/global-servers.ts) runs it in the main
  * process; tests reach it through test/support/servers.ts.
@@ -83,8 +87,6 @@ function serverArgs(dataDir: string, socketDir: string, port: number): string[] 
     port: String(port),
     unix_socket_directories: socketDir,
     fsync: 'off',
-    synchronous_commit: 'off',
-    full_page_writes: 'off',
     max_connections: '300',
     shared_buffers: '64MB',
   };
