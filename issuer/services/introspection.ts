@@ -4,8 +4,10 @@
  * expires (at most DEFAULT_SESSION_TTL_SECONDS later; docs/api.md §Session tokens).
  *
  * A token is active (§2.2) when this issuer signed it, it has not expired, it was minted here
- * (its `jti` is on record) and no status entry of the credentials it was minted from is set for
- * revocation or suspension. A status list that cannot be read makes it inactive: fail closed.
+ * (its `jti` is on record), its agent's DID is not a DID hosted here and deactivated (DID Core
+ * §7.1.3: whenever the token was issued) and no status entry of the credentials it was minted
+ * from is set for revocation or suspension. A status list that cannot be read makes it inactive:
+ * fail closed.
  * An inactive token gets `{active: false}` and nothing more, whatever the reason (§2.2).
  */
 import type { JwtClaims } from '../../wallet/crypto/jwt.ts';
@@ -87,6 +89,11 @@ function activeResponse(claims: JwtClaims): IntrospectionResponse {
   };
 }
 
+/** The agent's DID deactivated here (`POST /v1/dids/{did}/deactivate`) ends every token it holds. */
+async function agentDeactivated(ctx: IssuerContext, agentDid: string): Promise<boolean> {
+  return (await ctx.stores.dids.get(agentDid))?.deactivated === true;
+}
+
 export async function introspectSessionToken(
   ctx: IssuerContext,
   sessions: SessionTokenIssuer,
@@ -96,5 +103,6 @@ export async function introspectSessionToken(
     (await sessions.verify(token)) ?? (await verifyAccessToken(sessions, oauthEndpoints(ctx.config).issuer, token));
   const session = claims === undefined ? undefined : await ctx.stores.sessions.get(claims.jti as string, ctx.now());
   if (claims === undefined || session === undefined || session.agentDid !== claims.sub) return { active: false };
+  if (await agentDeactivated(ctx, session.agentDid)) return { active: false };
   return (await noneInvalidated(ctx, session.statusEntries)) ? activeResponse(claims) : { active: false };
 }

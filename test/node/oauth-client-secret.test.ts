@@ -7,7 +7,14 @@ import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentPath, mintToken, onboardServerAgent, startTestIssuer, type TestIssuer } from '../support/issuer.ts';
+import {
+  agentPath,
+  mintToken,
+  onboardServerAgent,
+  startTestIssuer,
+  TEST_ADMIN_KEY,
+  type TestIssuer,
+} from '../support/issuer.ts';
 import { discover, INSECURE, oauthAgent, RESOURCE, tokenRequest } from '../support/oauth.ts';
 
 let issuer: TestIssuer;
@@ -129,6 +136,38 @@ describe('client_credentials with a client secret (server custody)', () => {
     expect(both.json).toMatchObject({ error: 'invalid_request', mandate_reason: 'CLIENT_AUTH_AMBIGUOUS' });
     const noId = await tokenRequest(issuer, { ...cc, client_secret: agent.secret });
     expect(noId.json).toMatchObject({ error: 'invalid_request', mandate_reason: 'OAUTH_REQUEST_INVALID' });
+  });
+
+  it('a deactivated agent DID: its secret gets no token (invalid_client / DID_DEACTIVATED), its tokens introspect inactive', async () => {
+    const agent = await serverAgentWithSecret();
+    const introspect = async (token: string) =>
+      (
+        await issuer.call('/v1/sessions/introspect', {
+          body: new URLSearchParams({ token }).toString(),
+          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${TEST_ADMIN_KEY}` },
+        })
+      ).json as Record<string, unknown>;
+    const before = await tokenRequest(issuer, { ...cc, client_id: agent.did, client_secret: agent.secret });
+    expect(before.status).toBe(200);
+    const issuedBefore = before.json.access_token as string;
+    expect(await introspect(issuedBefore)).toMatchObject({ active: true, sub: agent.did });
+
+    const deactivated = await issuer.call(`/v1/dids/${encodeURIComponent(agent.did)}/deactivate`, {
+      admin: true,
+      body: {},
+    });
+    expect(deactivated.status).toBe(200);
+    for (const authorization of [undefined, basic(agent.did, agent.secret)]) {
+      const refused = await tokenRequest(
+        issuer,
+        authorization === undefined ? { ...cc, client_id: agent.did, client_secret: agent.secret } : cc,
+        authorization === undefined ? {} : { authorization },
+      );
+      expect(refused.status).toBe(401);
+      expect(refused.json).toMatchObject({ error: 'invalid_client', mandate_reason: 'DID_DEACTIVATED' });
+    }
+    // Issued before the deactivation: inactive from then on (RFC 7662 §2.2: nothing more).
+    expect(await introspect(issuedBefore)).toEqual({ active: false });
   });
 
   it('a self-custody agent cannot authenticate by secret: its DID has none (CLIENT_SECRET_INVALID)', async () => {

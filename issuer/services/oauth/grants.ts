@@ -80,7 +80,6 @@ async function activeCredentialOf(
   return chainCredentialOf(current);
 }
 
-/** client_credentials: the client assertion names the agent, its current AgentCredential its authority. */
 /** RFC 6749 §2.3: exactly one client authentication method; the secret ones name server-custody agents. */
 function clientSecretOf(
   params: TokenRequest,
@@ -117,6 +116,16 @@ async function authenticate(
   });
 }
 
+/**
+ * DID Core §7.1.3: a deactivated DID authenticates nothing more. A private_key_jwt client meets
+ * this when its DID is resolved; a secret proves only that the caller holds the secret, so the
+ * DID the secret belongs to (hosted here for a server-custody agent) is read here.
+ */
+async function refuseDeactivated(ctx: IssuerContext, did: string): Promise<void> {
+  if ((await ctx.stores.dids.get(did))?.deactivated === true)
+    refuse('invalid_client', 'DID_DEACTIVATED', `${did.slice(0, 200)} is deactivated`, did);
+}
+
 /** client_credentials: the client (assertion or secret) names the agent, its current AgentCredential its authority. */
 export async function clientCredentialsGrant(
   ctx: IssuerContext,
@@ -126,6 +135,7 @@ export async function clientCredentialsGrant(
 ): Promise<GrantedAuthority> {
   const secret = clientSecretOf(params, basic);
   const did = await authenticate(ctx, endpoints, params, secret);
+  if (secret !== undefined) await refuseDeactivated(ctx, did);
   const credential = await activeCredentialOf(ctx, did, secret === undefined ? 'self' : 'server');
   const subject = credential.credentialSubject;
   return {
