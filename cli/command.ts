@@ -10,6 +10,7 @@ import { IssuerClient } from '../wallet/client/issuer-client.ts';
 import { classifyHost } from '../wallet/net/url-policy.ts';
 import { CliError, type ExitCode } from './errors.ts';
 import { jsonText, terminalSafe, type Io } from './output.ts';
+import { didYouMean } from './suggest.ts';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -109,7 +110,11 @@ export function parseCommandLine(
     });
   } catch (error) {
     // parseArgs names the option, never its value: safe to show.
-    throw usage(error instanceof Error ? (error.message.split('\n')[0] ?? 'invalid arguments') : 'invalid arguments');
+    const message =
+      error instanceof Error ? (error.message.split('\n')[0] ?? 'invalid arguments') : 'invalid arguments';
+    const unknown = /^Unknown option '--([^']+)'/.exec(message)?.[1];
+    const near = unknown === undefined ? '' : didYouMean(unknown, Object.keys(config), '--');
+    throw usage(near === '' ? message : `Unknown option '--${unknown}'${near}`);
   }
   return { options: parsed.values, args: parsed.positionals };
 }
@@ -160,6 +165,35 @@ function firstSet(...values: (string | undefined)[]): string | undefined {
   return values.find((v) => v !== undefined && v !== '');
 }
 
+/** The issuer URL a command uses, and what set it (the flag, a variable, or the default). */
+export function issuerUrl(options: OptionValues, env: Env): { url: string; from: string } {
+  const sources: [string, string | undefined][] = [
+    ['--url', stringOption(options, 'url')],
+    ['MANDATE_URL', env.MANDATE_URL],
+    ['API_BASE_URL', env.API_BASE_URL],
+  ];
+  const set = sources.find(([, value]) => value !== undefined && value !== '');
+  return set === undefined ? { url: DEFAULT_URL, from: 'default' } : { url: set[1] as string, from: set[0] };
+}
+
+/**
+ * An unanswered call, with the URL it went to and how to change it: after `PORT=31787 npm
+ * start`, "could not be reached" alone does not say that the CLI still tried port 8787. Only
+ * the origin and path are shown: a URL's user-info could be a password.
+ */
+export function explainUnreachable(error: unknown, options: OptionValues, env: Env): unknown {
+  if (!(error instanceof IssuerClientError) || (error.code !== 'NETWORK_ERROR' && error.code !== 'TIMEOUT'))
+    return error;
+  const { url, from } = issuerUrl(options, env);
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  const shown = parsed === undefined ? url : `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+  const how =
+    from === 'default'
+      ? 'the default: set MANDATE_URL or pass --url to the URL the issuer printed when it started'
+      : `set by ${from}`;
+  return new IssuerClientError(error.code, `${error.message}; tried ${shown} (${how})`);
+}
+
 /**
  * One deadline for a whole command (--timeout). The client's own timeout is per attempt, and a
  * GET is tried three times with Retry-After waits of up to 30 s in between: without this, "no
@@ -207,7 +241,7 @@ export function createContext(
   const { options } = parsed;
   const json = options.json === true;
   const url = (): string => {
-    const value = firstSet(stringOption(options, 'url'), env.MANDATE_URL, env.API_BASE_URL) ?? DEFAULT_URL;
+    const value = issuerUrl(options, env).url;
     // Checked here to name this CLI's terms: the client would say "use https or allowInsecureHttp",
     // an option of the library that no flag sets (the admin key must not travel in clear).
     const parsed = URL.canParse(value) ? new URL(value) : undefined;

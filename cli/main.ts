@@ -4,6 +4,7 @@
  * exit code from the table in errors.ts; it never throws and never calls process.exit, so it
  * can be driven in-process as well as through bin/mandate.mjs. docs/cli.md is the manual.
  */
+import { createRequire } from 'node:module';
 import { agentCommands } from './commands/agents.ts';
 import { auditCommands } from './commands/audit.ts';
 import { didCommands } from './commands/dids.ts';
@@ -16,6 +17,7 @@ import {
   checkArgs,
   createContext,
   Deadline,
+  explainUnreachable,
   GLOBAL_OPTIONS,
   parseCommandLine,
   usage,
@@ -25,6 +27,7 @@ import {
 } from './command.ts';
 import { CliError, describeError, EXIT, exitCodeFor, validationText, type ExitCode } from './errors.ts';
 import { processIo, terminalSafe, type Io } from './output.ts';
+import { didYouMean } from './suggest.ts';
 
 export const COMMANDS: readonly CommandSpec[] = [
   ...tokenCommands,
@@ -61,7 +64,8 @@ export function topHelp(): string {
   return (
     'mandate: operate a Mandate issuer (enrollment, agents, credentials, status lists, DIDs, audit)\n' +
     'and verify presentations locally.\n\n' +
-    'Usage: mandate <command> [<sub-command>] [arguments] [options]\n\n' +
+    'Usage: mandate <command> [<sub-command>] [arguments] [options]\n' +
+    '       mandate --version\n\n' +
     `Commands:\n${commandList(COMMANDS)}\n` +
     `Global options:\n${optionLines(GLOBAL_OPTIONS)}\n` +
     'Environment: MANDATE_URL (or API_BASE_URL), MANDATE_ADMIN_KEY (or SERVICE_ADMIN_API_KEY), MANDATE_DEBUG=1\n' +
@@ -93,6 +97,28 @@ export function commandHelp(spec: CommandSpec): string {
   );
 }
 
+/** The version in the package's manifest (this checkout's, or the installed package's: both export it). */
+function packageVersion(): string {
+  const manifest: unknown = createRequire(import.meta.url)('mandate/package.json');
+  return typeof manifest === 'object' && manifest !== null && 'version' in manifest
+    ? String(manifest.version)
+    : 'unknown';
+}
+
+/**
+ * An unknown first word, with the closest command when it looks like a typo (`tokns`), or the
+ * group of a sub-command typed alone (`revoke-secret` → `agents revoke-secret`).
+ */
+function unknownCommand(word: string): CliError {
+  const groups = [...new Set(COMMANDS.map((c) => c.path[0] as string))];
+  let near = didYouMean(word, groups);
+  if (near === '') {
+    const sub = COMMANDS.find((c) => c.path.length > 1 && c.path[1] === word);
+    if (sub !== undefined) near = `: did you mean "${sub.path.join(' ')}"?`;
+  }
+  return usage(`unknown command "${word.slice(0, 40)}"${near} (see mandate --help)`);
+}
+
 const isHelp = (word: string | undefined): boolean => word === '--help' || word === '-h';
 
 async function dispatch(argv: readonly string[], env: Env, io: Io): Promise<ExitCode> {
@@ -105,9 +131,13 @@ async function dispatch(argv: readonly string[], env: Env, io: Io): Promise<Exit
     io.stdout(topHelp());
     return EXIT.OK;
   }
+  if (group === '--version') {
+    io.stdout(`${packageVersion()}\n`);
+    return EXIT.OK;
+  }
   if (group === 'help') return dispatch([...argv.slice(1), '--help'], env, io);
   const inGroup = COMMANDS.filter((c) => c.path[0] === group);
-  if (inGroup.length === 0) throw usage(`unknown command "${group.slice(0, 40)}" (see mandate --help)`);
+  if (inGroup.length === 0) throw unknownCommand(group);
   let spec: CommandSpec | undefined;
   let rest: readonly string[];
   if (inGroup.length === 1 && inGroup[0]?.path.length === 1) {
@@ -123,8 +153,14 @@ async function dispatch(argv: readonly string[], env: Env, io: Io): Promise<Exit
       return EXIT.USAGE;
     }
     spec = inGroup.find((c) => c.path[1] === sub);
-    if (spec === undefined)
-      throw usage(`unknown sub-command "${group} ${sub.slice(0, 40)}" (see mandate ${group} --help)`);
+    if (spec === undefined) {
+      const near = didYouMean(
+        sub,
+        inGroup.map((c) => c.path[1] as string),
+        `${group} `,
+      );
+      throw usage(`unknown sub-command "${group} ${sub.slice(0, 40)}"${near} (see mandate ${group} --help)`);
+    }
     rest = argv.slice(2);
   }
   const parsed = parseCommandLine(spec, rest);
@@ -137,7 +173,7 @@ async function dispatch(argv: readonly string[], env: Env, io: Io): Promise<Exit
   try {
     return await spec.run(createContext(spec, parsed, env, io, deadline));
   } catch (error) {
-    throw deadline.explain(error);
+    throw explainUnreachable(deadline.explain(error), parsed.options, env);
   }
 }
 

@@ -99,6 +99,12 @@ export const verifyCommands: readonly CommandSpec[] = [
       const requiredScopes = listOption(ctx.options, 'scope');
       const trustedGrantIssuers = listOption(ctx.options, 'trusted-grant-issuer');
       const presentation = await readPresentation(ctx.args[0] as string);
+      // Without it any presentation made for this target passes, however old or often seen: say
+      // so on stderr (stdout stays the verdict, or the one JSON document of --json).
+      if (challenge === undefined)
+        ctx.io.stderr(
+          'mandate: warning: no --challenge: the presentation is not checked against a nonce you issued, so a replayed one passes\n',
+        );
 
       // Loaded here, not at start-up: only this command needs the verifier and the resolvers.
       const [

@@ -3,7 +3,7 @@
 // code of every outcome (docs/cli.md §Exit codes). Spawns run in parallel where independent,
 // since each one starts a Node process.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -193,12 +193,61 @@ describe('mandate CLI: help, usage and offline commands', { timeout: 120_000 }, 
     expect(unauthorized.stderr).not.toContain(wrongKey);
     exits(noKey, EXIT.USAGE, 'needs the admin key: set MANDATE_ADMIN_KEY', '[ADMIN_KEY_MISSING]');
     expect(unreachable.code).toBe(EXIT.UNREACHABLE);
+    // The URL it tried and what set it: after `PORT=31787 npm start` the CLI still tries 8787.
     expect(JSON.parse(unreachable.stderr)).toEqual({
-      error: { code: 'NETWORK_ERROR', message: 'the issuer could not be reached', exitCode: 4 },
+      error: {
+        code: 'NETWORK_ERROR',
+        message: 'the issuer could not be reached; tried http://127.0.0.1:1 (set by API_BASE_URL)',
+        exitCode: 4,
+      },
     });
     expect(unreachable.stderr.split('\n')).toHaveLength(2); // one line, like every error
     expect(unreachable.stdout).toBe('');
     noSecret(noKey, unreachable, cleartext);
+  });
+
+  it('says which URL an unreachable issuer was tried at, and which setting chose it', async () => {
+    const [fromEnv, fromFlag] = await Promise.all([
+      mandate(['tokens', 'list', '--timeout', '5'], {
+        MANDATE_URL: 'http://127.0.0.1:1',
+        MANDATE_ADMIN_KEY: TEST_ADMIN_KEY,
+      }),
+      // The flag wins over the variables; user-info in the URL (a password) is never echoed.
+      mandate(['agents', 'list', '--timeout', '5', '--url', 'http://localhost:1/base/'], {
+        MANDATE_URL: issuer.url,
+        MANDATE_ADMIN_KEY: TEST_ADMIN_KEY,
+      }),
+    ]);
+    exits(
+      fromEnv,
+      EXIT.UNREACHABLE,
+      'mandate: the issuer could not be reached; tried http://127.0.0.1:1 (set by MANDATE_URL) [NETWORK_ERROR]',
+    );
+    exits(
+      fromFlag,
+      EXIT.UNREACHABLE,
+      'mandate: the issuer could not be reached; tried http://localhost:1/base (set by --url) [NETWORK_ERROR]',
+    );
+    noSecret(fromEnv, fromFlag);
+  });
+
+  it('prints its version, and suggests the closest command or option for a typo', async () => {
+    const [version, group, sub, alone, option, far] = await Promise.all([
+      mandate(['--version']),
+      mandate(['agnets', 'list']),
+      mandate(['vcs', 'revok', 'urn:uuid:x']),
+      mandate(['revoke-secret', 'did:key:z6Mk']),
+      mandate(['verify', 'vp.json', '--chalenge', 'n']),
+      mandate(['frobnicate']),
+    ]);
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    expect(version.code).toBe(EXIT.OK);
+    expect(version.stdout).toBe(`${manifest.version}\n`);
+    exits(group, EXIT.USAGE, 'unknown command "agnets": did you mean "agents"?');
+    exits(sub, EXIT.USAGE, 'unknown sub-command "vcs revok": did you mean "vcs revoke"?');
+    exits(alone, EXIT.USAGE, 'unknown command "revoke-secret": did you mean "agents revoke-secret"?');
+    exits(option, EXIT.USAGE, `Unknown option '--chalenge': did you mean "--challenge"?`);
+    exits(far, EXIT.USAGE, 'unknown command "frobnicate" (see mandate --help)');
   });
 
   it('exits 5 when the server answers 5xx or something that is not the API', async () => {
@@ -577,7 +626,8 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
       'cli-nonce-1',
       '--allow-http-loopback',
     ];
-    const [valid, denied, deniedJson, wrongTarget, noFile, notJson, noLoopback] = await Promise.all([
+    const noChallenge = common.filter((_, i) => i !== 4 && i !== 5);
+    const [valid, denied, deniedJson, wrongTarget, noFile, notJson, noLoopback, unchecked] = await Promise.all([
       mandate(['verify', good, ...common]),
       mandate(['verify', bad, ...common]),
       mandate(['verify', '-', ...common, '--json'], {}, JSON.stringify(tampered)),
@@ -585,8 +635,17 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
       mandate(['verify', join(dir, 'absent.json'), ...common]),
       mandate(['verify', join(dir, 'not-json.json'), '--target', 'files.example.com', '--allow-self-signed']),
       mandate(['verify', good, ...common.slice(0, -1)]), // the issuer's did:web is on 127.0.0.1
+      mandate(['verify', good, ...noChallenge]),
     ]);
     expect(valid.code, valid.stdout + valid.stderr).toBe(EXIT.OK);
+    expect(valid.stderr).toBe('');
+    // Without --challenge the verdict stands, but replay went unchecked: said on stderr.
+    expect(noChallenge).not.toContain('--challenge');
+    expect(unchecked.code).toBe(EXIT.OK);
+    expect(unchecked.stdout).toContain(`VALID  agent ${agent.agentDid}`);
+    expect(unchecked.stderr).toBe(
+      'mandate: warning: no --challenge: the presentation is not checked against a nonce you issued, so a replayed one passes\n',
+    );
     expect(valid.stdout).toContain('✓ presentation');
     expect(valid.stdout).toContain('✓ status');
     expect(valid.stdout).toContain(`VALID  agent ${agent.agentDid}`);
