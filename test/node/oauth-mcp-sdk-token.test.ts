@@ -60,4 +60,42 @@ describe('MCP SDK PrivateKeyJwtProvider against the issuer', () => {
       data: { error: 'invalid_grant', resource: RESOURCE },
     });
   });
+
+  it('against a default issuer (no Bearer tokens) is refused with DPOP_REQUIRED naming the setting that allows it', async () => {
+    const strict = await startTestIssuer();
+    try {
+      const seed = generateSeed();
+      const enrolled = await onboardSelfAgent(
+        strict,
+        didKeyIdentity(seedSigner(seed)),
+        await mintToken(strict, { requestedDomains: [RESOURCE] }),
+      );
+      const provider = new PrivateKeyJwtProvider({
+        clientId: enrolled.agentDid,
+        privateKey: { kty: 'OKP', crv: 'Ed25519', x: bytesToBase64url(getPublicKey(seed)), d: bytesToBase64url(seed) },
+        algorithm: 'EdDSA',
+        expectedIssuer: strict.url,
+      });
+      const metadata = await discoverAuthorizationServerMetadata(strict.url);
+      // What the SDK received, read from the wire (its own message depends on a realm check).
+      const answers: unknown[] = [];
+      const fetchFn: typeof fetch = async (input, init) => {
+        const response = await fetch(input, init);
+        answers.push(await response.clone().json());
+        return response;
+      };
+      await expect(
+        fetchToken(provider, strict.url, { metadata, resource: new URL(RESOURCE), fetchFn }),
+      ).rejects.toThrow();
+      expect(answers).toEqual([
+        {
+          error: 'invalid_request',
+          mandate_reason: 'DPOP_REQUIRED',
+          error_description: expect.stringContaining('SERVICE_OAUTH_ALLOW_BEARER=true') as unknown,
+        },
+      ]);
+    } finally {
+      await strict.dispose();
+    }
+  });
 });

@@ -173,6 +173,15 @@ function refusalAnswer(
   };
 }
 
+/** Step 4 without a proof where Bearer is not allowed. A client without DPoP (the MCP SDK's) meets this first: name the operator's switch. */
+function refuseBearer(): never {
+  return refuse(
+    'invalid_request',
+    'DPOP_REQUIRED',
+    'send a DPoP proof (RFC 9449): this issuer issues no Bearer tokens unless its operator sets SERVICE_OAUTH_ALLOW_BEARER=true',
+  );
+}
+
 export interface TokenEndpoint {
   handle(request: TokenEndpointRequest): Promise<TokenEndpointAnswer>;
 }
@@ -205,8 +214,7 @@ export function createTokenEndpoint(ctx: IssuerContext, sessions: SessionTokenIs
       htu: endpoints.tokenEndpoint,
       nonces,
     });
-    if (binding === undefined && !ctx.config.oauthAllowBearer)
-      refuse('invalid_request', 'DPOP_REQUIRED', 'send a DPoP proof (RFC 9449): this issuer issues no Bearer tokens');
+    if (binding === undefined && !ctx.config.oauthAllowBearer) refuseBearer();
     const authority = await grant(params, resource, request.authorization);
     attempt.authority = authority;
     if (authority.domains !== undefined && !authority.domains.includes(resource))
