@@ -8,6 +8,9 @@
 //   issueRequest     POST /credentials/issue likewise: rules, status allocation, signature, records
 //   rdfcVerifyProof  verifyProof of the same credential secured with eddsa-rdfc-2022, beside
 //   jcsVerifyProof   the same with eddsa-jcs-2022
+//   rdfcPoisonRefusal  how long eddsa-rdfc-2022 takes to refuse a poison graph (a 40-node blank-node
+//                    clique, RDF-CANON §4.8) at its work bound, when signing and when verifying:
+//                    the speed half of test/node/eddsa-rdfc-2022.test.ts "the work is bounded"
 // Ratios are against raw Ed25519 verifications (node:crypto) measured in the same run, and the
 // rules' share of a verify request is reported, because the machine is shared and noisy. The
 // issuer runs from its sources through tsx, as `npm start` does.
@@ -19,8 +22,8 @@ import { join } from 'node:path';
 import { loadConfig } from '../issuer/config.ts';
 import { startIssuer } from '../issuer/server.ts';
 import { assertJsonLdConformance } from '../issuer/services/vc-api/jsonld.ts';
-import { createProof, verifyProof } from '../wallet/crypto/data-integrity.ts';
-import { generateSeed, seedSigner } from '../wallet/crypto/ed25519.ts';
+import { createProof, type KeyResolver, verifyProof } from '../wallet/crypto/data-integrity.ts';
+import { generateSeed, seedSigner, type Signer } from '../wallet/crypto/ed25519.ts';
 import { eddsaRdfc2022 } from '../wallet/node.ts';
 import { assertConformingCredential } from '../wallet/vc/conformance.ts';
 import { didKeyIdentity } from '../wallet/vc/identity.ts';
@@ -61,6 +64,80 @@ function sampleCredential(issuer: string): Record<string, unknown> {
 
 async function opsPerSec(op: () => unknown): Promise<number> {
   return (await measure(op, { durationMs: DURATION_MS, warmupMs: WARMUP_MS })).opsPerSec;
+}
+
+/** n blank nodes, each linked to every other: all indistinguishable (a poison graph, RDF-CANON §4.8). */
+function clique(n: number): Record<string, unknown> {
+  return {
+    '@context': ['https://www.w3.org/ns/credentials/v2', 'https://www.w3.org/ns/credentials/examples/v2'],
+    type: ['VerifiableCredential'],
+    issuer: 'did:example:issuer',
+    credentialSubject: {
+      id: 'did:example:subject',
+      knows: Array.from({ length: n }, (_, i) => ({
+        '@id': `_:b${i}`,
+        knows: Array.from({ length: n }, (_, j) => j)
+          .filter((j) => j !== i)
+          .map((j) => ({ '@id': `_:b${j}` })),
+      })),
+    },
+  };
+}
+
+/** Runs `op`, which must fail with the RDFC work-bound refusal; anything else stops the bench. */
+async function refusedAtWorkBound(op: () => Promise<unknown>): Promise<void> {
+  const outcome = await op().then(
+    () => new Error('a poison graph was accepted'),
+    (error: unknown) => error,
+  );
+  if (!(outcome instanceof Error) || !/exceeded its work bound/.test(outcome.message)) throw outcome;
+}
+
+const POISON_NODES = 40;
+
+/** ms per refusal of a POISON_NODES clique, signing and verifying (a forged proof over it). */
+async function poisonRefusal(options: {
+  signer: Signer;
+  verificationMethod: string;
+  resolveKey: KeyResolver;
+  proofValue: string;
+}): Promise<Record<string, number>> {
+  const { signer, verificationMethod, resolveKey, proofValue } = options;
+  const poison = clique(POISON_NODES);
+  const forged = {
+    ...poison,
+    proof: {
+      type: 'DataIntegrityProof',
+      cryptosuite: 'eddsa-rdfc-2022',
+      verificationMethod,
+      proofPurpose: 'assertionMethod',
+      proofValue,
+    },
+  };
+  const sign = await measure(
+    () =>
+      refusedAtWorkBound(() =>
+        createProof(poison, {
+          signer,
+          verificationMethod,
+          proofPurpose: 'assertionMethod',
+          cryptosuite: eddsaRdfc2022,
+        }),
+      ),
+    { durationMs: DURATION_MS, warmupMs: WARMUP_MS },
+  );
+  const verify = await measure(
+    () =>
+      refusedAtWorkBound(() =>
+        verifyProof(forged, { resolveKey, expectedProofPurpose: 'assertionMethod', cryptosuites: [eddsaRdfc2022] }),
+      ),
+    { durationMs: DURATION_MS, warmupMs: WARMUP_MS },
+  );
+  return {
+    nodes: POISON_NODES,
+    msToRefuseSigning: round(sign.msPerOp, 1),
+    msToRefuseVerifying: round(verify.msPerOp, 1),
+  };
 }
 
 function rawEd25519(): () => boolean {
@@ -140,6 +217,11 @@ export async function run(): Promise<Record<string, unknown>> {
     const rdfcVerifyProof = await opsPerSec(() =>
       verifyProof(rdfc, { resolveKey, expectedProofPurpose: 'assertionMethod', cryptosuites: [eddsaRdfc2022] }),
     );
+    const rdfcPoisonRefusal = await poisonRefusal({
+      ...options,
+      resolveKey,
+      proofValue: (rdfc.proof as { proofValue: string }).proofValue,
+    });
     return {
       rawEd25519VerifiesPerSec: raw,
       jsonLdRules: {
@@ -165,6 +247,7 @@ export async function run(): Promise<Record<string, unknown>> {
         ratioToRaw: round(rdfcVerifyProof / raw),
         ratioToJcs: round(rdfcVerifyProof / jcsVerifyProof),
       },
+      rdfcPoisonRefusal,
     };
   } finally {
     await issuer.close();

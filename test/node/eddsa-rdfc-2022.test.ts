@@ -539,8 +539,10 @@ describe('the work is bounded (RDFC-1.0 poison graphs, EdDSA §3.2)', () => {
   });
   const issuer = identity('issuer');
 
-  it('a 40-node clique is refused quickly rather than hanging, when signing and when verifying', async () => {
-    const started = performance.now();
+  // The refusal names the bound that stopped the work; how fast it comes is measured in
+  // bench/vc-api.ts (`rdfcPoisonRefusal`), not asserted here. Unbounded, an 8-node clique alone
+  // takes about 15 s, so without the bound this test would not finish.
+  it('a 40-node clique is refused at the work bound rather than hanging, when signing and when verifying', async () => {
     const error = (await createProof(clique(40), {
       ...issuer,
       proofPurpose: 'assertionMethod',
@@ -548,8 +550,6 @@ describe('the work is bounded (RDFC-1.0 poison graphs, EdDSA §3.2)', () => {
     }).catch((e: unknown) => e)) as ProofError;
     expect(error).toMatchObject({ name: 'ProofError', code: 'PROOF_MALFORMED' });
     expect(error.message).toMatch(/RDF canonicalization \(RDFC-1\.0\) exceeded its work bound \(maxWorkFactor 1\)/);
-    // Unbounded, an 8-node clique alone takes about 15 s.
-    expect(performance.now() - started).toBeLessThan(5000);
 
     const { proofValue } = (
       await createProof(v2Credential(), { ...issuer, proofPurpose: 'assertionMethod', cryptosuite: eddsaRdfc2022 })
