@@ -75,34 +75,53 @@ export interface AdaptiveEd25519 {
   stop(): void;
 }
 
+/** The loop's time so far, in ms: `idle` waiting for I/O, `active` running callbacks. */
+export interface LoopTime {
+  idle: number;
+  active: number;
+}
+
 export interface AdaptiveOptions {
   /** How often to choose (default 250 ms). */
   intervalMs?: number;
+  /** The loop's time so far (default: this process's, perf_hooks `eventLoopUtilization`). */
+  loopTime?: () => LoopTime;
   /** The loop thread's run delay so far in ns, or undefined when unknown (default: readRunDelay). */
   runDelay?: () => number | undefined;
+}
+
+const thisLoop = (): LoopTime => performance.eventLoopUtilization();
+
+/** The reading of the interval between two samples of the loop's time and run delay (none if no time passed). */
+function intervalReading(
+  from: { time: LoopTime; delay: number | undefined },
+  to: { time: LoopTime; delay: number | undefined },
+): LoopReading | undefined {
+  const idle = to.time.idle - from.time.idle;
+  const active = to.time.active - from.time.active;
+  const elapsed = idle + active;
+  if (!(elapsed > 0)) return undefined;
+  // Both readings cover the same interval: idle + active ms of the loop since the last sample.
+  const waiting =
+    to.delay === undefined || from.delay === undefined ? undefined : (to.delay - from.delay) / (elapsed * 1e6);
+  return { utilization: active / elapsed, waiting };
 }
 
 /** Sets `node` and from then on chooses every `intervalMs`, for this process. */
 export function startAdaptiveEd25519({
   intervalMs = INTERVAL_MS,
+  loopTime = thisLoop,
   runDelay = readRunDelay,
 }: AdaptiveOptions = {}): AdaptiveEd25519 {
   let backend: AdaptiveBackend = 'node';
   setEd25519Backend(backend);
-  let last = performance.eventLoopUtilization();
-  let lastDelay = runDelay();
+  const sample = () => ({ time: loopTime(), delay: runDelay() });
+  let last = sample();
   const timer = setInterval(() => {
-    const now = performance.eventLoopUtilization();
-    const { utilization, idle, active } = performance.eventLoopUtilization(now, last);
-    const delay = runDelay();
-    // Both readings cover the same interval: idle + active ms of the loop since the last one.
-    const waiting =
-      delay === undefined || lastDelay === undefined || idle + active <= 0
-        ? undefined
-        : (delay - lastDelay) / ((idle + active) * 1e6);
+    const now = sample();
+    const reading = intervalReading(last, now);
     last = now;
-    lastDelay = delay;
-    const next = nextBackend(backend, { utilization, waiting });
+    const next = reading === undefined ? backend : nextBackend(backend, reading);
     if (next !== backend) setEd25519Backend((backend = next));
   }, intervalMs);
   // A timer of its own must not keep a process alive that has nothing else to do.

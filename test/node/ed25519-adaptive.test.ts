@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   CONTENDED,
   nextBackend,
@@ -16,12 +15,27 @@ import {
 import { getEd25519Backend, setEd25519Backend, verify } from '../../wallet/crypto/ed25519.ts';
 import { RFC8032_TEST1 } from '../../wallet/crypto/ed25519-spec.ts';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const INTERVAL = 50;
 
-/** Keeps the event loop busy for `ms` (a saturated loop, as under load). */
-function spin(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until);
+/**
+ * A loop whose readings the test writes: its time so far (idle and active ms) and its thread's
+ * run delay (ns), given to startAdaptiveEd25519 as `loopTime` and `runDelay`. `interval` records
+ * one interval of INTERVAL ms — busy for `utilization` of it, waiting for a core for `waiting`
+ * of it — then lets the backend's timer fire once.
+ */
+function scriptedLoop() {
+  const time = { idle: 0, active: 0 };
+  let delayNs = 0;
+  return {
+    loopTime: () => ({ ...time }),
+    runDelay: () => delayNs,
+    interval({ utilization, waiting = 0 }: { utilization: number; waiting?: number }) {
+      time.active += INTERVAL * utilization;
+      time.idle += INTERVAL * (1 - utilization);
+      delayNs += INTERVAL * waiting * 1e6;
+      vi.advanceTimersByTime(INTERVAL);
+    },
+  };
 }
 
 describe('the adaptive Ed25519 backend: the loop when it has time, the pool when it has none', () => {
@@ -66,59 +80,65 @@ describe('the adaptive Ed25519 backend: the loop when it has time, the pool when
   });
 
   let adaptive: AdaptiveEd25519 | undefined;
+  // The interval is the only clock the backend has: fake timers let each test run it interval
+  // by interval, and a scripted loop says what each interval was (no spinning, no sleeping).
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+  });
   afterEach(() => {
     adaptive?.stop();
+    vi.useRealTimers();
     setEd25519Backend('auto');
   });
 
-  it('follows the loop of this process: node while idle, webcrypto after a saturated interval, node again', async () => {
-    // No run delay: a core is free whatever else this machine runs meanwhile.
-    adaptive = startAdaptiveEd25519({ intervalMs: 50, runDelay: () => 0 });
+  it('follows the loop it reads: node while it idles, webcrypto after a saturated interval, node again', async () => {
+    const loop = scriptedLoop();
+    adaptive = startAdaptiveEd25519({ intervalMs: INTERVAL, ...loop });
     expect(adaptive.backend).toBe('node');
     expect(await getEd25519Backend()).toBe('node');
-    spin(200);
-    // The interval timer, due during the spin, runs before this later one.
-    await sleep(1);
+    loop.interval({ utilization: 0.5 });
+    expect(adaptive.backend).toBe('node');
+    loop.interval({ utilization: 1 });
     expect(adaptive.backend).toBe('webcrypto');
     expect(await getEd25519Backend()).toBe('webcrypto');
     const { publicKey, message, signature } = RFC8032_TEST1;
     expect(await verify(signature, message, publicKey)).toBe(true);
-    await sleep(200);
+    loop.interval({ utilization: 0.5 });
     expect(adaptive.backend).toBe('node');
     expect(await getEd25519Backend()).toBe('node');
   });
 
-  it('stays on the loop when the run delay says its thread waited for a core half of the time', async () => {
-    const started = performance.now();
-    // Half of the time since the start spent waiting, in ns.
-    adaptive = startAdaptiveEd25519({ intervalMs: 50, runDelay: () => (performance.now() - started) * 0.5e6 });
-    spin(200);
-    await sleep(1);
+  it('stays on the loop when the run delay says its thread waited for a core half of the time, and comes back to it then', () => {
+    const loop = scriptedLoop();
+    adaptive = startAdaptiveEd25519({ intervalMs: INTERVAL, ...loop });
+    loop.interval({ utilization: 1, waiting: 0.5 });
+    expect(adaptive.backend).toBe('node');
+    loop.interval({ utilization: 1, waiting: 0 });
+    expect(adaptive.backend).toBe('webcrypto');
+    loop.interval({ utilization: 1, waiting: 0.5 });
     expect(adaptive.backend).toBe('node');
   });
 
-  it('stays on the loop while more busy threads than cores make it wait (the real run delay, Linux)', async () => {
-    const spinners: ChildProcess[] = [];
-    try {
-      // Twice as many busy processes as cores (a shell loop: a megabyte each, where node takes tens).
-      for (let i = 0; i < 2 * availableParallelism(); i++)
-        spinners.push(spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' }));
-      await sleep(100);
-      adaptive = startAdaptiveEd25519({ intervalMs: 50 });
-      spin(300);
-      await sleep(1);
-      expect(readRunDelay()).toBeGreaterThan(0);
-      expect(adaptive.backend).toBe('node');
-    } finally {
-      for (const spinner of spinners) spinner.kill('SIGKILL');
-    }
+  it("by default reads this process's loop: an interval it spent without idling once is a saturated one", () => {
+    // Start and tick run in one synchronous stretch: the loop never waits for I/O in between,
+    // so its utilisation over that interval is 1 whatever the machine does meanwhile.
+    adaptive = startAdaptiveEd25519({ intervalMs: INTERVAL, runDelay: () => 0 });
+    vi.advanceTimersByTime(INTERVAL);
+    expect(adaptive.backend).toBe('webcrypto');
   });
 
-  it('stops choosing when stopped: the backend last set stays', async () => {
-    adaptive = startAdaptiveEd25519({ intervalMs: 50, runDelay: () => 0 });
+  it("by default reads this thread's run delay (Linux schedstat): a count of ns that does not go back", () => {
+    const first = readRunDelay();
+    expect(Number.isSafeInteger(first)).toBe(true);
+    expect(readRunDelay()).toBeGreaterThanOrEqual(first as number);
+  });
+
+  it('stops choosing when stopped: the backend last set stays', () => {
+    const loop = scriptedLoop();
+    adaptive = startAdaptiveEd25519({ intervalMs: INTERVAL, ...loop });
     adaptive.stop();
-    spin(200);
-    await sleep(60);
+    loop.interval({ utilization: 1 });
+    loop.interval({ utilization: 1 });
     expect(adaptive.backend).toBe('node');
   });
 });
