@@ -1549,3 +1549,100 @@ describe('verifyPresentation — refused', () => {
     ]);
   });
 });
+
+// docs/protocol.md §Where authority applies: a host entry covers the https resource URIs at
+// exactly that host and port; a URI entry covers itself.
+describe('verifyPresentation — where authority applies', () => {
+  const MCP = 'https://files.example.com/mcp';
+
+  it('a credential limited to a host is accepted at a resource URI on that host', async () => {
+    // The presentation names the resource URI, or the host (which covers it).
+    for (const domain of [MCP, TARGET]) {
+      const vp = await present(agent, [root], { domain });
+      expect((await verifyPresentation(vp, options({ expectedDomain: MCP }))).valid, domain).toBe(true);
+    }
+  });
+
+  it('TARGET_MISMATCH: a subdomain, http on a public host, another port', async () => {
+    for (const target of [
+      'https://sub.files.example.com/mcp',
+      'http://files.example.com/mcp',
+      'https://files.example.com:8443/mcp',
+      'https://user@files.example.com/mcp',
+    ]) {
+      const vp = await present(agent, [root], { domain: target });
+      expectRefused(await verifyPresentation(vp, options({ expectedDomain: target })), 'TARGET_MISMATCH', 'scopes');
+    }
+  });
+
+  it('TARGET_MISMATCH at the proof: a presentation for one URI is not for another, nor for its host', async () => {
+    const vp = await present(agent, [root], { domain: MCP });
+    expectRefused(
+      await verifyPresentation(vp, options({ expectedDomain: 'https://files.example.com/other' })),
+      'TARGET_MISMATCH',
+      'presentation',
+    );
+    expectRefused(await verifyPresentation(vp, options({ expectedDomain: TARGET })), 'TARGET_MISMATCH', 'presentation');
+  });
+
+  it('REPLAYED: a presentation signed for a host is spent once for every URI at it', async () => {
+    const replayCache = createReplayCache();
+    const vp = await present(agent, [root], { domain: TARGET });
+    expect((await verifyPresentation(vp, options({ expectedDomain: MCP, replayCache }))).valid).toBe(true);
+    // Another presentation (another id) answering the same challenge, for the same host.
+    const again = await present(agent, [root], { domain: TARGET });
+    expectRefused(
+      await verifyPresentation(again, options({ expectedDomain: 'https://files.example.com/other', replayCache })),
+      'REPLAYED',
+    );
+  });
+
+  it('a URI entry is narrower than its host: host → URI delegates, URI → host is DOMAIN_ESCALATION', async () => {
+    const child = await delegate(root, {
+      delegator: agent,
+      delegateeDid: subAgent.did,
+      scopes: ['files:read'],
+      delegationDepth: 1,
+      domains: [MCP],
+    });
+    const ok = await verifyPresentation(
+      await present(subAgent, [child, root], { domain: MCP }),
+      options({ expectedDomain: MCP }),
+    );
+    expect(ok.valid).toBe(true);
+    // The URI entry covers only itself: the child cannot present to the host or another path.
+    expectRefused(
+      await verifyPresentation(
+        await present(subAgent, [child, root], { domain: 'https://files.example.com/other' }),
+        options({ expectedDomain: 'https://files.example.com/other' }),
+      ),
+      'TARGET_MISMATCH',
+      'scopes',
+    );
+    const third = newIdentity();
+    await expect(
+      delegate(child, { delegator: subAgent, delegateeDid: third.did, scopes: ['files:read'], domains: [TARGET] }),
+    ).rejects.toMatchObject({ code: 'DOMAIN_ESCALATION' });
+    const widened = await signRaw(
+      {
+        '@context': [...MANDATE_CONTEXTS],
+        id: `urn:uuid:${crypto.randomUUID()}`,
+        type: ['VerifiableCredential', 'DelegatedAgentCredential'],
+        issuer: subAgent.did,
+        validFrom: new Date(Date.now() - 60_000).toISOString(),
+        validUntil: child.validUntil,
+        credentialSubject: { id: third.did, privilegeScopes: ['files:read'], delegationDepth: 0, domains: [TARGET] },
+        parentCredential: { id: child.id, digestMultibase: credentialDigest(child) },
+      },
+      subAgent,
+    );
+    expectRefused(
+      await verifyPresentation(
+        await present(third, [widened, child, root], { domain: MCP }),
+        options({ expectedDomain: MCP }),
+      ),
+      'DOMAIN_ESCALATION',
+      'chain',
+    );
+  });
+});

@@ -6,14 +6,15 @@
  * verifier can accept — as far as the wallet can know without asking status lists.
  *
  * A chain qualifies when: every link passes `checkDelegationLink` (ids, digests, narrowing);
- * every credential is valid now (± skew); the leaf's `domains`, when present, include the
- * target; the root's issuer is trusted (when the caller names trusted issuers); and the
+ * every credential is valid now (± skew); the leaf's `domains`, when present, cover the
+ * target (vc/domains.ts); the root's issuer is trusted (when the caller names trusted issuers); and the
  * effective scopes (the leaf's, narrowed by the grants' when grants are included) cover the
  * requested scopes. Among qualifying chains the newest leaf wins (a renewal replaces the
  * credential it supersedes), then the shortest chain (fewer credentials that can be revoked).
  */
 import { parseDateTimeStamp } from '../crypto/data-integrity.ts';
 import { checkDelegationLink, validUntilOf } from '../vc/delegation.ts';
+import { domainsCover, uncoveredDomains } from '../vc/domains.ts';
 import { credentialKind, issuerId } from '../vc/parse.ts';
 import { narrow, uncovered } from '../vc/scopes.ts';
 import type { ChainCredential, DelegationGrantCredential, MandateCredential } from '../vc/types.ts';
@@ -109,11 +110,11 @@ export function selectionsFor(credentials: readonly MandateCredential[], options
     const root = chain[chain.length - 1] as ChainCredential;
     if (options.trustedIssuers !== undefined && !options.trustedIssuers.includes(issuerId(root))) continue;
     const leafDomains = first.credentialSubject.domains;
-    if (options.target !== undefined && leafDomains !== undefined && !leafDomains.includes(options.target)) continue;
+    if (options.target !== undefined && !domainsCover(leafDomains, options.target)) continue;
     if (
       options.domains !== undefined &&
       leafDomains !== undefined &&
-      options.domains.some((d) => !leafDomains.includes(d))
+      uncoveredDomains(options.domains, leafDomains).length > 0
     )
       continue;
     if (first.credentialSubject.delegationDepth < (options.minDelegationDepth ?? 0)) continue;

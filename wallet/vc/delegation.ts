@@ -10,6 +10,7 @@ import { canonicalizeJson } from '../crypto/jcs.ts';
 import { createProof, formatDateTimeStamp, parseDateTimeStamp } from '../crypto/data-integrity.ts';
 import { digestMultibaseUtf8 } from '../crypto/hash.ts';
 import { MANDATE_CONTEXTS } from './context.ts';
+import { uncoveredDomains } from './domains.ts';
 import { newUrnUuid, type SigningIdentity } from './identity.ts';
 import { issuerId, parseCredential } from './parse.ts';
 import { VerificationError } from './reasons.ts';
@@ -76,7 +77,7 @@ export function checkDelegationLink(
   if (parentDomains !== undefined) {
     if (childDomains === undefined)
       fail('DOMAIN_ESCALATION', `${child.id}: the parent is limited to domains, the child must be too`);
-    const extra = childDomains.filter((d) => !parentDomains.includes(d));
+    const extra = uncoveredDomains(childDomains, parentDomains);
     if (extra.length > 0) fail('DOMAIN_ESCALATION', `${child.id}: ${extra.join(', ')} not within the parent's domains`);
   }
 }

@@ -14,6 +14,14 @@ export {
   parseScopes,
   assertScope,
 } from './scopes.ts';
+export {
+  domainCovers,
+  domainsCover,
+  uncoveredDomains,
+  parseHostEntry,
+  isLoopbackHost,
+  DOMAIN_RULE_SUMMARY,
+} from './domains.ts';
 export { parseCredential, parsePresentation, issuerId } from './parse.ts';
 export { assertConformingCredential } from './conformance.ts';
 export { issueAgentCredential, type AgentCredentialOptions } from './agent-credential.ts';

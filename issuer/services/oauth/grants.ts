@@ -38,7 +38,7 @@ export interface GrantedAuthority {
   agentDid: string;
   /** The effective scopes of the authority (the token gets the requested part of them). */
   effectiveScopes: string[];
-  /** The targets the authority is limited to (undefined = any); compared exactly with `resource`. */
+  /** The targets the authority is limited to (undefined = any); they must cover `resource` (wallet/vc/domains.ts). */
   domains: string[] | undefined;
   act: ActorClaim | undefined;
   statusEntries: SessionStatusEntry[];

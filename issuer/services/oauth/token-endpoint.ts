@@ -8,7 +8,8 @@
  * 4. DPoP (RFC 9449 §4.3) when a proof is sent, before the grant so that a nonce retry does
  *    not spend a presentation; without one, Bearer only if the operator allows it;
  * 5. the grant (grants.ts) → `invalid_client`, `unauthorized_client`, `invalid_grant`, …;
- * 6. `resource` within the authority's domains (exact match) → `invalid_target`;
+ * 6. `resource` covered by the authority's domains (wallet/vc/domains.ts: a host entry covers
+ *    the https URIs at that host and port) → `invalid_target`;
  * 7. `scope`: every requested scope covered by the effective scopes, else `invalid_scope`;
  *    absent = all effective scopes (RFC 6749 §3.3 default);
  * 8. the access token (access-tokens.ts), recorded for introspection.
@@ -19,6 +20,7 @@
  */
 import type { JsonObject } from '../../../wallet/crypto/json-value.ts';
 import { createVerifiedCredentialCache } from '../../../wallet/vc/credential-cache.ts';
+import { domainsCover } from '../../../wallet/vc/domains.ts';
 import { assertScope, normalizeScopes, uncovered } from '../../../wallet/vc/scopes.ts';
 import {
   GRANT_CLIENT_CREDENTIALS,
@@ -217,11 +219,11 @@ export function createTokenEndpoint(ctx: IssuerContext, sessions: SessionTokenIs
     if (binding === undefined && !ctx.config.oauthAllowBearer) refuseBearer();
     const authority = await grant(params, resource, request.authorization);
     attempt.authority = authority;
-    if (authority.domains !== undefined && !authority.domains.includes(resource))
+    if (!domainsCover(authority.domains, resource))
       refuse(
         'invalid_target',
         'TARGET_MISMATCH',
-        `this authority is limited to ${authority.domains.join(', ').slice(0, 300)}`,
+        `this authority is limited to ${(authority.domains ?? []).join(', ').slice(0, 300)}`,
         authority.agentDid,
       );
     attempt.scopes = grantedScopes(params.scope, authority.effectiveScopes, authority.agentDid);

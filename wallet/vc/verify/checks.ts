@@ -12,6 +12,7 @@ import type { StatusCheckResult } from '../../status/client.ts';
 import type { VerifiedCredential } from '../credential-cache.ts';
 import { checkDelegationLink, credentialDigest, validUntilOf } from '../delegation.ts';
 import { checkGrant } from '../grant.ts';
+import { domainCovers, domainsCover } from '../domains.ts';
 import { statusEntries } from '../parse.ts';
 import { DEFAULT_PRESENTATION_LIFETIME_MS, MAX_PRESENTATION_LIFETIME_MS } from '../presentation.ts';
 import { VerificationError } from '../reasons.ts';
@@ -41,7 +42,7 @@ export async function checkPresentationProof(v: Verification): Promise<number> {
       // Without an expected nonce any challenge is accepted (a replay cache then makes each
       // one single-use); Data Integrity insists on naming one for authentication proofs.
       expectedChallenge: options.expectedChallenge ?? challengeOf(v.presentation.proof),
-      expectedDomain: options.expectedDomain,
+      expectedDomain: signedDomain(v),
       now: new Date(v.now),
       clockSkewMs: v.skew,
       limits: v.limits,
@@ -60,6 +61,17 @@ export async function checkPresentationProof(v: Verification): Promise<number> {
     });
   }
   return presentationExpiry(v, verifiedProof);
+}
+
+/**
+ * The domain the presentation's proof must name: `expectedDomain`, or the one it names when
+ * that covers `expectedDomain` (a host signed for, the verifier a resource URI at it:
+ * docs/protocol.md §Where authority applies). Data Integrity then checks the proof names it.
+ */
+export function signedDomain(v: Verification): string {
+  const named = v.presentation.proof?.domain;
+  const expected = v.options.expectedDomain;
+  return typeof named === 'string' && domainCovers(named, expected) ? named : expected;
 }
 
 /** When the presentation expires: a presentation without `expires` lives the default lifetime after `created`. */
@@ -243,17 +255,18 @@ function checkGrants(v: Verification, root: ChainCredential): void {
 }
 
 /**
- * 5. Scopes: the leaf's, narrowed by grants; the target must be one of the leaf's domains.
+ * 5. Scopes: the leaf's, narrowed by grants; one of the leaf's domains must cover the target
+ * (domains.ts: a host entry covers the https URIs at that host and port).
  * Returns the effective scopes.
  */
 export function checkScopes(v: Verification): string[] {
   const { options } = v;
   const leaf = v.chain[0] as ChainCredential;
   const leafDomains = leaf.credentialSubject.domains;
-  if (leafDomains !== undefined && !leafDomains.includes(options.expectedDomain)) {
+  if (!domainsCover(leafDomains, options.expectedDomain)) {
     throw new VerificationError(
       'TARGET_MISMATCH',
-      `this authority is limited to ${leafDomains.join(', ')}, not ${options.expectedDomain}`,
+      `this authority is limited to ${(leafDomains ?? []).join(', ')}, not ${options.expectedDomain}`,
     );
   }
   let effectiveScopes = leaf.credentialSubject.privilegeScopes;
@@ -350,9 +363,11 @@ export async function checkReplay(v: Verification, replayCache: ReplayCache, exp
   // A full cache also refuses presentations about to expire that it could no longer vouch for.
   // The challenge is a nonce of one target: keyed by it, so a verifier serving several targets
   // (the issuer's /v1/vp/verify) does not let an agent of one spend a nonce another handed out.
-  // It is taken first: a replayed presentation then fails there and records nothing.
+  // The target is the domain the proof names: a presentation signed for a host is spent once
+  // for every resource URI at that host. It is taken first: a replayed presentation then fails
+  // there and records nothing.
   const challenge = v.presentation.proof?.challenge;
   if (challenge !== undefined)
-    await remember(`challenge:${v.options.expectedDomain}:${challenge}`, 'this challenge was already answered');
+    await remember(`challenge:${signedDomain(v)}:${challenge}`, 'this challenge was already answered');
   await remember(`vp:${v.presentation.id}`, `presentation ${v.presentation.id} was already presented`);
 }
