@@ -34,7 +34,7 @@ export interface VerifyRequestOptions {
   trustedIssuers: readonly string[];
   /** DIDs of service providers whose DelegationGrantCredentials are accepted. */
   trustedGrantIssuers?: readonly string[];
-  /** This service's name: every presentation's proof `domain` must equal it. */
+  /** This service's name or resource URI: every presentation's proof `domain` must equal or cover it (docs/protocol.md §Where authority applies). */
   target: string;
   requiredScopes?: RequiredScopes;
   /** Default `'endpoint'`. */

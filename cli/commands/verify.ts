@@ -76,7 +76,7 @@ export const verifyCommands: readonly CommandSpec[] = [
       target: {
         type: 'string',
         value: 'service',
-        description: "this service's name: the proof's domain must equal it (required)",
+        description: "this service's name or resource URI: the proof's domain must equal or cover it (required)",
       },
       challenge: { type: 'string', value: 'nonce', description: 'the nonce handed out; the proof must carry it' },
       scope: { type: 'string', multiple: true, value: 'scope', description: 'a scope the request needs' },

@@ -38,7 +38,7 @@ export interface RouteRule {
 export type ChallengeMode = 'endpoint' | 'request' | 'none';
 
 export interface VerifierWorkerConfig {
-  /** This service's name: a presentation's proof `domain` must equal it. */
+  /** This service's name or resource URI: a presentation's proof `domain` must equal or cover it. */
   target: string;
   /** DIDs whose AgentCredentials are accepted as chain roots. */
   trustedIssuers: string[];

@@ -110,7 +110,7 @@ export type OnboardOptions =
 export type OnboardResult = Enrolled;
 
 export interface VerifyOptions {
-  /** The calling service's own name: the proof's domain must equal it (docs/api.md: "Send it"). */
+  /** The calling service's own name: the proof's domain must equal or cover it (docs/api.md: "Send it"). */
   target: string;
   /** The nonce the service handed out. */
   challenge?: string;

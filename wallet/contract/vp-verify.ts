@@ -10,7 +10,7 @@ export const VpVerifyRequestSchema = z
     }),
     expectedTarget: DomainSchema.optional().meta({
       description:
-        "The calling service's own name; the proof's domain must equal it. Default: the proof's domain (binds nothing)",
+        "The calling service's own name or resource URI; the proof's domain must equal or cover it. Default: the proof's domain (binds nothing)",
     }),
     challenge: z
       .string()

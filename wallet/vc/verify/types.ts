@@ -10,7 +10,10 @@ export interface VerifyPresentationOptions {
   trustedIssuers: readonly string[];
   /** DIDs of service providers whose DelegationGrantCredentials are accepted. */
   trustedGrantIssuers?: readonly string[];
-  /** This verifier's service name: the presentation's proof `domain` must equal it. */
+  /**
+   * This verifier's service name or resource URI: the presentation's proof `domain` and the
+   * leaf's `domains` must each equal or cover it (vc/domains.ts, docs/protocol.md §Where authority applies).
+   */
   expectedDomain: string;
   /** The nonce this verifier handed out; when set, the proof's `challenge` must equal it. */
   expectedChallenge?: string;
