@@ -1,7 +1,8 @@
 /**
  * The issuer's configuration: every environment variable of the issue, validated once at
- * start-up (zod), so a bad value stops the process with ONE clear line (`ConfigError`) instead
- * of failing on the first request that needs it.
+ * start-up (zod), so a bad value stops the process with one clear line per problem
+ * (`ConfigError`) instead of failing on the first request that needs it. Every problem of a
+ * start is reported at once: fixing a production environment must not take one restart each.
  *
  * Secrets (`SERVICE_ADMIN_API_KEY`, `SERVICE_SIGNING_KEY`, `SERVICE_KEY_ENCRYPTION_KEY`):
  * - production: required, refused when missing or malformed;
@@ -37,6 +38,54 @@ export type ConfigErrorCode = 'CONFIG_INVALID' | 'CONFIG_MISSING' | 'SECRETS_FIL
 
 export class ConfigError extends MandateError<ConfigErrorCode> {
   override name = 'ConfigError';
+  /**
+   * Every problem found, each one line naming its variable (`PORT: …`). The message is that
+   * line when there is one, else `N problems: A; B; …`; `code` is the first problem's.
+   */
+  readonly problems: readonly string[];
+
+  constructor(code: ConfigErrorCode, message: string, problems: readonly string[] = [message]) {
+    super(code, problems.length > 1 ? `${problems.length} problems: ${problems.join('; ')}` : message);
+    this.problems = problems;
+  }
+}
+
+/**
+ * The problems of one start. Each check still throws its ConfigError at the first thing wrong
+ * with its variable; `check` records it and goes on with a stand-in value, so the checks of
+ * every other variable run too, and `throwIfAny` reports them together.
+ */
+class Problems {
+  readonly #found: ConfigError[] = [];
+
+  check<T>(fallback: T, run: () => T): T {
+    try {
+      return run();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      this.#found.push(error);
+      return fallback;
+    }
+  }
+
+  get any(): boolean {
+    return this.#found.length > 0;
+  }
+
+  throwIfAny(): void {
+    if (this.any) this.report();
+  }
+
+  /** Throws one ConfigError carrying every problem recorded (at least one: callers check `any`). */
+  report(): never {
+    const [first] = this.#found;
+    if (first === undefined) invalid('environment: invalid');
+    throw new ConfigError(
+      first.code,
+      first.message,
+      this.#found.flatMap((e) => e.problems),
+    );
+  }
 }
 
 export type NodeEnv = 'development' | 'production' | 'test';
@@ -215,11 +264,29 @@ function invalid(message: string): never {
   throw new ConfigError('CONFIG_INVALID', message);
 }
 
-/** One line for a zod failure: the first issue, named by its variable. */
-function firstIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
+/** One line for a zod issue, named by its variable. */
+function issueLine(issue: z.core.$ZodIssue | undefined): string {
   const name = issue?.path.join('.') || 'environment';
   return `${name}: ${issue?.message ?? 'invalid value'}`;
+}
+
+/** One line for a zod failure: the first issue. */
+function firstIssue(error: z.ZodError): string {
+  return issueLine(error.issues[0]);
+}
+
+/**
+ * The parsed environment, every bad value recorded as a problem and parsed as if unset (its
+ * default), so the checks that depend on it still run.
+ */
+function parseEnv(env: Env, problems: Problems): ParsedEnv {
+  const result = envSchema.safeParse(env);
+  if (result.success) return result.data;
+  for (const issue of result.error.issues) problems.check(undefined, () => invalid(issueLine(issue)));
+  const bad = new Set(result.error.issues.map((issue) => String(issue.path[0])));
+  const defaults = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([name]) => !bad.has(name))));
+  if (defaults.success) return defaults.data;
+  return problems.report();
 }
 
 function isLoopbackUrl(url: string): boolean {
@@ -342,17 +409,25 @@ function parseKey(value: string, name: string, source: string): Uint8Array {
 }
 
 /** SERVICE_INTROSPECTION_KEYS: comma-separated keys, each held to the admin key's rules and none the admin key. */
-function parseIntrospectionKeys(value: string | undefined, adminApiKey: string, production: boolean): string[] {
+function parseIntrospectionKeys(
+  value: string | undefined,
+  adminApiKey: string | undefined,
+  production: boolean,
+  problems: Problems,
+): string[] {
   if (value === undefined) return [];
   const keys = value.split(',').map((key) => key.trim());
   const bearer = new RegExp(`^${BEARER_TOKEN_CHARACTERS}$`);
   for (const [i, key] of keys.entries()) {
     const name = `SERVICE_INTROSPECTION_KEYS (key ${i + 1})`;
-    if (key.length < MIN_ADMIN_KEY_LENGTH || !bearer.test(key))
-      invalid(`${name}: must be at least ${MIN_ADMIN_KEY_LENGTH} characters a Bearer token can hold (RFC 6750 §2.1)`);
-    if (key === adminApiKey) invalid(`${name}: must differ from SERVICE_ADMIN_API_KEY (it grants introspection only)`);
-    if (production && looksPlaceholder(key, MIN_DISTINCT_ADMIN_KEY_CHARACTERS))
-      invalid(`${name}: is not random (a placeholder?)`);
+    problems.check(undefined, () => {
+      if (key.length < MIN_ADMIN_KEY_LENGTH || !bearer.test(key))
+        invalid(`${name}: must be at least ${MIN_ADMIN_KEY_LENGTH} characters a Bearer token can hold (RFC 6750 §2.1)`);
+      if (key === adminApiKey)
+        invalid(`${name}: must differ from SERVICE_ADMIN_API_KEY (it grants introspection only)`);
+      if (production && looksPlaceholder(key, MIN_DISTINCT_ADMIN_KEY_CHARACTERS))
+        invalid(`${name}: is not random (a placeholder?)`);
+    });
   }
   return keys;
 }
@@ -430,7 +505,8 @@ const STORED_AS: Record<SecretName, keyof StoredSecrets> = {
 };
 
 interface GatheredSecrets {
-  values: Record<SecretName, string>;
+  /** Undefined only for a secret production is missing (a problem recorded already). */
+  values: Record<SecretName, string | undefined>;
   /** Secrets the environment does not set. */
   missing: SecretName[];
   secretsFile: string | undefined;
@@ -443,20 +519,39 @@ interface GatheredSecrets {
 }
 
 /** Secrets: from the environment; in production, nothing else; otherwise read from (or generated into) the secrets file. */
-function gatherSecrets(e: ParsedEnv, production: boolean): GatheredSecrets {
+function gatherSecrets(e: ParsedEnv, production: boolean, problems: Problems): GatheredSecrets {
   const missing = SECRET_NAMES.filter((name) => e[name] === undefined);
-  if (production && missing.length > 0) {
-    throw new ConfigError(
-      'CONFIG_MISSING',
-      `${missing.join(', ')}: required in production (generate with: node -e "console.log(require('crypto').randomBytes(32).toString('hex'))")`,
-    );
+  const source = (name: SecretName) => (e[name] !== undefined ? 'environment' : (secretsFile ?? 'generated'));
+  if (production) {
+    if (missing.length > 0)
+      problems.check(undefined, () => {
+        throw new ConfigError(
+          'CONFIG_MISSING',
+          `${missing.join(', ')}: required in production (generate with: node -e "console.log(require('crypto').randomBytes(32).toString('hex'))")`,
+        );
+      });
+    const values = {
+      SERVICE_ADMIN_API_KEY: e.SERVICE_ADMIN_API_KEY,
+      SERVICE_SIGNING_KEY: e.SERVICE_SIGNING_KEY,
+      SERVICE_KEY_ENCRYPTION_KEY: e.SERVICE_KEY_ENCRYPTION_KEY,
+    };
+    return {
+      values,
+      missing,
+      secretsFile: undefined,
+      secretsFileExisted: false,
+      stored: {},
+      generatedSecrets: [],
+      source,
+    };
   }
   let secretsFile: string | undefined;
   let stored: StoredSecrets = {};
   let secretsFileExisted = false;
   if (missing.length > 0 && e.SERVICE_SQLITE_PATH !== ':memory:') {
-    secretsFile = join(dirname(resolve(e.SERVICE_SQLITE_PATH)), SECRETS_FILE);
-    const existing = readSecretsFile(secretsFile);
+    const path = join(dirname(resolve(e.SERVICE_SQLITE_PATH)), SECRETS_FILE);
+    secretsFile = path;
+    const existing = problems.check(undefined, () => readSecretsFile(path));
     secretsFileExisted = existing !== undefined;
     stored = existing ?? {};
   }
@@ -475,7 +570,6 @@ function gatherSecrets(e: ParsedEnv, production: boolean): GatheredSecrets {
     SERVICE_SIGNING_KEY: fill('SERVICE_SIGNING_KEY', () => bytesToHex(randomBytes(32))),
     SERVICE_KEY_ENCRYPTION_KEY: fill('SERVICE_KEY_ENCRYPTION_KEY', () => bytesToHex(randomBytes(32))),
   };
-  const source = (name: SecretName) => (e[name] !== undefined ? 'environment' : (secretsFile ?? 'generated'));
   return { values, missing, secretsFile, secretsFileExisted, stored, generatedSecrets, source };
 }
 
@@ -485,38 +579,57 @@ interface CheckedSecrets {
   keyEncryptionKey: Uint8Array;
 }
 
-/** The secrets' shape rules, and in production that none looks like a placeholder. */
-function checkSecrets(secrets: GatheredSecrets, production: boolean): CheckedSecrets {
-  const { values, source } = secrets;
-  const adminApiKey = values.SERVICE_ADMIN_API_KEY;
+const PLACEHOLDER =
+  "is not random (a placeholder?); generate one with: node -e \"console.log(require('crypto').randomBytes(32).toString('hex'))\"";
+
+/** The admin key's shape rules, and in production that it does not look like a placeholder. */
+function checkAdminKey(adminApiKey: string, source: string, production: boolean): string {
   if (adminApiKey.length < MIN_ADMIN_KEY_LENGTH)
-    invalid(
-      `SERVICE_ADMIN_API_KEY: must be at least ${MIN_ADMIN_KEY_LENGTH} characters (${source('SERVICE_ADMIN_API_KEY')})`,
-    );
+    invalid(`SERVICE_ADMIN_API_KEY: must be at least ${MIN_ADMIN_KEY_LENGTH} characters (${source})`);
   if (!new RegExp(`^${BEARER_TOKEN_CHARACTERS}$`).test(adminApiKey)) {
     invalid(
-      `SERVICE_ADMIN_API_KEY: may hold only letters, digits and - . _ ~ + /, with = only at the end, as a Bearer token can (RFC 6750 §2.1) (${source('SERVICE_ADMIN_API_KEY')})`,
+      `SERVICE_ADMIN_API_KEY: may hold only letters, digits and - . _ ~ + /, with = only at the end, as a Bearer token can (RFC 6750 §2.1) (${source})`,
     );
   }
-  const signingKey = parseKey(values.SERVICE_SIGNING_KEY, 'SERVICE_SIGNING_KEY', source('SERVICE_SIGNING_KEY'));
-  const keyEncryptionKey = parseKey(
-    values.SERVICE_KEY_ENCRYPTION_KEY,
-    'SERVICE_KEY_ENCRYPTION_KEY',
-    source('SERVICE_KEY_ENCRYPTION_KEY'),
-  );
+  if (production && looksPlaceholder(adminApiKey, MIN_DISTINCT_ADMIN_KEY_CHARACTERS))
+    invalid(`SERVICE_ADMIN_API_KEY: ${PLACEHOLDER}`);
+  return adminApiKey;
+}
+
+/** A 32-byte key in hex, and in production one that does not look like a placeholder. */
+function checkKey(value: string, name: SecretName, source: string, production: boolean): Uint8Array {
+  const key = parseKey(value, name, source);
+  if (production && looksPlaceholder(key, MIN_DISTINCT_KEY_BYTES)) invalid(`${name}: ${PLACEHOLDER}`);
+  return key;
+}
+
+/**
+ * The secrets' shape rules, and in production that none looks like a placeholder. A secret that
+ * is missing or wrong is a recorded problem, and stands in as empty: nothing is assembled then.
+ */
+function checkSecrets(secrets: GatheredSecrets, production: boolean, problems: Problems): CheckedSecrets {
+  const { values, source } = secrets;
+  const admin = values.SERVICE_ADMIN_API_KEY;
+  const adminApiKey =
+    admin === undefined
+      ? undefined
+      : problems.check(undefined, () => checkAdminKey(admin, source('SERVICE_ADMIN_API_KEY'), production));
+  const key = (name: 'SERVICE_SIGNING_KEY' | 'SERVICE_KEY_ENCRYPTION_KEY'): Uint8Array | undefined => {
+    const value = values[name];
+    return value === undefined
+      ? undefined
+      : problems.check(undefined, () => checkKey(value, name, source(name), production));
+  };
+  const signingKey = key('SERVICE_SIGNING_KEY');
+  const keyEncryptionKey = key('SERVICE_KEY_ENCRYPTION_KEY');
   // One secret as both an AES key and an Ed25519 seed: whoever learns one learns both.
-  if (equalBytes(signingKey, keyEncryptionKey))
-    invalid('SERVICE_KEY_ENCRYPTION_KEY: must differ from SERVICE_SIGNING_KEY');
-  if (production) {
-    const placeholder =
-      "is not random (a placeholder?); generate one with: node -e \"console.log(require('crypto').randomBytes(32).toString('hex'))\"";
-    if (looksPlaceholder(adminApiKey, MIN_DISTINCT_ADMIN_KEY_CHARACTERS))
-      invalid(`SERVICE_ADMIN_API_KEY: ${placeholder}`);
-    if (looksPlaceholder(signingKey, MIN_DISTINCT_KEY_BYTES)) invalid(`SERVICE_SIGNING_KEY: ${placeholder}`);
-    if (looksPlaceholder(keyEncryptionKey, MIN_DISTINCT_KEY_BYTES))
-      invalid(`SERVICE_KEY_ENCRYPTION_KEY: ${placeholder}`);
-  }
-  return { adminApiKey, signingKey, keyEncryptionKey };
+  if (signingKey !== undefined && keyEncryptionKey !== undefined && equalBytes(signingKey, keyEncryptionKey))
+    problems.check(undefined, () => invalid('SERVICE_KEY_ENCRYPTION_KEY: must differ from SERVICE_SIGNING_KEY'));
+  return {
+    adminApiKey: adminApiKey ?? '',
+    signingKey: signingKey ?? new Uint8Array(32),
+    keyEncryptionKey: keyEncryptionKey ?? new Uint8Array(32),
+  };
 }
 
 /** What the operator is told about development secrets, if anything. */
@@ -626,25 +739,40 @@ function assembleConfig(e: ParsedEnv, parts: ResolvedParts): IssuerConfig {
 /**
  * Validates `env` and returns the issuer's configuration. In development and test, missing
  * secrets are read from (or generated into) `issuer-secrets.json` beside the database.
- * Throws ConfigError (one line) for anything invalid.
+ * Throws one ConfigError listing every problem found (`problems`, one line each); nothing is
+ * written to the secrets file then.
  */
 export function loadConfig(env: Env = process.env): IssuerConfig {
-  const result = envSchema.safeParse(env);
-  if (!result.success) invalid(firstIssue(result.error));
-  const e: ParsedEnv = result.data;
+  const problems = new Problems();
+  const e = parseEnv(env, problems);
   const production = e.NODE_ENV === 'production';
   const warnings: string[] = [];
-  const base = resolveBaseUrl(e, production);
-  const did = resolveDidDomain(e, base.apiBaseUrl, production, warnings);
-  switchWarnings(e, production, warnings);
+  const base = problems.check(
+    { apiBaseUrl: baseUrlFor(e.HOST, e.PORT), apiBaseUrlDerived: e.API_BASE_URL === undefined },
+    () => resolveBaseUrl(e, production),
+  );
+  const did = problems.check({ didDomain: undefined, didDomainDerived: false }, () =>
+    resolveDidDomain(e, base.apiBaseUrl, production, warnings),
+  );
+  problems.check(undefined, () => switchWarnings(e, production, warnings));
   // Each process would open its own empty database (and generate its own development secrets).
   if (e.SERVICE_WORKERS > 1 && e.SERVICE_SQLITE_PATH === ':memory:')
-    invalid('SERVICE_WORKERS: must be 1 with SERVICE_SQLITE_PATH=:memory: (each process would have its own database)');
-  const databaseUrl = resolveDatabaseUrl(e, warnings);
-  const secrets = gatherSecrets(e, production);
-  const checked = checkSecrets(secrets, production);
-  const introspectionKeys = parseIntrospectionKeys(e.SERVICE_INTROSPECTION_KEYS, checked.adminApiKey, production);
-  const redisUrl = resolveRedisUrl(e, warnings);
+    problems.check(undefined, () =>
+      invalid(
+        'SERVICE_WORKERS: must be 1 with SERVICE_SQLITE_PATH=:memory: (each process would have its own database)',
+      ),
+    );
+  const databaseUrl = problems.check(undefined, () => resolveDatabaseUrl(e, warnings));
+  const secrets = gatherSecrets(e, production, problems);
+  const checked = checkSecrets(secrets, production, problems);
+  const introspectionKeys = parseIntrospectionKeys(
+    e.SERVICE_INTROSPECTION_KEYS,
+    checked.adminApiKey,
+    production,
+    problems,
+  );
+  const redisUrl = problems.check(undefined, () => resolveRedisUrl(e, warnings));
+  problems.throwIfAny();
   if (e.SERVICE_FETCH_PRIVATE_NETWORK) {
     warnings.push(
       'SERVICE_FETCH_PRIVATE_NETWORK=true: DIDs and status lists anyone names are fetched from private and loopback addresses too',

@@ -1,7 +1,7 @@
 /**
  * `npm start` (from the sources, with tsx) and `npm run start:prod` (the build, plain Node): the
  * issuer on HOST:PORT (default 127.0.0.1:8787) with no external infrastructure. A configuration
- * error stops start-up with one line on stderr and exit code 1.
+ * error stops start-up with exit code 1 and one line on stderr per problem, every problem at once.
  *
  * Logs are JSON lines on stdout (http/logger.ts): start, shutdown, crashes and every request.
  * Outside production a human banner goes to stderr as well. SERVICE_WORKERS > 1 makes this
@@ -20,7 +20,10 @@ function loadConfigOrExit(): IssuerConfig {
     return loadConfig(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
-      process.stderr.write(`mandate-issuer: configuration error: ${error.message}\n`);
+      // One write, one line per problem: each names its variable and reads alone in a log.
+      process.stderr.write(
+        error.problems.map((problem) => `mandate-issuer: configuration error: ${problem}\n`).join(''),
+      );
       process.exit(1);
     }
     throw error;

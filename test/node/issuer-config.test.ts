@@ -161,6 +161,46 @@ describe('issuer configuration', () => {
     }
   });
 
+  it('reports every problem of a start at once, one line each naming its variable', () => {
+    // Eight mistakes in one production environment: all of them in one error, in one start.
+    const { API_BASE_URL: _a, SERVICE_SIGNING_KEY: _s, ...partial } = production;
+    const error = configError({
+      ...partial,
+      SERVICE_SQLITE_PATH: dbIn(),
+      PORT: 'eighty',
+      LOG_LEVEL: 'verbose',
+      DID_DOMAIN: '203.0.113.7',
+      SERVICE_OPEN_ENROLLMENT: 'true',
+      SERVICE_ADMIN_API_KEY: 'short',
+      SERVICE_KEY_ENCRYPTION_KEY: 'abcd',
+      SERVICE_CACHE_ADAPTER: 'redis',
+    });
+    const variables = error.problems.map((problem) => problem.split(':')[0]).sort();
+    expect(variables).toEqual(
+      [
+        'API_BASE_URL',
+        'DID_DOMAIN',
+        'LOG_LEVEL',
+        'PORT',
+        'SERVICE_ADMIN_API_KEY',
+        'SERVICE_KEY_ENCRYPTION_KEY',
+        'SERVICE_OPEN_ENROLLMENT',
+        'SERVICE_REDIS_URL',
+        'SERVICE_SIGNING_KEY',
+      ].sort(),
+    );
+    for (const problem of error.problems) expect(problem).not.toContain('\n');
+    expect(error.problems).toContain(
+      "SERVICE_SIGNING_KEY: required in production (generate with: node -e \"console.log(require('crypto').randomBytes(32).toString('hex'))\")",
+    );
+    expect(error.message).toBe(`9 problems: ${error.problems.join('; ')}`);
+    // Development: two bad values, and the secrets generated meanwhile are not written.
+    const dbPath = dbIn();
+    const dev = configError({ SERVICE_SQLITE_PATH: dbPath, PORT: '70000', SERVICE_WORKERS: '0' });
+    expect(dev.problems.map((problem) => problem.split(':')[0])).toEqual(['PORT', 'SERVICE_WORKERS']);
+    expect(() => statSync(join(dbPath, '..', 'issuer-secrets.json'))).toThrow();
+  });
+
   it('requires the keys, API_BASE_URL and DID_DOMAIN in production and never generates them', () => {
     const dbPath = dbIn();
     for (const name of ['SERVICE_ADMIN_API_KEY', 'SERVICE_SIGNING_KEY', 'SERVICE_KEY_ENCRYPTION_KEY'] as const) {
@@ -320,6 +360,45 @@ describe('issuer configuration', () => {
     expect(lines).toEqual([
       'mandate-issuer: configuration error: DID_METHOD: must be "web" or "key": anchored (ledger) DIDs are resolvable, not issuable',
     ]);
+  });
+
+  it('npm start in production with several bad variables names every one, one line each, in one start', async () => {
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      ...production,
+      SERVICE_SQLITE_PATH: dbIn(),
+      PORT: 'eighty',
+      DID_DOMAIN: '10.0.0.5',
+      SERVICE_ADMIN_API_KEY: 'short',
+      SERVICE_OPEN_ENROLLMENT: 'true',
+      SERVICE_STORAGE_ADAPTER: 'postgres',
+      SERVICE_CACHE_ADAPTER: 'redis',
+      SERVICE_INTROSPECTION_KEYS: 'too-short',
+    };
+    delete env.API_BASE_URL;
+    delete env.SERVICE_DATABASE_URL;
+    delete env.SERVICE_REDIS_URL;
+    const error = await run(process.execPath, ['--import', 'tsx', 'issuer/main.ts'], { env, cwd: process.cwd() }).then(
+      () => undefined,
+      (e: { code: number; stderr: string; stdout: string }) => e,
+    );
+    expect(error?.code).toBe(1);
+    expect(error?.stdout).toBe('');
+    const lines = (error?.stderr ?? '').trimEnd().split('\n');
+    const prefix = 'mandate-issuer: configuration error: ';
+    for (const line of lines) expect(line.startsWith(prefix), line).toBe(true);
+    expect(lines.map((line) => line.slice(prefix.length).split(/[: ]/)[0]).sort()).toEqual(
+      [
+        'API_BASE_URL',
+        'DID_DOMAIN',
+        'PORT',
+        'SERVICE_ADMIN_API_KEY',
+        'SERVICE_DATABASE_URL',
+        'SERVICE_INTROSPECTION_KEYS',
+        'SERVICE_OPEN_ENROLLMENT',
+        'SERVICE_REDIS_URL',
+      ].sort(),
+    );
   });
 
   it('npm start in production without keys stops with one line', async () => {
