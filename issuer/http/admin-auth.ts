@@ -28,6 +28,20 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
+/**
+ * True when an Authorization header is sent without the `Bearer` scheme (a bare key, Basic, …):
+ * the caller is told the scheme is missing rather than that its key is wrong (RFC 6750 §3.1
+ * `invalid_request`: the request is malformed, whatever the key).
+ */
+export function bearerSchemeMissing(header: string | undefined): boolean {
+  return header !== undefined && !/^Bearer(?: |$)/i.test(header);
+}
+
+/** The `WWW-Authenticate` error of a refused header (RFC 6750 §3.1). */
+export function bearerError(header: string | undefined): 'invalid_request' | 'invalid_token' {
+  return header === undefined || bearerSchemeMissing(header) ? 'invalid_request' : 'invalid_token';
+}
+
 /** True when `presented` is the admin key (constant time). */
 export function isAdminKey(presented: string | undefined, adminApiKey: string): boolean {
   if (presented === undefined) return false;
@@ -56,14 +70,15 @@ export function adminAuth(options: AdminAuthOptions): MiddlewareHandler<IssuerEn
       return next();
     }
     if (options.openWhen?.() === true && header === undefined) return next();
-    const error = header === undefined ? 'invalid_request' : 'invalid_token';
     throw apiError(
       'UNAUTHORIZED',
       header === undefined
         ? 'this endpoint requires the admin API key (Authorization: Bearer …)'
-        : 'the admin API key is not valid',
+        : bearerSchemeMissing(header)
+          ? 'the Authorization header lacks the Bearer scheme: send Authorization: Bearer <admin API key>'
+          : 'the admin API key is not valid',
       {
-        headers: { 'WWW-Authenticate': `Bearer realm="${REALM}", error="${error}"` },
+        headers: { 'WWW-Authenticate': `Bearer realm="${REALM}", error="${bearerError(header)}"` },
       },
     );
   };

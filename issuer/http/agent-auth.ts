@@ -5,7 +5,7 @@
  * the DID in the path only. Failure is 401 with `WWW-Authenticate: Bearer` (RFC 6750 §3).
  */
 import type { MiddlewareHandler } from 'hono';
-import { bearerToken, isAdminKey } from './admin-auth.ts';
+import { bearerError, bearerSchemeMissing, bearerToken, isAdminKey } from './admin-auth.ts';
 import type { IssuerEnv } from './env.ts';
 import { apiError } from './errors.ts';
 
@@ -34,10 +34,12 @@ export function agentAuth(options: AgentAuthOptions): MiddlewareHandler<IssuerEn
       'UNAUTHORIZED',
       header === undefined
         ? "this endpoint requires the admin API key or this agent's client secret (Authorization: Bearer …)"
-        : "neither the admin API key nor this agent's client secret",
+        : bearerSchemeMissing(header)
+          ? 'the Authorization header lacks the Bearer scheme: send Authorization: Bearer <key or client secret>'
+          : "neither the admin API key nor this agent's client secret",
       {
         headers: {
-          'WWW-Authenticate': `Bearer realm="mandate-issuer", error="${header === undefined ? 'invalid_request' : 'invalid_token'}"`,
+          'WWW-Authenticate': `Bearer realm="mandate-issuer", error="${bearerError(header)}"`,
         },
       },
     );

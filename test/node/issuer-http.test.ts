@@ -217,6 +217,18 @@ describe('admin authentication', () => {
       200,
     );
   });
+
+  it('says the Bearer scheme is missing when the key is sent without it (not that the key is wrong)', async () => {
+    for (const authorization of [TEST_ADMIN_KEY, `Basic ${btoa(`admin:${TEST_ADMIN_KEY}`)}`]) {
+      const res = await issuer.call('/v1/agents', { headers: { authorization } });
+      expect(res.status).toBe(401);
+      expect(res.json.error.message).toMatch(/lacks the Bearer scheme/);
+      expect(res.json.error.message).not.toContain(TEST_ADMIN_KEY);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="mandate-issuer", error="invalid_request"');
+    }
+    const wrong = await issuer.call('/v1/agents', { headers: { authorization: 'Bearer wrong-key' } });
+    expect(wrong.json.error.message).toBe('the admin API key is not valid');
+  });
 });
 
 describe('rate limits', () => {
