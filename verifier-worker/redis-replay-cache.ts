@@ -8,7 +8,7 @@
  * Fails closed: when Redis errs or does not answer within `timeoutMs`, `remember` rejects with
  * ReplayStoreError — a VerificationError with the reason `REPLAYED`, so verifyPresentation and
  * the middleware refuse the request (401, failedCheck `replay`) and the MCP middleware answers
- * DPOP_REPLAYED; nothing is accepted that could not be recorded as used. Consistency model:
+ * DPOP_PROOF_REPLAYED; nothing is accepted that could not be recorded as used. Consistency model:
  * docs/verifier.md §Several verifier processes.
  *
  * `mandate` does not depend on a Redis client: `client` is anything with ioredis's `set`

@@ -4,6 +4,7 @@
 // flow, and crafted requests provoking every refusal. Tokens come from test/support/mcp.ts's
 // small authorization server (jose, Ed25519 JWKS), which can rotate keys and mint malformed tokens
 // on demand; test/node/mcp-issuer-e2e.test.ts runs the same flows against the Mandate issuer.
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -85,7 +86,7 @@ describe('RFC 9728 protected-resource metadata', () => {
         authorization_servers: [issuer.url],
         scopes_supported: ['calendar:read', 'mail:send'],
         bearer_methods_supported: ['header'],
-        dpop_signing_alg_values_supported: ['EdDSA'],
+        dpop_signing_alg_values_supported: ['EdDSA', 'Ed25519', 'ES256'],
         dpop_bound_access_tokens_required: false,
       });
     }
@@ -250,7 +251,9 @@ describe('DPoP-bound tokens (RFC 9449)', () => {
       const proof = await dpopProof(key, 'POST', url, token, overrides);
       const response = await send({ authorization: `DPoP ${token}`, dpop: proof });
       expect(response.status).toBe(401);
-      expect(response.headers.get('www-authenticate')).toMatch(/^DPoP algs="EdDSA", error="invalid_dpop_proof"/);
+      expect(response.headers.get('www-authenticate')).toMatch(
+        /^DPoP algs="EdDSA Ed25519 ES256", error="invalid_dpop_proof"/,
+      );
       expect(await reason(response)).toBe('DPOP_PROOF_INVALID');
     }
     const unbound = await issuer.mint({ aud: hono.resource });
@@ -260,7 +263,37 @@ describe('DPoP-bound tokens (RFC 9449)', () => {
     );
     const proof = await dpopProof(key, 'POST', `${url}?q=1`, token);
     expect((await send({ authorization: `DPoP ${token}`, dpop: proof })).status).toBe(200);
-    expect(await reason(await send({ authorization: `DPoP ${token}`, dpop: proof }))).toBe('DPOP_REPLAYED');
+    expect(await reason(await send({ authorization: `DPoP ${token}`, dpop: proof }))).toBe('DPOP_PROOF_REPLAYED');
+  });
+  it('two DPoP header lines are one invalid proof: 401 invalid_dpop_proof / DPOP_PROOF_INVALID (RFC 9449 §4.3 item 1, §7.1)', async () => {
+    const key = await dpopKey();
+    const url = `${hono.url}/mcp`;
+    const token = await issuer.mint({ aud: hono.resource, cnf: { jkt: key.jkt } });
+    const proofs = [await dpopProof(key, 'POST', url, token), await dpopProof(key, 'POST', url, token)];
+    // node:http sends an array value as two header lines, as a client or proxy repeating it would.
+    const answer = await new Promise<{ status: number; challenge: string; body: Json }>((resolve, reject) => {
+      const body = JSON.stringify(call('read_calendar'));
+      const req = httpRequest(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `DPoP ${token}`, dpop: proofs },
+      });
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            challenge: String(res.headers['www-authenticate']),
+            body: JSON.parse(text),
+          }),
+        );
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(answer.status).toBe(401);
+    expect(answer.challenge).toMatch(/^DPoP algs="[^"]*", error="invalid_dpop_proof"/);
+    expect(answer.body).toMatchObject({ error: 'invalid_dpop_proof', reason: 'DPOP_PROOF_INVALID' });
   });
 });
 

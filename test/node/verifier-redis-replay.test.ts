@@ -1,7 +1,7 @@
 // mandate/verifier's Redis replay cache (verifier-worker/redis-replay-cache.ts) on a real Redis:
 // one SET NX PXAT per key, exactly one winner of concurrent attempts; two real verifier
 // processes sharing one Redis refuse each other's presentations as REPLAYED; two mcpAuth
-// instances refuse each other's DPoP proofs as DPOP_REPLAYED; and with Redis gone, both refuse
+// instances refuse each other's DPoP proofs as DPOP_PROOF_REPLAYED; and with Redis gone, both refuse
 // (fail closed, a typed refusal) and keep serving.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -216,7 +216,7 @@ describe('two verifier processes sharing one Redis', () => {
 });
 
 describe('two mcpAuth instances sharing one Redis for DPoP proofs', () => {
-  it('refuses at one a proof the other accepted (DPOP_REPLAYED), and refuses rather than fails with Redis gone', async () => {
+  it('refuses at one a proof the other accepted (DPOP_PROOF_REPLAYED), and refuses rather than fails with Redis gone', async () => {
     const redis = await startRedis();
     const issuer = await startTokenServer();
     const clients = [client(redis.url), client(redis.url)];
@@ -251,12 +251,12 @@ describe('two mcpAuth instances sharing one Redis for DPoP proofs', () => {
       const replayed = await send(fixtures[1] as McpFixture, proof);
       expect({ status: replayed.status, body: await replayed.json() }).toMatchObject({
         status: 401,
-        body: { reason: 'DPOP_REPLAYED' },
+        body: { reason: 'DPOP_PROOF_REPLAYED' },
       });
       await redis.stop();
       const down = await send(first, await dpopProof(key, 'POST', first.resource, token));
       const body = (await down.json()) as { reason: string; error_description?: string };
-      expect({ status: down.status, reason: body.reason }).toEqual({ status: 401, reason: 'DPOP_REPLAYED' });
+      expect({ status: down.status, reason: body.reason }).toEqual({ status: 401, reason: 'DPOP_PROOF_REPLAYED' });
     } finally {
       await Promise.all(fixtures.map((f) => f.close()));
       for (const c of clients) c.disconnect();

@@ -73,11 +73,13 @@ async function tokenCaller(
       throw new McpAuthError('DPOP_PROOF_MISSING', 'this resource needs a DPoP-bound token (RFC 9449 §7.1)');
     return verified;
   }
-  if (scheme !== 'DPoP' || proof === null || proof.includes(','))
+  if (scheme !== 'DPoP' || proof === null)
     throw new McpAuthError(
       'DPOP_PROOF_MISSING',
-      'a DPoP-bound token needs the DPoP scheme and one DPoP proof (RFC 9449 §7.1)',
+      'a DPoP-bound token needs the DPoP scheme and a DPoP proof (RFC 9449 §7.1)',
     );
+  // Several DPoP headers arrive combined with "," (RFC 9110 §5.3): the verifier refuses them as
+  // an invalid proof (RFC 9449 §4.3 item 1), answered invalid_dpop_proof as §7.1 says.
   await verifyDpopProof(proof, {
     method: request.method,
     // `htu` is the URL the client used: the resource's origin (this server may sit behind a

@@ -4,6 +4,7 @@
  * `error` and the Mandate `reason`. Every 401 and 403 names the metadata URL, so a client with
  * no configuration finds the authorization server (MCP §Authorization).
  */
+import { DPOP_ALGS } from '../../wallet/crypto/dpop.ts';
 import type { McpAuthReason } from './errors.ts';
 
 export type AuthScheme = 'Bearer' | 'DPoP';
@@ -13,7 +14,7 @@ export interface ChallengeContext {
   resourceMetadata: string;
   /** Scopes a 401 suggests asking for (MCP "scope selection"). */
   challengeScopes: readonly string[];
-  /** Whether DPoP proofs are accepted (a `DPoP algs="EdDSA"` challenge is added to 401s). */
+  /** Whether DPoP proofs are accepted (a `DPoP algs="…"` challenge, DPOP_ALGS, is added to 401s). */
   dpop: boolean;
 }
 
@@ -51,7 +52,7 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 
 /** The OAuth `error` of a 401 (RFC 6750 §3.1, RFC 9449 §7.1); undefined for a request without credentials. */
 function oauthError(reason: McpAuthReason): string | undefined {
-  if (reason === 'DPOP_PROOF_INVALID' || reason === 'DPOP_REPLAYED') return 'invalid_dpop_proof';
+  if (reason === 'DPOP_PROOF_INVALID' || reason === 'DPOP_PROOF_REPLAYED') return 'invalid_dpop_proof';
   return INVALID_TOKEN.includes(reason) ? 'invalid_token' : undefined;
 }
 
@@ -66,7 +67,7 @@ function unauthorized(reason: McpAuthReason, message: string, context: Challenge
     ...(dpopFirst ? {} : { error, error_description: error && message }),
   });
   const dpop = challenge('DPoP', {
-    algs: 'EdDSA',
+    algs: DPOP_ALGS.join(' '),
     ...(dpopFirst ? { error, error_description: message } : {}),
     resource_metadata: context.resourceMetadata,
   });

@@ -35,8 +35,11 @@ export const MCP_AUTH_REASONS = [
   'DPOP_PROOF_INVALID',
   /** The proof's key is not the key the token is bound to (`cnf.jkt`, RFC 9449 §6.1). */
   'DPOP_BINDING_MISMATCH',
-  /** The proof's `jti` was seen before (RFC 9449 §11.1). */
-  'DPOP_REPLAYED',
+  /**
+   * The proof's `jti` was seen before (RFC 9449 §11.1). The token endpoint's code for the same
+   * failure (wallet/crypto/dpop.ts); mcpAuth answered `DPOP_REPLAYED` before 2026-12 (docs/mcp.md §Errors).
+   */
+  'DPOP_PROOF_REPLAYED',
   /** The caller lacks a scope the tool needs (RFC 6750 §3.1 insufficient_scope). */
   'INSUFFICIENT_SCOPE',
   /** `tools/call` names a tool the tool table does not list (fail closed). */

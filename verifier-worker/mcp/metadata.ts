@@ -13,7 +13,7 @@ export interface ProtectedResourceMetadata {
   authorization_servers: string[];
   scopes_supported: string[];
   bearer_methods_supported: ['header'];
-  dpop_signing_alg_values_supported: ['EdDSA'];
+  dpop_signing_alg_values_supported: string[];
   dpop_bound_access_tokens_required: boolean;
   resource_name?: string;
   resource_documentation?: string;

@@ -3,6 +3,7 @@
  * McpAuthOptionsError at setup), with the state they imply built then and kept: the JWKS cache,
  * the DPoP replay cache, the compiled tool table, the metadata document.
  */
+import { DPOP_ALGS } from '../../wallet/crypto/dpop.ts';
 import type { FetchLike } from '../../wallet/net/http.ts';
 import { createReplayCache, type ReplayCache } from '../../wallet/vc/replay-cache.ts';
 import { prepareVerifier, type VerifyRequestOptions } from '../request.ts';
@@ -99,7 +100,7 @@ function metadataOf(options: McpAuthOptions, scopes: string[]): ProtectedResourc
     authorization_servers: [options.authorizationServer],
     scopes_supported: scopes,
     bearer_methods_supported: ['header'],
-    dpop_signing_alg_values_supported: ['EdDSA'],
+    dpop_signing_alg_values_supported: [...DPOP_ALGS],
     dpop_bound_access_tokens_required: options.requireDpop === true,
     ...(options.resourceName === undefined ? {} : { resource_name: options.resourceName }),
     ...(options.resourceDocumentation === undefined ? {} : { resource_documentation: options.resourceDocumentation }),

@@ -17,12 +17,11 @@ import {
   type AuthorizationServerMetadata,
   type OpenIdConfiguration,
 } from '../../../wallet/contract/oauth.ts';
+import { DPOP_ALGS } from '../../../wallet/crypto/dpop.ts';
 import type { IssuerConfig } from '../../config.ts';
 
 /** JWS algorithms for Ed25519 signatures: RFC 8037 §3.1 `EdDSA` and RFC 9864 §2 `Ed25519`. */
 export const ED25519_ALGS = ['EdDSA', 'Ed25519'] as const;
-/** DPoP proofs (RFC 9449 §4.2): Ed25519, and ES256 (P-256) for WebCrypto-only clients. */
-export const DPOP_ALGS = [...ED25519_ALGS, 'ES256'] as const;
 
 export { CLIENT_ASSERTION_TYPE_JWT_BEARER };
 
