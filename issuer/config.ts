@@ -98,6 +98,11 @@ export interface RateLimitConfig {
   /** Requests per window per credential: an Authorization header or an enrollment token. */
   perToken: number;
   windowMs: number;
+  /**
+   * SERVICE_INSTANCES_HINT: how many instances share the limits through Redis; while Redis is
+   * unreachable each counts alone against limit / instancesHint (http/redis-rate-limit.ts).
+   */
+  instancesHint: number;
 }
 
 export interface IssuerConfig {
@@ -237,6 +242,7 @@ const envSchema = z.object({
   SERVICE_RATE_LIMIT_PER_IP: integer(3000, 1, 10_000_000),
   SERVICE_RATE_LIMIT_PER_TOKEN: integer(600, 1, 10_000_000),
   SERVICE_RATE_LIMIT_WINDOW_SECONDS: integer(60, 1, 86_400),
+  SERVICE_INSTANCES_HINT: integer(1, 1, 1000),
   SERVICE_ENROLLMENT_TOKEN_TTL_SECONDS: integer(15 * 60, 10, 7 * 86_400),
   SERVICE_ONBOARDING_TTL_SECONDS: integer(5 * 60, 10, 86_400),
   SERVICE_CREDENTIAL_TTL_SECONDS: integer(90 * 86_400, 60, 10 * 365 * 86_400),
@@ -722,6 +728,7 @@ function assembleConfig(e: ParsedEnv, parts: ResolvedParts): IssuerConfig {
       perIp: e.SERVICE_RATE_LIMIT_PER_IP,
       perToken: e.SERVICE_RATE_LIMIT_PER_TOKEN,
       windowMs: e.SERVICE_RATE_LIMIT_WINDOW_SECONDS * 1000,
+      instancesHint: e.SERVICE_INSTANCES_HINT,
     },
     enrollmentTokenTtlSeconds: e.SERVICE_ENROLLMENT_TOKEN_TTL_SECONDS,
     onboardingTtlSeconds: e.SERVICE_ONBOARDING_TTL_SECONDS,

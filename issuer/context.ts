@@ -15,7 +15,7 @@ import { createAuditLog, type AuditLog } from './audit.ts';
 import { ConfigError, type IssuerConfig } from './config.ts';
 import { createLogger, type Logger } from './http/logger.ts';
 import type { RateLimits } from './http/rate-limit.ts';
-import { createRateLimits, type IssuerRateLimits } from './http/rate-limits.ts';
+import { createRateLimits } from './http/rate-limits.ts';
 import { completeLegacyRevocations } from './services/credentials.ts';
 import { useEd25519Backend } from './services/ed25519-adaptive.ts';
 import { ensureIssuerIdentity } from './services/issuer-identity.ts';
@@ -35,6 +35,7 @@ import { replayCacheOver } from './storage/replay-store.ts';
 import { assertKeyEncryptionKeyOpens } from './services/custody.ts';
 import { connectRedis } from './redis.ts';
 import { createIssuerSharedCaches } from './services/shared-caches/redis-cache.ts';
+import { issuerReadinessChecks, type ReadinessCheck } from './services/readiness.ts';
 
 export interface IssuerContext {
   readonly config: IssuerConfig;
@@ -60,6 +61,8 @@ export interface IssuerContext {
   readonly replayCache: ReplayCache;
   readonly audit: AuditLog;
   readonly rateLimits: RateLimits;
+  /** What GET /v1/ready probes: the database, and Redis (`cache`) when there is one. */
+  readonly readinessChecks: readonly ReadinessCheck[];
   now(): number;
   readonly log: Logger;
   /** Closes the database, or ends the PostgreSQL pool (the server closes first). */
@@ -119,9 +122,8 @@ export async function createIssuerContext(
     throw error;
   });
   const ed25519 = useEd25519Backend(config.ed25519Backend);
-  let limits: IssuerRateLimits | undefined;
   try {
-    limits = await createRateLimits(config, log, now);
+    const rateLimits = createRateLimits(config, log, now, redis);
     const { stores, sqlite } = storage;
     await assertKeyEncryptionKeyOpens(stores.agents, config.keyEncryptionKey);
     const audit = createAuditLog(stores, now);
@@ -150,12 +152,12 @@ export async function createIssuerContext(
       readCache: createReadCache(stores),
       replayCache: replayCacheOver(stores.replay, now),
       audit,
-      rateLimits: limits.rateLimits,
+      rateLimits,
+      readinessChecks: issuerReadinessChecks(stores, redis),
       now,
       log,
       close: async () => {
         ed25519.stop();
-        limits?.close();
         redis?.disconnect();
         await storage.close();
       },
@@ -172,7 +174,6 @@ export async function createIssuerContext(
     return ctx;
   } catch (error) {
     ed25519.stop();
-    limits?.close();
     redis?.disconnect();
     await storage.close();
     throw error;

@@ -1,8 +1,10 @@
 /**
- * The issuer's one Redis connection (SERVICE_CACHE_ADAPTER=redis), shared by what it holds there
- * (today the rate-limit counters: http/redis-rate-limit.ts). ioredis reconnects by itself; while
+ * The issuer's one Redis connection (SERVICE_CACHE_ADAPTER=redis), shared by what it holds there:
+ * the rate-limit counters (http/redis-rate-limit.ts), the shared DID and status-list caches
+ * (services/shared-caches/) and the readiness probe's PING. ioredis reconnects by itself; while
  * Redis is away commands fail at once (no offline queue), and each user of the connection bounds
- * its wait for a slow Redis with its own timeout, so an outage is answered, never hung on.
+ * its wait for a slow Redis with its own timeout, so an outage is answered, never hung on. Nothing
+ * of record lives there (docs/operations.md §Redis): every user degrades without it.
  */
 import { Redis } from 'ioredis';
 import type { Logger } from './http/logger.ts';
@@ -49,6 +51,39 @@ export async function connectRedis(url: string, log: Logger, timeoutMs = 5000): 
     throw new Error(`SERVICE_REDIS_URL: Redis at ${where} did not answer (${why.slice(0, 200)})`, { cause: error });
   }
   return client;
+}
+
+/** Whether to send the connection a command now, as far as a user of it can tell. */
+export interface RedisAvailability {
+  /** False while the connection is down, and for a short pause after a command failed on it. */
+  usable(): boolean;
+  /** A command failed or timed out on a connection that looked up: pause before the next one. */
+  failed(): void;
+}
+
+/** How long a user of the connection stops sending after a failed command (e.g. a slow Redis). */
+const PAUSE_AFTER_FAILURE_MS = 1000;
+
+/**
+ * `client`'s availability: up while ioredis reports it `ready`, except for a pause after a
+ * command failed there — a Redis that is connected but too slow would otherwise cost every
+ * request its full timeout. The pause ends early when the connection is (re)established.
+ * Wall-clock time, not the issuer's clock: this paces I/O, it decides nothing.
+ */
+export function redisAvailability(
+  client: Pick<Redis, 'status' | 'on'>,
+  pauseMs = PAUSE_AFTER_FAILURE_MS,
+): RedisAvailability {
+  let pausedUntil = -Infinity;
+  client.on('ready', () => {
+    pausedUntil = -Infinity;
+  });
+  return {
+    usable: () => client.status === 'ready' && performance.now() >= pausedUntil,
+    failed: () => {
+      pausedUntil = performance.now() + pauseMs;
+    },
+  };
 }
 
 /** `promise`, or a rejection once `ms` pass without its answer: a slow Redis counts as a failed one. */

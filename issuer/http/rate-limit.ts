@@ -2,7 +2,8 @@
  * Fixed-window rate limits: per client IP on every request, and per credential — the
  * Authorization header here, the enrollment token in the onboarding service. Held in memory
  * (SERVICE_CACHE_ADAPTER=memory, this file) or, for the middleware's limits, in Redis and so
- * shared by every instance (SERVICE_CACHE_ADAPTER=redis, redis-rate-limit.ts). Over the
+ * shared by every instance (SERVICE_CACHE_ADAPTER=redis, redis-rate-limit.ts; in memory again,
+ * at this instance's share, while Redis is unreachable). Over the
  * limit: 429 RATE_LIMITED with `Retry-After` (RFC 9110 §10.2.3, seconds until the window
  * resets). In memory, windows live in a bounded LRU, so a flood of distinct keys cannot
  * exhaust memory (the oldest windows are forgotten first).
@@ -19,7 +20,6 @@ import { ipv6Groups } from '../../wallet/net/url-policy.ts';
 import { bearerToken } from './admin-auth.ts';
 import type { IssuerEnv } from './env.ts';
 import { apiError } from './errors.ts';
-import { RateLimitUnavailableError } from './redis-rate-limit.ts';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -32,7 +32,7 @@ export interface RateLimitDecision {
 export interface RateLimiter {
   /**
    * Counts one request for `key` and says whether it is within the limit. A shared limiter
-   * answers with a promise, and rejects with RateLimitUnavailableError when it cannot count.
+   * answers with a promise (and counts in memory while Redis cannot: redis-rate-limit.ts).
    */
   hit(key: string): RateLimitDecision | Promise<RateLimitDecision>;
 }
@@ -83,32 +83,9 @@ export function enforce(decision: RateLimitDecision, what: string): void {
   });
 }
 
-/** Seconds a client is told to wait when the shared limits cannot be checked. */
-const UNAVAILABLE_RETRY_SECONDS = 5;
-
-/**
- * Counts one request on `limiter` and throws 429 RATE_LIMITED when it is over the limit, or 503
- * SERVICE_UNAVAILABLE (with Retry-After, not audited: an outage would flood the log) when a
- * shared limiter cannot count: fail closed, since these limits are what stands between a
- * guesser and the admin key or an enrollment token.
- */
+/** Counts one request on `limiter` and throws 429 RATE_LIMITED when it is over the limit. */
 export async function enforceLimit(limiter: RateLimiter, key: string, what: string): Promise<void> {
-  let decision: RateLimitDecision;
-  try {
-    decision = await limiter.hit(key);
-  } catch (error) {
-    if (!(error instanceof RateLimitUnavailableError)) throw error;
-    throw apiError(
-      'SERVICE_UNAVAILABLE',
-      `rate limits cannot be checked right now; retry after ${UNAVAILABLE_RETRY_SECONDS} s`,
-      {
-        headers: { 'Retry-After': String(UNAVAILABLE_RETRY_SECONDS) },
-        audit: false,
-        cause: error,
-      },
-    );
-  }
-  enforce(decision, what);
+  enforce(await limiter.hit(key), what);
 }
 
 /** The socket address of the client ('unknown' when not served by @hono/node-server, e.g. app.request in tests). */

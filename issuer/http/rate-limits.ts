@@ -1,44 +1,49 @@
 /**
  * Which rate limiters an issuer runs (SERVICE_CACHE_ADAPTER): all in this process's memory, or
- * the middleware's per-address and per-credential limits in Redis, shared by every instance.
+ * the middleware's per-address and per-credential limits in Redis, shared by every instance —
+ * and counted in this process's memory at its share of each limit (SERVICE_INSTANCES_HINT)
+ * while Redis is unreachable.
  */
+import type { Redis } from 'ioredis';
 import type { IssuerConfig } from '../config.ts';
-import { connectRedis } from '../redis.ts';
+import { redisAvailability } from '../redis.ts';
 import type { Logger } from './logger.ts';
 import { createRateLimiter, type RateLimits } from './rate-limit.ts';
-import { createRedisRateLimiter } from './redis-rate-limit.ts';
-
-export interface IssuerRateLimits {
-  rateLimits: RateLimits;
-  /** Closes the Redis connection, if there is one. */
-  close(): void;
-}
+import { createDegradingRateLimiter, createRedisRateLimiter, localShare } from './redis-rate-limit.ts';
 
 /**
- * The rate limiters: in memory, or the middleware's in Redis when SERVICE_CACHE_ADAPTER=redis
- * (`close` then closes the connection).
+ * The rate limiters: in memory, or the middleware's on `redis` (the issuer's connection, which
+ * the caller owns) when SERVICE_CACHE_ADAPTER=redis.
  */
-export async function createRateLimits(
+export function createRateLimits(
   config: IssuerConfig,
   log: Logger,
   now: () => number,
-): Promise<IssuerRateLimits> {
-  const { perIp, perToken, windowMs } = config.rateLimit;
-  if (config.redisUrl === undefined) {
-    const rateLimits = {
+  redis: Redis | undefined,
+): RateLimits {
+  const { perIp, perToken, windowMs, instancesHint } = config.rateLimit;
+  if (redis === undefined)
+    return {
       perIp: createRateLimiter({ limit: perIp, windowMs, now }),
       perAuthorization: createRateLimiter({ limit: perToken, windowMs, now }),
       perToken: createRateLimiter({ limit: perToken, windowMs, now }),
     };
-    return { rateLimits, close: () => undefined };
-  }
-  const client = await connectRedis(config.redisUrl, log);
-  const shared = (name: string, limit: number) =>
-    createRedisRateLimiter({ client, prefix: `mandate:rl:${name}:`, limit, windowMs, log, now });
-  const rateLimits = {
-    perIp: shared('ip', perIp),
-    perAuthorization: shared('auth', perToken),
-    perToken: shared('enroll', perToken),
+  const availability = redisAvailability(redis);
+  const degrading = (name: string, limit: number) => {
+    const prefix = `mandate:rl:${name}:`;
+    const localLimit = localShare(limit, instancesHint);
+    return createDegradingRateLimiter({
+      shared: createRedisRateLimiter({ client: redis, prefix, limit, windowMs }),
+      local: createRateLimiter({ limit: localLimit, windowMs, now }),
+      availability,
+      prefix,
+      localLimit,
+      log,
+    });
   };
-  return { rateLimits, close: () => client.disconnect() };
+  return {
+    perIp: degrading('ip', perIp),
+    perAuthorization: degrading('auth', perToken),
+    perToken: degrading('enroll', perToken),
+  };
 }

@@ -13,7 +13,7 @@ import type { IssuerEnv } from '../http/env.ts';
 import { apiError, createRouter } from '../http/errors.ts';
 import { wireObject } from '../http/wire.ts';
 import { agentWebDid } from '../services/did-documents.ts';
-import { checkReadiness, issuerReadinessChecks } from '../services/readiness.ts';
+import { checkReadiness } from '../services/readiness.ts';
 import { ErrorSchema, errorResponses, JsonObjectSchema, jsonResponse } from './schemas.ts';
 
 const DID_JSON = 'application/did+json';
@@ -55,7 +55,7 @@ const health = createRoute({
   method: 'get',
   path: '/v1/health',
   tags: ['Operations'],
-  summary: 'Liveness and the issuer DID. Public.',
+  summary: 'Liveness and the issuer DID: 200 while the process answers, whatever its database and Redis do. Public.',
   responses: { 200: jsonResponse(HealthSchema, 'Alive') },
 });
 
@@ -64,7 +64,7 @@ const ready = createRoute({
   path: '/v1/ready',
   tags: ['Operations'],
   summary:
-    'Readiness: 200 when the database answers; 503 NOT_READY (details.checks names what failed) or SHUTTING_DOWN (after SIGTERM). Public.',
+    'Readiness: 200 when the database (and Redis, `cache`, with SERVICE_CACHE_ADAPTER=redis) answers; 503 NOT_READY (details.checks names what failed) or SHUTTING_DOWN (after SIGTERM). Public.',
   responses: {
     200: jsonResponse(ReadySchema, 'Ready: every dependency answered'),
     503: {
@@ -107,9 +107,8 @@ export function wellKnownRoutes(ctx: IssuerContext) {
     }),
   );
   app.openapi(health, (c) => c.json({ ok: true as const, issuer: ctx.issuer.did }, 200));
-  const readinessChecks = issuerReadinessChecks(ctx.stores);
   app.openapi(ready, async (c) => {
-    const readiness = await checkReadiness(readinessChecks);
+    const readiness = await checkReadiness(ctx.readinessChecks);
     if (readiness.ready) return c.json({ ok: true as const, checks: readiness.checks }, 200);
     // Not audited: a probe every few seconds against a database that is down would flood the
     // log (and could not be written to it anyway).

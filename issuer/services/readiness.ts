@@ -4,6 +4,9 @@
  * a load balancer stops routing to an instance that is not ready; an orchestrator restarts one
  * that is not alive. The checks run on every probe, with nothing cached, so a database that went
  * away is reported on the next probe.
+ *
+ * Liveness depends on neither the database nor Redis: when a shared dependency fails, every
+ * instance fails it at once, and an orchestrator restarting them all would only add an outage.
  */
 import type { ReadinessCheckState } from '../../wallet/contract/health.ts';
 import type { IssuerStores } from '../storage/stores.ts';
@@ -21,9 +24,19 @@ export type Readiness =
 /** How long one dependency may take to answer a probe: far above a healthy answer, below a balancer's probe timeout. */
 export const READINESS_TIMEOUT_MS = 2000;
 
-/** The issuer's dependencies: the database (the cache joins here once it is shared). */
-export function issuerReadinessChecks(stores: Pick<IssuerStores, 'ping'>): ReadinessCheck[] {
-  return [{ name: 'database', probe: () => stores.ping() }];
+/** What the cache check asks of the issuer's Redis connection. */
+export interface CachePing {
+  ping(): Promise<unknown>;
+}
+
+/**
+ * The issuer's dependencies: the database, and Redis as `cache` when SERVICE_CACHE_ADAPTER=redis
+ * (a PING on the issuer's connection, which fails at once while it is down).
+ */
+export function issuerReadinessChecks(stores: Pick<IssuerStores, 'ping'>, cache?: CachePing): ReadinessCheck[] {
+  const checks: ReadinessCheck[] = [{ name: 'database', probe: () => stores.ping() }];
+  if (cache !== undefined) checks.push({ name: 'cache', probe: async () => void (await cache.ping()) });
+  return checks;
 }
 
 async function probeOne(check: ReadinessCheck, timeoutMs: number): Promise<ReadinessCheckState> {

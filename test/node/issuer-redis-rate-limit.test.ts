@@ -1,12 +1,20 @@
 // SERVICE_CACHE_ADAPTER=redis: the issuer's per-address and per-credential rate limits counted in
 // Redis, so several issuer processes share one budget; the settings' one-line errors; and what
-// happens when Redis goes away (503 SERVICE_UNAVAILABLE with Retry-After: fail closed).
+// happens when Redis goes away (each instance counts alone, at its share of the limit; the full
+// outage under load, and Redis coming back, are in fault-redis.test.ts).
 import { rmSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../issuer/config.ts';
 import { createLogger } from '../../issuer/http/logger.ts';
-import { createRedisRateLimiter, RateLimitUnavailableError } from '../../issuer/http/redis-rate-limit.ts';
+import { createRateLimiter } from '../../issuer/http/rate-limit.ts';
+import {
+  createDegradingRateLimiter,
+  createRedisRateLimiter,
+  localShare,
+  RateLimitUnavailableError,
+} from '../../issuer/http/redis-rate-limit.ts';
+import { redisAvailability } from '../../issuer/redis.ts';
 import { startIssuer } from '../../issuer/server.ts';
 import { tempDir, TEST_ADMIN_KEY, testEnv } from '../support/issuer.ts';
 import { startIssuerProcess, type IssuerProcess } from '../support/issuer-process.ts';
@@ -105,7 +113,21 @@ describe('createRedisRateLimiter', () => {
     }
   });
 
-  it('rejects with RateLimitUnavailableError when Redis cannot answer, and logs it', async () => {
+  it('rejects with RateLimitUnavailableError when Redis cannot answer', async () => {
+    const gone = await startRedis();
+    await gone.stop();
+    const client = new Redis(gone.url, { lazyConnect: true, enableOfflineQueue: false });
+    client.on('error', () => undefined);
+    try {
+      const limiter = createRedisRateLimiter({ client, prefix: 'x:', limit: 1, windowMs: 1000 });
+      await expect(limiter.hit('k')).rejects.toBeInstanceOf(RateLimitUnavailableError);
+      await expect(limiter.hit('k')).rejects.toMatchObject({ code: 'RATE_LIMIT_UNAVAILABLE' });
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it("counts in this instance's memory at its share of the limit while Redis cannot answer, logging it once", async () => {
     const gone = await startRedis();
     await gone.stop();
     const client = new Redis(gone.url, { lazyConnect: true, enableOfflineQueue: false });
@@ -113,11 +135,28 @@ describe('createRedisRateLimiter', () => {
     const lines: string[] = [];
     const log = createLogger({ level: 'warn', write: (line) => lines.push(line) });
     try {
-      const limiter = createRedisRateLimiter({ client, prefix: 'x:', limit: 1, windowMs: 1000, log });
-      await expect(limiter.hit('k')).rejects.toBeInstanceOf(RateLimitUnavailableError);
-      await expect(limiter.hit('k')).rejects.toMatchObject({ code: 'RATE_LIMIT_UNAVAILABLE' });
-      expect(lines).toHaveLength(1); // once per outage window, not per request
-      expect(JSON.parse(lines[0] as string)).toMatchObject({ level: 'warn', prefix: 'x:' });
+      const localLimit = localShare(10, 3);
+      expect(localLimit).toBe(3);
+      expect(localShare(2, 5)).toBe(1); // never 0: an instance alone still serves someone
+      const limiter = createDegradingRateLimiter({
+        shared: createRedisRateLimiter({ client, prefix: 'x:', limit: 10, windowMs: 60_000 }),
+        local: createRateLimiter({ limit: localLimit, windowMs: 60_000 }),
+        availability: redisAvailability(client),
+        prefix: 'x:',
+        localLimit,
+        log,
+      });
+      const decisions = [];
+      for (let i = 0; i < 5; i++) decisions.push(await limiter.hit('k'));
+      expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false, false]);
+      expect(decisions.filter((d) => d.firstRefusal)).toHaveLength(1);
+      expect(lines).toHaveLength(1); // once per outage, not per request
+      expect(JSON.parse(lines[0] as string)).toMatchObject({
+        level: 'warn',
+        msg: "rate limits: Redis unavailable; counting in this instance's memory",
+        prefix: 'x:',
+        limit: 3,
+      });
     } finally {
       client.disconnect();
     }
@@ -160,18 +199,16 @@ describe('two issuer processes sharing one Redis', () => {
     }
   });
 
-  it('answer 503 SERVICE_UNAVAILABLE with Retry-After while Redis is down, log it, and keep running', async () => {
+  it('keep answering while Redis is down, each instance counting alone, and keep running', async () => {
     await redis.stop();
     for (const issuer of issuers) {
       const response = await fetch(`${issuer.url}/v1/health`, {
         headers: { authorization: `Bearer ${TEST_ADMIN_KEY}` },
       });
-      expect(response.status).toBe(503);
-      expect(response.headers.get('retry-after')).toBe('5');
-      expect(await response.json()).toMatchObject({ error: { code: 'SERVICE_UNAVAILABLE' } });
+      expect(response.status).toBe(200);
       expect(issuer.child.exitCode).toBeNull();
       expect(issuer.stdout()).toMatch(
-        /"level":"warn","msg":"rate limits: Redis did not answer; refusing requests with 503"/,
+        /"level":"warn","msg":"rate limits: Redis unavailable; counting in this instance's memory"/,
       );
     }
   });

@@ -1,8 +1,9 @@
 /**
  * A throwaway Redis for the tests: `redis-server` on a free port of 127.0.0.1, no persistence,
  * its working directory a temporary one that `stop()` removes. Tests that need Redis to go away
- * (fail-closed behaviour) start their own with `startRedis()` and stop it; the rest share the
- * run's instance (test/support/servers.ts) under a key prefix of their own.
+ * (degraded behaviour) start their own with `startRedis()`, stop it, and may start it again on
+ * the same port (`startRedis(undefined, port)`); the rest share the run's instance
+ * (test/support/servers.ts) under a key prefix of their own.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,10 +28,13 @@ export interface RedisServer {
 
 const READY = 'Ready to accept connections';
 
-/** Starts a throwaway Redis; resolves once it accepts connections. */
-export async function startRedis(binary = findRedisServer() ?? 'redis-server'): Promise<RedisServer> {
+/**
+ * Starts a throwaway Redis (empty) on `port`, or on a free one; resolves once it accepts
+ * connections. Restarting a stopped one on its port is what its clients see as Redis coming back.
+ */
+export async function startRedis(binary = findRedisServer() ?? 'redis-server', port?: number): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'mandate-redis-'));
-  const port = await freePort();
+  port ??= await freePort();
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const stop = async (): Promise<void> => {

@@ -1,7 +1,8 @@
 /**
- * `GET /v1/health` (liveness: the process answers, with the issuer's DID) and `GET /v1/ready`
- * (readiness: every dependency answered — the database today, a shared cache once there is one).
- * A load balancer routes by readiness; an orchestrator restarts on liveness.
+ * `GET /v1/health` (liveness: the process answers, with the issuer's DID — never tied to the
+ * database or Redis) and `GET /v1/ready` (readiness: every dependency answered — the database,
+ * and Redis as `cache` when the issuer shares its caches and rate limits there). A load balancer
+ * routes by readiness; an orchestrator restarts on liveness.
  */
 import { z } from 'zod';
 
@@ -15,7 +16,7 @@ export const ReadinessCheckStateSchema = z.enum(['ok', 'failed', 'timeout']);
 export const ReadySchema = z
   .object({
     ok: z.literal(true),
-    /** Each dependency checked, by name (`database`), all `ok`. */
+    /** Each dependency checked, by name (`database`, `cache`), all `ok`. */
     checks: z.record(z.string(), z.literal('ok')),
   })
   .meta({ id: 'Ready' });
