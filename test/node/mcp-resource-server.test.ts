@@ -206,6 +206,46 @@ describe('access tokens', () => {
     expect(await response.json()).toMatchObject({ reason: 'TOOL_NOT_LISTED' });
   });
 
+  it('matches method names exactly: "tools/call " and other unknown methods are refused (METHOD_NOT_ALLOWED), at both middlewares', async () => {
+    const params = { name: 'unlisted_tool', arguments: {} };
+    for (const fixture of [hono, node]) {
+      const url = `${fixture.url}/mcp`;
+      const token = await issuer.mint({ aud: fixture.resource, scope: 'calendar:read mail:send' });
+      for (const method of ['tools/call ', 'Tools/call', 'tools/call\u0000', 'admin/exec', 'notifications/whatever']) {
+        const response = await post(url, { jsonrpc: '2.0', id: 1, method, params }, bearer(token));
+        expect(response.status).toBe(400);
+        expect(await response.json()).toMatchObject({
+          error: { code: -32601, data: { reason: 'METHOD_NOT_ALLOWED' } },
+        });
+      }
+      const notification = await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, bearer(token));
+      expect(notification.status).toBe(202); // a known notification still passes
+      const methodless = await post(url, { jsonrpc: '2.0', id: 1, params }, bearer(token));
+      expect(await methodless.json()).toMatchObject({ error: { data: { reason: 'BODY_MALFORMED' } } });
+    }
+  });
+
+  it('passes a method the server allows by policy (allowMethods), and only that exact name', async () => {
+    const fixture = await startHonoMcp((resource) => ({
+      resource,
+      authorizationServer: issuer.url,
+      tools: TOOLS,
+      allowMethods: ['vendor/status'],
+    }));
+    try {
+      const token = await issuer.mint({ aud: fixture.resource });
+      const send = (method: string) => post(`${fixture.url}/mcp`, { jsonrpc: '2.0', id: 1, method }, bearer(token));
+      const allowed = await (await send('vendor/status')).json();
+      expect(allowed.error.code).toBe(-32601); // through to the MCP server, which does not know it
+      expect(allowed.error.data?.reason).toBeUndefined();
+      expect(await (await send('vendor/status ')).json()).toMatchObject({
+        error: { data: { reason: 'METHOD_NOT_ALLOWED' } },
+      });
+    } finally {
+      await fixture.close();
+    }
+  });
+
   it('judges batches by every call in them, and refuses malformed and oversized bodies', async () => {
     const token = await issuer.mint({ aud: hono.resource });
     const batch = await post(`${hono.url}/mcp`, [call('read_calendar', 1), call('send_mail', 2)], bearer(token));

@@ -175,7 +175,7 @@ async function judge(state: McpAuthState, request: Request): Promise<McpAuthoriz
   }
   if (request.method.toUpperCase() !== 'POST') return { allowed: true, ...who, body: undefined, demand: undefined };
   const body = await readJsonRpc(request, state.maxBodyBytes);
-  const demand = toolDemand(body, state.tools);
+  const demand = toolDemand(body, state.tools, state.methods);
   const missing = missingScopes(demand.scopes, who.caller.scopes);
   if (missing.length > 0) {
     const message = `calling ${demand.tools.join(', ')} needs ${missing.join(' ')}`;

@@ -112,9 +112,10 @@ export function forbidden(
 export function refusal(reason: McpAuthReason, message: string, context: ChallengeContext): Response {
   if (reason === 'JWKS_UNAVAILABLE')
     return json(503, { error: 'temporarily_unavailable', error_description: message, reason }, { 'retry-after': '30' });
-  if (reason === 'BODY_TOO_LARGE' || reason === 'BODY_MALFORMED') {
-    // A JSON-RPC error (JSON-RPC 2.0 §5.1: -32700 parse error, -32600 invalid request) the MCP client can read.
-    const code = reason === 'BODY_MALFORMED' ? -32700 : -32600;
+  if (reason === 'BODY_TOO_LARGE' || reason === 'BODY_MALFORMED' || reason === 'METHOD_NOT_ALLOWED') {
+    // A JSON-RPC error the MCP client can read (JSON-RPC 2.0 §5.1: -32700 parse error, -32600
+    // invalid request, -32601 method not found).
+    const code = reason === 'BODY_MALFORMED' ? -32700 : reason === 'METHOD_NOT_ALLOWED' ? -32601 : -32600;
     return json(reason === 'BODY_TOO_LARGE' ? 413 : 400, {
       jsonrpc: '2.0',
       id: null,

@@ -44,6 +44,8 @@ export const MCP_AUTH_REASONS = [
   'INSUFFICIENT_SCOPE',
   /** `tools/call` names a tool the tool table does not list (fail closed). */
   'TOOL_NOT_LISTED',
+  /** A message's `method` is neither an MCP client method nor in `allowMethods` (exact names). */
+  'METHOD_NOT_ALLOWED',
   /** The body is larger than the configured bound. */
   'BODY_TOO_LARGE',
   /** The body is not a JSON-RPC message or batch this server can judge. */

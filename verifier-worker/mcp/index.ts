@@ -25,4 +25,4 @@ export { filterToolsListResponse } from './list-filter.ts';
 export { metadataUrl, PROTECTED_RESOURCE_WELL_KNOWN, type ProtectedResourceMetadata } from './metadata.ts';
 export { mcpNodeMiddleware, type McpRequest } from './node.ts';
 export type { McpAuthOptions } from './options.ts';
-export { mayCall, MAX_BATCH, toolDemand, type ToolDemand, type ToolScopes } from './tool-scopes.ts';
+export { mayCall, MAX_BATCH, MCP_CLIENT_METHODS, toolDemand, type ToolDemand, type ToolScopes } from './tool-scopes.ts';

@@ -11,7 +11,7 @@ import type { ChallengeContext } from './challenge.ts';
 import { invalidMcpOptions } from './errors.ts';
 import { createJwksCache, type JwksCache } from './jwks-cache.ts';
 import { metadataPaths, metadataUrl, type ProtectedResourceMetadata } from './metadata.ts';
-import { compileToolTable, tableScopes, type ToolScopes, type ToolTable } from './tool-scopes.ts';
+import { compileMethods, compileToolTable, tableScopes, type ToolScopes, type ToolTable } from './tool-scopes.ts';
 
 export interface McpAuthOptions {
   /** This MCP endpoint's URL, its RFC 8707 resource identifier: tokens' `aud` must name it. */
@@ -22,6 +22,11 @@ export interface McpAuthOptions {
   jwksUri?: string;
   /** Tool name → scopes it needs. A tool not named here cannot be called. */
   tools: ToolScopes;
+  /**
+   * JSON-RPC methods this server handles beyond MCP's own (MCP_CLIENT_METHODS), exact names. Any
+   * other method is refused (METHOD_NOT_ALLOWED).
+   */
+  allowMethods?: readonly string[];
   /** Show callers only the tools they may call in `tools/list` answers (default false). */
   filterToolsList?: boolean;
   /** `scopes_supported` of the metadata (default: every scope of `tools`). */
@@ -58,6 +63,7 @@ export interface McpAuthState {
   resourceUrl: URL;
   issuer: string;
   tools: ToolTable;
+  methods: ReadonlySet<string>;
   filterToolsList: boolean;
   requireDpop: boolean;
   jwks: JwksCache;
@@ -127,6 +133,7 @@ export function mcpStateFor(options: McpAuthOptions): McpAuthState {
     resourceUrl,
     issuer: options.authorizationServer,
     tools,
+    methods: compileMethods(options.allowMethods),
     filterToolsList: options.filterToolsList === true,
     requireDpop: options.requireDpop === true,
     jwks: createJwksCache({
