@@ -117,6 +117,11 @@ export interface ApiErrorOptions {
   agentDid?: string;
   /** false: do not audit this refusal (repeated 429s). */
   audit?: boolean;
+  /**
+   * The audit event of an answer that is not a refusal though it is not a 2xx: a repeated revoke
+   * (409 CREDENTIAL_ALREADY_REVOKED) is an idempotent outcome for clients, recorded as what it is.
+   */
+  auditEvent?: string;
   cause?: unknown;
 }
 
@@ -127,6 +132,7 @@ export class ApiError<C extends string = string> extends MandateError<C> {
   readonly headers: Record<string, string>;
   readonly agentDid: string | undefined;
   readonly audit: boolean;
+  readonly auditEvent: string | undefined;
 
   constructor(status: ContentfulStatusCode, code: C, message: string, options: ApiErrorOptions = {}) {
     super(code, message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -135,6 +141,7 @@ export class ApiError<C extends string = string> extends MandateError<C> {
     this.headers = options.headers ?? {};
     this.agentDid = options.agentDid;
     this.audit = options.audit ?? true;
+    this.auditEvent = options.auditEvent;
   }
 }
 
@@ -228,7 +235,8 @@ export function createErrorHandler(deps: ErrorHandlerDeps): ErrorHandler<IssuerE
       await safeAudit(deps, c, 'REQUEST_FAILED', apiError('INTERNAL_ERROR', 'internal error'));
       return send(c, apiError('INTERNAL_ERROR', 'internal error'));
     }
-    if (error.audit) await safeAudit(deps, c, error.status >= 500 ? 'REQUEST_FAILED' : 'REQUEST_REFUSED', error);
+    if (error.audit)
+      await safeAudit(deps, c, error.auditEvent ?? (error.status >= 500 ? 'REQUEST_FAILED' : 'REQUEST_REFUSED'), error);
     return send(c, error);
   };
 }

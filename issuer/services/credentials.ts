@@ -412,7 +412,11 @@ export async function revokeCredential(
     await applyToPredecessors(run, record, REVOKE);
     await revokeRestOfAgent(run, record);
     if (action.changed.length === 0)
-      throw apiError('CREDENTIAL_ALREADY_REVOKED', `${record.id} is already revoked`, { agentDid: record.subjectDid });
+      throw apiError('CREDENTIAL_ALREADY_REVOKED', `${record.id} is already revoked`, {
+        agentDid: record.subjectDid,
+        // Clients treat a repeat as success (IssuerClient.revoke: alreadyRevoked): not a refusal.
+        auditEvent: 'CREDENTIAL_REVOKE_REPEATED',
+      });
   });
   return { ...credentialView(ctx, await getCredential(ctx, vcId)), changed: action.changed };
 }

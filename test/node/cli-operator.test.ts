@@ -478,6 +478,15 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
     ]);
     expect(again.code).toBe(EXIT.OK);
     expect(again.stdout).toMatch(/^Already revoked\./);
+    // An idempotent success for the CLI, recorded as what it is — not as a refusal.
+    const audit = (await issuer.call('/v1/audit?order=desc&limit=20', { admin: true })).json.records as {
+      event: string;
+      reason: string;
+      data: Record<string, unknown>;
+    }[];
+    const repeat = audit.find((r) => r.reason === 'CREDENTIAL_ALREADY_REVOKED');
+    expect(repeat).toMatchObject({ event: 'CREDENTIAL_REVOKE_REPEATED' });
+    expect(audit.filter((r) => r.event === 'REQUEST_REFUSED' && r.reason === 'CREDENTIAL_ALREADY_REVOKED')).toEqual([]);
     exits(renewRevoked, EXIT.DENIED, '[CREDENTIAL_REVOKED, HTTP 409]');
     noSecret(list, show, issued, renewed, revoked, renewRevoked);
   });
