@@ -17,7 +17,7 @@ import { WRITER_LOCK } from '../../issuer/storage/postgres/locks.ts';
 import { createPostgresStores } from '../../issuer/storage/postgres/stores.ts';
 import type { IssuerStores } from '../../issuer/storage/stores.ts';
 import { describeStoreContract, statusList } from '../support/store-contract.ts';
-import { freshDatabase, type FreshDatabase } from '../support/servers.ts';
+import { backendPid, freshDatabase, untilWaitingOnLock, type FreshDatabase } from '../support/servers.ts';
 
 afterAll(async () => {
   await contractDatabase?.drop();
@@ -67,6 +67,9 @@ describeStoreContract('postgres', async () => {
   const db = await openPostgres({ url: schema.url, size: 10 });
   return {
     stores: createPostgresStores(db.pool),
+    // The writer transaction holds the writer lock (locks.ts) from its BEGIN: a call outside it
+    // waits for that lock in the server.
+    writerAwaited: () => untilWaitingOnLock(db.pool),
     close: async () => {
       await db.close();
       await schema.drop();
@@ -365,12 +368,16 @@ describe('the PostgreSQL audit store against an append function that breaks its 
  * `run` with the stores of one instance and a second connection of it, `racer` (released after),
  * as another instance holding rows in a transaction of its own.
  */
-async function withRacer(run: (stores: IssuerStores, racer: pg.PoolClient) => Promise<void>): Promise<void> {
+async function withRacer(
+  run: (stores: IssuerStores, racer: pg.PoolClient, untilBlocked: () => Promise<void>) => Promise<void>,
+): Promise<void> {
   const opened = await instances(1);
   const pool = (opened.dbs[0] as PostgresDb).pool;
   const racer = await pool.connect();
+  const pid = await backendPid(racer);
   try {
-    await run(createPostgresStores(pool), racer);
+    // Resolves once a statement of the stores waits for a lock the racer holds.
+    await run(createPostgresStores(pool), racer, () => untilWaitingOnLock(pool, pid));
   } finally {
     racer.release();
     await opened.close();
@@ -436,7 +443,7 @@ describe('postgres stores from two instances on one database', () => {
   });
 
   it('an entry whose key is recorded meanwhile outside the writer lock is left out and keeps no key; the others are placed', () =>
-    withRacer(async (stores, racer) => {
+    withRacer(async (stores, racer, untilBlocked) => {
       // As ReplayStore.remember does, without the writer lock: uncommitted, so the append's
       // check cannot see it, and its insert waits on the row.
       await racer.query('BEGIN');
@@ -447,7 +454,7 @@ describe('postgres stores from two instances on one database', () => {
       ];
       const entries = [1, 2].map((n) => ({ ...testEntry('x'), id: `a${n}` }));
       const append = stores.audit.appendEntries(entries, { at: T0, keys, generations: [] });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await untilBlocked();
       await racer.query('COMMIT');
       expect((await append).map((row) => row?.id)).toEqual(['a1', undefined]);
       expect((await stores.audit.list({ limit: 10 })).map((row) => row.id)).toEqual(['a1']);
@@ -455,7 +462,7 @@ describe('postgres stores from two instances on one database', () => {
     }));
 
   it('an append and a racer taking overlapping keys in opposite orders both go on (keys taken in key order: no deadlock)', () =>
-    withRacer(async (stores, racer) => {
+    withRacer(async (stores, racer, untilBlocked) => {
       await racer.query('BEGIN');
       await racerTakes(racer, 'k1');
       // In batch order the append would take k2, then wait on k1 while holding k2, which the
@@ -466,7 +473,7 @@ describe('postgres stores from two instances on one database', () => {
       ];
       const entries = [1, 2].map((n) => ({ ...testEntry('x'), id: `d${n}` }));
       const append = stores.audit.appendEntries(entries, { at: T0, keys, generations: [] });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await untilBlocked();
       await racerTakes(racer, 'k2');
       await racer.query('COMMIT');
       expect(await append).toEqual([undefined, undefined]);
@@ -474,19 +481,19 @@ describe('postgres stores from two instances on one database', () => {
     }));
 
   it('a remember batch and a racer taking overlapping keys in opposite orders both go on', () =>
-    withRacer(async (stores, racer) => {
+    withRacer(async (stores, racer, untilBlocked) => {
       await racer.query('BEGIN');
       await racerTakes(racer, 'k1');
       // Asked in one event-loop turn: one statement, k2 before k1 in the batch.
       const remembered = Promise.all(['k2', 'k1', 'k3'].map((key) => stores.replay.remember(key, T0 + 60_000, T0)));
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await untilBlocked();
       await racerTakes(racer, 'k2');
       await racer.query('COMMIT');
       expect(await remembered).toEqual([false, false, true]);
     }));
 
   it('an entry whose read generation moves while its append waits for the writer lock is left out, its key freed', () =>
-    withRacer(async (stores, writer) => {
+    withRacer(async (stores, writer, untilBlocked) => {
       const generation = await stores.readGeneration.current();
       // A status-list change in flight on another instance: it holds the writer lock and has
       // moved the generation, not yet committed, so the append reads the old one until then.
@@ -498,7 +505,7 @@ describe('postgres stores from two instances on one database', () => {
         keys: [{ row: 0, key: 'kept-free', expiresAt: T0 + 60_000 }],
         generations: [{ row: 0, generation }],
       });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await untilBlocked();
       await writer.query('COMMIT');
       expect((await append).map((row) => row?.id)).toEqual([undefined, 'g2']);
       expect(await stores.replay.remember('kept-free', T0 + 60_000, T0)).toBe(true);

@@ -17,6 +17,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, chmodSync, chownSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { exited, freePort, waitFor } from './processes.ts';
 
@@ -178,4 +179,44 @@ async function adminQuery(serverUrl: string, sql: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/** What untilWaitingOnLock queries through: a pool, or a client outside any transaction. */
+export interface LockWatcher {
+  query(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+const LOCK_POLL_MS = 5;
+/** Under the tests' 30 s timeout, so a waiter that never comes is named rather than timed out. */
+const LOCK_WAIT_LIMIT_MS = 20_000;
+
+/**
+ * Resolves once another backend of the database `watcher` is connected to waits for a
+ * heavyweight lock (pg_stat_activity `wait_event_type = 'Lock'`: a row lock, an advisory lock) —
+ * one that the backend `holder` holds, by pg_blocking_pids, when a holder is given. The sure sign
+ * that a racing statement has reached the lock and waits, where a sleep only makes it likely.
+ * Polls every few ms; `watcher` must not be inside a transaction, where pg_stat_activity is read
+ * once. Throws when no backend has waited after LOCK_WAIT_LIMIT_MS.
+ */
+export async function untilWaitingOnLock(watcher: LockWatcher, holder?: number): Promise<void> {
+  const deadline = Date.now() + LOCK_WAIT_LIMIT_MS;
+  for (;;) {
+    const { rows } = await watcher.query(
+      `SELECT pid FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'
+          AND ($1::int IS NULL OR $1::int = ANY (pg_blocking_pids(pid)))
+        LIMIT 1`,
+      [holder ?? null],
+    );
+    if (rows.length > 0) return;
+    if (Date.now() > deadline)
+      throw new Error(`no backend waited for a lock${holder === undefined ? '' : ` held by backend ${holder}`}`);
+    await sleep(LOCK_POLL_MS);
+  }
+}
+
+/** The backend process id of `client`, for untilWaitingOnLock's `holder`. */
+export async function backendPid(client: LockWatcher): Promise<number> {
+  const { rows } = await client.query('SELECT pg_backend_pid() AS pid', []);
+  return (rows[0] as { pid: number }).pid;
 }

@@ -14,6 +14,7 @@ import { inject } from 'vitest';
 import { createDatabase, type FreshDatabase } from './postgres.ts';
 
 export type { FreshDatabase } from './postgres.ts';
+export { backendPid, untilWaitingOnLock } from './postgres.ts';
 
 /** The run's PostgreSQL server (its `postgres` database): create databases on it, do not write to it. */
 export function postgresServerUrl(): string {

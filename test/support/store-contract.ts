@@ -14,6 +14,11 @@ import type { NewEnrollmentToken } from '../../issuer/storage/tokens-store.ts';
 
 export interface StoresUnderTest {
   stores: IssuerStores;
+  /**
+   * Resolves once a call made outside an open writer transaction waits for it to end: the
+   * adapter's own sign that the call got as far as the writer's lock, so a test need not sleep.
+   */
+  writerAwaited(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -137,7 +142,10 @@ export function describeStoreContract(name: string, makeStores: () => Promise<St
     describeChallenges(() => s);
     describeReplay(() => s);
     describeStatusLists(() => s);
-    describeAudit(() => s);
+    describeAudit(
+      () => s,
+      () => opened.writerAwaited(),
+    );
     describeSmallStores(() => s);
     describeAgents(() => s);
     describeCredentials(() => s);
@@ -318,7 +326,7 @@ function describeStatusLists(get: Get): void {
   });
 }
 
-function describeAudit(get: Get): void {
+function describeAudit(get: Get, writerAwaited: () => Promise<void>): void {
   describe('audit', () => {
     it('appends a linear chain: a taken seq is refused, whoever read the same head', async () => {
       const s = get();
@@ -391,7 +399,7 @@ function describeAudit(get: Get): void {
         await s.transaction(async (tx) => {
           const [row] = linkAfter(await tx.audit.last(), [entryOf(`inside-${seq}`)]);
           outside = s.audit.appendEntries([entryOf(`outside-${seq}`)]);
-          await new Promise((resolve) => setTimeout(resolve, 50));
+          await writerAwaited();
           await tx.audit.append(row as AuditRow);
         });
         expect((await outside)?.[0]?.seq).toBe(2 * seq);
