@@ -3,6 +3,7 @@ import { api, enc, query, type ConsoleAgent, type AgentDetail, type AuditRecord,
 import { clientSecretSection } from './agent-secret.ts';
 import { auditTable } from './audit.ts';
 import { credentialActions } from './credentials.ts';
+import { domainsSection } from './domains.ts';
 import { facts, formatTime, fullId, h, replace, shortId, stateBadge, table } from './dom.ts';
 import { attempt, heading, loading, pretty } from './ui.ts';
 
@@ -128,7 +129,17 @@ function credentialsSection(detail: AgentDetail, errors: HTMLElement, reload: ()
   );
 }
 
-function delegationsSection(delegations: Credential[]): HTMLElement {
+/**
+ * A self-custody agent signs its delegations with its own key, in its own wallet: the issuer
+ * never sees them (docs/protocol.md §Delegated credential), so it can neither list nor revoke
+ * them one by one. Every such chain ends in the agent's credential, whose revocation ends them.
+ */
+const SELF_CUSTODY_DELEGATIONS =
+  'This is a self-custody agent: it signs its delegations itself, with its own key, and they are never sent to this issuer. ' +
+  'They are not held here, so none is listed and none can be revoked here one by one. ' +
+  'Revoking or suspending this agent’s credential ends every one of them: each delegation chain ends in it.';
+
+function delegationsSection(delegations: Credential[], custody: AgentDetail['custody']): HTMLElement {
   const rows = delegations.map((c) => [
     shortId(c.vcId, 20),
     agentLink(c.subjectDid),
@@ -140,6 +151,7 @@ function delegationsSection(delegations: Credential[]): HTMLElement {
     'section',
     { 'aria-labelledby': 'h-dels' },
     h('h2', { id: 'h-dels' }, 'Delegations signed'),
+    custody === 'self' ? h('p', { class: 'notice', id: 'self-custody-delegations' }, SELF_CUSTODY_DELEGATIONS) : null,
     table(
       'Delegations',
       ['Credential', 'Delegatee', 'State', 'Issued', 'Valid until'],
@@ -192,9 +204,10 @@ export function renderAgent(root: HTMLElement, did: string): void {
         ['Domains', (detail.domains ?? []).join(' ') || '—'],
         ['Created', formatTime(detail.createdAt)],
       ]),
+      domainsSection(detail.domains),
       credentialsSection(detail, errors, load),
       detail.custody === 'server' ? clientSecretSection(did, errors) : null,
-      delegationsSection(delegations),
+      delegationsSection(delegations, detail.custody),
       h(
         'section',
         { 'aria-labelledby': 'h-doc' },

@@ -5,6 +5,7 @@
  */
 import { api, query, type EnrollmentToken, type TokenState } from './api.ts';
 import { field, formatTime, h, replace, shortId, stateBadge, table } from './dom.ts';
+import { DOMAINS_HINT } from './domains.ts';
 import { announce, attempt, heading, loading, sourceButton } from './ui.ts';
 
 const words = (value: string): string[] => value.split(/[\s,]+/).filter((w) => w !== '');
@@ -158,7 +159,7 @@ function mintForm(mintedSlot: HTMLElement, reload: () => Promise<void>): HTMLEle
     h('h2', {}, 'Mint an enrollment token'),
     field('Scopes', scopes, 'Space- or comma-separated, e.g. files:read files:write'),
     field('Maximum delegation depth', depth, '0 = the agent may not delegate'),
-    field('Domains', domains, 'Services the agent may present to, space-separated'),
+    field('Domains', domains, DOMAINS_HINT),
     field('Token lifetime (seconds)', ttl, '10 s to 7 days; default 15 minutes'),
     errors,
     h('button', { type: 'submit' }, 'Mint token'),

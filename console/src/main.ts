@@ -35,6 +35,7 @@ function renderSignIn(notice?: string): void {
     spellcheck: 'false',
   });
   key.id = 'admin-key';
+  key.setAttribute('aria-describedby', 'admin-key-hint');
   const errors = h('div');
   const signIn = async (event: Event) => {
     event.preventDefault();
@@ -62,7 +63,15 @@ function renderSignIn(notice?: string): void {
           { class: 'field' },
           h('label', { for: 'admin-key' }, 'Admin API key'),
           key,
-          h('small', {}, 'SERVICE_ADMIN_API_KEY. Kept in this tab only, until you sign out or close it.'),
+          h(
+            'small',
+            { id: 'admin-key-hint' },
+            'SERVICE_ADMIN_API_KEY. A development issuer (npm start) generates it on first start and keeps it in ',
+            h('code', {}, 'data/issuer-secrets.json'),
+            ' (member ',
+            h('code', {}, 'adminApiKey'),
+            '), beside its database. Kept in this tab only, until you sign out or close it.',
+          ),
         ),
         errors,
         h('button', { type: 'submit' }, 'Sign in'),

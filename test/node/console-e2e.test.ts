@@ -15,7 +15,14 @@ import { createProof } from '../../wallet/crypto/data-integrity.ts';
 import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
 import { createConsent } from '../../wallet/vc/grant.ts';
 import { didKeyIdentity } from '../../wallet/vc/identity.ts';
-import { onboardServerAgent, startTestIssuer, TEST_ADMIN_KEY, type TestIssuer } from '../support/issuer.ts';
+import {
+  mintToken,
+  onboardSelfAgent,
+  onboardServerAgent,
+  startTestIssuer,
+  TEST_ADMIN_KEY,
+  type TestIssuer,
+} from '../support/issuer.ts';
 
 const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -113,6 +120,13 @@ describe('operator console', () => {
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
   });
 
+  it('says where a development issuer keeps the admin key', async () => {
+    const hint = page.locator('#admin-key-hint');
+    expect(await page.getByLabel('Admin API key').getAttribute('aria-describedby')).toBe('admin-key-hint');
+    expect(await hint.textContent()).toContain('data/issuer-secrets.json');
+    expect(await hint.textContent()).toContain('adminApiKey');
+  });
+
   it('signs in with the admin key, keeping it out of the URL and the page', async () => {
     expected = [/status of 401/];
     await page.getByLabel('Admin API key').fill('not-the-admin-key');
@@ -134,6 +148,10 @@ describe('operator console', () => {
     await page.getByLabel('Scopes').fill('files:read files:write');
     await page.getByLabel('Maximum delegation depth').fill('1');
     await page.getByLabel('Domains').fill('files.example.com');
+    // The rule of docs/protocol.md §Where authority applies, next to the field.
+    expect(await page.locator('#f-domains-hint').textContent()).toContain(
+      'covers every https URI at exactly that host and port',
+    );
     await page.getByLabel('Token lifetime (seconds)').fill('900');
     await expectLabelledControls();
     await page.getByRole('button', { name: 'Mint token' }).click();
@@ -188,6 +206,52 @@ describe('operator console', () => {
     await expect
       .poll(() => page.locator('section', { hasText: 'Recent audit events' }).textContent())
       .toContain('AGENT_ENROLLED');
+  });
+
+  it("says where the agent's authority applies, and checks a resource URI by the verifiers' rule", async () => {
+    const section = page.locator('section', {
+      has: page.getByRole('heading', { name: 'Where this authority applies' }),
+    });
+    expect(await section.textContent()).toContain('Domains: files.example.com');
+    expect(await section.textContent()).toContain('no subdomain');
+    const answer = page.locator('#coverage-answer');
+    const check = async (target: string) => {
+      await page.getByLabel('Resource URI').fill(target);
+      await section.getByRole('button', { name: 'Check', exact: true }).click();
+    };
+    await check('https://files.example.com/mcp');
+    await expect.poll(() => answer.textContent()).toBe('Covered by files.example.com.');
+    for (const outside of [
+      'https://sub.files.example.com/mcp',
+      'http://files.example.com/mcp',
+      'https://files.example.com:8443/mcp',
+    ]) {
+      await check(outside);
+      await expect.poll(() => answer.textContent()).toContain(`Not covered: no entry covers ${outside}`);
+    }
+    // A server-custody agent's delegations are signed here: no self-custody note.
+    expect(await page.locator('#self-custody-delegations').count()).toBe(0);
+  });
+
+  it("explains that a self-custody agent's delegations are not held by the issuer", async () => {
+    const self = await onboardSelfAgent(
+      issuer,
+      didKeyIdentity(seedSigner(generateSeed())),
+      await mintToken(issuer, { requestedDomains: ['https://files.example.com/mcp'] }),
+    );
+    await page.evaluate((did) => (location.hash = `#/agents/${encodeURIComponent(did)}`), self.agentDid);
+    await expect.poll(() => page.locator('dl.facts').textContent()).toContain(self.agentDid);
+    const note = page.locator('#self-custody-delegations');
+    await expect.poll(() => note.textContent()).toContain('never sent to this issuer');
+    expect(await note.textContent()).toContain('not held here');
+    expect(await note.textContent()).toContain('Revoking or suspending this agent’s credential ends every one of them');
+    // A URI entry covers that URI alone.
+    await page.getByLabel('Resource URI').fill('https://files.example.com/mcp/tools');
+    await page.getByRole('button', { name: 'Check', exact: true }).click();
+    await expect.poll(() => page.locator('#coverage-answer').textContent()).toContain('Not covered');
+    await page.evaluate((did) => (location.hash = `#/agents/${encodeURIComponent(did)}`), agent.agentDid);
+    await expect.poll(() => page.locator('dl.facts').textContent()).toContain(agent.agentDid);
+    await expect.poll(() => page.getByRole('heading', { name: 'Credentials' }).isVisible()).toBe(true);
   });
 
   it("shows consents naming the agent as reports, apart from the agent's own history", async () => {
