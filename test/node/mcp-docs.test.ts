@@ -1,13 +1,17 @@
 // docs/mcp.md promises a status and an OAuth `error` for every reason the MCP resource server
 // gives; this keeps that table true against MCP_AUTH_REASONS and the answers refusal() builds,
-// and type-checks the page's fifteen-line example against the current API and the MCP SDK.
+// and type-checks the page's fifteen-line example against the current API and the MCP SDK; and
+// it serves README's "Use with MCP" example and calls it twice (one transport per request).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { MCP_AUTH_REASONS, type McpAuthReason } from '../../verifier-worker/index.ts';
 import { refusal } from '../../verifier-worker/mcp/challenge.ts';
+import { startTokenServer } from '../support/mcp.ts';
 
 const doc = readFileSync(new URL('../../docs/mcp.md', import.meta.url), 'utf8');
 const section = doc.slice(doc.indexOf('## Errors'), doc.indexOf('## Replay store'));
@@ -68,6 +72,55 @@ describe('docs/mcp.md fifteen-line example', () => {
         .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
       expect(messages).toEqual([]);
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe("README's Use with MCP example", () => {
+  it('serves one request after another behind mcpAuth, each tool call seeing its agent', async () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const match = /<!-- example: readme-mcp[^>]*-->\s*\n```ts\n([\s\S]*?)\n```/.exec(readme);
+    expect(match).not.toBeNull();
+    const issuer = await startTokenServer();
+    const here = dirname(fileURLToPath(import.meta.url));
+    const dir = mkdtempSync(join(here, '.tmp-docs-readme-'));
+    const verifier = relative(dir, join(here, '..', '..', 'verifier-worker', 'index.ts'))
+      .split('\\')
+      .join('/');
+    const file = join(dir, 'readme-mcp.ts');
+    // Only the issuer's URL changes (its JWKS must be reachable); the resource stays as written.
+    writeFileSync(
+      file,
+      match![1]!
+        .replaceAll("from 'mandate/verifier'", `from '${verifier}'`)
+        .replaceAll("'https://issuer.example.com'", `'${issuer.url}'`),
+    );
+    const { app } = (await import(file)) as { app: Hono };
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+    try {
+      await new Promise((resolve) => server.once('listening', resolve));
+      const { port } = server.address() as { port: number };
+      for (const [id, agent] of [
+        [1, 'did:example:first'],
+        [2, 'did:example:second'],
+      ] as const) {
+        const token = await issuer.mint({ aud: 'https://calendar.example.com/mcp', sub: agent, client_id: agent });
+        const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'read_calendar' } }),
+        });
+        expect(response.status).toBe(200);
+        expect(await response.json()).toMatchObject({ id, result: { content: [{ text: `hello ${agent}` }] } });
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      await issuer.close();
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
