@@ -373,6 +373,27 @@ describe('refusals: RFC 6749 §5.2 bodies with the Mandate reason, each audited'
     expect(JSON.stringify(audit)).not.toContain(forged.split('.')[2]);
   });
 
+  it('every refusal names the client the request claimed (client_id, Basic user, assertion iss), never its secret', async () => {
+    const secret = 'mandate_cs_not-a-real-secret';
+    const cases: [Record<string, string | string[]>, Record<string, string>, string][] = [
+      [{ ...(await ccForm()), resource: 'not a uri' }, {}, 'RESOURCE_INVALID'],
+      [{ ...(await ccForm()), scope: ['files:read', 'files:write'] }, {}, 'OAUTH_REQUEST_INVALID'],
+      [
+        { grant_type: 'password', resource: RESOURCE },
+        { authorization: `Basic ${Buffer.from(`${agent.did}:${secret}`).toString('base64')}` },
+        'GRANT_TYPE_UNSUPPORTED',
+      ],
+      [{ ...(await ccForm()), client_id: '' }, { dpop: 'not-a-proof' }, 'DPOP_PROOF_INVALID'],
+    ];
+    for (const [form, headers, reason] of cases) {
+      const res = await tokenRequest(issuer, form, headers);
+      expect(res.json.mandate_reason).toBe(reason);
+      const audit = await latestAudit('OAUTH_TOKEN_REFUSED');
+      expect(audit).toMatchObject({ reason, data: { claimedClient: agent.did } });
+      expect(JSON.stringify(audit)).not.toContain(secret);
+    }
+  });
+
   it('a client DID deactivated here → invalid_client / DID_DEACTIVATED', async () => {
     const seed = generateSeed();
     const hosted = await issuer.call('/v1/dids', {

@@ -15,9 +15,11 @@
  * 8. the access token (access-tokens.ts), recorded for introspection.
  *
  * Audit: OAUTH_TOKEN_ISSUED or OAUTH_TOKEN_REFUSED (reason = the Mandate reason), with the
- * agent, its delegators, the scopes, the resource, the grant, the token's jti and type —
- * never the token, the assertion or the presentation.
+ * agent, its delegators, the scopes, the resource, the grant, the token's jti and type; a
+ * refusal also names the client the request claimed to be (`claimedClient`) — never the
+ * token, the secret, the assertion or the presentation.
  */
+import { decodeJwt } from 'jose';
 import type { JsonObject } from '../../../wallet/crypto/json-value.ts';
 import { createVerifiedCredentialCache } from '../../../wallet/vc/credential-cache.ts';
 import { domainsCover } from '../../../wallet/vc/domains.ts';
@@ -146,7 +148,38 @@ function auditData(attempt: Attempt, extra: JsonObject): JsonObject {
   };
 }
 
-async function recordRefusal(ctx: IssuerContext, actor: string, attempt: Attempt, error: OAuthRefusal): Promise<void> {
+/**
+ * The client a request claims to be, whether or not it authenticated: `client_id`, the Basic
+ * user name, or the client assertion's unverified `iss` — so an operator can follow failed
+ * logins. Never the secret, the assertion or the presentation.
+ */
+function claimedClientOf(request: TokenEndpointRequest): string | undefined {
+  const id = request.form.get('client_id');
+  if (id !== null && id !== '') return id;
+  try {
+    const basic = basicCredentials(request.authorization);
+    if (basic !== undefined) return basic.clientId;
+  } catch {
+    // Basic credentials without a secret part: nothing to name.
+  }
+  const assertion = request.form.get('client_assertion');
+  if (assertion === null) return undefined;
+  try {
+    const iss = decodeJwt(assertion).iss;
+    return typeof iss === 'string' ? iss : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function recordRefusal(
+  ctx: IssuerContext,
+  request: TokenEndpointRequest,
+  attempt: Attempt,
+  error: OAuthRefusal,
+): Promise<void> {
+  const actor = request.actor;
+  const claimedClient = error.claimedClient ?? claimedClientOf(request);
   const agentDid = attempt.authority?.agentDid ?? error.agentDid;
   await ctx.audit.record({
     event: 'OAUTH_TOKEN_REFUSED',
@@ -156,7 +189,7 @@ async function recordRefusal(ctx: IssuerContext, actor: string, attempt: Attempt
     data: auditData(attempt, {
       error: error.error,
       message: clipText(error.message, 300),
-      ...(error.claimedClient === undefined ? {} : { claimedClient: clipText(error.claimedClient, 256) }),
+      ...(claimedClient === undefined ? {} : { claimedClient: clipText(claimedClient, 256) }),
     }),
   });
 }
@@ -260,7 +293,7 @@ export function createTokenEndpoint(ctx: IssuerContext, sessions: SessionTokenIs
         return await issue(request, attempt);
       } catch (error) {
         if (!(error instanceof OAuthRefusal)) throw error;
-        await recordRefusal(ctx, request.actor, attempt, error);
+        await recordRefusal(ctx, request, attempt, error);
         return refusalAnswer(error, request.authorization, nonceHeader());
       }
     },
