@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { discoverAuthorizationServerMetadata, fetchToken } from '@modelcontextprotocol/sdk/client/auth.js';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Hono } from 'hono';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../issuer/config.ts';
 import { openDatabase } from '../../issuer/storage/db.ts';
 import { bytesToBase64url } from '../../wallet/crypto/base64url.ts';
@@ -72,6 +73,8 @@ const RUN_HERE: Record<string, readonly string[]> = {
     'verifier-send-presentation',
     'verifier-hono',
     'verifier-express',
+    'verifier-node-http',
+    'verifier-redis-replay',
   ],
   'docs/wallet.md': ['wallet-self-custody', 'wallet-server-custody', 'wallet-delegation', 'wallet-session-token'],
 };
@@ -339,6 +342,43 @@ describe('docs/verifier.md', () => {
     const res = await app.request('https://files.example.com/files/1');
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^VP /);
+  });
+
+  it('the node:http server does the same', async () => {
+    // The page listens on 8080; here the OS picks a free port.
+    const code = snippet('docs/verifier.md', 'verifier-node-http').replace('server.listen(8080)', 'server.listen(0)');
+    expect(code).toContain('server.listen(0)');
+    const { server } = (await runSnippet(code, {
+      options: { trustedIssuers: [platform.did], target: 'files.example.com', requiredScopes: ['files:read'] },
+    })) as { server: Server };
+    try {
+      if (!server.listening) await new Promise((resolve) => server.once('listening', resolve));
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/files/1`);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^VP /);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('the shared Redis replay cache records a use once, on a real Redis', async () => {
+    process.env.REDIS_URL = inject('redisUrl');
+    const app = new Hono();
+    const { redis, replayCache } = (await runSnippet(snippet('docs/verifier.md', 'verifier-redis-replay'), {
+      app,
+      options: { trustedIssuers: [platform.did], target: 'files.example.com' },
+    })) as {
+      redis: { quit(): Promise<unknown> };
+      replayCache: { remember(key: string, expiresAt: number): Promise<boolean> };
+    };
+    try {
+      const key = `docs-${crypto.randomUUID()}`;
+      expect(await replayCache.remember(key, Date.now() + 60_000)).toBe(true);
+      expect(await replayCache.remember(key, Date.now() + 60_000)).toBe(false);
+      expect((await app.request('https://files.example.com/files/1')).status).toBe(401);
+    } finally {
+      await redis.quit();
+    }
   });
 
   it('the Express app does the same', async () => {
