@@ -27,7 +27,8 @@ export const tokenCommands: readonly CommandSpec[] = [
         type: 'string',
         multiple: true,
         value: 'domain',
-        description: 'a service domain the credential is bound to; at least one',
+        description:
+          'where the credential applies: a host (every https URI at exactly that host and port) or one resource URI; at least one',
       },
       'max-depth': { type: 'string', value: 'n', description: 'how deep the agent may delegate (0–16, default 0)' },
       ttl: { type: 'string', value: 'seconds', description: 'token lifetime (10–604800, default 900)' },

@@ -80,7 +80,12 @@ export const vcCommands: readonly CommandSpec[] = [
       subject: { type: 'string', value: 'did', description: "the agent's DID (required)" },
       scope: { type: 'string', multiple: true, value: 'scope', description: 'a privilege scope; at least one' },
       depth: { type: 'string', value: 'n', description: 'delegation depth (0–16, default 0)' },
-      domain: { type: 'string', multiple: true, value: 'domain', description: 'a service domain' },
+      domain: {
+        type: 'string',
+        multiple: true,
+        value: 'domain',
+        description: 'where it applies: a host (every https URI at that host and port) or one resource URI',
+      },
       validity: { type: 'string', value: 'seconds', description: 'validity period' },
     },
     async run(ctx) {

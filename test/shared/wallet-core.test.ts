@@ -195,6 +195,31 @@ describe('Wallet: presenting', () => {
   });
 });
 
+describe('Wallet: where authority applies (docs/protocol.md)', () => {
+  const MCP = 'https://files.example.com/mcp';
+
+  it('presents a credential limited to a host at a resource URI on it, and delegates that URI alone', async () => {
+    const a = await openWallet();
+    const b = await openWallet();
+    const { issuer } = await rootFor(a);
+    const vp = await a.present({ target: MCP, challenge: 'n-uri' });
+    expect(vp.proof?.domain).toBe(MCP);
+    const options = { trustedIssuers: [issuer.did], expectedDomain: MCP, resolver };
+    expect((await verifyPresentation(vp, { ...options, expectedChallenge: 'n-uri' })).valid).toBe(true);
+    for (const target of ['https://sub.files.example.com/mcp', 'http://files.example.com/mcp'])
+      await expect(a.present({ target, challenge: 'n' })).rejects.toEqual(code('NO_MATCHING_CREDENTIAL'));
+    // Host → a URI at it narrows; B then holds that URI only.
+    const { chain } = await a.delegate({ to: b.did, scopes: ['files:read'], domains: [MCP], lifetimeSeconds: 3600 });
+    await b.addCredentials(chain);
+    const delegated = await b.present({ target: MCP, challenge: 'n-b' });
+    expect((await verifyPresentation(delegated, { ...options, expectedChallenge: 'n-b' })).valid).toBe(true);
+    await expect(b.present({ target: FILES, challenge: 'n' })).rejects.toEqual(code('NO_MATCHING_CREDENTIAL'));
+    await expect(b.present({ target: 'https://files.example.com/other', challenge: 'n' })).rejects.toEqual(
+      code('NO_MATCHING_CREDENTIAL'),
+    );
+  });
+});
+
 describe('Wallet: self-custody delegation', () => {
   it('A delegates files:read to B; B stores the chain and presents it; the verifier accepts it with B as the agent', async () => {
     const a = await openWallet();
