@@ -67,12 +67,16 @@ async function tokenCaller(
     maxTokenLength: MAX_TOKEN_LENGTH,
     now: state.now,
   });
+  if (verified.jkt !== undefined) await checkDpop(state, request, scheme, token, verified.jkt);
+  else if (scheme === 'DPoP' || state.requireDpop)
+    throw new McpAuthError('DPOP_PROOF_MISSING', 'this resource needs a DPoP-bound token (RFC 9449 §7.1)');
+  // Last, as it costs a round trip: the issuer's word that the token was not revoked since.
+  await state.introspector?.assertActive(token, verified.jti, verified.expiresAt);
+  return verified;
+}
+
+async function checkDpop(state: McpAuthState, request: Request, scheme: AuthScheme, token: string, jkt: string) {
   const proof = request.headers.get('dpop');
-  if (verified.jkt === undefined) {
-    if (scheme === 'DPoP' || state.requireDpop)
-      throw new McpAuthError('DPOP_PROOF_MISSING', 'this resource needs a DPoP-bound token (RFC 9449 §7.1)');
-    return verified;
-  }
   if (scheme !== 'DPoP' || proof === null)
     throw new McpAuthError(
       'DPOP_PROOF_MISSING',
@@ -86,13 +90,12 @@ async function tokenCaller(
     // proxy that rewrote scheme, host and port) with the path it asked for.
     url: `${state.resourceUrl.origin}${new URL(request.url).pathname}`,
     accessToken: token,
-    jkt: verified.jkt,
+    jkt,
     replayCache: state.replayCache,
     maxAgeSec: state.dpopMaxAgeSec,
     clockSkewSec: state.clockSkewSec,
     now: state.now,
   });
-  return verified;
 }
 
 function tokenAuthorization(state: McpAuthState, token: AccessToken): { caller: McpCaller; authInfo: McpAuthInfo } {

@@ -28,6 +28,7 @@ const INVALID_TOKEN: readonly McpAuthReason[] = [
   'TOKEN_EXPIRED',
   'TOKEN_NOT_YET_VALID',
   'TOKEN_CLAIM_INVALID',
+  'TOKEN_INACTIVE',
   'DPOP_PROOF_MISSING',
   'DPOP_BINDING_MISMATCH',
 ];
@@ -110,7 +111,7 @@ export function forbidden(
 
 /** The answer to a refusal with `reason` (the 403s have their own builder: they carry a scope). */
 export function refusal(reason: McpAuthReason, message: string, context: ChallengeContext): Response {
-  if (reason === 'JWKS_UNAVAILABLE')
+  if (reason === 'JWKS_UNAVAILABLE' || reason === 'INTROSPECTION_UNAVAILABLE')
     return json(503, { error: 'temporarily_unavailable', error_description: message, reason }, { 'retry-after': '30' });
   if (reason === 'BODY_TOO_LARGE' || reason === 'BODY_MALFORMED' || reason === 'METHOD_NOT_ALLOWED') {
     // A JSON-RPC error the MCP client can read (JSON-RPC 2.0 §5.1: -32700 parse error, -32600

@@ -27,8 +27,12 @@ export const MCP_AUTH_REASONS = [
   'TOKEN_NOT_YET_VALID',
   /** A required claim (`sub`, `client_id`, `jti`, `iat`, `exp`) is missing or wrong, or the lifetime is too long. */
   'TOKEN_CLAIM_INVALID',
+  /** The issuer's introspection answered `active: false` (revoked, suspended; option `introspection`). */
+  'TOKEN_INACTIVE',
   /** The issuer's JWKS could not be fetched (network, status, not a key set). */
   'JWKS_UNAVAILABLE',
+  /** The issuer's introspection endpoint could not answer (network, status, not RFC 7662 JSON): fail closed. */
+  'INTROSPECTION_UNAVAILABLE',
   /** A DPoP-bound token (`cnf.jkt`) came without a DPoP proof, or with the Bearer scheme (RFC 9449 §7.1). */
   'DPOP_PROOF_MISSING',
   /** The DPoP proof fails a check of RFC 9449 §4.3 (typ, alg, jwk, signature, htm, htu, iat, ath). */

@@ -21,6 +21,11 @@ export {
   type JwksCache,
   type JwksCacheOptions,
 } from './jwks-cache.ts';
+export {
+  DEFAULT_INTROSPECTION_TTL_SEC,
+  MAX_INTROSPECTION_TTL_SEC,
+  type McpIntrospectionOptions,
+} from './introspection.ts';
 export { filterToolsListResponse } from './list-filter.ts';
 export { metadataUrl, PROTECTED_RESOURCE_WELL_KNOWN, type ProtectedResourceMetadata } from './metadata.ts';
 export { mcpNodeMiddleware, type McpRequest } from './node.ts';

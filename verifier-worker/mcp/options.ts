@@ -9,6 +9,13 @@ import { createReplayCache, type ReplayCache } from '../../wallet/vc/replay-cach
 import { prepareVerifier, type VerifyRequestOptions } from '../request.ts';
 import type { ChallengeContext } from './challenge.ts';
 import { invalidMcpOptions } from './errors.ts';
+import {
+  createIntrospector,
+  DEFAULT_INTROSPECTION_TTL_SEC,
+  MAX_INTROSPECTION_TTL_SEC,
+  type Introspector,
+  type McpIntrospectionOptions,
+} from './introspection.ts';
 import { createJwksCache, type JwksCache } from './jwks-cache.ts';
 import { metadataPaths, metadataUrl, type ProtectedResourceMetadata } from './metadata.ts';
 import { compileMethods, compileToolTable, tableScopes, type ToolScopes, type ToolTable } from './tool-scopes.ts';
@@ -50,6 +57,11 @@ export interface McpAuthOptions {
   jwksCooldownMs?: number;
   /** fetch for the JWKS (default: global fetch). */
   fetch?: FetchLike;
+  /**
+   * Ask the issuer (RFC 7662) whether each token is still active, answers kept `cacheTtlSec`
+   * (≤ 30 s): the revocation bound becomes that, instead of the token's lifetime + clockSkewSec.
+   */
+  introspection?: McpIntrospectionOptions;
   /** Also accept Mandate presentations (`Authorization: VP …`), verified with these options. */
   presentations?: VerifyRequestOptions;
   resourceName?: string;
@@ -68,6 +80,7 @@ export interface McpAuthState {
   requireDpop: boolean;
   jwks: JwksCache;
   replayCache: ReplayCache;
+  introspector: Introspector | undefined;
   dpopMaxAgeSec: number;
   clockSkewSec: number;
   maxTokenLifetimeSec: number;
@@ -113,6 +126,23 @@ function metadataOf(options: McpAuthOptions, scopes: string[]): ProtectedResourc
   };
 }
 
+function introspectorFor(options: McpAuthOptions, now: () => number): Introspector | undefined {
+  const given: unknown = options.introspection;
+  if (given === undefined) return undefined;
+  if (typeof given !== 'object' || given === null) invalidMcpOptions('introspection must be an object');
+  const { endpoint, key, cacheTtlSec } = given as Partial<McpIntrospectionOptions>;
+  if (typeof key !== 'string' || key.length === 0)
+    invalidMcpOptions('introspection.key must be the resource server key (SERVICE_INTROSPECTION_KEYS)');
+  const ttl = positive(cacheTtlSec, DEFAULT_INTROSPECTION_TTL_SEC, 'introspection.cacheTtlSec');
+  if (ttl > MAX_INTROSPECTION_TTL_SEC)
+    invalidMcpOptions(`introspection.cacheTtlSec must be at most ${MAX_INTROSPECTION_TTL_SEC}`);
+  const url = httpUrl(
+    endpoint ?? `${options.authorizationServer.replace(/\/$/, '')}/v1/sessions/introspect`,
+    'introspection.endpoint',
+  );
+  return createIntrospector({ endpoint: url.href, key, cacheTtlSec: ttl }, options.fetch, now);
+}
+
 /** Validates `options` and builds their state, once per options object. */
 export function mcpStateFor(options: McpAuthOptions): McpAuthState {
   const known = states.get(options);
@@ -144,6 +174,7 @@ export function mcpStateFor(options: McpAuthOptions): McpAuthState {
       cooldownMs: positive(options.jwksCooldownMs, 30_000, 'jwksCooldownMs'),
     }),
     replayCache: options.replayCache ?? createReplayCache({ now }),
+    introspector: introspectorFor(options, now),
     dpopMaxAgeSec: positive(options.dpopMaxAgeSec, 300, 'dpopMaxAgeSec'),
     clockSkewSec: positive(options.clockSkewSec, 60, 'clockSkewSec'),
     maxTokenLifetimeSec: positive(options.maxTokenLifetimeSec, 3600, 'maxTokenLifetimeSec'),
