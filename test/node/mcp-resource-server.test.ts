@@ -7,7 +7,8 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import {
   discoverOAuthProtectedResourceMetadata,
@@ -60,9 +61,14 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
   });
 }
 
-async function sdkClient(url: string, provider?: ClientCredentialsProvider): Promise<Client> {
+async function sdkClient(url: string, provider?: ClientCredentialsProvider, fetch?: FetchLike): Promise<Client> {
   const client = new Client({ name: 'test-agent', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), provider ? { authProvider: provider } : {}));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      ...(provider ? { authProvider: provider } : {}),
+      ...(fetch ? { fetch } : {}),
+    }),
+  );
   return client;
 }
 
@@ -127,9 +133,34 @@ describe('the official SDK client', () => {
   });
 
   it('is stepped up (403 insufficient_scope with the scope) for a tool needing more', async () => {
-    const client = await sdkClient(`${hono.url}/mcp`, provider());
-    await expect(client.callTool({ name: 'send_mail', arguments: {} })).rejects.toThrow(/403|insufficient|scope/i);
+    // What the SDK's requests got: the MCP endpoint's refusals, and each token request's scope.
+    const refusals: { status: number; reason: unknown; error?: string; scope?: string }[] = [];
+    const tokenScopes: (string | null)[] = [];
+    const recording: FetchLike = async (url, init) => {
+      const response = await fetch(url, init);
+      if (init?.body instanceof URLSearchParams && init.body.get('grant_type') === 'client_credentials')
+        tokenScopes.push(init.body.get('scope'));
+      else if (String(url) === `${hono.url}/mcp` && !response.ok) {
+        const { error, scope } = extractWWWAuthenticateParams(response);
+        const { reason } = (await response.clone().json()) as { reason: unknown };
+        refusals.push({ status: response.status, reason, error, scope });
+      }
+      return response;
+    };
+    const client = await sdkClient(`${hono.url}/mcp`, provider(), recording);
+    // Connecting took the 401 → token flow (the test above); from here on, the call alone.
+    refusals.length = tokenScopes.length = 0;
+    const error = await client.callTool({ name: 'send_mail', arguments: {} }).catch((e: unknown) => e);
     await client.close();
+    // The token server grants this agent calendar:read only: the token the SDK gets on the
+    // step-up is refused again, and the SDK gives up with the 403.
+    expect(error).toBeInstanceOf(StreamableHTTPError);
+    expect((error as StreamableHTTPError).code).toBe(403);
+    const refused = { status: 403, reason: 'INSUFFICIENT_SCOPE', error: 'insufficient_scope', scope: 'mail:send' };
+    expect(refusals).toEqual([refused, refused]);
+    // The challenge's insufficient_scope made the SDK fetch a token once more before retrying
+    // (its ClientCredentialsProvider asks for the scope it was configured with, none here).
+    expect(tokenScopes).toEqual([null]);
   });
 });
 
