@@ -47,12 +47,9 @@ const sh = promisify(execFile);
 /** Blocks in a language a reader runs. */
 const RUNNABLE_LANGS = new Set(['ts', 'tsx', 'js', 'javascript', 'typescript', 'sh', 'bash', 'shell']);
 
-/**
- * Blocks another part of this work owns (the MCP middleware's pages): test/node/mcp-docs.test.ts
- * and the MCP tests run them.
- */
+/** docs/mcp.md's blocks are the MCP tests' to run (test/node/mcp-docs.test.ts and the MCP suites). */
 function ownedElsewhere(block: CodeBlock): boolean {
-  return block.file === 'docs/mcp.md' || (block.file === 'README.md' && block.code.includes('mcpAuth('));
+  return block.file === 'docs/mcp.md';
 }
 
 /** The `<!-- run: … -->` names this file runs, by page. */
@@ -82,6 +79,7 @@ const RUN_HERE: Record<string, readonly string[]> = {
 /** `<!-- example: … -->` blocks and the test that runs each. */
 const EXAMPLES_ELSEWHERE: Record<string, string> = {
   library: 'test/node/docs-library.test.ts',
+  'readme-mcp': 'test/node/mcp-docs.test.ts',
 };
 
 const allBlocks = documentationFiles().flatMap(codeBlocks);
@@ -111,12 +109,11 @@ describe('the inventory of code blocks in README.md and docs/', () => {
       .sort();
     expect(marked).toEqual(run);
     for (const block of allBlocks.filter((b) => b.marker?.kind === 'example' && !ownedElsewhere(b))) {
-      const test = EXAMPLES_ELSEWHERE[block.marker?.text ?? ''];
-      expect(
-        test,
-        `${block.file}:${block.line}: which test runs <!-- example: ${block.marker?.text} -->?`,
-      ).toBeDefined();
-      expect(readFileSync(join(REPO, test as string), 'utf8')).toContain(`example: ${block.marker?.text}`);
+      // `<!-- example: name (what runs it) -->`: the name is the first word.
+      const name = block.marker?.text.split(' ')[0] ?? '';
+      const test = EXAMPLES_ELSEWHERE[name];
+      expect(test, `${block.file}:${block.line}: which test runs <!-- example: ${name} -->?`).toBeDefined();
+      expect(readFileSync(join(REPO, test as string), 'utf8')).toContain(`example: ${name}`);
     }
   });
 

@@ -1,5 +1,5 @@
 // The code blocks of README.md and docs/*.md, read from the markdown itself so a test that runs
-// one cannot drift from what a reader copies. A block a test runs is marked, on the line before
+// one cannot drift from what a reader copies. A block a test runs is marked, on the line above
 // its fence, `<!-- run: <name> -->` (or an older test's `<!-- example: <name> -->`); one that is
 // not meant to run alone says why: `<!-- not run: <reason> -->`. `runSnippet` turns a block
 // into a module: its imports kept (`mandate/*` pointed at this repository's sources), the rest
@@ -20,7 +20,7 @@ export interface CodeBlock {
   /** The fence's language (`ts`, `sh`, …; '' when none). */
   lang: string;
   code: string;
-  /** The `<!-- … -->` comment on the line before the fence, if any. */
+  /** The `<!-- … -->` comment on the nearest non-blank line before the fence, if any. */
   marker: { kind: 'run' | 'example' | 'not run'; text: string } | undefined;
 }
 
@@ -35,7 +35,10 @@ export function codeBlocks(file: string): CodeBlock[] {
     if (!open) continue;
     let end = i + 1;
     while (end < lines.length && !(lines[end] as string).startsWith('```')) end++;
-    const before = MARKER.exec((lines[i - 1] ?? '').trim());
+    // The marker is the nearest line above the fence that is not blank.
+    let above = i - 1;
+    while (above >= 0 && (lines[above] as string).trim() === '') above--;
+    const before = MARKER.exec((lines[above] ?? '').trim());
     blocks.push({
       file,
       line: i + 1,
