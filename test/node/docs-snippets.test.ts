@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { runInNewContext } from 'node:vm';
 import { discoverAuthorizationServerMetadata, fetchToken } from '@modelcontextprotocol/sdk/client/auth.js';
 import Database from 'better-sqlite3';
 import { Hono } from 'hono';
@@ -44,6 +45,18 @@ import { oauthAgent, RESOURCE } from '../support/oauth.ts';
 
 const sh = promisify(execFile);
 
+/** An implementation in a W3C suite's localConfig.cjs. */
+interface SuiteEndpoint {
+  endpoint: string;
+  headers?: Record<string, string>;
+  options?: { cryptosuite?: string };
+}
+interface SuiteImplementation {
+  issuers: SuiteEndpoint[];
+  verifiers: SuiteEndpoint[];
+  vpVerifiers: SuiteEndpoint[];
+}
+
 /** Blocks in a language a reader runs. */
 const RUNNABLE_LANGS = new Set(['ts', 'tsx', 'js', 'javascript', 'typescript', 'sh', 'bash', 'shell']);
 
@@ -56,6 +69,7 @@ function ownedElsewhere(block: CodeBlock): boolean {
 const RUN_HERE: Record<string, readonly string[]> = {
   'README.md': ['readme-library'],
   'docs/cli.md': ['cli-help'],
+  'docs/conformance.md': ['w3c-local-config'],
   'docs/dids.md': ['dids-resolver', 'dids-table-resolver'],
   'docs/oauth.md': [
     'oauth4webapi-client-credentials',
@@ -299,6 +313,52 @@ describe('docs/oauth.md and docs/wallet.md against a running issuer', () => {
     });
     expect(valid).toBe(true);
     expect(claims).toMatchObject({ sub: agentDid, aud: 'files.example.com' });
+  });
+});
+
+describe('docs/conformance.md', () => {
+  it('localConfig.cjs points the W3C suites at endpoints that issue (both cryptosuites) and verify, with a header the issuer accepts', async () => {
+    // As the page says: a did:key issuer. Its https URL is this one on 127.0.0.1.
+    const issuer = await startTestIssuer({ DID_METHOD: 'key' });
+    try {
+      const code = snippet('docs/conformance.md', 'w3c-local-config').replace(
+        "'https://issuer.example.test'",
+        `'${issuer.url}'`,
+      );
+      expect(code).toContain(issuer.url);
+      const module = { exports: {} as { implementations: SuiteImplementation[] } };
+      runInNewContext(code, { module, process: { env: { MANDATE_ADMIN_KEY: TEST_ADMIN_KEY } } });
+      const [implementation] = module.exports.implementations;
+      const post = (endpoint: string, headers: Record<string, string>, body: unknown) =>
+        fetch(endpoint, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      const credential = {
+        '@context': ['https://www.w3.org/ns/credentials/v2', { '@vocab': 'https://example.com/vocab#' }],
+        type: ['VerifiableCredential', 'EmployeeCredential'],
+        credentialSubject: { id: 'did:example:alice', role: 'auditor' },
+      };
+      for (const suiteIssuer of implementation?.issuers ?? []) {
+        const issued = await post(suiteIssuer.endpoint, suiteIssuer.headers ?? {}, {
+          credential,
+          ...(suiteIssuer.options ? { options: suiteIssuer.options } : {}),
+        });
+        expect(issued.status).toBe(201);
+        const { verifiableCredential } = (await issued.json()) as {
+          verifiableCredential: { proof: { cryptosuite: string } };
+        };
+        expect(verifiableCredential.proof.cryptosuite).toBe(suiteIssuer.options?.cryptosuite ?? 'eddsa-jcs-2022');
+        for (const verifier of implementation?.verifiers ?? [])
+          expect((await post(verifier.endpoint, verifier.headers ?? {}, { verifiableCredential })).status).toBe(200);
+      }
+      // The presentation verifier is there: a body without a presentation is a 400, not a 404.
+      for (const verifier of implementation?.vpVerifiers ?? [])
+        expect((await post(verifier.endpoint, verifier.headers ?? {}, {})).status).toBe(400);
+    } finally {
+      await issuer.dispose();
+    }
   });
 });
 
