@@ -182,7 +182,7 @@ describe('docs/dids.md', () => {
   });
 });
 
-describe('docs/cli.md and docs/operations.md shell blocks', () => {
+describe('docs/cli.md and docs/operations.md shell blocks', { timeout: 120_000 }, () => {
   let dir: string;
   let adminApiKey: string;
   beforeAll(() => {
@@ -218,7 +218,8 @@ describe('docs/cli.md and docs/operations.md shell blocks', () => {
   });
 });
 
-describe('docs/oauth.md and docs/wallet.md against a running issuer', () => {
+// Several issuer round trips each: under a loaded full run they outlast the default budget.
+describe('docs/oauth.md and docs/wallet.md against a running issuer', { timeout: 120_000 }, () => {
   let issuer: TestIssuer;
   beforeAll(async () => {
     // The MCP SDK's clients send no DPoP proof: the page says the operator must allow Bearer tokens.
@@ -316,7 +317,7 @@ describe('docs/oauth.md and docs/wallet.md against a running issuer', () => {
   });
 });
 
-describe('docs/conformance.md', () => {
+describe('docs/conformance.md', { timeout: 120_000 }, () => {
   it('localConfig.cjs points the W3C suites at endpoints that issue (both cryptosuites) and verify, with a header the issuer accepts', async () => {
     // As the page says: a did:key issuer. Its https URL is this one on 127.0.0.1.
     const issuer = await startTestIssuer({ DID_METHOD: 'key' });
