@@ -48,10 +48,12 @@ const nodeOnly = project === 'node' || project === 'node-postgres';
 const missing = [
   ...(process.env.MANDATE_TEST_DATABASE_URL || findInitdb() ? [] : ['PostgreSQL']),
   ...(process.env.MANDATE_TEST_REDIS_URL || onPath('redis-server') ? [] : ['Redis']),
+  // docs/operations.md's pruning and backup commands, which docs-snippets.test.ts runs.
+  ...(onPath('sqlite3') ? [] : ['the sqlite3 shell']),
 ];
 if (missing.length > 0 && project !== 'browser') {
   console.error(
-    `npm test needs ${missing.join(' and ')} for the node project: install ${missing.length > 1 ? 'them' : 'it'} (Debian/Ubuntu: \`sudo apt-get install -y postgresql redis-server\`) or set MANDATE_TEST_DATABASE_URL and MANDATE_TEST_REDIS_URL to servers the tests may create databases and keys on.`,
+    `npm test needs ${missing.join(' and ')} for the node project: install ${missing.length > 1 ? 'them' : 'it'} (Debian/Ubuntu: \`sudo apt-get install -y postgresql redis-server sqlite3\`) or set MANDATE_TEST_DATABASE_URL and MANDATE_TEST_REDIS_URL to servers the tests may create databases and keys on.`,
   );
   process.exit(1);
 }
