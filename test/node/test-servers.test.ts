@@ -64,7 +64,7 @@ describe('npm test without the servers', () => {
   it('stops at once with one line saying how to install them', () => {
     const emptyPath = mkdtempSync(join(tmpdir(), 'mandate-nopath-'));
     try {
-      // No redis-server on PATH and no MANDATE_TEST_* URLs (PostgreSQL may or may not be found).
+      // No redis-server or sqlite3 on PATH and no MANDATE_TEST_* URLs (PostgreSQL may or may not be found).
       const result = spawnSync(process.execPath, ['test/run.mjs', '--project', 'node'], {
         env: { PATH: emptyPath, HOME: process.env.HOME },
         encoding: 'utf8',
@@ -72,7 +72,7 @@ describe('npm test without the servers', () => {
       expect(result.status).toBe(1);
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(
-        /^npm test needs (PostgreSQL and )?Redis for the node project: install (it|them) \(Debian\/Ubuntu: `sudo apt-get install -y postgresql redis-server`\) or set MANDATE_TEST_DATABASE_URL and MANDATE_TEST_REDIS_URL [^\n]*\n$/,
+        /^npm test needs (PostgreSQL and )?Redis and the sqlite3 shell for the node project: install them \(Debian\/Ubuntu: `sudo apt-get install -y postgresql redis-server sqlite3`\) or set MANDATE_TEST_DATABASE_URL and MANDATE_TEST_REDIS_URL [^\n]*\n$/,
       );
     } finally {
       rmSync(emptyPath, { recursive: true, force: true });
