@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { explainUnreachable } from '../../cli/command.ts';
 import { EXIT } from '../../cli/errors.ts';
+import { IssuerClientError } from '../../wallet/client/errors.ts';
 import { newIdentity } from '../support/agents.ts';
 import { mintToken, onboardServerAgent, startTestIssuer, TEST_ADMIN_KEY, type TestIssuer } from '../support/issuer.ts';
 
@@ -229,6 +231,12 @@ describe('mandate CLI: help, usage and offline commands', { timeout: 120_000 }, 
       'mandate: the issuer could not be reached; tried http://localhost:1/base (set by --url) [NETWORK_ERROR]',
     );
     noSecret(fromEnv, fromFlag);
+    // With nothing set (port 8787 may be taken on this machine, so not through a real call):
+    // the default, and how to change it.
+    const unset = explainUnreachable(new IssuerClientError('NETWORK_ERROR', 'the issuer could not be reached'), {}, {});
+    expect((unset as Error).message).toBe(
+      'the issuer could not be reached; tried http://127.0.0.1:8787 (the default: set MANDATE_URL or pass --url to the URL the issuer printed when it started)',
+    );
   });
 
   it('prints its version, and suggests the closest command or option for a typo', async () => {
