@@ -7,8 +7,9 @@
  * its own synchronous path.
  *
  * Where the specifications leave a choice, it is made on the safe side (every proof of a set must
- * verify, proofs sign the document without `proof`, zone-less times refused, authentication needs
- * a challenge, local checks before any key lookup): docs/crypto.md §Verification, step by step.
+ * verify, a proof of a set signs the document without `proof` unless it names previous proofs,
+ * zone-less times refused, authentication needs a challenge, local checks before any key lookup):
+ * docs/crypto.md §Verification, step by step.
  */
 import { assertBytes } from './bytes.ts';
 import { checkCryptosuite, type EddsaCryptosuite, findCryptosuite, isCryptosuite } from './cryptosuite.ts';
@@ -54,6 +55,13 @@ export interface CreateProofOptions {
   challenge?: string;
   domain?: string | string[];
   nonce?: string;
+  /** The new proof's `id` (a URL), so a later proof can name it in `previousProof`. */
+  id?: string;
+  /**
+   * Proofs already on the document this one chains to (VC-DI §4.3 Add Proof Set/Chain step 3):
+   * the `id` of each; the new proof signs the document with them as its `proof`.
+   */
+  previousProof?: string | string[];
   /** Limits for the document and the proof configuration (defaults: json-value.ts; a verifier needs the same). */
   limits?: JsonLimits;
   /**
@@ -173,16 +181,20 @@ function withoutProof(document: Record<string, unknown>): Record<string, unknown
  * eddsa-rdfc-2022 do not depend on it).
  */
 function newProofOptions(options: CreateProofOptions, cryptosuite: EddsaCryptosuiteName): ProofOptions {
-  const { verificationMethod, proofPurpose, challenge, domain, nonce } = options;
+  const { verificationMethod, proofPurpose, challenge, domain, nonce, id, previousProof } = options;
   if (!isNonEmptyString(verificationMethod) || !ABSOLUTE_URL.test(verificationMethod)) {
     throw optionsError('verificationMethod must be a URL');
   }
+  if (id !== undefined && !(isNonEmptyString(id) && ABSOLUTE_URL.test(id))) throw optionsError('id must be a URL');
+  if (previousProof !== undefined && !isStringOrStringList(previousProof))
+    throw optionsError('previousProof must be a string or a list of strings');
   if (!isNonEmptyString(proofPurpose)) throw optionsError('proofPurpose must be a non-empty string');
   if (challenge !== undefined && typeof challenge !== 'string') throw optionsError('challenge must be a string');
   if (nonce !== undefined && typeof nonce !== 'string') throw optionsError('nonce must be a string');
   if (domain !== undefined && !isStringOrStringList(domain))
     throw optionsError('domain must be a string or a list of strings');
   return {
+    ...(id !== undefined && { id }),
     type: DATA_INTEGRITY_PROOF,
     cryptosuite,
     // Default: now, to the second (the precision of the W3C examples).
@@ -193,7 +205,29 @@ function newProofOptions(options: CreateProofOptions, cryptosuite: EddsaCryptosu
     ...(challenge !== undefined && { challenge }),
     ...(domain !== undefined && { domain: Array.isArray(domain) ? [...domain] : domain }),
     ...(nonce !== undefined && { nonce }),
+    ...(previousProof !== undefined && {
+      previousProof: Array.isArray(previousProof) ? [...previousProof] : previousProof,
+    }),
   };
+}
+
+/**
+ * VC-DI §4.3 step 3 / §4.5 step 3.2: the proofs of `allProofs` whose `id` a proof's
+ * `previousProof` names, in set order; PROOF_MALFORMED (creating: PROOF_OPTIONS_INVALID) when a
+ * name matches none.
+ */
+function matchingProofs<P extends { id?: unknown }>(
+  allProofs: readonly P[],
+  previousProof: string | string[],
+  fail: (message: string) => ProofError,
+): P[] {
+  const names = asList(previousProof);
+  const matching = allProofs.filter((proof) => typeof proof.id === 'string' && names.includes(proof.id));
+  for (const name of names) {
+    if (!matching.some((proof) => proof.id === name))
+      throw fail(`previousProof ${quote(name)} names no proof of the proof set`);
+  }
+  return matching;
 }
 
 /**
@@ -216,9 +250,11 @@ export async function createProof<T extends object>(
     proof['@context'] = document['@context'] as JsonLdContext;
 
   // VC-DI §4.3 steps 1–2: existing proofs stay as they are; the new one signs the document
-  // without them.
+  // without them — or, step 3, with the ones its previousProof names (a proof chain).
   const previous = existingProofs(document);
-  const unsecured = withoutProof(document);
+  const chained =
+    proof.previousProof === undefined ? undefined : matchingProofs(previous, proof.previousProof, optionsError);
+  const unsecured = chained === undefined ? withoutProof(document) : { ...withoutProof(document), proof: chained };
   // Steps 3–5: proof configuration, transformation, hashing (JCS: here). Copy the document
   // before the first await, so a caller mutating it while we sign cannot make the output differ
   // from what was signed.
@@ -229,7 +265,7 @@ export async function createProof<T extends object>(
   } else {
     assertSafeJson(unsecured, options.limits); // structuredClone would turn a Date or a Map into JSON-shaped data
   }
-  const output = structuredClone(unsecured);
+  const output = structuredClone(withoutProof(unsecured));
   const proofs = structuredClone(previous);
   const proofCopy = structuredClone(proof);
   // Another suite reads its input before its first await (cryptosuite.ts): the same snapshot.
@@ -255,6 +291,8 @@ interface ParsedProof {
   expires: number | undefined;
   /** The caller's cryptosuite for this proof; undefined for the built-in eddsa-jcs-2022. */
   suite: EddsaCryptosuite | undefined;
+  /** The proofs its `previousProof` names (VC-DI §4.5 step 3.2), which it signed with the document. */
+  chained?: DataIntegrityProof[];
 }
 
 function checkOptionalString(proof: Record<string, unknown>, name: 'challenge' | 'nonce'): void {
@@ -414,11 +452,11 @@ function checkProofClaims(parsed: ParsedProof, options: VerifyProofOptions, now:
 
 /**
  * VC-DI §4.4 step 4 and §4.5 for every proof of the set, all before any hashing or key lookup:
- * shape, set size, purpose, challenge, domain, validity window, previousProof references.
+ * shape, set size, purpose, challenge, domain, validity window, and the proofs each
+ * previousProof names (step 3.2), which the proof signed with the document (step 3.3).
  */
 function parseProofSet(allProofs: unknown[], options: VerifyProofOptions, now: number, skew: number): ParsedProof[] {
-  const parsedProofs: ParsedProof[] = [];
-  for (let i = 0; i < allProofs.length; i++) parsedProofs.push(parseProof(allProofs[i], options.cryptosuites));
+  const parsedProofs = allProofs.map((proof) => parseProof(proof, options.cryptosuites));
   // Each proof costs a signature check: one valid proof repeated could make one document cost
   // a verifier dozens of them. (A single proof, the usual case, needs no set.)
   if (parsedProofs.length > 1) {
@@ -427,19 +465,18 @@ function parseProofSet(allProofs: unknown[], options: VerifyProofOptions, now: n
       throw malformed(`a proof set holds at most ${MAX_PROOF_SET_SIZE} proofs, each with its own proofValue`);
     }
   }
-  let ids: Set<string> | undefined; // built only when some proof names a previousProof
+  const proofs = parsedProofs.map((p) => p.proof);
   for (const parsed of parsedProofs) {
     checkProofClaims(parsed, options, now, skew);
-    // VC-DI §4.5 step 3.2: every previousProof names a proof of this set.
     const previous = parsed.proof.previousProof;
-    if (previous === undefined) continue;
-    ids ??= new Set(parsedProofs.map((p) => p.proof.id).filter((id) => id !== undefined));
-    const known = ids;
-    if (!asList(previous).every((id) => known.has(id))) {
-      throw malformed('proof "previousProof" names a proof that is not in the proof set');
-    }
+    if (previous !== undefined) parsed.chained = matchingProofs(proofs, previous, malformed);
   }
   return parsedProofs;
+}
+
+/** The document a proof signed (VC-DI §4.5 step 3.3): without `proof`, or with the proofs it chains to. */
+function signedInput(unsecured: Record<string, unknown>, chained: DataIntegrityProof[] | undefined) {
+  return chained === undefined ? unsecured : { ...unsecured, proof: chained };
 }
 
 /**
@@ -452,14 +489,21 @@ function hashJcsProofs(
   options: VerifyProofOptions,
 ): Array<Uint8Array | undefined> {
   let transformedDocument: string | undefined; // shared by proofs whose @context is the document's
-  return parsedProofs.map(({ proof, suite }) => {
+  return parsedProofs.map(({ proof, suite, chained }) => {
     if (suite !== undefined) return undefined;
     // Step 2: proof options = the proof without proofValue.
     const { proofValue: _proofValue, ...proofOptions } = proof;
     const proofContext = proof['@context'];
     const documentContext = unsecured['@context'];
     let transformed: string;
-    if (proofContext === undefined) {
+    if (chained !== undefined) {
+      // VC-DI §4.5 step 3.3: a chained proof signed the document with the proofs it names.
+      if (proofContext !== undefined && !contextStartsWith(documentContext, proofContext)) {
+        throw new ProofError('PROOF_CONTEXT_MISMATCH', 'document @context does not start with the proof @context');
+      }
+      const context = proofContext === undefined ? {} : { '@context': proofContext };
+      transformed = transformJcs(signedInput({ ...unsecured, ...context }, chained), options.limits, options.memo);
+    } else if (proofContext === undefined) {
       transformed = transformedDocument ??= transformJcs(unsecured, options.limits, options.memo);
     } else {
       // Step 4.1: the document's @context must start with the proof's, in order.
@@ -490,12 +534,13 @@ async function hashSuiteProofs(
   hashes: Array<Uint8Array | undefined>,
   limits: JsonLimits | undefined,
 ): Promise<void> {
-  const pending = parsedProofs.map(({ proof, suite }) => {
+  const pending = parsedProofs.map(({ proof, suite, chained }) => {
     // Promise.all would wrap a plain undefined the same way.
     if (suite === undefined) return Promise.resolve(undefined);
     const { proofValue: _proofValue, ...proofOptions } = proof;
+    const input = signedInput(unsecured, chained);
     // A suite that throws rather than rejects becomes a rejection too, handled by Promise.all.
-    return new Promise<Uint8Array>((resolve) => resolve(suite.hashData(unsecured, proofOptions, { limits })));
+    return new Promise<Uint8Array>((resolve) => resolve(suite.hashData(input, proofOptions, { limits })));
   });
   for (const [i, data] of (await Promise.all(pending)).entries()) {
     if (data !== undefined) hashes[i] = assertBytes(data, 64, 'hash data');
