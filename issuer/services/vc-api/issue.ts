@@ -3,6 +3,12 @@
  * BitstringStatusListEntry on one of its own lists so the credential can be revoked later
  * (POST /credentials/status), unless `options.credentialStatus` asks otherwise.
  *
+ * A VC 1.1 credential (its first context `https://www.w3.org/2018/credentials/v1`, as the W3C
+ * vc-di-eddsa suite sends) is signed too, held to VC DM 1.1 §4 (`issuanceDate` required) as the
+ * verifier holds it. The v1 context does not define the proof's terms, so the Data Integrity
+ * context is appended when absent (VC-DI §2.4.1 Context Injection), and it gets no status entry:
+ * a BitstringStatusListEntry's terms are defined by the v2 context only.
+ *
  * - The issuer is this issuer (VC DM 2.0 §4.7: the issuer selects the URL that identifies it):
  *   a URL or `{id, …}` given in the request must be valid, and its id is then this issuer's DID;
  *   the object's other members (name, description) stay.
@@ -21,7 +27,12 @@ import { createProof } from '../../../wallet/crypto/data-integrity.ts';
 import { isMandateError } from '../../../wallet/crypto/errors.ts';
 import { assertSafeJson } from '../../../wallet/crypto/json-safe.ts';
 import { JsonLdError } from '../../../wallet/jsonld/document-loader.ts';
-import { assertConformingCredential } from '../../../wallet/vc/conformance.ts';
+import { DATA_INTEGRITY_V2_URL } from '../../../wallet/jsonld/bundled-contexts.ts';
+import {
+  assertConformingCredential,
+  assertConformingCredentialV1,
+  credentialDataModel,
+} from '../../../wallet/vc/conformance.ts';
 import { newUrnUuid } from '../../../wallet/vc/identity.ts';
 import { CREDENTIAL_TYPES, statusEntries } from '../../../wallet/vc/parse.ts';
 import { clipText } from '../../audit.ts';
@@ -96,11 +107,31 @@ function unsignedCredential(ctx: IssuerContext, credential: unknown): Json {
   return vc;
 }
 
-/** The purposes asked for: one revocation entry by default, none for `[]`. */
-function requestedPurposes(options: IssueOptions): string[] {
+/** The purposes asked for: one revocation entry by default (VC 2.0; none for VC 1.1), none for `[]`. */
+function requestedPurposes(options: IssueOptions, dataModel: 1 | 2 | undefined): string[] {
   const asked = options.credentialStatus;
-  if (asked === undefined) return ['revocation'];
-  return (Array.isArray(asked) ? asked : [asked]).map((request) => request.statusPurpose);
+  const purposes =
+    asked === undefined
+      ? dataModel === 1
+        ? []
+        : ['revocation']
+      : (Array.isArray(asked) ? asked : [asked]).map((request) => request.statusPurpose);
+  if (dataModel === 1 && purposes.length > 0)
+    invalid(
+      'a VC 1.1 credential cannot carry a BitstringStatusListEntry (its terms are defined by the VC 2.0 context)',
+    );
+  return purposes;
+}
+
+/**
+ * VC-DI §2.4.1 Context Injection for a VC 1.1 credential: the Data Integrity context appended when
+ * its contexts lack it, so `DataIntegrityProof` and its members are defined terms (what Digital
+ * Bazaar's signers do). A VC 2.0 context defines them already.
+ */
+function withProofContext(vc: Json): Json {
+  const context = vc['@context'];
+  if (credentialDataModel(vc) !== 1 || !Array.isArray(context) || context.includes(DATA_INTEGRITY_V2_URL)) return vc;
+  return { ...vc, '@context': [...(context as unknown[]), DATA_INTEGRITY_V2_URL] };
 }
 
 /** The credentialStatus entries the request gave, as a list (unchecked: conformance comes later). */
@@ -132,10 +163,11 @@ function withEntries(vc: Json, reservations: readonly IndexReservation[]): Json 
   return { ...vc, credentialStatus: all.length === 1 ? all[0] : all };
 }
 
-/** Static VC DM 2.0 rules, then the JSON-LD ones: 400 CREDENTIAL_INVALID naming the rule (a JSON-LD rule's code in `details.rule`). */
+/** Static VC DM 2.0 (or 1.1) rules, then the JSON-LD ones: 400 CREDENTIAL_INVALID naming the rule (a JSON-LD rule's code in `details.rule`). */
 async function assertConforming(vc: Json): Promise<void> {
   try {
-    assertConformingCredential(vc);
+    if (credentialDataModel(vc) === 1) assertConformingCredentialV1(vc);
+    else assertConformingCredential(vc);
     await assertJsonLdConformance(vc);
   } catch (error) {
     if (error instanceof JsonLdError)
@@ -151,11 +183,11 @@ export async function issueVcApiCredential(
   options: IssueOptions,
   actor: string,
 ): Promise<Json> {
-  const base = unsignedCredential(ctx, credential);
+  const base = withProofContext(unsignedCredential(ctx, credential));
   refuseOwnListEntries(ctx, base);
   // The entries added below are the issuer's own, conforming by construction.
   await assertConforming(base);
-  const purposes = requestedPurposes(options);
+  const purposes = requestedPurposes(options, credentialDataModel(base));
   const key = options.credentialId ?? (base.id as string);
   for (let attempt = 1; ; attempt++) {
     const reservations: IndexReservation[] = [];

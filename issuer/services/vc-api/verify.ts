@@ -9,7 +9,13 @@
  * Results follow VC-API: `{verified, checks, warnings, errors}`. Trust in an issuer is the
  * caller's decision: this is a shape, proof and status check, not policy.
  */
-import { parseDateTimeStamp, verifyProof } from '../../../wallet/crypto/data-integrity.ts';
+import {
+  type KeyResolver,
+  MAX_PROOF_SET_SIZE,
+  parseDateTimeStamp,
+  verifyProof,
+} from '../../../wallet/crypto/data-integrity.ts';
+import { canonicalizeJson } from '../../../wallet/crypto/jcs.ts';
 import { isMandateError } from '../../../wallet/crypto/errors.ts';
 import { isDid } from '../../../wallet/did/parse.ts';
 import { StatusListError, statusProcessingError } from '../../../wallet/status/errors.ts';
@@ -222,9 +228,59 @@ export interface VcApiVerifier {
   verifyPresentation(presentation: unknown, options: PresentationVerifyOptions): Promise<PresentationVerification>;
 }
 
+/**
+ * A proof set holding a proof more than once, verbatim, taken as the set it is (VC-DI §2.1: an
+ * unordered set of proofs): Digital Bazaar's signers give two proofs made by one key in the same
+ * second the same bytes (the W3C vc-di-eddsa suite's proof-set case). verifyProof refuses a
+ * repeated proofValue (each would cost a signature check), so each proof is kept once here; two
+ * different proofs sharing a proofValue, or a set over the size limit, still reach it and are refused.
+ */
+function withDistinctProofs(vc: Json): Json {
+  const proofs = vc.proof;
+  if (!Array.isArray(proofs) || proofs.length < 2 || proofs.length > MAX_PROOF_SET_SIZE) return vc;
+  const seen = new Set<string>();
+  const distinct = proofs.filter((proof: unknown) => {
+    let key: string;
+    try {
+      key = canonicalizeJson(proof);
+    } catch {
+      return true; // not JSON: verifyProof says why
+    }
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return distinct.length === proofs.length ? vc : { ...vc, proof: distinct };
+}
+
+/** The DID a verification method belongs to (the DID URL without its fragment). */
+function controllerOf(verificationMethod: unknown): string | undefined {
+  return typeof verificationMethod === 'string' ? verificationMethod.split('#')[0] : undefined;
+}
+
 export function createVcApiVerifier(ctx: IssuerContext): VcApiVerifier {
   const keyOf = (did: string) =>
     controllerKeyResolver(ctx, did, (vm) => apiError('KEY_NOT_AUTHORIZED', `${vm} is not a key of ${did}`));
+
+  /**
+   * Keys for a credential's proofs: the issuer's for a proof by the issuer. A proof set (VC-DI
+   * §2.1.1, §4.5) may also hold proofs by others — a witness, a notary, an earlier link of a
+   * chain — each checked against its own DID's keys for its purpose; but only when the set holds
+   * a proof by the issuer (which must verify like every other): without one nothing says the
+   * issuer issued it, and no stranger's DID is resolved.
+   */
+  const credentialKeys = (issuer: string, vc: Json): KeyResolver => {
+    const issuerKeys = keyOf(issuer);
+    const proofs: unknown[] = Array.isArray(vc.proof) ? vc.proof : [vc.proof];
+    const byIssuer = proofs.some((proof) => isObject(proof) && controllerOf(proof.verificationMethod) === issuer);
+    if (proofs.length < 2 || !byIssuer) return issuerKeys;
+    return (verificationMethod, purpose) => {
+      const controller = controllerOf(verificationMethod) ?? '';
+      return controller === issuer || !isDid(controller)
+        ? issuerKeys(verificationMethod, purpose)
+        : keyOf(controller)(verificationMethod, purpose);
+    };
+  };
 
   async function verifyCredential(
     credential: unknown,
@@ -233,7 +289,7 @@ export function createVcApiVerifier(ctx: IssuerContext): VcApiVerifier {
   ): Promise<CredentialVerification> {
     const shape = await shapeOf(credential);
     if ('problem' in shape) return failed(shape.problem);
-    const vc = credential as Json;
+    const vc = withDistinctProofs(credential as Json);
     const issuer = idOf(vc.issuer);
     if (issuer === undefined || !isDid(issuer))
       return failed({ check: 'shape', code: 'MALFORMED', message: 'issuer must be a DID' });
@@ -246,7 +302,7 @@ export function createVcApiVerifier(ctx: IssuerContext): VcApiVerifier {
     }));
     try {
       await verifyProof(vc, {
-        resolveKey: keyOf(issuer),
+        resolveKey: credentialKeys(issuer, vc),
         expectedProofPurpose: options.expectedProofPurpose ?? 'assertionMethod',
         ...(options.challenge === undefined ? {} : { expectedChallenge: options.challenge }),
         ...(options.domain === undefined ? {} : { expectedDomain: options.domain }),
