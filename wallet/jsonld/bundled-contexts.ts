@@ -5,7 +5,7 @@
  * over exactly what the URL serves. The Mandate context is mandate-context.ts's.
  *
  * Sources and SHA-256 of each text:
- * - https://www.w3.org/ns/credentials/v2: W3C, as served at the URL since 2025-02 (the bytes the VC DM 2.0 test suite digests; W3C Software and Document License); sha256 59955ced6697d61e03f2b2556febe5308ab16842846f5b586d7f1f7adec92734
+ * - https://www.w3.org/ns/credentials/v2: W3C, as served at the URL since 2025-02-24 (w3c/vc-data-model contexts/credentials/v2 at 08b83e46c10ee37b0f4fb44b31459e611e521da0; the version before it, which the VC DM 2.0 test suite digests, is in published-versions.ts; W3C Software and Document License); sha256 59955ced6697d61e03f2b2556febe5308ab16842846f5b586d7f1f7adec92734
  * - https://www.w3.org/2018/credentials/v1: W3C VC Data Model 1.1, from @digitalbazaar/credentials-context 3.2.0; sha256 00d7dd6d3ad8b920e3e550dd3a3d9090bffcac84cdbf943da6924b3e0a5c8bb8
  * - https://www.w3.org/ns/credentials/examples/v2: W3C, w3c/vc-data-model contexts/credentials/examples/v2; sha256 57393fbc69d6efb9b9b5dc9cb6b9880b0944360abfe2eaf459c9e58cf2279d7c
  * - https://w3id.org/security/data-integrity/v2: W3C VC Data Integrity 1.0, from @digitalbazaar/data-integrity-context 2.0.1 (BSD-3-Clause); sha256 0f77743daf5b4e8fc067fc5ba5b21044283053aa717fc6b0219843bed3b00363

@@ -14,6 +14,7 @@ import { verifyDigestSri, verifyResourceDigestMultibase } from '../crypto/hash.t
 import { jsonLdRefusal } from '../crypto/jsonld-refusal.ts';
 import { LruCache } from '../crypto/lru.ts';
 import { BUNDLED_CONTEXT_TEXTS, bundledDocumentLoader, JsonLdError } from './document-loader.ts';
+import { EARLIER_PUBLISHED_VERSIONS } from './published-versions.ts';
 
 /** What jsonld.js threw, as the JSON-LD rule it breaks (the crypto core's reading, shared with eddsa-rdfc-2022). */
 export function jsonLdRuleError(error: unknown): JsonLdError {
@@ -35,23 +36,33 @@ export async function assertJsonLdRules(document: object): Promise<void> {
 // with SHA-384 costs more than the rest of the check. Bounded: distinct digests only refill it.
 const verdicts = new LruCache<string, boolean>({ max: 256 });
 
-function digestMatches(url: string, text: string, kind: 'sri' | 'multibase', digest: unknown): boolean {
+/** The texts Mandate holds of what `url` served: the bundled one, then earlier published versions. */
+function publishedTexts(url: string): string[] | undefined {
+  const current = BUNDLED_CONTEXT_TEXTS.get(url);
+  if (current === undefined) return undefined;
+  return [current, ...(EARLIER_PUBLISHED_VERSIONS.get(url) ?? []).map((version) => version.text)];
+}
+
+function digestMatches(key: string, text: string, kind: 'sri' | 'multibase', digest: unknown): boolean {
+  if (digest === undefined) return true; // not given: nothing to match
   if (typeof digest !== 'string') return false;
-  const key = `${url} ${kind} ${digest}`;
-  let verdict = verdicts.get(key);
+  const cacheKey = `${key} ${kind} ${digest}`;
+  let verdict = verdicts.get(cacheKey);
   if (verdict === undefined) {
     const bytes = utf8ToBytes(text);
     verdict = kind === 'sri' ? verifyDigestSri(bytes, digest) : verifyResourceDigestMultibase(bytes, digest);
-    verdicts.set(key, verdict);
+    verdicts.set(cacheKey, verdict);
   }
   return verdict;
 }
 
 /**
  * §5.3: each related resource whose bytes Mandate holds (a bundled context) must match every
- * digest given for it; RELATED_RESOURCE_DIGEST_MISMATCH otherwise. Returns the ids of the
- * resources it could not check (not bundled, and never fetched). The shape of relatedResource
- * was checked before (wallet/vc/conformance.ts).
+ * digest given for it — in one version W3C published at its URL (the current bytes, or an earlier
+ * version in published-versions.ts: a digest names what the URL served when the credential was
+ * issued); RELATED_RESOURCE_DIGEST_MISMATCH otherwise. Returns the ids of the resources it could
+ * not check (not bundled, and never fetched). The shape of relatedResource was checked before
+ * (wallet/vc/conformance.ts).
  */
 export function assertRelatedResourceDigests(document: Record<string, unknown>): string[] {
   const listed = document.relatedResource;
@@ -60,20 +71,21 @@ export function assertRelatedResourceDigests(document: Record<string, unknown>):
   >;
   const unchecked: string[] = [];
   for (const resource of resources) {
-    const text = BUNDLED_CONTEXT_TEXTS.get(resource.id as string);
-    if (text === undefined) {
-      unchecked.push(resource.id as string);
+    const id = resource.id as string;
+    const texts = publishedTexts(id);
+    if (texts === undefined) {
+      unchecked.push(id);
       continue;
     }
-    const sri =
-      resource.digestSRI === undefined || digestMatches(resource.id as string, text, 'sri', resource.digestSRI);
-    const multibase =
-      resource.digestMultibase === undefined ||
-      digestMatches(resource.id as string, text, 'multibase', resource.digestMultibase);
-    if (!sri || !multibase) {
+    const matches = texts.map((text, version) => ({
+      sri: digestMatches(`${id} ${version}`, text, 'sri', resource.digestSRI),
+      multibase: digestMatches(`${id} ${version}`, text, 'multibase', resource.digestMultibase),
+    }));
+    if (!matches.some(({ sri, multibase }) => sri && multibase)) {
+      const sriMatchesSome = resource.digestSRI !== undefined && matches.some(({ sri }) => sri);
       throw new JsonLdError(
         'RELATED_RESOURCE_DIGEST_MISMATCH',
-        `the ${sri ? 'digestMultibase' : 'digestSRI'} of relatedResource ${JSON.stringify((resource.id as string).slice(0, 100))} does not match the resource (VC DM 2.0 §5.3)`,
+        `the ${sriMatchesSome || resource.digestSRI === undefined ? 'digestMultibase' : 'digestSRI'} of relatedResource ${JSON.stringify(id.slice(0, 100))} does not match the resource (VC DM 2.0 §5.3): it matches no version W3C published at that URL`,
       );
     }
   }
