@@ -502,6 +502,30 @@ describe('what other implementations send: VC DM 1.1, eddsa-rdfc-2022 (Digital B
     expect(refused.json.errors[0]).toMatchObject({ check: 'shape', code: 'MALFORMED', rule: 'JSONLD_UNDEFINED_TERM' });
   });
 
+  it('a proof set may hold a proof by another DID (a witness), checked against that DID, only beside one by the issuer', async () => {
+    const witnessSeed = generateSeed();
+    const witness = await dbKeyPairFromSeed(witnessSeed);
+    const witnessDid = didKeyIdentity(seedSigner(witnessSeed)).did;
+    const unsigned = v11();
+    const [byIssuer, byWitness, byWitnessAgain] = await Promise.all([
+      dbIssue(unsigned, key, { cryptosuite: 'eddsa-rdfc-2022' }),
+      dbIssue(unsigned, witness, { cryptosuite: 'eddsa-rdfc-2022' }),
+      dbIssue(unsigned, witness, { cryptosuite: 'eddsa-rdfc-2022', created: '2024-01-01T00:00:00Z' }),
+    ]);
+    const verify = (proof: unknown) =>
+      issuer.call('/credentials/verify', { body: { verifiableCredential: { ...byIssuer, proof } } });
+    const both = await verify([byWitness.proof, byIssuer.proof]);
+    expect(both.status, JSON.stringify(both.json)).toBe(200);
+    // Without the issuer's proof the witness's proves nothing about the issuer: refused, its DID unresolved.
+    const alone = await verify([byWitness.proof, byWitnessAgain.proof]);
+    expect(alone.json.errors[0]).toMatchObject({ check: 'proof', code: 'KEY_NOT_AUTHORIZED' });
+    expect(alone.json.errors[0].message).toContain(witnessDid);
+    // Every proof of the set must verify, the witness's included.
+    const forged = { ...byWitness.proof, created: '2024-01-01T00:00:00Z' };
+    const bad = await verify([byIssuer.proof, forged]);
+    expect(bad.json.errors[0]).toMatchObject({ check: 'proof', code: 'PROOF_SIGNATURE_INVALID' });
+  });
+
   it('verifies a presentation Digital Bazaar signed with eddsa-rdfc-2022, holding a VC 2.0 and a VC 1.1 credential', async () => {
     const v2 = await dbIssue(
       {

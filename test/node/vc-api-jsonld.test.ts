@@ -13,9 +13,17 @@ let issuer: TestIssuer;
 const signer = didKeyIdentity(seedSigner(generateSeed()));
 const V2 = 'https://www.w3.org/ns/credentials/v2';
 const EXAMPLES = 'https://www.w3.org/ns/credentials/examples/v2';
-// The digests of https://www.w3.org/ns/credentials/v2 as the W3C suite writes them (tests/fixtures.js).
+// Digests of https://www.w3.org/ns/credentials/v2 as served since 2025-02-24 (the bytes Mandate
+// bundles, wallet/jsonld/bundled-contexts.ts), computed here, not taken from the W3C suite.
 const V2_SRI = 'sha384-l/HrjlBCNWyAX91hr6LFV2Y3heB5Tcr6IeE4/Tje8YyzYBM8IhqjHWiWpr8+ZbYU';
 const V2_MULTIBASE = 'uWZVc7WaX1h4D8rJVb-vlMIqxaEKEb1tYbX8fet7JJzQ';
+// The W3C VC DM 2.0 suite's own (tests/fixtures.js): the version served from 2024-07-20 to
+// 2025-02-24, w3c/vc-data-model 8d0ee107 (wallet/jsonld/published-versions.ts).
+const SUITE_V2_SRI = 'sha384-NSOcNpmdIVUxIJGvGUoe22FjTWrXiaXlsZ8q6912LdnR3KraQO2n75Ica4wK4Qeg';
+const SUITE_V2_MULTIBASE = 'uJKGMkOmFbVJhEfKTduMC2XCyvRAYLjOVmZWwIH1wQ7k';
+// w3c/vc-data-model b4d990ee (2025-02-24): in the repository's history for a few hours, replaced
+// the same day; no evidence W3C served it at the URL, so not a published version.
+const UNPUBLISHED_V2_SRI = 'sha384-BnWBvmDWMjSj8uVnUPnAElKFuB7QRIMWnl5jKaJ5q7D9KbgcIw/n9g3iDQw7npUS';
 
 function credential(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -168,12 +176,13 @@ const BROKEN: Array<[string, Record<string, unknown>, string | RegExp]> = [
     'RELATED_RESOURCE_DIGEST_MISMATCH',
   ],
   [
-    'a relatedResource digestSRI that does not match',
-    {
-      relatedResource: [
-        { id: V2, digestSRI: 'sha384-NSOcNpmdIVUxIJGvGUoe22FjTWrXiaXlsZ8q6912LdnR3KraQO2n75Ica4wK4Qeg' },
-      ],
-    },
+    'a relatedResource digestSRI of a version never published at the URL',
+    { relatedResource: [{ id: V2, digestSRI: UNPUBLISHED_V2_SRI }] },
+    'RELATED_RESOURCE_DIGEST_MISMATCH',
+  ],
+  [
+    'a relatedResource whose two digests name two different versions',
+    { relatedResource: [{ id: V2, digestSRI: V2_SRI, digestMultibase: SUITE_V2_MULTIBASE }] },
     'RELATED_RESOURCE_DIGEST_MISMATCH',
   ],
   [
@@ -268,6 +277,10 @@ describe('POST /credentials/issue refuses what a JSON-LD processor in safe mode 
     [
       'relatedResource with a mediaType',
       { relatedResource: [{ id: V2, mediaType: 'application/ld+json', digestSRI: V2_SRI }] },
+    ],
+    [
+      "relatedResource with the W3C suite's digests (the v2 context as served in December 2024)",
+      { relatedResource: { id: V2, digestSRI: SUITE_V2_SRI, digestMultibase: SUITE_V2_MULTIBASE } },
     ],
     [
       'relatedResource the issuer cannot check (never fetched)',

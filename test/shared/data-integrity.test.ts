@@ -490,6 +490,70 @@ describe('proof sets (VC Data Integrity §4.3, §4.5)', () => {
   });
 });
 
+describe('proof chains (VC Data Integrity §4.3 step 3, §4.5 steps 3.2–3.3)', () => {
+  async function chain() {
+    const a = freshKey();
+    const b = freshKey();
+    const first = await createProof(unsigned, {
+      signer: a.signer,
+      verificationMethod: a.method,
+      proofPurpose: 'assertionMethod',
+      id: 'urn:uuid:5f4e0c1a-6e4f-4d7b-9a55-0a1b2c3d4e5f',
+      created: '2024-01-01T00:00:00Z',
+    });
+    const chained = (await createProof(first, {
+      signer: b.signer,
+      verificationMethod: b.method,
+      proofPurpose: 'assertionMethod',
+      previousProof: 'urn:uuid:5f4e0c1a-6e4f-4d7b-9a55-0a1b2c3d4e5f',
+      created: '2024-01-02T00:00:00Z',
+    })) as unknown as Signed;
+    const resolveKey = resolverFor(a.signer.publicKey, b.signer.publicKey);
+    return { chained, options: { resolveKey, expectedProofPurpose: 'assertionMethod', now: NOW } };
+  }
+
+  it('a chained proof signs the document with the proofs its previousProof names, and verifies so', async () => {
+    const { chained, options } = await chain();
+    const [first, second] = chained.proof as DataIntegrityProof[];
+    expect(first?.id).toBe('urn:uuid:5f4e0c1a-6e4f-4d7b-9a55-0a1b2c3d4e5f');
+    expect(second?.previousProof).toBe(first?.id);
+    await expect(verifyProof(chained, options)).resolves.toMatchObject({ proofs: [{}, {}] });
+    // Order does not matter (a set); the link does: the chained proof alone, or over the bare
+    // document, is not what was signed.
+    await expect(verifyProof({ ...chained, proof: [second, first] }, options)).resolves.toBeDefined();
+    const { previousProof: _previous, ...unlinked } = second as DataIntegrityProof;
+    await expect(verifyProof({ ...chained, proof: [first, unlinked] }, options)).rejects.toThrow(
+      reason('PROOF_SIGNATURE_INVALID'),
+    );
+    // An earlier proof changed after the chain was made breaks both.
+    const changed = { ...(first as DataIntegrityProof), created: '2024-01-01T00:00:01Z' };
+    await expect(verifyProof({ ...chained, proof: [changed, second] }, options)).rejects.toThrow(
+      reason('PROOF_SIGNATURE_INVALID'),
+    );
+  });
+
+  it('previousProof naming no proof: PROOF_OPTIONS_INVALID when creating, PROOF_MALFORMED when verifying', async () => {
+    const k = freshKey();
+    const once = await createProof(unsigned, {
+      signer: k.signer,
+      verificationMethod: k.method,
+      proofPurpose: 'assertionMethod',
+    });
+    await expect(
+      createProof(once, {
+        signer: k.signer,
+        verificationMethod: k.method,
+        proofPurpose: 'assertionMethod',
+        previousProof: ['urn:uuid:no-such-proof'],
+      }),
+    ).rejects.toThrow(reason('PROOF_OPTIONS_INVALID'));
+    const { chained, options } = await chain();
+    const [first, second] = chained.proof as DataIntegrityProof[];
+    const dangling = { ...chained, proof: [first, { ...second, previousProof: ['urn:uuid:no-such-proof'] }] };
+    await expect(verifyProof(dangling, options)).rejects.toThrow(/names no proof of the proof set/);
+  });
+});
+
 describe('validity window: created and expires', () => {
   const at = (offsetMs: number) => new Date(NOW.getTime() + offsetMs);
 
