@@ -39,7 +39,7 @@ export const VcApiIssueOptionsSchema = z
 export const VcApiIssueRequestSchema = z
   .object({
     credential: JsonObjectSchema.meta({
-      description: 'A VC 2.0 credential without proof; its issuer is this issuer',
+      description: 'A VC 2.0 (or VC 1.1) credential without proof; its issuer is this issuer',
     }),
     options: VcApiIssueOptionsSchema.optional(),
   })
