@@ -3,7 +3,8 @@
 // in this process) and POST /v1/vp/verify (a presentation with one credential) on the same issuer.
 //   clientSecret     client_credentials, client_secret_basic (a server-custody agent's own secret)
 //   privateKeyJwt    client_credentials, private_key_jwt (a fresh assertion per request: jti is single use)
-//   tokenExchange    RFC 8693, a fresh Mandate presentation per request (each is accepted once)
+//   tokenExchange    RFC 8693, a fresh Mandate presentation per request (each is accepted once), the
+//                    holder authenticated by private_key_jwt (what binds a Bearer exchange to it)
 // Each token is an EdDSA-signed RFC 9068 JWT, recorded for introspection and audited. The issuer
 // runs in a child process (bench/http.ts serve, node:crypto backend), Bearer tokens allowed.
 //
@@ -61,20 +62,29 @@ async function serverAgentSecret(base: string): Promise<{ did: string; secret: s
   return { did, secret: issued.json.clientSecret as string };
 }
 
-async function assertions(base: string, agent: SigningIdentity, seed: Uint8Array, count: number): Promise<string[]> {
+async function signingKey(seed: Uint8Array): Promise<CryptoKey> {
   const jwk = { kty: 'OKP', crv: 'Ed25519', x: bytesToBase64url(getPublicKey(seed)), d: bytesToBase64url(seed) };
-  const key = (await importJWK(jwk, 'EdDSA')) as CryptoKey;
+  return (await importJWK(jwk, 'EdDSA')) as CryptoKey;
+}
+
+/** An RFC 7523 client assertion by `agent` (single use: a fresh jti). */
+function clientAssertion(base: string, agent: SigningIdentity, key: CryptoKey, iat: number): Promise<string> {
+  return new SignJWT({ jti: crypto.randomUUID() })
+    .setProtectedHeader({ alg: 'EdDSA', kid: agent.verificationMethod })
+    .setIssuer(agent.did)
+    .setSubject(agent.did)
+    .setAudience(base)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + 240)
+    .sign(key);
+}
+
+async function assertions(base: string, agent: SigningIdentity, seed: Uint8Array, count: number): Promise<string[]> {
+  const key = await signingKey(seed);
   const bodies: string[] = [];
   const iat = Math.floor(Date.now() / 1000);
   for (let i = 0; i < count; i++) {
-    const assertion = await new SignJWT({ jti: crypto.randomUUID() })
-      .setProtectedHeader({ alg: 'EdDSA', kid: agent.verificationMethod })
-      .setIssuer(agent.did)
-      .setSubject(agent.did)
-      .setAudience(base)
-      .setIssuedAt(iat)
-      .setExpirationTime(iat + 240)
-      .sign(key);
+    const assertion = await clientAssertion(base, agent, key, iat);
     bodies.push(
       new URLSearchParams({
         grant_type: 'client_credentials',
@@ -88,7 +98,15 @@ async function assertions(base: string, agent: SigningIdentity, seed: Uint8Array
   return bodies;
 }
 
-async function exchanges(agent: SigningIdentity, credential: AgentCredential, count: number): Promise<string[]> {
+/** Bearer exchanges: the holder authenticates as itself (docs/oauth.md §Binding), one assertion per body. */
+async function exchanges(
+  base: string,
+  holder: { agent: SigningIdentity; seed: Uint8Array; credential: AgentCredential },
+  count: number,
+): Promise<string[]> {
+  const { agent, credential } = holder;
+  const key = await signingKey(holder.seed);
+  const iat = Math.floor(Date.now() / 1000);
   const bodies: string[] = [];
   for (let i = 0; i < count; i++) {
     const vp = await signPresentation({
@@ -104,6 +122,8 @@ async function exchanges(agent: SigningIdentity, credential: AgentCredential, co
         subject_token_type: 'urn:mandate:params:oauth:token-type:presentation',
         resource: RESOURCE,
         client_id: agent.did,
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        client_assertion: await clientAssertion(base, agent, key, iat),
       }).toString(),
     );
   }
@@ -131,7 +151,7 @@ export async function run(): Promise<Record<string, unknown>> {
     const basic = `Basic ${Buffer.from(`${server.did}:${server.secret}`).toString('base64')}`;
     const vpStock: Stock = { bodies: await presentations(agent, credential, STOCK), next: 0 };
     const jwtStock: Stock = { bodies: await assertions(base, agent, seed, STOCK), next: 0 };
-    const exchangeStock: Stock = { bodies: await exchanges(agent, credential, STOCK), next: 0 };
+    const exchangeStock: Stock = { bodies: await exchanges(base, { agent, seed, credential }, STOCK), next: 0 };
     const secretStock = repeated(
       new URLSearchParams({ grant_type: 'client_credentials', resource: RESOURCE }).toString(),
     );

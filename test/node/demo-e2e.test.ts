@@ -25,6 +25,7 @@ import { IssuerClient } from '../../wallet/client/issuer-client.ts';
 import { createMemoryKeyStore } from '../../wallet/keystore/index.ts';
 import { encodePresentationHeader } from '../../wallet/vc/transport.ts';
 import { Wallet } from '../../wallet/wallet.ts';
+import { dpopChallenge } from '../support/oauth.ts';
 
 const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -385,10 +386,12 @@ describe("the demo's MCP server, with clients nobody here wrote", () => {
       await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...INSECURE }),
     );
     const client: oauth.Client = { client_id: sub.did };
-    const dpop = oauth.DPoP(client, await oauth.generateKeyPair('Ed25519'));
+    const keys = await oauth.generateKeyPair('Ed25519');
+    const dpop = oauth.DPoP(client, keys);
     const vp = await sub.present({
       target: mcp,
-      challenge: crypto.randomUUID(),
+      // Bound to the DPoP key (docs/oauth.md §Binding): only this key's holder can exchange it.
+      challenge: await dpopChallenge(keys.publicKey),
       scopes: ['files:read'],
       trustedIssuers: [demo.issuer.ctx.issuer.did],
       grantIssuers: [],

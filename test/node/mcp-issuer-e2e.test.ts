@@ -24,7 +24,7 @@ import {
   type TestIssuer,
 } from '../support/issuer.ts';
 import { startHonoMcp, TOOLS, type McpFixture } from '../support/mcp.ts';
-import { tokenRequest } from '../support/oauth.ts';
+import { holderAuth, newHolder, tokenRequest } from '../support/oauth.ts';
 
 let issuer: TestIssuer;
 let mcp: McpFixture;
@@ -108,7 +108,7 @@ describe('an MCP server protected by Mandate, its tokens from the Mandate issuer
 
   it('a delegated agent exchanges its presentation for a token; the tool sees the delegator chain', async () => {
     const parent = await serverAgent();
-    const child = didKeyIdentity(seedSigner(generateSeed()));
+    const child = await newHolder();
     const delegation = await issuer.call(agentPath(parent.did, '/delegations'), {
       headers: { authorization: `Bearer ${parent.secret}` },
       body: { delegateeDid: child.did, scopes: ['calendar:read'], lifetimeSeconds: 3600, domains: [mcp.resource] },
@@ -116,7 +116,7 @@ describe('an MCP server protected by Mandate, its tokens from the Mandate issuer
     expect(delegation.status).toBe(201);
     const parentVc = (await issuer.call(`/v1/vcs/${encodeURIComponent(parent.vcId)}`)).json.verifiableCredential;
     const vp = await signPresentation({
-      holder: child,
+      holder: child.identity,
       credentials: [delegation.json.verifiableCredential as MandateCredential, parentVc as MandateCredential],
       challenge: crypto.randomUUID(),
       domain: mcp.resource,
@@ -127,6 +127,8 @@ describe('an MCP server protected by Mandate, its tokens from the Mandate issuer
       subject_token_type: 'urn:mandate:params:oauth:token-type:presentation',
       resource: mcp.resource,
       client_id: child.did,
+      // No DPoP (a Bearer client): the child authenticates as the presentation's holder.
+      ...(await holderAuth(issuer, child)),
     });
     expect(exchanged.status).toBe(200);
     const client = await connect(undefined, exchanged.json.access_token as string);

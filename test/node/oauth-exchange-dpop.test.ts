@@ -4,15 +4,25 @@
 import { calculateJwkThumbprint, createRemoteJWKSet, exportJWK, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
 import { bytesToBase64url } from '../../wallet/crypto/base64url.ts';
 import { utf8ToBytes } from '../../wallet/crypto/bytes.ts';
 import { delegate } from '../../wallet/vc/delegation.ts';
-import { didKeyIdentity, type SigningIdentity } from '../../wallet/vc/identity.ts';
+import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import { signPresentation } from '../../wallet/vc/presentation.ts';
 import type { ChainCredential, MandateCredential } from '../../wallet/vc/types.ts';
 import { startTestIssuer, TEST_ADMIN_KEY, type TestIssuer } from '../support/issuer.ts';
-import { discover, INSECURE, oauthAgent, RESOURCE, tokenRequest, type OAuthAgent } from '../support/oauth.ts';
+import {
+  discover,
+  dpopChallenge,
+  holderAuth,
+  INSECURE,
+  newHolder,
+  oauthAgent,
+  RESOURCE,
+  tokenRequest,
+  type Holder,
+  type OAuthAgent,
+} from '../support/oauth.ts';
 
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const PRESENTATION = 'urn:mandate:params:oauth:token-type:presentation';
@@ -22,13 +32,15 @@ let issuer: TestIssuer;
 let as: oauth.AuthorizationServer;
 let parent: OAuthAgent;
 let child: SigningIdentity;
+let childHolder: Holder;
 let delegated: MandateCredential;
 
 beforeAll(async () => {
   issuer = await startTestIssuer({ SERVICE_OAUTH_ALLOW_BEARER: 'true' });
   as = await discover(issuer);
   parent = await oauthAgent(issuer);
-  child = didKeyIdentity(seedSigner(generateSeed()));
+  childHolder = await newHolder();
+  child = childHolder.identity;
   delegated = await delegate(parent.credential as unknown as ChainCredential, {
     delegator: parent.identity,
     delegateeDid: child.did,
@@ -45,14 +57,22 @@ async function subjectToken(
   domain = RESOURCE,
   holder = child,
   credentials = [delegated, parent.credential as unknown as MandateCredential],
+  challenge: string = crypto.randomUUID(),
 ) {
-  const vp = await signPresentation({ holder, credentials, challenge: crypto.randomUUID(), domain });
+  const vp = await signPresentation({ holder, credentials, challenge, domain });
   return bytesToBase64url(utf8ToBytes(JSON.stringify(vp)));
 }
 
+/** The child authenticating as itself (private_key_jwt): the binding of a Bearer exchange. */
+const childAuth = () => holderAuth(issuer, childHolder);
+
+/** Through oauth4webapi; without DPoP the child authenticates as the holder, with DPoP the challenge names the key. */
 async function exchange(parameters: Record<string, string>, options: oauth.TokenEndpointRequestOptions = {}) {
   const client = { client_id: child.did };
-  const response = await oauth.genericTokenEndpointRequest(as, client, oauth.None(), EXCHANGE, parameters, {
+  const auth = options.DPoP
+    ? oauth.None()
+    : oauth.PrivateKeyJwt({ key: childHolder.privateKey, kid: child.verificationMethod });
+  const response = await oauth.genericTokenEndpointRequest(as, client, auth, EXCHANGE, parameters, {
     ...INSECURE,
     ...options,
   });
@@ -150,6 +170,7 @@ describe('token exchange (RFC 8693) of a Mandate presentation', () => {
       form: async () => ({
         subject_token: await subjectToken('https://other.example/mcp'),
         subject_token_type: PRESENTATION,
+        ...(await childAuth()),
       }),
       error: 'invalid_target',
       reason: 'TARGET_MISMATCH',
@@ -160,26 +181,32 @@ describe('token exchange (RFC 8693) of a Mandate presentation', () => {
         subject_token: await subjectToken(),
         subject_token_type: PRESENTATION,
         scope: 'files:write',
+        ...(await childAuth()),
       }),
       error: 'invalid_scope',
       reason: 'SCOPE_NOT_GRANTED',
     },
     {
-      name: 'a client_id that is not the holder',
+      name: 'a client authenticated as another agent than the holder',
       form: async () => ({
         subject_token: await subjectToken(),
         subject_token_type: PRESENTATION,
         client_id: parent.did,
+        ...(await holderAuth(issuer, parent)),
       }),
       error: 'invalid_grant',
       reason: 'HOLDER_MISMATCH',
     },
     {
       name: 'a presentation signed by someone else',
-      form: async () => ({
-        subject_token: await subjectToken(RESOURCE, didKeyIdentity(seedSigner(generateSeed()))),
-        subject_token_type: PRESENTATION,
-      }),
+      form: async () => {
+        const other = await newHolder();
+        return {
+          subject_token: await subjectToken(RESOURCE, other.identity),
+          subject_token_type: PRESENTATION,
+          ...(await holderAuth(issuer, other)),
+        };
+      },
       error: 'invalid_request',
       reason: 'HOLDER_MISMATCH',
     },
@@ -199,11 +226,71 @@ describe('token exchange (RFC 8693) of a Mandate presentation', () => {
       subject_token: await subjectToken(),
       subject_token_type: PRESENTATION,
     };
-    expect((await tokenRequest(issuer, form)).status).toBe(200);
-    expect((await tokenRequest(issuer, form)).json).toMatchObject({
+    expect((await tokenRequest(issuer, { ...form, ...(await childAuth()) })).status).toBe(200);
+    expect((await tokenRequest(issuer, { ...form, ...(await childAuth()) })).json).toMatchObject({
       error: 'invalid_request',
       mandate_reason: 'REPLAYED',
     });
+  });
+});
+
+describe('binding the presentation to its client: a stolen presentation is worthless', () => {
+  const form = async (subject_token: string, extra: Record<string, string> = {}) => ({
+    grant_type: EXCHANGE,
+    resource: RESOURCE,
+    subject_token,
+    subject_token_type: PRESENTATION,
+    ...extra,
+  });
+  const refusedAudit = async () =>
+    (await issuer.call('/v1/audit?event=OAUTH_TOKEN_REFUSED&order=desc&limit=1', { admin: true })).json.records[0];
+
+  it('with DPoP: a challenge that is not the DPoP key’s thumbprint → invalid_request / PRESENTATION_NOT_BOUND', async () => {
+    const keys = await oauth.generateKeyPair('Ed25519', { extractable: true });
+    const unbound = await subjectToken(); // a random challenge
+    const res = await tokenRequest(issuer, await form(unbound), { dpop: await dpopProof(keys, {}) });
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ error: 'invalid_request', mandate_reason: 'PRESENTATION_NOT_BOUND' });
+    expect(await refusedAudit()).toMatchObject({
+      reason: 'PRESENTATION_NOT_BOUND',
+      data: { claimedClient: child.did },
+    });
+  });
+
+  it('with DPoP: a presentation bound to the holder’s key, sent with a thief’s key, is refused and stays the holder’s', async () => {
+    const holderKeys = await oauth.generateKeyPair('Ed25519', { extractable: true });
+    const thiefKeys = await oauth.generateKeyPair('Ed25519', { extractable: true });
+    const jkt = await calculateJwkThumbprint(await exportJWK(holderKeys.publicKey));
+    for (const challenge of [jkt, `${jkt}.${crypto.randomUUID()}`]) {
+      const stolen = await subjectToken(RESOURCE, child, undefined, challenge);
+      const thief = await tokenRequest(issuer, await form(stolen, { client_id: child.did }), {
+        dpop: await dpopProof(thiefKeys, {}),
+      });
+      expect(thief.json).toMatchObject({ error: 'invalid_request', mandate_reason: 'PRESENTATION_NOT_BOUND' });
+      // Without DPoP the thief cannot sign as the holder either.
+      const bare = await tokenRequest(issuer, await form(stolen, { client_id: child.did }));
+      expect(bare.status).toBe(401);
+      expect(bare.json).toMatchObject({ error: 'invalid_client', mandate_reason: 'HOLDER_AUTH_REQUIRED' });
+      // Nothing was spent: the holder, with its key, still gets the token.
+      const own = await tokenRequest(issuer, await form(stolen), { dpop: await dpopProof(holderKeys, {}) });
+      expect(own.status).toBe(200);
+      expect(((await verified(own.json.access_token as string)).cnf as { jkt: string }).jkt).toBe(jkt);
+    }
+  });
+
+  it('without DPoP: no client authentication as the holder → invalid_client / HOLDER_AUTH_REQUIRED', async () => {
+    const presentation = await subjectToken();
+    const anonymous: Record<string, string>[] = [{}, { client_id: child.did }];
+    for (const extra of anonymous) {
+      const res = await tokenRequest(issuer, await form(presentation, extra));
+      expect(res.status).toBe(401);
+      expect(res.json).toMatchObject({ error: 'invalid_client', mandate_reason: 'HOLDER_AUTH_REQUIRED' });
+    }
+    // Another agent authenticating as itself: HOLDER_MISMATCH, and the presentation is not spent.
+    const other = await tokenRequest(issuer, await form(presentation, await holderAuth(issuer, parent)));
+    expect(other.json).toMatchObject({ error: 'invalid_grant', mandate_reason: 'HOLDER_MISMATCH' });
+    const own = await tokenRequest(issuer, await form(presentation, await childAuth()));
+    expect(own.status).toBe(200);
   });
 });
 
@@ -260,8 +347,9 @@ describe('DPoP (RFC 9449) at the token endpoint', () => {
 
   it('binds an exchanged token too', async () => {
     const keys = await oauth.generateKeyPair('Ed25519');
+    const subject_token = await subjectToken(RESOURCE, child, undefined, await dpopChallenge(keys.publicKey));
     const result = await exchange(
-      { subject_token: await subjectToken(), subject_token_type: PRESENTATION, resource: RESOURCE },
+      { subject_token, subject_token_type: PRESENTATION, resource: RESOURCE },
       { DPoP: oauth.DPoP(childClient(), keys) },
     );
     expect(result.token_type).toBe('dpop');
@@ -357,7 +445,8 @@ describe('DPoP (RFC 9449) at the token endpoint', () => {
 describe('introspection (RFC 7662) of access tokens', () => {
   it('is active until a credential of the chain is revoked, for client_credentials and exchanged tokens alike', async () => {
     const agent = await oauthAgent(issuer);
-    const grandchild = didKeyIdentity(seedSigner(generateSeed()));
+    const grandchildHolder = await newHolder();
+    const grandchild = grandchildHolder.identity;
     const link = await delegate(agent.credential as unknown as ChainCredential, {
       delegator: agent.identity,
       delegateeDid: grandchild.did,
@@ -370,6 +459,7 @@ describe('introspection (RFC 7662) of access tokens', () => {
       resource: RESOURCE,
       subject_token_type: PRESENTATION,
       subject_token: await subjectToken(RESOURCE, grandchild, [link, agent.credential as unknown as MandateCredential]),
+      ...(await holderAuth(issuer, grandchildHolder)),
     });
     const tokens = [own.json.access_token as string, exchanged.json.access_token as string];
     expect(await introspect(tokens[0] as string)).toMatchObject({

@@ -7,14 +7,12 @@ import { createRemoteJWKSet, jwtVerify, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bytesToBase64url } from '../../wallet/crypto/base64url.ts';
 import { utf8ToBytes } from '../../wallet/crypto/bytes.ts';
-import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
 import { delegate } from '../../wallet/vc/delegation.ts';
-import { didKeyIdentity } from '../../wallet/vc/identity.ts';
 import { signPresentation } from '../../wallet/vc/presentation.ts';
 import { uncovered, within } from '../../wallet/vc/scopes.ts';
 import type { ChainCredential, MandateCredential } from '../../wallet/vc/types.ts';
 import { startTestIssuer, type TestIssuer } from '../support/issuer.ts';
-import { oauthAgent, RESOURCE, tokenRequest, type OAuthAgent } from '../support/oauth.ts';
+import { holderAuth, newHolder, oauthAgent, RESOURCE, tokenRequest, type OAuthAgent } from '../support/oauth.ts';
 
 const OTHER = 'https://files.example.com/other';
 const AGENT_SCOPES = ['files', 'calendar:read'];
@@ -98,7 +96,8 @@ describe('token properties', () => {
   });
 
   it('token exchange: scope ⊆ the chain’s effective scopes, aud = the requested resource', async () => {
-    const child = didKeyIdentity(seedSigner(generateSeed()));
+    const holder = await newHolder();
+    const child = holder.identity;
     const link = await delegate(agent.credential as unknown as ChainCredential, {
       delegator: agent.identity,
       delegateeDid: child.did,
@@ -121,6 +120,7 @@ describe('token properties', () => {
           subject_token: bytesToBase64url(utf8ToBytes(JSON.stringify(vp))),
           resource,
           ...(scopes === undefined ? {} : { scope: scopes.join(' ') }),
+          ...(await holderAuth(issuer, holder)),
         });
         await holds(answer, scopes, resource, CHAIN_SCOPES);
       }),

@@ -1,6 +1,6 @@
 // OAuth test helpers: a self-custody agent whose private key oauth4webapi and jose can use (a
 // WebCrypto Ed25519 CryptoKey), discovery against a running issuer, and a raw token request.
-import { importJWK, SignJWT, type CryptoKey } from 'jose';
+import { calculateJwkThumbprint, exportJWK, importJWK, SignJWT, type CryptoKey } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { bytesToBase64url } from '../../wallet/crypto/base64url.ts';
 import { generateSeed, getPublicKey, seedSigner } from '../../wallet/crypto/ed25519.ts';
@@ -8,6 +8,7 @@ import { didKeyIdentity, type SigningIdentity } from '../../wallet/vc/identity.t
 import { mintToken, onboardSelfAgent, type TestIssuer } from './issuer.ts';
 
 export const RESOURCE = 'https://files.example.com/mcp';
+export const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 export const INSECURE = { [oauth.allowInsecureRequests]: true } as const;
 
 export interface OAuthAgent {
@@ -81,4 +82,41 @@ export async function tokenRequest(
     headers: response.headers,
     json: (await response.json()) as Record<string, unknown>,
   };
+}
+
+/** A did:key holder: its identity signs presentations, its CryptoKey client assertions. */
+export interface Holder {
+  identity: SigningIdentity;
+  did: string;
+  privateKey: CryptoKey;
+}
+
+export async function newHolder(): Promise<Holder> {
+  const seed = generateSeed();
+  const identity = didKeyIdentity(seedSigner(seed));
+  return { identity, did: identity.did, privateKey: await ed25519Key(seed) };
+}
+
+/**
+ * private_key_jwt form parameters by which `holder` authenticates as itself: what binds an
+ * exchanged presentation to its holder when no DPoP proof is sent (docs/oauth.md §Binding).
+ */
+export async function holderAuth(
+  issuer: TestIssuer,
+  holder: { did: string; privateKey: CryptoKey; identity: SigningIdentity },
+): Promise<Record<string, string>> {
+  const now = Math.floor(Date.now() / 1000);
+  const claims = { iss: holder.did, sub: holder.did, aud: issuer.url, jti: crypto.randomUUID(), exp: now + 60 };
+  return {
+    client_assertion_type: ASSERTION_TYPE,
+    client_assertion: await assertion(holder.privateKey, claims, { kid: holder.identity.verificationMethod }),
+  };
+}
+
+/**
+ * The presentation challenge bound to a DPoP key (docs/oauth.md §Binding): its RFC 7638
+ * thumbprint, then "." and a fresh value (a challenge is answered once per resource).
+ */
+export async function dpopChallenge(publicKey: CryptoKey): Promise<string> {
+  return `${await calculateJwkThumbprint(await exportJWK(publicKey))}.${crypto.randomUUID()}`;
 }

@@ -58,15 +58,17 @@ function toolNames(answer: McpAnswer): string[] {
 async function exchange(story: Story, discovery: Discovery, scope: string): Promise<TokenExchange> {
   const sub = story.state.sub ?? fail('delegate to the sub-agent first (step 4)');
   const resource = story.config.mcpResource;
+  const key = story.state.mcp?.session.key ?? (await createDpopKey());
   // No grant: the issuer trusts its own credentials only, and the chain alone holds files:read.
+  // The challenge names the DPoP key (docs/oauth.md §Binding): whoever sees the presentation
+  // cannot exchange it without the key; the suffix keeps each exchange's challenge unique.
   const vp = await sub.present({
     target: resource,
-    challenge: crypto.randomUUID(),
+    challenge: `${key.jkt}.${crypto.randomUUID()}`,
     scopes: ['files:read'],
     trustedIssuers: [story.config.issuerDid],
     grantIssuers: [],
   });
-  const key = story.state.mcp?.session.key ?? (await createDpopKey());
   return exchangePresentation(discovery, vp, { resource, scope, clientId: sub.did }, key);
 }
 

@@ -40,6 +40,10 @@ export type OAuthReason =
   | 'DPOP_REQUIRED'
   /** The subject token is not of the supported token type, or does not decode. */
   | 'SUBJECT_TOKEN_INVALID'
+  /** Token exchange with DPoP: the presentation's challenge is not bound to the DPoP key (presentation-binding.ts). */
+  | 'PRESENTATION_NOT_BOUND'
+  /** Token exchange without DPoP: the client did not authenticate as the presentation's holder. */
+  | 'HOLDER_AUTH_REQUIRED'
   /** The authorization endpoint: this issuer runs no user-facing (redirect) flows. */
   | 'AUTHORIZATION_FLOW_UNSUPPORTED'
   | (string & {});

@@ -8,7 +8,9 @@
  * - token exchange (RFC 8693 §2.1): `subject_token` is a Mandate presentation, verified with
  *   `verifyPresentation` as `POST /v1/vp/verify` does (this issuer the one trusted issuer, its
  *   resolver, status lists and replay cache), with the requested `resource` as the expected
- *   domain; the authority is exactly what its chain allows, the delegators become `act`.
+ *   domain; the authority is exactly what its chain allows, the delegators become `act`. The
+ *   presentation must be bound to the client: its challenge names the DPoP key, or the client
+ *   authenticates as its holder (presentation-binding.ts).
  */
 import type { JsonValue } from '../../../wallet/crypto/json-value.ts';
 import { isMandateError } from '../../../wallet/crypto/errors.ts';
@@ -31,7 +33,9 @@ import { actorClaimOf, type ActorClaim } from '../session-tokens.ts';
 import { authenticateClient } from './client-assertion.ts';
 import { authenticateBySecret, type ClientSecretCredentials } from './client-secret.ts';
 import { refuse, refuseClaimed } from './errors.ts';
+import type { DpopBinding } from './dpop.ts';
 import type { OAuthEndpoints } from './metadata.ts';
+import { claimedHolder, requiredChallenge } from './presentation-binding.ts';
 
 /** What a grant establishes: whose authority, how much, where, and what it rests on. */
 export interface GrantedAuthority {
@@ -168,15 +172,20 @@ function decodeSubjectToken(params: TokenRequest): JsonValue {
   }
 }
 
-/** Token exchange: the presentation is the grant; optional client authentication must name its agent. */
+/**
+ * Token exchange: the presentation is the grant, bound to the client (presentation-binding.ts):
+ * by the DPoP key its challenge names, or by the client authenticating as its holder.
+ */
 export async function tokenExchangeGrant(
   ctx: IssuerContext,
   endpoints: OAuthEndpoints,
   params: TokenRequest,
-  resource: string,
+  exchange: { resource: string; binding: DpopBinding | undefined },
   credentialCache: VerifiedCredentialCache,
 ): Promise<GrantedAuthority> {
+  const { resource, binding } = exchange;
   const presentation = decodeSubjectToken(params);
+  const challenge = requiredChallenge(presentation, binding, params.client_assertion);
   const client =
     params.client_assertion === undefined
       ? params.client_id
@@ -185,9 +194,19 @@ export async function tokenExchangeGrant(
           assertionType: params.client_assertion_type,
           assertion: params.client_assertion,
         });
+  // Before the verification spends the presentation: another client cannot use it up.
+  const holder = claimedHolder(presentation);
+  if (client !== undefined && holder !== undefined && client !== holder)
+    refuseClaimed(
+      'invalid_grant',
+      'HOLDER_MISMATCH',
+      'the client is not the presentation holder',
+      holder.slice(0, 256),
+    );
   const result = await verifyPresentation(presentation, {
     ...issuerTrust(ctx, credentialCache),
     expectedDomain: resource,
+    ...(challenge === undefined ? {} : { expectedChallenge: challenge }),
   });
   if (!result.valid) {
     const agent = isObject(presentation) && typeof presentation.holder === 'string' ? presentation.holder : undefined;

@@ -227,10 +227,11 @@ export function createTokenEndpoint(ctx: IssuerContext, sessions: SessionTokenIs
   const credentialCache = createVerifiedCredentialCache({ ttlMs: 5 * 60_000, now: () => ctx.now() });
   const nonceHeader = (): Record<string, string> => (nonces === undefined ? {} : { 'DPoP-Nonce': nonces.current() });
 
-  const grant = (params: TokenRequest, resource: string, authorization: string | undefined) =>
+  type Exchange = { resource: string; binding: DpopBinding | undefined };
+  const grant = (params: TokenRequest, exchange: Exchange, authorization: string | undefined) =>
     params.grant_type === GRANT_CLIENT_CREDENTIALS
       ? clientCredentialsGrant(ctx, endpoints, params, basicCredentials(authorization))
-      : tokenExchangeGrant(ctx, endpoints, params, resource, credentialCache);
+      : tokenExchangeGrant(ctx, endpoints, params, exchange, credentialCache);
 
   async function issue(request: TokenEndpointRequest, attempt: Attempt): Promise<TokenEndpointAnswer> {
     const params = parseTokenRequest(request.form);
@@ -250,7 +251,7 @@ export function createTokenEndpoint(ctx: IssuerContext, sessions: SessionTokenIs
       nonces,
     });
     if (binding === undefined && !ctx.config.oauthAllowBearer) refuseBearer();
-    const authority = await grant(params, resource, request.authorization);
+    const authority = await grant(params, { resource, binding }, request.authorization);
     attempt.authority = authority;
     if (!domainsCover(authority.domains, resource))
       refuse(
