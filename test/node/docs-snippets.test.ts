@@ -14,6 +14,7 @@ import { runInNewContext } from 'node:vm';
 import { discoverAuthorizationServerMetadata, fetchToken } from '@modelcontextprotocol/sdk/client/auth.js';
 import Database from 'better-sqlite3';
 import { Hono } from 'hono';
+import { allowInsecureRequests } from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../issuer/config.ts';
 import { openDatabase } from '../../issuer/storage/db.ts';
@@ -73,6 +74,7 @@ const RUN_HERE: Record<string, readonly string[]> = {
   'docs/dids.md': ['dids-resolver', 'dids-table-resolver'],
   'docs/oauth.md': [
     'oauth4webapi-client-credentials',
+    'oauth4webapi-token-exchange',
     'jose-access-token',
     'mcp-sdk-client-secret',
     'mcp-sdk-private-key-jwt',
@@ -242,6 +244,29 @@ describe('docs/oauth.md and docs/wallet.md against a running issuer', { timeout:
     });
     expect(payload).toMatchObject({ sub: agent.did, aud: RESOURCE, scope: 'files:read' });
     expect(payload).toHaveProperty('cnf.jkt');
+  });
+
+  it('oauth4webapi exchanges a presentation whose challenge names its DPoP key; the token is bound to that key', async () => {
+    const agent = await oauthAgent(issuer);
+    const { as } = await runSnippet(snippet('docs/oauth.md', 'oauth4webapi-client-credentials'), {
+      issuerUrl: new URL(issuer.url),
+      agentDid: agent.did,
+      agentPrivateKey: agent.privateKey,
+      verificationMethod: agent.identity.verificationMethod,
+    });
+    const exchanged = await runSnippet(snippet('docs/oauth.md', 'oauth4webapi-token-exchange'), {
+      as,
+      insecure: { [allowInsecureRequests]: true },
+      holder: agent.identity,
+      credentials: [agent.credential],
+      resource: RESOURCE,
+    });
+    expect(exchanged.token_type).toBe('dpop');
+    const { payload } = await runSnippet(snippet('docs/oauth.md', 'jose-access-token'), {
+      metadata: as,
+      token: exchanged.access_token,
+    });
+    expect(payload).toMatchObject({ sub: agent.did, cnf: { jkt: exchanged.jkt } });
   });
 
   it("the MCP SDK's providers, as the page builds them, get tokens: client secret and private_key_jwt", async () => {
