@@ -19,6 +19,7 @@ import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import { verifyPresentation, type VerificationResult } from '../../wallet/vc/verify.ts';
 import type { Logger } from '../../issuer/http/logger.ts';
 import { startIssuer, type RunningIssuer } from '../../issuer/server.ts';
+import { clientSocketsClosed } from './client-sockets.ts';
 import { freshDatabase } from './servers.ts';
 
 export const TEST_ADMIN_KEY = 'test-admin-key-0123456789abcdefghijklmnopqrstuvwxyz';
@@ -133,8 +134,9 @@ async function startTestIssuerOn(extraEnv: Env, options: TestIssuerOptions): Pro
     call: (path, callOptions) => call(running.url, path, callOptions),
     async restart(more = {}) {
       await running.close();
-      // Let this process's fetch pool see the closed keep-alive sockets before the port is reused.
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The server closed its side of every keep-alive connection; this process's fetch pool may
+      // not have read the FIN yet and would send the next request on a dead socket.
+      await clientSocketsClosed(port);
       return startTestIssuerOn({ ...extraEnv, ...more }, { ...options, dir, port });
     },
     async stop() {
