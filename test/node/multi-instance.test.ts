@@ -174,6 +174,12 @@ describe('three issuer instances on one PostgreSQL and one Redis', () => {
   it('loses no acknowledged write when one instance is killed -9 under write load; the others keep serving', async () => {
     const victim = issuers[2] as IssuerProcess;
     const acknowledged: string[] = [];
+    // The kill lands once the victim has answered 8 of its 75 writes (writers 2, 5 and 8), while
+    // those writers still have the rest to send.
+    let victimAnswered = 0;
+    let victimUnanswered = 0;
+    let loaded!: () => void;
+    const underLoad = new Promise<void>((resolve) => (loaded = resolve));
     const writer = async (i: number) => {
       for (let n = 0; n < 25; n++) {
         const res = await at(i, '/v1/enrollment-tokens', {
@@ -181,12 +187,17 @@ describe('three issuer instances on one PostgreSQL and one Redis', () => {
           body: { requestedScopes: ['files:read'], maxDelegationDepth: 0, requestedDomains: [TARGET] },
         }).catch(() => undefined);
         if (res?.status === 201) acknowledged.push(res.json.tokenId as string);
+        if (i % INSTANCES !== 2) continue;
+        if (!res) victimUnanswered++;
+        else if (++victimAnswered === 8) loaded();
       }
     };
     const load = Promise.all(Array.from({ length: 9 }, (_, i) => writer(i)));
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await underLoad;
     victim.child.kill('SIGKILL');
     await load;
+    // The kill cut the victim's writers short: their remaining requests found no one to answer.
+    expect(victimUnanswered).toBeGreaterThan(0);
     issuers = issuers.slice(0, 2);
     expect(acknowledged.length).toBeGreaterThan(100);
     const listed = new Set<string>();
