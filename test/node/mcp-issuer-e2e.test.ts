@@ -4,9 +4,10 @@
 // ClientCredentialsProvider for a server-custody agent (its own client secret),
 // PrivateKeyJwtProvider for a self-custody agent, and a token exchange for a delegated agent.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bytesToBase64url } from '../../wallet/crypto/base64url.ts';
 import { utf8ToBytes } from '../../wallet/crypto/bytes.ts';
@@ -23,7 +24,7 @@ import {
   TEST_ADMIN_KEY,
   type TestIssuer,
 } from '../support/issuer.ts';
-import { startHonoMcp, TOOLS, type McpFixture } from '../support/mcp.ts';
+import { recordingFetch, startHonoMcp, TOOLS, type McpFixture } from '../support/mcp.ts';
 import { holderAuth, newHolder, tokenRequest } from '../support/oauth.ts';
 
 let issuer: TestIssuer;
@@ -43,11 +44,12 @@ afterAll(async () => {
 const calendarToken = (extraDomains: string[] = []) =>
   mintToken(issuer, { requestedScopes: ['calendar:read'], requestedDomains: [mcp.resource, ...extraDomains] });
 
-async function connect(provider?: OAuthClientProvider, bearer?: string): Promise<Client> {
+async function connect(provider?: OAuthClientProvider, bearer?: string, fetch?: FetchLike): Promise<Client> {
   const client = new Client({ name: 'agent', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(mcp.resource), {
     ...(provider ? { authProvider: provider } : {}),
     ...(bearer ? { requestInit: { headers: { authorization: `Bearer ${bearer}` } } } : {}),
+    ...(fetch ? { fetch } : {}),
   });
   await client.connect(transport);
   return client;
@@ -79,16 +81,25 @@ async function introspect(token: string): Promise<Record<string, unknown>> {
 describe('an MCP server protected by Mandate, its tokens from the Mandate issuer', () => {
   it('a server-custody agent (ClientCredentialsProvider) follows the 401, gets a token and calls an allowed tool', async () => {
     const agent = await serverAgent();
-    const client = await connect(secretProvider(agent));
+    const recorded = recordingFetch(mcp.resource);
+    const client = await connect(secretProvider(agent), undefined, recorded.fetch);
     const result = seen(await client.callTool({ name: 'read_calendar', arguments: {} }));
     expect(result.authInfo).toMatchObject({
       clientId: agent.did,
       scopes: ['calendar:read'],
       extra: { agentDid: agent.did, delegators: [], via: 'token', issuer: issuer.url },
     });
-    // Step-up: the tool needs a scope the agent's credential does not hold.
-    await expect(client.callTool({ name: 'send_mail', arguments: {} })).rejects.toThrow(/403|insufficient_scope/i);
+    // Step-up: the tool needs a scope the agent's credential does not hold. The SDK fetches a
+    // token once more on the 403 insufficient_scope, the issuer grants what the credential holds
+    // (calendar:read), the retry is refused the same way, and the SDK gives up with the 403.
+    recorded.clear();
+    const error = await client.callTool({ name: 'send_mail', arguments: {} }).catch((e: unknown) => e);
     await client.close();
+    expect(error).toBeInstanceOf(StreamableHTTPError);
+    expect((error as StreamableHTTPError).code).toBe(403);
+    const refused = { status: 403, reason: 'INSUFFICIENT_SCOPE', error: 'insufficient_scope', scope: 'mail:send' };
+    expect(recorded.refusals).toEqual([refused, refused]);
+    expect(recorded.tokenScopes).toEqual([null]);
   });
 
   it('a self-custody agent (PrivateKeyJwtProvider) calls the tool with its own key', async () => {

@@ -19,6 +19,7 @@ import {
   DELEGATOR,
   dpopKey,
   dpopProof,
+  recordingFetch,
   startHonoMcp,
   startNodeMcp,
   startTokenServer,
@@ -133,23 +134,10 @@ describe('the official SDK client', () => {
   });
 
   it('is stepped up (403 insufficient_scope with the scope) for a tool needing more', async () => {
-    // What the SDK's requests got: the MCP endpoint's refusals, and each token request's scope.
-    const refusals: { status: number; reason: unknown; error?: string; scope?: string }[] = [];
-    const tokenScopes: (string | null)[] = [];
-    const recording: FetchLike = async (url, init) => {
-      const response = await fetch(url, init);
-      if (init?.body instanceof URLSearchParams && init.body.get('grant_type') === 'client_credentials')
-        tokenScopes.push(init.body.get('scope'));
-      else if (String(url) === `${hono.url}/mcp` && !response.ok) {
-        const { error, scope } = extractWWWAuthenticateParams(response);
-        const { reason } = (await response.clone().json()) as { reason: unknown };
-        refusals.push({ status: response.status, reason, error, scope });
-      }
-      return response;
-    };
-    const client = await sdkClient(`${hono.url}/mcp`, provider(), recording);
+    const recorded = recordingFetch(hono.resource);
+    const client = await sdkClient(`${hono.url}/mcp`, provider(), recorded.fetch);
     // Connecting took the 401 → token flow (the test above); from here on, the call alone.
-    refusals.length = tokenScopes.length = 0;
+    recorded.clear();
     const error = await client.callTool({ name: 'send_mail', arguments: {} }).catch((e: unknown) => e);
     await client.close();
     // The token server grants this agent calendar:read only: the token the SDK gets on the
@@ -157,10 +145,10 @@ describe('the official SDK client', () => {
     expect(error).toBeInstanceOf(StreamableHTTPError);
     expect((error as StreamableHTTPError).code).toBe(403);
     const refused = { status: 403, reason: 'INSUFFICIENT_SCOPE', error: 'insufficient_scope', scope: 'mail:send' };
-    expect(refusals).toEqual([refused, refused]);
+    expect(recorded.refusals).toEqual([refused, refused]);
     // The challenge's insufficient_scope made the SDK fetch a token once more before retrying
     // (its ClientCredentialsProvider asks for the scope it was configured with, none here).
-    expect(tokenScopes).toEqual([null]);
+    expect(recorded.tokenScopes).toEqual([null]);
   });
 });
 

@@ -11,6 +11,8 @@ import { exportJWK, generateKeyPair, SignJWT, calculateJwkThumbprint, type Crypt
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { mcpAuth, mcpNodeMiddleware, type McpAuthEnv, type McpAuthOptions } from '../../verifier-worker/index.ts';
 
 export const AGENT = 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK';
@@ -218,4 +220,47 @@ export async function dpopKey(): Promise<{ privateKey: CryptoKey; publicJwk: JWK
   const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
   const publicJwk = await exportJWK(publicKey);
   return { privateKey, publicJwk, jkt: await calculateJwkThumbprint(publicJwk) };
+}
+
+/** A refusal by the MCP endpoint: HTTP status, body `reason`, WWW-Authenticate `error` and `scope`. */
+export interface McpRefusal {
+  status: number;
+  reason: unknown;
+  error?: string;
+  scope?: string;
+}
+
+/** What an SDK client's requests got, seen through the `fetch` it is given (the transport's option). */
+export interface McpRecording {
+  fetch: FetchLike;
+  /** The MCP endpoint's refusals, in order. */
+  refusals: McpRefusal[];
+  /** The `scope` of each client_credentials token request (null: none asked). */
+  tokenScopes: (string | null)[];
+  /** Forgets what was recorded (e.g. the connection's own 401 → token flow). */
+  clear(): void;
+}
+
+/**
+ * A recording fetch for an SDK client of the MCP endpoint at `resource`: the SDK turns a refusal
+ * into an error whose text alone does not say which status, reason and scope it answers to.
+ */
+export function recordingFetch(resource: string): McpRecording {
+  const recording: McpRecording = {
+    refusals: [],
+    tokenScopes: [],
+    clear: () => void (recording.refusals.length = recording.tokenScopes.length = 0),
+    fetch: async (url, init) => {
+      const response = await fetch(url, init);
+      if (init?.body instanceof URLSearchParams && init.body.get('grant_type') === 'client_credentials')
+        recording.tokenScopes.push(init.body.get('scope'));
+      else if (String(url) === resource && !response.ok) {
+        const { error, scope } = extractWWWAuthenticateParams(response);
+        const { reason } = (await response.clone().json()) as { reason: unknown };
+        recording.refusals.push({ status: response.status, reason, error, scope });
+      }
+      return response;
+    },
+  };
+  return recording;
 }
