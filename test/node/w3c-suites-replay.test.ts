@@ -1,5 +1,6 @@
 // The three W3C suites the issue names — vc-data-model-2.0 (tag vc2.0), vc-bitstring-status-list
-// (tag BitstringStatusList) and vc-di-eddsa (eddsa-rdfc-2022) — replayed against a real issuer
+// (tag BitstringStatusList) and vc-di-eddsa (eddsa-rdfc-2022 and eddsa-jcs-2022, with the Data
+// Integrity tests of w3c-ccg/data-integrity-test-suite-assertion) — replayed against a real issuer
 // over HTTP with the requests they send and the pass conditions they apply (read from their
 // sources: tests/*.js, TestEndpoints.js, helpers.js, fixtures):
 // - an issue the suite expects to succeed must answer 2xx with the credential; one it expects to
@@ -9,8 +10,11 @@
 //   here test/support/digitalbazaar.ts), embedded credentials re-signed by the same did:key;
 // - status lists are fetched with `Accept: application/ld+json, application/json` and parsed only
 //   when the answer's type says json.
-// Each `it` is one suite test, named by its section and number. The suites run again from
-// outside; this keeps each of their requirements a test of ours.
+// - their inputs are sent verbatim (the Data Integrity library's: test/fixtures/w3c-di-assertion);
+//   where Mandate answers otherwise than a suite expects, the `it` names the difference.
+// Each `it` is one suite test, named by its section and number or by its title. The suites were
+// also run from outside (docs/conformance.md §Results of a real run); this keeps each of their
+// requirements a test of ours.
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import jsonld from 'jsonld';
@@ -712,29 +716,124 @@ async function expandedUrls(document: Json, term: string, member: '@id' | '@type
   return values.map((value) => value[member]);
 }
 
-describe('W3C vc-di-eddsa-test-suite (eddsa-rdfc-2022): its data model and algorithm tests on VC 2.0', () => {
-  let signed: Json;
-  beforeAll(async () => {
-    signed = await expectIssued(
-      credentialOk({
-        id: `urn:uuid:${crypto.randomUUID()}`,
-        '@context': [V2, EXAMPLES],
-        credentialSubject: { id: 'did:example:subject', name: 'Alice' },
-      }),
-      { cryptosuite: RDFC },
-    );
-  });
-
-  it('issuer: a DataIntegrityProof, eddsa-rdfc-2022, a 64-byte base58btc proofValue, a did:key Multikey verification method', async () => {
-    const proof = signed.proof as Json;
-    expect(proof).toMatchObject({ type: 'DataIntegrityProof', cryptosuite: RDFC, proofPurpose: 'assertionMethod' });
-    expect((proof.proofValue as string)[0]).toBe('z');
-    expect(decodeBase58btc(proof.proofValue as string).length).toBe(64);
-    expect(proof.verificationMethod).toBe(issuer.running.ctx.issuer.verificationMethod);
-    expect((proof.verificationMethod as string).startsWith(`${issuerId}#z6Mk`)).toBe(true);
-    expect(rejected(await verifyVc(signed))).toBe(false);
-  });
+// 70-data-model and 80-algorithms: the suite's VC 2.0 validVc (tests/vc-generator/validVc.js)
+// issued by each issuer endpoint (helpers.js createInitialVc), its proofs of the suite read.
+const validVc20 = (): Json => ({
+  '@context': [V2],
+  id: 'urn:uuid:86294362-4254-4f36-854f-3952fe42555d',
+  type: ['VerifiableCredential'],
+  credentialSubject: { id: 'did:key:z6MktKwz7Ge1Yxzr4JHavN33wiwa8y81QdcMRLXQsrH9T53b', name: 'ExampleClaim' },
 });
+const JCS = 'eddsa-jcs-2022' as const;
+const DATA_MODEL_AND_ALGORITHM_TESTS: Array<[string, (proof: Json, suite: string) => void | Promise<void>]> = [
+  [
+    'Data Model - Proof Representations: The type property MUST be DataIntegrityProof.',
+    (proof) => {
+      expect(proof.type).toBe('DataIntegrityProof');
+    },
+  ],
+  [
+    'Data Model - Proof Representations: The cryptosuite property of the proof MUST be eddsa-rdfc-2022 or eddsa-jcs-2022.',
+    (proof, suite) => {
+      expect(proof.cryptosuite).toBe(suite);
+    },
+  ],
+  [
+    'Data Model - Proof Representations: The proofValue property of the proof MUST be a detached EdDSA signature produced according to [RFC8032], encoded using the base-58-btc header and alphabet',
+    (proof) => {
+      expect((proof.proofValue as string)[0]).toBe('z');
+      expect(decodeBase58btc(proof.proofValue as string)).toHaveLength(64);
+    },
+  ],
+  [
+    'Data Model - Verification Methods: The publicKeyMultibase value of the verification method MUST start with the base-58-btc prefix (z)',
+    (proof) => {
+      // did:key: the verification method's publicKeyMultibase is the fragment (did:key §3.1.2).
+      const multibase = (proof.verificationMethod as string).split('#')[1] as string;
+      expect(multibase.startsWith('z6Mk')).toBe(true);
+      expect(decodeBase58btc(multibase)).toHaveLength(34);
+    },
+  ],
+  [
+    'Data Model - Verification Methods: Any other encoding MUST NOT be allowed.',
+    (proof) => {
+      expect((proof.verificationMethod as string).split('#')[1]).toMatch(/^z[1-9A-HJ-NP-Za-km-z]+$/);
+    },
+  ],
+  [
+    'Algorithms - Transformation: The transformation options MUST contain a type identifier for the cryptographic suite (type) and a cryptosuite identifier (cryptosuite).',
+    (proof) => {
+      expect(proof.type).toBeDefined();
+      expect(proof.cryptosuite).toBeDefined();
+    },
+  ],
+  [
+    'Algorithms - Transformation: Whenever this algorithm encodes strings, it MUST use UTF-8 encoding.',
+    (proof) => {
+      expect(Buffer.from(proof.proofValue as string, 'utf8').toString('utf8')).toBe(proof.proofValue);
+    },
+  ],
+  [
+    'Algorithms - Transformation: If options.type is not DataIntegrityProof and options.cryptosuite is not the suite, an error MUST be raised',
+    (proof, suite) => {
+      expect(proof).toMatchObject({ type: 'DataIntegrityProof', cryptosuite: suite });
+    },
+  ],
+  [
+    'Algorithms - Proof Configuration: The proof options MUST contain a type identifier for the cryptographic suite (type) and MUST contain a cryptosuite identifier (cryptosuite).',
+    (proof) => {
+      expect(proof.type).toBeDefined();
+      expect(proof.cryptosuite).toBeDefined();
+    },
+  ],
+  [
+    'Algorithms - Proof Configuration: If proofConfig.type is not DataIntegrityProof or proofConfig.cryptosuite is not the suite, an error MUST be raised',
+    (proof, suite) => {
+      expect(proof).toMatchObject({ type: 'DataIntegrityProof', cryptosuite: suite });
+    },
+  ],
+  [
+    'Algorithms - Proof Configuration: If proofConfig.created is set to a value that is not a valid [XMLSCHEMA11-2] datetime, an error MUST be raised',
+    (proof) => {
+      if (proof.created !== undefined)
+        expect(proof.created).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
+    },
+  ],
+  [
+    'Algorithms - Proof Serialization: The proof options MUST contain a type identifier for the cryptographic suite (type) and MAY contain a cryptosuite identifier (cryptosuite).',
+    (proof) => {
+      expect(proof.type).toBeDefined();
+    },
+  ],
+];
+
+describe.each([RDFC, JCS])(
+  'W3C vc-di-eddsa-test-suite 70-data-model and 80-algorithms: %s, on its VC 2.0 credential',
+  (suite) => {
+    let proofs: Json[];
+    let vc: Json;
+    beforeAll(async () => {
+      const res = await issuer.call('/credentials/issue', {
+        admin: true,
+        body: {
+          credential: { ...validVc20(), id: `urn:uuid:${crypto.randomUUID()}`, issuer: issuerId },
+          ...(suite === RDFC ? { options: { cryptosuite: RDFC } } : {}),
+        },
+      });
+      expect(res.status, JSON.stringify(res.json).slice(0, 300)).toBe(201);
+      vc = res.json?.verifiableCredential as Json;
+      proofs = ((Array.isArray(vc.proof) ? vc.proof : [vc.proof]) as Json[]).filter((p) => p.cryptosuite === suite);
+      expect(proofs.length).toBeGreaterThanOrEqual(1);
+      expect(proofs.every((p) => p.verificationMethod === issuer.running.ctx.issuer.verificationMethod)).toBe(true);
+    });
+    it.each(DATA_MODEL_AND_ALGORITHM_TESTS)('%s', async (_name, check) => {
+      for (const proof of proofs) await check(proof, suite);
+    });
+    it('30-rdfc-interop / 60-jcs-interop: Mandate should verify Mandate', async () => {
+      expect(rejected(await verifyVc(vc))).toBe(false);
+    });
+  },
+);
 
 describe('W3C vc-di-eddsa-test-suite 05-di-rdfc-create: Data Integrity (eddsa-rdfc-2022 issuers), on a VC 1.1 credential', () => {
   let data: Json;
