@@ -1,7 +1,8 @@
 /**
  * Token introspection (RFC 7662) of session tokens and OAuth access tokens (services/oauth/): for a service that must stop honouring a
  * token as soon as a credential it was minted from is revoked or suspended, rather than when it
- * expires (at most DEFAULT_SESSION_TTL_SECONDS later; docs/api.md §Session tokens).
+ * expires (DEFAULT_SESSION_TTL_SECONDS after issuance plus the service's clock tolerance, 60 s in
+ * verifySessionToken; docs/api.md §Session tokens).
  *
  * A token is active (§2.2) when this issuer signed it, it has not expired, it was minted here
  * (its `jti` is on record), its agent's DID is not a DID hosted here and deactivated (DID Core

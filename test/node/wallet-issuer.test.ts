@@ -195,6 +195,41 @@ describe('delegation and session tokens', () => {
     ).rejects.toEqual(code('JWT_EXPIRED'));
   });
 
+  it("revocation bound offline: a revoked agent's session token verifies until exp + clockToleranceSec (360 s from issuance at the defaults), then JWT_EXPIRED", async () => {
+    const wallet = await memoryWallet();
+    const enrolled = await anonymous.onboard(await token(), { custody: 'self', wallet });
+    const vp = await wallet.present({ target: TARGET, challenge: 'nonce-bound' });
+    const res = await fetch(`${issuer.url}/v1/vp/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ presentation: vp, expectedTarget: TARGET, challenge: 'nonce-bound', session: true }),
+    });
+    const { sessionToken } = (await res.json()) as { sessionToken: string };
+    await operator.revoke(enrolled.vcId, { reason: 'compromised' });
+    const revokedAt = Date.now();
+    const introspected = await fetch(`${issuer.url}/v1/sessions/introspect`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: sessionToken }),
+    });
+    expect(await introspected.json()).toEqual({ active: false }); // the issuer knows at once
+
+    // A service checking offline does not: its clock (the `now` option) is moved by hand.
+    const { issuer: issuerDid } = await anonymous.health();
+    const offline = { jwk: await anonymous.sessionPublicKey(), issuer: issuerDid, audience: TARGET };
+    const at = (now: number) => verifySessionToken(sessionToken, { ...offline, now });
+    const { iat, exp } = await at(revokedAt);
+    const lastAccepted = (exp + 60) * 1000 - 1; // 60 s: the default clockToleranceSec
+    await expect(at(lastAccepted)).resolves.toMatchObject({ sub: wallet.did });
+    expect(lastAccepted - revokedAt).toBeGreaterThan(300_000); // longer than the token's lifetime
+    await expect(at(lastAccepted + 1)).rejects.toEqual(code('JWT_EXPIRED'));
+    expect(exp + 60 - iat).toBe(360); // the bound: lifetime (300 s) + tolerance (60 s), from issuance
+    // A service that tolerates less skew shortens it by as much.
+    await expect(
+      verifySessionToken(sessionToken, { ...offline, now: exp * 1000, clockToleranceSec: 0 }),
+    ).rejects.toEqual(code('JWT_EXPIRED'));
+  });
+
   it("server custody: the issuer delegates for its agent to B's wallet; B presents; verified with B as the agent", async () => {
     const enrolled = await anonymous.onboard(await token(), { custody: 'server' });
     const b = await memoryWallet();
