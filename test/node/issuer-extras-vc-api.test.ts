@@ -502,6 +502,36 @@ describe('what other implementations send: VC DM 1.1, eddsa-rdfc-2022 (Digital B
     expect(refused.json.errors[0]).toMatchObject({ check: 'shape', code: 'MALFORMED', rule: 'JSONLD_UNDEFINED_TERM' });
   });
 
+  it.each(['eddsa-jcs-2022', 'eddsa-rdfc-2022'] as const)(
+    'issues a VC 1.1 credential with %s: held to VC DM 1.1, the Data Integrity context appended, no status entry',
+    async (cryptosuite) => {
+      const { issuer: _issuer, ...unsigned } = v11({ '@context': [V1] });
+      const options = cryptosuite === 'eddsa-rdfc-2022' ? { cryptosuite } : {};
+      const res = await issuer.call('/credentials/issue', { admin: true, body: { credential: unsigned, options } });
+      expect(res.status, JSON.stringify(res.json)).toBe(201);
+      const vc = res.json.verifiableCredential;
+      expect(vc['@context']).toEqual([V1, DI_V2]);
+      expect(vc.issuer).toBe(issuer.running.ctx.issuer.did);
+      expect(vc.credentialStatus).toBeUndefined();
+      expect(vc.proof).toMatchObject({ type: 'DataIntegrityProof', cryptosuite });
+      const verified = await issuer.call('/credentials/verify', { body: { verifiableCredential: vc } });
+      expect(verified.status, JSON.stringify(verified.json)).toBe(200);
+      const { issuanceDate: _date, ...undated } = unsigned;
+      const refused = await issuer.call('/credentials/issue', { admin: true, body: { credential: undated, options } });
+      expect(refused.status).toBe(400);
+      expect(refused.json.error.message).toMatch(/issuanceDate is required/);
+      const withStatus = await issuer.call('/credentials/issue', {
+        admin: true,
+        body: {
+          credential: unsigned,
+          options: { ...options, credentialStatus: { type: 'BitstringStatusListEntry', statusPurpose: 'revocation' } },
+        },
+      });
+      expect(withStatus.status).toBe(400);
+      expect(withStatus.json.error.message).toMatch(/VC 1\.1 credential cannot carry a BitstringStatusListEntry/);
+    },
+  );
+
   it('a proof set may hold a proof by another DID (a witness), checked against that DID, only beside one by the issuer', async () => {
     const witnessSeed = generateSeed();
     const witness = await dbKeyPairFromSeed(witnessSeed);
