@@ -12,7 +12,8 @@
 //   when the answer's type says json.
 // - their inputs are sent verbatim (the Data Integrity library's: test/fixtures/w3c-di-assertion);
 //   where Mandate answers otherwise than a suite expects, the `it` names the difference.
-// Each `it` is one suite test, named by its section and number or by its title. The suites were
+// Each `it` is one suite test, named by its title or its section and number; in the VC DM 2.0
+// and Bitstring Status List parts some cover a run of consecutive tests of one section (4.10 #1–#4). The suites were
 // also run from outside (docs/conformance.md §Results of a real run); this keeps each of their
 // requirements a test of ours.
 import { readFileSync } from 'node:fs';
