@@ -5,7 +5,9 @@
  * Middleware, outermost first:
  * 1. requestId (X-Request-Id in and out), 2. JSON request log, 3. `Connection: close` on an
  * answer given before the body was read, 4. secure headers, 5. `actor` = anonymous (admin auth
- * upgrades it), 6. rate limits (429 + Retry-After), 7. body limit (413, default 64 KiB),
+ * upgrades it), 6. rate limits (429 + Retry-After), 6a. authenticate first: an operation that
+ * needs a key answers 401 before anything else is judged (http/authenticate-first.ts),
+ * 7. body limit (413, default 64 KiB),
  * 8. JSON-only bodies (415; I-JSON, http/json-bodies.ts) — form-encoded on the OAuth endpoints,
  * 9. on public documents only (DID documents, status lists, the context, JWKS): CORS for any
  *    origin (GET), `Cross-Origin-Resource-Policy: cross-origin` and etag (304 on If-None-Match),
@@ -14,6 +16,7 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { authenticateFirst, operationsOf, type Operation } from './http/authenticate-first.ts';
 import { bodyLimit } from './http/body-limit.ts';
 import { cors } from 'hono/cors';
 import { etag } from 'hono/etag';
@@ -77,6 +80,12 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
     await next();
   });
   app.use('*', rateLimit(ctx.rateLimits));
+  // Filled once the route table below is registered; nothing is served before createApp returns.
+  let operations: readonly Operation[] = [];
+  app.use(
+    '*',
+    authenticateFirst(() => operations),
+  );
   app.use(
     '*',
     bodyLimit({
@@ -113,6 +122,7 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
   app.route('/', consoleRoutes(ctx));
   app.route('/', consoleSupportRoutes(ctx));
   registerApiDocs(app, ctx);
+  operations = operationsOf(app);
 
   return app;
 }

@@ -218,6 +218,42 @@ describe('admin authentication', () => {
     );
   });
 
+  it('every operation that needs a key answers an unauthenticated caller 401 first, whatever else is wrong with the request', async () => {
+    type Operations = Record<string, Record<string, { security?: Record<string, unknown>[] }>>;
+    const paths = (await issuer.call('/v1/openapi.json')).json.paths as Operations;
+    const guarded = Object.entries(paths).flatMap(([path, operations]) =>
+      Object.entries(operations)
+        .filter(([, operation]) => operation.security?.some((s) => 'adminBearer' in s) === true)
+        .map(([method]) => ({ method: method.toUpperCase(), path: path.replace(/\{[^}]+\}/g, 'did%3Akey%3Az6Mkx') })),
+    );
+    expect(guarded.length).toBeGreaterThan(20);
+    expect(guarded).toContainEqual({ method: 'POST', path: '/v1/sessions/introspect' });
+    // Each would otherwise be 415, 400 (malformed JSON, invalid query) or 413.
+    const wrongs: { headers: Record<string, string>; body?: string; query?: string }[] = [
+      { headers: { 'content-type': 'application/json' }, body: '{"token":"x"}' },
+      { headers: { 'content-type': 'text/plain' }, body: 'not json' },
+      { headers: { 'content-type': 'application/json' }, body: '{"a":' },
+      { headers: { 'content-type': 'application/json' }, body: `"${'x'.repeat(70_000)}"` },
+      { headers: { 'content-type': 'application/json', authorization: 'Bearer wrong-key' }, body: '[]' },
+      { headers: { authorization: TEST_ADMIN_KEY }, query: '?limit=-1&cursor=%ZZ' },
+    ];
+    const answers: string[] = [];
+    for (const { method, path } of guarded)
+      for (const wrong of wrongs) {
+        const body = method === 'GET' ? undefined : wrong.body;
+        const res = await fetch(`${issuer.url}${path}${wrong.query ?? ''}`, {
+          method,
+          headers: body === undefined ? { authorization: wrong.headers.authorization ?? '' } : wrong.headers,
+          ...(body === undefined ? {} : { body }),
+        });
+        const www = res.headers.get('www-authenticate') ?? '';
+        await res.arrayBuffer();
+        if (res.status !== 401 || !www.startsWith('Bearer realm="mandate-issuer"'))
+          answers.push(`${method} ${path} ${JSON.stringify(wrong.headers)}: ${res.status}`);
+      }
+    expect(answers).toEqual([]);
+  });
+
   it('says the Bearer scheme is missing when the key is sent without it (not that the key is wrong)', async () => {
     for (const authorization of [TEST_ADMIN_KEY, `Basic ${btoa(`admin:${TEST_ADMIN_KEY}`)}`]) {
       const res = await issuer.call('/v1/agents', { headers: { authorization } });
