@@ -3,7 +3,8 @@
  * status, never a stack trace. Services throw `ApiError` (a MandateError with an HTTP status);
  * Hono's own HTTPExceptions (malformed JSON, 415 from the OpenAPI media-type gate) and zod
  * validation failures are translated into the same shape here, and anything unexpected becomes
- * a 500 INTERNAL_ERROR whose details go to the log only.
+ * a 500 INTERNAL_ERROR whose details go to the log only — except a storage failure that means
+ * the database did not answer (storage/unavailable.ts): 503 DATABASE_UNAVAILABLE with Retry-After.
  *
  * Every refusal (4xx) is written to the audit log as REQUEST_REFUSED with its code, method,
  * path and request id — except unknown routes (404 from notFound) and repeated 429s within one
@@ -17,6 +18,7 @@ import type { ZodError } from 'zod';
 import { isMandateError, MandateError } from '../../wallet/crypto/errors.ts';
 import type { JsonObject, JsonValue } from '../../wallet/crypto/json-value.ts';
 import { clipText, type AuditLog } from '../audit.ts';
+import { databaseUnavailable, type DatabaseUnavailableError } from '../storage/unavailable.ts';
 import type { IssuerEnv } from './env.ts';
 import type { Logger } from './logger.ts';
 
@@ -101,6 +103,8 @@ export const ISSUER_ERRORS = {
   /** A server-held key does not decrypt under the key-encryption key, or is not the key on record. */
   CUSTODY_KEY_UNREADABLE: 500,
   SERVICE_UNAVAILABLE: 503,
+  /** The database did not answer (down, restarting, out of connection slots): nothing was decided; see Retry-After. */
+  DATABASE_UNAVAILABLE: 503,
   /** GET /v1/ready: a dependency (the database) did not answer; `details.checks` names it. */
   NOT_READY: 503,
   /** GET /v1/ready after SIGTERM: this process is finishing its requests and takes no new ones. */
@@ -222,6 +226,8 @@ export function createErrorHandler(deps: ErrorHandlerDeps): ErrorHandler<IssuerE
           ? fromHttpException(thrown, c.get('bodyRefusal'))
           : undefined;
     const requestId = c.get('requestId');
+    const database = error ? undefined : databaseUnavailable(thrown);
+    if (database) return databaseRefusal(deps, c, database);
     if (!error) {
       // Unexpected: the name and code (if any) go to the log; the client learns nothing more.
       deps.log.error('unhandled error', {
@@ -239,6 +245,31 @@ export function createErrorHandler(deps: ErrorHandlerDeps): ErrorHandler<IssuerE
       await safeAudit(deps, c, error.auditEvent ?? (error.status >= 500 ? 'REQUEST_FAILED' : 'REQUEST_REFUSED'), error);
     return send(c, error);
   };
+}
+
+/** Seconds a client is told to wait when the database did not answer (a restart, a failover). */
+const DATABASE_RETRY_SECONDS = 5;
+
+/**
+ * 503 DATABASE_UNAVAILABLE with Retry-After for a request the database could not serve; logged
+ * with the driver's code (57P01, ECONNREFUSED, 53300, …), not audited: the audit log lives in
+ * that database, and an outage would flood it.
+ */
+function databaseRefusal(deps: ErrorHandlerDeps, c: Context<IssuerEnv>, error: DatabaseUnavailableError): Response {
+  deps.log.warn('database unavailable', {
+    requestId: c.get('requestId'),
+    method: c.req.method,
+    path: c.req.path,
+    error: error.name,
+    code: error.driverCode,
+  });
+  return send(
+    c,
+    apiError('DATABASE_UNAVAILABLE', `the database is unavailable right now; retry after ${DATABASE_RETRY_SECONDS} s`, {
+      headers: { 'Retry-After': String(DATABASE_RETRY_SECONDS) },
+      audit: false,
+    }),
+  );
 }
 
 /** A SqliteError's result code (`SQLITE_BUSY`, …): a fixed name, safe to log, that says what failed. */

@@ -7,15 +7,26 @@
 import type { KeyResolver } from '../../wallet/crypto/data-integrity.ts';
 import { createKeyResolver } from '../../wallet/did/verification-method.ts';
 import type { IssuerContext } from '../context.ts';
+import { watchDatabase } from './database-watch.ts';
 
 export function controllerKeyResolver(
   ctx: Pick<IssuerContext, 'resolver' | 'now'>,
   controller: string,
   refuse: (verificationMethod: string) => Error,
 ): KeyResolver {
-  const resolveKey = createKeyResolver(ctx.resolver, { now: () => ctx.now() });
-  return (verificationMethod, purpose) =>
-    verificationMethod.split('#')[0] === controller
-      ? resolveKey(verificationMethod, purpose)
-      : Promise.reject(refuse(verificationMethod.slice(0, 200)));
+  return async (verificationMethod, purpose) => {
+    if (verificationMethod.split('#')[0] !== controller) throw refuse(verificationMethod.slice(0, 200));
+    // The wallet's key resolver answers any resolver failure DID_RESOLUTION_FAILED: one this
+    // issuer's database caused is no verdict on the key, and is thrown as itself (503).
+    const watch = watchDatabase();
+    try {
+      return await createKeyResolver(watch.resolver(ctx.resolver), { now: () => ctx.now() })(
+        verificationMethod,
+        purpose,
+      );
+    } catch (error) {
+      watch.throwIfFailed();
+      throw error;
+    }
+  };
 }

@@ -32,6 +32,7 @@ import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
 import type { StatusListRecord, StatusListStore, StatusMessageRecord } from '../storage/status-lists-store.ts';
 import type { IssuerStores } from '../storage/stores.ts';
+import { watchDatabase, type DatabaseWatch } from './database-watch.ts';
 import type { SharedCache } from './shared-caches/redis-cache.ts';
 import { sharedListClientOptions } from './shared-caches/status-list-fetch.ts';
 
@@ -294,6 +295,40 @@ export interface IssuerStatusClient extends StatusListClient {
   over(version: StatusListStore['version']): StatusListClient;
 }
 
+/** This issuer's list at one version, and the client that reads it in-process. */
+interface LocalList {
+  version: number;
+  client: StatusListClient;
+  /** Notes a read of the list (or its signer's DID) that failed because the database did not answer. */
+  watch: DatabaseWatch;
+}
+
+/**
+ * A client for one of this issuer's lists, fetched in-process (never over the network, so the
+ * network policy may allow any host). A list (or its signer's DID) that cannot be read because
+ * the database did not answer is noted in `watch` — the client's own answer would be "not
+ * found" or "unverified" — so the check can throw that failure instead.
+ */
+function inProcessClient(ctx: IssuerContext, prefix: string, watch: DatabaseWatch): StatusListClient {
+  const fetch = async (url: string): Promise<Response> => {
+    const listId = decodeURIComponent(url.slice(prefix.length));
+    try {
+      const published = await publishedStatusList(ctx, listId);
+      return new Response(published.json, { status: 200, headers: { 'content-type': 'application/vc' } });
+    } catch (error) {
+      watch.note(error);
+      return new Response(null, { status: watch.failure ? 503 : 404 });
+    }
+  };
+  return createStatusListClient({
+    resolveKey: createKeyResolver(watch.resolver(ctx.resolver)),
+    fetch,
+    allowHttpLoopback: true,
+    allowPrivateNetwork: true,
+    now: () => ctx.now(),
+  });
+}
+
 export function createIssuerStatusClient(ctx: IssuerContext, shared?: SharedCache): IssuerStatusClient {
   const resolveKey = createKeyResolver(ctx.resolver);
   const now = (): number => ctx.now();
@@ -302,17 +337,7 @@ export function createIssuerStatusClient(ctx: IssuerContext, shared?: SharedCach
   const sharing = shared ? sharedListClientOptions(shared, policy, now) : {};
   const remote = createStatusListClient({ resolveKey, ...policy, ...sharing, now });
   const prefix = `${ctx.config.apiBaseUrl}${LIST_PATH}`;
-  const local = new Map<string, { version: number; client: StatusListClient }>();
-
-  const inProcessFetch = async (url: string): Promise<Response> => {
-    const listId = decodeURIComponent(url.slice(prefix.length));
-    try {
-      const published = await publishedStatusList(ctx, listId);
-      return new Response(published.json, { status: 200, headers: { 'content-type': 'application/vc' } });
-    } catch {
-      return new Response(null, { status: 404 });
-    }
-  };
+  const local = new Map<string, LocalList>();
 
   // A shared list that does not verify (planted in Redis, or its issuer's bad moment) is dropped
   // there, so the check after the client's refusal period fetches it from its issuer again.
@@ -344,19 +369,21 @@ export function createIssuerStatusClient(ctx: IssuerContext, shared?: SharedCach
       const current = (await version(listId)) ?? -1;
       let cached = local.get(listId);
       if (!cached || cached.version !== current) {
-        // The fetch never leaves the process, so the network policy may allow any host here.
-        const client = createStatusListClient({
-          resolveKey,
-          fetch: inProcessFetch,
-          allowHttpLoopback: true,
-          allowPrivateNetwork: true,
-          now: () => ctx.now(),
-        });
-        cached = { version: current, client };
+        const watch = watchDatabase();
+        cached = { version: current, client: inProcessClient(ctx, prefix, watch), watch };
         if (local.size > 1000) local.clear();
         local.set(listId, cached);
       }
-      return cached.client.check(entry, credentialIssuer, at);
+      try {
+        return await cached.client.check(entry, credentialIssuer, at);
+      } catch (error) {
+        // The client remembers a failed fetch for a while: one the database's absence caused
+        // must not outlive it, so the entry goes and the next check reads the list again.
+        const { failure } = cached.watch;
+        if (failure === undefined) throw error;
+        if (local.get(listId) === cached) local.delete(listId);
+        throw failure;
+      }
     },
   });
   return { ...over((listId) => ctx.stores.statusLists.version(listId)), over };

@@ -15,6 +15,9 @@
  * an acceptance spending the presentation in the same write (`fastVerdict`, docs/api.md
  * `POST /v1/vp/verify`); a refused record sends the presentation through the live path.
  *
+ * A database that did not answer during the verification is a 503, not a verdict
+ * (database-watch.ts).
+ *
  * The verified-credential cache is on: an agent presents the same credentials again and again,
  * and their signatures need checking once per 5 minutes. A signing-key rotation therefore takes
  * up to 5 minutes to reach credentials already seen (deactivation and status never wait).
@@ -23,7 +26,6 @@ import type { JsonObject } from '../../wallet/crypto/json-value.ts';
 import { createVerifiedCredentialCache, type VerifiedCredentialCache } from '../../wallet/vc/credential-cache.ts';
 import type { ReplayCache } from '../../wallet/vc/replay-cache.ts';
 import {
-  verifyPresentation,
   type VerificationFailure,
   type VerificationSuccess,
   type VerifyPresentationOptions,
@@ -33,6 +35,7 @@ import type { IssuerContext } from '../context.ts';
 import { apiError } from '../http/errors.ts';
 import { presentationStatusEntries } from './introspection.ts';
 import type { SessionTokenIssuer } from './session-tokens.ts';
+import { verifyDeciding } from './database-watch.ts';
 import type { VpAcceptedBody, VpDenied } from '../../wallet/contract/vp-verify.ts';
 
 /**
@@ -198,7 +201,7 @@ async function fastVerdict(
 ): Promise<VpVerdict | undefined> {
   const view = await ctx.readCache.view();
   const keys: ReplayKey[] = [];
-  const result = await verifyPresentation(presentation, {
+  const result = await verifyDeciding(presentation, {
     ...options,
     resolver: ctx.resolver.over(view.dids),
     statusLists: ctx.statusLists.over(view.version),
@@ -255,7 +258,7 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
         const verdict = await fastVerdict(ctx, input.presentation, options, vpId, target, actor);
         if (verdict) return verdict;
       }
-      const result = await verifyPresentation(input.presentation, options);
+      const result = await verifyDeciding(input.presentation, options);
       if (!result.valid) return refuse(result, vpId, target, actor);
       const accepted = acceptedVerdict(result, target);
       if (input.session === true) {

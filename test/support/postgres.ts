@@ -70,9 +70,21 @@ function postgresAccount(): RunAs | undefined {
 export interface PostgresServer {
   /** `postgres://postgres@127.0.0.1:<port>/postgres` (trust authentication: a throwaway instance). */
   url: string;
-  /** The postmaster's process id (its backends are its children). */
+  /** The postmaster's process id (its backends are its children); a new one after `resume()`. */
   pid: number;
+  /**
+   * Immediate shutdown (SIGQUIT, what `pg_ctl stop -m immediate` sends): every backend ends at
+   * once, open transactions are lost, the data directory stays. For fault tests.
+   */
+  halt(): Promise<void>;
+  /** Starts the halted server again on the same data directory and port (crash recovery first). */
+  resume(): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface StartPostgresOptions {
+  /** Server settings on top of this module's (`max_connections`, say). */
+  settings?: Record<string, string>;
 }
 
 function initdb(bin: string, dataDir: string, runAs: RunAs | undefined): void {
@@ -82,7 +94,7 @@ function initdb(bin: string, dataDir: string, runAs: RunAs | undefined): void {
     throw new Error(`initdb failed (${result.status ?? result.signal}): ${(result.stderr || result.stdout).trim()}`);
 }
 
-function serverArgs(dataDir: string, socketDir: string, port: number): string[] {
+function serverArgs(dataDir: string, socketDir: string, port: number, extra: Record<string, string>): string[] {
   const settings = {
     listen_addresses: '127.0.0.1',
     port: String(port),
@@ -90,12 +102,16 @@ function serverArgs(dataDir: string, socketDir: string, port: number): string[] 
     fsync: 'off',
     max_connections: '300',
     shared_buffers: '64MB',
+    ...extra,
   };
   return ['-D', dataDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
 }
 
 /** Starts a throwaway PostgreSQL; `stop()` shuts it down and removes its directory. */
-export async function startPostgres(bin = findPostgresBin()): Promise<PostgresServer> {
+export async function startPostgres(
+  bin = findPostgresBin(),
+  options: StartPostgresOptions = {},
+): Promise<PostgresServer> {
   if (bin === undefined) throw new Error(`PostgreSQL binaries not found in ${DEBIAN_ROOT}/*/bin: ${INSTALL_HINT}`);
   const runAs = postgresAccount();
   // As root, under /tmp: a TMPDIR inside root's home would be closed to the postgres user.
@@ -104,30 +120,39 @@ export async function startPostgres(bin = findPostgresBin()): Promise<PostgresSe
   chmodSync(dir, 0o700);
   const dataDir = join(dir, 'data');
   let child: ChildProcess | undefined;
-  const stop = async (): Promise<void> => {
+  const halt = async (): Promise<void> => {
     if (child && child.exitCode === null && child.signalCode === null) {
       const gone = exited(child);
       child.kill('SIGQUIT'); // immediate shutdown: nothing here is worth a checkpoint
       await gone;
     }
+  };
+  const stop = async (): Promise<void> => {
+    await halt();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
     initdb(bin, dataDir, runAs);
     const port = await freePort();
-    const log: string[] = [];
-    child = spawn(join(bin, 'postgres'), serverArgs(dataDir, dir, port), {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...runAs,
-    });
-    child.stderr?.on('data', (chunk: Buffer) => log.push(chunk.toString()));
     const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-    await waitFor(
-      child,
-      () => canConnect(url),
-      () => `PostgreSQL did not start: ${log.join('').trim().slice(-500)}`,
-    );
-    return { url, pid: child.pid ?? 0, stop };
+    const launch = async (): Promise<void> => {
+      const log: string[] = [];
+      const started = spawn(join(bin, 'postgres'), serverArgs(dataDir, dir, port, options.settings ?? {}), {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        ...runAs,
+      });
+      child = started;
+      started.stderr?.on('data', (chunk: Buffer) => log.push(chunk.toString()));
+      await waitFor(
+        started,
+        () => canConnect(url),
+        () => `PostgreSQL did not start: ${log.join('').trim().slice(-500)}`,
+      );
+      server.pid = started.pid ?? 0;
+    };
+    const server: PostgresServer = { url, pid: 0, halt, resume: launch, stop };
+    await launch();
+    return server;
   } catch (error) {
     await stop();
     throw error;

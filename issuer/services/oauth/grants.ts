@@ -16,7 +16,6 @@ import type { JsonValue } from '../../../wallet/crypto/json-value.ts';
 import { isMandateError } from '../../../wallet/crypto/errors.ts';
 import { statusEntries, issuerId } from '../../../wallet/vc/parse.ts';
 import { decodePresentationHeader } from '../../../wallet/vc/transport.ts';
-import { verifyPresentation } from '../../../wallet/vc/verify.ts';
 import type { VerifiedCredentialCache } from '../../../wallet/vc/credential-cache.ts';
 import type { ChainCredential } from '../../../wallet/vc/types.ts';
 import {
@@ -29,6 +28,7 @@ import type { SessionStatusEntry } from '../../storage/sessions-store.ts';
 import { chainCredentialOf } from '../credentials.ts';
 import { presentationStatusEntries } from '../introspection.ts';
 import { issuerTrust } from '../vp-verify.ts';
+import { verifyDeciding } from '../database-watch.ts';
 import { actorClaimOf, type ActorClaim } from '../session-tokens.ts';
 import { authenticateClient } from './client-assertion.ts';
 import { authenticateBySecret, type ClientSecretCredentials } from './client-secret.ts';
@@ -203,7 +203,7 @@ export async function tokenExchangeGrant(
       'the client is not the presentation holder',
       holder.slice(0, 256),
     );
-  const result = await verifyPresentation(presentation, {
+  const result = await verifyDeciding(presentation, {
     ...issuerTrust(ctx, credentialCache),
     expectedDomain: resource,
     ...(challenge === undefined ? {} : { expectedChallenge: challenge }),

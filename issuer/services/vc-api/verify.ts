@@ -7,7 +7,9 @@
  * then each credential in it.
  *
  * Results follow VC-API: `{verified, checks, warnings, errors}`. Trust in an issuer is the
- * caller's decision: this is a shape, proof and status check, not policy.
+ * caller's decision: this is a shape, proof and status check, not policy. A check this issuer's
+ * own database could not answer (a hosted DID, one of its lists) is no verdict: it is thrown, and
+ * answered 503 DATABASE_UNAVAILABLE (storage/unavailable.ts).
  */
 import {
   type KeyResolver,
@@ -30,6 +32,7 @@ import { MAX_STATUS_ENTRIES, statusEntries } from '../../../wallet/vc/parse.ts';
 import type { StatusEntry } from '../../../wallet/vc/types.ts';
 import type { IssuerContext } from '../../context.ts';
 import { apiError } from '../../http/errors.ts';
+import { rethrowIfUnavailable } from '../../storage/unavailable.ts';
 import { controllerKeyResolver } from '../controller-keys.ts';
 import { JsonLdError } from '../../../wallet/jsonld/document-loader.ts';
 import { assertJsonLdConformance, VC_API_CRYPTOSUITES } from './jsonld.ts';
@@ -217,6 +220,7 @@ async function statusProblems(
         });
       }
     } catch (error) {
+      rethrowIfUnavailable(error); // this issuer's database did not answer: no verdict (503)
       errors.push(statusProblem(error));
     }
   }
@@ -310,6 +314,7 @@ export function createVcApiVerifier(ctx: IssuerContext): VcApiVerifier {
         now: new Date(ctx.now()),
       });
     } catch (error) {
+      rethrowIfUnavailable(error);
       errors.push(problem('proof', error));
     }
     errors.push(...validityProblems(vc, ctx.now()));
@@ -386,6 +391,7 @@ async function verifyPresentationWith(
       now: new Date(ctx.now()),
     });
   } catch (error) {
+    rethrowIfUnavailable(error);
     // Its credentials are not looked at: each could make this issuer resolve a DID.
     return { verified: false, checks: ['proof'], warnings: [], errors: [problem('proof', error)], ...none };
   }

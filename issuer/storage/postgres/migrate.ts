@@ -13,6 +13,7 @@
 import type pg from 'pg';
 import { MandateError } from '../../../wallet/crypto/errors.ts';
 import { MIGRATION_LOCK, MIGRATION_UNLOCK } from './locks.ts';
+import { checkout } from './pool.ts';
 import { MIGRATIONS, type Migration } from './schema.ts';
 
 export type SchemaErrorCode = 'SCHEMA_TOO_NEW' | 'SCHEMA_MIGRATION_FAILED';
@@ -76,7 +77,9 @@ export async function migrate(
 ): Promise<MigrationResult> {
   assertOrdered(migrations);
   const latest = migrations.length;
-  const client = await pool.connect();
+  // Listened to while out (pool.ts): a server going away mid-migration fails the start, not with an uncaught error.
+  const out = await checkout(pool);
+  const { client } = out;
   try {
     await client.query(`SELECT ${MIGRATION_LOCK}`);
     try {
@@ -101,6 +104,6 @@ export async function migrate(
       await client.query(`SELECT ${MIGRATION_UNLOCK}`);
     }
   } finally {
-    client.release();
+    out.release();
   }
 }

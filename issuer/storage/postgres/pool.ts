@@ -8,6 +8,12 @@
  * parses int8 to a number and throws on one beyond Number.MAX_SAFE_INTEGER rather than round
  * it. The parser is the pool's own (`types`), not node-postgres's global table, so another pool
  * in the process is left as it is.
+ *
+ * A lost connection fails the requests using it, never the process: pg-pool listens for
+ * `error` on idle clients only, and a client emits `error` when its connection ends — also
+ * while it is checked out (a terminated backend, a server stopped at once, the server's own
+ * idle_in_transaction_session_timeout), where an event without a listener is an uncaught
+ * exception. `checkout` listens for as long as the client is out.
  */
 import pg from 'pg';
 
@@ -61,4 +67,32 @@ export function createPool(options: PoolOptions): pg.Pool {
   // pool drops that client and opens another on the next query.
   pool.on('error', (error) => options.onIdleError?.(error));
   return pool;
+}
+
+/** A client out of the pool (see `checkout`). */
+export interface CheckedOut {
+  readonly client: pg.PoolClient;
+  /** Back to the pool; destroyed instead when `broken` is given or its connection failed meanwhile. */
+  release(broken?: Error): void;
+}
+
+/**
+ * A client from `pool`, listening for its connection's `error` until released: the error then
+ * rejects the query under way or the next one (node-postgres makes the client unqueryable), and
+ * the client is destroyed on release rather than handed to the next request.
+ */
+export async function checkout(pool: pg.Pool): Promise<CheckedOut> {
+  const client = await pool.connect();
+  let lost: Error | undefined;
+  const onError = (error: Error): void => {
+    lost ??= error;
+  };
+  client.on('error', onError);
+  return {
+    client,
+    release(broken) {
+      client.off('error', onError);
+      client.release(broken ?? lost);
+    },
+  };
 }

@@ -13,7 +13,10 @@
  * transactions without waiting for the lock.
  *
  * A nested `transaction` is a SAVEPOINT: its throw rolls back its own work only. Strings pass
- * through text.ts (PostgreSQL text cannot hold U+0000; SQLite's can).
+ * through text.ts (PostgreSQL text cannot hold U+0000; SQLite's can). A server that is not there
+ * to answer (down, restarting, out of slots, this connection terminated) is thrown as
+ * DatabaseUnavailableError (unavailable.ts), and a transaction whose connection died is not
+ * returned to the pool (pool.ts `checkout`).
  */
 import type pg from 'pg';
 import type { IssuerStores } from '../stores.ts';
@@ -25,8 +28,9 @@ import { createPostgresChallengeStore } from './challenges-store.ts';
 import { createPostgresCredentialStore } from './credentials-store.ts';
 import { batchedDidGet, createPostgresDidStore } from './dids-store.ts';
 import { WRITER_LOCK } from './locks.ts';
-import type { PreparingSql } from './pool.ts';
+import { checkout, type PreparingSql } from './pool.ts';
 import { textSafe } from './text.ts';
+import { guarded, unlessUnavailable } from './unavailable.ts';
 import { createPostgresReadGenerationStore } from './read-generation-store.ts';
 import { createGroupedPostgresReplayStore, createPostgresReplayStore } from './replay-store.ts';
 import { createPostgresSessionKeyStore } from './session-key-store.ts';
@@ -68,7 +72,7 @@ function storesOn(connection: PreparingSql, transaction: Transaction): IssuerSto
 }
 
 /** The stores of an open transaction on `client`; their `transaction` nests as savepoints. */
-function transactionStores(client: pg.PoolClient): IssuerStores {
+function transactionStores(client: PreparingSql): IssuerStores {
   let depth = 0;
   const nested: Transaction = async (fn) => {
     const name = `mandate_${++depth}`;
@@ -90,7 +94,8 @@ function transactionStores(client: pg.PoolClient): IssuerStores {
 
 export function createPostgresStores(pool: pg.Pool): IssuerStores {
   const transaction: Transaction = async (fn) => {
-    const client = await pool.connect();
+    const out = await unlessUnavailable(checkout(pool));
+    const client = guarded(out.client);
     // A client whose ROLLBACK failed is in an unknown state: destroyed, not returned to the pool.
     let broken: Error | undefined;
     try {
@@ -104,13 +109,15 @@ export function createPostgresStores(pool: pg.Pool): IssuerStores {
       });
       throw error;
     } finally {
-      client.release(broken);
+      out.release(broken);
     }
   };
   // Outside transactions, what concurrent verifications write and read — replay records, the
   // lists' versions, hosted DIDs — shares one statement per event-loop turn.
-  const outer = storesOn(pool, transaction);
-  const sql = textSafe(pool);
+  // Every query's unavailability failure becomes a DatabaseUnavailableError (unavailable.ts).
+  const shared = guarded(pool);
+  const outer = storesOn(shared, transaction);
+  const sql = textSafe(shared);
   return {
     ...outer,
     replay: createGroupedPostgresReplayStore(sql),
