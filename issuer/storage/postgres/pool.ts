@@ -80,19 +80,30 @@ export interface CheckedOut {
  * A client from `pool`, listening for its connection's `error` until released: the error then
  * rejects the query under way or the next one (node-postgres makes the client unqueryable), and
  * the client is destroyed on release rather than handed to the next request.
+ *
+ * The listener is attached inside pg-pool's callback, synchronously: a promise's continuation
+ * would run only after the socket chunk that completed the connection was parsed, and a backend
+ * terminated right after start-up sends its FATAL in that same chunk, with no listener yet.
  */
-export async function checkout(pool: pg.Pool): Promise<CheckedOut> {
-  const client = await pool.connect();
-  let lost: Error | undefined;
-  const onError = (error: Error): void => {
-    lost ??= error;
-  };
-  client.on('error', onError);
-  return {
-    client,
-    release(broken) {
-      client.off('error', onError);
-      client.release(broken ?? lost);
-    },
-  };
+export function checkout(pool: pg.Pool): Promise<CheckedOut> {
+  return new Promise((resolve, reject) => {
+    pool.connect((error, client) => {
+      if (error || client === undefined) {
+        reject(error ?? new Error('the pool gave no client'));
+        return;
+      }
+      let lost: Error | undefined;
+      const onError = (failure: Error): void => {
+        lost ??= failure;
+      };
+      client.on('error', onError);
+      resolve({
+        client,
+        release(broken) {
+          client.off('error', onError);
+          client.release(broken ?? lost);
+        },
+      });
+    });
+  });
 }
