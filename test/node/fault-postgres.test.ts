@@ -10,8 +10,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bytesToHex } from '../../wallet/crypto/bytes.ts';
-import { startIssuerProcess, type IssuerProcess } from '../support/issuer-process.ts';
-import { agentPath, call, TEST_ADMIN_KEY, type CallOptions, type CallResult } from '../support/issuer.ts';
+import { deploymentEnv, startIssuerProcess, type IssuerProcess } from '../support/issuer-process.ts';
+import { agentPath, call, type CallOptions, type CallResult } from '../support/issuer.ts';
 import { createDatabase, startPostgres, type FreshDatabase, type PostgresServer } from '../support/postgres.ts';
 
 const TARGET = 'files.example.com';
@@ -35,21 +35,6 @@ function issuerUrl(): string {
   const url = new URL(db.url);
   url.username = ISSUER_ROLE;
   return url.href;
-}
-
-function sharedEnv(): Record<string, string> {
-  return {
-    SERVICE_STORAGE_ADAPTER: 'postgres',
-    SERVICE_DATABASE_URL: issuerUrl(),
-    SERVICE_DATABASE_POOL_SIZE: '4',
-    SERVICE_ADMIN_API_KEY: TEST_ADMIN_KEY,
-    SERVICE_SIGNING_KEY: bytesToHex(randomBytes(32)),
-    SERVICE_KEY_ENCRYPTION_KEY: bytesToHex(randomBytes(32)),
-    API_BASE_URL: 'http://127.0.0.1:9',
-    SERVICE_RATE_LIMIT_PER_IP: '1000000',
-    SERVICE_RATE_LIMIT_PER_TOKEN: '1000000',
-    LOG_LEVEL: 'warn',
-  };
 }
 
 function at(i: number, path: string, options: CallOptions = {}): Promise<CallResult> {
@@ -277,7 +262,7 @@ beforeAll(async () => {
   db = await createDatabase(server.url);
   await admin(`CREATE ROLE ${ISSUER_ROLE} LOGIN`);
   await admin(`ALTER DATABASE ${db.name} OWNER TO ${ISSUER_ROLE}`);
-  const env = sharedEnv();
+  const env = deploymentEnv({ databaseUrl: issuerUrl(), poolSize: 4 });
   issuers = await Promise.all(Array.from({ length: INSTANCES }, () => startIssuerProcess(env)));
   const token = await at(0, '/v1/enrollment-tokens', {
     admin: true,

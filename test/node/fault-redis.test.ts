@@ -6,9 +6,8 @@
 // counters are used again once Redis is back (docs/operations.md §Redis).
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { bytesToHex } from '../../wallet/crypto/bytes.ts';
-import { startIssuerProcess, type IssuerProcess } from '../support/issuer-process.ts';
-import { agentPath, call, TEST_ADMIN_KEY, type CallResult } from '../support/issuer.ts';
+import { deploymentEnv, startIssuerProcess, type IssuerProcess } from '../support/issuer-process.ts';
+import { agentPath, call, type CallResult } from '../support/issuer.ts';
 import { startRedis, type RedisServer } from '../support/redis.ts';
 import { freshDatabase, type FreshDatabase } from '../support/servers.ts';
 
@@ -69,21 +68,10 @@ async function readinessOfAll(expected: (ready: CallResult) => void): Promise<vo
 
 beforeAll(async () => {
   [redis, db] = await Promise.all([startRedis(), freshDatabase()]);
-  const env = {
-    SERVICE_STORAGE_ADAPTER: 'postgres',
-    SERVICE_DATABASE_URL: db.url,
-    SERVICE_DATABASE_POOL_SIZE: '4',
-    SERVICE_CACHE_ADAPTER: 'redis',
-    SERVICE_REDIS_URL: redis.url,
-    SERVICE_ADMIN_API_KEY: TEST_ADMIN_KEY,
-    SERVICE_SIGNING_KEY: bytesToHex(randomBytes(32)),
-    SERVICE_KEY_ENCRYPTION_KEY: bytesToHex(randomBytes(32)),
-    API_BASE_URL: 'http://127.0.0.1:9',
-    SERVICE_RATE_LIMIT_PER_IP: '1000000',
-    SERVICE_RATE_LIMIT_PER_TOKEN: String(LIMIT),
-    SERVICE_INSTANCES_HINT: '2',
-    LOG_LEVEL: 'info',
-  };
+  const env = deploymentEnv(
+    { databaseUrl: db.url, poolSize: 4, redisUrl: redis.url },
+    { SERVICE_RATE_LIMIT_PER_TOKEN: String(LIMIT), SERVICE_INSTANCES_HINT: '2', LOG_LEVEL: 'info' },
+  );
   issuers = await Promise.all([startIssuerProcess(env), startIssuerProcess(env)]);
 }, 120_000);
 

@@ -9,8 +9,8 @@ import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
 import { getStatus } from '../../wallet/status/bitstring.ts';
 import { decodeStatusList } from '../../wallet/status/encoded-list.ts';
 import { didKeyIdentity } from '../../wallet/vc/identity.ts';
-import { startIssuerProcess, type IssuerProcess } from '../support/issuer-process.ts';
-import { agentPath, call, TEST_ADMIN_KEY, type CallOptions, type CallResult } from '../support/issuer.ts';
+import { deploymentEnv, startIssuerProcess, type IssuerProcess } from '../support/issuer-process.ts';
+import { agentPath, call, type CallOptions, type CallResult } from '../support/issuer.ts';
 import { freshDatabase, redisUrl, type FreshDatabase } from '../support/servers.ts';
 
 const TARGET = 'files.example.com';
@@ -18,25 +18,6 @@ const INSTANCES = 3;
 let db: FreshDatabase;
 let env: Record<string, string>;
 let issuers: IssuerProcess[] = [];
-
-/** The env every instance shares: one database, one Redis, one set of secrets. */
-function sharedEnv(): Record<string, string> {
-  return {
-    SERVICE_STORAGE_ADAPTER: 'postgres',
-    SERVICE_DATABASE_URL: db.url,
-    SERVICE_DATABASE_POOL_SIZE: '8',
-    SERVICE_CACHE_ADAPTER: 'redis',
-    SERVICE_REDIS_URL: redisUrl(),
-    SERVICE_ADMIN_API_KEY: TEST_ADMIN_KEY,
-    SERVICE_SIGNING_KEY: bytesToHex(randomBytes(32)),
-    SERVICE_KEY_ENCRYPTION_KEY: bytesToHex(randomBytes(32)),
-    // The address clients use (the load balancer's): every instance names its lists by it.
-    API_BASE_URL: 'http://127.0.0.1:9',
-    SERVICE_RATE_LIMIT_PER_IP: '1000000',
-    SERVICE_RATE_LIMIT_PER_TOKEN: '1000000',
-    LOG_LEVEL: 'warn',
-  };
-}
 
 /** Instance `i mod INSTANCES`: a round-robin load balancer. */
 function at(i: number, path: string, options: CallOptions = {}): Promise<CallResult> {
@@ -69,7 +50,7 @@ const winners = (results: CallResult[], status: number) => results.filter((r) =>
 
 beforeAll(async () => {
   db = await freshDatabase();
-  env = sharedEnv();
+  env = deploymentEnv({ databaseUrl: db.url, poolSize: 8, redisUrl: redisUrl() });
   // Started together: the schema, the issuer's DID document and keys are created once.
   issuers = await Promise.all(Array.from({ length: INSTANCES }, () => startIssuerProcess(env)));
 }, 120_000);

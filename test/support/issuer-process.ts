@@ -3,7 +3,10 @@
 // stderr are kept for assertions. Several of these sharing one database and one Redis are the
 // deployment docs/operations.md describes.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import type { Env } from '../../issuer/config.ts';
+import { bytesToHex } from '../../wallet/crypto/bytes.ts';
+import { TEST_ADMIN_KEY } from './issuer.ts';
 import { exited } from './processes.ts';
 
 export interface IssuerProcess {
@@ -13,6 +16,39 @@ export interface IssuerProcess {
   stdout(): string;
   /** SIGTERM, and wait for it to exit (SIGKILL after `graceMs`). */
   stop(graceMs?: number): Promise<void>;
+}
+
+export interface Deployment {
+  /** The one PostgreSQL database every instance uses. */
+  databaseUrl: string;
+  /** SERVICE_DATABASE_POOL_SIZE of each instance. */
+  poolSize: number;
+  /** The one Redis every instance uses; none: each instance caches in memory. */
+  redisUrl?: string;
+}
+
+/**
+ * The env every instance of one deployment shares: one database (and Redis), one set of secrets
+ * (fresh per call), and rate limits out of the way; `overrides` on top.
+ */
+export function deploymentEnv(deployment: Deployment, overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    SERVICE_STORAGE_ADAPTER: 'postgres',
+    SERVICE_DATABASE_URL: deployment.databaseUrl,
+    SERVICE_DATABASE_POOL_SIZE: String(deployment.poolSize),
+    ...(deployment.redisUrl === undefined
+      ? {}
+      : { SERVICE_CACHE_ADAPTER: 'redis', SERVICE_REDIS_URL: deployment.redisUrl }),
+    SERVICE_ADMIN_API_KEY: TEST_ADMIN_KEY,
+    SERVICE_SIGNING_KEY: bytesToHex(randomBytes(32)),
+    SERVICE_KEY_ENCRYPTION_KEY: bytesToHex(randomBytes(32)),
+    // The address clients use (the load balancer's): every instance names its lists by it.
+    API_BASE_URL: 'http://127.0.0.1:9',
+    SERVICE_RATE_LIMIT_PER_IP: '1000000',
+    SERVICE_RATE_LIMIT_PER_TOKEN: '1000000',
+    LOG_LEVEL: 'warn',
+    ...overrides,
+  };
 }
 
 /** Starts `issuer/main.ts` with `env` on top of this process's environment; rejects (with its stderr) if it exits first. */
