@@ -30,6 +30,7 @@ import { didKeyIdentity } from '../wallet/vc/identity.ts';
 import { createKeyResolver } from '../wallet/did/verification-method.ts';
 import { createResolver } from '../wallet/did/registry.ts';
 import { resolveDidKey } from '../wallet/did/key.ts';
+import { clique } from '../test/support/poison-graph.ts';
 import { measure, round } from './measure.ts';
 
 const DURATION_MS = 2000;
@@ -64,24 +65,6 @@ function sampleCredential(issuer: string): Record<string, unknown> {
 
 async function opsPerSec(op: () => unknown): Promise<number> {
   return (await measure(op, { durationMs: DURATION_MS, warmupMs: WARMUP_MS })).opsPerSec;
-}
-
-/** n blank nodes, each linked to every other: all indistinguishable (a poison graph, RDF-CANON §4.8). */
-function clique(n: number): Record<string, unknown> {
-  return {
-    '@context': ['https://www.w3.org/ns/credentials/v2', 'https://www.w3.org/ns/credentials/examples/v2'],
-    type: ['VerifiableCredential'],
-    issuer: 'did:example:issuer',
-    credentialSubject: {
-      id: 'did:example:subject',
-      knows: Array.from({ length: n }, (_, i) => ({
-        '@id': `_:b${i}`,
-        knows: Array.from({ length: n }, (_, j) => j)
-          .filter((j) => j !== i)
-          .map((j) => ({ '@id': `_:b${j}` })),
-      })),
-    },
-  };
 }
 
 /** Runs `op`, which must fail with the RDFC work-bound refusal; anything else stops the bench. */

@@ -34,6 +34,7 @@ import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
 import { decodePrivateKeyMultibase, decodePublicKeyMultibase, encodeBase58btc } from '../../wallet/crypto/multikey.ts';
 import { bundledDocumentLoader } from '../../wallet/jsonld/document-loader.ts';
 import { eddsaRdfc2022 } from '../../wallet/node.ts';
+import { clique } from '../support/poison-graph.ts';
 
 const text = (raw: string) => raw.trimEnd();
 const reason = (code: ProofErrorCode) => expect.objectContaining({ name: 'ProofError', code });
@@ -522,21 +523,6 @@ describe('what JSON-LD refuses is PROOF_MALFORMED, naming the rule', () => {
 });
 
 describe('the work is bounded (RDFC-1.0 poison graphs, EdDSA §3.2)', () => {
-  /** n blank nodes, each linked to every other: all indistinguishable (a poison graph). */
-  const clique = (n: number) => ({
-    '@context': [V2, 'https://www.w3.org/ns/credentials/examples/v2'],
-    type: ['VerifiableCredential'],
-    issuer: 'did:example:issuer',
-    credentialSubject: {
-      id: 'did:example:subject',
-      knows: Array.from({ length: n }, (_, i) => ({
-        '@id': `_:b${i}`,
-        knows: Array.from({ length: n }, (_, j) => j)
-          .filter((j) => j !== i)
-          .map((j) => ({ '@id': `_:b${j}` })),
-      })),
-    },
-  });
   const issuer = identity('issuer');
 
   // The refusal names the bound that stopped the work; how fast it comes is measured in
