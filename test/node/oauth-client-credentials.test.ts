@@ -19,7 +19,10 @@ import {
   type TestIssuer,
 } from '../support/issuer.ts';
 import {
+  agentAssertion,
   assertion,
+  assertionClaims,
+  ASSERTION_TYPE,
   discover,
   ed25519Key,
   INSECURE,
@@ -28,8 +31,6 @@ import {
   tokenRequest,
   type OAuthAgent,
 } from '../support/oauth.ts';
-
-const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 let issuer: TestIssuer;
 let as: oauth.AuthorizationServer;
@@ -44,31 +45,15 @@ afterAll(() => issuer.dispose());
 
 const now = () => Math.floor(Date.now() / 1000);
 
-/** A client assertion for `agent` with claim overrides (undefined removes a claim). */
-function claimsFor(did: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  const claims: Record<string, unknown> = {
-    iss: did,
-    sub: did,
-    aud: issuer.url,
-    jti: crypto.randomUUID(),
-    iat: now(),
-    exp: now() + 60,
-  };
-  for (const [name, value] of Object.entries(overrides)) {
-    if (value === undefined) delete claims[name];
-    else claims[name] = value;
-  }
-  return claims;
-}
+/** A client assertion's claims for `did` with overrides (undefined removes a claim). */
+const claimsFor = (did: string, overrides: Record<string, unknown> = {}) => assertionClaims(issuer, did, overrides);
 
 async function ccForm(extra: Record<string, string | string[]> = {}, claims: Record<string, unknown> = {}) {
   return {
     grant_type: 'client_credentials',
     client_id: agent.did,
     client_assertion_type: ASSERTION_TYPE,
-    client_assertion: await assertion(agent.privateKey, claimsFor(agent.did, claims), {
-      kid: agent.identity.verificationMethod,
-    }),
+    client_assertion: await agentAssertion(issuer, agent, claims),
     resource: RESOURCE,
     ...extra,
   };

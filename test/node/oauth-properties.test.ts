@@ -3,7 +3,7 @@
 // presented chain), and no token's `aud` differs from the requested resource. A request the
 // properties forbid is refused with invalid_scope or invalid_target, never answered with less.
 import fc from 'fast-check';
-import { createRemoteJWKSet, jwtVerify, SignJWT } from 'jose';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bytesToBase64url } from '../../wallet/crypto/base64url.ts';
 import { utf8ToBytes } from '../../wallet/crypto/bytes.ts';
@@ -12,7 +12,16 @@ import { signPresentation } from '../../wallet/vc/presentation.ts';
 import { uncovered, within } from '../../wallet/vc/scopes.ts';
 import type { ChainCredential, MandateCredential } from '../../wallet/vc/types.ts';
 import { startTestIssuer, type TestIssuer } from '../support/issuer.ts';
-import { holderAuth, newHolder, oauthAgent, RESOURCE, tokenRequest, type OAuthAgent } from '../support/oauth.ts';
+import {
+  agentAssertion,
+  ASSERTION_TYPE,
+  holderAuth,
+  newHolder,
+  oauthAgent,
+  RESOURCE,
+  tokenRequest,
+  type OAuthAgent,
+} from '../support/oauth.ts';
 
 const OTHER = 'https://files.example.com/other';
 const AGENT_SCOPES = ['files', 'calendar:read'];
@@ -38,20 +47,10 @@ const request = fc.record({
 });
 
 async function clientCredentialsForm(scopes: string[] | undefined, resource: string) {
-  const now = Math.floor(Date.now() / 1000);
-  const assertion = await new SignJWT({
-    iss: agent.did,
-    sub: agent.did,
-    aud: issuer.url,
-    jti: crypto.randomUUID(),
-    exp: now + 60,
-  })
-    .setProtectedHeader({ alg: 'EdDSA', kid: agent.identity.verificationMethod })
-    .sign(agent.privateKey);
   return {
     grant_type: 'client_credentials',
-    client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
-    client_assertion: assertion,
+    client_assertion_type: ASSERTION_TYPE,
+    client_assertion: await agentAssertion(issuer, agent),
     resource,
     ...(scopes === undefined ? {} : { scope: scopes.join(' ') }),
   };

@@ -1,7 +1,7 @@
 // The token endpoint's `resource` (RFC 8707) against an agent's `domains`, by the one rule of
 // docs/protocol.md §Where authority applies: an agent limited to the host `files.example.com`
 // gets tokens for the https resource URIs at exactly that host and port, by either grant.
-import { createRemoteJWKSet, jwtVerify, SignJWT } from 'jose';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bytesToBase64url } from '../../wallet/crypto/base64url.ts';
@@ -9,13 +9,20 @@ import { utf8ToBytes } from '../../wallet/crypto/bytes.ts';
 import { signPresentation } from '../../wallet/vc/presentation.ts';
 import type { MandateCredential } from '../../wallet/vc/types.ts';
 import { startTestIssuer, type TestIssuer } from '../support/issuer.ts';
-import { discover, INSECURE, oauthAgent, tokenRequest, type OAuthAgent } from '../support/oauth.ts';
+import {
+  agentAssertion,
+  ASSERTION_TYPE,
+  discover,
+  INSECURE,
+  oauthAgent,
+  tokenRequest,
+  type OAuthAgent,
+} from '../support/oauth.ts';
 
 const HOST = 'files.example.com';
 const MCP = 'https://files.example.com/mcp';
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const PRESENTATION = 'urn:mandate:params:oauth:token-type:presentation';
-const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
 /** Not at exactly that host and port over https: a subdomain, plain http, another port, userinfo. */
 const OUTSIDE = [
@@ -74,22 +81,11 @@ async function exchange(resource: string, domain = resource) {
 
 /** The refusal of a raw client_credentials request for `resource`. */
 async function refusedFor(resource: string) {
-  const now = Math.floor(Date.now() / 1000);
-  const clientAssertion = await new SignJWT({
-    iss: agent.did,
-    sub: agent.did,
-    aud: issuer.url,
-    jti: crypto.randomUUID(),
-    iat: now,
-    exp: now + 60,
-  })
-    .setProtectedHeader({ alg: 'EdDSA', kid: agent.identity.verificationMethod })
-    .sign(agent.privateKey);
   return tokenRequest(issuer, {
     grant_type: 'client_credentials',
     client_id: agent.did,
     client_assertion_type: ASSERTION_TYPE,
-    client_assertion: clientAssertion,
+    client_assertion: await agentAssertion(issuer, agent),
     resource,
   });
 }

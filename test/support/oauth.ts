@@ -63,6 +63,42 @@ export async function assertion(
   return new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', ...header }).sign(key);
 }
 
+/**
+ * The claims of `did`'s client assertion to `issuer` (RFC 7523 §3): iss = sub = did, aud the
+ * issuer, a fresh jti, valid for 60 s; `overrides` on top (undefined removes a claim).
+ */
+export function assertionClaims(
+  issuer: TestIssuer,
+  did: string,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const now = Math.floor(Date.now() / 1000);
+  const claims: Record<string, unknown> = {
+    iss: did,
+    sub: did,
+    aud: issuer.url,
+    jti: crypto.randomUUID(),
+    iat: now,
+    exp: now + 60,
+  };
+  for (const [name, value] of Object.entries(overrides)) {
+    if (value === undefined) delete claims[name];
+    else claims[name] = value;
+  }
+  return claims;
+}
+
+/** `agent`'s own client assertion (its key, its verification method as kid), claims as assertionClaims. */
+export function agentAssertion(
+  issuer: TestIssuer,
+  agent: OAuthAgent,
+  overrides: Record<string, unknown> = {},
+): Promise<string> {
+  return assertion(agent.privateKey, assertionClaims(issuer, agent.did, overrides), {
+    kid: agent.identity.verificationMethod,
+  });
+}
+
 /** POST /oauth/token with a raw form; the parsed JSON answer. */
 export async function tokenRequest(
   issuer: TestIssuer,
