@@ -16,6 +16,16 @@ function dbIn(): string {
   dirs.push(dir);
   return join(dir, 'issuer.db');
 }
+/** `npm start` (issuer/main.ts) with `env`, which must stop: how (undefined if it exited 0). */
+function startFailure(
+  env: Record<string, string | undefined>,
+): Promise<{ code: number; stderr: string; stdout: string } | undefined> {
+  return run(process.execPath, ['--import', 'tsx', 'issuer/main.ts'], { env, cwd: process.cwd() }).then(
+    () => undefined,
+    (e: { code: number; stderr: string; stdout: string }) => e,
+  );
+}
+
 const KEY = 'a'.repeat(64);
 // Production refuses keys that are not random, so its fixture's keys are (fixed) random bytes.
 const production = {
@@ -350,10 +360,7 @@ describe('issuer configuration', () => {
 
   it('npm start stops with exactly one line on stderr and exit code 1 for a bad value', async () => {
     const env = { ...process.env, SERVICE_SQLITE_PATH: dbIn(), DID_METHOD: 'ledger', LOG_LEVEL: 'silent' };
-    const error = await run(process.execPath, ['--import', 'tsx', 'issuer/main.ts'], { env, cwd: process.cwd() }).then(
-      () => undefined,
-      (e: { code: number; stderr: string; stdout: string }) => e,
-    );
+    const error = await startFailure(env);
     expect(error?.code).toBe(1);
     expect(error?.stdout).toBe('');
     const lines = (error?.stderr ?? '').trimEnd().split('\n');
@@ -378,10 +385,7 @@ describe('issuer configuration', () => {
     delete env.API_BASE_URL;
     delete env.SERVICE_DATABASE_URL;
     delete env.SERVICE_REDIS_URL;
-    const error = await run(process.execPath, ['--import', 'tsx', 'issuer/main.ts'], { env, cwd: process.cwd() }).then(
-      () => undefined,
-      (e: { code: number; stderr: string; stdout: string }) => e,
-    );
+    const error = await startFailure(env);
     expect(error?.code).toBe(1);
     expect(error?.stdout).toBe('');
     const lines = (error?.stderr ?? '').trimEnd().split('\n');
@@ -409,10 +413,7 @@ describe('issuer configuration', () => {
       SERVICE_SIGNING_KEY: undefined,
     };
     delete env.SERVICE_SIGNING_KEY;
-    const error = await run(process.execPath, ['--import', 'tsx', 'issuer/main.ts'], { env, cwd: process.cwd() }).then(
-      () => undefined,
-      (e: { code: number; stderr: string }) => e,
-    );
+    const error = await startFailure(env);
     expect(error?.code).toBe(1);
     const lines = (error?.stderr ?? '').trimEnd().split('\n');
     expect(lines).toHaveLength(1);
