@@ -76,3 +76,9 @@ export function base64urlToBytes(value: unknown): Uint8Array | undefined {
     return undefined;
   }
 }
+
+/** base64urlToBytes, and the bytes must number exactly `length` (a key, a coordinate, a seed). */
+export function base64urlToBytesOfLength(value: unknown, length: number): Uint8Array | undefined {
+  const bytes = base64urlToBytes(value);
+  return bytes?.length === length ? bytes : undefined;
+}

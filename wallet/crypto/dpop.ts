@@ -26,9 +26,10 @@ import {
   type JWK,
   type JWTPayload,
 } from 'jose';
-import { base64urlToBytes, bytesToBase64url } from './base64url.ts';
+import { base64urlToBytesOfLength, bytesToBase64url } from './base64url.ts';
 import { MandateError } from './errors.ts';
 import { sha256Utf8 } from './hash.ts';
+import { isObject } from './json-value.ts';
 import { LruCache } from './lru.ts';
 
 /** RFC 9449 §4.2: the `typ` of a proof. */
@@ -95,12 +96,8 @@ function invalid(message: string): never {
   throw new DpopError('DPOP_PROOF_INVALID', `DPoP proof: ${message}`);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function coordinate(value: unknown, length: number): string | undefined {
-  return base64urlToBytes(value)?.length === length ? (value as string) : undefined;
+  return base64urlToBytesOfLength(value, length) === undefined ? undefined : (value as string);
 }
 
 /** Item 7: the public members of `alg`'s key type only (a private member, another curve: refused). */

@@ -86,6 +86,11 @@ export function tooDeep(maxDepth: number): JsonError {
   return new JsonError('JSON_TOO_DEEP', `JSON nesting exceeds depth ${maxDepth}`);
 }
 
+/** A non-null object that is not an array, as a parsed JSON object is (its prototype unchecked: see isPlainObject). */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** True for `{…}` literals and JSON.parse output: no class instances (Date, Map, …). */
 export function isPlainObject(value: object): boolean {
   const proto: unknown = Object.getPrototypeOf(value);

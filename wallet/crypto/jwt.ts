@@ -19,10 +19,11 @@ import {
   type CryptoKey as JoseCryptoKey,
   type JWTPayload,
 } from 'jose';
-import { base64urlToBytes, bytesToBase64url } from './base64url.ts';
+import { base64urlToBytesOfLength, bytesToBase64url } from './base64url.ts';
 import { assertBytes } from './bytes.ts';
 import { assertValidPublicKey, getPublicKey } from './ed25519.ts';
 import { MandateError } from './errors.ts';
+import { isObject } from './json-value.ts';
 import { LruCache } from './lru.ts';
 
 export type JwtErrorCode =
@@ -126,18 +127,8 @@ const ALGORITHMS = ['EdDSA', 'Ed25519'];
 const DEFAULT_MAX_TOKEN_LENGTH = 8192;
 const MAX_KEYS = 16;
 
-/** Plain base64url (no multibase prefix) of exactly `length` bytes, canonical spelling only. */
-function base64urlBytes(value: unknown, length: number): Uint8Array | undefined {
-  const bytes = base64urlToBytes(value);
-  return bytes?.length === length ? bytes : undefined;
-}
-
 function keyInvalid(message: string, cause?: unknown): JwtError {
   return new JwtError('JWT_KEY_INVALID', message, cause === undefined ? undefined : { cause });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -156,7 +147,7 @@ export function parseEd25519PublicJwk(value: unknown): Ed25519PublicJwk {
   if (value.kid !== undefined && (typeof value.kid !== 'string' || value.kid.length === 0 || value.kid.length > 256)) {
     throw keyInvalid('the JWK "kid" must be a non-empty string of at most 256 characters');
   }
-  const x = base64urlBytes(value.x, 32);
+  const x = base64urlToBytesOfLength(value.x, 32);
   if (!x) throw keyInvalid('the JWK "x" must be the unpadded base64url of 32 bytes');
   try {
     assertValidPublicKey(x);
@@ -324,7 +315,7 @@ export async function verifyEdDsaJwt(token: unknown, options: VerifyJwtOptions):
 function seedOfPrivateJwk(jwk: unknown): Uint8Array {
   if (!isObject(jwk) || jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519')
     throw keyInvalid('the private JWK must be an Ed25519 key (kty "OKP", crv "Ed25519")');
-  const seed = base64urlBytes(jwk.d, 32);
+  const seed = base64urlToBytesOfLength(jwk.d, 32);
   if (!seed) throw keyInvalid('the private JWK "d" must be the unpadded base64url of 32 bytes');
   if (bytesToBase64url(getPublicKey(seed)) !== jwk.x)
     throw keyInvalid('the private JWK "d" does not belong to its "x"');
