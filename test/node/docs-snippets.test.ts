@@ -31,7 +31,7 @@ import {
   verifySessionToken,
   Wallet,
 } from '../../wallet/index.ts';
-import { codeBlocks, documentationFiles, REPO, runSnippet, snippet, type CodeBlock } from '../support/doc-snippets.ts';
+import { codeBlocks, documentationFiles, REPO, runSnippet, snippet } from '../support/doc-snippets.ts';
 import {
   agentPath,
   mintToken,
@@ -60,11 +60,6 @@ interface SuiteImplementation {
 
 /** Blocks in a language a reader runs. */
 const RUNNABLE_LANGS = new Set(['ts', 'tsx', 'js', 'javascript', 'typescript', 'sh', 'bash', 'shell']);
-
-/** docs/mcp.md's blocks are the MCP tests' to run (test/node/mcp-docs.test.ts and the MCP suites). */
-function ownedElsewhere(block: CodeBlock): boolean {
-  return block.file === 'docs/mcp.md';
-}
 
 /** The `<!-- run: … -->` names this file runs, by page. */
 const RUN_HERE: Record<string, readonly string[]> = {
@@ -96,6 +91,7 @@ const RUN_HERE: Record<string, readonly string[]> = {
 const EXAMPLES_ELSEWHERE: Record<string, string> = {
   library: 'test/node/docs-library.test.ts',
   'readme-mcp': 'test/node/mcp-docs.test.ts',
+  'mcp-hono': 'test/node/mcp-docs.test.ts',
 };
 
 const allBlocks = documentationFiles().flatMap(codeBlocks);
@@ -108,7 +104,7 @@ function runShell(code: string, cwd: string): Promise<{ stdout: string; stderr: 
 describe('the inventory of code blocks in README.md and docs/', () => {
   it('marks every ts/js/sh block: run here, run by another test, or not run and why', () => {
     const unmarked = allBlocks
-      .filter((b) => RUNNABLE_LANGS.has(b.lang) && !ownedElsewhere(b) && b.marker === undefined)
+      .filter((b) => RUNNABLE_LANGS.has(b.lang) && b.marker === undefined)
       .map((b) => `${b.file}:${b.line} (\`\`\`${b.lang}: ${b.code.split('\n')[0]})`);
     expect(unmarked, 'mark each with <!-- run: name --> and run it here, or <!-- not run: why -->').toEqual([]);
     const vague = allBlocks.filter((b) => b.marker?.kind === 'not run' && b.marker.text.length < 10);
@@ -124,7 +120,7 @@ describe('the inventory of code blocks in README.md and docs/', () => {
       .flatMap(([file, names]) => names.map((name) => `${file} ${name}`))
       .sort();
     expect(marked).toEqual(run);
-    for (const block of allBlocks.filter((b) => b.marker?.kind === 'example' && !ownedElsewhere(b))) {
+    for (const block of allBlocks.filter((b) => b.marker?.kind === 'example')) {
       // `<!-- example: name (what runs it) -->`: the name is the first word.
       const name = block.marker?.text.split(' ')[0] ?? '';
       const test = EXAMPLES_ELSEWHERE[name];

@@ -1,7 +1,7 @@
 // docs/mcp.md promises a status and an OAuth `error` for every reason the MCP resource server
 // gives; this keeps that table true against MCP_AUTH_REASONS and the answers refusal() builds,
-// and type-checks the page's fifteen-line example against the current API and the MCP SDK; and
-// it serves README's "Use with MCP" example and calls it twice (one transport per request).
+// type-checks the page's fifteen-line example against the current API and the MCP SDK and serves
+// it; and it serves README's "Use with MCP" example and calls it twice (one transport per request).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,51 +77,73 @@ describe('docs/mcp.md fifteen-line example', () => {
   }, 60_000);
 });
 
+/**
+ * Serves a documented Hono MCP server (its `app` export) with only the issuer's URL changed (its
+ * JWKS must be reachable; the resource stays as written), and calls `read_calendar` twice with a
+ * token for a different agent each time: one transport per request, each call seeing its agent.
+ */
+async function serveTwice(source: string, name: string): Promise<void> {
+  const issuer = await startTokenServer();
+  const here = dirname(fileURLToPath(import.meta.url));
+  const dir = mkdtempSync(join(here, `.tmp-docs-${name}-`));
+  const verifier = relative(dir, join(here, '..', '..', 'verifier-worker', 'index.ts'))
+    .split('\\')
+    .join('/');
+  const file = join(dir, `${name}.ts`);
+  writeFileSync(
+    file,
+    source
+      .replaceAll("from 'mandate/verifier'", `from '${verifier}'`)
+      .replaceAll("'https://issuer.example.com'", `'${issuer.url}'`),
+  );
+  const { app } = (await import(file)) as { app: Hono };
+  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+  try {
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as { port: number };
+    for (const [id, agent] of [
+      [1, 'did:example:first'],
+      [2, 'did:example:second'],
+    ] as const) {
+      const token = await issuer.mint({ aud: 'https://calendar.example.com/mcp', sub: agent, client_id: agent });
+      const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'read_calendar' } }),
+      });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ id, result: { content: [{ text: `hello ${agent}` }] } });
+    }
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+    await issuer.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('docs/mcp.md fifteen-line example, served', () => {
+  it('serves one request after another behind mcpAuth, each tool call seeing its agent', async () => {
+    const match = /<!-- example: mcp-hono[^>]*-->\s*\n```ts\n([\s\S]*?)\n```/.exec(doc);
+    expect(match).not.toBeNull();
+    // The page listens on port 3000; here the test serves its app on a free port instead.
+    const source = match![1]!
+      .replace("import { serve } from '@hono/node-server';\n", '')
+      .replace('const app = new Hono', 'export const app = new Hono')
+      .replace(/\nserve\(\{ fetch: app\.fetch, port: 3000 \}\);\s*$/, '\n');
+    expect(source).not.toContain('serve(');
+    await serveTwice(source, 'mcp-hono');
+  }, 60_000);
+});
+
 describe("README's Use with MCP example", () => {
   it('serves one request after another behind mcpAuth, each tool call seeing its agent', async () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const match = /<!-- example: readme-mcp[^>]*-->\s*\n```ts\n([\s\S]*?)\n```/.exec(readme);
     expect(match).not.toBeNull();
-    const issuer = await startTokenServer();
-    const here = dirname(fileURLToPath(import.meta.url));
-    const dir = mkdtempSync(join(here, '.tmp-docs-readme-'));
-    const verifier = relative(dir, join(here, '..', '..', 'verifier-worker', 'index.ts'))
-      .split('\\')
-      .join('/');
-    const file = join(dir, 'readme-mcp.ts');
-    // Only the issuer's URL changes (its JWKS must be reachable); the resource stays as written.
-    writeFileSync(
-      file,
-      match![1]!
-        .replaceAll("from 'mandate/verifier'", `from '${verifier}'`)
-        .replaceAll("'https://issuer.example.com'", `'${issuer.url}'`),
-    );
-    const { app } = (await import(file)) as { app: Hono };
-    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
-    try {
-      await new Promise((resolve) => server.once('listening', resolve));
-      const { port } = server.address() as { port: number };
-      for (const [id, agent] of [
-        [1, 'did:example:first'],
-        [2, 'did:example:second'],
-      ] as const) {
-        const token = await issuer.mint({ aud: 'https://calendar.example.com/mcp', sub: agent, client_id: agent });
-        const response = await fetch(`http://127.0.0.1:${port}/mcp`, {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${token}`,
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'read_calendar' } }),
-        });
-        expect(response.status).toBe(200);
-        expect(await response.json()).toMatchObject({ id, result: { content: [{ text: `hello ${agent}` }] } });
-      }
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-      await issuer.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await serveTwice(match![1]!, 'readme-mcp');
   }, 60_000);
 });
