@@ -1,8 +1,12 @@
 /// <reference types="vitest/config" />
-// One config for building (later: the verifier worker, the console) and for the two
-// Vitest projects. `test/shared/**` runs in BOTH projects, so every isomorphic module is
-// proven identical in Node and in real Chromium; `test/node/**` and `test/browser/**` hold
-// what only makes sense on one side (servers and files; IndexedDB and service workers).
+// One config for building (later: the verifier worker, the console) and for the Vitest
+// projects. Test files live in folders that mirror the product (test/wallet/crypto/…,
+// test/issuer/oauth/…, test/verifier/mcp/…, test/cli, test/console, test/docs, test/tools) plus
+// test/e2e (whole systems: browsers, several processes, the packed tarball, W3C replays).
+// Where a file runs is in its name:
+//   x.test.ts          Node only (the `node` project): servers, files, child processes.
+//   x.shared.test.ts   BOTH Node and real Chromium, so an isomorphic module is proven identical.
+//   x.browser.test.ts  Chromium only (the `browser` project): IndexedDB, service workers, the DOM.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import { playwright } from '@vitest/browser-playwright';
@@ -25,23 +29,23 @@ const chromiumArgs = [
 
 /** Issuer HTTP test files that also run on PostgreSQL (those that do not open the SQLite file themselves). */
 const POSTGRES_HTTP_TESTS = [
-  'issuer-lifecycle',
-  'issuer-credentials',
-  'issuer-documents',
-  'issuer-status-lists',
-  'issuer-extras-vc-api',
-  'vc-api-status',
-  'oauth-client-credentials',
-  'oauth-client-secret',
-  'oauth-exchange-dpop',
+  'lifecycle',
+  'credentials',
+  'documents',
+  'status-lists',
+  'vc-api/issue-verify',
+  'vc-api/status',
+  'oauth/client-credentials',
+  'oauth/client-secret',
+  'oauth/exchange-dpop',
   'console-support',
-  'wallet-issuer',
-  'issuer-fuzz',
-  'issuer-extras-docs',
-  'oauth-properties',
-  'vc-api-jsonld',
-  'mcp-issuer-e2e',
-].map((name) => `test/node/${name}.test.ts`);
+  'wallet',
+  'fuzz',
+  'api-docs',
+  'oauth/properties',
+  'vc-api/jsonld',
+  'mcp',
+].map((name) => `test/issuer/${name}.test.ts`);
 
 export default defineConfig({
   resolve: { alias: { '@vectors': vectors } },
@@ -68,7 +72,8 @@ export default defineConfig({
           environment: 'node',
           // Added to the root's fixture servers: one PostgreSQL and one Redis for the run.
           globalSetup: ['test/support/global-servers.ts'],
-          include: ['test/shared/**/*.test.ts', 'test/node/**/*.test.ts'],
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/**/*.browser.test.ts'],
           testTimeout: 30_000,
         },
       },
@@ -89,7 +94,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'browser',
-          include: ['test/shared/**/*.test.ts', 'test/browser/**/*.test.ts'],
+          include: ['test/**/*.shared.test.ts', 'test/**/*.browser.test.ts'],
           testTimeout: 30_000,
           browser: {
             enabled: true,

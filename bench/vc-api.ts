@@ -10,7 +10,7 @@
 //   jcsVerifyProof   the same with eddsa-jcs-2022
 //   rdfcPoisonRefusal  how long eddsa-rdfc-2022 takes to refuse a poison graph (a 40-node blank-node
 //                    clique, RDF-CANON §4.8) at its work bound, when signing and when verifying:
-//                    the speed half of test/node/eddsa-rdfc-2022.test.ts "the work is bounded"
+//                    the speed half of test/wallet/crypto/eddsa-rdfc-2022.test.ts "the work is bounded"
 // Ratios are against raw Ed25519 verifications (node:crypto) measured in the same run, and the
 // rules' share of a verify request is reported, because the machine is shared and noisy. The
 // issuer runs from its sources through tsx, as `npm start` does.

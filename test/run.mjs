@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: find a Chromium for the browser project, and PostgreSQL and Redis for the node
 // project (test/support/global-servers.ts starts throwaway instances of both), then run both
-// Vitest projects. Extra arguments go to Vitest (e.g. `npm test -- --project node test/shared/jcs.test.ts`).
+// Vitest projects. Extra arguments go to Vitest (e.g. `npm test -- --project node test/wallet/crypto/jcs.shared.test.ts`).
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, readdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -48,7 +48,7 @@ const nodeOnly = project === 'node' || project === 'node-postgres';
 const missing = [
   ...(process.env.MANDATE_TEST_DATABASE_URL || findInitdb() ? [] : ['PostgreSQL']),
   ...(process.env.MANDATE_TEST_REDIS_URL || onPath('redis-server') ? [] : ['Redis']),
-  // docs/operations.md's pruning and backup commands, which docs-snippets.test.ts runs.
+  // docs/operations.md's pruning and backup commands, which test/docs/snippets.test.ts runs.
   ...(onPath('sqlite3') ? [] : ['the sqlite3 shell']),
 ];
 if (missing.length > 0 && project !== 'browser') {

@@ -128,7 +128,7 @@ export async function runSnippet(
   code: string,
   context: Record<string, unknown> = {},
 ): Promise<Record<string, unknown>> {
-  const dir = mkdtempSync(join(REPO, 'test', 'node', '.tmp-snippet-'));
+  const dir = mkdtempSync(join(REPO, 'test', 'docs', '.tmp-snippet-'));
   try {
     const file = join(dir, 'snippet.ts');
     writeFileSync(file, snippetModule(code, Object.keys(context)));

@@ -1,5 +1,5 @@
 // A poison graph for RDF canonicalization (RDF-CANON §4.8, "Issues of Security"): the input that
-// makes RDFC-1.0 do the most work, used by test/node/eddsa-rdfc-2022.test.ts (the work bound
+// makes RDFC-1.0 do the most work, used by test/wallet/crypto/eddsa-rdfc-2022.test.ts (the work bound
 // refuses it) and bench/vc-api.ts (how long that refusal takes).
 
 /** A credential of `n` blank nodes, each linked to every other: all indistinguishable. */

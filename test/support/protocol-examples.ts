@@ -1,6 +1,6 @@
 // The complete, really signed examples in docs/examples/, built deterministically (fixed seeds,
 // ids and times; Ed25519 signatures are deterministic), so an implementer can check their own
-// verifier against them and test/node/protocol-examples.test.ts can prove the docs still match
+// verifier against them and test/docs/protocol-examples.test.ts can prove the docs still match
 // the code. `npm run docs:examples` rewrites the files.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -6,7 +6,7 @@
  * The algorithm is multiformats' rfc4648 codec (src/bases/base.ts `encode`/`decode`), so
  * output and refusals are unchanged from when it was used directly: no padding written,
  * trailing "=" ignored by the lenient decoder, SyntaxError on a character outside the alphabet
- * or on leftover bits. test/shared/base64url.test.ts holds it to multiformats and to Node.
+ * or on leftover bits. test/wallet/crypto/base64url.shared.test.ts holds it to multiformats and to Node.
  */
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';

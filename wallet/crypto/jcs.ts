@@ -6,7 +6,7 @@
  * credential it sees): no second pass, and no time-of-check/time-of-use gap between what was
  * validated and what was serialized. The output is RFC 8785 exactly; the `canonicalize`
  * package (erdtman, the RFC author's reference for JavaScript) is the differential oracle in
- * test/shared/jcs.test.ts. It is not called here because it cannot stop early on size or
+ * test/wallet/crypto/jcs.shared.test.ts. It is not called here because it cannot stop early on size or
  * depth, and it would walk the value a second time after validation.
  */
 import { utf8ToBytes } from './bytes.ts';

@@ -2,7 +2,7 @@
  * Token-endpoint refusals: an RFC 6749 §5.2 error code (what an OAuth client branches on) and a
  * Mandate reason code (what an operator reads in the audit log and the answer's
  * `mandate_reason`). Every refusal is raised as an OAuthRefusal in one place, documented in
- * docs/oauth.md §Errors and provoked by test/node/oauth-*.test.ts.
+ * docs/oauth.md §Errors and provoked by test/issuer/oauth/*.test.ts.
  */
 import { MandateError } from '../../../wallet/crypto/errors.ts';
 import type { OAuthErrorBody, OAuthErrorCode } from '../../../wallet/contract/oauth.ts';

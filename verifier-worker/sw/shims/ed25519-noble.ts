@@ -5,7 +5,7 @@
  *
  * Computed straight from RFC 8032 §5.1: §5.1.3 decoding and the complete §5.1.4 addition
  * formulas, so plain double-and-add suffices (public keys: variable time is fine). Held to noble's
- * verdicts by test/browser/sw-shims.test.ts. Why: docs/verifier.md §How the worker's parts fit.
+ * verdicts by test/verifier/sw/shims.browser.test.ts. Why: docs/verifier.md §How the worker's parts fit.
  */
 import type { EdwardsPoint } from '@noble/curves/abstract/edwards.js';
 import { PUBLIC_KEY_PROBLEMS } from '../../../wallet/crypto/ed25519-spec.ts';
