@@ -11,7 +11,7 @@ import type { JsonValue } from '../../wallet/crypto/json-value.ts';
 import { assertScope } from '../../wallet/vc/scopes.ts';
 import { McpAuthError, type McpAuthReason } from './errors.ts';
 import type { JwksCache } from './jwks-cache.ts';
-import { isEdDsaAlg, parseCompactJws, verifyJws, type CompactJws } from './jws.ts';
+import { isEdDsaAlg, parseCompactJws, verifyJws, type CompactJws } from '../../wallet/crypto/jws.ts';
 
 /** What a verified access token says. */
 export interface AccessToken {

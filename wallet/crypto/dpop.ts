@@ -14,23 +14,15 @@
  * 11. `iat` inside the caller's window; 12. `ath` = the hash of the access token, at a resource;
  * and `jti` (1..256 characters) not seen before (§11.1): recorded through the caller's store.
  * Failures are DpopError with one reason vocabulary for both sides (docs/oauth.md §Errors,
- * docs/mcp.md §Errors). Messages never quote the proof.
+ * docs/mcp.md §Errors). Messages never quote the proof. The JWS is read and its signature checked
+ * by jws.ts, the verifier of every JWS in Mandate.
  */
-import {
-  calculateJwkThumbprint,
-  decodeProtectedHeader,
-  errors as joseErrors,
-  importJWK,
-  jwtVerify,
-  type CryptoKey as JoseCryptoKey,
-  type JWK,
-  type JWTPayload,
-} from 'jose';
 import { base64urlToBytesOfLength, bytesToBase64url } from './base64url.ts';
 import { MandateError } from './errors.ts';
 import { sha256Utf8 } from './hash.ts';
-import { isObject } from './json-value.ts';
-import { LruCache } from './lru.ts';
+import { isObject, type JsonValue } from './json-value.ts';
+import { checkJwtClaims, thumbprintOf, type JwtClaims } from './jwt.ts';
+import { parseCompactJws, readJwsHeader, verifyJws, verifyJwsEs256 } from './jws.ts';
 
 /** RFC 9449 §4.2: the `typ` of a proof. */
 export const DPOP_PROOF_TYP = 'dpop+jwt';
@@ -100,8 +92,13 @@ function coordinate(value: unknown, length: number): string | undefined {
   return base64urlToBytesOfLength(value, length) === undefined ? undefined : (value as string);
 }
 
+/** A proof key: its public members, in RFC 7638 order, and the key the signature is checked with. */
+type ProofKey =
+  | { alg: 'ES256'; members: { crv: 'P-256'; kty: 'EC'; x: string; y: string } }
+  | { alg: 'EdDSA' | 'Ed25519'; members: { crv: 'Ed25519'; kty: 'OKP'; x: string }; publicKey: Uint8Array };
+
 /** Item 7: the public members of `alg`'s key type only (a private member, another curve: refused). */
-function publicJwk(alg: DpopAlg, jwk: unknown): JWK {
+function proofKey(alg: DpopAlg, jwk: JsonValue | undefined): ProofKey {
   if (!isObject(jwk)) return invalid('no "jwk" header (RFC 9449 §4.3 item 7)');
   if ('d' in jwk || 'k' in jwk) invalid('the "jwk" holds a private key (RFC 9449 §4.3 item 7)');
   if (alg === 'ES256') {
@@ -109,54 +106,46 @@ function publicJwk(alg: DpopAlg, jwk: unknown): JWK {
     const y = coordinate(jwk.y, 32);
     if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || x === undefined || y === undefined)
       invalid('an ES256 proof needs a P-256 "jwk" (RFC 7518 §6.2.1)');
-    return { kty: 'EC', crv: 'P-256', x, y };
+    return { alg, members: { crv: 'P-256', kty: 'EC', x, y } };
   }
-  const x = coordinate(jwk.x, 32);
-  if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || x === undefined)
+  const publicKey = base64urlToBytesOfLength(jwk.x, 32);
+  if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || publicKey === undefined)
     invalid('an EdDSA proof needs an Ed25519 "jwk" (RFC 8037 §2)');
-  return { kty: 'OKP', crv: 'Ed25519', x };
+  return { alg, members: { crv: 'Ed25519', kty: 'OKP', x: jwk.x as string }, publicKey };
 }
 
 /** Items 2, 4, 5, 7: the header, unverified. */
-function readHeader(proof: string): { alg: DpopAlg; jwk: JWK } {
-  let header: Record<string, unknown>;
-  try {
-    header = decodeProtectedHeader(proof);
-  } catch {
-    return invalid('not a compact JWS (RFC 9449 §4.3 item 2)');
-  }
+function readHeader(proof: string): ProofKey {
+  const header = readJwsHeader(proof);
+  if (header === undefined) return invalid('not a compact JWS (RFC 9449 §4.3 item 2)');
   if (header.typ !== DPOP_PROOF_TYP) invalid('"typ" must be "dpop+jwt" (RFC 9449 §4.3 item 4)');
   const alg = header.alg;
   if (typeof alg !== 'string' || !(DPOP_ALGS as readonly string[]).includes(alg))
     return invalid(`"alg" must be one of ${DPOP_ALGS.join(', ')} (RFC 9449 §4.3 item 5)`);
-  return { alg: alg as DpopAlg, jwk: publicJwk(alg as DpopAlg, header.jwk) };
-}
-
-// Importing a key costs more than a verification, and a client signs every proof with one key.
-const importedKeys = new LruCache<string, Promise<JoseCryptoKey | Uint8Array>>({ max: 256 });
-
-function importKey(alg: DpopAlg, jwk: JWK, jkt: string): Promise<JoseCryptoKey | Uint8Array> {
-  const id = `${alg}:${jkt}`;
-  let key = importedKeys.get(id);
-  if (key === undefined) {
-    key = importJWK(jwk, alg === 'ES256' ? 'ES256' : 'EdDSA');
-    key.catch(() => importedKeys.delete(id)); // a key that does not import is not remembered
-    importedKeys.set(id, key);
-  }
-  return key;
+  return proofKey(alg as DpopAlg, header.jwk);
 }
 
 /** Items 3, 6: the claims, once the signature verifies. */
-async function verifiedClaims(proof: string, alg: DpopAlg, jwk: JWK, jkt: string): Promise<JWTPayload> {
+async function verifiedClaims(proof: string, key: ProofKey, nowMs: number): Promise<JwtClaims> {
+  const unusable = 'the key or the claims are not usable (RFC 9449 §4.3 items 3, 6)';
+  // A proof's header carries the client's key: not kept, so it cannot push out a token header.
+  const jws = parseCompactJws(proof, MAX_PROOF_LENGTH, { cacheHeader: false });
+  if (jws === undefined) return invalid(unusable);
+  let verified: boolean;
   try {
-    const key = await importKey(alg, jwk, jkt);
-    const { payload } = await jwtVerify(proof, key, { typ: DPOP_PROOF_TYP, algorithms: [alg] });
-    return payload;
-  } catch (error) {
-    if (error instanceof joseErrors.JWSSignatureVerificationFailed)
-      return invalid('the signature does not verify (RFC 9449 §4.3 item 6)');
-    return invalid('the key or the claims are not usable (RFC 9449 §4.3 items 3, 6)');
+    verified = key.alg === 'ES256' ? await verifyJwsEs256(jws, key.members) : await verifyJws(jws, key.publicKey);
+  } catch {
+    return invalid(unusable); // a P-256 "jwk" that is no point of the curve
   }
+  if (!verified) return invalid('the signature does not verify (RFC 9449 §4.3 item 6)');
+  const claims: JwtClaims = jws.claims;
+  try {
+    // RFC 7519 §7.2: `nbf` and `exp`, when a proof carries them, hold too (no tolerance).
+    checkJwtClaims(jws.header, claims, { requiredClaims: [], nowSec: Math.floor(nowMs / 1000), toleranceSec: 0 });
+  } catch {
+    return invalid(unusable);
+  }
+  return claims;
 }
 
 /** `htu` as §4.3 item 9 compares it: without query and fragment, syntax-normalized (RFC 3986 §6.2.2). */
@@ -170,7 +159,7 @@ function targetUri(url: unknown): string | undefined {
 }
 
 /** Items 8–12 and the `jti` grammar. */
-function checkClaims(claims: JWTPayload, checks: DpopProofChecks): { jti: string; iat: number } {
+function checkClaims(claims: JwtClaims, checks: DpopProofChecks): { jti: string; iat: number } {
   const { jti, htm, htu, iat, ath } = claims;
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256)
     invalid('"jti" must be 1..256 characters (RFC 9449 §4.2)');
@@ -195,9 +184,9 @@ export async function verifyDpopProof(checks: DpopProofChecks): Promise<Verified
   const proof = checks.header;
   if (proof.length === 0 || proof.length > MAX_PROOF_LENGTH || proof.includes(','))
     invalid(`exactly one DPoP header of at most ${MAX_PROOF_LENGTH} characters (RFC 9449 §4.3 item 1)`);
-  const { alg, jwk } = readHeader(proof);
-  const jkt = await calculateJwkThumbprint(jwk);
-  const claims = await verifiedClaims(proof, alg, jwk, jkt);
+  const key = readHeader(proof);
+  const jkt = thumbprintOf(key.members);
+  const claims = await verifiedClaims(proof, key, checks.now);
   const { jti, iat } = checkClaims(claims, checks);
   if (checks.jkt !== undefined && jkt !== checks.jkt)
     throw new DpopError('DPOP_BINDING_MISMATCH', 'the proof key is not the key the token is bound to (RFC 9449 §6.1)');

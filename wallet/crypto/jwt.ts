@@ -1,30 +1,22 @@
 /**
  * EdDSA JWTs (RFC 7519 signed per RFC 8037, Ed25519 only): the one place Mandate signs and
- * verifies them, as thin typed wrappers over jose, so every JWT verdict is reached the same way.
+ * verifies them, over the one compact-JWS reader and verifier (jws.ts, shared with DPoP proofs
+ * and the MCP resource server), so every JWT verdict is reached the same way.
  *
- * - Only Ed25519 keys (RFC 8037 §2), validated by the crypto core before jose sees them
- *   (JWT_KEY_INVALID); a verification key carrying `d` is refused.
+ * - Only Ed25519 keys (RFC 8037 §2), validated by the crypto core (JWT_KEY_INVALID); a
+ *   verification key carrying `d` is refused; signatures checked by ed25519.ts's strict `verify`.
  * - Only `alg` "EdDSA" (RFC 8037 §3.1) and "Ed25519" (RFC 9864 §2); "none", HMAC and the rest
  *   fail before any key is chosen (RFC 8725 §3.1).
  * - `exp` required by default (RFC 8725 §3.10), 60 s clock tolerance, tokens at most 8 KiB.
  * Why each: docs/wallet.md §EdDSA JWTs. Failures are JwtError; messages never quote the token.
  */
-import {
-  SignJWT,
-  calculateJwkThumbprint,
-  decodeProtectedHeader,
-  errors as joseErrors,
-  importJWK,
-  jwtVerify,
-  type CryptoKey as JoseCryptoKey,
-  type JWTPayload,
-} from 'jose';
 import { base64urlToBytesOfLength, bytesToBase64url } from './base64url.ts';
 import { assertBytes } from './bytes.ts';
-import { assertValidPublicKey, getPublicKey } from './ed25519.ts';
+import { assertValidPublicKey, getPublicKey, sign } from './ed25519.ts';
 import { MandateError } from './errors.ts';
-import { isObject } from './json-value.ts';
-import { LruCache } from './lru.ts';
+import { sha256Utf8 } from './hash.ts';
+import { isObject, type JsonValue } from './json-value.ts';
+import { parseCompactJws, readJwsHeader, readUnverifiedClaims, verifyJws } from './jws.ts';
 
 export type JwtErrorCode =
   /** Not a compact JWS with a JSON header and claims set, or a header/claim of the wrong type. */
@@ -74,8 +66,17 @@ export interface JwkSet {
   keys: readonly unknown[];
 }
 
-/** The claims of a verified token (registered claims typed, the rest as JSON). */
-export type JwtClaims = JWTPayload;
+/** The claims of a token (RFC 7519 §4.1 registered claims typed, the rest as JSON). */
+export interface JwtClaims {
+  iss?: string;
+  sub?: string;
+  aud?: string | string[];
+  jti?: string;
+  nbf?: number;
+  exp?: number;
+  iat?: number;
+  [claim: string]: unknown;
+}
 
 export interface JwtHeader {
   alg: 'EdDSA' | 'Ed25519';
@@ -180,22 +181,23 @@ export async function ed25519PublicJwk(publicKey: Uint8Array, kid?: string): Pro
 
 /** RFC 7638 thumbprint (SHA-256, base64url) of an Ed25519 public JWK: over {crv, kty, x} only. */
 export function jwkThumbprint(jwk: Pick<Ed25519PublicJwk, 'kty' | 'crv' | 'x'>): Promise<string> {
-  return calculateJwkThumbprint({ kty: jwk.kty, crv: jwk.crv, x: jwk.x });
+  try {
+    return Promise.resolve(thumbprintOf({ crv: jwk.crv, kty: jwk.kty, x: jwk.x }));
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
 }
 
-// Importing a key into WebCrypto costs more than a verification: keep the imported keys.
-const importedKeys = new LruCache<string, Promise<JoseCryptoKey>>({ max: 64 });
-
-function importPublic(jwk: Ed25519PublicJwk): Promise<JoseCryptoKey> {
-  let key = importedKeys.get(jwk.x);
-  if (!key) {
-    key = importJWK({ kty: 'OKP', crv: 'Ed25519', x: jwk.x } as const, 'EdDSA').catch((error: unknown) => {
-      importedKeys.delete(jwk.x); // a failed import is retried, not remembered
-      throw keyInvalid('the JWK could not be imported', error);
-    });
-    importedKeys.set(jwk.x, key);
-  }
-  return key;
+/**
+ * RFC 7638 §3: SHA-256 over the JSON of the key type's required members, in lexicographic order
+ * and without whitespace — the caller passes them in that order (Ed25519: crv, kty, x; P-256:
+ * crv, kty, x, y). Throws JWT_KEY_INVALID when one is not a non-empty string.
+ */
+export function thumbprintOf(members: Readonly<Record<string, unknown>>): string {
+  for (const [name, value] of Object.entries(members))
+    if (typeof value !== 'string' || value.length === 0)
+      throw keyInvalid(`the JWK "${name}" must be a non-empty string`);
+  return bytesToBase64url(sha256Utf8(JSON.stringify(members)));
 }
 
 /**
@@ -211,12 +213,9 @@ export function readJwtHeader(token: unknown, maxTokenLength = DEFAULT_MAX_TOKEN
 }
 
 function parseHeader(token: string): JwtHeader {
-  let header: Record<string, unknown>;
-  try {
-    header = decodeProtectedHeader(token);
-  } catch (error) {
-    throw new JwtError('JWT_MALFORMED', 'not a compact JWS with a JSON protected header', { cause: error });
-  }
+  // Read as unknowns: nothing in an unverified header is trusted to have a type.
+  const header: Readonly<Record<string, unknown>> | undefined = readJwsHeader(token);
+  if (header === undefined) throw new JwtError('JWT_MALFORMED', 'not a compact JWS with a JSON protected header');
   if (typeof header.alg !== 'string' || !ALGORITHMS.includes(header.alg)) {
     throw new JwtError(
       'JWT_ALG_NOT_ALLOWED',
@@ -257,22 +256,71 @@ function selectKey(jwks: JwkSet, kid: string | undefined): Ed25519PublicJwk {
   return matching[0] as Ed25519PublicJwk;
 }
 
-function fromJose(error: unknown): JwtError {
-  if (error instanceof JwtError) return error;
-  if (error instanceof joseErrors.JWTExpired)
-    return new JwtError('JWT_EXPIRED', 'the token has expired', { cause: error, claim: 'exp' });
-  if (error instanceof joseErrors.JWTClaimValidationFailed) {
-    return new JwtError('JWT_CLAIM_INVALID', `claim "${error.claim}" check failed (${error.reason})`, {
-      cause: error,
-      claim: error.claim,
-    });
-  }
-  if (error instanceof joseErrors.JWSSignatureVerificationFailed)
-    return new JwtError('JWT_SIGNATURE_INVALID', 'the token signature does not verify', { cause: error });
-  if (error instanceof joseErrors.JOSEAlgNotAllowed)
-    return new JwtError('JWT_ALG_NOT_ALLOWED', 'the token algorithm is not allowed', { cause: error });
-  // JWSInvalid, JWTInvalid, JOSENotSupported (unknown crit), and anything unexpected: fail closed.
-  return new JwtError('JWT_MALFORMED', 'the token is not a well-formed signed JWT', { cause: error });
+/** The claims of `token`, UNVERIFIED (undefined when it is no compact JWT): for audit and key choice only. */
+export function readJwtClaims(token: string): JwtClaims | undefined {
+  return readUnverifiedClaims(token);
+}
+
+/** What `checkJwtClaims` checks; the times in seconds. */
+export interface JwtClaimChecks {
+  typ?: string | undefined;
+  issuer?: string | readonly string[] | undefined;
+  audience?: string | readonly string[] | undefined;
+  requiredClaims: readonly string[];
+  /** Now, whole seconds since the epoch. */
+  nowSec: number;
+  toleranceSec: number;
+}
+
+function claimFailed(claim: string, reason: 'missing' | 'check_failed' | 'invalid'): JwtError {
+  return new JwtError('JWT_CLAIM_INVALID', `claim "${claim}" check failed (${reason})`, { claim });
+}
+
+/** RFC 7515 §4.1.9: "JWT" and "application/jwt" name one type, compared case-insensitively. */
+function normalizedTyp(value: string): string {
+  const lower = value.toLowerCase();
+  return value.includes('/') ? lower : `application/${lower}`;
+}
+
+function numericDate(claims: JwtClaims, name: 'iat' | 'nbf' | 'exp'): number | undefined {
+  const value = claims[name];
+  if (value !== undefined && typeof value !== 'number') throw claimFailed(name, 'invalid');
+  return value;
+}
+
+function audienceMatches(aud: unknown, expected: string | readonly string[]): boolean {
+  const wanted = typeof expected === 'string' ? [expected] : expected;
+  if (typeof aud === 'string') return wanted.includes(aud);
+  return Array.isArray(aud) && wanted.some((name) => aud.includes(name));
+}
+
+/**
+ * RFC 7519 §7.2 step 10 for a verified token: header `typ`, required claims present, `iss`, `aud`
+ * (one of the expected names), then `nbf` and `exp` (RFC 7519 §4.1.4–5) within the tolerance;
+ * `iat`, `nbf`, `exp` numbers when present. Throws JwtError (JWT_EXPIRED for `exp`).
+ */
+export function checkJwtClaims(
+  header: Readonly<Record<string, JsonValue>>,
+  claims: JwtClaims,
+  checks: JwtClaimChecks,
+): void {
+  const { typ, issuer, audience } = checks;
+  if (typ !== undefined && (typeof header.typ !== 'string' || normalizedTyp(header.typ) !== normalizedTyp(typ)))
+    throw claimFailed('typ', 'check_failed');
+  const present = [...checks.requiredClaims];
+  if (audience !== undefined) present.push('aud');
+  if (issuer !== undefined) present.push('iss');
+  for (const claim of new Set(present.reverse()))
+    if (!Object.hasOwn(claims, claim)) throw claimFailed(claim, 'missing');
+  if (issuer !== undefined && !(typeof issuer === 'string' ? [issuer] : issuer).some((name) => name === claims.iss))
+    throw claimFailed('iss', 'check_failed');
+  if (audience !== undefined && !audienceMatches(claims.aud, audience)) throw claimFailed('aud', 'check_failed');
+  numericDate(claims, 'iat');
+  const nbf = numericDate(claims, 'nbf');
+  if (nbf !== undefined && nbf > checks.nowSec + checks.toleranceSec) throw claimFailed('nbf', 'check_failed');
+  const exp = numericDate(claims, 'exp');
+  if (exp !== undefined && exp <= checks.nowSec - checks.toleranceSec)
+    throw new JwtError('JWT_EXPIRED', 'the token has expired', { claim: 'exp' });
 }
 
 /**
@@ -282,33 +330,28 @@ function fromJose(error: unknown): JwtError {
 export async function verifyEdDsaJwt(token: unknown, options: VerifyJwtOptions): Promise<VerifiedJwt> {
   if ((options.jwk === undefined) === (options.jwks === undefined))
     throw keyInvalid('pass exactly one of jwk and jwks');
-  const header = readJwtHeader(token, options.maxTokenLength);
+  const maxLength = options.maxTokenLength ?? DEFAULT_MAX_TOKEN_LENGTH;
+  const header = readJwtHeader(token, maxLength);
   const jwk = options.jwks !== undefined ? selectKey(options.jwks, header.kid) : parseEd25519PublicJwk(options.jwk);
-  const key = await importPublic(jwk);
-  const now = options.now === undefined ? new Date() : new Date(options.now);
-  try {
-    const { payload } = await jwtVerify(token as string, key, {
-      algorithms: ALGORITHMS,
-      currentDate: now,
-      clockTolerance: options.clockToleranceSec ?? 60,
-      requiredClaims: [...(options.requiredClaims ?? ['exp'])],
-      ...(options.issuer === undefined
-        ? {}
-        : { issuer: typeof options.issuer === 'string' ? options.issuer : [...options.issuer] }),
-      ...(options.audience === undefined
-        ? {}
-        : { audience: typeof options.audience === 'string' ? options.audience : [...options.audience] }),
-      ...(options.typ === undefined ? {} : { typ: options.typ }),
-    });
-    // jose accepts an `iat` in the future unless maxTokenAge is set; a token issued later than
-    // now (beyond tolerance) comes from a wrong clock or a forger, so it is refused here.
-    if (typeof payload.iat === 'number' && payload.iat > now.getTime() / 1000 + (options.clockToleranceSec ?? 60)) {
-      throw new JwtError('JWT_CLAIM_INVALID', 'claim "iat" is in the future', { claim: 'iat' });
-    }
-    return { header, claims: payload, jwk };
-  } catch (error) {
-    throw fromJose(error);
-  }
+  const jws = parseCompactJws(token as string, maxLength);
+  if (jws === undefined) throw new JwtError('JWT_MALFORMED', 'the token is not a well-formed signed JWT');
+  if (!(await verifyJws(jws, base64urlToBytesOfLength(jwk.x, 32) ?? new Uint8Array(0))))
+    throw new JwtError('JWT_SIGNATURE_INVALID', 'the token signature does not verify');
+  const claims: JwtClaims = jws.claims;
+  const nowMs = options.now === undefined ? Date.now() : new Date(options.now).getTime();
+  const toleranceSec = options.clockToleranceSec ?? 60;
+  checkJwtClaims(jws.header, claims, {
+    typ: options.typ,
+    issuer: options.issuer,
+    audience: options.audience,
+    requiredClaims: options.requiredClaims ?? ['exp'],
+    nowSec: Math.floor(nowMs / 1000),
+    toleranceSec,
+  });
+  // A token issued later than now (beyond tolerance) comes from a wrong clock or a forger.
+  if (typeof claims.iat === 'number' && claims.iat > nowMs / 1000 + toleranceSec)
+    throw new JwtError('JWT_CLAIM_INVALID', 'claim "iat" is in the future', { claim: 'iat' });
+  return { header, claims, jwk };
 }
 
 /** Validates an Ed25519 private JWK and returns the seed it holds (checked against `x`). */
@@ -336,15 +379,26 @@ export async function signEdDsaJwt(claims: JwtClaims, options: SignJwtOptions): 
       : seedOfPrivateJwk(options.privateJwk);
   try {
     const x = bytesToBase64url(getPublicKey(seed));
-    const d = bytesToBase64url(seed);
-    const kid = options.kid ?? (await jwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x }));
-    const privateKey = await importJWK({ kty: 'OKP', crv: 'Ed25519', x, d }, 'EdDSA');
+    const kid = options.kid ?? thumbprintOf({ crv: 'Ed25519', kty: 'OKP', x });
     const iat =
       claims.iat ?? Math.floor((options.now === undefined ? Date.now() : new Date(options.now).getTime()) / 1000);
-    return await new SignJWT({ ...claims, iat })
-      .setProtectedHeader({ alg: 'EdDSA', typ: options.typ ?? 'JWT', kid })
-      .sign(privateKey);
+    const payload: JwtClaims = { ...claims, iat };
+    for (const name of ['iat', 'nbf', 'exp'] as const) {
+      const value = payload[name];
+      if (typeof value === 'number' && !Number.isFinite(value))
+        throw new TypeError(`"${name}" claim must be a finite number`);
+    }
+    // RFC 7515 §7.1: BASE64URL(header) "." BASE64URL(payload) "." BASE64URL(signature).
+    const signingInput = `${base64urlJson({ alg: 'EdDSA', typ: options.typ ?? 'JWT', kid })}.${base64urlJson(payload)}`;
+    const signature = await sign(encoder.encode(signingInput), seed);
+    return `${signingInput}.${bytesToBase64url(signature)}`;
   } finally {
     seed.fill(0);
   }
+}
+
+const encoder = new TextEncoder();
+
+function base64urlJson(value: object): string {
+  return bytesToBase64url(encoder.encode(JSON.stringify(value)));
 }

@@ -14,9 +14,14 @@
  *    present and at most 5 minutes ahead (item 4), `nbf`/`iat` not in the future (60 s skew);
  * 6. `jti` present and used once (item 7): remembered in the replay store until `exp` + skew.
  */
-import { decodeJwt } from 'jose';
 import { isMandateError } from '../../../wallet/crypto/errors.ts';
-import { ed25519PublicJwk, readJwtHeader, verifyEdDsaJwt, type JwtClaims } from '../../../wallet/crypto/jwt.ts';
+import {
+  ed25519PublicJwk,
+  readJwtClaims,
+  readJwtHeader,
+  verifyEdDsaJwt,
+  type JwtClaims,
+} from '../../../wallet/crypto/jwt.ts';
 import type { DidDocument, DidResolutionResult } from '../../../wallet/did/types.ts';
 import { absoluteDidUrl, createKeyResolver } from '../../../wallet/did/verification-method.ts';
 import { CLIENT_ASSERTION_TYPE_JWT_BEARER } from '../../../wallet/contract/oauth.ts';
@@ -35,14 +40,19 @@ export interface ClientAssertionInput {
   assertion: string;
 }
 
+/** The assertion's claims, unverified: whom it claims to come from picks the keys to try. */
 function claimsOf(assertion: string): JwtClaims {
+  let claims: JwtClaims | undefined;
   try {
     readJwtHeader(assertion);
-    return decodeJwt(assertion);
+    claims = readJwtClaims(assertion);
   } catch (error) {
     const detail = isMandateError(error) ? error.message : 'not a compact JWT';
     return refuse('invalid_client', 'CLIENT_ASSERTION_INVALID', `client_assertion: ${detail} (RFC 7523 §3)`);
   }
+  if (claims === undefined)
+    refuse('invalid_client', 'CLIENT_ASSERTION_INVALID', 'client_assertion: not a compact JWT (RFC 7523 §3)');
+  return claims;
 }
 
 /** The client DID's document; refuses DID_RESOLUTION_FAILED or DID_DEACTIVATED (DID Core §7.1.2, §7.1.3). */

@@ -19,8 +19,8 @@
  * refusal also names the client the request claimed to be (`claimedClient`) — never the
  * token, the secret, the assertion or the presentation.
  */
-import { decodeJwt } from 'jose';
 import type { JsonObject } from '../../../wallet/crypto/json-value.ts';
+import { readJwtClaims } from '../../../wallet/crypto/jwt.ts';
 import { createVerifiedCredentialCache } from '../../../wallet/vc/credential-cache.ts';
 import { domainsCover } from '../../../wallet/vc/domains.ts';
 import { assertScope, normalizeScopes, uncovered } from '../../../wallet/vc/scopes.ts';
@@ -164,12 +164,8 @@ function claimedClientOf(request: TokenEndpointRequest): string | undefined {
   }
   const assertion = request.form.get('client_assertion');
   if (assertion === null) return undefined;
-  try {
-    const iss = decodeJwt(assertion).iss;
-    return typeof iss === 'string' ? iss : undefined;
-  } catch {
-    return undefined;
-  }
+  const iss = readJwtClaims(assertion)?.iss;
+  return typeof iss === 'string' ? iss : undefined;
 }
 
 async function recordRefusal(
