@@ -24,7 +24,8 @@ import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
 import type { IssuerContext } from './context.ts';
 import type { IssuerEnv } from './http/env.ts';
-import { apiError, createErrorHandler, notFoundHandler, validationHook } from './http/errors.ts';
+import { createErrorHandler, notFoundHandler, validationHook } from './http/errors.ts';
+import { refuse } from './refusal.ts';
 import { requestLogger } from './http/logger.ts';
 import { closeUnreadBodies } from './http/close-unread-body.ts';
 import { jsonBodies } from './http/json-bodies.ts';
@@ -91,7 +92,7 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
     bodyLimit({
       maxSize: ctx.config.bodyLimitBytes,
       onError: () => {
-        throw apiError('PAYLOAD_TOO_LARGE', `request bodies are limited to ${ctx.config.bodyLimitBytes} bytes`);
+        throw refuse('PAYLOAD_TOO_LARGE', `request bodies are limited to ${ctx.config.bodyLimitBytes} bytes`);
       },
     }),
   );

@@ -13,7 +13,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { IssuerConfig } from './config.ts';
-import type { Logger } from './http/logger.ts';
+import type { Logger } from './log.ts';
 
 /** What a worker tells the primary once it serves. */
 export interface WorkerReady {

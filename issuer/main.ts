@@ -3,7 +3,7 @@
  * issuer on HOST:PORT (default 127.0.0.1:8787) with no external infrastructure. A configuration
  * error stops start-up with exit code 1 and one line on stderr per problem, every problem at once.
  *
- * Logs are JSON lines on stdout (http/logger.ts): start, shutdown, crashes and every request.
+ * Logs are JSON lines on stdout (log.ts): start, shutdown, crashes and every request.
  * Outside production a human banner goes to stderr as well. SERVICE_WORKERS > 1 makes this
  * process the primary of a cluster (cluster.ts) and each forked copy a worker.
  * SIGTERM / SIGINT: graceful shutdown (server.ts), exit 0 once every in-flight request finished,
@@ -12,7 +12,7 @@
 import cluster from 'node:cluster';
 import { announceReady, runPrimary, type WorkerReady } from './cluster.ts';
 import { ConfigError, loadConfig, type IssuerConfig } from './config.ts';
-import { createLogger, type Logger } from './http/logger.ts';
+import { createLogger, type Logger } from './log.ts';
 import { startIssuer, type RunningIssuer } from './server.ts';
 
 function loadConfigOrExit(): IssuerConfig {

@@ -7,7 +7,7 @@
  * of record lives there (docs/operations.md §Redis): every user degrades without it.
  */
 import { Redis } from 'ioredis';
-import type { Logger } from './http/logger.ts';
+import type { Logger } from './log.ts';
 
 /** `redis://host:port/db` without user or password, for logs and errors. */
 export function redactRedisUrl(url: string): string {

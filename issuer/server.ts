@@ -11,7 +11,7 @@ import { baseUrlFor, loadConfig, withBoundPort, type Env, type IssuerConfig } fr
 import { createIssuerContext, type IssuerContext } from './context.ts';
 import type { IssuerEnv } from './http/env.ts';
 import { errorBody } from './http/errors.ts';
-import type { Logger } from './http/logger.ts';
+import type { Logger } from './log.ts';
 
 export interface StartIssuerOptions {
   /** A loaded configuration (default: loadConfig(env)). */

@@ -8,7 +8,7 @@ import { equalBytes } from '../../wallet/crypto/bytes.ts';
 import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
 import { BEARER_TOKEN_CHARACTERS } from '../config.ts';
 import type { IssuerEnv } from './env.ts';
-import { apiError } from './errors.ts';
+import { refuse } from '../refusal.ts';
 
 const REALM = 'mandate-issuer';
 
@@ -97,7 +97,7 @@ export function adminAuth(options: AdminAuthOptions): MiddlewareHandler<IssuerEn
       return;
     }
     if (options.openWhen?.() === true && header === undefined) return;
-    throw apiError(
+    throw refuse(
       'UNAUTHORIZED',
       header === undefined
         ? 'this endpoint requires the admin API key (Authorization: Bearer …)'
@@ -105,7 +105,7 @@ export function adminAuth(options: AdminAuthOptions): MiddlewareHandler<IssuerEn
           ? 'the Authorization header lacks the Bearer scheme: send Authorization: Bearer <admin API key>'
           : 'the admin API key is not valid',
       {
-        headers: { 'WWW-Authenticate': `Bearer realm="${REALM}", error="${bearerError(header)}"` },
+        challenge: { scheme: 'Bearer', realm: REALM, error: bearerError(header) },
       },
     );
   });

@@ -7,7 +7,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { authenticating, bearerError, bearerSchemeMissing, bearerToken, isAdminKey } from './admin-auth.ts';
 import type { IssuerEnv } from './env.ts';
-import { apiError } from './errors.ts';
+import { refuse } from '../refusal.ts';
 
 export interface AgentAuthOptions {
   adminApiKey: string;
@@ -30,7 +30,7 @@ export function agentAuth(options: AgentAuthOptions): MiddlewareHandler<IssuerEn
       c.set('actor', admin ? 'admin' : `agent:${did}`);
       return;
     }
-    throw apiError(
+    throw refuse(
       'UNAUTHORIZED',
       header === undefined
         ? "this endpoint requires the admin API key or this agent's client secret (Authorization: Bearer …)"
@@ -38,9 +38,7 @@ export function agentAuth(options: AgentAuthOptions): MiddlewareHandler<IssuerEn
           ? 'the Authorization header lacks the Bearer scheme: send Authorization: Bearer <key or client secret>'
           : "neither the admin API key nor this agent's client secret",
       {
-        headers: {
-          'WWW-Authenticate': `Bearer realm="mandate-issuer", error="${bearerError(header)}"`,
-        },
+        challenge: { scheme: 'Bearer', realm: 'mandate-issuer', error: bearerError(header) },
       },
     );
   });

@@ -1,6 +1,7 @@
 /**
  * One error shape for every response: `{error: {code, message, details?}}` with the right
- * status, never a stack trace. Services throw `ApiError` (a MandateError with an HTTP status);
+ * status, never a stack trace. Services throw a `Refusal` (issuer/refusal.ts: a code, no status);
+ * this edge answers it with the status of ISSUER_ERRORS and the headers its hints call for.
  * Hono's own HTTPExceptions (malformed JSON, 415 from the OpenAPI media-type gate) and zod
  * validation failures are translated into the same shape here, and anything unexpected becomes
  * a 500 INTERNAL_ERROR whose details go to the log only — except a storage failure that means
@@ -15,14 +16,16 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { ZodError } from 'zod';
-import { isMandateError, MandateError } from '../../wallet/crypto/errors.ts';
+import { isMandateError } from '../../wallet/crypto/errors.ts';
 import type { JsonObject, JsonValue } from '../../wallet/crypto/json-value.ts';
+import type { OAuthErrorCode } from '../../wallet/contract/oauth.ts';
 import { clipText, type AuditLog } from '../audit.ts';
+import { Refusal, refuse } from '../refusal.ts';
 import { databaseUnavailable, type DatabaseUnavailableError } from '../storage/unavailable.ts';
 import type { IssuerEnv } from './env.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../log.ts';
 
-/** Every error code of the issuer's API and its HTTP status (ApiError itself takes any UPPER_SNAKE code). */
+/** Every error code of the issuer's API and its HTTP status: services refuse with a code (issuer/refusal.ts), this table answers it. */
 export const ISSUER_ERRORS = {
   VALIDATION_FAILED: 400,
   MALFORMED_JSON: 400,
@@ -113,52 +116,33 @@ export const ISSUER_ERRORS = {
 
 export type IssuerErrorCode = keyof typeof ISSUER_ERRORS;
 
-export interface ApiErrorOptions {
-  details?: JsonValue;
-  /** Extra response headers (WWW-Authenticate, Retry-After). */
-  headers?: Record<string, string>;
-  /** The agent concerned, for the audit record of the refusal. */
-  agentDid?: string;
-  /** false: do not audit this refusal (repeated 429s). */
-  audit?: boolean;
-  /**
-   * The audit event of an answer that is not a refusal though it is not a 2xx: a repeated revoke
-   * (409 CREDENTIAL_ALREADY_REVOKED) is an idempotent outcome for clients, recorded as what it is.
-   */
-  auditEvent?: string;
-  cause?: unknown;
+/** HTTP status of each OAuth error code (RFC 6749 §5.2: 400, and 401 for invalid_client). */
+export const OAUTH_ERROR_STATUS: Record<OAuthErrorCode, 400 | 401> = {
+  invalid_request: 400,
+  invalid_client: 401,
+  invalid_grant: 400,
+  unauthorized_client: 400,
+  unsupported_grant_type: 400,
+  invalid_scope: 400,
+  invalid_target: 400,
+  invalid_dpop_proof: 400,
+  use_dpop_nonce: 400,
+  unsupported_response_type: 400,
+};
+
+/** The status a refusal is answered with: the table's, the one place a code meets HTTP. */
+export function statusOf(refusal: Refusal): ContentfulStatusCode {
+  return ISSUER_ERRORS[refusal.code];
 }
 
-export class ApiError<C extends string = string> extends MandateError<C> {
-  override name = 'ApiError';
-  readonly status: ContentfulStatusCode;
-  readonly details: JsonValue | undefined;
-  readonly headers: Record<string, string>;
-  readonly agentDid: string | undefined;
-  readonly audit: boolean;
-  readonly auditEvent: string | undefined;
-
-  constructor(status: ContentfulStatusCode, code: C, message: string, options: ApiErrorOptions = {}) {
-    super(code, message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.status = status;
-    this.details = options.details;
-    this.headers = options.headers ?? {};
-    this.agentDid = options.agentDid;
-    this.audit = options.audit ?? true;
-    this.auditEvent = options.auditEvent;
-  }
-}
-
-/** An ApiError for one of the issuer's codes, with the status the table gives it. */
-export function apiError(code: IssuerErrorCode, message: string, options?: ApiErrorOptions): ApiError<IssuerErrorCode> {
-  return new ApiError(ISSUER_ERRORS[code], code, message, options);
-}
-
-/** A page cursor this issuer never gave: refused, lest a mistyped one read as "no more results". */
-export function invalidCursor(): ApiError<IssuerErrorCode> {
-  return apiError('VALIDATION_FAILED', 'cursor is not one this list gave: pass nextCursor back as it came', {
-    details: [{ path: 'query.cursor', message: 'unknown cursor' }],
-  });
+/** The headers a refusal's hints become: Retry-After (RFC 9110 §10.2.3), WWW-Authenticate (RFC 6750 §3). */
+export function refusalHeaders(refusal: Refusal): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (refusal.retryAfterSeconds !== undefined) headers['Retry-After'] = String(refusal.retryAfterSeconds);
+  const challenge = refusal.challenge;
+  if (challenge !== undefined)
+    headers['WWW-Authenticate'] = `${challenge.scheme} realm="${challenge.realm}", error="${challenge.error}"`;
+  return headers;
 }
 
 export interface ErrorBody {
@@ -170,16 +154,16 @@ export function errorBody(code: string, message: string, details?: JsonValue): E
 }
 
 /** Hono's own refusals in our shape; any other HTTPException is treated as unexpected (500). */
-function fromHttpException(error: HTTPException, bodyRefusal: string | undefined): ApiError | undefined {
+function fromHttpException(error: HTTPException, bodyRefusal: string | undefined): Refusal | undefined {
   switch (error.status) {
     case 400:
       // The JSON validator's "Malformed JSON in request body".
       return /json/i.test(error.message)
-        ? apiError('MALFORMED_JSON', bodyRefusal ?? 'the request body is not valid JSON')
-        : apiError('VALIDATION_FAILED', 'the request is malformed');
+        ? refuse('MALFORMED_JSON', bodyRefusal ?? 'the request body is not valid JSON')
+        : refuse('VALIDATION_FAILED', 'the request is malformed');
     case 415:
       // The OpenAPI media-type gate.
-      return apiError('UNSUPPORTED_MEDIA_TYPE', 'the request body must be application/json');
+      return refuse('UNSUPPORTED_MEDIA_TYPE', 'the request body must be application/json');
     default:
       return undefined;
   }
@@ -195,7 +179,7 @@ export function validationDetails(target: string, error: ZodError): JsonValue {
 /** The OpenAPIHono defaultHook: a failed validation becomes 400 VALIDATION_FAILED with the zod issues. */
 export function validationHook(result: { success: boolean; target: string; error?: ZodError }): void {
   if (!result.success && result.error) {
-    throw apiError('VALIDATION_FAILED', `invalid ${result.target === 'json' ? 'request body' : result.target}`, {
+    throw refuse('VALIDATION_FAILED', `invalid ${result.target === 'json' ? 'request body' : result.target}`, {
       details: validationDetails(result.target, result.error),
     });
   }
@@ -211,16 +195,16 @@ export interface ErrorHandlerDeps {
   log: Logger;
 }
 
-function send(c: Context<IssuerEnv>, error: ApiError): Response {
-  for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
-  return c.json(errorBody(error.code, error.message, error.details), error.status);
+function send(c: Context<IssuerEnv>, error: Refusal): Response {
+  for (const [name, value] of Object.entries(refusalHeaders(error))) c.header(name, value);
+  return c.json(errorBody(error.code, error.message, error.details), statusOf(error));
 }
 
 /** app.onError: every thrown error becomes the standard shape; refusals are audited. */
 export function createErrorHandler(deps: ErrorHandlerDeps): ErrorHandler<IssuerEnv> {
   return async (thrown, c) => {
-    const error: ApiError | undefined =
-      thrown instanceof ApiError
+    const error: Refusal | undefined =
+      thrown instanceof Refusal
         ? thrown
         : thrown instanceof HTTPException
           ? fromHttpException(thrown, c.get('bodyRefusal'))
@@ -238,11 +222,16 @@ export function createErrorHandler(deps: ErrorHandlerDeps): ErrorHandler<IssuerE
         code: isMandateError(thrown) ? thrown.code : sqliteCode(thrown),
         message: isMandateError(thrown) ? thrown.message : undefined,
       });
-      await safeAudit(deps, c, 'REQUEST_FAILED', apiError('INTERNAL_ERROR', 'internal error'));
-      return send(c, apiError('INTERNAL_ERROR', 'internal error'));
+      await safeAudit(deps, c, 'REQUEST_FAILED', refuse('INTERNAL_ERROR', 'internal error'));
+      return send(c, refuse('INTERNAL_ERROR', 'internal error'));
     }
     if (error.audit)
-      await safeAudit(deps, c, error.auditEvent ?? (error.status >= 500 ? 'REQUEST_FAILED' : 'REQUEST_REFUSED'), error);
+      await safeAudit(
+        deps,
+        c,
+        error.auditEvent ?? (statusOf(error) >= 500 ? 'REQUEST_FAILED' : 'REQUEST_REFUSED'),
+        error,
+      );
     return send(c, error);
   };
 }
@@ -265,8 +254,8 @@ function databaseRefusal(deps: ErrorHandlerDeps, c: Context<IssuerEnv>, error: D
   });
   return send(
     c,
-    apiError('DATABASE_UNAVAILABLE', `the database is unavailable right now; retry after ${DATABASE_RETRY_SECONDS} s`, {
-      headers: { 'Retry-After': String(DATABASE_RETRY_SECONDS) },
+    refuse('DATABASE_UNAVAILABLE', `the database is unavailable right now; retry after ${DATABASE_RETRY_SECONDS} s`, {
+      retryAfterSeconds: DATABASE_RETRY_SECONDS,
       audit: false,
     }),
   );
@@ -280,11 +269,11 @@ function sqliteCode(thrown: unknown): string | undefined {
 }
 
 /** Records the refusal before it is answered; a failing audit write is logged, never answered as a 500 loop. */
-async function safeAudit(deps: ErrorHandlerDeps, c: Context<IssuerEnv>, event: string, error: ApiError): Promise<void> {
+async function safeAudit(deps: ErrorHandlerDeps, c: Context<IssuerEnv>, event: string, error: Refusal): Promise<void> {
   const data: JsonObject = {
     method: c.req.method,
     path: clipText(c.req.path, 256),
-    status: error.status,
+    status: statusOf(error),
     requestId: c.get('requestId') ?? null,
   };
   try {

@@ -13,7 +13,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { isMandateError } from '../../wallet/crypto/errors.ts';
 import { parseUnambiguousJson } from '../../wallet/crypto/json-parse.ts';
 import type { IssuerEnv } from './env.ts';
-import { apiError } from './errors.ts';
+import { refuse } from '../refusal.ts';
 
 const JSON_MEDIA_TYPE = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;.*)?$/i;
 const FORM_MEDIA_TYPE = /^application\/x-www-form-urlencoded\s*(?:;.*)?$/i;
@@ -52,7 +52,7 @@ export function jsonBodies(options: JsonBodiesOptions = {}): MiddlewareHandler<I
   return async (c, next) => {
     const form = formPaths.has(c.req.path);
     if (hasRequestBody(c) && !(form ? FORM_MEDIA_TYPE : JSON_MEDIA_TYPE).test(c.req.header('content-type') ?? '')) {
-      throw apiError(
+      throw refuse(
         'UNSUPPORTED_MEDIA_TYPE',
         `request bodies must be ${form ? 'application/x-www-form-urlencoded' : 'application/json'}`,
       );

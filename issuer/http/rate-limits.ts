@@ -7,8 +7,8 @@
 import type { Redis } from 'ioredis';
 import type { IssuerConfig } from '../config.ts';
 import { redisAvailability } from '../redis.ts';
-import type { Logger } from './logger.ts';
-import { createRateLimiter, type RateLimits } from './rate-limit.ts';
+import type { Logger } from '../log.ts';
+import { createRateLimiter, type RateLimits } from '../rate-limiter.ts';
 import { createDegradingRateLimiter, createRedisRateLimiter, localShare } from './redis-rate-limit.ts';
 
 /**

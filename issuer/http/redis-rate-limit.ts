@@ -11,8 +11,8 @@
  */
 import { MandateError } from '../../wallet/crypto/errors.ts';
 import { failureLogThrottle, within, type RedisAvailability } from '../redis.ts';
-import type { Logger } from './logger.ts';
-import type { MemoryRateLimiter, RateLimitDecision, RateLimiter } from './rate-limit.ts';
+import type { Logger } from '../log.ts';
+import type { MemoryRateLimiter, RateLimitDecision, RateLimiter } from '../rate-limiter.ts';
 
 /** The one command the limiter sends, as ioredis spells it. */
 export interface RedisEvalClient {

@@ -15,7 +15,8 @@ import {
 import type { AuditQuery as AuditLogQuery } from '../audit.ts';
 import type { IssuerContext } from '../context.ts';
 import { adminAuth } from '../http/admin-auth.ts';
-import { apiError, createRouter } from '../http/errors.ts';
+import { createRouter } from '../http/errors.ts';
+import { refuse } from '../refusal.ts';
 import { createProviderEventRecorder } from '../services/audit-events.ts';
 import { ADMIN_SECURITY, errorResponses, jsonBody, jsonResponse } from './schemas.ts';
 
@@ -66,7 +67,7 @@ function epoch(value: string | undefined): number | undefined {
 function logQuery(q: AuditListQuery): AuditLogQuery {
   const from = epoch(q.from);
   const to = epoch(q.to);
-  if (from !== undefined && to !== undefined && from > to) throw apiError('VALIDATION_FAILED', '"from" is after "to"');
+  if (from !== undefined && to !== undefined && from > to) throw refuse('VALIDATION_FAILED', '"from" is after "to"');
   return {
     limit: q.limit,
     order: q.order,

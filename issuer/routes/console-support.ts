@@ -7,7 +7,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { IssuerContext } from '../context.ts';
 import { adminAuth } from '../http/admin-auth.ts';
-import { apiError, createRouter, invalidCursor } from '../http/errors.ts';
+import { createRouter } from '../http/errors.ts';
+import { invalidCursor, refuse } from '../refusal.ts';
 import type { AuditRecord } from '../audit.ts';
 import { agentView, requireAgent } from '../services/agents.ts';
 import { credentialState, credentialView } from '../services/credentials.ts';
@@ -174,7 +175,7 @@ async function latestAudit(
 ): Promise<AuditRecord[]> {
   const from = q.from === undefined ? undefined : Date.parse(q.from);
   const to = q.to === undefined ? undefined : Date.parse(q.to);
-  if (from !== undefined && to !== undefined && from > to) throw apiError('VALIDATION_FAILED', '"from" is after "to"');
+  if (from !== undefined && to !== undefined && from > to) throw refuse('VALIDATION_FAILED', '"from" is after "to"');
   const page = await ctx.audit.list({
     limit: q.limit,
     order: 'desc',

@@ -16,7 +16,7 @@ import {
   TokenResponseSchema,
 } from '../../wallet/contract/oauth.ts';
 import type { IssuerContext } from '../context.ts';
-import { createRouter } from '../http/errors.ts';
+import { createRouter, OAUTH_ERROR_STATUS } from '../http/errors.ts';
 import { OAuthRefusal } from '../services/oauth/errors.ts';
 import { authorizationServerMetadata, openIdConfiguration } from '../services/oauth/metadata.ts';
 import { createTokenEndpoint } from '../services/oauth/token-endpoint.ts';
@@ -105,8 +105,13 @@ export function oauthRoutes(ctx: IssuerContext, sessions: SessionTokenIssuer) {
     // RFC 6749 §5.1: token responses are never cached.
     c.header('cache-control', 'no-store');
     c.header('pragma', 'no-cache');
-    for (const [name, value] of Object.entries(answer.headers)) c.header(name, value);
-    return answer.status === 200 ? c.json(answer.body, 200) : c.json(answer.body, answer.status);
+    if (answer.dpopNonce !== undefined) c.header('DPoP-Nonce', answer.dpopNonce);
+    if (answer.ok) return c.json(answer.body, 200);
+    const status = OAUTH_ERROR_STATUS[answer.error];
+    // RFC 6749 §5.2: a 401 names the HTTP scheme the client used; none when it authenticated in the body.
+    if (status === 401 && answer.clientAuthScheme === 'Basic')
+      c.header('WWW-Authenticate', 'Basic realm="mandate-issuer"');
+    return c.json(answer.body, status);
   });
   return app;
 }

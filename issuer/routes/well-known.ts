@@ -10,8 +10,9 @@ import type { Context } from 'hono';
 import { MANDATE_CONTEXT } from '../../wallet/vc/context.ts';
 import type { IssuerContext } from '../context.ts';
 import type { IssuerEnv } from '../http/env.ts';
-import { apiError, createRouter } from '../http/errors.ts';
-import { wireObject } from '../http/wire.ts';
+import { createRouter } from '../http/errors.ts';
+import { refuse } from '../refusal.ts';
+import { wireObject } from '../services/wire.ts';
 import { agentWebDid } from '../services/did-documents.ts';
 import { checkReadiness } from '../services/readiness.ts';
 import { ErrorSchema, errorResponses, JsonObjectSchema, jsonResponse } from './schemas.ts';
@@ -78,9 +79,9 @@ export function wellKnownRoutes(ctx: IssuerContext) {
   const app = createRouter();
   const serveHosted = async (c: Context<IssuerEnv>, did: string) => {
     const record = await ctx.stores.dids.get(did);
-    if (!record) throw apiError('DID_NOT_FOUND', `${did} is not hosted here`);
+    if (!record) throw refuse('DID_NOT_FOUND', `${did} is not hosted here`);
     // did:web §3.4 Deactivate: the document is no longer served.
-    if (record.deactivated) throw apiError('DID_DEACTIVATED', `${did} is deactivated`);
+    if (record.deactivated) throw refuse('DID_DEACTIVATED', `${did} is deactivated`);
     return c.json(wireObject(record.document), 200, {
       'content-type': DID_JSON,
       'cache-control': 'no-cache',
@@ -89,15 +90,12 @@ export function wellKnownRoutes(ctx: IssuerContext) {
 
   app.openapi(issuerDocument, (c) => {
     if (ctx.config.didMethod !== 'web')
-      throw apiError(
-        'DID_NOT_FOUND',
-        `this issuer is ${ctx.issuer.did} (DID_METHOD=key): there is no did:web document`,
-      );
+      throw refuse('DID_NOT_FOUND', `this issuer is ${ctx.issuer.did} (DID_METHOD=key): there is no did:web document`);
     return serveHosted(c, ctx.issuer.did);
   });
   app.openapi(agentDocument, (c) => {
     if (ctx.config.didMethod !== 'web')
-      throw apiError('DID_NOT_FOUND', 'DID_METHOD=key: agents have did:key identifiers, no hosted documents');
+      throw refuse('DID_NOT_FOUND', 'DID_METHOD=key: agents have did:key identifiers, no hosted documents');
     return serveHosted(c, agentWebDid(ctx.config.didDomain ?? '', c.req.valid('param').id));
   });
   app.openapi(mandateContext, (c) =>
@@ -112,9 +110,9 @@ export function wellKnownRoutes(ctx: IssuerContext) {
     if (readiness.ready) return c.json({ ok: true as const, checks: readiness.checks }, 200);
     // Not audited: a probe every few seconds against a database that is down would flood the
     // log (and could not be written to it anyway).
-    throw apiError('NOT_READY', `not ready: ${readiness.failed.join(', ')} did not answer`, {
+    throw refuse('NOT_READY', `not ready: ${readiness.failed.join(', ')} did not answer`, {
       details: { checks: readiness.checks },
-      headers: { 'retry-after': '1' },
+      retryAfterSeconds: 1,
       audit: false,
     });
   });

@@ -9,7 +9,7 @@ import { bytesToHex, equalBytes, hexToBytes, randomBytes } from '../../wallet/cr
 import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
 import type { AgentClientSecret } from '../../wallet/contract/agents.ts';
 import type { IssuerContext } from '../context.ts';
-import { apiError } from '../http/errors.ts';
+import { refuse } from '../refusal.ts';
 import { requireAgent } from './agents.ts';
 import { refuseIfDeactivated } from './custody.ts';
 
@@ -24,7 +24,7 @@ function secretHash(secret: string): string {
 export async function issueAgentSecret(ctx: IssuerContext, did: string, actor: string): Promise<AgentClientSecret> {
   const agent = await requireAgent(ctx, did);
   if (agent.custody !== 'server')
-    throw apiError('CUSTODY_MISMATCH', `${did} holds its own key: it signs for itself and needs no client secret`, {
+    throw refuse('CUSTODY_MISMATCH', `${did} holds its own key: it signs for itself and needs no client secret`, {
       agentDid: did,
     });
   const clientSecret = AGENT_SECRET_PREFIX + bytesToBase64url(randomBytes(32));
@@ -49,7 +49,7 @@ export async function revokeAgentSecret(ctx: IssuerContext, did: string, actor: 
   await requireAgent(ctx, did);
   await ctx.stores.transaction(async (tx) => {
     if (!(await tx.agentSecrets.remove(did)))
-      throw apiError('CLIENT_SECRET_NOT_FOUND', `${did} has no client secret`, { agentDid: did });
+      throw refuse('CLIENT_SECRET_NOT_FOUND', `${did} has no client secret`, { agentDid: did });
     await ctx.audit.record({ event: 'AGENT_SECRET_REVOKED', actor, agentDid: did }, tx);
   });
 }

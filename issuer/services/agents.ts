@@ -13,7 +13,7 @@ import { VerificationError } from '../../wallet/vc/reasons.ts';
 import type { ChainCredential, VerifiablePresentation } from '../../wallet/vc/types.ts';
 import { parseDateTimeStamp } from '../../wallet/crypto/data-integrity.ts';
 import type { IssuerContext } from '../context.ts';
-import { apiError, invalidCursor } from '../http/errors.ts';
+import { invalidCursor, refuse } from '../refusal.ts';
 import type { AgentRecord } from '../storage/agents-store.ts';
 import type { CredentialRecord } from '../storage/credentials-store.ts';
 import { refuseIfDeactivated, serverSigningIdentity } from './custody.ts';
@@ -61,7 +61,7 @@ export async function agentViewOf(ctx: IssuerContext, agent: AgentRecord): Promi
 
 export async function requireAgent(ctx: IssuerContext, did: string): Promise<AgentRecord> {
   const agent = await ctx.stores.agents.get(did);
-  if (!agent) throw apiError('AGENT_NOT_FOUND', `no agent ${did.slice(0, 200)} is enrolled here`);
+  if (!agent) throw refuse('AGENT_NOT_FOUND', `no agent ${did.slice(0, 200)} is enrolled here`);
   return agent;
 }
 
@@ -99,7 +99,7 @@ async function chainOf(ctx: IssuerContext, leaf: CredentialRecord): Promise<Chai
   while (current.parentId !== null) {
     const parent = await ctx.stores.credentials.get(current.parentId);
     if (!parent || chain.length >= 8)
-      throw apiError('NO_CURRENT_CREDENTIAL', `the chain of ${leaf.id} is not held here in full`);
+      throw refuse('NO_CURRENT_CREDENTIAL', `the chain of ${leaf.id} is not held here in full`);
     chain.push(chainCredentialOf(parent));
     current = parent;
   }
@@ -108,7 +108,7 @@ async function chainOf(ctx: IssuerContext, leaf: CredentialRecord): Promise<Chai
 
 function requireServerCustody(agent: AgentRecord, what: string): void {
   if (agent.custody !== 'server') {
-    throw apiError('CUSTODY_MISMATCH', `${agent.did} is a self-custody agent: it signs its own ${what}`, {
+    throw refuse('CUSTODY_MISMATCH', `${agent.did} is a self-custody agent: it signs its own ${what}`, {
       agentDid: agent.did,
     });
   }
@@ -140,10 +140,10 @@ export async function presentFor(
   const named = input.credentialId === undefined ? undefined : normalizeVcId(input.credentialId);
   const leaf = named === undefined ? await currentCredential(ctx, agent) : await ctx.stores.credentials.get(named);
   if (!leaf && named !== undefined)
-    throw apiError('CREDENTIAL_NOT_FOUND', `no credential ${named.slice(0, 80)}`, { agentDid: did });
-  if (!leaf) throw apiError('NO_CURRENT_CREDENTIAL', `${did} has no current credential to present`, { agentDid: did });
+    throw refuse('CREDENTIAL_NOT_FOUND', `no credential ${named.slice(0, 80)}`, { agentDid: did });
+  if (!leaf) throw refuse('NO_CURRENT_CREDENTIAL', `${did} has no current credential to present`, { agentDid: did });
   if (leaf.subjectDid !== did)
-    throw apiError('CREDENTIAL_NOT_FOUND', `${leaf.id} is not a credential of ${did}`, { agentDid: did });
+    throw refuse('CREDENTIAL_NOT_FOUND', `${leaf.id} is not a credential of ${did}`, { agentDid: did });
   const holder = await serverSigningIdentity(ctx, did);
   const vp = await signPresentation({
     holder,
@@ -165,9 +165,9 @@ export async function presentFor(
 function refuseUnusableParent(parent: CredentialRecord): void {
   const did = parent.subjectDid;
   if (parent.revokedAt !== null)
-    throw apiError('CREDENTIAL_REVOKED', `${did}'s credential ${parent.id} is revoked`, { agentDid: did });
+    throw refuse('CREDENTIAL_REVOKED', `${did}'s credential ${parent.id} is revoked`, { agentDid: did });
   if (parent.suspendedAt !== null)
-    throw apiError('CREDENTIAL_SUSPENDED', `${did}'s credential ${parent.id} is suspended; reinstate it first`, {
+    throw refuse('CREDENTIAL_SUSPENDED', `${did}'s credential ${parent.id} is suspended; reinstate it first`, {
       agentDid: did,
     });
 }
@@ -195,14 +195,14 @@ export async function delegateFor(
   const agent = await requireAgent(ctx, did);
   requireServerCustody(agent, 'delegations');
   if (!isDid(input.delegateeDid)) {
-    throw apiError('VALIDATION_FAILED', 'delegateeDid must be a DID', {
+    throw refuse('VALIDATION_FAILED', 'delegateeDid must be a DID', {
       details: [{ path: 'json.delegateeDid', message: 'not a DID' }],
     });
   }
   requireUsableDid(input.delegateeDid);
   const parentRecord = await currentCredential(ctx, agent);
   if (!parentRecord)
-    throw apiError('NO_CURRENT_CREDENTIAL', `${did} has no current credential to delegate from`, { agentDid: did });
+    throw refuse('NO_CURRENT_CREDENTIAL', `${did} has no current credential to delegate from`, { agentDid: did });
   refuseUnusableParent(parentRecord);
   const delegator = await serverSigningIdentity(ctx, did);
   const now = ctx.now();
@@ -222,10 +222,10 @@ export async function delegateFor(
       error instanceof VerificationError &&
       ['SCOPE_ESCALATION', 'DEPTH_EXCEEDED', 'DOMAIN_ESCALATION', 'CHAIN_BROKEN'].includes(error.code)
     ) {
-      throw apiError(error.code as 'SCOPE_ESCALATION', error.message, { agentDid: did });
+      throw refuse(error.code as 'SCOPE_ESCALATION', error.message, { agentDid: did });
     }
     if (isMandateError(error, 'MALFORMED'))
-      throw apiError('VALIDATION_FAILED', `the delegation would be malformed: ${error.message}`, { agentDid: did });
+      throw refuse('VALIDATION_FAILED', `the delegation would be malformed: ${error.message}`, { agentDid: did });
     throw error;
   }
   const record = {

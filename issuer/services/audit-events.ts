@@ -18,8 +18,8 @@ import { assertSafeJson } from '../../wallet/crypto/json-safe.ts';
 import type { ProviderEvent, RecordedAuditEvent, SignedAuditEvent } from '../../wallet/contract/audit.ts';
 import type { AuditRecord } from '../audit.ts';
 import type { IssuerContext } from '../context.ts';
-import { ApiError, apiError } from '../http/errors.ts';
-import { wireObject } from '../http/wire.ts';
+import { Refusal, refuse } from '../refusal.ts';
+import { wireObject } from './wire.ts';
 import { controllerKeyResolver } from './controller-keys.ts';
 
 export { PROVIDER_EVENTS, type ProviderEvent, type SignedAuditEvent } from '../../wallet/contract/audit.ts';
@@ -36,25 +36,26 @@ const AUDIT_EVENT_NAMES: Record<ProviderEvent, string> = {
   result: 'PROVIDER_RESULT',
 };
 
-function refuse(error: unknown, provider: string): never {
+/** A provider event's proof that does not hold, as the refusal that names why. */
+function refuseProof(error: unknown, provider: string): never {
   if (isMandateError(error)) {
     switch (error.code) {
       case 'DID_RESOLUTION_FAILED':
-        throw apiError('DID_RESOLUTION_FAILED', `the provider DID could not be resolved: ${error.message}`);
+        throw refuse('DID_RESOLUTION_FAILED', `the provider DID could not be resolved: ${error.message}`);
       case 'DID_DEACTIVATED':
-        throw apiError('DID_DEACTIVATED', `${provider} is deactivated`);
+        throw refuse('DID_DEACTIVATED', `${provider} is deactivated`);
       case 'KEY_NOT_AUTHORIZED':
       case 'INVALID_PUBLIC_KEY':
-        throw apiError('KEY_NOT_AUTHORIZED', error.message);
+        throw refuse('KEY_NOT_AUTHORIZED', error.message);
       case 'PROOF_MALFORMED':
       case 'PROOF_MISSING':
       case 'CRYPTOSUITE_UNSUPPORTED':
-        throw apiError('VALIDATION_FAILED', `proof: ${error.message}`);
+        throw refuse('VALIDATION_FAILED', `proof: ${error.message}`);
       default:
-        throw apiError('EVENT_SIGNATURE_INVALID', `the event signature does not verify (${error.code})`);
+        throw refuse('EVENT_SIGNATURE_INVALID', `the event signature does not verify (${error.code})`);
     }
   }
-  throw apiError('EVENT_SIGNATURE_INVALID', 'the event signature does not verify');
+  throw refuse('EVENT_SIGNATURE_INVALID', 'the event signature does not verify');
 }
 
 export interface ProviderEventRecorder {
@@ -67,18 +68,17 @@ export function createProviderEventRecorder(ctx: IssuerContext): ProviderEventRe
       try {
         assertSafeJson(event, { maxBytes: MAX_EVENT_BYTES });
       } catch (error) {
-        throw apiError('VALIDATION_FAILED', `event: ${(error as Error).message}`);
+        throw refuse('VALIDATION_FAILED', `event: ${(error as Error).message}`);
       }
       const purpose = event.proof.proofPurpose;
       if (purpose !== 'assertionMethod' && purpose !== 'authentication') {
-        throw apiError('VALIDATION_FAILED', 'proof.proofPurpose must be "assertionMethod" or "authentication"');
+        throw refuse('VALIDATION_FAILED', 'proof.proofPurpose must be "assertionMethod" or "authentication"');
       }
       const created = parseDateTimeStamp(event.proof.created);
-      if (created === undefined)
-        throw apiError('VALIDATION_FAILED', 'proof.created must be an XML Schema dateTimeStamp');
+      if (created === undefined) throw refuse('VALIDATION_FAILED', 'proof.created must be an XML Schema dateTimeStamp');
       const now = ctx.now();
       if (Math.abs(now - created) > FRESHNESS_MS) {
-        throw apiError(
+        throw refuse(
           'EVENT_STALE',
           `the event was signed at ${typeof event.proof.created === 'string' ? event.proof.created : ''}, more than ${FRESHNESS_MS / 60_000} minutes from now`,
         );
@@ -86,7 +86,7 @@ export function createProviderEventRecorder(ctx: IssuerContext): ProviderEventRe
       try {
         await verifyProof(event, {
           resolveKey: controllerKeyResolver(ctx, event.provider, (vm) =>
-            apiError('KEY_NOT_AUTHORIZED', `${vm} is not a key of the provider ${event.provider}`),
+            refuse('KEY_NOT_AUTHORIZED', `${vm} is not a key of the provider ${event.provider}`),
           ),
           expectedProofPurpose: purpose,
           // An authentication proof must name a challenge (VC-DI §2.1); the event id is the replay guard here.
@@ -96,8 +96,8 @@ export function createProviderEventRecorder(ctx: IssuerContext): ProviderEventRe
           now: new Date(now),
         });
       } catch (error) {
-        if (error instanceof ApiError) throw error; // KEY_NOT_AUTHORIZED from controllerKeyResolver
-        refuse(error, event.provider);
+        if (error instanceof Refusal) throw error; // KEY_NOT_AUTHORIZED from controllerKeyResolver
+        refuseProof(error, event.provider);
       }
       const recorded: AuditRecord = await ctx.stores.transaction(async (tx) => {
         const entry = await ctx.audit.record(
@@ -113,7 +113,7 @@ export function createProviderEventRecorder(ctx: IssuerContext): ProviderEventRe
         );
         // Claimed after the append so the receipt can name the record; a duplicate rolls both back.
         if (!(await tx.auditReceipts.claim(event.id, event.provider, entry.id, now)))
-          throw apiError('EVENT_DUPLICATE', `event ${event.id} was already recorded`);
+          throw refuse('EVENT_DUPLICATE', `event ${event.id} was already recorded`);
         return entry;
       });
       return { recorded: true, eventId: event.id, seq: recorded.seq, auditId: recorded.id, hash: recorded.hash };

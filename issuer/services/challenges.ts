@@ -28,7 +28,7 @@ import { absoluteDidUrl } from '../../wallet/did/verification-method.ts';
 import { parseScopes } from '../../wallet/vc/scopes.ts';
 import { clipText } from '../audit.ts';
 import type { IssuerContext } from '../context.ts';
-import { apiError } from '../http/errors.ts';
+import { refuse } from '../refusal.ts';
 import { controllerKeyResolver } from './controller-keys.ts';
 import { requireDid } from './dids.ts';
 
@@ -121,7 +121,7 @@ export function decodeSignature(signature: string): Uint8Array {
     bytes = undefined;
   }
   if (bytes?.length !== 64) {
-    throw apiError(
+    throw refuse(
       'SIGNATURE_ENCODING_INVALID',
       'signature must be 64 bytes as base58btc multibase ("z…") or hexadecimal',
     );
@@ -207,7 +207,7 @@ interface ProofEvidence {
 function proofKind(proof: Record<string, unknown>): ProofEvidence['kind'] {
   if (proof.type === 'UserConsent') return 'UserConsent';
   if (Array.isArray(proof.type) && proof.type.includes('VerifiablePresentation')) return 'VerifiablePresentation';
-  throw apiError('VALIDATION_FAILED', 'proof must be a signed UserConsent or a DID-Auth VerifiablePresentation');
+  throw refuse('VALIDATION_FAILED', 'proof must be a signed UserConsent or a DID-Auth VerifiablePresentation');
 }
 
 async function checkProof(
@@ -248,7 +248,7 @@ async function checkProof(
 /** The answer's input checks: 400s that leave the challenge usable (decoded and classified first). */
 function readAnswer(answer: ChallengeAnswer): { signature?: Uint8Array; kind?: ProofEvidence['kind'] } {
   if ((answer.signature === undefined) === (answer.proof === undefined)) {
-    throw apiError('VALIDATION_FAILED', 'send exactly one of "signature" or "proof"');
+    throw refuse('VALIDATION_FAILED', 'send exactly one of "signature" or "proof"');
   }
   if (answer.signature !== undefined) return { signature: decodeSignature(answer.signature) };
   const proof = answer.proof as Record<string, unknown>;
@@ -256,7 +256,7 @@ function readAnswer(answer: ChallengeAnswer): { signature?: Uint8Array; kind?: P
   try {
     assertSafeJson(proof, { maxBytes: MAX_SIGNED_ANSWER_BYTES });
   } catch (error) {
-    throw apiError('VALIDATION_FAILED', `proof: ${(error as Error).message}`);
+    throw refuse('VALIDATION_FAILED', `proof: ${(error as Error).message}`);
   }
   return { kind };
 }
@@ -350,15 +350,14 @@ async function verifyChallenge(
   actor: string,
 ): Promise<ChallengeVerdict> {
   const record = await ctx.stores.challenges.get(challengeId);
-  if (!record) throw apiError('CHALLENGE_NOT_FOUND', 'no such challenge');
-  if (record.usedAt !== undefined) throw apiError('CHALLENGE_USED', 'this challenge was already answered');
-  if (ctx.now() > record.expiresAt)
-    throw apiError('CHALLENGE_EXPIRED', 'this challenge has expired; ask for a new one');
+  if (!record) throw refuse('CHALLENGE_NOT_FOUND', 'no such challenge');
+  if (record.usedAt !== undefined) throw refuse('CHALLENGE_USED', 'this challenge was already answered');
+  if (ctx.now() > record.expiresAt) throw refuse('CHALLENGE_EXPIRED', 'this challenge has expired; ask for a new one');
   const judged = await judgeAnswer(ctx, record, answer, readAnswer(answer));
   if (!(await recordVerdict(ctx, judged, actor))) {
     throw (await ctx.stores.challenges.get(challengeId))?.usedAt !== undefined
-      ? apiError('CHALLENGE_USED', 'this challenge was already answered')
-      : apiError('CHALLENGE_EXPIRED', 'this challenge expired while the answer was judged; ask for a new one');
+      ? refuse('CHALLENGE_USED', 'this challenge was already answered')
+      : refuse('CHALLENGE_EXPIRED', 'this challenge expired while the answer was judged; ask for a new one');
   }
   return judged.verdict;
 }

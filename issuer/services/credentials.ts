@@ -22,7 +22,7 @@ import type { AgentCredential, ChainCredential } from '../../wallet/vc/types.ts'
 import type { IssuerContext } from '../context.ts';
 import type { IssuerStores } from '../storage/stores.ts';
 import { requireUsableDid } from './dids.ts';
-import { apiError } from '../http/errors.ts';
+import { refuse } from '../refusal.ts';
 import type { CredentialRecord, NewCredential } from '../storage/credentials-store.ts';
 import type { AgentTerms } from '../storage/agents-store.ts';
 import {
@@ -77,7 +77,7 @@ export async function prepareAgentCredential(
     });
   } catch (error) {
     if (error instanceof VerificationError)
-      throw apiError('VALIDATION_FAILED', `the credential would be malformed: ${error.message}`);
+      throw refuse('VALIDATION_FAILED', `the credential would be malformed: ${error.message}`);
     throw error;
   }
   const position = (purpose: string) => {
@@ -200,7 +200,7 @@ export async function getCredential(
   stores: Pick<IssuerStores, 'credentials'> = ctx.stores,
 ): Promise<CredentialRecord> {
   const record = await stores.credentials.get(normalizeVcId(vcId));
-  if (!record) throw apiError('CREDENTIAL_NOT_FOUND', `no credential ${vcId.slice(0, 80)} was issued here`);
+  if (!record) throw refuse('CREDENTIAL_NOT_FOUND', `no credential ${vcId.slice(0, 80)} was issued here`);
   return record;
 }
 
@@ -258,7 +258,7 @@ export async function issueDirect(ctx: IssuerContext, input: DirectIssueInput, a
 function requireStatusPosition(record: CredentialRecord, purpose: 'revocation' | 'suspension') {
   const position = record[purpose];
   if (record.type !== 'AgentCredential' || position === null) {
-    throw apiError(
+    throw refuse(
       'NOT_REVOCABLE',
       `${record.id} has no ${purpose} entry on this issuer's lists (a delegated credential ends when its parent is revoked)`,
       {
@@ -412,7 +412,7 @@ export async function revokeCredential(
     await applyToPredecessors(run, record, REVOKE);
     await revokeRestOfAgent(run, record);
     if (action.changed.length === 0)
-      throw apiError('CREDENTIAL_ALREADY_REVOKED', `${record.id} is already revoked`, {
+      throw refuse('CREDENTIAL_ALREADY_REVOKED', `${record.id} is already revoked`, {
         agentDid: record.subjectDid,
         // Clients treat a repeat as success (IssuerClient.revoke: alreadyRevoked): not a refusal.
         auditEvent: 'CREDENTIAL_REVOKE_REPEATED',
@@ -465,15 +465,15 @@ export async function setSuspension(
     const named = await getCredential(ctx, vcId, tx);
     const record = await newestRenewal(run, named);
     if (on && record.revokedAt !== null)
-      throw apiError('CREDENTIAL_REVOKED', `${record.id} is revoked`, { agentDid: record.subjectDid });
+      throw refuse('CREDENTIAL_REVOKED', `${record.id} is revoked`, { agentDid: record.subjectDid });
     const applied = await applyStatus(run, record, change, record.id, actedOn(record, named));
     if (!applied && !on)
-      throw apiError('CREDENTIAL_NOT_SUSPENDED', `${record.id} is not suspended`, { agentDid: record.subjectDid });
+      throw refuse('CREDENTIAL_NOT_SUSPENDED', `${record.id} is not suspended`, { agentDid: record.subjectDid });
     // A suspension asked again reaches predecessors left working (by an older issuer, or
     // reinstated by name since); one that reaches nothing new is refused.
     await applyToPredecessors(run, record, change);
     if (action.changed.length === 0)
-      throw apiError('CREDENTIAL_SUSPENDED', `${record.id} is already suspended`, { agentDid: record.subjectDid });
+      throw refuse('CREDENTIAL_SUSPENDED', `${record.id} is already suspended`, { agentDid: record.subjectDid });
   });
   return { ...credentialView(ctx, await getCredential(ctx, vcId)), changed: action.changed };
 }
@@ -486,15 +486,15 @@ export async function renewCredential(
   actor: string,
 ): Promise<CredentialView & { previousVcId: string }> {
   const old = await getCredential(ctx, vcId);
-  const refuse = (problem: string | null) => {
+  const refuseRenewal = (problem: string | null) => {
     if (problem === 'revoked')
-      throw apiError('CREDENTIAL_REVOKED', `${old.id} is revoked and cannot be renewed`, { agentDid: old.subjectDid });
+      throw refuse('CREDENTIAL_REVOKED', `${old.id} is revoked and cannot be renewed`, { agentDid: old.subjectDid });
     if (problem === 'superseded')
-      throw apiError('CREDENTIAL_SUPERSEDED', `${old.id} was already renewed; renew the newest credential`, {
+      throw refuse('CREDENTIAL_SUPERSEDED', `${old.id} was already renewed; renew the newest credential`, {
         agentDid: old.subjectDid,
       });
     if (problem === 'suspended')
-      throw apiError('CREDENTIAL_SUSPENDED', `${old.id} is suspended; reinstate it first`, {
+      throw refuse('CREDENTIAL_SUSPENDED', `${old.id} is suspended; reinstate it first`, {
         agentDid: old.subjectDid,
       });
   };
@@ -507,10 +507,10 @@ export async function renewCredential(
           ? 'suspended'
           : null;
   if (old.type !== 'AgentCredential')
-    throw apiError('NOT_REVOCABLE', `${old.id} is a delegated credential; ask its delegator for a new one`, {
+    throw refuse('NOT_REVOCABLE', `${old.id} is a delegated credential; ask its delegator for a new one`, {
       agentDid: old.subjectDid,
     });
-  refuse(problemOf(old));
+  refuseRenewal(problemOf(old));
   const subject = chainCredentialOf(old).credentialSubject;
   const originalSeconds =
     old.validUntil === null
@@ -528,7 +528,7 @@ export async function renewCredential(
     {
       before: async (p, tx) => {
         // Re-checked inside the transaction: a concurrent renewal or revocation wins.
-        refuse(problemOf(await getCredential(ctx, old.id, tx)));
+        refuseRenewal(problemOf(await getCredential(ctx, old.id, tx)));
         await tx.credentials.markSuperseded(old.id, p.credential.id, true);
       },
       after: async (p, tx) => {

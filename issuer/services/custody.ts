@@ -13,7 +13,7 @@ import type { DidDocument } from '../../wallet/did/types.ts';
 import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import type { IssuerContext } from '../context.ts';
 import type { IssuerStores } from '../storage/stores.ts';
-import { apiError } from '../http/errors.ts';
+import { refuse } from '../refusal.ts';
 import { ConfigError } from '../config.ts';
 import type { AgentStore, ServerKeyRecord } from '../storage/agents-store.ts';
 import { agentWebDid, multikeyDidDocument } from './did-documents.ts';
@@ -70,7 +70,7 @@ export async function createServerKey(ctx: IssuerContext, pathId: string): Promi
  */
 export async function refuseIfDeactivated(stores: Pick<IssuerStores, 'dids'>, did: string): Promise<void> {
   if ((await stores.dids.get(did))?.deactivated === true)
-    throw apiError('DID_DEACTIVATED', `${did} is deactivated: the issuer no longer signs for it`, { agentDid: did });
+    throw refuse('DID_DEACTIVATED', `${did} is deactivated: the issuer no longer signs for it`, { agentDid: did });
 }
 
 /**
@@ -81,14 +81,14 @@ export async function refuseIfDeactivated(stores: Pick<IssuerStores, 'dids'>, di
 export async function serverSigningIdentity(ctx: IssuerContext, did: string): Promise<SigningIdentity> {
   const key = await ctx.stores.agents.getKey(did);
   if (!key)
-    throw apiError(
+    throw refuse(
       'CUSTODY_MISMATCH',
       `the issuer does not hold a key for ${did} (self-custody agents sign their own documents)`,
       { agentDid: did },
     );
   await refuseIfDeactivated(ctx.stores, did);
   const unreadable = (why: string) =>
-    apiError('CUSTODY_KEY_UNREADABLE', `the key the issuer holds for ${did} ${why}`, { agentDid: did });
+    refuse('CUSTODY_KEY_UNREADABLE', `the key the issuer holds for ${did} ${why}`, { agentDid: did });
   const seed = await decrypt(ctx.keyEncryptionKey, key.envelope, utf8ToBytes(did)).catch(() => {
     throw unreadable('does not decrypt under SERVICE_KEY_ENCRYPTION_KEY');
   });

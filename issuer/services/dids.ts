@@ -29,8 +29,8 @@ import type { DidDocument, DidResolutionResult, Service, ServiceEndpoint } from 
 import type { DidResolution, HostedDid } from '../../wallet/contract/dids.ts';
 import type { IssuerContext } from '../context.ts';
 import type { IssuerStores } from '../storage/stores.ts';
-import { wireObject } from '../http/wire.ts';
-import { apiError, invalidCursor } from '../http/errors.ts';
+import { wireObject } from './wire.ts';
+import { invalidCursor, refuse } from '../refusal.ts';
 import type { HostedDidKind, HostedDidRecord } from '../storage/dids-store.ts';
 import { multikeyDidDocument } from './did-documents.ts';
 import { hostedResolution } from './resolver.ts';
@@ -86,9 +86,9 @@ export function requireDid(value: string): string {
   try {
     parsed = parseDid(value);
   } catch {
-    throw apiError('INVALID_DID', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
+    throw refuse('INVALID_DID', 'not a DID: expected did:<method>:<method-specific-id> (DID Core §3.1)');
   }
-  if (parsed.did !== value) throw apiError('INVALID_DID', 'expected a DID without path, query or fragment');
+  if (parsed.did !== value) throw refuse('INVALID_DID', 'expected a DID without path, query or fragment');
   return parsed.did;
 }
 
@@ -104,14 +104,14 @@ export function requireUsableDid(value: string): string {
     if (did.startsWith('did:key:')) publicKeyFromDidKey(did);
     else if (did.startsWith('did:web:')) didWebToUrl(did, { allowHttpLoopback: true, allowPrivateNetwork: true });
   } catch (error) {
-    throw apiError('INVALID_DID', `${did.slice(0, 200)} cannot be resolved: ${(error as Error).message}`);
+    throw refuse('INVALID_DID', `${did.slice(0, 200)} cannot be resolved: ${(error as Error).message}`);
   }
   return did;
 }
 
 async function hostedOrThrow(stores: Pick<IssuerStores, 'dids'>, did: string): Promise<HostedDidRecord> {
   const record = await stores.dids.get(requireDid(did));
-  if (!record) throw apiError('DID_NOT_FOUND', `${did} is not hosted by this issuer`);
+  if (!record) throw refuse('DID_NOT_FOUND', `${did} is not hosted by this issuer`);
   return record;
 }
 
@@ -119,7 +119,7 @@ function serviceId(did: string, id: string | undefined): string {
   if (id === undefined) return `${did}#service-${bytesToBase64url(randomBytes(6))}`;
   const fragment = id.startsWith(`${did}#`) ? id.slice(did.length + 1) : id.startsWith('#') ? id.slice(1) : id;
   if (!FRAGMENT.test(fragment))
-    throw apiError('VALIDATION_FAILED', 'service id must be a fragment of letters, digits and . _ ~ - (at most 64)');
+    throw refuse('VALIDATION_FAILED', 'service id must be a fragment of letters, digits and . _ ~ - (at most 64)');
   return `${did}#${fragment}`;
 }
 
@@ -128,17 +128,17 @@ function withServices(did: string, document: DidDocument, inputs: readonly Servi
   for (const input of inputs) {
     const id = serviceId(did, input.id);
     if (services.some((s) => s.id === id || `${did}${s.id}` === id))
-      throw apiError('SERVICE_EXISTS', `the DID document already has a service ${id}`);
+      throw refuse('SERVICE_EXISTS', `the DID document already has a service ${id}`);
     services.push({ id, type: input.type, serviceEndpoint: input.serviceEndpoint });
   }
   if (services.length > MAX_SERVICES)
-    throw apiError('VALIDATION_FAILED', `a DID document holds at most ${MAX_SERVICES} services`);
+    throw refuse('VALIDATION_FAILED', `a DID document holds at most ${MAX_SERVICES} services`);
   return { ...document, service: services };
 }
 
 function servicesRefusedOnDidKey(did: string): void {
   if (did.startsWith('did:key:')) {
-    throw apiError(
+    throw refuse(
       'DID_KEY_SERVICES_UNSUPPORTED',
       'a did:key document is derived from the key alone (did:key §3.1.2) and cannot express services; use a did:web',
     );
@@ -150,11 +150,11 @@ function assertMutable(ctx: IssuerContext, record: HostedDidRecord): void {
   servicesRefusedOnDidKey(record.did);
   if (record.kind === 'issuer') {
     // Start-up rewrites the issuer's document from its signing key (issuer-identity.ts), which would drop edits.
-    throw apiError('ISSUER_DID_PROTECTED', "the issuer's own DID document is managed by its configuration");
+    throw refuse('ISSUER_DID_PROTECTED', "the issuer's own DID document is managed by its configuration");
   }
-  if (record.deactivated) throw apiError('DID_DEACTIVATED', `${record.did} is deactivated`);
+  if (record.deactivated) throw refuse('DID_DEACTIVATED', `${record.did} is deactivated`);
   if (ctx.config.didMethod !== 'web' || !record.did.startsWith(`did:web:${ctx.config.didDomain ?? ''}:`)) {
-    throw apiError('DID_NOT_HOSTED', `${record.did} is not served by this issuer`);
+    throw refuse('DID_NOT_HOSTED', `${record.did} is not served by this issuer`);
   }
 }
 
@@ -182,7 +182,7 @@ function insertHosted(
   key?: Parameters<IssuerContext['stores']['agents']['insertKey']>[0],
 ): Promise<DidView> {
   return ctx.stores.transaction(async (tx) => {
-    if (await tx.dids.get(record.did)) throw apiError('DID_EXISTS', `${record.did} already exists on this issuer`);
+    if (await tx.dids.get(record.did)) throw refuse('DID_EXISTS', `${record.did} already exists on this issuer`);
     await tx.dids.insert(record);
     if (key) await tx.agents.insertKey(key);
     await ctx.audit.record({ event, actor, data: { did: record.did, ...data } }, tx);
@@ -196,14 +196,14 @@ export async function createDid(ctx: IssuerContext, input: CreateDidInput, actor
   const services = input.services ?? [];
   if (input.did !== undefined) {
     if (input.publicKeyMultibase !== undefined || input.name !== undefined) {
-      throw apiError(
+      throw refuse(
         'VALIDATION_FAILED',
         '"did" registers an existing DID and cannot be combined with "publicKeyMultibase" or "name"',
       );
     }
     const did = requireDid(input.did);
     if (!did.startsWith('did:key:')) {
-      throw apiError(
+      throw refuse(
         'DID_METHOD_UNSUPPORTED',
         'only a did:key can be registered; a did:web is hosted where its domain points',
       );
@@ -213,7 +213,7 @@ export async function createDid(ctx: IssuerContext, input: CreateDidInput, actor
     try {
       document = didKeyDocument(did);
     } catch (error) {
-      throw apiError('INVALID_DID', `not a usable Ed25519 did:key: ${(error as Error).message}`);
+      throw refuse('INVALID_DID', `not a usable Ed25519 did:key: ${(error as Error).message}`);
     }
     return insertHosted(
       ctx,
@@ -226,12 +226,11 @@ export async function createDid(ctx: IssuerContext, input: CreateDidInput, actor
 
   const method = input.method ?? ctx.config.didMethod;
   if (method === 'web' && (ctx.config.didMethod !== 'web' || ctx.config.didDomain === undefined)) {
-    throw apiError('DID_METHOD_UNSUPPORTED', 'did:web DIDs need DID_METHOD=web (a domain to host them on)');
+    throw refuse('DID_METHOD_UNSUPPORTED', 'did:web DIDs need DID_METHOD=web (a domain to host them on)');
   }
-  if (method === 'key' && input.name !== undefined)
-    throw apiError('VALIDATION_FAILED', '"name" applies to did:web only');
+  if (method === 'key' && input.name !== undefined) throw refuse('VALIDATION_FAILED', '"name" applies to did:web only');
   if (input.name !== undefined && !NAME.test(input.name)) {
-    throw apiError('VALIDATION_FAILED', 'name must be 1–64 letters, digits or . _ ~ - (a did:web path segment)');
+    throw refuse('VALIDATION_FAILED', 'name must be 1–64 letters, digits or . _ ~ - (a did:web path segment)');
   }
 
   let publicKey: Uint8Array;
@@ -240,7 +239,7 @@ export async function createDid(ctx: IssuerContext, input: CreateDidInput, actor
     try {
       publicKey = ed25519KeyFromMultibase(input.publicKeyMultibase);
     } catch (error) {
-      throw apiError('VALIDATION_FAILED', `publicKeyMultibase: ${(error as Error).message}`);
+      throw refuse('VALIDATION_FAILED', `publicKeyMultibase: ${(error as Error).message}`);
     }
   } else {
     seed = generateSeed();
@@ -283,11 +282,11 @@ export async function resolveHostedDid(ctx: IssuerContext, did: string): Promise
         didResolutionMetadata: { contentType: 'application/did+json' },
       });
     } catch (error) {
-      throw apiError('INVALID_DID', `not a usable Ed25519 did:key: ${(error as Error).message}`);
+      throw refuse('INVALID_DID', `not a usable Ed25519 did:key: ${(error as Error).message}`);
     }
   }
   // Not an open resolver: resolving arbitrary did:web hosts on request would make this a fetch proxy.
-  throw apiError('DID_NOT_FOUND', `${checked} is not hosted by this issuer`, {
+  throw refuse('DID_NOT_FOUND', `${checked} is not hosted by this issuer`, {
     details: { didResolutionMetadata: { error: 'notFound' } },
   });
 }
@@ -304,11 +303,11 @@ function resolutionBody(result: DidResolutionResult): DidResolution {
 
 /** The hosted document of a managed did:web, by its path id (`/dids/<id>/did.json`). */
 export async function managedWebDocument(ctx: IssuerContext, id: string): Promise<DidDocument> {
-  if (ctx.config.didMethod !== 'web' || !NAME.test(id)) throw apiError('DID_NOT_FOUND', 'no such DID document');
+  if (ctx.config.didMethod !== 'web' || !NAME.test(id)) throw refuse('DID_NOT_FOUND', 'no such DID document');
   const record = await ctx.stores.dids.get(`did:web:${ctx.config.didDomain}:${MANAGED_DID_SEGMENT}:${id}`);
-  if (!record) throw apiError('DID_NOT_FOUND', 'no such DID document');
+  if (!record) throw refuse('DID_NOT_FOUND', 'no such DID document');
   // did:web §3.2.4 Deactivate: the document is no longer served.
-  if (record.deactivated) throw apiError('DID_DEACTIVATED', 'this DID has been deactivated');
+  if (record.deactivated) throw refuse('DID_DEACTIVATED', 'this DID has been deactivated');
   return record.document;
 }
 
@@ -346,7 +345,7 @@ export function removeService(ctx: IssuerContext, did: string, endpointId: strin
     const id = serviceId(record.did, endpointId);
     const services = record.document.service ?? [];
     const kept = services.filter((s) => s.id !== id && `${record.did}${s.id}` !== id);
-    if (kept.length === services.length) throw apiError('SERVICE_NOT_FOUND', `the DID document has no service ${id}`);
+    if (kept.length === services.length) throw refuse('SERVICE_NOT_FOUND', `the DID document has no service ${id}`);
     const { service: _service, ...rest } = record.document;
     const document: DidDocument = kept.length > 0 ? { ...rest, service: kept } : rest;
     const at = ctx.now();
@@ -361,10 +360,10 @@ export function deactivateDid(ctx: IssuerContext, did: string, actor: string, re
   return ctx.stores.transaction(async (tx) => {
     const record = await hostedOrThrow(tx, did);
     if (record.kind === 'issuer')
-      throw apiError('ISSUER_DID_PROTECTED', "the issuer's own DID cannot be deactivated through the API");
+      throw refuse('ISSUER_DID_PROTECTED', "the issuer's own DID cannot be deactivated through the API");
     const at = ctx.now();
     if (!(await tx.dids.deactivate(record.did, at)))
-      throw apiError('DID_DEACTIVATED', `${record.did} is already deactivated`);
+      throw refuse('DID_DEACTIVATED', `${record.did} is already deactivated`);
     await ctx.audit.record(
       {
         event: 'DID_DEACTIVATED',

@@ -28,8 +28,8 @@ import { parseDid } from '../../wallet/did/parse.ts';
 import { createKeyResolver } from '../../wallet/did/verification-method.ts';
 import type { IssuerContext } from '../context.ts';
 import type { IssuerStores } from '../storage/stores.ts';
-import { apiError, invalidCursor } from '../http/errors.ts';
-import { credentialKey, enforceLimit } from '../http/rate-limit.ts';
+import { invalidCursor, refuse } from '../refusal.ts';
+import { credentialKey, enforceLimit } from '../rate-limiter.ts';
 import type { EnrollmentTokenRecord, OnboardingSessionRecord } from '../storage/tokens-store.ts';
 import { isTokenCursor, tokenCursor } from '../storage/tokens-store.ts';
 import { createServerKey, type NewServerKey } from './custody.ts';
@@ -140,10 +140,10 @@ export async function listEnrollmentTokens(
 
 /** Checks a token is known, unused and unexpired (the same codes everywhere). */
 function assertTokenUsable(token: EnrollmentTokenRecord | undefined, now: number): EnrollmentTokenRecord {
-  if (!token) throw apiError('TOKEN_INVALID', 'the enrollment token is not valid');
-  if (token.usedAt !== null) throw apiError('TOKEN_USED', 'the enrollment token was already used');
+  if (!token) throw refuse('TOKEN_INVALID', 'the enrollment token is not valid');
+  if (token.usedAt !== null) throw refuse('TOKEN_USED', 'the enrollment token was already used');
   if (token.expiresAt <= now)
-    throw apiError('TOKEN_EXPIRED', 'the enrollment token has expired; ask the operator for a new one');
+    throw refuse('TOKEN_EXPIRED', 'the enrollment token has expired; ask the operator for a new one');
   return token;
 }
 
@@ -164,7 +164,7 @@ export async function startOnboarding(ctx: IssuerContext, input: StartInput): Pr
   let did: string | null = null;
   if (input.custody === 'self') {
     if (input.did === undefined)
-      throw apiError('VALIDATION_FAILED', "self custody needs the agent's did", {
+      throw refuse('VALIDATION_FAILED', "self custody needs the agent's did", {
         details: [{ path: 'json.did', message: 'required when custody is "self"' }],
       });
     let method: string;
@@ -173,17 +173,17 @@ export async function startOnboarding(ctx: IssuerContext, input: StartInput): Pr
       if (parsed.did !== input.did) throw new Error('not a bare DID');
       method = parsed.method;
     } catch {
-      throw apiError('VALIDATION_FAILED', 'did must be a DID without path, query or fragment', {
+      throw refuse('VALIDATION_FAILED', 'did must be a DID without path, query or fragment', {
         details: [{ path: 'json.did', message: 'not a DID' }],
       });
     }
     if (method !== 'key' && method !== 'web')
-      throw apiError('DID_METHOD_UNSUPPORTED', `did:${method} cannot be enrolled here (did:key and did:web can)`);
+      throw refuse('DID_METHOD_UNSUPPORTED', `did:${method} cannot be enrolled here (did:key and did:web can)`);
     if (await ctx.stores.agents.get(input.did))
-      throw apiError('AGENT_EXISTS', `${input.did} is already enrolled`, { agentDid: input.did });
+      throw refuse('AGENT_EXISTS', `${input.did} is already enrolled`, { agentDid: input.did });
     did = input.did;
   } else if (input.did !== undefined) {
-    throw apiError('VALIDATION_FAILED', 'server custody generates the DID; do not send one', {
+    throw refuse('VALIDATION_FAILED', 'server custody generates the DID; do not send one', {
       details: [{ path: 'json.did', message: 'must be absent when custody is "server"' }],
     });
   }
@@ -229,12 +229,12 @@ async function verifyDidAuth(ctx: IssuerContext, session: OnboardingSessionRecor
   const did = session.did as string;
   const holder = typeof proof === 'object' && proof !== null ? (proof as { holder?: unknown }).holder : undefined;
   if (holder !== did)
-    throw apiError('PROOF_INVALID', `the proof must be a presentation whose holder is ${did}`, { agentDid: did });
+    throw refuse('PROOF_INVALID', `the proof must be a presentation whose holder is ${did}`, { agentDid: did });
   const signed = (proof as { proof?: unknown }).proof;
   const offered =
     typeof signed === 'object' && signed !== null ? (signed as { challenge?: unknown }).challenge : undefined;
   if (!answersChallenge(session, offered)) {
-    throw apiError('PROOF_INVALID', 'the DID-Auth proof does not verify (CHALLENGE_MISMATCH)', {
+    throw refuse('PROOF_INVALID', 'the DID-Auth proof does not verify (CHALLENGE_MISMATCH)', {
       agentDid: did,
       details: { cause: 'CHALLENGE_MISMATCH' },
     });
@@ -246,7 +246,7 @@ async function verifyDidAuth(ctx: IssuerContext, session: OnboardingSessionRecor
       resolveKey: (vm, purpose) =>
         vm.split('#')[0] === did
           ? resolveKey(vm, purpose)
-          : Promise.reject(apiError('PROOF_INVALID', 'the proof is signed by a key of another DID')),
+          : Promise.reject(refuse('PROOF_INVALID', 'the proof is signed by a key of another DID')),
       expectedProofPurpose: 'authentication',
       expectedChallenge: offered,
       expectedDomain: ctx.issuer.did,
@@ -254,7 +254,7 @@ async function verifyDidAuth(ctx: IssuerContext, session: OnboardingSessionRecor
     });
   } catch (error) {
     const code = isMandateError(error) ? error.code : 'ERROR';
-    throw apiError('PROOF_INVALID', `the DID-Auth proof does not verify (${code})`, {
+    throw refuse('PROOF_INVALID', `the DID-Auth proof does not verify (${code})`, {
       agentDid: did,
       details: { cause: code },
     });
@@ -270,18 +270,18 @@ async function proveControl(
 ): Promise<{ agentDid: string; serverKey?: NewServerKey }> {
   if (session.custody === 'self') {
     if (input.proof === undefined)
-      throw apiError('VALIDATION_FAILED', 'self custody completes with a DID-Auth proof', {
+      throw refuse('VALIDATION_FAILED', 'self custody completes with a DID-Auth proof', {
         details: [{ path: 'json.proof', message: 'required' }],
       });
     await verifyDidAuth(ctx, session, input.proof);
     return { agentDid: session.did as string };
   }
   if (input.challenge === undefined)
-    throw apiError('VALIDATION_FAILED', 'server custody completes with the challenge', {
+    throw refuse('VALIDATION_FAILED', 'server custody completes with the challenge', {
       details: [{ path: 'json.challenge', message: 'required' }],
     });
   if (!answersChallenge(session, input.challenge))
-    throw apiError('CHALLENGE_MISMATCH', 'the challenge does not match this onboarding');
+    throw refuse('CHALLENGE_MISMATCH', 'the challenge does not match this onboarding');
   const serverKey = await createServerKey(ctx, agentId);
   return { agentDid: serverKey.did, serverKey };
 }
@@ -296,16 +296,16 @@ async function claimOnce(
   const at = ctx.now();
   if (!(await tx.tokens.completeSession(session.id, at))) {
     throw (await tx.tokens.findSession(session.id))?.completedAt !== null
-      ? apiError('CHALLENGE_USED', 'this onboarding challenge was already completed')
-      : apiError('CHALLENGE_EXPIRED', 'the onboarding challenge expired while the answer was judged; start again');
+      ? refuse('CHALLENGE_USED', 'this onboarding challenge was already completed')
+      : refuse('CHALLENGE_EXPIRED', 'the onboarding challenge expired while the answer was judged; start again');
   }
   if (!(await tx.tokens.claim(token.id, at, agentDid))) {
     const current = await tx.tokens.findById(token.id);
     throw current?.usedAt !== null
-      ? apiError('TOKEN_USED', 'the enrollment token was already used')
-      : apiError('TOKEN_EXPIRED', 'the enrollment token has expired');
+      ? refuse('TOKEN_USED', 'the enrollment token was already used')
+      : refuse('TOKEN_EXPIRED', 'the enrollment token has expired');
   }
-  if (await tx.agents.get(agentDid)) throw apiError('AGENT_EXISTS', `${agentDid} is already enrolled`, { agentDid });
+  if (await tx.agents.get(agentDid)) throw refuse('AGENT_EXISTS', `${agentDid} is already enrolled`, { agentDid });
 }
 
 /** The agent (and its server key and hosted DID) and the audit records, in the issuing transaction. */
@@ -348,11 +348,10 @@ async function recordEnrollment(
 
 export async function completeOnboarding(ctx: IssuerContext, input: CompleteInput): Promise<CompletedOnboarding> {
   const session = await ctx.stores.tokens.findSession(input.challengeId);
-  if (!session) throw apiError('CHALLENGE_NOT_FOUND', 'no onboarding challenge has this id');
+  if (!session) throw refuse('CHALLENGE_NOT_FOUND', 'no onboarding challenge has this id');
   const now = ctx.now();
-  if (session.completedAt !== null) throw apiError('CHALLENGE_USED', 'this onboarding challenge was already completed');
-  if (session.expiresAt <= now)
-    throw apiError('CHALLENGE_EXPIRED', 'the onboarding challenge has expired; start again');
+  if (session.completedAt !== null) throw refuse('CHALLENGE_USED', 'this onboarding challenge was already completed');
+  if (session.expiresAt <= now) throw refuse('CHALLENGE_EXPIRED', 'the onboarding challenge has expired; start again');
   const token = assertTokenUsable(await ctx.stores.tokens.findById(session.tokenId), now);
 
   const agentId = crypto.randomUUID();

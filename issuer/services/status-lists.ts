@@ -29,7 +29,7 @@ import {
 import { encodeStatusList } from '../../wallet/status/encoded-list.ts';
 import { fetchPolicy } from '../config.ts';
 import type { IssuerContext } from '../context.ts';
-import { apiError } from '../http/errors.ts';
+import { refuse } from '../refusal.ts';
 import type { StatusListRecord, StatusListStore, StatusMessageRecord } from '../storage/status-lists-store.ts';
 import type { IssuerStores } from '../storage/stores.ts';
 import { watchDatabase, type DatabaseWatch } from './database-watch.ts';
@@ -82,7 +82,7 @@ function checkSizeAndMessages(input: CreateListInput): void {
       ...(input.statusMessages ? { statusMessage: input.statusMessages } : {}),
     });
   } catch (error) {
-    throw apiError('VALIDATION_FAILED', isMandateError(error) ? error.message : 'invalid statusSize or statusMessages');
+    throw refuse('VALIDATION_FAILED', isMandateError(error) ? error.message : 'invalid statusSize or statusMessages');
   }
 }
 
@@ -100,7 +100,7 @@ export async function createStatusListRecord(
     while (existing.some((l) => l.id === `${input.purpose}-${n}`)) n++;
     id = `${input.purpose}-${n}`;
   } else if (existing.some((l) => l.id === id)) {
-    throw apiError('STATUS_LIST_EXISTS', `status list ${id} already exists`);
+    throw refuse('STATUS_LIST_EXISTS', `status list ${id} already exists`);
   }
   const list = createStatusList({ statusSize: input.statusSize ?? 1 });
   const at = ctx.now();
@@ -176,7 +176,7 @@ export function reserveIndex(ctx: IssuerContext, purpose: string): Promise<Index
           if (!isMandateError(error, 'STATUS_LIST_FULL')) throw error;
         }
       } else if (!(ISSUED_PURPOSES as readonly string[]).includes(purpose)) {
-        throw apiError(
+        throw refuse(
           'STATUS_LIST_UNAVAILABLE',
           `this issuer has no ${purpose} status list: create one with POST /v1/status-list`,
         );
@@ -214,12 +214,9 @@ export async function setListStatus(
 ): Promise<boolean> {
   const { listId, index, value } = target;
   const list = await tx.statusLists.get(listId);
-  if (!list) throw apiError('STATUS_LIST_NOT_FOUND', `status list ${listId} does not exist`);
+  if (!list) throw refuse('STATUS_LIST_NOT_FOUND', `status list ${listId} does not exist`);
   if (!Number.isSafeInteger(value) || value < 0 || value >= 2 ** list.statusSize) {
-    throw apiError(
-      'VALIDATION_FAILED',
-      `a status on list ${listId} is an integer from 0 to ${2 ** list.statusSize - 1}`,
-    );
+    throw refuse('VALIDATION_FAILED', `a status on list ${listId} is an integer from 0 to ${2 ** list.statusSize - 1}`);
   }
   const bits = { bytes: list.bitstring, statusSize: list.statusSize, length: list.length };
   if (getStatus(bits, index) === value) return false;
@@ -242,7 +239,7 @@ const signing = new WeakMap<IssuerContext, Map<string, Promise<PublishedList>>>(
  */
 export async function publishedStatusList(ctx: IssuerContext, listId: string): Promise<PublishedList> {
   const list = await ctx.stores.statusLists.get(listId);
-  if (!list) throw apiError('STATUS_LIST_NOT_FOUND', `status list ${listId} does not exist`);
+  if (!list) throw refuse('STATUS_LIST_NOT_FOUND', `status list ${listId} does not exist`);
   const ttlMs = ctx.config.statusListTtlMs;
   if (list.signedVersion === list.version && list.signedJson !== null && list.etag !== null)
     return { json: list.signedJson, etag: list.etag, ttlMs };

@@ -32,7 +32,7 @@ import {
 } from '../../wallet/vc/verify.ts';
 import { clipText, type AuditInput, type AuditRecord, type ReplayKey } from '../audit.ts';
 import type { IssuerContext } from '../context.ts';
-import { apiError } from '../http/errors.ts';
+import { refuse } from '../refusal.ts';
 import { presentationStatusEntries } from './introspection.ts';
 import type { SessionTokenIssuer } from './session-tokens.ts';
 import { verifyDeciding } from './database-watch.ts';
@@ -170,7 +170,7 @@ function acceptedVerdict(result: VerificationSuccess, target: string): VpAccepte
 /** Unreadable input is a bad request, not a decision about an agent (its refusal is audited already). */
 function throwIfMalformed(result: VerificationFailure): void {
   if (result.reason === 'MALFORMED')
-    throw apiError('MALFORMED', result.message, { audit: false, details: { failedCheck: result.failedCheck } });
+    throw refuse('MALFORMED', result.message, { audit: false, details: { failedCheck: result.failedCheck } });
 }
 
 /** A replay cache that notes the keys check 7 asks for and says yes: they are taken with the verdict's record. */
@@ -225,7 +225,7 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
   const credentialCache = createVerifiedCredentialCache({ ttlMs: 5 * 60_000, now: () => ctx.now() });
 
   /** A refusal, audited. */
-  const refuse = async (result: VerificationFailure, vpId: string | undefined, target: string, actor: string) => {
+  const deny = async (result: VerificationFailure, vpId: string | undefined, target: string, actor: string) => {
     const denied = deniedVerdict(result, vpId);
     await record(denied, target, actor);
     throwIfMalformed(result);
@@ -245,7 +245,7 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
           ...(vpId ? { vpId } : {}),
         };
         await record(denied, undefined, actor);
-        throw apiError('MALFORMED', denied.message, { audit: false });
+        throw refuse('MALFORMED', denied.message, { audit: false });
       }
       const options: VerifyPresentationOptions = {
         ...issuerTrust(ctx, credentialCache),
@@ -259,7 +259,7 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
         if (verdict) return verdict;
       }
       const result = await verifyDeciding(input.presentation, options);
-      if (!result.valid) return refuse(result, vpId, target, actor);
+      if (!result.valid) return deny(result, vpId, target, actor);
       const accepted = acceptedVerdict(result, target);
       if (input.session === true) {
         const session = await mintSession(ctx, sessions, input.presentation, result, target);

@@ -7,7 +7,7 @@ import http from 'node:http';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../issuer/http/logger.ts';
+import { createLogger } from '../../issuer/log.ts';
 import { addressKey } from '../../issuer/http/rate-limit.ts';
 import {
   mintToken,

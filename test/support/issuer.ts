@@ -17,7 +17,7 @@ import { createWebResolver } from '../../wallet/did/web.ts';
 import { createStatusListClient } from '../../wallet/status/client.ts';
 import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import { verifyPresentation, type VerificationResult } from '../../wallet/vc/verify.ts';
-import type { Logger } from '../../issuer/http/logger.ts';
+import type { Logger } from '../../issuer/log.ts';
 import { startIssuer, type RunningIssuer } from '../../issuer/server.ts';
 import { clientSocketsClosed } from './client-sockets.ts';
 import { freshDatabase } from './servers.ts';

@@ -2,7 +2,8 @@
  * Token-endpoint refusals: an RFC 6749 §5.2 error code (what an OAuth client branches on) and a
  * Mandate reason code (what an operator reads in the audit log and the answer's
  * `mandate_reason`). Every refusal is raised as an OAuthRefusal in one place, documented in
- * docs/oauth.md §Errors and provoked by test/issuer/oauth/*.test.ts.
+ * docs/oauth.md §Errors and provoked by test/issuer/oauth/*.test.ts. No HTTP status here: the
+ * edge answers each OAuth error code with its status (issuer/http/errors.ts OAUTH_ERROR_STATUS).
  */
 import { MandateError } from '../../../wallet/crypto/errors.ts';
 import type { OAuthErrorBody, OAuthErrorCode } from '../../../wallet/contract/oauth.ts';
@@ -48,20 +49,6 @@ export type OAuthReason =
   | 'AUTHORIZATION_FLOW_UNSUPPORTED'
   | (string & {});
 
-/** HTTP status of each OAuth error code (RFC 6749 §5.2: 400, and 401 for invalid_client). */
-const STATUS: Record<OAuthErrorCode, 400 | 401> = {
-  invalid_request: 400,
-  invalid_client: 401,
-  invalid_grant: 400,
-  unauthorized_client: 400,
-  unsupported_grant_type: 400,
-  invalid_scope: 400,
-  invalid_target: 400,
-  invalid_dpop_proof: 400,
-  use_dpop_nonce: 400,
-  unsupported_response_type: 400,
-};
-
 export class OAuthRefusal extends MandateError<OAuthReason> {
   override name = 'OAuthRefusal';
   readonly error: OAuthErrorCode;
@@ -74,10 +61,6 @@ export class OAuthRefusal extends MandateError<OAuthReason> {
     super(reason, description);
     this.error = error;
     this.agentDid = agentDid;
-  }
-
-  get status(): 400 | 401 {
-    return STATUS[this.error];
   }
 
   /** RFC 6749 §5.2 body, with the Mandate reason beside the OAuth code. */

@@ -30,6 +30,7 @@ import {
   TOKEN_TYPE_ACCESS_TOKEN,
   TokenRequestSchema,
   type OAuthErrorBody,
+  type OAuthErrorCode,
   type TokenRequest,
   type TokenResponse,
 } from '../../../wallet/contract/oauth.ts';
@@ -53,9 +54,20 @@ export interface TokenEndpointRequest {
   actor: string;
 }
 
+/**
+ * What the endpoint decided, without HTTP: the edge (routes/oauth.ts) answers a refusal with
+ * its OAuth error's status and sends `dpopNonce` as `DPoP-Nonce` (RFC 9449 §8).
+ */
 export type TokenEndpointAnswer =
-  | { status: 200; body: TokenResponse; headers: Record<string, string> }
-  | { status: 400 | 401; body: OAuthErrorBody; headers: Record<string, string> };
+  | { ok: true; body: TokenResponse; dpopNonce: string | undefined }
+  | {
+      ok: false;
+      error: OAuthErrorCode;
+      body: OAuthErrorBody;
+      dpopNonce: string | undefined;
+      /** The HTTP authentication scheme the client used, if any (RFC 6749 §5.2: a 401 names it). */
+      clientAuthScheme: 'Basic' | undefined;
+    };
 
 const KNOWN = Object.keys(TokenRequestSchema.shape) as (keyof TokenRequest)[];
 
@@ -190,17 +202,18 @@ async function recordRefusal(
   });
 }
 
-/** RFC 6749 §5.2: a 401 names the HTTP scheme the client used (Basic); none when it authenticated in the body. */
+/** The refusal, and the scheme the client authenticated with over HTTP (Basic), none when it did so in the body. */
 function refusalAnswer(
   error: OAuthRefusal,
   authorization: string | undefined,
-  headers: Record<string, string>,
+  dpopNonce: string | undefined,
 ): TokenEndpointAnswer {
-  const basic = error.status === 401 && /^Basic /i.test(authorization ?? '');
   return {
-    status: error.status,
+    ok: false,
+    error: error.error,
     body: error.body(),
-    headers: basic ? { ...headers, 'WWW-Authenticate': 'Basic realm="mandate-issuer"' } : headers,
+    dpopNonce,
+    clientAuthScheme: /^Basic /i.test(authorization ?? '') ? 'Basic' : undefined,
   };
 }
 
@@ -221,7 +234,7 @@ export function createTokenEndpoint(ctx: IssuerContext, sessions: SessionTokenIs
   const endpoints = oauthEndpoints(ctx.config);
   const nonces = ctx.config.oauthDpopNonce ? createDpopNonces(() => ctx.now()) : undefined;
   const credentialCache = createVerifiedCredentialCache({ ttlMs: 5 * 60_000, now: () => ctx.now() });
-  const nonceHeader = (): Record<string, string> => (nonces === undefined ? {} : { 'DPoP-Nonce': nonces.current() });
+  const dpopNonce = (): string | undefined => nonces?.current();
 
   type Exchange = { resource: string; binding: DpopBinding | undefined };
   const grant = (params: TokenRequest, exchange: Exchange, authorization: string | undefined) =>
@@ -280,7 +293,7 @@ export function createTokenEndpoint(ctx: IssuerContext, sessions: SessionTokenIs
       scope: attempt.scopes.join(' '),
       ...(params.grant_type === GRANT_TOKEN_EXCHANGE ? { issued_token_type: TOKEN_TYPE_ACCESS_TOKEN } : {}),
     };
-    return { status: 200, body, headers: nonceHeader() };
+    return { ok: true, body, dpopNonce: dpopNonce() };
   }
 
   return {
@@ -291,7 +304,7 @@ export function createTokenEndpoint(ctx: IssuerContext, sessions: SessionTokenIs
       } catch (error) {
         if (!(error instanceof OAuthRefusal)) throw error;
         await recordRefusal(ctx, request, attempt, error);
-        return refusalAnswer(error, request.authorization, nonceHeader());
+        return refusalAnswer(error, request.authorization, dpopNonce());
       }
     },
   };

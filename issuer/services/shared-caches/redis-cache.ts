@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Logger } from '../../http/logger.ts';
+import type { Logger } from '../../log.ts';
 import { failureLogThrottle, within } from '../../redis.ts';
 
 /** The three commands the cache sends, as ioredis spells them. */

@@ -38,7 +38,7 @@ import { CREDENTIAL_TYPES, statusEntries } from '../../../wallet/vc/parse.ts';
 import { clipText } from '../../audit.ts';
 import type { IssuerContext } from '../../context.ts';
 import type { IssuerStores } from '../../storage/stores.ts';
-import { apiError } from '../../http/errors.ts';
+import { refuse } from '../../refusal.ts';
 import { commitReservation, IndexTaken, reserveIndex, statusListUrl, type IndexReservation } from '../status-lists.ts';
 import { assertJsonLdConformance, suiteFor, type VcApiCryptosuite } from './jsonld.ts';
 
@@ -64,7 +64,7 @@ function isObject(value: unknown): value is Json {
 }
 
 function invalid(message: string): never {
-  throw apiError('CREDENTIAL_INVALID', message);
+  throw refuse('CREDENTIAL_INVALID', message);
 }
 
 /** The credential's types, as strings (for the reserved-type check and the audit record). */
@@ -96,7 +96,7 @@ function unsignedCredential(ctx: IssuerContext, credential: unknown): Json {
   const vc: Json = { ...credential };
   const reserved = CREDENTIAL_TYPES.filter((t) => typesOf(vc).includes(t));
   if (reserved.length > 0) {
-    throw apiError(
+    throw refuse(
       'CREDENTIAL_TYPE_RESERVED',
       `${reserved.join(', ')} credentials are issued through enrollment and POST /v1/vcs, which give them status entries`,
     );
@@ -171,7 +171,7 @@ async function assertConforming(vc: Json): Promise<void> {
     await assertJsonLdConformance(vc);
   } catch (error) {
     if (error instanceof JsonLdError)
-      throw apiError('CREDENTIAL_INVALID', error.message, { details: { rule: error.code } });
+      throw refuse('CREDENTIAL_INVALID', error.message, { details: { rule: error.code } });
     if (isMandateError(error)) invalid(error.message);
     throw error;
   }
@@ -222,7 +222,7 @@ async function record(ctx: IssuerContext, tx: IssuerStores, { key, vc, reservati
   const statusEntries = reservations.map(({ purpose, listId, index }) => ({ purpose, listId, index }));
   const types = typesOf(vc).slice(0, 8);
   if (!(await tx.vcApiCredentials.insert({ id: key, types, statusEntries, issuedAt: ctx.now() }))) {
-    throw apiError(
+    throw refuse(
       'CREDENTIAL_EXISTS',
       `a credential with id ${JSON.stringify(clipText(key, 100))} was issued here before: ids name one credential`,
     );

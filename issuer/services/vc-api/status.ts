@@ -9,7 +9,7 @@
 import type { BitstringStatusListEntry } from '../../../wallet/status/credential.ts';
 import { clipText } from '../../audit.ts';
 import type { IssuerContext } from '../../context.ts';
-import { apiError } from '../../http/errors.ts';
+import { refuse } from '../../refusal.ts';
 import type { VcApiStatusEntry } from '../../storage/vc-api-credentials-store.ts';
 import { setListStatus, statusEntryFor, statusListUrl } from '../status-lists.ts';
 
@@ -53,14 +53,14 @@ export async function updateVcApiStatus(
 ): Promise<StatusUpdateResult> {
   const record = await ctx.stores.vcApiCredentials.get(update.credentialId);
   if (!record) {
-    throw apiError(
+    throw refuse(
       'CREDENTIAL_NOT_FOUND',
       `no credential issued through POST /credentials/issue has the id ${JSON.stringify(clipText(update.credentialId, 100))} (authority credentials change status through POST /v1/vcs/{vcId}/revoke)`,
     );
   }
   const found = record.statusEntries.find((entry) => matches(ctx, entry, update.credentialStatus));
   if (!found)
-    throw apiError(
+    throw refuse(
       'STATUS_ENTRY_NOT_FOUND',
       `the credential has no ${update.credentialStatus.statusPurpose} status entry like the one named`,
     );
@@ -79,7 +79,7 @@ export async function updateVcApiStatus(
     return done;
   });
   const list = await ctx.stores.statusLists.get(found.listId);
-  if (!list) throw apiError('STATUS_LIST_NOT_FOUND', `status list ${found.listId} does not exist`);
+  if (!list) throw refuse('STATUS_LIST_NOT_FOUND', `status list ${found.listId} does not exist`);
   const entry: BitstringStatusListEntry = statusEntryFor(ctx, list, found.index);
   return {
     credentialId: record.id,

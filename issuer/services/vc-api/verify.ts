@@ -31,7 +31,7 @@ import { VC_V2_CONTEXT } from '../../../wallet/vc/context.ts';
 import { MAX_STATUS_ENTRIES, statusEntries } from '../../../wallet/vc/parse.ts';
 import type { StatusEntry } from '../../../wallet/vc/types.ts';
 import type { IssuerContext } from '../../context.ts';
-import { apiError } from '../../http/errors.ts';
+import { refuse } from '../../refusal.ts';
 import { rethrowIfUnavailable } from '../../storage/unavailable.ts';
 import { controllerKeyResolver } from '../controller-keys.ts';
 import { JsonLdError } from '../../../wallet/jsonld/document-loader.ts';
@@ -264,7 +264,7 @@ function controllerOf(verificationMethod: unknown): string | undefined {
 
 export function createVcApiVerifier(ctx: IssuerContext): VcApiVerifier {
   const keyOf = (did: string) =>
-    controllerKeyResolver(ctx, did, (vm) => apiError('KEY_NOT_AUTHORIZED', `${vm} is not a key of ${did}`));
+    controllerKeyResolver(ctx, did, (vm) => refuse('KEY_NOT_AUTHORIZED', `${vm} is not a key of ${did}`));
 
   /**
    * Keys for a credential's proofs: the issuer's for a proof by the issuer. A proof set (VC-DI

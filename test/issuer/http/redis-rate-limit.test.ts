@@ -6,8 +6,8 @@ import { rmSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../issuer/config.ts';
-import { createLogger } from '../../../issuer/http/logger.ts';
-import { createRateLimiter } from '../../../issuer/http/rate-limit.ts';
+import { createLogger } from '../../../issuer/log.ts';
+import { createRateLimiter } from '../../../issuer/rate-limiter.ts';
 import {
   createDegradingRateLimiter,
   createRedisRateLimiter,

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../issuer/http/logger.ts';
+import { createLogger } from '../../../issuer/log.ts';
 import { connectRedis } from '../../../issuer/redis.ts';
 import { createSharedCache } from '../../../issuer/services/shared-caches/redis-cache.ts';
 import { startRedis, type RedisServer } from '../../support/redis.ts';

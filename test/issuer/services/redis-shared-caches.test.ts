@@ -13,7 +13,7 @@ import { createStatusList, setStatus } from '../../../wallet/status/bitstring.ts
 import { buildStatusListCredential, buildStatusListEntry } from '../../../wallet/status/credential.ts';
 import { encodeStatusList } from '../../../wallet/status/encoded-list.ts';
 import { didKeyIdentity } from '../../../wallet/vc/identity.ts';
-import { createLogger } from '../../../issuer/http/logger.ts';
+import { createLogger } from '../../../issuer/log.ts';
 import { startFixtureServers } from '../../support/fixture-servers.ts';
 import { startTestIssuer, tempDir, type TestIssuer } from '../../support/issuer.ts';
 import { startRedis, type RedisServer } from '../../support/redis.ts';
