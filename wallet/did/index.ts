@@ -26,7 +26,25 @@ export {
   type KeyResolver,
   type KeyResolverOptions,
 } from './verification-method.ts';
-export * from './types.ts';
+export {
+  VERIFICATION_RELATIONSHIPS,
+  resolutionError,
+  type DidDocument,
+  type DidDocumentMetadata,
+  type DidResolutionErrorName,
+  type DidResolutionMetadata,
+  type DidResolutionOptions,
+  type DidResolutionResult,
+  type MethodResolver,
+  type ParsedDid,
+  type PublicKeyJwk,
+  type Resolvable,
+  type Service,
+  type ServiceEndpoint,
+  type VerificationMethod,
+  type VerificationMethodEntry,
+  type VerificationRelationship,
+} from './types.ts';
 // did:ledger is a plugin: load it lazily (`lazyMethods`) so bundles that never meet it stay small.
 export type {
   LedgerMessage,

@@ -1,5 +1,18 @@
 /** Credentials, delegation chains, grants, presentations and the in-process verifier. See docs/protocol.md. */
-export * from './types.ts';
+export type {
+  AgentCredential,
+  AgentSubject,
+  ChainCredential,
+  CredentialBase,
+  DelegatedAgentCredential,
+  DelegationGrantCredential,
+  GrantSubject,
+  MandateCredential,
+  ParentReference,
+  StatusEntry,
+  UserConsent,
+  VerifiablePresentation,
+} from './types.ts';
 export { REASON_CODES, VerificationError, VerifierOptionsError, isReasonCode, type ReasonCode } from './reasons.ts';
 export { MANDATE_CONTEXT, MANDATE_CONTEXT_URL, MANDATE_CONTEXTS, VC_V2_CONTEXT } from './context.ts';
 export { didKeyIdentity, newUrnUuid, type SigningIdentity } from './identity.ts';
