@@ -7,6 +7,9 @@
 //   x.test.ts          Node only (the `node` project): servers, files, child processes.
 //   x.shared.test.ts   BOTH Node and real Chromium, so an isomorphic module is proven identical.
 //   x.browser.test.ts  Chromium only (the `browser` project): IndexedDB, service workers, the DOM.
+// `npm run test:quick` (test/run.mjs --quick) runs the node project without what needs the
+// run's PostgreSQL or Redis or a Chromium: test/e2e/**, and files whose name says `postgres`
+// or `redis`. A new test that needs one of those goes in test/e2e or says so in its name.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import { playwright } from '@vitest/browser-playwright';
@@ -47,6 +50,10 @@ const POSTGRES_HTTP_TESTS = [
   'mcp',
 ].map((name) => `test/issuer/${name}.test.ts`);
 
+/** What `npm run test:quick` leaves out (see the top of this file). */
+const NEEDS_SERVERS = ['test/e2e/**', 'test/**/*postgres*.test.ts', 'test/**/*redis*.test.ts'];
+const quick = process.env.MANDATE_TEST_QUICK === '1';
+
 export default defineConfig({
   resolve: { alias: { '@vectors': vectors } },
   server: { fs: { allow: [root, vectors] } },
@@ -71,9 +78,9 @@ export default defineConfig({
           name: 'node',
           environment: 'node',
           // Added to the root's fixture servers: one PostgreSQL and one Redis for the run.
-          globalSetup: ['test/support/global-servers.ts'],
+          globalSetup: quick ? [] : ['test/support/global-servers.ts'],
           include: ['test/**/*.test.ts'],
-          exclude: ['test/**/*.browser.test.ts'],
+          exclude: ['test/**/*.browser.test.ts', ...(quick ? NEEDS_SERVERS : [])],
           testTimeout: 30_000,
         },
       },

@@ -42,12 +42,16 @@ function findInitdb() {
   }
 }
 
-const args = process.argv.slice(2);
+// `--quick` (npm run test:quick): the node project without the tests that need PostgreSQL,
+// Redis or Chromium (vite.config.ts says which), and without starting those servers.
+const quick = process.argv.includes('--quick');
+const args = process.argv.slice(2).filter((arg) => arg !== '--quick');
+if (quick) args.unshift('--project', 'node');
 const project = args.includes('--project') ? args[args.indexOf('--project') + 1] : undefined;
 const nodeOnly = project === 'node' || project === 'node-postgres';
 const missing = [
-  ...(process.env.MANDATE_TEST_DATABASE_URL || findInitdb() ? [] : ['PostgreSQL']),
-  ...(process.env.MANDATE_TEST_REDIS_URL || onPath('redis-server') ? [] : ['Redis']),
+  ...(quick || process.env.MANDATE_TEST_DATABASE_URL || findInitdb() ? [] : ['PostgreSQL']),
+  ...(quick || process.env.MANDATE_TEST_REDIS_URL || onPath('redis-server') ? [] : ['Redis']),
   // docs/operations.md's pruning and backup commands, which test/docs/snippets.test.ts runs.
   ...(onPath('sqlite3') ? [] : ['the sqlite3 shell']),
 ];
@@ -66,6 +70,10 @@ if (!chromium && !nodeOnly) {
 }
 const result = spawnSync('npx', ['vitest', 'run', ...args], {
   stdio: 'inherit',
-  env: { ...process.env, ...(chromium ? { CHROMIUM_PATH: chromium } : {}) },
+  env: {
+    ...process.env,
+    ...(chromium ? { CHROMIUM_PATH: chromium } : {}),
+    ...(quick ? { MANDATE_TEST_QUICK: '1' } : {}),
+  },
 });
 process.exit(result.status ?? 1);

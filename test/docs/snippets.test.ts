@@ -13,9 +13,8 @@ import { promisify } from 'node:util';
 import { runInNewContext } from 'node:vm';
 import { discoverAuthorizationServerMetadata, fetchToken } from '@modelcontextprotocol/sdk/client/auth.js';
 import Database from 'better-sqlite3';
-import { Hono } from 'hono';
 import { allowInsecureRequests } from 'oauth4webapi';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../issuer/config.ts';
 import { openDatabase } from '../../issuer/storage/db.ts';
 import { bytesToBase64url } from '../../wallet/crypto/base64url.ts';
@@ -61,7 +60,10 @@ interface SuiteImplementation {
 /** Blocks in a language a reader runs. */
 const RUNNABLE_LANGS = new Set(['ts', 'tsx', 'js', 'javascript', 'typescript', 'sh', 'bash', 'shell']);
 
-/** The `<!-- run: … -->` names this file runs, by page. */
+/**
+ * The `<!-- run: … -->` names this file runs, by page; verifier-redis-replay runs in
+ * snippets-redis.test.ts, which needs the run's Redis.
+ */
 const RUN_HERE: Record<string, readonly string[]> = {
   'README.md': ['readme-library'],
   'docs/cli.md': ['cli-help'],
@@ -437,26 +439,6 @@ describe('docs/verifier.md', () => {
       expect(res.headers.get('www-authenticate')).toMatch(/^VP /);
     } finally {
       server.close();
-    }
-  });
-
-  it('the shared Redis replay cache records a use once, on a real Redis', async () => {
-    process.env.REDIS_URL = inject('redisUrl');
-    const app = new Hono();
-    const { redis, replayCache } = (await runSnippet(snippet('docs/verifier.md', 'verifier-redis-replay'), {
-      app,
-      options: { trustedIssuers: [platform.did], target: 'files.example.com' },
-    })) as {
-      redis: { quit(): Promise<unknown> };
-      replayCache: { remember(key: string, expiresAt: number): Promise<boolean> };
-    };
-    try {
-      const key = `docs-${crypto.randomUUID()}`;
-      expect(await replayCache.remember(key, Date.now() + 60_000)).toBe(true);
-      expect(await replayCache.remember(key, Date.now() + 60_000)).toBe(false);
-      expect((await app.request('https://files.example.com/files/1')).status).toBe(401);
-    } finally {
-      await redis.quit();
     }
   });
 
