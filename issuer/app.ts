@@ -33,7 +33,7 @@ import { rateLimit } from './http/rate-limit.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { credentialRoutes } from './routes/credentials.ts';
 import { enrollmentRoutes } from './routes/enrollment.ts';
-import { statusListRoutes } from './routes/status-lists.ts';
+import { statusListHandlers } from './routes/status-lists.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
 import { registerApiDocs } from './routes/api-docs.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -44,6 +44,10 @@ import { sessionTokensFor, vpVerifyRoutes } from './routes/vp-verify.ts';
 import { OAUTH_FORM_PATHS, oauthRoutes } from './routes/oauth.ts';
 import { consoleRoutes } from './routes/console.ts';
 import { consoleSupportRoutes } from './routes/console-support.ts';
+import { ROUTES } from '../wallet/contract/routes.ts';
+import { createAuthenticators } from './http/authenticators.ts';
+import { mount } from './http/mount.ts';
+import { isAgentSecret } from './services/agent-secrets.ts';
 
 /** Documents any verifier, in any origin, must be able to read. */
 const PUBLIC_DOCUMENTS = [
@@ -109,11 +113,15 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
 
   // Route table. One session-token key serves session tokens and OAuth access tokens.
   const sessions = sessionTokensFor(ctx);
+  const authenticators = createAuthenticators({
+    config: ctx.config,
+    isAgentSecret: (did, secret) => isAgentSecret(ctx, did, secret),
+  });
+  mount(app, ROUTES, { ...statusListHandlers(ctx) }, authenticators);
   app.route('/', wellKnownRoutes(ctx));
   app.route('/', enrollmentRoutes(ctx));
   app.route('/', agentRoutes(ctx));
   app.route('/', credentialRoutes(ctx));
-  app.route('/', statusListRoutes(ctx));
   app.route('/', vpVerifyRoutes(ctx, sessions));
   app.route('/', oauthRoutes(ctx, sessions));
   app.route('/', challengeRoutes(ctx));

@@ -7,6 +7,8 @@
  * `CREDENTIAL_ALREADY_REVOKED`, …) or, when there is no answer to read, one of the console's
  * codes below, with a message fit to show an operator.
  */
+import { pathOf, type EndpointInput, type EndpointOutput, type EndpointSpec } from '../../wallet/contract/endpoint.ts';
+import { ROUTES, type RouteName, type Routes } from '../../wallet/contract/routes.ts';
 import { MandateError } from '../../wallet/crypto/errors.ts';
 
 /** The console's own codes; other codes are the issuer's (docs/api.md). */
@@ -107,6 +109,24 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
     window.dispatchEvent(new Event(SIGNED_OUT_EVENT));
   }
   throw new ConsoleApiError(code, message + describeValidation(error?.details), response.status, error?.details);
+}
+
+/**
+ * An endpoint of the route table by name (wallet/contract/routes.ts), typed from its entry: the
+ * method and path come from the table, so no path is written here.
+ */
+export async function call<N extends RouteName>(
+  name: N,
+  input: EndpointInput<Routes[N]>,
+  options: Pick<RequestOptions, 'key'> = {},
+): Promise<EndpointOutput<Routes[N]>> {
+  const spec: EndpointSpec = ROUTES[name];
+  const search = input.query === undefined ? '' : query(input.query as Record<string, string | number | undefined>);
+  return api<EndpointOutput<Routes[N]>>(`${pathOf(spec, input.params ?? {})}${search}`, {
+    ...options,
+    method: spec.method,
+    ...(input.body === undefined ? {} : { body: input.body }),
+  });
 }
 
 export const enc = encodeURIComponent;

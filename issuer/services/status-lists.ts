@@ -27,6 +27,7 @@ import {
   type BitstringStatusListEntry,
 } from '../../wallet/status/credential.ts';
 import { encodeStatusList } from '../../wallet/status/encoded-list.ts';
+import type { StatusListInfo } from '../../wallet/contract/status-lists.ts';
 import { fetchPolicy } from '../config.ts';
 import type { IssuerContext } from '../context.ts';
 import { refuse } from '../refusal.ts';
@@ -117,6 +118,28 @@ export async function createStatusListRecord(
   });
   if (input.makeDefault ?? true) await tx.settings.set(DEFAULT_LIST_SETTING(input.purpose), id);
   return (await tx.statusLists.get(id)) as StatusListRecord;
+}
+
+/** `POST /v1/status-list`: a new list and its audit record, in one transaction; answered as the contract's StatusList. */
+export async function createStatusListFor(
+  ctx: IssuerContext,
+  input: CreateListInput,
+  actor: string,
+): Promise<StatusListInfo> {
+  const list = await ctx.stores.transaction(async (tx) => {
+    const created = await createStatusListRecord(ctx, tx, { ...input, statusMessages: input.statusMessages ?? null });
+    const data = { listId: created.id, purpose: created.purpose };
+    await ctx.audit.record({ event: 'STATUS_LIST_CREATED', actor, data }, tx);
+    return created;
+  });
+  return {
+    listId: list.id,
+    purpose: list.purpose,
+    url: statusListUrl(ctx, list.id),
+    length: list.length,
+    statusSize: list.statusSize,
+    ...(list.statusMessages ? { statusMessages: list.statusMessages } : {}),
+  };
 }
 
 /** First start: one revocation and one suspension list. */

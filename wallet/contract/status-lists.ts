@@ -1,5 +1,7 @@
 /** Bitstring Status List lists (docs/api.md §Status lists): creating one and its description. */
 import { z } from 'zod';
+import { endpoint } from './endpoint.ts';
+import { JsonValueObjectSchema } from './primitives.ts';
 
 /** Bitstring Status List §2.1 statusPurpose values this issuer keeps lists for. */
 export const LIST_PURPOSES = ['revocation', 'suspension', 'message', 'refresh'] as const;
@@ -61,3 +63,32 @@ export const ListIdParamSchema = z.object({ listId: ListIdSchema });
 export type StatusMessage = z.infer<typeof StatusMessageSchema>;
 export type CreateStatusListRequest = z.input<typeof CreateStatusListSchema>;
 export type StatusListInfo = z.infer<typeof StatusListSchema>;
+
+/** The signed list credential is served as any of these (VC DM 2.0 §6.3; generic JSON-LD loaders read only json types). */
+export const LIST_MEDIA_TYPES = ['application/vc', 'application/ld+json', 'application/json'] as const;
+
+export const statusListEndpoints = {
+  createStatusList: endpoint({
+    method: 'POST',
+    path: '/v1/status-list',
+    tag: 'Status lists',
+    summary: 'Create (and publish) a status list. Admin.',
+    auth: 'admin',
+    body: { schema: CreateStatusListSchema },
+    responses: { 201: { schema: StatusListSchema, description: 'The new list' } },
+    errors: ['STATUS_LIST_EXISTS'],
+  }),
+  getStatusList: endpoint({
+    method: 'GET',
+    path: '/v1/status-list/{listId}',
+    tag: 'Status lists',
+    summary:
+      'The signed BitstringStatusListCredential, with ETag and Cache-Control matching its ttl: application/vc, or application/ld+json or application/json when Accept prefers them (same bytes, same ETag). Public.',
+    auth: 'public',
+    params: ListIdParamSchema,
+    responses: {
+      200: { schema: JsonValueObjectSchema, description: 'Signed list credential', mediaTypes: LIST_MEDIA_TYPES },
+    },
+    errors: ['STATUS_LIST_NOT_FOUND'],
+  }),
+};

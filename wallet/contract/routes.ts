@@ -1,0 +1,13 @@
+/**
+ * The issuer API's route table: every endpoint by name, each defined once in its contract module.
+ * The issuer mounts exactly these (issuer/app.ts), `IssuerClient.call` and the console call by
+ * these names, and the OpenAPI document is generated from them.
+ */
+import { statusListEndpoints } from './status-lists.ts';
+
+export const ROUTES = {
+  ...statusListEndpoints,
+} as const;
+
+export type Routes = typeof ROUTES;
+export type RouteName = keyof Routes;
