@@ -21,6 +21,11 @@ export interface UserChallengeRecord {
   expiresAt: number;
   usedAt: number | undefined;
   verified: boolean | undefined;
+  /**
+   * The consent evidence kept with the outcome (`ChallengeOutcome.evidence`, docs/protocol.md
+   * §Consent evidence): what the user signed, for whoever must later show what was approved.
+   */
+  evidence: string | undefined;
 }
 
 export interface ChallengeOutcome {
@@ -39,7 +44,7 @@ export interface ChallengeStore {
    * Stores a new challenge and deletes a few long-expired unanswered ones (by `createdAt`), in
    * one transaction. The challenge text is unique: a second insert of the same text throws.
    */
-  insert(record: Omit<UserChallengeRecord, 'usedAt' | 'verified'>): Promise<void>;
+  insert(record: Omit<UserChallengeRecord, 'usedAt' | 'verified' | 'evidence'>): Promise<void>;
   get(id: string): Promise<UserChallengeRecord | undefined>;
   /**
    * Single use: marks the challenge used with its outcome in one atomic conditional write; true
@@ -59,6 +64,7 @@ export interface ChallengeRow {
   expires_at: number;
   used_at: number | null;
   verified: number | boolean | null;
+  evidence: string | null;
 }
 
 export function toChallenge(row: ChallengeRow): UserChallengeRecord {
@@ -70,6 +76,7 @@ export function toChallenge(row: ChallengeRow): UserChallengeRecord {
     expiresAt: row.expires_at,
     usedAt: row.used_at ?? undefined,
     verified: row.verified === null ? undefined : isTrue(row.verified),
+    evidence: row.evidence ?? undefined,
   };
 }
 
@@ -78,7 +85,7 @@ export function createSqliteChallengeStore(db: IssuerDb): Sync<ChallengeStore> {
     'INSERT INTO user_challenges (id, user_did, challenge, created_at, expires_at) VALUES (@id, @userDid, @challenge, @createdAt, @expiresAt)',
   );
   const select = db.sqlite.prepare<[string], ChallengeRow>(
-    'SELECT id, user_did, challenge, created_at, expires_at, used_at, verified FROM user_challenges WHERE id = ?',
+    'SELECT id, user_did, challenge, created_at, expires_at, used_at, verified, evidence FROM user_challenges WHERE id = ?',
   );
   const consume = db.sqlite.prepare(
     'UPDATE user_challenges SET used_at = ?, verified = ?, evidence = ? WHERE id = ? AND used_at IS NULL AND expires_at >= ?',

@@ -14,6 +14,7 @@ import { explainUnreachable } from '../../cli/command.ts';
 import { EXIT } from '../../cli/errors.ts';
 import { IssuerClientError } from '../../wallet/client/errors.ts';
 import { newIdentity } from '../support/agents.ts';
+import { outsideQuery } from '../support/database.ts';
 import { mintToken, onboardServerAgent, startTestIssuer, TEST_ADMIN_KEY, type TestIssuer } from '../support/issuer.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/mandate.mjs', import.meta.url));
@@ -707,15 +708,17 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
     exits(badTime, EXIT.USAGE, '[ARGUMENT_INVALID]');
 
     // Text an outsider chose (a provider event's result, say) is shown, not obeyed by the terminal.
-    issuer.running.ctx.db.sqlite
-      .prepare('UPDATE audit SET reason = ? WHERE seq = (SELECT MAX(seq) FROM audit)')
-      .run('ok\u001b[2J\u001b[1A');
+    await issuer.running.ctx.audit.record({
+      event: 'CLI_TAIL_OUTSIDER',
+      actor: 'system',
+      reason: 'ok\u001b[2J\u001b[1A',
+    });
     const tailed = await operator('audit', 'tail', '--lines', '1');
     // eslint-disable-next-line no-control-regex -- the assertion is exactly that no control character reaches the terminal
     expect(tailed.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
     expect(tailed.stdout).toContain('ok\\u001b[2J\\u001b[1A');
 
-    issuer.running.ctx.db.sqlite.exec(`UPDATE audit SET reason = 'edited' WHERE seq = 2`);
+    await outsideQuery(issuer, "UPDATE audit SET reason = 'edited' WHERE seq = 2");
     const broken = await operator('audit', 'verify');
     expect(broken.code).toBe(EXIT.DENIED);
     expect(broken.stdout).toMatch(/^audit chain BROKEN at record 2 \(of \d+\)\n$/);

@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
 import { buildConsole } from '../../console/build.ts';
 import { createProof } from '../../wallet/crypto/data-integrity.ts';
 import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
 import { createConsent } from '../../wallet/vc/grant.ts';
 import { didKeyIdentity } from '../../wallet/vc/identity.ts';
+import { outsideQuery } from '../support/database.ts';
 import {
   mintToken,
   onboardSelfAgent,
@@ -537,12 +537,7 @@ describe('operator console', () => {
     await page.getByRole('link', { name: 'Audit trail' }).click();
     const verdict = page.locator('[data-chain]');
     await expect.poll(() => verdict.textContent()).toMatch(/Hash chain intact/);
-    const db = new Database(join(issuer.dir, 'issuer.db'));
-    try {
-      db.prepare("UPDATE audit SET actor = 'someone-else' WHERE seq = 3").run();
-    } finally {
-      db.close();
-    }
+    await outsideQuery(issuer, "UPDATE audit SET actor = 'someone-else' WHERE seq = 3");
     // Live polls re-check the chain once a minute; an explicit refresh checks it now.
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await expect

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IssuerApiError } from '../../wallet/client/errors.ts';
 import { IssuerClient } from '../../wallet/client/issuer-client.ts';
 import { newIdentity } from '../support/agents.ts';
+import { outsideQuery } from '../support/database.ts';
 import {
   agentPath,
   onboardSelfAgent,
@@ -132,7 +133,7 @@ describe('agent client secrets', () => {
     const secret = await issueSecret(agentDid);
     const row = await issuer.running.ctx.stores.agentSecrets.get(agentDid);
     expect(row?.secretHash).toMatch(/^[0-9a-f]{64}$/);
-    const dump = JSON.stringify(issuer.running.ctx.db.sqlite.prepare('SELECT * FROM agent_client_secrets').all());
+    const dump = JSON.stringify(await outsideQuery(issuer, 'SELECT * FROM agent_client_secrets'));
     expect(dump).not.toContain(secret);
   });
 

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delegateFor, presentFor } from '../../issuer/services/agents.ts';
 import { revokeCredential, setSuspension } from '../../issuer/services/credentials.ts';
 import { deactivateDid } from '../../issuer/services/dids.ts';
+import type { IssuerContext } from '../../issuer/context.ts';
+import type { IssuerStores } from '../../issuer/storage/stores.ts';
 import { signPresentation } from '../../wallet/vc/presentation.ts';
 import type { ChainCredential } from '../../wallet/vc/types.ts';
 import { newIdentity } from '../support/agents.ts';
@@ -126,8 +128,20 @@ describe('POST /v1/agents/:did/vp', () => {
   });
 
   it('is 409 NO_CURRENT_CREDENTIAL when the agent has no credential to present', async () => {
-    const { agentDid } = await onboardServerAgent(issuer);
-    issuer.running.ctx.db.sqlite.prepare('UPDATE agents SET current_credential_id = NULL WHERE did = ?').run(agentDid);
+    // An agent record with no credential yet (onboarding writes the agent and its first
+    // credential in one transaction, so the API alone never leaves one like this).
+    const agentDid = `${issuer.running.ctx.issuer.did}:agents:${crypto.randomUUID()}`;
+    await issuer.running.ctx.stores.agents.insert({
+      did: agentDid,
+      id: agentDid.split(':').at(-1) as string,
+      custody: 'server',
+      tokenId: null,
+      privilegeScopes: ['files:read'],
+      delegationDepth: 0,
+      domains: null,
+      currentCredentialId: null,
+      createdAt: issuer.running.ctx.now(),
+    });
     const res = await issuer.call(agentPath(agentDid, '/vp'), { admin: true, body: { targetService: TARGET } });
     expect(res.status).toBe(409);
     expect(res.json.error.code).toBe('NO_CURRENT_CREDENTIAL');
@@ -307,12 +321,25 @@ describe('POST /v1/agents/:did/delegations', () => {
     const { ctx } = issuer.running;
     const signed = async (event: string, did: string) =>
       (await ctx.audit.list({ event, agentDid: did, limit: 500 })).records.length;
+    // The services' view of the issuer with every transaction held until `land()`: the recording
+    // transaction then starts after the retirement committed, on either adapter (on PostgreSQL,
+    // round trips would otherwise let the signing finish first).
+    const heldUntilLanded = (): { held: IssuerContext; land: () => void } => {
+      let land = (): void => undefined;
+      const landed = new Promise<void>((resolve) => (land = resolve));
+      const stores: IssuerStores = {
+        ...ctx.stores,
+        transaction: async (fn) => (await landed, ctx.stores.transaction(fn)),
+      };
+      return { held: Object.create(ctx, { stores: { value: stores } }) as IssuerContext, land };
+    };
     // A revoke and a suspend land between the checks before signing and the recording transaction.
     for (const retire of ['revoke', 'suspend'] as const) {
       const parent = await delegator();
       const vcId = (await ctx.stores.agents.get(parent.agentDid))?.currentCredentialId as string;
+      const { held, land } = heldUntilLanded();
       const pending = delegateFor(
-        ctx,
+        held,
         parent.agentDid,
         { delegateeDid: newIdentity().did, scopes: ['files:read'], lifetimeSeconds: 600 },
         'admin',
@@ -321,6 +348,7 @@ describe('POST /v1/agents/:did/delegations', () => {
       pending.catch(() => undefined);
       if (retire === 'revoke') await revokeCredential(ctx, vcId, undefined, 'admin');
       else await setSuspension(ctx, vcId, true, undefined, 'admin');
+      land();
       await expect(pending).rejects.toMatchObject({
         code: retire === 'revoke' ? 'CREDENTIAL_REVOKED' : 'CREDENTIAL_SUSPENDED',
       });
@@ -329,17 +357,19 @@ describe('POST /v1/agents/:did/delegations', () => {
     // A deactivation lands while a presentation or a delegation is being signed.
     for (const sign of ['presentation', 'delegation'] as const) {
       const agent = await delegator();
+      const { held, land } = heldUntilLanded();
       const pending =
         sign === 'presentation'
-          ? presentFor(ctx, agent.agentDid, { targetService: TARGET }, 'admin')
+          ? presentFor(held, agent.agentDid, { targetService: TARGET }, 'admin')
           : delegateFor(
-              ctx,
+              held,
               agent.agentDid,
               { delegateeDid: newIdentity().did, scopes: ['files:read'], lifetimeSeconds: 600 },
               'admin',
             );
       pending.catch(() => undefined);
       await deactivateDid(ctx, agent.agentDid, 'admin');
+      land();
       await expect(pending).rejects.toMatchObject({ code: 'DID_DEACTIVATED' });
       expect(await signed(sign === 'presentation' ? 'PRESENTATION_SIGNED' : 'DELEGATION_ISSUED', agent.agentDid)).toBe(
         0,

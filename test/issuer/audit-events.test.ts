@@ -1,12 +1,11 @@
 // The audit log over HTTP against a real issuer: reading it with filters and cursors, providers
 // appending signed events (and being refused when the signature, the signer, the time or the id
-// is wrong), and the chain check — intact, then broken after a row is altered in the file.
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
+// is wrong), and the chain check — intact, then broken after a row is altered in the database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProof } from '../../wallet/crypto/data-integrity.ts';
 import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
 import { didKeyIdentity, type SigningIdentity } from '../../wallet/vc/identity.ts';
+import { outsideQuery } from '../support/database.ts';
 import { onboardServerAgent, startTestIssuer, type TestIssuer } from '../support/issuer.ts';
 
 let issuer: TestIssuer;
@@ -210,7 +209,7 @@ describe('GET /v1/audit', () => {
 });
 
 describe('GET /v1/audit/verify', () => {
-  it('reports the chain intact, then broken at the row altered in the SQLite file', async () => {
+  it('reports the chain intact, then broken at the row altered in the database', async () => {
     const own = await startTestIssuer();
     try {
       await onboardServerAgent(own);
@@ -219,9 +218,7 @@ describe('GET /v1/audit/verify', () => {
       expect(intact.json).toMatchObject({ intact: true });
       expect(intact.json.count).toBeGreaterThan(2);
       // Tamper with the second record behind the issuer's back.
-      const db = new Database(join(own.dir, 'issuer.db'));
-      db.prepare("UPDATE audit SET actor = 'someone-else' WHERE seq = 2").run();
-      db.close();
+      await outsideQuery(own, "UPDATE audit SET actor = 'someone-else' WHERE seq = 2");
       const broken = await own.call('/v1/audit/verify', { admin: true });
       expect(broken.json).toEqual({ intact: false, brokenAt: 2, count: intact.json.count });
       expect((await own.call('/v1/audit/verify')).status).toBe(401);
@@ -233,15 +230,14 @@ describe('GET /v1/audit/verify', () => {
 
 describe('refused requests', () => {
   it('are audited even when the request path is cut inside an emoji', async () => {
-    const count = () =>
-      (issuer.running.ctx.db.sqlite.prepare('SELECT count(*) AS n FROM audit').get() as { n: number }).n;
-    const before = count();
+    const { audit } = issuer.running.ctx.stores;
+    const before = (await audit.last())?.seq ?? 0;
     // '/v1/agents/' + 245 characters puts the emoji's halves at indexes 255 and 256 of the path.
     const res = await issuer.call(`/v1/agents/did:key:${'a'.repeat(236)}${encodeURIComponent('\u{1F600}')}`, {
       headers: { authorization: 'Bearer a-wrong-guess' },
     });
     expect(res.status).toBe(401);
-    expect(count()).toBe(before + 1);
+    expect(await audit.list({ afterSeq: before, limit: 10 })).toHaveLength(1);
     const refusal = await issuer.call('/v1/audit?event=REQUEST_REFUSED&limit=500', { admin: true });
     const paths = (refusal.json.records as Array<{ data: { path: string } }>).map((r) => r.data.path);
     expect(paths).toContain(`/v1/agents/did:key:${'a'.repeat(236)}`);

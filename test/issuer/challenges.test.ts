@@ -114,11 +114,9 @@ describe('POST /v1/challenges/:id/verify', () => {
       evidence: 'UserConsent',
       consent: { user: user.did, agent: agentDid, provider: PROVIDER, privilegeScopes: ['files:read'] },
     });
-    const row = issuer.running.ctx.db.sqlite
-      .prepare('SELECT used_at, verified, evidence FROM user_challenges WHERE id = ?')
-      .get(challengeId) as { used_at: number; verified: number; evidence: string };
-    expect(row.verified).toBe(1);
-    expect(JSON.parse(row.evidence)).toMatchObject({
+    const row = await issuer.running.ctx.stores.challenges.get(challengeId);
+    expect(row?.verified).toBe(true);
+    expect(JSON.parse(row?.evidence ?? 'null')).toMatchObject({
       form: 'UserConsent',
       signed: { type: 'UserConsent', user: user.did },
     });
@@ -339,10 +337,9 @@ describe('POST /v1/challenges/:id/verify', () => {
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('VALIDATION_FAILED');
     expect(res.json.error.message).toContain('4096 bytes');
-    const row = issuer.running.ctx.db.sqlite
-      .prepare('SELECT used_at, evidence FROM user_challenges WHERE id = ?')
-      .get(challengeId) as { used_at: number | null; evidence: string | null };
-    expect(row).toEqual({ used_at: null, evidence: null });
+    const row = await issuer.running.ctx.stores.challenges.get(challengeId);
+    expect(row).toMatchObject({ id: challengeId });
+    expect([row?.usedAt, row?.evidence]).toEqual([undefined, undefined]);
     const consent = await createConsent({
       user,
       agentDid: newUser().did,
@@ -365,8 +362,7 @@ describe('POST /v1/challenges/:id/verify', () => {
 
   it('deletes challenges left unanswered an hour after they expired; answered and recent ones stay', async () => {
     const user = newUser();
-    const rowOf = (id: string) =>
-      issuer.running.ctx.db.sqlite.prepare('SELECT id FROM user_challenges WHERE id = ?').get(id);
+    const rowOf = (id: string) => issuer.running.ctx.stores.challenges.get(id);
     const stale = await Promise.all(Array.from({ length: 12 }, () => challengeFor(user.did)));
     const answered = await challengeFor(user.did);
     expect(
@@ -381,9 +377,9 @@ describe('POST /v1/challenges/:id/verify', () => {
     clock += 6 * 60_000; // the stale ones expired 61 minutes ago, the recent one 1 minute ago
     await challengeFor(user.did);
     await challengeFor(user.did); // at most 8 deleted per insert: two inserts drain the 12
-    expect(stale.filter((c) => rowOf(c.challengeId) !== undefined)).toEqual([]);
-    expect(rowOf(answered.challengeId)).toBeDefined();
-    expect(rowOf(recent.challengeId)).toBeDefined();
+    expect(await Promise.all(stale.map((c) => rowOf(c.challengeId)))).toEqual(stale.map(() => undefined));
+    expect(await rowOf(answered.challengeId)).toBeDefined();
+    expect(await rowOf(recent.challengeId)).toBeDefined();
     const late = await answer(stale[0]!.challengeId, {
       signature: encodeBase58btc(await signChallenge(user, stale[0]!.challenge)),
     });

@@ -1,8 +1,6 @@
 // /v1/dids against a real issuer: creating DIDs whose keys the server holds (encrypted),
 // hosting documents for caller-held keys, registering did:keys, services, and deactivation —
 // which resolution reports and every verification through the issuer then refuses.
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decrypt } from '../../wallet/crypto/aead.ts';
 import { utf8ToBytes } from '../../wallet/crypto/bytes.ts';
@@ -315,10 +313,7 @@ describe('listing and persistence', () => {
       const served = await restarted.call('/dids/kept/did.json').catch(() => restarted.call('/dids/kept/did.json'));
       expect(served.json.id).toBe(did);
       expect((await restarted.call(`/v1/dids/${enc(other)}`)).json.didDocumentMetadata.deactivated).toBe(true);
-      const db = new Database(join(restarted.dir, 'issuer.db'), { readonly: true });
-      const row = db.prepare('SELECT envelope FROM agent_keys WHERE did = ?').get(did) as { envelope: string };
-      db.close();
-      expect(JSON.parse(row.envelope)).toMatchObject({ v: 1, alg: 'A256GCM' });
+      expect((await restarted.running.ctx.stores.agents.getKey(did))?.envelope).toMatchObject({ v: 1, alg: 'A256GCM' });
     } finally {
       await restarted.dispose();
     }

@@ -1,7 +1,5 @@
 // Enrollment tokens and onboarding, against a real issuer: who may mint, what a token carries,
 // both custody modes, every refusal (each leaving nothing behind), and the 50-way token race.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bytesToHex } from '../../wallet/crypto/bytes.ts';
 import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
@@ -9,6 +7,7 @@ import { encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
 import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
 import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import { newIdentity } from '../support/agents.ts';
+import { everythingStored } from '../support/database.ts';
 import {
   didAuthProof,
   mintToken,
@@ -29,8 +28,23 @@ beforeAll(async () => {
 });
 afterAll(() => issuer.dispose());
 
-const count = (table: string): number =>
-  (issuer.running.ctx.db.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+/** How many agents, credentials and onboarding sessions the issuer holds, read through its stores. */
+const counts = {
+  async agents(): Promise<number> {
+    let n = 0;
+    for (let page = await issuer.running.ctx.stores.agents.list({ limit: 500 }); page?.length;) {
+      n += page.length;
+      page = await issuer.running.ctx.stores.agents.list({ cursor: page.at(-1)?.did, limit: 500 });
+    }
+    return n;
+  },
+  // Every credential here is an AgentCredential the issuer signed (no delegations in this file).
+  credentials: async (): Promise<number> =>
+    (await issuer.running.ctx.stores.credentials.listByIssuer(issuer.running.ctx.issuer.did, 100_000)).length,
+  // A session is inserted in the transaction that audits ONBOARDING_STARTED, one record each.
+  sessions: async (): Promise<number> =>
+    (await issuer.running.ctx.stores.audit.list({ event: 'ONBOARDING_STARTED', limit: 100_000 })).length,
+};
 
 async function start(body: Record<string, unknown>) {
   return issuer.call('/v1/onboard', { body });
@@ -59,13 +73,9 @@ describe('enrollment tokens', () => {
     expect(res.status).toBe(201);
     expect(res.json.token).toMatch(/^[A-Za-z0-9_-]{43}$/); // 32 bytes, base64url
     expect(Date.parse(res.json.expiresAt) - clock).toBe(15 * 60_000);
-    issuer.running.ctx.db.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-    // Every byte the issuer stored: the database file and its write-ahead log (both exist while
-    // the issuer runs; a file that cannot be read fails the test). They hold the token's record —
-    // its SHA-256 — and never the token.
-    const stored = ['issuer.db', 'issuer.db-wal']
-      .map((f) => readFileSync(join(issuer.dir, f)).toString('latin1'))
-      .join('');
+    // Every byte the issuer stored (SQLite: the file and its write-ahead log; PostgreSQL: every
+    // row). They hold the token's record — its SHA-256 — and never the token.
+    const stored = await everythingStored(issuer);
     expect(stored).toContain(bytesToHex(sha256Utf8(res.json.token)));
     expect(stored).not.toContain(res.json.token);
   });
@@ -166,12 +176,10 @@ describe('onboarding, server custody', () => {
     expect(second.status).toBe(201);
     expect(first.json.domain).toBe(issuer.running.ctx.issuer.did);
     // Like the token, the challenge is kept only as its hash: a copy of the database cannot complete it.
-    const stored = issuer.running.ctx.db.sqlite
-      .prepare('SELECT challenge FROM onboarding_sessions WHERE id = ?')
-      .get(first.json.challengeId) as { challenge: string };
-    expect(stored.challenge).toBe(bytesToHex(sha256Utf8(first.json.challenge)));
+    const stored = await issuer.running.ctx.stores.tokens.findSession(first.json.challengeId);
+    expect(stored?.challengeHash).toBe(bytesToHex(sha256Utf8(first.json.challenge)));
     const withHash = await issuer.call('/v1/onboard/verify', {
-      body: { challengeId: first.json.challengeId, challenge: stored.challenge },
+      body: { challengeId: first.json.challengeId, challenge: stored?.challengeHash },
     });
     expect(withHash.json.error.code).toBe('CHALLENGE_MISMATCH');
     const done = await issuer.call('/v1/onboard/verify', {
@@ -239,9 +247,9 @@ describe('onboarding, server custody', () => {
 
   it('refuses unknown (403 TOKEN_INVALID), used (409 TOKEN_USED) and expired (403 TOKEN_EXPIRED) tokens, creating nothing', async () => {
     const before = {
-      agents: count('agents'),
-      credentials: count('credentials'),
-      sessions: count('onboarding_sessions'),
+      agents: await counts.agents(),
+      credentials: await counts.credentials(),
+      sessions: await counts.sessions(),
     };
     const unknown = await start({ token: 'A'.repeat(43), custody: 'server' });
     expect(unknown.status).toBe(403);
@@ -265,9 +273,9 @@ describe('onboarding, server custody', () => {
     });
     expect(late.status).toBe(403);
     expect(['CHALLENGE_EXPIRED', 'TOKEN_EXPIRED']).toContain(late.json.error.code);
-    expect(count('agents')).toBe(before.agents + 1);
-    expect(count('credentials')).toBe(before.credentials + 1);
-    expect(count('onboarding_sessions')).toBe(before.sessions + 2);
+    expect(await counts.agents()).toBe(before.agents + 1);
+    expect(await counts.credentials()).toBe(before.credentials + 1);
+    expect(await counts.sessions()).toBe(before.sessions + 2);
   });
 
   it('expires an onboarding challenge after its lifetime (403 CHALLENGE_EXPIRED)', async () => {
@@ -384,8 +392,8 @@ describe('the token is consumed exactly once', () => {
     const token = await mintToken(issuer);
     const sessions = await Promise.all(Array.from({ length: 50 }, () => start({ token, custody: 'server' })));
     expect(sessions.every((s) => s.status === 201)).toBe(true);
-    const agentsBefore = count('agents');
-    const credentialsBefore = count('credentials');
+    const agentsBefore = await counts.agents();
+    const credentialsBefore = await counts.credentials();
     const results = await Promise.all(
       sessions.map((s) =>
         issuer.call('/v1/onboard/verify', { body: { challengeId: s.json.challengeId, challenge: s.json.challenge } }),
@@ -396,8 +404,8 @@ describe('the token is consumed exactly once', () => {
     expect(winners).toHaveLength(1);
     expect(losers).toHaveLength(49);
     expect(losers.every((r) => r.status === 409 && r.json.error.code === 'TOKEN_USED')).toBe(true);
-    expect(count('agents')).toBe(agentsBefore + 1);
-    expect(count('credentials')).toBe(credentialsBefore + 1);
+    expect(await counts.agents()).toBe(agentsBefore + 1);
+    expect(await counts.credentials()).toBe(credentialsBefore + 1);
     const tokens = await issuer.call('/v1/enrollment-tokens?state=used&limit=500', { admin: true });
     expect(
       tokens.json.tokens.filter((t: { agentDid: string }) => t.agentDid === winners[0]?.json.agentDid),
@@ -406,7 +414,7 @@ describe('the token is consumed exactly once', () => {
 
   it('50 concurrent completions of one challenge → exactly one agent', async () => {
     const s = await start({ token: await mintToken(issuer), custody: 'server' });
-    const agentsBefore = count('agents');
+    const agentsBefore = await counts.agents();
     const results = await Promise.all(
       Array.from({ length: 50 }, () =>
         issuer.call('/v1/onboard/verify', { body: { challengeId: s.json.challengeId, challenge: s.json.challenge } }),
@@ -414,7 +422,7 @@ describe('the token is consumed exactly once', () => {
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409).length).toBe(49);
-    expect(count('agents')).toBe(agentsBefore + 1);
+    expect(await counts.agents()).toBe(agentsBefore + 1);
   });
 
   it('50 different self-custody DIDs racing for one token → exactly one agent', async () => {
@@ -424,7 +432,7 @@ describe('the token is consumed exactly once', () => {
     const proofs = await Promise.all(
       sessions.map((s, i) => didAuthProof(holders[i] as SigningIdentity, s.json.challenge, s.json.domain)),
     );
-    const agentsBefore = count('agents');
+    const agentsBefore = await counts.agents();
     const results = await Promise.all(
       sessions.map((s, i) =>
         issuer.call('/v1/onboard/verify', { body: { challengeId: s.json.challengeId, proof: proofs[i] } }),
@@ -432,6 +440,6 @@ describe('the token is consumed exactly once', () => {
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409 && r.json.error.code === 'TOKEN_USED')).toHaveLength(49);
-    expect(count('agents')).toBe(agentsBefore + 1);
+    expect(await counts.agents()).toBe(agentsBefore + 1);
   });
 });

@@ -95,10 +95,9 @@ describe('expiry is checked again when a challenge is used up', () => {
     } finally {
       clockStepOnFetch = 0;
     }
-    const row = issuer.running.ctx.db.sqlite
-      .prepare('SELECT used_at FROM user_challenges WHERE id = ?')
-      .get(issued.json.challengeId) as { used_at: number | null };
-    expect(row.used_at).toBeNull();
+    const row = await issuer.running.ctx.stores.challenges.get(issued.json.challengeId);
+    expect(row).toBeDefined();
+    expect(row?.usedAt).toBeUndefined();
     expect(
       (await issuer.running.ctx.audit.list({ event: 'CONSENT_VERIFIED' })).records.filter((r) =>
         JSON.stringify(r).includes(issued.json.challengeId),

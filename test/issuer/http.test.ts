@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../issuer/log.ts';
 import { addressKey } from '../../issuer/http/rate-limit.ts';
+import { outsideQuery, storageOf } from '../support/database.ts';
 import {
   mintToken,
   onboardServerAgent,
@@ -354,8 +355,7 @@ describe('errors and audit', () => {
   it('answers an internal failure with 500 INTERNAL_ERROR and no stack trace; the log names the error', async () => {
     // A failure no route expects: the table of server-held keys is gone from under the issuer.
     const a = await onboardServerAgent(issuer);
-    const sqlite = issuer.running.ctx.db.sqlite;
-    sqlite.exec('ALTER TABLE agent_keys RENAME TO agent_keys_away');
+    await outsideQuery(issuer, 'ALTER TABLE agent_keys RENAME TO agent_keys_away');
     try {
       const res = await issuer.call(`/v1/agents/${encodeURIComponent(a.agentDid)}/vp`, {
         admin: true,
@@ -364,10 +364,12 @@ describe('errors and audit', () => {
       expect(res.status).toBe(500);
       expect(res.json).toEqual({ error: { code: 'INTERNAL_ERROR', message: 'internal error' } });
     } finally {
-      sqlite.exec('ALTER TABLE agent_keys_away RENAME TO agent_keys');
+      await outsideQuery(issuer, 'ALTER TABLE agent_keys_away RENAME TO agent_keys');
     }
     const logged = logLines.map((l) => JSON.parse(l)).find((l) => l.msg === 'unhandled error');
-    expect(logged).toMatchObject({ level: 'error', error: 'SqliteError', code: 'SQLITE_ERROR', method: 'POST' });
+    // The driver's own error: SQLite's "no such table" with its code; pg's DatabaseError is named 'error'.
+    const driver = storageOf(issuer) === 'sqlite' ? { error: 'SqliteError', code: 'SQLITE_ERROR' } : { error: 'error' };
+    expect(logged).toMatchObject({ level: 'error', ...driver, method: 'POST' });
   });
 
   it('logs one JSON line per request with method, path, status, ms and request id, never secrets', async () => {

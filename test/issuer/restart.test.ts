@@ -6,6 +6,7 @@ import { signPresentation } from '../../wallet/vc/presentation.ts';
 import type { MandateCredential } from '../../wallet/vc/types.ts';
 import type { AuditRecord } from '../../issuer/audit.ts';
 import { newIdentity } from '../support/agents.ts';
+import { outsideQuery } from '../support/database.ts';
 import {
   externalVerifier,
   mintToken,
@@ -254,26 +255,36 @@ describe('the key-encryption key', () => {
     current = issuer;
     const a = await onboardServerAgent(issuer);
     const b = await onboardServerAgent(issuer);
-    const sqlite = issuer.running.ctx.db.sqlite;
-    const row = (did: string) =>
-      sqlite.prepare('SELECT envelope, public_key_multibase FROM agent_keys WHERE did = ?').get(did) as {
-        envelope: string;
-        public_key_multibase: string;
-      };
+    const row = async (did: string) =>
+      (
+        await outsideQuery<{ envelope: string; public_key_multibase: string }>(
+          issuer,
+          'SELECT envelope, public_key_multibase FROM agent_keys WHERE did = ?',
+          did,
+        )
+      )[0] as { envelope: string; public_key_multibase: string };
     const askVp = (did: string) =>
       issuer.call(`/v1/agents/${encodeURIComponent(did)}/vp`, {
         admin: true,
         body: { targetService: TARGET, challenge: 'c' },
       });
     // b's public key on a's row: a's seed decrypts, but it is not the key on record.
-    sqlite
-      .prepare('UPDATE agent_keys SET public_key_multibase = ? WHERE did = ?')
-      .run(row(b.agentDid).public_key_multibase, a.agentDid);
+    await outsideQuery(
+      issuer,
+      'UPDATE agent_keys SET public_key_multibase = ? WHERE did = ?',
+      (await row(b.agentDid)).public_key_multibase,
+      a.agentDid,
+    );
     const mismatched = await askVp(a.agentDid);
     expect([mismatched.status, mismatched.json.error.code]).toEqual([500, 'CUSTODY_KEY_UNREADABLE']);
     expect(mismatched.json.error.message).toContain('is not the key on record');
     // b's envelope on a's row: bound to b's DID, it does not decrypt as a's.
-    sqlite.prepare('UPDATE agent_keys SET envelope = ? WHERE did = ?').run(row(b.agentDid).envelope, a.agentDid);
+    await outsideQuery(
+      issuer,
+      'UPDATE agent_keys SET envelope = ? WHERE did = ?',
+      (await row(b.agentDid)).envelope,
+      a.agentDid,
+    );
     const swapped = await askVp(a.agentDid);
     expect([swapped.status, swapped.json.error.code]).toEqual([500, 'CUSTODY_KEY_UNREADABLE']);
     expect((await askVp(b.agentDid)).status).toBe(200);

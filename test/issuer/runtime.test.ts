@@ -37,7 +37,7 @@ describe('GET /v1/ready', () => {
 
   it('answers 503 NOT_READY naming the database when it does not answer, while liveness still answers 200', async () => {
     const running = await issuer();
-    running.running.ctx.db.close();
+    await running.running.ctx.close(); // the database closed under the running server
     const ready = await running.call('/v1/ready');
     expect(ready.status).toBe(503);
     expect(ready.headers.get('retry-after')).toBe('1');

@@ -217,7 +217,12 @@ function describeChallenges(get: Get): void {
     it('stores a challenge and reads it back unanswered', async () => {
       const s = get();
       await s.challenges.insert(challenge('c1'));
-      expect(await s.challenges.get('c1')).toEqual({ ...challenge('c1'), usedAt: undefined, verified: undefined });
+      expect(await s.challenges.get('c1')).toStrictEqual({
+        ...challenge('c1'),
+        usedAt: undefined,
+        verified: undefined,
+        evidence: undefined,
+      });
       expect(await s.challenges.get('absent')).toBeUndefined();
     });
 
@@ -231,6 +236,8 @@ function describeChallenges(get: Get): void {
       const used = await s.challenges.get('c1');
       expect(used?.usedAt).toBe(T0 + 1);
       expect(typeof used?.verified).toBe('boolean');
+      // The evidence is the same winner's: its attempt's parity is the verdict kept.
+      expect(JSON.parse(used?.evidence ?? 'null').attempt % 2 === 0).toBe(used?.verified);
       expect(await s.challenges.consume('c1', T0 + 2, { verified: true, evidence: '{}' })).toBe(false);
       expect(await s.challenges.consume('absent', T0, { verified: true, evidence: '{}' })).toBe(false);
     });

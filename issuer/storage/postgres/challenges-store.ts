@@ -35,7 +35,7 @@ export function createPostgresChallengeStore(sql: Sql): ChallengeStore {
     async get(id) {
       const row = (
         await sql.query<ChallengeRow>(
-          'SELECT id, user_did, challenge, created_at, expires_at, used_at, verified FROM user_challenges WHERE id = $1',
+          'SELECT id, user_did, challenge, created_at, expires_at, used_at, verified, evidence FROM user_challenges WHERE id = $1',
           [id],
         )
       ).rows[0];
