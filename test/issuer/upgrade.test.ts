@@ -3,6 +3,7 @@
 // revocation is completed when the upgraded issuer first opens the file, and by revoking again.
 import { afterEach, describe, expect, it } from 'vitest';
 import { newIdentity } from '../support/agents.ts';
+import { outsideQuery } from '../support/database.ts';
 import { onboardSelfAgent, onboardServerAgent, startTestIssuer, type TestIssuer } from '../support/issuer.ts';
 
 const vcPath = (vcId: string, action = '') => `/v1/vcs/${encodeURIComponent(vcId)}${action ? `/${action}` : ''}`;
@@ -19,16 +20,14 @@ afterEach(async () => {
  * revocation and put back after it.
  */
 async function revokeAlone(running: TestIssuer, vcId: string, agentDid: string): Promise<void> {
-  const { sqlite } = running.running.ctx.db;
-  const links = sqlite
-    .prepare<[string], { id: string }>('SELECT id FROM credentials WHERE superseded_by = ?')
-    .all(vcId);
-  sqlite.prepare('UPDATE credentials SET superseded_by = NULL WHERE superseded_by = ?').run(vcId);
-  sqlite.prepare('UPDATE agents SET current_credential_id = NULL WHERE did = ?').run(agentDid);
+  const sql = (text: string, ...params: unknown[]) => outsideQuery<{ id: string }>(running, text, ...params);
+  const links = await sql('SELECT id FROM credentials WHERE superseded_by = ?', vcId);
+  await sql('UPDATE credentials SET superseded_by = NULL WHERE superseded_by = ?', vcId);
+  await sql('UPDATE agents SET current_credential_id = NULL WHERE did = ?', agentDid);
   const revoked = await running.call(vcPath(vcId, 'revoke'), { admin: true, body: {} });
   expect(revoked.json.changed).toEqual([vcId]);
-  for (const { id } of links) sqlite.prepare('UPDATE credentials SET superseded_by = ? WHERE id = ?').run(vcId, id);
-  sqlite.prepare('UPDATE agents SET current_credential_id = ? WHERE did = ?').run(vcId, agentDid);
+  for (const { id } of links) await sql('UPDATE credentials SET superseded_by = ? WHERE id = ?', vcId, id);
+  await sql('UPDATE agents SET current_credential_id = ? WHERE did = ?', vcId, agentDid);
 }
 
 const stateOf = async (running: TestIssuer, vcId: string): Promise<string> =>
@@ -95,7 +94,7 @@ describe('revocations an older issuer left partial', () => {
     expect([await stateOf(issuer, agent.vcId), await stateOf(issuer, early)]).toEqual(['superseded', 'active']);
 
     // A file whose data an issuer before data versions wrote.
-    issuer.running.ctx.db.sqlite.pragma('user_version = 0');
+    await outsideQuery(issuer, 'PRAGMA user_version = 0');
     issuer = await issuer.restart();
     expect([await stateOf(issuer, agent.vcId), await stateOf(issuer, early)]).toEqual(['revoked', 'revoked']);
     const records = (await issuer.running.ctx.audit.list({ event: 'CREDENTIAL_REVOKED', limit: 50 })).records.filter(

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, type Env } from '../../../issuer/config.ts';
 import { ISSUED_PURPOSES } from '../../../issuer/services/status-lists.ts';
 import { SchemaError } from '../../../issuer/storage/postgres/migrate.ts';
+import { outsideQuery } from '../../support/database.ts';
 import {
   agentPath,
   mintToken,
@@ -110,10 +111,8 @@ describe('two issuers on one PostgreSQL database', () => {
       instances.push(...(await Promise.all([startTestIssuer(shared), startTestIssuer(shared)])));
       const [a, b] = instances as [TestIssuer, TestIssuer];
       expect(a.running.ctx.issuer.did).toBe(b.running.ctx.issuer.did);
-      const lists = await a.running.ctx.postgres?.pool.query<{ n: number }>(
-        'SELECT count(*)::int AS n FROM status_lists',
-      );
-      expect(lists?.rows[0]?.n).toBe(ISSUED_PURPOSES.length);
+      const lists = await outsideQuery<{ n: number }>(a, 'SELECT count(*)::int AS n FROM status_lists');
+      expect(lists[0]?.n).toBe(ISSUED_PURPOSES.length);
 
       // Readiness asks the database itself (IssuerStores.ping).
       expect((await b.call('/v1/ready')).status).toBe(200);
@@ -137,8 +136,8 @@ describe('two issuers on one PostgreSQL database', () => {
       expect(results.filter((r) => r.status === 201)).toHaveLength(1);
       expect(results.filter((r) => r.status === 409 && r.json.error.code === 'TOKEN_USED')).toHaveLength(9);
 
-      const agents = await a.running.ctx.postgres?.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM agents');
-      expect(agents?.rows[0]?.n).toBe(2);
+      const agents = await outsideQuery<{ n: number }>(a, 'SELECT count(*)::int AS n FROM agents');
+      expect(agents[0]?.n).toBe(2);
 
       for (const instance of [a, b]) {
         const chain = await instance.call('/v1/audit/verify', { admin: true });
@@ -146,7 +145,8 @@ describe('two issuers on one PostgreSQL database', () => {
       }
 
       // A database a newer issuer migrated: this code refuses to start on it, in one line.
-      await a.running.ctx.postgres?.pool.query(
+      await outsideQuery(
+        a,
         "INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'from a newer issuer', 0)",
       );
       const refused = await startTestIssuer(shared).catch((error: unknown) => error);
