@@ -19,7 +19,7 @@ import { createPrivateKey, createPublicKey, sign as nodeSign, verify as nodeVeri
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../issuer/config.ts';
+import { loadConfig } from '../issuer/config/index.ts';
 import { startIssuer } from '../issuer/server.ts';
 import { assertJsonLdConformance } from '../issuer/services/vc-api/jsonld.ts';
 import { createProof, type KeyResolver, verifyProof } from '../wallet/crypto/data-integrity.ts';

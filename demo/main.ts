@@ -13,7 +13,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../issuer/config.ts';
+import { loadConfig } from '../issuer/config/index.ts';
 import { startIssuer, type RunningIssuer } from '../issuer/server.ts';
 import { randomBytes } from '../wallet/crypto/bytes.ts';
 import { encodeBase64url } from '../wallet/crypto/multikey.ts';

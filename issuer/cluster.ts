@@ -12,7 +12,7 @@
  * limit) and the caches of other issuers' DID documents and status lists (docs/operations.md).
  */
 import cluster, { type Worker } from 'node:cluster';
-import type { IssuerConfig } from './config.ts';
+import type { IssuerConfig } from './config/index.ts';
 import type { Logger } from './log.ts';
 
 /** What a worker tells the primary once it serves. */

@@ -12,7 +12,7 @@
 import type { ReplayCache } from '../wallet/vc/replay-cache.ts';
 import type { SigningIdentity } from '../wallet/vc/identity.ts';
 import { createAuditLog, type AuditLog } from './audit.ts';
-import { ConfigError, type IssuerConfig } from './config.ts';
+import { ConfigError, type IssuerConfig } from './config/index.ts';
 import { createLogger, type Logger } from './log.ts';
 import type { RateLimits } from './rate-limiter.ts';
 import { createRateLimits } from './http/rate-limits.ts';

@@ -3,7 +3,7 @@
  * passed in — no tokens, keys, Authorization headers or request bodies. The request log (one
  * line per request) is the HTTP edge's: http/logger.ts.
  */
-import type { LogLevel } from './config.ts';
+import type { LogLevel } from './config/index.ts';
 
 export type LogFields = Record<string, string | number | boolean | null | undefined>;
 

@@ -11,7 +11,7 @@
  */
 import cluster from 'node:cluster';
 import { announceReady, runPrimary, type WorkerReady } from './cluster.ts';
-import { ConfigError, loadConfig, type IssuerConfig } from './config.ts';
+import { ConfigError, loadConfig, type IssuerConfig } from './config/index.ts';
 import { createLogger, type Logger } from './log.ts';
 import { startIssuer, type RunningIssuer } from './server.ts';
 

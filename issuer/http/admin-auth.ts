@@ -6,7 +6,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { equalBytes } from '../../wallet/crypto/bytes.ts';
 import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
-import { BEARER_TOKEN_CHARACTERS } from '../config.ts';
+import { BEARER_TOKEN_CHARACTERS } from '../config/index.ts';
 import type { IssuerEnv } from './env.ts';
 import { refuse } from '../refusal.ts';
 

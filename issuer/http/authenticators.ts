@@ -2,7 +2,7 @@
  * The middleware behind each `auth` kind of the route table (wallet/contract/endpoint.ts
  * `EndpointAuth`), built once per app from the configuration.
  */
-import type { IssuerConfig } from '../config.ts';
+import type { IssuerConfig } from '../config/index.ts';
 import { adminAuth } from './admin-auth.ts';
 import { agentAuth } from './agent-auth.ts';
 import type { Authenticators } from './mount.ts';

@@ -5,7 +5,7 @@
  * while Redis is unreachable.
  */
 import type { Redis } from 'ioredis';
-import type { IssuerConfig } from '../config.ts';
+import type { IssuerConfig } from '../config/index.ts';
 import { redisAvailability } from '../redis.ts';
 import type { Logger } from '../log.ts';
 import { createRateLimiter, type RateLimits } from '../rate-limiter.ts';

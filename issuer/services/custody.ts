@@ -14,7 +14,7 @@ import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import type { IssuerContext } from '../context.ts';
 import type { IssuerStores } from '../storage/stores.ts';
 import { refuse } from '../refusal.ts';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config/index.ts';
 import type { AgentStore, ServerKeyRecord } from '../storage/agents-store.ts';
 import { agentWebDid, multikeyDidDocument } from './did-documents.ts';
 

@@ -21,7 +21,7 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setEd25519Backend } from '../../wallet/crypto/ed25519.ts';
-import type { Ed25519BackendChoice } from '../config.ts';
+import type { Ed25519BackendChoice } from '../config/index.ts';
 
 export type AdaptiveBackend = 'node' | 'webcrypto';
 

@@ -21,7 +21,7 @@ import { didKeyDocument } from '../../wallet/did/key.ts';
 import { multikeyDocument } from '../../wallet/did/multikey-document.ts';
 import type { DidDocument } from '../../wallet/did/types.ts';
 import { didKeyIdentity, type SigningIdentity } from '../../wallet/vc/identity.ts';
-import { ConfigError } from '../config.ts';
+import { ConfigError } from '../config/index.ts';
 import type { IssuerContext } from '../context.ts';
 
 const ISSUER_DID_SETTING = 'issuer.did';

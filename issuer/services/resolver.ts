@@ -3,7 +3,7 @@
  * are answered from the database on every call — no HTTP, no cache — so a deactivation or a
  * service change is visible to the very next verification. Every other DID goes through the
  * wallet's cached resolver: did:key (pure) and did:web over HTTPS, under the issuer's fetch
- * policy (config.ts `fetchPolicy`: no private or loopback address in production). With
+ * policy (config/urls.ts `fetchPolicy`: no private or loopback address in production). With
  * SERVICE_CACHE_ADAPTER=redis, did:web resolutions are also shared with the other instances
  * behind that cache (shared-caches/did-cache.ts).
  */
@@ -18,7 +18,7 @@ import {
   type Resolvable,
 } from '../../wallet/did/types.ts';
 import { createWebResolver } from '../../wallet/did/web.ts';
-import { fetchPolicy, type IssuerConfig } from '../config.ts';
+import { fetchPolicy, type IssuerConfig } from '../config/index.ts';
 import type { DidStore, HostedDidRecord } from '../storage/dids-store.ts';
 import { createSharedDidResolver } from './shared-caches/did-cache.ts';
 import type { SharedCache } from './shared-caches/redis-cache.ts';

@@ -28,7 +28,7 @@ import {
 } from '../../wallet/status/credential.ts';
 import { encodeStatusList } from '../../wallet/status/encoded-list.ts';
 import type { StatusListInfo } from '../../wallet/contract/status-lists.ts';
-import { fetchPolicy } from '../config.ts';
+import { fetchPolicy } from '../config/index.ts';
 import type { IssuerContext } from '../context.ts';
 import { refuse } from '../refusal.ts';
 import type { StatusListRecord, StatusListStore, StatusMessageRecord } from '../storage/status-lists-store.ts';

@@ -15,7 +15,7 @@ import { discoverAuthorizationServerMetadata, fetchToken } from '@modelcontextpr
 import Database from 'better-sqlite3';
 import { allowInsecureRequests } from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../issuer/config.ts';
+import { loadConfig } from '../../issuer/config/index.ts';
 import { openDatabase } from '../../issuer/storage/db.ts';
 import { bytesToBase64url } from '../../wallet/crypto/base64url.ts';
 import {

@@ -389,7 +389,7 @@ describe('errors and audit', () => {
 describe('start-up', () => {
   it('answers 503 SERVICE_UNAVAILABLE with Retry-After until the issuer is ready', async () => {
     const { startIssuer } = await import('../../issuer/server.ts');
-    const { loadConfig } = await import('../../issuer/config.ts');
+    const { loadConfig } = await import('../../issuer/config/index.ts');
     const { testEnv } = await import('../support/issuer.ts');
     const dir = tempDir();
     let early: Response | undefined;

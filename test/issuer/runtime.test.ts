@@ -8,7 +8,7 @@ import { connect, type Socket } from 'node:net';
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../issuer/config.ts';
+import { ConfigError, loadConfig } from '../../issuer/config/index.ts';
 import { checkReadiness } from '../../issuer/services/readiness.ts';
 import { spawnIssuer, type IssuerProcess } from '../support/issuer-child.ts';
 import { startTestIssuer, tempDir, TEST_ADMIN_KEY, type TestIssuer } from '../support/issuer.ts';

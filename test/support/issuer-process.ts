@@ -4,7 +4,7 @@
 // deployment docs/operations.md describes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import type { Env } from '../../issuer/config.ts';
+import type { Env } from '../../issuer/config/index.ts';
 import { bytesToHex } from '../../wallet/crypto/bytes.ts';
 import { TEST_ADMIN_KEY } from './issuer.ts';
 import { exited } from './processes.ts';

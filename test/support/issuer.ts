@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, type Env } from '../../issuer/config.ts';
+import { loadConfig, type Env } from '../../issuer/config/index.ts';
 import { createProof } from '../../wallet/crypto/data-integrity.ts';
 import { createCachedResolver } from '../../wallet/did/cache.ts';
 import { resolveDidKey } from '../../wallet/did/key.ts';

@@ -2,7 +2,7 @@
 // `argv[2]` at the wall-clock instant `argv[3]` (ms), so that several processes read and write
 // the development secrets file at the same moment, and prints the secrets it ended up with.
 import { bytesToHex } from '../../wallet/crypto/bytes.ts';
-import { loadConfig } from '../../issuer/config.ts';
+import { loadConfig } from '../../issuer/config/index.ts';
 
 const [sqlitePath, startAt] = process.argv.slice(2);
 while (Date.now() < Number(startAt)) {

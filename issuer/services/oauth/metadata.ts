@@ -18,7 +18,7 @@ import {
   type OpenIdConfiguration,
 } from '../../../wallet/contract/oauth.ts';
 import { DPOP_ALGS } from '../../../wallet/crypto/dpop.ts';
-import type { IssuerConfig } from '../../config.ts';
+import type { IssuerConfig } from '../../config/index.ts';
 
 /** JWS algorithms for Ed25519 signatures: RFC 8037 §3.1 `EdDSA` and RFC 9864 §2 `Ed25519`. */
 export const ED25519_ALGS = ['EdDSA', 'Ed25519'] as const;

@@ -5,7 +5,7 @@
 import { rmSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../issuer/config.ts';
+import { ConfigError, loadConfig } from '../../../issuer/config/index.ts';
 import { createLogger } from '../../../issuer/log.ts';
 import { createRateLimiter } from '../../../issuer/rate-limiter.ts';
 import {

@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, type Env } from '../../../issuer/config.ts';
+import { ConfigError, loadConfig, type Env } from '../../../issuer/config/index.ts';
 import { ISSUED_PURPOSES } from '../../../issuer/services/status-lists.ts';
 import { SchemaError } from '../../../issuer/storage/postgres/migrate.ts';
 import { outsideQuery } from '../../support/database.ts';
