@@ -2,7 +2,7 @@
  * The issuer's environment: one entry per variable, holding how its value is parsed (zod, with
  * its default) and what docs/operations.md §Configuration says about it. This table is the one
  * source: the schema `loadConfig` validates with is built from it, and so is the documentation
- * table (`npm run docs:config`; test/node/issuer-config-docs.test.ts fails when they disagree).
+ * table (`npm run docs:config`; test/docs/config-table.test.ts fails when they disagree).
  *
  * Only each variable's own rule is here. Rules between variables (production requirements,
  * derived URLs, secrets) are in load.ts, urls.ts, dev-secrets.ts and secret-rules.ts.
