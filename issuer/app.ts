@@ -32,7 +32,7 @@ import { jsonBodies } from './http/json-bodies.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { agentRoutes } from './routes/agents.ts';
 import { credentialRoutes } from './routes/credentials.ts';
-import { enrollmentRoutes } from './routes/enrollment.ts';
+import { enrollmentHandlers } from './routes/enrollment.ts';
 import { statusListHandlers } from './routes/status-lists.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
 import { registerApiDocs } from './routes/api-docs.ts';
@@ -117,9 +117,8 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
     config: ctx.config,
     isAgentSecret: (did, secret) => isAgentSecret(ctx, did, secret),
   });
-  mount(app, ROUTES, { ...statusListHandlers(ctx) }, authenticators);
+  mount(app, ROUTES, { ...statusListHandlers(ctx), ...enrollmentHandlers(ctx) }, authenticators);
   app.route('/', wellKnownRoutes(ctx));
-  app.route('/', enrollmentRoutes(ctx));
   app.route('/', agentRoutes(ctx));
   app.route('/', credentialRoutes(ctx));
   app.route('/', vpVerifyRoutes(ctx, sessions));

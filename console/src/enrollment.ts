@@ -3,7 +3,7 @@
  * tokens by state. The minted value lives in this view's DOM only: it is not stored, and
  * leaving the view drops it.
  */
-import { api, query, type EnrollmentToken, type TokenState } from './api.ts';
+import { call, type TokenState } from './api.ts';
 import { field, formatTime, h, replace, shortId, stateBadge, table } from './dom.ts';
 import { DOMAINS_HINT } from './domains.ts';
 import { announce, attempt, heading, loading, sourceButton } from './ui.ts';
@@ -98,9 +98,14 @@ function tokenList(): { section: HTMLElement; load: () => Promise<void> } {
 
   const loadTokens = async (more = false) => {
     const page = await attempt(listErrors, () =>
-      api<{ tokens: TokenState[]; nextCursor?: string }>(
-        `/v1/enrollment-tokens${query({ state: stateFilter.value, cursor: more ? nextCursor : undefined, limit: 50 })}`,
-      ),
+      call('listEnrollmentTokens', {
+        query: {
+          // The options are the token states, and "All" ('', sent as no filter).
+          state: (stateFilter.value || undefined) as TokenState['state'] | undefined,
+          cursor: more ? nextCursor : undefined,
+          limit: 50,
+        },
+      }),
     );
     if (!page) return;
     tokens = more ? [...tokens, ...page.tokens] : page.tokens;
@@ -137,7 +142,7 @@ function mintForm(mintedSlot: HTMLElement, reload: () => Promise<void>): HTMLEle
     const minted = await attempt(
       errors,
       () =>
-        api<EnrollmentToken>('/v1/enrollment-tokens', {
+        call('mintEnrollmentToken', {
           body: {
             requestedScopes: words(scopes.value),
             maxDelegationDepth: Number(depth.value),

@@ -232,19 +232,12 @@ export class IssuerClient {
     if (typeof token !== 'string' || token.length === 0 || token.length > 256)
       throw new IssuerClientError('CONFIG_INVALID', 'the enrollment token must be a string of 1 to 256 characters');
     const holder = options.custody === 'self' ? options.wallet.identity : undefined;
-    const started = asObject(
-      await this.#json({
-        method: 'POST',
-        path: '/v1/onboard',
-        body: { token, custody: options.custody, ...(holder ? { did: holder.did } : {}) },
-        idempotent: false,
-        secrets: [token],
-        signal: options.signal,
-      }),
-      'an onboarding challenge',
+    const started = await this.call(
+      'startOnboarding',
+      { body: { token, custody: options.custody, ...(holder ? { did: holder.did } : {}) } },
+      { secrets: [token], signal: options.signal },
     );
-    requireStrings(started, ['challengeId', 'challenge', 'domain'], 'an onboarding challenge');
-    const challenge = started.challenge as string;
+    const challenge = started.challenge;
     let answer: CompleteOnboardingRequest;
     if (holder) {
       // The DID-Auth presentation the issuer expects (docs/api.md §POST /v1/onboard/verify):
@@ -256,31 +249,24 @@ export class IssuerClient {
           verificationMethod: holder.verificationMethod,
           proofPurpose: 'authentication',
           challenge,
-          domain: started.domain as string,
+          domain: started.domain,
         },
       );
-      answer = { challengeId: started.challengeId as string, proof };
+      answer = { challengeId: started.challengeId, proof };
     } else {
-      answer = { challengeId: started.challengeId as string, challenge };
+      answer = { challengeId: started.challengeId, challenge };
     }
-    const done = asObject(
-      await this.#json({
-        method: 'POST',
-        path: '/v1/onboard/verify',
-        body: answer,
-        idempotent: false,
-        secrets: [token, challenge],
-        signal: options.signal,
-      }),
-      'an enrollment result',
+    const done = await this.call(
+      'completeOnboarding',
+      { body: answer },
+      { secrets: [token, challenge], signal: options.signal },
     );
-    requireStrings(done, ['agentDid', 'vcId'], 'an enrollment result');
     const credential = done.verifiableCredential;
     if (!isAgentCredentialOf(credential, done.agentDid)) throw invalid('an enrollment result');
     if (holder && done.agentDid !== holder.did) throw invalid(`an enrollment of ${holder.did}`);
     const result: OnboardResult = {
-      agentDid: done.agentDid as string,
-      vcId: done.vcId as string,
+      agentDid: done.agentDid,
+      vcId: done.vcId,
       custody: options.custody,
       verifiableCredential: credential,
     };
@@ -393,23 +379,12 @@ export class IssuerClient {
 
   /** An enrollment token (admin; open without the key only when the issuer allows open enrollment). */
   async mintEnrollmentToken(input: MintTokenInput, options: CallOptions = {}): Promise<EnrollmentToken> {
-    const body = asObject(
-      await this.#json({
-        method: 'POST',
-        path: '/v1/enrollment-tokens',
-        body: defined({
-          ...input,
-          requestedScopes: [...input.requestedScopes],
-          requestedDomains: [...input.requestedDomains],
-        }),
-        admin: 'optional',
-        idempotent: false,
-        signal: options.signal,
-      }),
-      'an enrollment token',
-    );
-    requireStrings(body, ['tokenId', 'token', 'expiresAt'], 'an enrollment token');
-    return { tokenId: body.tokenId as string, token: body.token as string, expiresAt: body.expiresAt as string };
+    const body = defined({
+      ...input,
+      requestedScopes: [...input.requestedScopes],
+      requestedDomains: [...input.requestedDomains],
+    }) as MintEnrollmentTokenRequest;
+    return this.call('mintEnrollmentToken', { body }, options);
   }
 
   /** `GET /v1/vcs/{vcId}` (public). */
@@ -433,13 +408,8 @@ export class IssuerClient {
   listEnrollmentTokens(
     query: PageQuery & { state?: EnrollmentTokenInfo['state'] } = {},
   ): Promise<{ tokens: EnrollmentTokenInfo[]; nextCursor?: string }> {
-    return this.#page(
-      '/v1/enrollment-tokens',
-      'tokens',
-      'a token list',
-      { state: query.state, cursor: query.cursor, limit: query.limit },
-      query.signal,
-    );
+    const { state, cursor, limit, signal } = query;
+    return this.call('listEnrollmentTokens', { query: { state, cursor, limit } }, { signal });
   }
 
   /** `GET /v1/agents` (admin). */

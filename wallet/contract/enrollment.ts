@@ -1,6 +1,7 @@
 /** Enrollment tokens and the two onboarding steps (docs/api.md §Enrollment). */
 import { z } from 'zod';
 import type { AgentCredential } from '../vc/types.ts';
+import { endpoint } from './endpoint.ts';
 import { DidSchema, DomainSchema, jsonObject, JsonObjectSchema, PageQuerySchema, ScopesSchema } from './primitives.ts';
 
 export const MintEnrollmentTokenSchema = z
@@ -104,3 +105,57 @@ export type StartOnboardingRequest = z.infer<typeof StartOnboardingSchema>;
 export type OnboardingChallenge = z.infer<typeof OnboardingChallengeSchema>;
 export type CompleteOnboardingRequest = z.infer<typeof CompleteOnboardingSchema>;
 export type Enrolled = z.infer<typeof EnrolledSchema>;
+
+export const enrollmentEndpoints = {
+  mintEnrollmentToken: endpoint({
+    method: 'POST',
+    path: '/v1/enrollment-tokens',
+    tag: 'Enrollment',
+    summary: 'Mint a single-use enrollment token. Admin (open only with SERVICE_OPEN_ENROLLMENT=true).',
+    auth: 'admin-or-open',
+    body: { schema: MintEnrollmentTokenSchema },
+    responses: { 201: { schema: EnrollmentTokenSchema, description: 'The token (shown once; stored only as a hash)' } },
+    errors: [],
+  }),
+  listEnrollmentTokens: endpoint({
+    method: 'GET',
+    path: '/v1/enrollment-tokens',
+    tag: 'Enrollment',
+    summary: 'List enrollment tokens (never their values). Admin.',
+    auth: 'admin',
+    query: EnrollmentTokenQuerySchema,
+    responses: { 200: { schema: EnrollmentTokenPageSchema, description: 'Tokens, newest first' } },
+    errors: [],
+  }),
+  startOnboarding: endpoint({
+    method: 'POST',
+    path: '/v1/onboard',
+    tag: 'Enrollment',
+    summary: 'Onboarding step 1: a challenge for a valid token (the token is not consumed). Anyone holding a token.',
+    auth: 'public',
+    body: { schema: StartOnboardingSchema },
+    responses: { 201: { schema: OnboardingChallengeSchema, description: 'Challenge' } },
+    errors: ['TOKEN_INVALID', 'TOKEN_USED', 'TOKEN_EXPIRED', 'DID_METHOD_UNSUPPORTED', 'AGENT_EXISTS'],
+  }),
+  completeOnboarding: endpoint({
+    method: 'POST',
+    path: '/v1/onboard/verify',
+    tag: 'Enrollment',
+    summary:
+      'Onboarding step 2: prove possession (self) or echo the challenge (server); consumes the token atomically. Anyone holding a challenge.',
+    auth: 'public',
+    body: { schema: CompleteOnboardingSchema },
+    responses: { 201: { schema: EnrolledSchema, description: 'The agent and its AgentCredential' } },
+    errors: [
+      'CHALLENGE_NOT_FOUND',
+      'CHALLENGE_USED',
+      'CHALLENGE_EXPIRED',
+      'CHALLENGE_MISMATCH',
+      'PROOF_INVALID',
+      'TOKEN_INVALID',
+      'TOKEN_USED',
+      'TOKEN_EXPIRED',
+      'AGENT_EXISTS',
+    ],
+  }),
+};

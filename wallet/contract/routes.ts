@@ -3,10 +3,12 @@
  * The issuer mounts exactly these (issuer/app.ts), `IssuerClient.call` and the console call by
  * these names, and the OpenAPI document is generated from them.
  */
+import { enrollmentEndpoints } from './enrollment.ts';
 import { statusListEndpoints } from './status-lists.ts';
 
 export const ROUTES = {
   ...statusListEndpoints,
+  ...enrollmentEndpoints,
 } as const;
 
 export type Routes = typeof ROUTES;
