@@ -25,16 +25,21 @@ const walletOnly = (layer, allowed) =>
     `wallet/${layer} may import only ${allowed.join(', ') || 'itself'}`,
   );
 
+// wallet/reasons (the reason-code registry) is the bottom layer: every layer may import it, it
+// imports nothing.
+const withReasons = (layer, allowed) => walletOnly(layer, ['reasons', ...allowed]);
+
 const ZONES = [
-  walletOnly('crypto', []),
-  walletOnly('net', ['crypto']),
-  walletOnly('jsonld', ['crypto']),
-  walletOnly('did', ['crypto', 'net']),
-  walletOnly('status', ['crypto', 'net']),
-  walletOnly('keystore', ['crypto']),
-  walletOnly('vc', ['crypto', 'net', 'jsonld', 'did', 'status']),
-  walletOnly('contract', ['crypto', 'vc']),
-  walletOnly('client', ['crypto', 'net', 'did', 'status', 'keystore', 'vc', 'contract']),
+  walletOnly('reasons', []),
+  withReasons('crypto', []),
+  withReasons('net', ['crypto']),
+  withReasons('jsonld', ['crypto']),
+  withReasons('did', ['crypto', 'net']),
+  withReasons('status', ['crypto', 'net']),
+  withReasons('keystore', ['crypto']),
+  withReasons('vc', ['crypto', 'net', 'jsonld', 'did', 'status']),
+  withReasons('contract', ['crypto', 'vc']),
+  withReasons('client', ['crypto', 'net', 'did', 'status', 'keystore', 'vc', 'contract']),
   never('./wallet', './issuer', null, 'nothing in wallet/ imports issuer/'),
   never('./wallet', './verifier-worker', null, 'nothing in wallet/ imports verifier-worker/'),
   never('./wallet', './console', null, 'nothing in wallet/ imports console/'),

@@ -16,22 +16,28 @@
 import { isMandateError, MandateError } from '../wallet/crypto/errors.ts';
 import type { JsonValue } from '../wallet/crypto/json-value.ts';
 import { IssuerApiError, IssuerClientError } from '../wallet/client/errors.ts';
+import type { RegisteredCode } from '../wallet/reasons/registry.ts';
 
 export const EXIT = Object.freeze({ OK: 0, INTERNAL: 1, USAGE: 2, DENIED: 3, UNREACHABLE: 4, ISSUER_FAILED: 5 });
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-export type CliErrorCode =
-  /** An unknown command or option, a missing or extra argument. */
-  | 'USAGE'
-  /** An option value of the wrong form (a number that is not an integer, a state that does not exist). */
-  | 'ARGUMENT_INVALID'
-  /** A file named on the command line cannot be read, or is larger than the limit. */
-  | 'FILE_UNREADABLE'
-  /** A file that is not the JSON it must be. */
-  | 'FILE_INVALID'
-  /** An operator command without an admin key (--admin-key, MANDATE_ADMIN_KEY or SERVICE_ADMIN_API_KEY). */
-  | 'ADMIN_KEY_MISSING';
+/**
+ * The CLI's own failure codes, each a code of the reason registry (wallet/reasons/registry.ts,
+ * checked at compile time), whose meanings docs/cli.md §CLI error codes is generated from:
+ * USAGE (an unknown command or option, a missing or extra argument), ARGUMENT_INVALID (an option
+ * value of the wrong form), FILE_UNREADABLE, FILE_INVALID (not the JSON it must be),
+ * ADMIN_KEY_MISSING (an operator command without an admin key).
+ */
+export const CLI_ERROR_CODES = [
+  'USAGE',
+  'ARGUMENT_INVALID',
+  'FILE_UNREADABLE',
+  'FILE_INVALID',
+  'ADMIN_KEY_MISSING',
+] as const satisfies readonly RegisteredCode[];
+
+export type CliErrorCode = (typeof CLI_ERROR_CODES)[number];
 
 export class CliError extends MandateError<CliErrorCode> {
   override name = 'CliError';

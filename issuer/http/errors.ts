@@ -19,102 +19,24 @@ import type { ZodError } from 'zod';
 import { isMandateError } from '../../wallet/crypto/errors.ts';
 import type { JsonObject, JsonValue } from '../../wallet/crypto/json-value.ts';
 import type { OAuthErrorCode } from '../../wallet/contract/oauth.ts';
+import { issuerStatuses, type IssuerCode } from '../../wallet/reasons/registry.ts';
 import { clipText, type AuditLog } from '../audit.ts';
 import { Refusal, refuse } from '../refusal.ts';
 import { databaseUnavailable, type DatabaseUnavailableError } from '../storage/unavailable.ts';
 import type { IssuerEnv } from './env.ts';
 import type { Logger } from '../log.ts';
 
-/** Every error code of the issuer's API and its HTTP status: services refuse with a code (issuer/refusal.ts), this table answers it. */
-export const ISSUER_ERRORS = {
-  VALIDATION_FAILED: 400,
-  MALFORMED_JSON: 400,
-  /** A DID (path or body) that is not DID Core §3.1 syntax. */
-  INVALID_DID: 400,
-  /** A presentation /v1/vp/verify cannot even read (the verifier's MALFORMED). */
-  MALFORMED: 400,
-  /** A challenge signature that is neither base58btc multibase nor hex of 64 bytes. */
-  SIGNATURE_ENCODING_INVALID: 400,
-  /** VC-API: the credential to issue is not a VC 2.0 credential. */
-  CREDENTIAL_INVALID: 400,
-  UNAUTHORIZED: 401,
-  TOKEN_INVALID: 403,
-  TOKEN_EXPIRED: 403,
-  CHALLENGE_EXPIRED: 403,
-  CHALLENGE_MISMATCH: 403,
-  PROOF_INVALID: 403,
-  CUSTODY_MISMATCH: 403,
-  /** A provider's audit event whose proof does not verify. */
-  EVENT_SIGNATURE_INVALID: 403,
-  /** A proof made with a key that is not the claimed signer's (or not in the right relationship). */
-  KEY_NOT_AUTHORIZED: 403,
-  NOT_FOUND: 404,
-  AGENT_NOT_FOUND: 404,
-  CHALLENGE_NOT_FOUND: 404,
-  CREDENTIAL_NOT_FOUND: 404,
-  STATUS_LIST_NOT_FOUND: 404,
-  /** VC-API: the credential has no status entry for the purpose named. */
-  STATUS_ENTRY_NOT_FOUND: 404,
-  DID_NOT_FOUND: 404,
-  /** A service id the DID document does not have. */
-  SERVICE_NOT_FOUND: 404,
-  /** DELETE of an agent's client secret when it has none. */
-  CLIENT_SECRET_NOT_FOUND: 404,
-  TOKEN_USED: 409,
-  CHALLENGE_USED: 409,
-  AGENT_EXISTS: 409,
-  CREDENTIAL_ALREADY_REVOKED: 409,
-  CREDENTIAL_REVOKED: 409,
-  CREDENTIAL_SUPERSEDED: 409,
-  CREDENTIAL_SUSPENDED: 409,
-  CREDENTIAL_NOT_SUSPENDED: 409,
-  NO_CURRENT_CREDENTIAL: 409,
-  STATUS_LIST_EXISTS: 409,
-  /** VC-API: a credential with this id (or options.credentialId) was issued here before. */
-  CREDENTIAL_EXISTS: 409,
-  /** The DID (or the did:web path chosen for it) already exists here. */
-  DID_EXISTS: 409,
-  /** The DID document already has a service with this id. */
-  SERVICE_EXISTS: 409,
-  /** The issuer's own DID cannot be deactivated through the API. */
-  ISSUER_DID_PROTECTED: 409,
-  /** A provider's audit event id that was already recorded. */
-  EVENT_DUPLICATE: 409,
-  DID_DEACTIVATED: 410,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  DID_METHOD_UNSUPPORTED: 422,
-  NOT_REVOCABLE: 422,
-  SCOPE_ESCALATION: 422,
-  DEPTH_EXCEEDED: 422,
-  DOMAIN_ESCALATION: 422,
-  CHAIN_BROKEN: 422,
-  /** did:key documents are derived from the key: they cannot carry services. */
-  DID_KEY_SERVICES_UNSUPPORTED: 422,
-  /** The DID's document is not served by this issuer, so it cannot be changed here. */
-  DID_NOT_HOSTED: 422,
-  /** A DID whose key must check a signature (a provider's) could not be resolved. */
-  DID_RESOLUTION_FAILED: 422,
-  /** A provider's audit event signed too long ago (or in the future). */
-  EVENT_STALE: 422,
-  /** VC-API: Mandate authority types are issued only through /v1 (enrollment, /v1/vcs). */
-  CREDENTIAL_TYPE_RESERVED: 422,
-  /** An entry for a purpose this issuer has no status list for (create one first). */
-  STATUS_LIST_UNAVAILABLE: 422,
-  RATE_LIMITED: 429,
-  INTERNAL_ERROR: 500,
-  /** A server-held key does not decrypt under the key-encryption key, or is not the key on record. */
-  CUSTODY_KEY_UNREADABLE: 500,
-  SERVICE_UNAVAILABLE: 503,
-  /** The database did not answer (down, restarting, out of connection slots): nothing was decided; see Retry-After. */
-  DATABASE_UNAVAILABLE: 503,
-  /** GET /v1/ready: a dependency (the database) did not answer; `details.checks` names it. */
-  NOT_READY: 503,
-  /** GET /v1/ready after SIGTERM: this process is finishing its requests and takes no new ones. */
-  SHUTTING_DOWN: 503,
-} as const satisfies Record<string, ContentfulStatusCode>;
+/**
+ * Every error code of the issuer's API and its HTTP status: services refuse with a code
+ * (issuer/refusal.ts), this table answers it. A view of the reason registry (wallet/reasons/registry.ts, the codes with an `issuer`
+ * status), where each code's meaning is, and from which docs/api.md §Error codes is generated.
+ */
+export const ISSUER_ERRORS = issuerStatuses();
 
-export type IssuerErrorCode = keyof typeof ISSUER_ERRORS;
+/** Compile-time: every status of the table is one Hono can answer with a body. */
+const _contentfulStatuses: Readonly<Record<IssuerCode, ContentfulStatusCode>> = ISSUER_ERRORS;
+
+export type IssuerErrorCode = IssuerCode;
 
 /** HTTP status of each OAuth error code (RFC 6749 §5.2: 400, and 401 for invalid_client). */
 export const OAUTH_ERROR_STATUS: Record<OAuthErrorCode, 400 | 401> = {

@@ -2,9 +2,11 @@
  * Why the MCP resource server refused a request: one stable reason code per failed check, in the
  * MandateError family (wallet/crypto/errors.ts), so a refusal is as explainable as a presentation's.
  * Each code maps to one HTTP answer (challenge.ts): the RFC 6750 §3.1 / RFC 9449 §7.1 `error`
- * and its status. docs/mcp.md §Errors lists them.
+ * and its status. Each is a code of the reason registry (wallet/reasons/registry.ts) that carries
+ * that answer, checked here at compile time both ways; docs/mcp.md §Errors is generated from it.
  */
 import { MandateError } from '../../wallet/crypto/errors.ts';
+import type { McpCode } from '../../wallet/reasons/registry.ts';
 
 export const MCP_AUTH_REASONS = [
   /** No credentials (no Authorization header, or a scheme this server does not take). */
@@ -54,9 +56,12 @@ export const MCP_AUTH_REASONS = [
   'BODY_TOO_LARGE',
   /** The body is not a JSON-RPC message or batch this server can judge. */
   'BODY_MALFORMED',
-] as const;
+] as const satisfies readonly McpCode[];
 
 export type McpAuthReason = (typeof MCP_AUTH_REASONS)[number];
+
+/** Compile-time: every code the registry gives an MCP answer is in the list above. */
+const _everyMcpCodeListed: [Exclude<McpCode, McpAuthReason>] extends [never] ? true : never = true;
 
 /** A refusal of the MCP resource server; `code` is the reason. */
 export class McpAuthError extends MandateError<McpAuthReason> {

@@ -1,9 +1,11 @@
 /**
  * The verifier's reason codes: the stable vocabulary every refusal is reported in, by the
  * in-process verifier, the issuer's /v1/vp/verify, the middleware and the service worker.
- * docs/protocol.md §Reason codes lists when each is raised; each is raised in one place.
+ * Each is a code of the reason registry (wallet/reasons/registry.ts, checked here at compile time),
+ * whose table docs/protocol.md §Reason codes is generated from; each is raised in one place.
  */
 import { MandateError } from '../crypto/errors.ts';
+import type { RegisteredCode } from '../reasons/registry.ts';
 
 export const REASON_CODES = [
   'MALFORMED',
@@ -28,7 +30,7 @@ export const REASON_CODES = [
   'CREDENTIAL_REVOKED',
   'CREDENTIAL_SUSPENDED',
   'STATUS_UNAVAILABLE',
-] as const;
+] as const satisfies readonly RegisteredCode[];
 
 export type ReasonCode = (typeof REASON_CODES)[number];
 

@@ -26,7 +26,7 @@ import type { DidDocument, DidResolutionResult } from '../../../wallet/did/types
 import { absoluteDidUrl, createKeyResolver } from '../../../wallet/did/verification-method.ts';
 import { CLIENT_ASSERTION_TYPE_JWT_BEARER } from '../../../wallet/contract/oauth.ts';
 import type { IssuerContext } from '../../context.ts';
-import { refuse, refuseClaimed } from './errors.ts';
+import { oauthReasonOf, refuse, refuseClaimed } from './errors.ts';
 import type { OAuthEndpoints } from './metadata.ts';
 
 /** RFC 7523 §3 item 4: an assertion lives at most this long ahead of now. */
@@ -97,7 +97,7 @@ async function publicKeyFor(ctx: IssuerContext, vm: string, did: string): Promis
   try {
     return await resolveKey(vm, 'authentication');
   } catch (error) {
-    const reason = isMandateError(error) ? error.code : 'KEY_NOT_AUTHORIZED';
+    const reason = oauthReasonOf(isMandateError(error) ? error.code : undefined, 'KEY_NOT_AUTHORIZED');
     const detail = isMandateError(error) ? error.message : 'the key could not be resolved';
     return refuseClaimed('invalid_client', reason, `client_assertion key ${vm.slice(0, 200)}: ${detail}`, did);
   }

@@ -16,7 +16,7 @@ import { bytesToBase64url } from '../../../wallet/crypto/base64url.ts';
 import { randomBytes } from '../../../wallet/crypto/bytes.ts';
 import { DpopError, verifyDpopProof } from '../../../wallet/crypto/dpop.ts';
 import type { IssuerContext } from '../../context.ts';
-import { refuse } from './errors.ts';
+import { oauthReasonOf, refuse } from './errors.ts';
 
 const IAT_WINDOW_SECONDS = 60;
 const NONCE_PERIOD_MS = 5 * 60_000;
@@ -77,7 +77,8 @@ export async function checkDpopProof(ctx: IssuerContext, check: DpopCheck): Prom
     if (!(error instanceof DpopError)) throw error;
     return refuse(
       error.code === 'DPOP_NONCE_REQUIRED' ? 'use_dpop_nonce' : 'invalid_dpop_proof',
-      error.code,
+      // No `jkt` is passed at the token endpoint, so DPOP_BINDING_MISMATCH cannot occur here.
+      oauthReasonOf(error.code, 'DPOP_PROOF_INVALID'),
       error.message,
     );
   }

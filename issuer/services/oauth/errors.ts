@@ -7,47 +7,24 @@
  */
 import { MandateError } from '../../../wallet/crypto/errors.ts';
 import type { OAuthErrorBody, OAuthErrorCode } from '../../../wallet/contract/oauth.ts';
+import { isOAuthReasonCode, type OAuthError, type OAuthReasonCode } from '../../../wallet/reasons/registry.ts';
 
 /**
- * The Mandate reason codes the token endpoint adds to the verifier's (wallet/vc/reasons.ts) and
- * the issuer's (AGENT_NOT_FOUND, CUSTODY_MISMATCH, NO_CURRENT_CREDENTIAL, …).
+ * The Mandate reasons the token endpoint answers (`mandate_reason`): the registry's codes that
+ * carry an OAuth `error` (wallet/reasons/registry.ts) — its own (OAUTH_REQUEST_INVALID,
+ * CLIENT_ASSERTION_INVALID, DPOP_PROOF_INVALID, …), the verifier's (a refused presentation) and the
+ * issuer's (AGENT_NOT_FOUND, CUSTODY_MISMATCH, NO_CURRENT_CREDENTIAL, …). docs/oauth.md §Errors is
+ * generated from the same entries.
  */
-export type OAuthReason =
-  /** A parameter missing, repeated, or not of its grammar. */
-  | 'OAUTH_REQUEST_INVALID'
-  /** A grant type this issuer does not issue for. */
-  | 'GRANT_TYPE_UNSUPPORTED'
-  /** No client authentication where the grant needs it, or an authentication method not supported. */
-  | 'CLIENT_AUTH_MISSING'
-  /** The client assertion is not a valid RFC 7523 JWT of the client (signature, claims, lifetime). */
-  | 'CLIENT_ASSERTION_INVALID'
-  /** The client assertion's `jti` was used before. */
-  | 'CLIENT_ASSERTION_REPLAYED'
-  /** A client secret that is not the agent's current one (api.md §Agent client secrets). */
-  | 'CLIENT_SECRET_INVALID'
-  /** More than one client authentication method in one request (RFC 6749 §2.3). */
-  | 'CLIENT_AUTH_AMBIGUOUS'
-  /** A requested scope that is not a Mandate scope, or not covered by the effective scopes. */
-  | 'SCOPE_NOT_GRANTED'
-  /** `resource` missing or not an absolute URI without fragment (RFC 8707 §2). */
-  | 'RESOURCE_INVALID'
-  /** The DPoP proof does not hold (RFC 9449 §4.3). */
-  | 'DPOP_PROOF_INVALID'
-  /** The DPoP proof's `jti` was used before. */
-  | 'DPOP_PROOF_REPLAYED'
-  /** The proof carries no (or a stale) server nonce (RFC 9449 §8). */
-  | 'DPOP_NONCE_REQUIRED'
-  /** No DPoP proof, and this issuer does not issue Bearer tokens (SERVICE_OAUTH_ALLOW_BEARER). */
-  | 'DPOP_REQUIRED'
-  /** The subject token is not of the supported token type, or does not decode. */
-  | 'SUBJECT_TOKEN_INVALID'
-  /** Token exchange with DPoP: the presentation's challenge is not bound to the DPoP key (presentation-binding.ts). */
-  | 'PRESENTATION_NOT_BOUND'
-  /** Token exchange without DPoP: the client did not authenticate as the presentation's holder. */
-  | 'HOLDER_AUTH_REQUIRED'
-  /** The authorization endpoint: this issuer runs no user-facing (redirect) flows. */
-  | 'AUTHORIZATION_FLOW_UNSUPPORTED'
-  | (string & {});
+export type OAuthReason = OAuthReasonCode;
+
+/** Compile-time: the registry's OAuth errors are exactly the contract's. */
+const _sameOAuthErrors: [OAuthError, OAuthErrorCode] extends [OAuthErrorCode, OAuthError] ? true : never = true;
+
+/** `code` when it is a reason the token endpoint answers, else `fallback`. */
+export function oauthReasonOf(code: unknown, fallback: OAuthReason): OAuthReason {
+  return isOAuthReasonCode(code) ? code : fallback;
+}
 
 export class OAuthRefusal extends MandateError<OAuthReason> {
   override name = 'OAuthRefusal';
