@@ -43,7 +43,7 @@ import { vcApiRoutes } from './routes/vc-api.ts';
 import { sessionTokensFor, vpVerifyRoutes } from './routes/vp-verify.ts';
 import { OAUTH_FORM_PATHS, oauthRoutes } from './routes/oauth.ts';
 import { consoleRoutes } from './routes/console.ts';
-import { consoleSupportRoutes } from './routes/console-support.ts';
+import { consoleSupportHandlers } from './routes/console-support.ts';
 import { ROUTES } from '../wallet/contract/routes.ts';
 import { createAuthenticators } from './http/authenticators.ts';
 import { mount } from './http/mount.ts';
@@ -117,7 +117,16 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
     config: ctx.config,
     isAgentSecret: (did, secret) => isAgentSecret(ctx, did, secret),
   });
-  mount(app, ROUTES, { ...statusListHandlers(ctx), ...enrollmentHandlers(ctx) }, authenticators);
+  mount(
+    app,
+    ROUTES,
+    {
+      ...statusListHandlers(ctx),
+      ...enrollmentHandlers(ctx),
+      ...consoleSupportHandlers(ctx),
+    },
+    authenticators,
+  );
   app.route('/', wellKnownRoutes(ctx));
   app.route('/', agentRoutes(ctx));
   app.route('/', credentialRoutes(ctx));
@@ -128,7 +137,6 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
   app.route('/', auditRoutes(ctx));
   app.route('/', vcApiRoutes(ctx));
   app.route('/', consoleRoutes(ctx));
-  app.route('/', consoleSupportRoutes(ctx));
   registerApiDocs(app, ctx);
   operations = operationsOf(app);
 

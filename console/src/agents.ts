@@ -1,5 +1,5 @@
 /** Agents: a searchable, paged list, and one agent's page (credentials, delegations, DID document, audit). */
-import { api, enc, query, type ConsoleAgent, type AgentDetail, type AuditRecord, type Credential } from './api.ts';
+import { api, call, enc, type AgentDetail, type AuditRecord, type Credential } from './api.ts';
 import { clientSecretSection } from './agent-secret.ts';
 import { auditTable } from './audit.ts';
 import { credentialActions } from './credentials.ts';
@@ -27,9 +27,7 @@ export function renderAgents(root: HTMLElement): void {
   const load = async (pageIndex: number) => {
     replace(results, loading());
     const page = await attempt(errors, () =>
-      api<{ agents: ConsoleAgent[]; nextCursor?: string }>(
-        `/v1/console/agents${query({ q: search.value.trim(), cursor: cursors[pageIndex], limit: PAGE_SIZE })}`,
-      ),
+      call('searchConsoleAgents', { query: { q: search.value.trim(), cursor: cursors[pageIndex], limit: PAGE_SIZE } }),
     );
     if (!page) return replace(results);
     cursors.length = pageIndex + 1;
@@ -91,13 +89,11 @@ async function agentContext(did: string) {
   // What the issuer recorded and what others reported, apart: anyone with a key can file
   // reports (consents, provider events) under any agent, and must not crowd out its history.
   const latest = (reported: boolean, limit: number) =>
-    api<{ records: AuditRecord[] }>(
-      `/v1/console/audit/latest${query({ agent: did, reported: String(reported), limit })}`,
-    ).catch(() => ({ records: [] }));
+    call('latestConsoleAudit', { query: { agent: did, reported: reported ? 'true' : 'false', limit } }).catch(() => ({
+      records: [],
+    }));
   const [delegations, resolution, audit, reports] = await Promise.all([
-    api<{ delegations: Credential[] }>(`/v1/console/agents/${enc(did)}/delegations`).catch(() => ({
-      delegations: [],
-    })),
+    call('listConsoleDelegations', { params: { did } }).catch(() => ({ delegations: [] })),
     api<{ didDocument?: unknown }>(`/v1/dids/${enc(did)}`).catch((error: unknown) => ({ error })),
     latest(false, 20),
     latest(true, 10),

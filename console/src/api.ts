@@ -152,5 +152,5 @@ export type {
 } from '../../wallet/contract/credentials.ts';
 export type { HostedDid } from '../../wallet/contract/dids.ts';
 export type { EnrollmentToken, EnrollmentTokenInfo as TokenState } from '../../wallet/contract/enrollment.ts';
-/** GET /v1/console/agents and GET /v1/console/status-lists (issuer/routes/console-support.ts). */
+/** The console's own reads (wallet/contract/console.ts `consoleEndpoints`). */
 export type { ConsoleAgent, StatusListFill } from '../../wallet/contract/console.ts';

@@ -4,7 +4,7 @@
  * seconds while the view is open, with the hash-chain verdict ("intact" / "broken at record N")
  * re-checked on every refresh. Refusals are flagged with their reason code.
  */
-import { api, enc, query, type AuditRecord, type ChainVerdict } from './api.ts';
+import { api, call, enc, type AuditRecord, type ChainVerdict } from './api.ts';
 import { badge, field, formatTime, h, replace, shortId, table } from './dom.ts';
 import { attempt, heading } from './ui.ts';
 
@@ -96,6 +96,11 @@ function filterInputs(params: URLSearchParams) {
   return { agent, event, source, from, to, live };
 }
 
+/** The source select's value as the `reported` filter: '' (both sources) sends none. */
+function reportedOf(value: string): 'true' | 'false' | undefined {
+  return value === 'true' || value === 'false' ? value : undefined;
+}
+
 /** Renders the view; returns a function that stops the polling (the router calls it on leave). */
 export function renderAudit(root: HTMLElement, params: URLSearchParams): () => void {
   const { agent, event, source, from, to, live } = filterInputs(params);
@@ -111,7 +116,7 @@ export function renderAudit(root: HTMLElement, params: URLSearchParams): () => v
     const filter = {
       agent: agent.value.trim(),
       event: event.value.trim().toUpperCase(),
-      reported: source.value,
+      reported: reportedOf(source.value),
       from: isoOf(from.value),
       to: isoOf(to.value),
       limit: 100,
@@ -121,7 +126,7 @@ export function renderAudit(root: HTMLElement, params: URLSearchParams): () => v
     const checkChain = checkChainNow || !live.checked || Date.now() - chainCheckedAt >= CHAIN_EVERY_MS;
     const result = await attempt(errors, () =>
       Promise.all([
-        api<{ records: AuditRecord[] }>(`/v1/console/audit/latest${query(filter)}`),
+        call('latestConsoleAudit', { query: filter }),
         checkChain ? api<ChainVerdict>('/v1/audit/verify') : undefined,
       ]),
     );

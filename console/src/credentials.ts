@@ -1,5 +1,5 @@
 /** Credentials: revoke (confirmed), suspend, reinstate and renew, a lookup by id, and the status lists' fill levels. */
-import { api, enc, type Credential, type StatusChange, type StatusListFill } from './api.ts';
+import { api, call, enc, type Credential, type StatusChange, type StatusListFill } from './api.ts';
 import { facts, formatTime, fullId, h, replace, shortId, stateBadge, table } from './dom.ts';
 import { announce, attempt, confirmAction, heading, loading, pretty, sourceButton } from './ui.ts';
 
@@ -119,7 +119,7 @@ export function renderCredentials(root: HTMLElement): void {
   };
 
   const loadLists = async () => {
-    const result = await attempt(errors, () => api<{ statusLists: StatusListFill[] }>('/v1/console/status-lists'));
+    const result = await attempt(errors, () => call('listConsoleStatusLists', {}));
     if (!result) return replace(lists);
     replace(
       lists,

@@ -3,7 +3,7 @@
  * #/enrollment, #/credentials, #/dids, #/dids/<did>, #/audit). The admin key never enters
  * the URL; see api.ts for where it is kept.
  */
-import { adminKey, api, SIGNED_OUT_EVENT } from './api.ts';
+import { adminKey, call, SIGNED_OUT_EVENT } from './api.ts';
 import { renderAgent, renderAgents } from './agents.ts';
 import { renderAudit } from './audit.ts';
 import { renderCredentials } from './credentials.ts';
@@ -41,7 +41,7 @@ function renderSignIn(notice?: string): void {
     event.preventDefault();
     const candidate = key.value.trim();
     // Any admin-only read proves the key; this one is cheap and returns no secret.
-    const ok = await attempt(errors, () => api('/v1/console/status-lists', { key: candidate }));
+    const ok = await attempt(errors, () => call('listConsoleStatusLists', {}, { key: candidate }));
     if (ok === undefined) return;
     adminKey.set(candidate);
     key.value = '';

@@ -1,8 +1,9 @@
-/** The operator console's own reads (`GET /v1/console/*`, issuer/routes/console-support.ts). */
+/** The operator console's own reads (`GET /v1/console/*`, issuer/services/console.ts). */
 import { z } from 'zod';
 import { AgentSchema } from './agents.ts';
 import { AuditFilterSchema, AuditRecordSchema } from './audit.ts';
 import { CREDENTIAL_STATES, CredentialViewSchema } from './credentials.ts';
+import { endpoint } from './endpoint.ts';
 import { DidSchema } from './primitives.ts';
 
 /** An agent with its current credential's state (`none` without one). */
@@ -49,6 +50,49 @@ export const ConsoleStatusListsSchema = z.object({ statusLists: z.array(StatusLi
 /** `GET /v1/console/audit/latest`: the audit filters without a cursor (always the newest). */
 export const ConsoleLatestAuditQuerySchema = AuditFilterSchema.omit({ cursor: true });
 export const ConsoleLatestAuditSchema = z.object({ records: z.array(AuditRecordSchema) });
+
+/** Read-only and admin: nothing here changes state, and nothing returns a secret. */
+export const consoleEndpoints = {
+  searchConsoleAgents: endpoint({
+    method: 'GET',
+    path: '/v1/console/agents',
+    tag: 'Console',
+    summary: 'Agents matching a search, oldest first, each with its current credential state. Admin.',
+    auth: 'admin',
+    query: ConsoleAgentSearchSchema,
+    responses: { 200: { schema: ConsoleAgentPageSchema, description: 'A page of agents' } },
+    errors: [],
+  }),
+  listConsoleDelegations: endpoint({
+    method: 'GET',
+    path: '/v1/console/agents/{did}/delegations',
+    tag: 'Console',
+    summary: 'Credentials this agent signed as a delegator (held here), newest first. Admin.',
+    auth: 'admin',
+    params: z.object({ did: DidSchema }),
+    responses: { 200: { schema: ConsoleDelegationsSchema, description: 'Delegations' } },
+    errors: ['AGENT_NOT_FOUND'],
+  }),
+  listConsoleStatusLists: endpoint({
+    method: 'GET',
+    path: '/v1/console/status-lists',
+    tag: 'Console',
+    summary: "This issuer's status lists with their fill level. Admin.",
+    auth: 'admin',
+    responses: { 200: { schema: ConsoleStatusListsSchema, description: 'Status lists' } },
+    errors: [],
+  }),
+  latestConsoleAudit: endpoint({
+    method: 'GET',
+    path: '/v1/console/audit/latest',
+    tag: 'Console',
+    summary: 'The newest audit records matching the filter, newest first. Admin.',
+    auth: 'admin',
+    query: ConsoleLatestAuditQuerySchema,
+    responses: { 200: { schema: ConsoleLatestAuditSchema, description: 'Records, newest first' } },
+    errors: [],
+  }),
+};
 
 export type ConsoleAgent = z.infer<typeof ConsoleAgentSchema>;
 export type StatusListFill = z.infer<typeof StatusListFillSchema>;

@@ -4,11 +4,13 @@
  * these names, and the OpenAPI document is generated from them.
  */
 import { enrollmentEndpoints } from './enrollment.ts';
+import { consoleEndpoints } from './console.ts';
 import { statusListEndpoints } from './status-lists.ts';
 
 export const ROUTES = {
   ...statusListEndpoints,
   ...enrollmentEndpoints,
+  ...consoleEndpoints,
 } as const;
 
 export type Routes = typeof ROUTES;
