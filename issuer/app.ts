@@ -39,7 +39,7 @@ import { registerApiDocs } from './routes/api-docs.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { challengeRoutes } from './routes/challenges.ts';
 import { didRoutes } from './routes/dids.ts';
-import { vcApiRoutes } from './routes/vc-api.ts';
+import { vcApiHandlers } from './routes/vc-api.ts';
 import { sessionTokensFor, vpVerifyRoutes } from './routes/vp-verify.ts';
 import { OAUTH_FORM_PATHS, oauthRoutes } from './routes/oauth.ts';
 import { consoleRoutes } from './routes/console.ts';
@@ -124,6 +124,7 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
       ...statusListHandlers(ctx),
       ...enrollmentHandlers(ctx),
       ...consoleSupportHandlers(ctx),
+      ...vcApiHandlers(ctx),
     },
     authenticators,
   );
@@ -135,7 +136,6 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
   app.route('/', challengeRoutes(ctx));
   app.route('/', didRoutes(ctx));
   app.route('/', auditRoutes(ctx));
-  app.route('/', vcApiRoutes(ctx));
   app.route('/', consoleRoutes(ctx));
   registerApiDocs(app, ctx);
   operations = operationsOf(app);

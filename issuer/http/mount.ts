@@ -97,7 +97,8 @@ function routeOf(spec: EndpointSpec, authenticate: MiddlewareHandler<IssuerEnv> 
           }
         : {}),
     },
-    responses: { ...responses, ...errorResponses(spec) },
+    // A declared answer at an error status (a VC-API verdict of 400) is what the client reads there.
+    responses: { ...errorResponses(spec), ...responses },
   } as RouteConfig);
 }
 

@@ -6,11 +6,13 @@
 import { enrollmentEndpoints } from './enrollment.ts';
 import { consoleEndpoints } from './console.ts';
 import { statusListEndpoints } from './status-lists.ts';
+import { vcApiEndpoints } from './vc-api.ts';
 
 export const ROUTES = {
   ...statusListEndpoints,
   ...enrollmentEndpoints,
   ...consoleEndpoints,
+  ...vcApiEndpoints,
 } as const;
 
 export type Routes = typeof ROUTES;

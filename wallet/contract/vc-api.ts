@@ -3,6 +3,7 @@
  * answers (`{verified, checks, warnings, errors}`, plus the standard `error` member when not verified).
  */
 import { z } from 'zod';
+import { endpoint } from './endpoint.ts';
 import { JsonObjectSchema } from './primitives.ts';
 import { LIST_PURPOSES } from './status-lists.ts';
 
@@ -137,3 +138,62 @@ export type VcApiVerification = z.infer<typeof VcApiVerificationSchema>;
 export type VcApiPresentationVerification = z.infer<typeof VcApiPresentationVerificationSchema>;
 export type VcApiStatusUpdate = z.infer<typeof VcApiStatusUpdateSchema>;
 export type VcApiStatusUpdated = z.infer<typeof VcApiStatusUpdatedSchema>;
+
+/**
+ * W3C-CCG VC-API endpoints at the paths the specification and the W3C test suites use. Issuing
+ * and status updates are operator acts (admin key); verifying is public. A verdict of "not
+ * verified" is an answer (400 with the VC-API fields and the standard `error` member), so VC-API
+ * clients and ours read the same response.
+ */
+export const vcApiEndpoints = {
+  vcApiIssue: endpoint({
+    method: 'POST',
+    path: '/credentials/issue',
+    tag: 'VC-API',
+    summary:
+      "Sign a credential as this issuer (eddsa-jcs-2022, or eddsa-rdfc-2022 on request), with a revocation entry on this issuer's list unless options.credentialStatus says otherwise. Mandate authority types are refused (422 CREDENTIAL_TYPE_RESERVED). Admin.",
+    auth: 'admin',
+    body: { schema: VcApiIssueRequestSchema },
+    responses: { 201: { schema: VcApiIssueResponseSchema, description: 'The signed credential' } },
+    errors: ['CREDENTIAL_INVALID', 'CREDENTIAL_EXISTS', 'CREDENTIAL_TYPE_RESERVED', 'STATUS_LIST_UNAVAILABLE'],
+  }),
+  vcApiUpdateStatus: endpoint({
+    method: 'POST',
+    path: '/credentials/status',
+    tag: 'VC-API',
+    summary:
+      'Set or clear a status entry of a credential issued through POST /credentials/issue (VC-API UpdateCredentialStatus). Audited; the next status-list fetch shows it. Admin.',
+    auth: 'admin',
+    body: { schema: VcApiStatusUpdateSchema },
+    responses: { 200: { schema: VcApiStatusUpdatedSchema, description: 'The entry and its value now' } },
+    errors: ['CREDENTIAL_NOT_FOUND', 'STATUS_ENTRY_NOT_FOUND', 'STATUS_LIST_NOT_FOUND'],
+  }),
+  vcApiVerifyCredential: endpoint({
+    method: 'POST',
+    path: '/credentials/verify',
+    tag: 'VC-API',
+    summary:
+      "Verify a credential (VC 2.0, or 1.1): its shape and JSON-LD rules, its proof (its issuer's assertionMethod key; eddsa-jcs-2022 or eddsa-rdfc-2022), validity window and status entries. Trust in the issuer is the caller's decision. Public.",
+    auth: 'public',
+    body: { schema: VcApiVerifyCredentialRequestSchema },
+    responses: {
+      200: { schema: VcApiVerificationSchema, description: 'Verified' },
+      400: { schema: VcApiVerificationSchema, description: 'Not verified, or malformed' },
+    },
+    errors: [],
+  }),
+  vcApiVerifyPresentation: endpoint({
+    method: 'POST',
+    path: '/presentations/verify',
+    tag: 'VC-API',
+    summary:
+      "Verify a presentation's shape, JSON-LD rules and proof (its holder's authentication key, options.challenge and options.domain) and every credential in it. Public.",
+    auth: 'public',
+    body: { schema: VcApiVerifyPresentationRequestSchema },
+    responses: {
+      200: { schema: VcApiPresentationVerificationSchema, description: 'Verified' },
+      400: { schema: VcApiPresentationVerificationSchema, description: 'Not verified, or malformed' },
+    },
+    errors: [],
+  }),
+};
