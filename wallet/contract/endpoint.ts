@@ -7,6 +7,7 @@
  * published is what is enforced, and a path is written in exactly one place.
  */
 import type { z } from 'zod';
+import type { IssuerCode } from '../reasons/registry.ts';
 
 export type EndpointMethod = 'GET' | 'POST' | 'DELETE';
 
@@ -47,8 +48,11 @@ export interface EndpointSpec {
   body?: EndpointBody;
   /** The answers with a body: one 2xx, and any other status whose body is an answer (403 of /v1/vp/verify). */
   responses: Readonly<Partial<Record<number, EndpointResponse>>>;
-  /** Error codes this endpoint answers beyond `impliedErrors` (docs/api.md §Errors). */
-  errors: readonly string[];
+  /**
+   * Error codes this endpoint answers beyond `impliedErrors`: codes of the reason registry with an
+   * issuer status (wallet/reasons/registry.ts; docs/api.md §Error codes), checked at compile time.
+   */
+  errors: readonly IssuerCode[];
   /** A POST a client may repeat after a lost answer: repeating cannot do more than the first call. */
   repeatable?: boolean;
   /** Served but left out of the OpenAPI document (the console's HTML). */
@@ -61,8 +65,8 @@ export function endpoint<const S extends EndpointSpec>(spec: S): S {
 }
 
 /** Codes any endpoint with this shape may answer, whatever its handler does. */
-export function impliedErrors(spec: EndpointSpec): string[] {
-  const codes = ['RATE_LIMITED', 'DATABASE_UNAVAILABLE', 'INTERNAL_ERROR'];
+export function impliedErrors(spec: EndpointSpec): IssuerCode[] {
+  const codes: IssuerCode[] = ['RATE_LIMITED', 'DATABASE_UNAVAILABLE', 'INTERNAL_ERROR'];
   if (spec.auth !== 'public') codes.push('UNAUTHORIZED');
   if (spec.params !== undefined || spec.query !== undefined || spec.body !== undefined) codes.push('VALIDATION_FAILED');
   if (spec.body !== undefined) codes.push('MALFORMED_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
