@@ -30,25 +30,21 @@ const chromiumArgs = [
   '--no-first-run',
 ];
 
-/** Issuer HTTP test files that also run on PostgreSQL (those that do not open the SQLite file themselves). */
-const POSTGRES_HTTP_TESTS = [
-  'lifecycle',
-  'credentials',
-  'documents',
-  'status-lists',
-  'vc-api/issue-verify',
-  'vc-api/status',
-  'oauth/client-credentials',
-  'oauth/client-secret',
-  'oauth/exchange-dpop',
-  'console-support',
-  'wallet',
-  'fuzz',
-  'api-docs',
-  'oauth/properties',
-  'vc-api/jsonld',
-  'mcp',
-].map((name) => `test/issuer/${name}.test.ts`);
+/**
+ * The issuer's tests run on both storage adapters: once on SQLite (`node`), once with every test
+ * issuer on a fresh PostgreSQL database (`node-postgres`, test/support/issuer.ts). They arrange
+ * state through the stores, the API and the clock, never through one adapter's SQL. Left out of
+ * the second run, by folder, what it would only repeat: the storage tests bound to one adapter
+ * (its file, its schema, its store-contract run), which open their database themselves, and
+ * test/issuer/process (configuration, signals, workers), whose issuers are child processes
+ * built from their own environment.
+ */
+const ISSUER_TESTS = ['test/issuer/**/*.test.ts'];
+const SAME_ON_EITHER_ADAPTER = [
+  'test/issuer/storage/sqlite/**',
+  'test/issuer/storage/postgres/**',
+  'test/issuer/process/**',
+];
 
 /** What `npm run test:quick` leaves out (see the top of this file). */
 const NEEDS_SERVERS = ['test/e2e/**', 'test/**/*postgres*.test.ts', 'test/**/*redis*.test.ts'];
@@ -85,7 +81,7 @@ export default defineConfig({
         },
       },
       {
-        // The issuer's HTTP tests again, each issuer on a fresh PostgreSQL database
+        // The issuer's tests again, each test issuer on a fresh PostgreSQL database
         // (test/support/issuer.ts): the same behaviour from both storage adapters.
         extends: true,
         test: {
@@ -93,7 +89,8 @@ export default defineConfig({
           environment: 'node',
           globalSetup: ['test/support/global-servers.ts'],
           env: { MANDATE_TEST_STORAGE: 'postgres' },
-          include: POSTGRES_HTTP_TESTS,
+          include: ISSUER_TESTS,
+          exclude: ['test/**/*.browser.test.ts', ...SAME_ON_EITHER_ADAPTER],
           testTimeout: 30_000,
         },
       },

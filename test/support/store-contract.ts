@@ -1,6 +1,6 @@
 // The storage contract (issuer/storage/stores.ts): what every IssuerStores adapter must do, written
 // once. An adapter's test calls describeStoreContract with a factory of fresh, empty stores (the
-// schema in place); test/issuer/storage/store-contract-sqlite.test.ts runs it on a SQLite file.
+// schema in place); test/issuer/storage/sqlite/store-contract-sqlite.test.ts runs it on a SQLite file.
 //
 // "Concurrent" attempts are started together with Promise.all: a network adapter really
 // interleaves them on several connections; the guarantee (exactly one wins) is the same.

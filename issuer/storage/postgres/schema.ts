@@ -2,7 +2,7 @@
  * The issuer's PostgreSQL schema, as versioned migrations: an ordered list of steps, each a few
  * SQL statements, applied once per database and recorded in `schema_migrations` (migrate.ts).
  * A step once shipped is never edited: a change to the schema is a new step at the end (each
- * step's text is pinned by its hash in test/issuer/storage/store-contract-postgres.test.ts; the SQL fragments below
+ * step's text is pinned by its hash in test/issuer/storage/postgres/store-contract-postgres.test.ts; the SQL fragments below
  * are shared by shipped steps, so a change to one is a change to those steps).
  *
  * The tables and constraints are SQLite's (issuer/storage/schema.ts) in PostgreSQL's types:

@@ -3,10 +3,10 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type IssuerDb } from '../../../issuer/storage/db.ts';
-import { createSqliteReplayCache } from '../../../issuer/storage/replay-store.ts';
-import { createSqliteStores } from '../../../issuer/storage/sqlite-stores.ts';
-import { tempDir } from '../../support/issuer.ts';
+import { openDatabase, type IssuerDb } from '../../../../issuer/storage/db.ts';
+import { createSqliteReplayCache } from '../../../../issuer/storage/replay-store.ts';
+import { createSqliteStores } from '../../../../issuer/storage/sqlite-stores.ts';
+import { tempDir } from '../../../support/issuer.ts';
 
 const opened: IssuerDb[] = [];
 const dirs: string[] = [];

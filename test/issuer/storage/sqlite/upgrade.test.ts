@@ -2,9 +2,9 @@
 // credential superseded or the rest of the agent's (docs/operations.md §Upgrading): such a
 // revocation is completed when the upgraded issuer first opens the file, and by revoking again.
 import { afterEach, describe, expect, it } from 'vitest';
-import { newIdentity } from '../support/agents.ts';
-import { outsideQuery } from '../support/database.ts';
-import { onboardSelfAgent, onboardServerAgent, startTestIssuer, type TestIssuer } from '../support/issuer.ts';
+import { newIdentity } from '../../../support/agents.ts';
+import { outsideQuery } from '../../../support/database.ts';
+import { onboardSelfAgent, onboardServerAgent, startTestIssuer, type TestIssuer } from '../../../support/issuer.ts';
 
 const vcPath = (vcId: string, action = '') => `/v1/vcs/${encodeURIComponent(vcId)}${action ? `/${action}` : ''}`;
 

@@ -5,19 +5,19 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { auditRecordHash, AUDIT_GENESIS_HASH, createAuditLog } from '../../../issuer/audit.ts';
-import { linkAfter, type AuditEntry } from '../../../issuer/storage/audit-chain.ts';
-import type { AuditHead, AuditRow } from '../../../issuer/storage/audit-store.ts';
-import { createPostgresAuditStore } from '../../../issuer/storage/postgres/audit-store.ts';
-import { openPostgres, type PostgresDb } from '../../../issuer/storage/postgres/db.ts';
-import type { Sql } from '../../../issuer/storage/postgres/pool.ts';
-import { migrate, SchemaError } from '../../../issuer/storage/postgres/migrate.ts';
-import { MIGRATIONS, type Migration } from '../../../issuer/storage/postgres/schema.ts';
-import { WRITER_LOCK } from '../../../issuer/storage/postgres/locks.ts';
-import { createPostgresStores } from '../../../issuer/storage/postgres/stores.ts';
-import type { IssuerStores } from '../../../issuer/storage/stores.ts';
-import { describeStoreContract, statusList } from '../../support/store-contract.ts';
-import { backendPid, freshDatabase, untilWaitingOnLock, type FreshDatabase } from '../../support/servers.ts';
+import { auditRecordHash, AUDIT_GENESIS_HASH, createAuditLog } from '../../../../issuer/audit.ts';
+import { linkAfter, type AuditEntry } from '../../../../issuer/storage/audit-chain.ts';
+import type { AuditHead, AuditRow } from '../../../../issuer/storage/audit-store.ts';
+import { createPostgresAuditStore } from '../../../../issuer/storage/postgres/audit-store.ts';
+import { openPostgres, type PostgresDb } from '../../../../issuer/storage/postgres/db.ts';
+import type { Sql } from '../../../../issuer/storage/postgres/pool.ts';
+import { migrate, SchemaError } from '../../../../issuer/storage/postgres/migrate.ts';
+import { MIGRATIONS, type Migration } from '../../../../issuer/storage/postgres/schema.ts';
+import { WRITER_LOCK } from '../../../../issuer/storage/postgres/locks.ts';
+import { createPostgresStores } from '../../../../issuer/storage/postgres/stores.ts';
+import type { IssuerStores } from '../../../../issuer/storage/stores.ts';
+import { describeStoreContract, statusList } from '../../../support/store-contract.ts';
+import { backendPid, freshDatabase, untilWaitingOnLock, type FreshDatabase } from '../../../support/servers.ts';
 
 afterAll(async () => {
   await contractDatabase?.drop();

@@ -3,10 +3,10 @@
 import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { openDatabase } from '../../../issuer/storage/db.ts';
-import { createSqliteStores } from '../../../issuer/storage/sqlite-stores.ts';
-import { describeStoreContract, statusList } from '../../support/store-contract.ts';
-import { tempDir } from '../../support/issuer.ts';
+import { openDatabase } from '../../../../issuer/storage/db.ts';
+import { createSqliteStores } from '../../../../issuer/storage/sqlite-stores.ts';
+import { describeStoreContract, statusList } from '../../../support/store-contract.ts';
+import { tempDir } from '../../../support/issuer.ts';
 
 describeStoreContract('sqlite', () => {
   const dir = tempDir('mandate-stores-');

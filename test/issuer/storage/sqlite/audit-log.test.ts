@@ -1,12 +1,12 @@
 // The audit log as a unit: hash chaining from the genesis value, filters and cursor pages, and
 // verifyChain finding an edited, deleted or reordered record.
 import { describe, expect, it } from 'vitest';
-import { bytesToHex } from '../../../wallet/crypto/bytes.ts';
-import { sha256Utf8 } from '../../../wallet/crypto/hash.ts';
-import { canonicalizeJson } from '../../../wallet/crypto/jcs.ts';
-import { AUDIT_GENESIS_HASH, clipText, createAuditLog } from '../../../issuer/audit.ts';
-import { openDatabase } from '../../../issuer/storage/db.ts';
-import { createSqliteStores } from '../../../issuer/storage/sqlite-stores.ts';
+import { bytesToHex } from '../../../../wallet/crypto/bytes.ts';
+import { sha256Utf8 } from '../../../../wallet/crypto/hash.ts';
+import { canonicalizeJson } from '../../../../wallet/crypto/jcs.ts';
+import { AUDIT_GENESIS_HASH, clipText, createAuditLog } from '../../../../issuer/audit.ts';
+import { openDatabase } from '../../../../issuer/storage/db.ts';
+import { createSqliteStores } from '../../../../issuer/storage/sqlite-stores.ts';
 
 function freshLog(start = Date.parse('2026-11-22T10:00:00Z')) {
   let clock = start;

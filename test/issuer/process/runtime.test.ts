@@ -1,81 +1,19 @@
-// The issuer as operators run it: readiness distinct from liveness (GET /v1/ready answers 503
-// NOT_READY when the database does not, SHUTTING_DOWN while draining), graceful shutdown of a
-// real process on SIGTERM (an in-flight request completes, new connections are refused, exit 0;
-// past SERVICE_SHUTDOWN_TIMEOUT_SECONDS the rest is cut, exit 1), JSON-only logs in production,
-// and the SERVICE_WORKERS bounds.
+// The issuer as operators run it, as a process of its own built from its environment: graceful
+// shutdown on SIGTERM (an in-flight request completes, new connections are refused, exit 0; past
+// SERVICE_SHUTDOWN_TIMEOUT_SECONDS the rest is cut, exit 1), JSON-only logs in production, and
+// the SERVICE_WORKERS bounds. Readiness on an in-process issuer is in ../readiness.test.ts.
 import { writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../issuer/config/index.ts';
-import { checkReadiness } from '../../issuer/services/readiness.ts';
-import { spawnIssuer, type IssuerProcess } from '../support/issuer-child.ts';
-import { startTestIssuer, tempDir, TEST_ADMIN_KEY, type TestIssuer } from '../support/issuer.ts';
+import { ConfigError, loadConfig } from '../../../issuer/config/index.ts';
+import { spawnIssuer, type IssuerProcess } from '../../support/issuer-child.ts';
+import { tempDir, TEST_ADMIN_KEY } from '../../support/issuer.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function issuer(): Promise<TestIssuer> {
-  const started = await startTestIssuer();
-  cleanups.push(() => started.dispose());
-  return started;
-}
-
-describe('GET /v1/ready', () => {
-  it('answers 200 with each dependency checked, and is published in the OpenAPI document', async () => {
-    const running = await issuer();
-    const ready = await running.call('/v1/ready');
-    expect(ready.status).toBe(200);
-    expect(ready.json).toEqual({ ok: true, checks: { database: 'ok' } });
-    const openapi = await running.call('/v1/openapi.json');
-    const path = openapi.json.paths['/v1/ready'] as { get: { responses: Record<string, unknown> } };
-    expect(Object.keys(path.get.responses).sort()).toEqual(['200', '503']);
-  });
-
-  it('answers 503 NOT_READY naming the database when it does not answer, while liveness still answers 200', async () => {
-    const running = await issuer();
-    await running.running.ctx.close(); // the database closed under the running server
-    const ready = await running.call('/v1/ready');
-    expect(ready.status).toBe(503);
-    expect(ready.headers.get('retry-after')).toBe('1');
-    expect(ready.json.error.code).toBe('NOT_READY');
-    expect(ready.json.error.details).toEqual({ checks: { database: 'failed' } });
-    expect((await running.call('/v1/health')).status).toBe(200);
-  });
-
-  it('reports a dependency that does not answer in time as timeout', async () => {
-    const hanging = { name: 'database', probe: () => new Promise<void>(() => undefined) };
-    const ok = { name: 'cache', probe: () => Promise.resolve() };
-    expect(await checkReadiness([hanging, ok], 20)).toEqual({
-      ready: false,
-      checks: { database: 'timeout', cache: 'ok' },
-      failed: ['database'],
-    });
-  });
-
-  it('answers 503 SHUTTING_DOWN to a request that arrives while the process drains', async () => {
-    const running = await issuer();
-    const { port } = new URL(running.url);
-    // A request line already on its way when the shutdown starts: the connection is busy, not idle.
-    const socket = connect(Number(port), '127.0.0.1');
-    cleanups.push(() => void socket.destroy());
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-    socket.write('GET /v1/ready HTTP/1.1\r\n');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const closed = running.running.close();
-    let answer = '';
-    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
-    const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-    socket.write('Host: 127.0.0.1\r\n\r\n');
-    await ended;
-    expect(answer).toMatch(/^HTTP\/1\.1 503 /);
-    expect(answer.toLowerCase()).toContain('connection: close');
-    expect(answer).toContain('"code":"SHUTTING_DOWN"');
-    expect(await closed).toEqual({ drained: true });
-  });
 });
 
 const PRODUCTION = {

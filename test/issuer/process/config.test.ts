@@ -5,9 +5,9 @@ import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, fetchPolicy, loadConfig, withBoundPort } from '../../issuer/config/index.ts';
-import { openDatabase } from '../../issuer/storage/db.ts';
-import { tempDir } from '../support/issuer.ts';
+import { ConfigError, fetchPolicy, loadConfig, withBoundPort } from '../../../issuer/config/index.ts';
+import { openDatabase } from '../../../issuer/storage/db.ts';
+import { tempDir } from '../../support/issuer.ts';
 
 const run = promisify(execFile);
 const dirs: string[] = [];

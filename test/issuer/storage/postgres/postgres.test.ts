@@ -6,10 +6,10 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, type Env } from '../../../issuer/config/index.ts';
-import { ISSUED_PURPOSES } from '../../../issuer/services/status-lists.ts';
-import { SchemaError } from '../../../issuer/storage/postgres/migrate.ts';
-import { outsideQuery } from '../../support/database.ts';
+import { ConfigError, loadConfig, type Env } from '../../../../issuer/config/index.ts';
+import { ISSUED_PURPOSES } from '../../../../issuer/services/status-lists.ts';
+import { SchemaError } from '../../../../issuer/storage/postgres/migrate.ts';
+import { outsideQuery } from '../../../support/database.ts';
 import {
   agentPath,
   mintToken,
@@ -18,8 +18,8 @@ import {
   TEST_ADMIN_KEY,
   tempDir,
   type TestIssuer,
-} from '../../support/issuer.ts';
-import { freshDatabase } from '../../support/servers.ts';
+} from '../../../support/issuer.ts';
+import { freshDatabase } from '../../../support/servers.ts';
 
 const dirs: string[] = [];
 afterAll(() => {
