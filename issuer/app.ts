@@ -30,7 +30,7 @@ import { requestLogger } from './http/logger.ts';
 import { closeUnreadBodies } from './http/close-unread-body.ts';
 import { jsonBodies } from './http/json-bodies.ts';
 import { rateLimit } from './http/rate-limit.ts';
-import { agentRoutes } from './routes/agents.ts';
+import { agentHandlers } from './routes/agents.ts';
 import { credentialRoutes } from './routes/credentials.ts';
 import { enrollmentHandlers } from './routes/enrollment.ts';
 import { statusListHandlers } from './routes/status-lists.ts';
@@ -125,11 +125,11 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
       ...enrollmentHandlers(ctx),
       ...consoleSupportHandlers(ctx),
       ...vcApiHandlers(ctx),
+      ...agentHandlers(ctx),
     },
     authenticators,
   );
   app.route('/', wellKnownRoutes(ctx));
-  app.route('/', agentRoutes(ctx));
   app.route('/', credentialRoutes(ctx));
   app.route('/', vpVerifyRoutes(ctx, sessions));
   app.route('/', oauthRoutes(ctx, sessions));

@@ -3,7 +3,7 @@
  * (shown here once, never again) and revoke it, so the agent's process can act as itself
  * without the admin key.
  */
-import { api, enc, type AgentClientSecret } from './api.ts';
+import { call, type AgentClientSecret } from './api.ts';
 import { fullId, h, replace } from './dom.ts';
 import { announce, attempt, confirmAction, sourceButton } from './ui.ts';
 
@@ -21,7 +21,7 @@ export function clientSecretSection(did: string, errors: HTMLElement): HTMLEleme
   const issue = async (event: Event) => {
     const result = await attempt(
       errors,
-      () => api<AgentClientSecret>(`/v1/agents/${enc(did)}/client-secret`, { method: 'POST' }),
+      () => call('issueAgentClientSecret', { params: { did } }),
       sourceButton(event),
     );
     if (!result) return;
@@ -36,11 +36,7 @@ export function clientSecretSection(did: string, errors: HTMLElement): HTMLEleme
       'Revoke secret',
     );
     if (!sure) return;
-    const result = await attempt(
-      errors,
-      () => api<{ revoked: true }>(`/v1/agents/${enc(did)}/client-secret`, { method: 'DELETE' }),
-      button,
-    );
+    const result = await attempt(errors, () => call('revokeAgentClientSecret', { params: { did } }), button);
     if (!result) return;
     replace(output);
     announce(`The client secret of ${did} was revoked.`);

@@ -187,7 +187,7 @@ export function renderAgent(root: HTMLElement, did: string): void {
   replace(root, h('p', {}, h('a', { href: '#/agents' }, '← All agents')), heading('Agent'), errors, body);
 
   const load = async () => {
-    const detail = await attempt(errors, () => api<AgentDetail>(`/v1/agents/${enc(did)}`));
+    const detail = await attempt(errors, () => call('getAgent', { params: { did } }));
     if (!detail) return replace(body);
     const { delegations, resolution, audit, reports } = await agentContext(did);
     replace(

@@ -6,7 +6,6 @@
  */
 import type { JsonObject, JsonValue } from '../crypto/json-value.ts';
 import type { Ed25519PublicJwk } from '../crypto/jwt.ts';
-import type { AgentDetail } from '../contract/agents.ts';
 import type { AuditChainVerdict, AuditPage } from '../contract/audit.ts';
 import type { CredentialView } from '../contract/credentials.ts';
 import type { DidResolution, HostedDid } from '../contract/dids.ts';
@@ -48,8 +47,10 @@ export function isAgentCredentialOf(value: unknown, subjectDid: unknown): value 
   return isObject(value) && isObject(value.credentialSubject) && value.credentialSubject.id === subjectDid;
 }
 
-export function isPresentationBy(body: JsonObject, holder: string): body is JsonObject & VerifiablePresentation {
-  return body.holder === holder && Array.isArray(body.verifiableCredential);
+/** The issuer's word that this is a presentation, checked where it matters: `holder`'s, with credentials. */
+export function isPresentationBy(body: VerifiablePresentation, holder: string): boolean {
+  const { holder: by, verifiableCredential }: { holder: unknown; verifiableCredential: unknown } = body;
+  return by === holder && Array.isArray(verifiableCredential);
 }
 
 /** `{[member]: [...], nextCursor?}`: one page of a listing (its items are the issuer's word). */
@@ -58,10 +59,6 @@ export function isPage<K extends string, T>(
   member: K,
 ): body is JsonObject & Record<K, T[]> & { nextCursor?: string } {
   return Array.isArray(body[member]) && (body.nextCursor === undefined || typeof body.nextCursor === 'string');
-}
-
-export function isAgentDetailOf(body: JsonObject, did: string): body is JsonObject & AgentDetail {
-  return body.did === did && Array.isArray(body.credentials);
 }
 
 export function isStatusListInfo(body: JsonObject): body is JsonObject & StatusListInfo {

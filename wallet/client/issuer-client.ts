@@ -26,7 +26,7 @@
  * is an answer, not a failure. No secret (admin key, enrollment token, challenge) ever appears in
  * an error message, its details or an event.
  */
-import type { AgentClientSecret, AgentDetail, AgentInfo } from '../contract/agents.ts';
+import type { AgentClientSecret, AgentDetail, AgentInfo, DelegateRequest, PresentRequest } from '../contract/agents.ts';
 import type { AuditChainVerdict, AuditRecord } from '../contract/audit.ts';
 import type {
   CredentialState,
@@ -55,7 +55,6 @@ import {
   asObject,
   invalid,
   isAgentCredentialOf,
-  isAgentDetailOf,
   isAuditChainVerdict,
   isAuditPage,
   isCredentialView,
@@ -333,42 +332,27 @@ export class IssuerClient {
 
   /** Server custody: a presentation the issuer signs for `agentDid` (admin). */
   async requestVp(agentDid: string, options: RequestVpOptions): Promise<VerifiablePresentation> {
-    const body = asObject(
-      await this.#json({
-        method: 'POST',
-        path: `/v1/agents/${enc(agentDid)}/vp`,
-        body: defined({
-          targetService: options.target,
-          challenge: options.challenge,
-          credentialId: options.credentialId,
-          lifetimeSeconds: options.lifetimeSeconds,
-        }),
-        admin: 'required',
-        idempotent: true,
-        signal: options.signal,
-      }),
-      'a presentation',
-    );
-    if (!isPresentationBy(body, agentDid)) throw invalid(`a presentation by ${agentDid}`);
-    return body;
+    const body = defined({
+      targetService: options.target,
+      challenge: options.challenge,
+      credentialId: options.credentialId,
+      lifetimeSeconds: options.lifetimeSeconds,
+    }) as PresentRequest;
+    const vp = await this.call('requestVp', { params: { did: agentDid }, body }, { signal: options.signal });
+    if (!isPresentationBy(vp, agentDid)) throw invalid(`a presentation by ${agentDid}`);
+    return vp;
   }
 
   /** Server custody: a DelegatedAgentCredential the issuer signs for the delegator `agentDid` (admin). */
   async delegate(agentDid: string, options: ServerDelegationOptions): Promise<CredentialView> {
-    return this.#credential({
-      method: 'POST',
-      path: `/v1/agents/${enc(agentDid)}/delegations`,
-      body: defined({
-        delegateeDid: options.to,
-        scopes: [...options.scopes],
-        lifetimeSeconds: options.lifetimeSeconds,
-        domains: options.domains === undefined ? undefined : [...options.domains],
-        delegationDepth: options.delegationDepth,
-      }),
-      admin: 'required',
-      idempotent: false,
-      signal: options.signal,
-    });
+    const body = defined({
+      delegateeDid: options.to,
+      scopes: [...options.scopes],
+      lifetimeSeconds: options.lifetimeSeconds,
+      domains: options.domains === undefined ? undefined : [...options.domains],
+      delegationDepth: options.delegationDepth,
+    }) as DelegateRequest;
+    return this.call('delegate', { params: { did: agentDid }, body }, { signal: options.signal });
   }
 
   async #credential(spec: RequestSpec): Promise<CredentialView> {
@@ -414,13 +398,8 @@ export class IssuerClient {
 
   /** `GET /v1/agents` (admin). */
   listAgents(query: PageQuery = {}): Promise<{ agents: AgentInfo[]; nextCursor?: string }> {
-    return this.#page(
-      '/v1/agents',
-      'agents',
-      'an agent list',
-      { cursor: query.cursor, limit: query.limit },
-      query.signal,
-    );
+    const { cursor, limit, signal } = query;
+    return this.call('listAgents', { query: { cursor, limit } }, { signal });
   }
 
   /** One page of an admin listing: `{[member]: [...], nextCursor?}`. */
@@ -445,47 +424,21 @@ export class IssuerClient {
    * `new IssuerClient({ baseUrl, clientSecret })`.
    */
   async issueAgentClientSecret(did: string, options: CallOptions = {}): Promise<AgentClientSecret> {
-    const body = asObject(
-      await this.#json({
-        method: 'POST',
-        path: `/v1/agents/${enc(did)}/client-secret`,
-        admin: 'required',
-        idempotent: false,
-        signal: options.signal,
-      }),
-      'a client secret',
-    );
-    const { clientId, clientSecret, createdAt } = body;
-    if (clientId !== did || typeof clientSecret !== 'string' || typeof createdAt !== 'string')
-      throw invalid(`a client secret for ${did}`);
-    return { clientId, clientSecret, createdAt };
+    const secret = await this.call('issueAgentClientSecret', { params: { did } }, options);
+    if (secret.clientId !== did) throw invalid(`a client secret for ${did}`);
+    return secret;
   }
 
   /** `DELETE /v1/agents/{did}/client-secret` (admin): the secret stops working at once. */
   async revokeAgentClientSecret(did: string, options: CallOptions = {}): Promise<void> {
-    await this.#json({
-      method: 'DELETE',
-      path: `/v1/agents/${enc(did)}/client-secret`,
-      admin: 'required',
-      idempotent: true,
-      signal: options.signal,
-    });
+    await this.call('revokeAgentClientSecret', { params: { did } }, options);
   }
 
   /** `GET /v1/agents/{did}` (admin): the agent, its current credential and its credential history. */
   async getAgent(did: string, options: CallOptions = {}): Promise<AgentDetail> {
-    const body = asObject(
-      await this.#json({
-        method: 'GET',
-        path: `/v1/agents/${enc(did)}`,
-        admin: 'required',
-        idempotent: true,
-        signal: options.signal,
-      }),
-      'an agent',
-    );
-    if (!isAgentDetailOf(body, did)) throw invalid(`the agent ${did}`);
-    return body;
+    const agent = await this.call('getAgent', { params: { did } }, options);
+    if (agent.did !== did) throw invalid(`the agent ${did}`);
+    return agent;
   }
 
   /**

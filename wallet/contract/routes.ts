@@ -3,6 +3,7 @@
  * The issuer mounts exactly these (issuer/app.ts), `IssuerClient.call` and the console call by
  * these names, and the OpenAPI document is generated from them.
  */
+import { agentEndpoints } from './agents.ts';
 import { enrollmentEndpoints } from './enrollment.ts';
 import { consoleEndpoints } from './console.ts';
 import { statusListEndpoints } from './status-lists.ts';
@@ -13,6 +14,7 @@ export const ROUTES = {
   ...enrollmentEndpoints,
   ...consoleEndpoints,
   ...vcApiEndpoints,
+  ...agentEndpoints,
 } as const;
 
 export type Routes = typeof ROUTES;
