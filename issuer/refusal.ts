@@ -6,10 +6,11 @@
  */
 import { MandateError } from '../wallet/crypto/errors.ts';
 import type { JsonValue } from '../wallet/crypto/json-value.ts';
-// The code list (type only): the edge's table names every code the issuer answers with.
-import type { IssuerErrorCode } from './http/errors.ts';
+// The codes the issuer answers with: the reason registry's codes that carry an issuer status
+// (wallet/reasons/registry.ts), so a refusal needs nothing from the HTTP edge.
+import type { IssuerCode } from '../wallet/reasons/registry.ts';
 
-export type { IssuerErrorCode };
+export type IssuerErrorCode = IssuerCode;
 
 /** An RFC 6750 §3 Bearer challenge: which credential was missing or wrong, for the client to fix. */
 export interface BearerChallenge {
