@@ -10,6 +10,7 @@
 // `npm run test:quick` (test/run.mjs --quick) runs the node project without what needs the
 // run's PostgreSQL or Redis or a Chromium: test/e2e/**, and files whose name says `postgres`
 // or `redis`. A new test that needs one of those goes in test/e2e or says so in its name.
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import { playwright } from '@vitest/browser-playwright';
@@ -66,6 +67,10 @@ export default defineConfig({
   },
   test: {
     globalSetup: ['test/support/global-setup.ts'],
+    // Vitest's default is one file at a time on a 2-core machine (cores - 1), and the node and
+    // node-postgres files share that one worker. Much of a file's time is spent waiting on
+    // sockets, child processes and the servers it started, so two at a time keep both cores busy.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     reporters: ['default', './test/support/summary-reporter.ts'],
     projects: [
       {
@@ -103,6 +108,9 @@ export default defineConfig({
           browser: {
             enabled: true,
             headless: true,
+            // One page at a time, as before maxWorkers was raised: files share the origin's
+            // IndexedDB and service-worker registrations.
+            fileParallelism: false,
             screenshotFailures: false,
             provider: playwright({
               launchOptions: {
