@@ -41,7 +41,7 @@ import { challengeRoutes } from './routes/challenges.ts';
 import { didRoutes } from './routes/dids.ts';
 import { vcApiHandlers } from './routes/vc-api.ts';
 import { sessionTokensFor, vpVerifyRoutes } from './routes/vp-verify.ts';
-import { OAUTH_FORM_PATHS, oauthRoutes } from './routes/oauth.ts';
+import { OAUTH_FORM_PATHS, oauthHandlers } from './routes/oauth.ts';
 import { consoleRoutes } from './routes/console.ts';
 import { consoleSupportHandlers } from './routes/console-support.ts';
 import { ROUTES } from '../wallet/contract/routes.ts';
@@ -126,13 +126,13 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
       ...consoleSupportHandlers(ctx),
       ...vcApiHandlers(ctx),
       ...agentHandlers(ctx),
+      ...oauthHandlers(ctx, sessions),
     },
     authenticators,
   );
   app.route('/', wellKnownRoutes(ctx));
   app.route('/', credentialRoutes(ctx));
   app.route('/', vpVerifyRoutes(ctx, sessions));
-  app.route('/', oauthRoutes(ctx, sessions));
   app.route('/', challengeRoutes(ctx));
   app.route('/', didRoutes(ctx));
   app.route('/', auditRoutes(ctx));

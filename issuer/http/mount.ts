@@ -19,8 +19,9 @@ import {
   type ValidatedInput,
 } from '../../wallet/contract/endpoint.ts';
 import { ErrorSchema } from '../../wallet/contract/errors.ts';
+import { OAuthErrorSchema, type OAuthErrorCode } from '../../wallet/contract/oauth.ts';
 import type { IssuerEnv } from './env.ts';
-import { ISSUER_ERRORS } from './errors.ts';
+import { ISSUER_ERRORS, OAUTH_ERROR_STATUS } from './errors.ts';
 
 /** What a handler may answer: the endpoint's declared body (sent with its 2xx status), or a whole Response. */
 export type HandlerResult<S extends EndpointSpec> = EndpointOutput<S> | Response;
@@ -42,18 +43,42 @@ interface Validated {
   out: { param: unknown; query: unknown; json: unknown; form: unknown };
 }
 
+function isOAuthErrorCode(code: string): code is OAuthErrorCode {
+  return Object.hasOwn(OAUTH_ERROR_STATUS, code);
+}
+
+/**
+ * A code's status and the body it is answered with: the issuer's error, or RFC 6749 §5.2's
+ * (`errors` holds registry codes with an issuer status or OAuth codes, checked at compile time).
+ */
+function errorAnswer(code: EndpointSpec['errors'][number]): { status: number; oauth: boolean } {
+  if (isOAuthErrorCode(code)) return { status: OAUTH_ERROR_STATUS[code], oauth: true };
+  return { status: ISSUER_ERRORS[code], oauth: false };
+}
+
 /** The error answers of an entry by status, each described by the codes it carries. */
 function errorResponses(spec: EndpointSpec): RouteConfig['responses'] {
-  const byStatus = new Map<number, string[]>();
+  const byStatus = new Map<number, { codes: string[]; issuer: boolean; oauth: boolean }>();
   for (const code of new Set([...spec.errors, ...impliedErrors(spec)])) {
-    // `errors` holds registry codes with an issuer status (EndpointSpec, checked at compile time).
-    const status = ISSUER_ERRORS[code];
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    const { status, oauth } = errorAnswer(code);
+    const seen = byStatus.get(status) ?? { codes: [], issuer: false, oauth: false };
+    byStatus.set(status, {
+      codes: [...seen.codes, code],
+      issuer: seen.issuer || !oauth,
+      oauth: seen.oauth || oauth,
+    });
   }
   return Object.fromEntries(
-    [...byStatus].map(([status, codes]) => [
+    [...byStatus].map(([status, { codes, issuer, oauth }]) => [
       status,
-      { description: codes.join(', '), content: { 'application/json': { schema: ErrorSchema } } },
+      {
+        description: codes.join(', '),
+        content: {
+          'application/json': {
+            schema: issuer && oauth ? ErrorSchema.or(OAuthErrorSchema) : oauth ? OAuthErrorSchema : ErrorSchema,
+          },
+        },
+      },
     ]),
   );
 }
@@ -77,6 +102,7 @@ function routeOf(spec: EndpointSpec, authenticate: MiddlewareHandler<IssuerEnv> 
     path: spec.path,
     tags: [spec.tag],
     summary: spec.summary,
+    ...(spec.description ? { description: spec.description } : {}),
     ...(spec.hidden ? { hide: true } : {}),
     ...(spec.auth === 'public' ? {} : { security: [{ adminBearer: [] }] }),
     ...(authenticate ? { middleware: [authenticate] } : {}),
@@ -107,7 +133,10 @@ function mountOne(
   handler: MountedHandler,
   authenticators: Authenticators,
 ): void {
-  const status = successStatus(spec) as ContentfulStatusCode;
+  // An endpoint that exists to refuse (no 2xx) answers only whole Responses.
+  const status = Object.keys(spec.responses).some((s) => Number(s) < 300)
+    ? (successStatus(spec) as ContentfulStatusCode)
+    : undefined;
   const bodyTarget = spec.body?.media === 'form' ? 'form' : 'json';
   const run = async (c: Context<IssuerEnv, string, Validated>): Promise<Response> => {
     const input = {
@@ -116,7 +145,9 @@ function mountOne(
       body: spec.body ? c.req.valid(bodyTarget) : undefined,
     } as ValidatedInput<EndpointSpec>;
     const result = await handler(input, c);
-    return result instanceof Response ? result : c.json(result as JSONValue, status);
+    if (result instanceof Response) return result;
+    if (status === undefined) throw new TypeError(`${spec.method} ${spec.path} has no 2xx answer to send`);
+    return c.json(result as JSONValue, status);
   };
   const authenticate = spec.auth === 'public' ? undefined : authenticators[spec.auth];
   app.openapi(routeOf(spec, authenticate), run);

@@ -7,7 +7,7 @@
  * published is what is enforced, and a path is written in exactly one place.
  */
 import type { z } from 'zod';
-import type { IssuerCode } from '../reasons/registry.ts';
+import type { IssuerCode, OAuthError } from '../reasons/registry.ts';
 
 export type EndpointMethod = 'GET' | 'POST' | 'DELETE';
 
@@ -42,17 +42,23 @@ export interface EndpointSpec {
   /** The OpenAPI tag (the reference's section). */
   tag: string;
   summary: string;
+  /** More than the summary says, when a reader needs it (what a body read by the handler itself holds). */
+  description?: string;
   auth: EndpointAuth;
   params?: z.ZodType;
   query?: z.ZodType;
   body?: EndpointBody;
-  /** The answers with a body: one 2xx, and any other status whose body is an answer (403 of /v1/vp/verify). */
+  /**
+   * The answers with a body: one 2xx, and any other status whose body is an answer (403 of
+   * /v1/vp/verify). No 2xx only for an endpoint that exists to refuse (GET /oauth/authorize).
+   */
   responses: Readonly<Partial<Record<number, EndpointResponse>>>;
   /**
    * Error codes this endpoint answers beyond `impliedErrors`: codes of the reason registry with an
-   * issuer status (wallet/reasons/registry.ts; docs/api.md §Error codes), checked at compile time.
+   * issuer status (wallet/reasons/registry.ts; docs/api.md §Error codes), checked at compile time,
+   * or RFC 6749 §5.2 `error` codes for the OAuth endpoints, which answer `{error, error_description}`.
    */
-  errors: readonly IssuerCode[];
+  errors: readonly (IssuerCode | OAuthError)[];
   /** A POST a client may repeat after a lost answer: repeating cannot do more than the first call. */
   repeatable?: boolean;
   /** Served but left out of the OpenAPI document (the console's HTML). */

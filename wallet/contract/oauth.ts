@@ -9,6 +9,7 @@
  * (RFC 8414 §2), with the issuer's DID published beside it (`mandate_issuer_did`).
  */
 import { z } from 'zod';
+import { endpoint } from './endpoint.ts';
 
 /** RFC 6749 §4.4 */
 export const GRANT_CLIENT_CREDENTIALS = 'client_credentials';
@@ -136,3 +137,67 @@ export type AuthorizationServerMetadata = z.infer<typeof AuthorizationServerMeta
 export type OpenIdConfiguration = z.infer<typeof OpenIdConfigurationSchema>;
 export type TokenRequest = z.infer<typeof TokenRequestSchema>;
 export type TokenResponse = z.infer<typeof TokenResponseSchema>;
+
+/**
+ * The OAuth endpoints. All public: the token endpoint authenticates its clients itself
+ * (private_key_jwt, a client secret, or the presentation), and reads its form body itself so a
+ * repeated parameter is seen (RFC 6749 §3.2) — hence no body schema here: `TokenRequestSchema`
+ * describes it in the document.
+ */
+export const oauthEndpoints = {
+  authorizationServerMetadata: endpoint({
+    method: 'GET',
+    path: '/.well-known/oauth-authorization-server',
+    tag: 'OAuth',
+    summary: 'RFC 8414 authorization server metadata (issuer = the base URL; the DID in mandate_issuer_did). Public.',
+    auth: 'public',
+    responses: { 200: { schema: AuthorizationServerMetadataSchema, description: 'The metadata' } },
+    errors: [],
+  }),
+  openIdConfiguration: endpoint({
+    method: 'GET',
+    path: '/.well-known/openid-configuration',
+    tag: 'OAuth',
+    summary:
+      'The OpenID Connect Discovery subset workload-identity federation reads (issuer, jwks_uri, token_endpoint). Public.',
+    auth: 'public',
+    responses: { 200: { schema: OpenIdConfigurationSchema, description: 'The discovery document' } },
+    errors: [],
+  }),
+  oauthToken: endpoint({
+    method: 'POST',
+    path: '/oauth/token',
+    tag: 'OAuth',
+    summary:
+      'OAuth token endpoint (RFC 6749 §3.2), form-encoded: client_credentials with private_key_jwt, or RFC 8693 token exchange of a Mandate presentation; DPoP (RFC 9449). Answers RFC 6749 §5.2 errors with mandate_reason. Public.',
+    description:
+      'Form parameters: ' +
+      Object.keys(TokenRequestSchema.shape).join(', ') +
+      '. See docs/oauth.md. The body is read by the endpoint itself (repeated parameters are refused).',
+    auth: 'public',
+    responses: { 200: { schema: TokenResponseSchema, description: 'RFC 6749 §5.1' } },
+    errors: [
+      'invalid_request',
+      'invalid_client',
+      'invalid_grant',
+      'unauthorized_client',
+      'unsupported_grant_type',
+      'invalid_scope',
+      'invalid_target',
+      'invalid_dpop_proof',
+      'use_dpop_nonce',
+      'PAYLOAD_TOO_LARGE',
+      'UNSUPPORTED_MEDIA_TYPE',
+    ],
+  }),
+  oauthAuthorize: endpoint({
+    method: 'GET',
+    path: '/oauth/authorize',
+    tag: 'OAuth',
+    summary:
+      'The authorization endpoint the metadata must name: no user-facing flow exists, so every request is 400 unsupported_response_type (RFC 6749 §4.1.2.1, never redirected). Public.',
+    auth: 'public',
+    responses: {},
+    errors: ['unsupported_response_type'],
+  }),
+};

@@ -6,6 +6,7 @@
 import { agentEndpoints } from './agents.ts';
 import { enrollmentEndpoints } from './enrollment.ts';
 import { consoleEndpoints } from './console.ts';
+import { oauthEndpoints } from './oauth.ts';
 import { statusListEndpoints } from './status-lists.ts';
 import { vcApiEndpoints } from './vc-api.ts';
 
@@ -15,6 +16,7 @@ export const ROUTES = {
   ...consoleEndpoints,
   ...vcApiEndpoints,
   ...agentEndpoints,
+  ...oauthEndpoints,
 } as const;
 
 export type Routes = typeof ROUTES;
