@@ -35,7 +35,7 @@ import { credentialRoutes } from './routes/credentials.ts';
 import { enrollmentHandlers } from './routes/enrollment.ts';
 import { statusListHandlers } from './routes/status-lists.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
-import { registerApiDocs } from './routes/api-docs.ts';
+import { apiDocsHandlers } from './routes/api-docs.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { challengeRoutes } from './routes/challenges.ts';
 import { didRoutes } from './routes/dids.ts';
@@ -127,6 +127,7 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
       ...vcApiHandlers(ctx),
       ...agentHandlers(ctx),
       ...oauthHandlers(ctx, sessions),
+      ...apiDocsHandlers(ctx, app),
     },
     authenticators,
   );
@@ -137,7 +138,6 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
   app.route('/', didRoutes(ctx));
   app.route('/', auditRoutes(ctx));
   app.route('/', consoleRoutes(ctx));
-  registerApiDocs(app, ctx);
   operations = operationsOf(app);
 
   return app;

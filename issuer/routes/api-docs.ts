@@ -1,18 +1,17 @@
 /**
- * The published contract: `GET /v1/openapi.json`, generated from the very zod schemas that
- * validate requests (@hono/zod-openapi, OpenAPI 3.1), and `GET /docs`, the same document
- * rendered on the server into one HTML page without script or external assets
- * (http/api-reference.ts). Both public.
+ * The published contract (wallet/contract/api-docs.ts `apiDocsEndpoints`): `GET /v1/openapi.json`,
+ * generated from the route table — the very zod schemas that validate requests
+ * (@hono/zod-openapi, OpenAPI 3.1) — and `GET /docs`, the same document rendered on the server
+ * into one HTML page without script or external assets (http/api-reference.ts). Both public.
  *
- * Registered on the ROOT app (not a sub-router): the document covers every route of the app.
+ * Generated from the ROOT app (not a sub-router), so the document covers every route of the app.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { apiDocsEndpoints } from '../../wallet/contract/api-docs.ts';
 import type { IssuerContext } from '../context.ts';
 import type { IssuerEnv } from '../http/env.ts';
+import type { HandlersOf } from '../http/mount.ts';
 import { renderApiReference } from '../http/api-reference.ts';
-
-export const OPENAPI_PATH = '/v1/openapi.json';
-export const DOCS_PATH = '/docs';
 
 const TAGS = [
   { name: 'Enrollment', description: 'Enrollment tokens (operator) and agent onboarding (self or server custody).' },
@@ -41,18 +40,20 @@ function documentConfig(ctx: IssuerContext) {
   };
 }
 
-/** Adds GET /v1/openapi.json and GET /docs to the root app. */
-export function registerApiDocs(app: OpenAPIHono<IssuerEnv>, ctx: IssuerContext): void {
+/** GET /v1/openapi.json and GET /docs of the root app `app` (read when asked: every route is mounted by then). */
+export function apiDocsHandlers(ctx: IssuerContext, app: OpenAPIHono<IssuerEnv>): HandlersOf<typeof apiDocsEndpoints> {
   let rendered: string | undefined;
-  app.doc31(OPENAPI_PATH, () => documentConfig(ctx));
-  app.get(DOCS_PATH, (c) => {
-    // Routes are fixed once the app is built: render once.
-    rendered ??= renderApiReference(app.getOpenAPI31Document(documentConfig(ctx)));
-    c.header(
-      'content-security-policy',
-      "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-    );
-    c.header('cache-control', 'no-cache');
-    return c.html(rendered);
-  });
+  return {
+    openApiDocument: (_, c) => c.json(app.getOpenAPI31Document(documentConfig(ctx))),
+    apiReference: (_, c) => {
+      // Routes are fixed once the app is built: render once.
+      rendered ??= renderApiReference(app.getOpenAPI31Document(documentConfig(ctx)));
+      c.header(
+        'content-security-policy',
+        "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      );
+      c.header('cache-control', 'no-cache');
+      return c.html(rendered);
+    },
+  };
 }

@@ -6,6 +6,11 @@
  *
  * Files are looked up by name in the build's own listing, never by joining a path from the
  * URL, so no request can read outside dist/console/.
+ *
+ * Not route-table entries (wallet/contract): these are static files and a redirect, not API
+ * operations — no client calls them by name, their answers are HTML/assets with their own
+ * headers (and a plain-text 404 for an unknown asset, not the API's error body), and
+ * `/console` and `/console/` are one page. Nothing in the table would be used; plain routes.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,7 @@
 // The published contract: GET /v1/openapi.json is generated from the schemas that validate
 // requests, and GET /docs renders it into a page that works on a closed network (no script, no
 // external asset) and cannot be made to run anything.
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { escapeHtml, renderApiReference, type OpenApiDocument } from '../../issuer/http/api-reference.ts';
 import { startTestIssuer, type TestIssuer } from '../support/issuer.ts';
@@ -67,6 +68,17 @@ describe('GET /v1/openapi.json', () => {
     expect(doc.paths['/v1/dids'].post.security).toEqual([{ adminBearer: [] }]);
     expect(doc.paths['/v1/vp/verify'].post.security).toBeUndefined();
     expect(doc.servers).toEqual([{ url: issuer.running.ctx.config.apiBaseUrl }]);
+  });
+
+  it('is a valid OpenAPI 3.1 document (the OpenAPI Initiative schema, with every $ref resolved)', async () => {
+    const doc = (await issuer.call('/v1/openapi.json')).json;
+    const validator = new Validator();
+    const result = await validator.validate(doc);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+    // Every $ref points into the document (resolveRefs throws on one that does not).
+    expect(() => validator.resolveRefs()).not.toThrow();
   });
 
   it('matches what the server enforces: a request the schema forbids is refused', async () => {

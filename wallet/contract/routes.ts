@@ -4,6 +4,7 @@
  * these names, and the OpenAPI document is generated from them.
  */
 import { agentEndpoints } from './agents.ts';
+import { apiDocsEndpoints } from './api-docs.ts';
 import { enrollmentEndpoints } from './enrollment.ts';
 import { consoleEndpoints } from './console.ts';
 import { oauthEndpoints } from './oauth.ts';
@@ -17,6 +18,7 @@ export const ROUTES = {
   ...vcApiEndpoints,
   ...agentEndpoints,
   ...oauthEndpoints,
+  ...apiDocsEndpoints,
 } as const;
 
 export type Routes = typeof ROUTES;
