@@ -8,6 +8,8 @@ import { generateSeed, seedSigner } from '../../wallet/crypto/ed25519.ts';
 import { encodeBase58btc } from '../../wallet/crypto/multikey.ts';
 import { createConsent } from '../../wallet/vc/grant.ts';
 import { didKeyIdentity, type SigningIdentity } from '../../wallet/vc/identity.ts';
+import { statusOf } from '../../issuer/http/errors.ts';
+import { refuse } from '../../issuer/refusal.ts';
 import { decodeSignature } from '../../issuer/services/challenges.ts';
 import { startTestIssuer, type TestIssuer } from '../support/issuer.ts';
 
@@ -404,7 +406,9 @@ describe('POST /v1/challenges/:id/verify', () => {
     expect(decodeSignature('ab'.repeat(64))).toHaveLength(64);
     expect(decodeSignature(encodeBase58btc(new Uint8Array(64).fill(7)))).toHaveLength(64);
     expect(() => decodeSignature(encodeBase58btc(new Uint8Array(63)))).toThrow(
-      expect.objectContaining({ code: 'SIGNATURE_ENCODING_INVALID', status: 400 }),
+      expect.objectContaining({ code: 'SIGNATURE_ENCODING_INVALID' }),
     );
+    // The refusal carries a code, no status: the HTTP edge answers that code with 400.
+    expect(statusOf(refuse('SIGNATURE_ENCODING_INVALID', 'a signature of 63 bytes'))).toBe(400);
   });
 });
