@@ -22,7 +22,7 @@ import { cors } from 'hono/cors';
 import { etag } from 'hono/etag';
 import { requestId } from 'hono/request-id';
 import { secureHeaders } from 'hono/secure-headers';
-import type { IssuerContext } from './context.ts';
+import type { IssuerContext } from './boot.ts';
 import type { IssuerEnv } from './http/env.ts';
 import { createErrorHandler, notFoundHandler, validationHook } from './http/errors.ts';
 import { refuse } from './refusal.ts';

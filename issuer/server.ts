@@ -8,7 +8,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp } from './app.ts';
 import { baseUrlFor, loadConfig, withBoundPort, type Env, type IssuerConfig } from './config/index.ts';
-import { createIssuerContext, type IssuerContext } from './context.ts';
+import { createIssuerContext, type IssuerContext } from './boot.ts';
 import type { IssuerEnv } from './http/env.ts';
 import { errorBody } from './http/errors.ts';
 import type { Logger } from './log.ts';

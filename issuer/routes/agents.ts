@@ -5,7 +5,7 @@
  * URL-encoded (encodeURIComponent), since a did:web may itself contain "%3A".
  */
 import type { agentEndpoints } from '../../wallet/contract/agents.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerContext } from '../boot.ts';
 import type { HandlersOf } from '../http/mount.ts';
 import { issueAgentSecret, revokeAgentSecret } from '../services/agent-secrets.ts';
 import { delegateFor, getAgentDetail, listAgents, presentFor } from '../services/agents.ts';

@@ -8,7 +8,7 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { apiDocsEndpoints } from '../../wallet/contract/api-docs.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerContext } from '../boot.ts';
 import type { IssuerEnv } from '../http/env.ts';
 import type { HandlersOf } from '../http/mount.ts';
 import { renderApiReference } from '../http/api-reference.ts';

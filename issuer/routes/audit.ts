@@ -13,7 +13,7 @@ import {
   type AuditListQuery,
 } from '../../wallet/contract/audit.ts';
 import type { AuditQuery as AuditLogQuery } from '../audit.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerContext } from '../boot.ts';
 import { adminAuth } from '../http/admin-auth.ts';
 import { createRouter } from '../http/errors.ts';
 import { refuse } from '../refusal.ts';

@@ -11,7 +11,7 @@ import {
   UserChallengeSchema,
   UserChallengeVerdictSchema,
 } from '../../wallet/contract/challenges.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerContext } from '../boot.ts';
 import { createRouter } from '../http/errors.ts';
 import { createChallengeService } from '../services/challenges.ts';
 import { errorResponses, jsonBody, jsonResponse } from './schemas.ts';

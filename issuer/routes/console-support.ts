@@ -3,7 +3,7 @@
  * one call of issuer/services/console.ts.
  */
 import type { consoleEndpoints } from '../../wallet/contract/console.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerContext } from '../boot.ts';
 import type { HandlersOf } from '../http/mount.ts';
 import { consoleDelegations, latestAudit, searchConsoleAgents, statusListFill } from '../services/console.ts';
 

@@ -16,7 +16,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerContext } from '../boot.ts';
 import type { IssuerEnv } from '../http/env.ts';
 
 /**

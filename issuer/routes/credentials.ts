@@ -13,7 +13,7 @@ import {
   StatusChangeSchema,
   VcIdParamSchema,
 } from '../../wallet/contract/credentials.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerContext } from '../boot.ts';
 import { adminAuth } from '../http/admin-auth.ts';
 import type { IssuerEnv } from '../http/env.ts';
 import { createRouter } from '../http/errors.ts';

@@ -16,7 +16,7 @@ import {
   ServiceInputSchema,
   ServiceParamSchema,
 } from '../../wallet/contract/dids.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerContext } from '../boot.ts';
 import { adminAuth } from '../http/admin-auth.ts';
 import type { IssuerEnv } from '../http/env.ts';
 import { createRouter } from '../http/errors.ts';

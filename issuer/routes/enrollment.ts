@@ -5,7 +5,7 @@
  * token.
  */
 import type { enrollmentEndpoints } from '../../wallet/contract/enrollment.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerContext } from '../boot.ts';
 import type { HandlersOf } from '../http/mount.ts';
 import {
   completeOnboarding,

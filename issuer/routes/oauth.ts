@@ -8,7 +8,7 @@
  * validator; its answers are RFC 6749 §5.1/§5.2 bodies with `Cache-Control: no-store`.
  */
 import { oauthEndpoints } from '../../wallet/contract/oauth.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerContext } from '../boot.ts';
 import { OAUTH_ERROR_STATUS } from '../http/errors.ts';
 import type { HandlersOf } from '../http/mount.ts';
 import { OAuthRefusal } from '../services/oauth/errors.ts';

@@ -7,7 +7,7 @@
  */
 import type { Context } from 'hono';
 import type { vcApiEndpoints } from '../../wallet/contract/vc-api.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerContext } from '../boot.ts';
 import type { IssuerEnv } from '../http/env.ts';
 import type { HandlersOf } from '../http/mount.ts';
 import { issueVcApiCredential } from '../services/vc-api/issue.ts';

@@ -13,7 +13,7 @@ import {
   VpDeniedSchema,
   VpVerifyRequestSchema,
 } from '../../wallet/contract/vp-verify.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerContext } from '../boot.ts';
 import { createRouter } from '../http/errors.ts';
 import { adminAuth } from '../http/admin-auth.ts';
 import { introspectSessionToken } from '../services/introspection.ts';

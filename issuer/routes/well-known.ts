@@ -8,7 +8,7 @@ import { AgentDocumentParamSchema } from '../../wallet/contract/dids.ts';
 import { HealthSchema, ReadySchema } from '../../wallet/contract/health.ts';
 import type { Context } from 'hono';
 import { MANDATE_CONTEXT } from '../../wallet/vc/context.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerContext } from '../boot.ts';
 import type { IssuerEnv } from '../http/env.ts';
 import { createRouter } from '../http/errors.ts';
 import { refuse } from '../refusal.ts';

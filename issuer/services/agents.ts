@@ -12,7 +12,7 @@ import { signPresentation } from '../../wallet/vc/presentation.ts';
 import { VerificationError } from '../../wallet/vc/reasons.ts';
 import type { ChainCredential, VerifiablePresentation } from '../../wallet/vc/types.ts';
 import { parseDateTimeStamp } from '../../wallet/crypto/data-integrity.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerDeps } from '../deps.ts';
 import { invalidCursor, refuse } from '../refusal.ts';
 import type { AgentRecord } from '../storage/agents-store.ts';
 import type { CredentialRecord } from '../storage/credentials-store.ts';
@@ -33,11 +33,11 @@ type AgentView = AgentInfo;
 
 /** `hosted`: the agent's hosted DID (read by agentViewOf, or by the console's joined search). */
 export function agentView(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'config'>,
   agent: AgentRecord,
   hosted: { deactivated: boolean } | undefined,
 ): AgentView {
-  const webPrefix = `did:web:${ctx.config.didDomain ?? ''}:agents:`;
+  const webPrefix = `did:web:${deps.config.didDomain ?? ''}:agents:`;
   return {
     did: agent.did,
     id: agent.id,
@@ -48,42 +48,48 @@ export function agentView(
     ...(agent.currentCredentialId === null ? {} : { currentCredentialId: agent.currentCredentialId }),
     createdAt: new Date(agent.createdAt).toISOString(),
     ...(hosted && agent.did.startsWith(webPrefix)
-      ? { didDocumentUrl: `${ctx.config.apiBaseUrl}/agents/${encodeURIComponent(agent.id)}/did.json` }
+      ? { didDocumentUrl: `${deps.config.apiBaseUrl}/agents/${encodeURIComponent(agent.id)}/did.json` }
       : {}),
     ...(hosted?.deactivated ? { deactivated: true } : {}),
   };
 }
 
 /** agentView with the agent's hosted DID read from the store. */
-export async function agentViewOf(ctx: IssuerContext, agent: AgentRecord): Promise<AgentView> {
-  return agentView(ctx, agent, await ctx.stores.dids.get(agent.did));
+export async function agentViewOf(deps: Pick<IssuerDeps, 'config' | 'stores'>, agent: AgentRecord): Promise<AgentView> {
+  return agentView(deps, agent, await deps.stores.dids.get(agent.did));
 }
 
-export async function requireAgent(ctx: IssuerContext, did: string): Promise<AgentRecord> {
-  const agent = await ctx.stores.agents.get(did);
+export async function requireAgent(deps: Pick<IssuerDeps, 'stores'>, did: string): Promise<AgentRecord> {
+  const agent = await deps.stores.agents.get(did);
   if (!agent) throw refuse('AGENT_NOT_FOUND', `no agent ${did.slice(0, 200)} is enrolled here`);
   return agent;
 }
 
-export async function listAgents(ctx: IssuerContext, page: { cursor?: string; limit: number }): Promise<AgentPage> {
-  const rows = await ctx.stores.agents.list({
+export async function listAgents(
+  deps: Pick<IssuerDeps, 'config' | 'stores'>,
+  page: { cursor?: string; limit: number },
+): Promise<AgentPage> {
+  const rows = await deps.stores.agents.list({
     ...(page.cursor === undefined ? {} : { cursor: page.cursor }),
     limit: page.limit + 1,
   });
   if (rows === undefined) throw invalidCursor();
-  const agents = await Promise.all(rows.slice(0, page.limit).map((a) => agentViewOf(ctx, a)));
+  const agents = await Promise.all(rows.slice(0, page.limit).map((a) => agentViewOf(deps, a)));
   const last = agents[agents.length - 1];
   return rows.length > page.limit && last ? { agents, nextCursor: last.did } : { agents };
 }
 
-export async function getAgentDetail(ctx: IssuerContext, did: string): Promise<AgentDetail> {
-  const agent = await requireAgent(ctx, did);
-  const current = await currentCredential(ctx, agent);
-  const now = ctx.now();
+export async function getAgentDetail(
+  deps: Pick<IssuerDeps, 'config' | 'stores' | 'now'>,
+  did: string,
+): Promise<AgentDetail> {
+  const agent = await requireAgent(deps, did);
+  const current = await currentCredential(deps, agent);
+  const now = deps.now();
   return {
-    ...(await agentViewOf(ctx, agent)),
-    ...(current ? { currentCredential: credentialView(ctx, current) } : {}),
-    credentials: (await ctx.stores.credentials.listBySubject(did, 100)).map((c) => ({
+    ...(await agentViewOf(deps, agent)),
+    ...(current ? { currentCredential: credentialView(deps, current) } : {}),
+    credentials: (await deps.stores.credentials.listBySubject(did, 100)).map((c) => ({
       vcId: c.id,
       type: c.type,
       state: credentialState(c, now),
@@ -93,11 +99,11 @@ export async function getAgentDetail(ctx: IssuerContext, did: string): Promise<A
 }
 
 /** The chain to present for `credentialId` (leaf first, parents by parentId, ending at the root). */
-async function chainOf(ctx: IssuerContext, leaf: CredentialRecord): Promise<ChainCredential[]> {
+async function chainOf(deps: Pick<IssuerDeps, 'stores'>, leaf: CredentialRecord): Promise<ChainCredential[]> {
   const chain: ChainCredential[] = [chainCredentialOf(leaf)];
   let current = leaf;
   while (current.parentId !== null) {
-    const parent = await ctx.stores.credentials.get(current.parentId);
+    const parent = await deps.stores.credentials.get(current.parentId);
     if (!parent || chain.length >= 8)
       throw refuse('NO_CURRENT_CREDENTIAL', `the chain of ${leaf.id} is not held here in full`);
     chain.push(chainCredentialOf(parent));
@@ -115,8 +121,11 @@ function requireServerCustody(agent: AgentRecord, what: string): void {
 }
 
 /** The agent's current credential (the newest it was issued), if it has one. */
-export async function currentCredential(ctx: IssuerContext, agent: AgentRecord): Promise<CredentialRecord | undefined> {
-  return agent.currentCredentialId === null ? undefined : ctx.stores.credentials.get(agent.currentCredentialId);
+export async function currentCredential(
+  deps: Pick<IssuerDeps, 'stores'>,
+  agent: AgentRecord,
+): Promise<CredentialRecord | undefined> {
+  return agent.currentCredentialId === null ? undefined : deps.stores.credentials.get(agent.currentCredentialId);
 }
 
 export interface PresentationInput {
@@ -129,34 +138,34 @@ export interface PresentationInput {
 
 /** A presentation signed by the server for a server-custody agent (docs/protocol.md §Presentation). */
 export async function presentFor(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'stores' | 'keyEncryptionKey' | 'audit' | 'now'>,
   did: string,
   input: PresentationInput,
   actor: string,
 ): Promise<VerifiablePresentation> {
-  const agent = await requireAgent(ctx, did);
+  const agent = await requireAgent(deps, did);
   requireServerCustody(agent, 'presentations');
   // A credential named but not held here is 404, like a path's {vcId} (which it may be written as).
   const named = input.credentialId === undefined ? undefined : normalizeVcId(input.credentialId);
-  const leaf = named === undefined ? await currentCredential(ctx, agent) : await ctx.stores.credentials.get(named);
+  const leaf = named === undefined ? await currentCredential(deps, agent) : await deps.stores.credentials.get(named);
   if (!leaf && named !== undefined)
     throw refuse('CREDENTIAL_NOT_FOUND', `no credential ${named.slice(0, 80)}`, { agentDid: did });
   if (!leaf) throw refuse('NO_CURRENT_CREDENTIAL', `${did} has no current credential to present`, { agentDid: did });
   if (leaf.subjectDid !== did)
     throw refuse('CREDENTIAL_NOT_FOUND', `${leaf.id} is not a credential of ${did}`, { agentDid: did });
-  const holder = await serverSigningIdentity(ctx, did);
+  const holder = await serverSigningIdentity(deps, did);
   const vp = await signPresentation({
     holder,
-    credentials: await chainOf(ctx, leaf),
+    credentials: await chainOf(deps, leaf),
     challenge: input.challenge ?? bytesToBase64url(randomBytes(16)),
     domain: input.targetService,
-    created: new Date(ctx.now()),
+    created: new Date(deps.now()),
     ...(input.lifetimeSeconds === undefined ? {} : { lifetimeMs: input.lifetimeSeconds * 1000 }),
   });
-  await ctx.stores.transaction(async (tx) => {
+  await deps.stores.transaction(async (tx) => {
     await refuseIfDeactivated(tx, did);
     const data = { targetService: input.targetService, vcId: leaf.id };
-    await ctx.audit.record({ event: 'PRESENTATION_SIGNED', actor, agentDid: did, vpId: vp.id, data }, tx);
+    await deps.audit.record({ event: 'PRESENTATION_SIGNED', actor, agentDid: did, vpId: vp.id, data }, tx);
   });
   return vp;
 }
@@ -187,12 +196,12 @@ export interface DelegationInput {
  * are refused with the verifier's reason code (422).
  */
 export async function delegateFor(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'config' | 'stores' | 'keyEncryptionKey' | 'audit' | 'now'>,
   did: string,
   input: DelegationInput,
   actor: string,
 ): Promise<CredentialView> {
-  const agent = await requireAgent(ctx, did);
+  const agent = await requireAgent(deps, did);
   requireServerCustody(agent, 'delegations');
   if (!isDid(input.delegateeDid)) {
     throw refuse('VALIDATION_FAILED', 'delegateeDid must be a DID', {
@@ -200,12 +209,12 @@ export async function delegateFor(
     });
   }
   requireUsableDid(input.delegateeDid);
-  const parentRecord = await currentCredential(ctx, agent);
+  const parentRecord = await currentCredential(deps, agent);
   if (!parentRecord)
     throw refuse('NO_CURRENT_CREDENTIAL', `${did} has no current credential to delegate from`, { agentDid: did });
   refuseUnusableParent(parentRecord);
-  const delegator = await serverSigningIdentity(ctx, did);
-  const now = ctx.now();
+  const delegator = await serverSigningIdentity(deps, did);
+  const now = deps.now();
   let child;
   try {
     child = await delegate(chainCredentialOf(parentRecord), {
@@ -241,13 +250,13 @@ export async function delegateFor(
     validUntil: child.validUntil === undefined ? null : (parseDateTimeStamp(child.validUntil) ?? null),
     issuedAt: now,
   };
-  await ctx.stores.transaction(async (tx) => {
+  await deps.stores.transaction(async (tx) => {
     // Again, as it is now: a revoke, suspend or deactivation may have committed while signing.
     refuseUnusableParent((await tx.credentials.get(parentRecord.id)) as CredentialRecord);
     await refuseIfDeactivated(tx, did);
     await tx.credentials.insert(record);
     const data = { vcId: child.id, delegateeDid: input.delegateeDid, parentId: parentRecord.id, scopes: input.scopes };
-    await ctx.audit.record({ event: 'DELEGATION_ISSUED', actor, agentDid: did, data }, tx);
+    await deps.audit.record({ event: 'DELEGATION_ISSUED', actor, agentDid: did, data }, tx);
   });
-  return credentialView(ctx, (await ctx.stores.credentials.get(child.id)) as CredentialRecord);
+  return credentialView(deps, (await deps.stores.credentials.get(child.id)) as CredentialRecord);
 }

@@ -17,7 +17,7 @@ import { isMandateError } from '../../wallet/crypto/errors.ts';
 import { assertSafeJson } from '../../wallet/crypto/json-safe.ts';
 import type { ProviderEvent, RecordedAuditEvent, SignedAuditEvent } from '../../wallet/contract/audit.ts';
 import type { AuditRecord } from '../audit.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerDeps } from '../deps.ts';
 import { Refusal, refuse } from '../refusal.ts';
 import { wireObject } from './wire.ts';
 import { controllerKeyResolver } from './controller-keys.ts';
@@ -62,7 +62,9 @@ export interface ProviderEventRecorder {
   record(event: SignedAuditEvent): Promise<RecordedProviderEvent>;
 }
 
-export function createProviderEventRecorder(ctx: IssuerContext): ProviderEventRecorder {
+export function createProviderEventRecorder(
+  deps: Pick<IssuerDeps, 'stores' | 'resolver' | 'audit' | 'now'>,
+): ProviderEventRecorder {
   return {
     async record(event) {
       try {
@@ -76,7 +78,7 @@ export function createProviderEventRecorder(ctx: IssuerContext): ProviderEventRe
       }
       const created = parseDateTimeStamp(event.proof.created);
       if (created === undefined) throw refuse('VALIDATION_FAILED', 'proof.created must be an XML Schema dateTimeStamp');
-      const now = ctx.now();
+      const now = deps.now();
       if (Math.abs(now - created) > FRESHNESS_MS) {
         throw refuse(
           'EVENT_STALE',
@@ -85,7 +87,7 @@ export function createProviderEventRecorder(ctx: IssuerContext): ProviderEventRe
       }
       try {
         await verifyProof(event, {
-          resolveKey: controllerKeyResolver(ctx, event.provider, (vm) =>
+          resolveKey: controllerKeyResolver(deps, event.provider, (vm) =>
             refuse('KEY_NOT_AUTHORIZED', `${vm} is not a key of the provider ${event.provider}`),
           ),
           expectedProofPurpose: purpose,
@@ -99,8 +101,8 @@ export function createProviderEventRecorder(ctx: IssuerContext): ProviderEventRe
         if (error instanceof Refusal) throw error; // KEY_NOT_AUTHORIZED from controllerKeyResolver
         refuseProof(error, event.provider);
       }
-      const recorded: AuditRecord = await ctx.stores.transaction(async (tx) => {
-        const entry = await ctx.audit.record(
+      const recorded: AuditRecord = await deps.stores.transaction(async (tx) => {
+        const entry = await deps.audit.record(
           {
             event: AUDIT_EVENT_NAMES[event.event],
             actor: `provider:${event.provider}`,

@@ -27,10 +27,13 @@ import { didOf } from '../../wallet/did/parse.ts';
 import { absoluteDidUrl } from '../../wallet/did/verification-method.ts';
 import { parseScopes } from '../../wallet/vc/scopes.ts';
 import { clipText } from '../audit.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerDeps } from '../deps.ts';
 import { refuse } from '../refusal.ts';
 import { controllerKeyResolver } from './controller-keys.ts';
 import { requireDid } from './dids.ts';
+
+/** What answering a challenge uses of the issuer's dependencies. */
+export type ChallengeDeps = Pick<IssuerDeps, 'stores' | 'resolver' | 'audit' | 'now'>;
 
 export const CHALLENGE_TTL_MS = 5 * 60_000;
 /** A user DID with more authentication keys than this is not tried key by key. */
@@ -87,16 +90,20 @@ class Refusal extends MandateError<ChallengeRefusal> {
 const MAX_AUDITED_DID = 256;
 
 /** POST /v1/challenges */
-async function issueChallenge(ctx: IssuerContext, userDid: string, actor: string): Promise<IssuedChallenge> {
+async function issueChallenge(
+  deps: Pick<IssuerDeps, 'stores' | 'audit' | 'now'>,
+  userDid: string,
+  actor: string,
+): Promise<IssuedChallenge> {
   const did = requireDid(userDid);
-  const createdAt = ctx.now();
+  const createdAt = deps.now();
   const issued = {
     challengeId: crypto.randomUUID(),
     challenge: bytesToBase64url(randomBytes(32)),
     userDid: did,
     expiresAt: new Date(createdAt + CHALLENGE_TTL_MS),
   };
-  await ctx.stores.transaction(async (tx) => {
+  await deps.stores.transaction(async (tx) => {
     await tx.challenges.insert({
       id: issued.challengeId,
       userDid: did,
@@ -106,7 +113,7 @@ async function issueChallenge(ctx: IssuerContext, userDid: string, actor: string
     });
     // Clipped: anyone may ask for challenges, and the audit trail is never pruned.
     const data = { challengeId: issued.challengeId, userDid: clipText(did, MAX_AUDITED_DID) };
-    await ctx.audit.record({ event: 'USER_CHALLENGE_ISSUED', actor, data }, tx);
+    await deps.audit.record({ event: 'USER_CHALLENGE_ISSUED', actor, data }, tx);
   });
   return issued;
 }
@@ -155,8 +162,8 @@ function refusalOf(error: unknown): Refusal {
 }
 
 /** The user DID's authentication methods (ids), for a signature that does not name one. */
-async function authenticationMethods(ctx: IssuerContext, userDid: string): Promise<string[]> {
-  const result = await ctx.resolver.resolve(userDid);
+async function authenticationMethods(deps: Pick<IssuerDeps, 'resolver'>, userDid: string): Promise<string[]> {
+  const result = await deps.resolver.resolve(userDid);
   const error = result.didResolutionMetadata.error;
   if (error !== undefined || !result.didDocument)
     throw new Refusal('DID_RESOLUTION_FAILED', `${userDid} could not be resolved (${String(error ?? 'no document')})`);
@@ -170,14 +177,14 @@ async function authenticationMethods(ctx: IssuerContext, userDid: string): Promi
 }
 
 async function checkSignature(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'resolver' | 'now'>,
   userDid: string,
   challenge: string,
   signature: Uint8Array,
   named?: string,
 ): Promise<string> {
-  const resolveKey = controllerKeyResolver(ctx, userDid, notKeyOf(userDid));
-  const candidates = named === undefined ? await authenticationMethods(ctx, userDid) : [named];
+  const resolveKey = controllerKeyResolver(deps, userDid, notKeyOf(userDid));
+  const candidates = named === undefined ? await authenticationMethods(deps, userDid) : [named];
   const message = utf8ToBytes(challenge);
   let lastError: unknown = new Refusal(
     'SIGNATURE_INVALID',
@@ -211,7 +218,7 @@ function proofKind(proof: Record<string, unknown>): ProofEvidence['kind'] {
 }
 
 async function checkProof(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'resolver' | 'now'>,
   userDid: string,
   challenge: string,
   signed: Record<string, unknown>,
@@ -221,10 +228,10 @@ async function checkProof(
   if (signer !== userDid)
     throw new Refusal('USER_MISMATCH', `the signed ${kind} is by ${String(signer).slice(0, 200)}, not ${userDid}`);
   const { proofs } = await verifyProof(signed, {
-    resolveKey: controllerKeyResolver(ctx, userDid, notKeyOf(userDid)),
+    resolveKey: controllerKeyResolver(deps, userDid, notKeyOf(userDid)),
     expectedProofPurpose: 'authentication',
     expectedChallenge: challenge,
-    now: new Date(ctx.now()),
+    now: new Date(deps.now()),
   });
   const vm = proofs[0]?.proof.verificationMethod ?? '';
   if (kind !== 'UserConsent') return { vm };
@@ -270,7 +277,7 @@ interface Judged {
 
 /** The verdict on a well-formed answer; a refusal is a verdict too (not verified, with its reason). */
 async function judgeAnswer(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'resolver' | 'now'>,
   record: { id: string; userDid: string; challenge: string },
   answer: ChallengeAnswer,
   read: { signature?: Uint8Array; kind?: ProofEvidence['kind'] },
@@ -278,7 +285,7 @@ async function judgeAnswer(
   const { id: challengeId, userDid, challenge } = record;
   try {
     if (read.signature !== undefined) {
-      const vm = await checkSignature(ctx, userDid, challenge, read.signature, answer.verificationMethod);
+      const vm = await checkSignature(deps, userDid, challenge, read.signature, answer.verificationMethod);
       return {
         verdict: { verified: true, userDid, challengeId, evidence: 'signature', verificationMethod: vm },
         evidence: { form: 'signature', verificationMethod: vm, signature: answer.signature ?? '' },
@@ -286,7 +293,7 @@ async function judgeAnswer(
       };
     }
     const kind = read.kind as ProofEvidence['kind'];
-    const { vm, consent } = await checkProof(ctx, userDid, challenge, answer.proof as Record<string, unknown>, kind);
+    const { vm, consent } = await checkProof(deps, userDid, challenge, answer.proof as Record<string, unknown>, kind);
     return {
       verdict: {
         verified: true,
@@ -311,13 +318,17 @@ async function judgeAnswer(
 }
 
 /** Consumes the challenge with its verdict and audits it, atomically; false when another answer (or expiry) came first. */
-function recordVerdict(ctx: IssuerContext, judged: Judged, actor: string): Promise<boolean> {
+function recordVerdict(
+  deps: Pick<IssuerDeps, 'stores' | 'audit' | 'now'>,
+  judged: Judged,
+  actor: string,
+): Promise<boolean> {
   const { verdict, evidence, form } = judged;
   const { challengeId, userDid } = verdict;
-  return ctx.stores.transaction(async (tx) => {
+  return deps.stores.transaction(async (tx) => {
     const outcome = { verified: verdict.verified, evidence: JSON.stringify(evidence) };
-    if (!(await tx.challenges.consume(challengeId, ctx.now(), outcome))) return false;
-    await ctx.audit.record(
+    if (!(await tx.challenges.consume(challengeId, deps.now(), outcome))) return false;
+    await deps.audit.record(
       {
         event: verdict.verified ? 'CONSENT_VERIFIED' : 'CONSENT_REJECTED',
         actor,
@@ -344,18 +355,18 @@ function recordVerdict(ctx: IssuerContext, judged: Judged, actor: string): Promi
 
 /** POST /v1/challenges/:challengeId/verify */
 async function verifyChallenge(
-  ctx: IssuerContext,
+  deps: ChallengeDeps,
   challengeId: string,
   answer: ChallengeAnswer,
   actor: string,
 ): Promise<ChallengeVerdict> {
-  const record = await ctx.stores.challenges.get(challengeId);
+  const record = await deps.stores.challenges.get(challengeId);
   if (!record) throw refuse('CHALLENGE_NOT_FOUND', 'no such challenge');
   if (record.usedAt !== undefined) throw refuse('CHALLENGE_USED', 'this challenge was already answered');
-  if (ctx.now() > record.expiresAt) throw refuse('CHALLENGE_EXPIRED', 'this challenge has expired; ask for a new one');
-  const judged = await judgeAnswer(ctx, record, answer, readAnswer(answer));
-  if (!(await recordVerdict(ctx, judged, actor))) {
-    throw (await ctx.stores.challenges.get(challengeId))?.usedAt !== undefined
+  if (deps.now() > record.expiresAt) throw refuse('CHALLENGE_EXPIRED', 'this challenge has expired; ask for a new one');
+  const judged = await judgeAnswer(deps, record, answer, readAnswer(answer));
+  if (!(await recordVerdict(deps, judged, actor))) {
+    throw (await deps.stores.challenges.get(challengeId))?.usedAt !== undefined
       ? refuse('CHALLENGE_USED', 'this challenge was already answered')
       : refuse('CHALLENGE_EXPIRED', 'this challenge expired while the answer was judged; ask for a new one');
   }
@@ -367,9 +378,9 @@ export interface ChallengeService {
   verify(challengeId: string, answer: ChallengeAnswer, actor: string): Promise<ChallengeVerdict>;
 }
 
-export function createChallengeService(ctx: IssuerContext): ChallengeService {
+export function createChallengeService(deps: ChallengeDeps): ChallengeService {
   return {
-    issue: (userDid, actor) => issueChallenge(ctx, userDid, actor),
-    verify: (challengeId, answer, actor) => verifyChallenge(ctx, challengeId, answer, actor),
+    issue: (userDid, actor) => issueChallenge(deps, userDid, actor),
+    verify: (challengeId, answer, actor) => verifyChallenge(deps, challengeId, answer, actor),
   };
 }

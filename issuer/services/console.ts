@@ -13,12 +13,15 @@ import type {
   StatusListFill,
 } from '../../wallet/contract/console.ts';
 import type { z } from 'zod';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerDeps } from '../deps.ts';
 import { invalidCursor, refuse } from '../refusal.ts';
 import type { AgentWithState } from '../storage/agents-store.ts';
 import { agentView, requireAgent } from './agents.ts';
 import { credentialState, credentialView } from './credentials.ts';
 import { statusListUrl } from './status-lists.ts';
+
+/** What the console's agent views use of the issuer's dependencies. */
+export type ConsoleDeps = Pick<IssuerDeps, 'config' | 'stores' | 'now'>;
 
 /** An agent search reads at most this many agents, so a query cannot scan an unbounded table. */
 export const MAX_AGENTS_SCANNED = 10_000;
@@ -50,9 +53,9 @@ function matches(agent: ConsoleAgent, needle: string): boolean {
   return haystack.some((text) => text.toLowerCase().includes(needle));
 }
 
-function consoleAgent(ctx: IssuerContext, row: AgentWithState): ConsoleAgent {
-  const { didDocumentUrl: _url, ...rest } = agentView(ctx, row.agent, row.hosted);
-  return { ...rest, credentialState: row.current ? credentialState(row.current, ctx.now()) : 'none' };
+function consoleAgent(deps: Pick<IssuerDeps, 'config' | 'now'>, row: AgentWithState): ConsoleAgent {
+  const { didDocumentUrl: _url, ...rest } = agentView(deps, row.agent, row.hosted);
+  return { ...rest, credentialState: row.current ? credentialState(row.current, deps.now()) : 'none' };
 }
 
 interface AgentSearch {
@@ -65,7 +68,7 @@ interface AgentSearch {
  * asked (to know a next page exists) or MAX_AGENTS_SCANNED.
  */
 async function scanAgents(
-  ctx: IssuerContext,
+  deps: ConsoleDeps,
   needle: string,
   cursor: string | undefined,
   limit: number,
@@ -74,14 +77,14 @@ async function scanAgents(
   let after = cursor;
   let scanned = 0;
   while (found.length <= limit && scanned < MAX_AGENTS_SCANNED) {
-    const rows = await ctx.stores.agents.listWithState({
+    const rows = await deps.stores.agents.listWithState({
       ...(after === undefined ? {} : { cursor: after }),
       limit: SCAN_PAGE,
     });
     if (rows === undefined) throw invalidCursor();
     for (const row of rows) {
       scanned++;
-      const agent = consoleAgent(ctx, row);
+      const agent = consoleAgent(deps, row);
       if (needle === '' || matches(agent, needle)) found.push(agent);
       if (found.length > limit) break;
     }
@@ -94,11 +97,11 @@ async function scanAgents(
 
 /** GET /v1/console/agents: a page of the agents matching `q` (case-insensitive substring). */
 export async function searchConsoleAgents(
-  ctx: IssuerContext,
+  deps: ConsoleDeps,
   search: { q?: string | undefined; cursor?: string | undefined; limit: number },
 ): Promise<ConsoleAgentPage> {
   const { limit } = search;
-  const { found, scanned } = await scanAgents(ctx, search.q?.trim().toLowerCase() ?? '', search.cursor, limit);
+  const { found, scanned } = await scanAgents(deps, search.q?.trim().toLowerCase() ?? '', search.cursor, limit);
   const page = found.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -109,20 +112,22 @@ export async function searchConsoleAgents(
 }
 
 /** GET /v1/console/agents/{did}/delegations: credentials the agent signed as a delegator, newest first. */
-export async function consoleDelegations(ctx: IssuerContext, agentDid: string): Promise<ConsoleDelegations> {
-  const did = (await requireAgent(ctx, agentDid)).did;
-  const issued = await ctx.stores.credentials.listByIssuer(did, DELEGATIONS_SHOWN);
-  return { delegations: issued.map((record) => credentialView(ctx, record)) };
+export async function consoleDelegations(deps: ConsoleDeps, agentDid: string): Promise<ConsoleDelegations> {
+  const did = (await requireAgent(deps, agentDid)).did;
+  const issued = await deps.stores.credentials.listByIssuer(did, DELEGATIONS_SHOWN);
+  return { delegations: issued.map((record) => credentialView(deps, record)) };
 }
 
 /** GET /v1/console/status-lists: every list with how much of it is handed out and set. */
-export async function statusListFill(ctx: IssuerContext): Promise<{ statusLists: StatusListFill[] }> {
-  const lists = await ctx.stores.statusLists.list();
+export async function statusListFill(
+  deps: Pick<IssuerDeps, 'config' | 'stores'>,
+): Promise<{ statusLists: StatusListFill[] }> {
+  const lists = await deps.stores.statusLists.list();
   return {
     statusLists: lists.map((list) => ({
       listId: list.id,
       purpose: list.purpose,
-      url: statusListUrl(ctx, list.id),
+      url: statusListUrl(deps, list.id),
       length: list.length,
       allocated: list.issued,
       set: popcount(list.bitstring),
@@ -133,13 +138,13 @@ export async function statusListFill(ctx: IssuerContext): Promise<{ statusLists:
 
 /** GET /v1/console/audit/latest: the newest records matching the filter. */
 export async function latestAudit(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'audit'>,
   q: z.output<typeof ConsoleLatestAuditQuerySchema>,
 ): Promise<ConsoleLatestAudit> {
   const from = q.from === undefined ? undefined : Date.parse(q.from);
   const to = q.to === undefined ? undefined : Date.parse(q.to);
   if (from !== undefined && to !== undefined && from > to) throw refuse('VALIDATION_FAILED', '"from" is after "to"');
-  const page = await ctx.audit.list({
+  const page = await deps.audit.list({
     limit: q.limit,
     order: 'desc',
     ...(q.agent === undefined ? {} : { agentDid: q.agent }),

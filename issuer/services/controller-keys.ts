@@ -6,11 +6,11 @@
  */
 import type { KeyResolver } from '../../wallet/crypto/data-integrity.ts';
 import { createKeyResolver } from '../../wallet/did/verification-method.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerDeps } from '../deps.ts';
 import { watchDatabase } from './database-watch.ts';
 
 export function controllerKeyResolver(
-  ctx: Pick<IssuerContext, 'resolver' | 'now'>,
+  deps: Pick<IssuerDeps, 'resolver' | 'now'>,
   controller: string,
   refuse: (verificationMethod: string) => Error,
 ): KeyResolver {
@@ -20,7 +20,7 @@ export function controllerKeyResolver(
     // issuer's database caused is no verdict on the key, and is thrown as itself (503).
     const watch = watchDatabase();
     try {
-      return await createKeyResolver(watch.resolver(ctx.resolver), { now: () => ctx.now() })(
+      return await createKeyResolver(watch.resolver(deps.resolver), { now: () => deps.now() })(
         verificationMethod,
         purpose,
       );

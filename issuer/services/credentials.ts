@@ -19,7 +19,7 @@ import { VerificationError } from '../../wallet/vc/reasons.ts';
 import type { CredentialState, CredentialView } from '../../wallet/contract/credentials.ts';
 import { isJsonObject } from '../../wallet/contract/primitives.ts';
 import type { AgentCredential, ChainCredential } from '../../wallet/vc/types.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerDeps } from '../deps.ts';
 import type { IssuerStores } from '../storage/stores.ts';
 import { requireUsableDid } from './dids.ts';
 import { refuse } from '../refusal.ts';
@@ -34,6 +34,9 @@ import {
   statusListUrl,
   type IndexReservation,
 } from './status-lists.ts';
+
+/** What issuing an agent credential uses of the issuer's dependencies. */
+export type IssuingDeps = Pick<IssuerDeps, 'config' | 'stores' | 'issuer' | 'audit' | 'now'>;
 
 export interface AgentCredentialTerms {
   subjectDid: string;
@@ -54,18 +57,18 @@ const MAX_ATTEMPTS = 5;
 
 /** Signs a credential on freshly reserved status indexes; nothing is stored yet. */
 export async function prepareAgentCredential(
-  ctx: IssuerContext,
+  deps: IssuingDeps,
   terms: AgentCredentialTerms,
 ): Promise<PreparedCredential> {
   const reservations: IndexReservation[] = [];
-  for (const purpose of ISSUED_PURPOSES) reservations.push(await reserveIndex(ctx, purpose));
-  const issuedAt = ctx.now();
+  for (const purpose of ISSUED_PURPOSES) reservations.push(await reserveIndex(deps, purpose));
+  const issuedAt = deps.now();
   const validFrom = new Date(issuedAt);
   const validUntil = new Date(issuedAt + terms.validitySeconds * 1000);
   let credential: AgentCredential;
   try {
     credential = await issueAgentCredential({
-      issuer: ctx.issuer,
+      issuer: deps.issuer,
       id: newUrnUuid(),
       agentDid: terms.subjectDid,
       privilegeScopes: terms.privilegeScopes,
@@ -91,7 +94,7 @@ export async function prepareAgentCredential(
       id: credential.id,
       type: 'AgentCredential',
       subjectDid: terms.subjectDid,
-      issuerDid: ctx.issuer.did,
+      issuerDid: deps.issuer.did,
       credential: storedForm(credential),
       parentId: null,
       revocation: position('revocation'),
@@ -111,7 +114,7 @@ export async function prepareAgentCredential(
  * thing with new indexes; any other throw rolls everything back.
  */
 export async function issueAtomically<T>(
-  ctx: IssuerContext,
+  deps: IssuingDeps,
   terms: AgentCredentialTerms,
   steps: {
     before?: (prepared: PreparedCredential, tx: IssuerStores) => Promise<void>;
@@ -119,11 +122,11 @@ export async function issueAtomically<T>(
   },
 ): Promise<{ prepared: PreparedCredential; result: T }> {
   for (let attempt = 1; ; attempt++) {
-    const prepared = await prepareAgentCredential(ctx, terms);
+    const prepared = await prepareAgentCredential(deps, terms);
     try {
-      const result = await ctx.stores.transaction(async (tx) => {
+      const result = await deps.stores.transaction(async (tx) => {
         await steps.before?.(prepared, tx);
-        for (const reservation of prepared.reservations) await commitReservation(ctx, tx, reservation);
+        for (const reservation of prepared.reservations) await commitReservation(deps, tx, reservation);
         await tx.credentials.insert(prepared.record);
         return steps.after(prepared, tx);
       });
@@ -163,7 +166,7 @@ export function credentialState(record: CredentialRecord, now: number): Credenti
   return 'active';
 }
 
-export function credentialView(ctx: IssuerContext, record: CredentialRecord): CredentialView {
+export function credentialView(deps: Pick<IssuerDeps, 'config' | 'now'>, record: CredentialRecord): CredentialView {
   const lists = [
     ...(record.revocation ? [{ purpose: 'revocation', ...record.revocation }] : []),
     ...(record.suspension ? [{ purpose: 'suspension', ...record.suspension }] : []),
@@ -173,7 +176,7 @@ export function credentialView(ctx: IssuerContext, record: CredentialRecord): Cr
     type: record.type,
     subjectDid: record.subjectDid,
     issuerDid: record.issuerDid,
-    state: credentialState(record, ctx.now()),
+    state: credentialState(record, deps.now()),
     issuedAt: iso(record.issuedAt),
     validFrom: iso(record.validFrom),
     ...(record.validUntil === null ? {} : { validUntil: iso(record.validUntil) }),
@@ -181,7 +184,7 @@ export function credentialView(ctx: IssuerContext, record: CredentialRecord): Cr
     ...(record.suspendedAt === null ? {} : { suspendedAt: iso(record.suspendedAt) }),
     ...(record.supersededBy === null ? {} : { supersededBy: record.supersededBy }),
     ...(record.parentId === null ? {} : { parentId: record.parentId }),
-    statusLists: lists.map((l) => ({ ...l, url: statusListUrl(ctx, l.listId) })),
+    statusLists: lists.map((l) => ({ ...l, url: statusListUrl(deps, l.listId) })),
     verifiableCredential: chainCredentialOf(record),
   };
 }
@@ -195,9 +198,9 @@ export function normalizeVcId(value: string): string {
 
 /** The credential `vcId` (read through `stores`, the caller's transaction when it is in one). */
 export async function getCredential(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'stores'>,
   vcId: string,
-  stores: Pick<IssuerStores, 'credentials'> = ctx.stores,
+  stores: Pick<IssuerStores, 'credentials'> = deps.stores,
 ): Promise<CredentialRecord> {
   const record = await stores.credentials.get(normalizeVcId(vcId));
   if (!record) throw refuse('CREDENTIAL_NOT_FOUND', `no credential ${vcId.slice(0, 80)} was issued here`);
@@ -228,15 +231,15 @@ function termsOf(credential: AgentCredential): AgentTerms {
  * suspended), so that revoking the agent's current credential reaches the older one too (which
  * stays valid until then, even when it was wider).
  */
-export async function issueDirect(ctx: IssuerContext, input: DirectIssueInput, actor: string): Promise<CredentialView> {
+export async function issueDirect(deps: IssuingDeps, input: DirectIssueInput, actor: string): Promise<CredentialView> {
   const terms: AgentCredentialTerms = {
     subjectDid: requireUsableDid(input.subjectDid),
     privilegeScopes: input.privilegeScopes,
     delegationDepth: input.delegationDepth,
     domains: input.domains ?? null,
-    validitySeconds: input.validitySeconds ?? ctx.config.credentialTtlSeconds,
+    validitySeconds: input.validitySeconds ?? deps.config.credentialTtlSeconds,
   };
-  const { prepared } = await issueAtomically(ctx, terms, {
+  const { prepared } = await issueAtomically(deps, terms, {
     after: async (p, tx) => {
       const agent = await tx.agents.get(input.subjectDid);
       const replaced = agent?.currentCredentialId ? await tx.credentials.get(agent.currentCredentialId) : undefined;
@@ -249,10 +252,10 @@ export async function issueDirect(ctx: IssuerContext, input: DirectIssueInput, a
       // what a later revoke or suspend reaches.
       const data: JsonObject = { vcId: p.credential.id, via: 'direct' };
       if (replaced) Object.assign(data, { replaces: replaced.id, supersedes: linked });
-      await ctx.audit.record({ event: 'CREDENTIAL_ISSUED', actor, agentDid: input.subjectDid, data }, tx);
+      await deps.audit.record({ event: 'CREDENTIAL_ISSUED', actor, agentDid: input.subjectDid, data }, tx);
     },
   });
-  return credentialView(ctx, await getCredential(ctx, prepared.credential.id));
+  return credentialView(deps, await getCredential(deps, prepared.credential.id));
 }
 
 function requireStatusPosition(record: CredentialRecord, purpose: 'revocation' | 'suspension') {
@@ -287,7 +290,7 @@ interface StatusAction {
 
 /** One status action in progress inside the transaction `tx`. */
 interface StatusRun {
-  ctx: IssuerContext;
+  deps: Pick<IssuerDeps, 'stores' | 'audit' | 'now'>;
   tx: IssuerStores;
   action: StatusAction;
 }
@@ -305,11 +308,11 @@ async function applyStatus(
   cause: string,
   data: JsonObject,
 ): Promise<boolean> {
-  const { ctx, tx, action } = run;
+  const { deps, tx, action } = run;
   const { actor, reason } = action;
   const position = record[change.purpose];
   if (position === null) return false;
-  const at = ctx.now();
+  const at = deps.now();
   const marked =
     change.purpose === 'revocation'
       ? await tx.credentials.markRevoked(record.id, at)
@@ -317,9 +320,9 @@ async function applyStatus(
         ? await tx.credentials.suspend(record.id, at, cause)
         : await tx.credentials.reinstate(record.id);
   if (!marked) return false;
-  await setListStatus(ctx, tx, { listId: position.listId, index: position.index, value: change.on ? 1 : 0 });
+  await setListStatus(deps, tx, { listId: position.listId, index: position.index, value: change.on ? 1 : 0 });
   const audited = { event: change.event, actor, agentDid: record.subjectDid, ...(reason ? { reason } : {}), data };
-  await ctx.audit.record(audited, tx);
+  await deps.audit.record(audited, tx);
   action.changed.push(record.id);
   return true;
 }
@@ -331,7 +334,7 @@ async function applyStatus(
  * cause, are lifted as they always were).
  */
 async function applyToPredecessors(run: StatusRun, record: CredentialRecord, change: StatusChange): Promise<void> {
-  const now = run.ctx.now();
+  const now = run.deps.now();
   for (const old of await run.tx.credentials.predecessorsOf(record.id)) {
     if (old.revokedAt !== null || (old.validUntil !== null && old.validUntil <= now)) continue;
     if (change.purpose === 'suspension' && !change.on && old.suspendedWith !== null && old.suspendedWith !== record.id)
@@ -350,7 +353,7 @@ async function applyToPredecessors(run: StatusRun, record: CredentialRecord, cha
 async function newestRenewal(run: StatusRun, record: CredentialRecord): Promise<CredentialRecord> {
   let current = record;
   for (let hops = 0; current.renewed && current.supersededBy !== null && hops < MAX_AGENT_CREDENTIALS; hops++) {
-    current = await getCredential(run.ctx, current.supersededBy, run.tx);
+    current = await getCredential(run.deps, current.supersededBy, run.tx);
   }
   return current;
 }
@@ -367,7 +370,7 @@ const MAX_AGENT_CREDENTIALS = 10_000;
  */
 async function revokeRestOfAgent(run: StatusRun, record: CredentialRecord): Promise<void> {
   if ((await run.tx.agents.get(record.subjectDid))?.currentCredentialId !== record.id) return;
-  const now = run.ctx.now();
+  const now = run.deps.now();
   for (const other of await run.tx.credentials.listBySubject(record.subjectDid, MAX_AGENT_CREDENTIALS)) {
     if (
       other.type !== 'AgentCredential' ||
@@ -393,17 +396,17 @@ export type StatusActionView = CredentialView & { changed: string[] };
 
 /** Sets the revocation bit: visible in the next fetch of the list. Revocation is final. */
 export async function revokeCredential(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'config' | 'stores' | 'audit' | 'now'>,
   vcId: string,
   reason: string | undefined,
   actor: string,
 ): Promise<StatusActionView> {
-  requireStatusPosition(await getCredential(ctx, vcId), 'revocation');
+  requireStatusPosition(await getCredential(deps, vcId), 'revocation');
   const action: StatusAction = { actor, reason, changed: [] };
-  await ctx.stores.transaction(async (tx) => {
-    const run: StatusRun = { ctx, tx, action };
+  await deps.stores.transaction(async (tx) => {
+    const run: StatusRun = { deps, tx, action };
     // Read inside the transaction: a renewal that committed a moment ago is followed.
-    const named = await getCredential(ctx, vcId, tx);
+    const named = await getCredential(deps, vcId, tx);
     const record = await newestRenewal(run, named);
     await applyStatus(run, record, REVOKE, record.id, actedOn(record, named));
     // Also when it was revoked already: a revocation made by an issuer older than these rules
@@ -418,7 +421,7 @@ export async function revokeCredential(
         auditEvent: 'CREDENTIAL_REVOKE_REPEATED',
       });
   });
-  return { ...credentialView(ctx, await getCredential(ctx, vcId)), changed: action.changed };
+  return { ...credentialView(deps, await getCredential(deps, vcId)), changed: action.changed };
 }
 
 /**
@@ -429,15 +432,15 @@ export async function revokeCredential(
  * of an old copy is not carried forward to its renewals: the older issuer may have meant that
  * copy only, and revoking it again now does follow the line.
  */
-export async function completeLegacyRevocations(ctx: IssuerContext): Promise<string[]> {
+export async function completeLegacyRevocations(deps: Pick<IssuerDeps, 'stores' | 'audit' | 'now'>): Promise<string[]> {
   const action: StatusAction = {
     actor: 'system',
     reason: 'upgrade: completes a revocation an older issuer left partial',
     changed: [],
   };
-  await ctx.stores.transaction(async (tx) => {
-    const run: StatusRun = { ctx, tx, action };
-    for (const record of await tx.credentials.partialRevocations(ctx.now())) {
+  await deps.stores.transaction(async (tx) => {
+    const run: StatusRun = { deps, tx, action };
+    for (const record of await tx.credentials.partialRevocations(deps.now())) {
       await applyToPredecessors(run, record, REVOKE);
       await revokeRestOfAgent(run, record);
     }
@@ -447,22 +450,22 @@ export async function completeLegacyRevocations(ctx: IssuerContext): Promise<str
 
 /** Suspends (on = true) or reinstates (on = false) through the suspension list. */
 export async function setSuspension(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'config' | 'stores' | 'audit' | 'now'>,
   vcId: string,
   on: boolean,
   reason: string | undefined,
   actor: string,
 ): Promise<StatusActionView> {
-  requireStatusPosition(await getCredential(ctx, vcId), 'suspension');
+  requireStatusPosition(await getCredential(deps, vcId), 'suspension');
   const change: StatusChange = {
     purpose: 'suspension',
     on,
     event: on ? 'CREDENTIAL_SUSPENDED' : 'CREDENTIAL_REINSTATED',
   };
   const action: StatusAction = { actor, reason, changed: [] };
-  await ctx.stores.transaction(async (tx) => {
-    const run: StatusRun = { ctx, tx, action };
-    const named = await getCredential(ctx, vcId, tx);
+  await deps.stores.transaction(async (tx) => {
+    const run: StatusRun = { deps, tx, action };
+    const named = await getCredential(deps, vcId, tx);
     const record = await newestRenewal(run, named);
     if (on && record.revokedAt !== null)
       throw refuse('CREDENTIAL_REVOKED', `${record.id} is revoked`, { agentDid: record.subjectDid });
@@ -475,17 +478,17 @@ export async function setSuspension(
     if (action.changed.length === 0)
       throw refuse('CREDENTIAL_SUSPENDED', `${record.id} is already suspended`, { agentDid: record.subjectDid });
   });
-  return { ...credentialView(ctx, await getCredential(ctx, vcId)), changed: action.changed };
+  return { ...credentialView(deps, await getCredential(deps, vcId)), changed: action.changed };
 }
 
 /** A new credential with the same terms and a new validity; the old one is superseded (not revoked). */
 export async function renewCredential(
-  ctx: IssuerContext,
+  deps: IssuingDeps,
   vcId: string,
   validitySeconds: number | undefined,
   actor: string,
 ): Promise<CredentialView & { previousVcId: string }> {
-  const old = await getCredential(ctx, vcId);
+  const old = await getCredential(deps, vcId);
   const refuseRenewal = (problem: string | null) => {
     if (problem === 'revoked')
       throw refuse('CREDENTIAL_REVOKED', `${old.id} is revoked and cannot be renewed`, { agentDid: old.subjectDid });
@@ -514,10 +517,10 @@ export async function renewCredential(
   const subject = chainCredentialOf(old).credentialSubject;
   const originalSeconds =
     old.validUntil === null
-      ? ctx.config.credentialTtlSeconds
+      ? deps.config.credentialTtlSeconds
       : Math.max(60, Math.round((old.validUntil - old.validFrom) / 1000));
   const { prepared } = await issueAtomically(
-    ctx,
+    deps,
     {
       subjectDid: subject.id,
       privilegeScopes: subject.privilegeScopes,
@@ -528,16 +531,16 @@ export async function renewCredential(
     {
       before: async (p, tx) => {
         // Re-checked inside the transaction: a concurrent renewal or revocation wins.
-        refuseRenewal(problemOf(await getCredential(ctx, old.id, tx)));
+        refuseRenewal(problemOf(await getCredential(deps, old.id, tx)));
         await tx.credentials.markSuperseded(old.id, p.credential.id, true);
       },
       after: async (p, tx) => {
         if (await tx.agents.get(subject.id))
           await tx.agents.setCurrentCredential(subject.id, p.credential.id, termsOf(p.credential));
         const data = { vcId: p.credential.id, previousVcId: old.id };
-        await ctx.audit.record({ event: 'CREDENTIAL_RENEWED', actor, agentDid: subject.id, data }, tx);
+        await deps.audit.record({ event: 'CREDENTIAL_RENEWED', actor, agentDid: subject.id, data }, tx);
       },
     },
   );
-  return { ...credentialView(ctx, await getCredential(ctx, prepared.credential.id)), previousVcId: old.id };
+  return { ...credentialView(deps, await getCredential(deps, prepared.credential.id)), previousVcId: old.id };
 }

@@ -11,7 +11,7 @@ import { encodePublicKeyMultibase } from '../../wallet/crypto/multikey.ts';
 import { didKeyFromPublicKey } from '../../wallet/did/key.ts';
 import type { DidDocument } from '../../wallet/did/types.ts';
 import type { SigningIdentity } from '../../wallet/vc/identity.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerDeps } from '../deps.ts';
 import type { IssuerStores } from '../storage/stores.ts';
 import { refuse } from '../refusal.ts';
 import { ConfigError } from '../config/index.ts';
@@ -31,20 +31,23 @@ export interface NewServerKey {
  * A fresh key and its DID: `did:web:<DID_DOMAIN>:agents:<pathId>` with `#key-1` under
  * DID_METHOD=web, the key's did:key under DID_METHOD=key. Nothing is stored yet.
  */
-export async function createServerKey(ctx: IssuerContext, pathId: string): Promise<NewServerKey> {
+export async function createServerKey(
+  deps: Pick<IssuerDeps, 'config' | 'keyEncryptionKey' | 'now'>,
+  pathId: string,
+): Promise<NewServerKey> {
   const seed = generateSeed();
   try {
     const publicKey = getPublicKey(seed);
     let did: string;
     let verificationMethod: string;
-    if (ctx.config.didMethod === 'web') {
-      did = agentWebDid(ctx.config.didDomain ?? '', pathId);
+    if (deps.config.didMethod === 'web') {
+      did = agentWebDid(deps.config.didDomain ?? '', pathId);
       verificationMethod = `${did}#key-1`;
     } else {
       did = didKeyFromPublicKey(publicKey);
       verificationMethod = `${did}#${did.slice('did:key:'.length)}`;
     }
-    const envelope = await encrypt(ctx.keyEncryptionKey, seed, utf8ToBytes(did));
+    const envelope = await encrypt(deps.keyEncryptionKey, seed, utf8ToBytes(did));
     return {
       did,
       verificationMethod,
@@ -55,7 +58,7 @@ export async function createServerKey(ctx: IssuerContext, pathId: string): Promi
         verificationMethod,
         publicKeyMultibase: encodePublicKeyMultibase(publicKey),
         envelope,
-        createdAt: ctx.now(),
+        createdAt: deps.now(),
       },
     };
   } finally {
@@ -78,18 +81,21 @@ export async function refuseIfDeactivated(stores: Pick<IssuerStores, 'dids'>, di
  * CUSTODY_MISMATCH when the key is not held here; CUSTODY_KEY_UNREADABLE when it does not
  * decrypt, or decrypts to another key than the one on record.
  */
-export async function serverSigningIdentity(ctx: IssuerContext, did: string): Promise<SigningIdentity> {
-  const key = await ctx.stores.agents.getKey(did);
+export async function serverSigningIdentity(
+  deps: Pick<IssuerDeps, 'stores' | 'keyEncryptionKey'>,
+  did: string,
+): Promise<SigningIdentity> {
+  const key = await deps.stores.agents.getKey(did);
   if (!key)
     throw refuse(
       'CUSTODY_MISMATCH',
       `the issuer does not hold a key for ${did} (self-custody agents sign their own documents)`,
       { agentDid: did },
     );
-  await refuseIfDeactivated(ctx.stores, did);
+  await refuseIfDeactivated(deps.stores, did);
   const unreadable = (why: string) =>
     refuse('CUSTODY_KEY_UNREADABLE', `the key the issuer holds for ${did} ${why}`, { agentDid: did });
-  const seed = await decrypt(ctx.keyEncryptionKey, key.envelope, utf8ToBytes(did)).catch(() => {
+  const seed = await decrypt(deps.keyEncryptionKey, key.envelope, utf8ToBytes(did)).catch(() => {
     throw unreadable('does not decrypt under SERVICE_KEY_ENCRYPTION_KEY');
   });
   try {

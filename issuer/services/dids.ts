@@ -27,13 +27,16 @@ import { didWebToUrl } from '../../wallet/did/web.ts';
 import { ed25519KeyFromMultibase } from '../../wallet/did/public-key.ts';
 import type { DidDocument, DidResolutionResult, Service, ServiceEndpoint } from '../../wallet/did/types.ts';
 import type { DidResolution, HostedDid } from '../../wallet/contract/dids.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerDeps } from '../deps.ts';
 import type { IssuerStores } from '../storage/stores.ts';
 import { wireObject } from './wire.ts';
 import { invalidCursor, refuse } from '../refusal.ts';
 import type { HostedDidKind, HostedDidRecord } from '../storage/dids-store.ts';
 import { multikeyDidDocument } from './did-documents.ts';
 import { hostedResolution } from './resolver.ts';
+
+/** What changing a hosted DID document uses of the issuer's dependencies. */
+export type DidEditDeps = Pick<IssuerDeps, 'config' | 'stores' | 'audit' | 'now'>;
 
 /** DID Resolution §7.1 result context. */
 export const DID_RESOLUTION_CONTEXT = 'https://w3id.org/did-resolution/v1';
@@ -146,53 +149,57 @@ function servicesRefusedOnDidKey(did: string): void {
 }
 
 /** Only documents this issuer serves can change: its own did:web tree (did:key has none to change). */
-function assertMutable(ctx: IssuerContext, record: HostedDidRecord): void {
+function assertMutable(deps: Pick<IssuerDeps, 'config'>, record: HostedDidRecord): void {
   servicesRefusedOnDidKey(record.did);
   if (record.kind === 'issuer') {
     // Start-up rewrites the issuer's document from its signing key (issuer-identity.ts), which would drop edits.
     throw refuse('ISSUER_DID_PROTECTED', "the issuer's own DID document is managed by its configuration");
   }
   if (record.deactivated) throw refuse('DID_DEACTIVATED', `${record.did} is deactivated`);
-  if (ctx.config.didMethod !== 'web' || !record.did.startsWith(`did:web:${ctx.config.didDomain ?? ''}:`)) {
+  if (deps.config.didMethod !== 'web' || !record.did.startsWith(`did:web:${deps.config.didDomain ?? ''}:`)) {
     throw refuse('DID_NOT_HOSTED', `${record.did} is not served by this issuer`);
   }
 }
 
 async function serverKey(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'keyEncryptionKey' | 'now'>,
   did: string,
   verificationMethod: string,
   seed: Uint8Array,
-): Promise<Parameters<IssuerContext['stores']['agents']['insertKey']>[0]> {
+): Promise<Parameters<IssuerDeps['stores']['agents']['insertKey']>[0]> {
   return {
     did,
     verificationMethod,
     publicKeyMultibase: encodePublicKeyMultibase(getPublicKey(seed)),
-    envelope: await encrypt(ctx.keyEncryptionKey, seed, utf8ToBytes(did)),
-    createdAt: ctx.now(),
+    envelope: await encrypt(deps.keyEncryptionKey, seed, utf8ToBytes(did)),
+    createdAt: deps.now(),
   };
 }
 
 function insertHosted(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'stores' | 'audit'>,
   record: HostedDidRecord,
   actor: string,
   event: string,
   data: JsonObject,
-  key?: Parameters<IssuerContext['stores']['agents']['insertKey']>[0],
+  key?: Parameters<IssuerDeps['stores']['agents']['insertKey']>[0],
 ): Promise<DidView> {
-  return ctx.stores.transaction(async (tx) => {
+  return deps.stores.transaction(async (tx) => {
     if (await tx.dids.get(record.did)) throw refuse('DID_EXISTS', `${record.did} already exists on this issuer`);
     await tx.dids.insert(record);
     if (key) await tx.agents.insertKey(key);
-    await ctx.audit.record({ event, actor, data: { did: record.did, ...data } }, tx);
+    await deps.audit.record({ event, actor, data: { did: record.did, ...data } }, tx);
     return view(tx, record);
   });
 }
 
 /** POST /v1/dids: create (server-held or caller-held key) or register an existing did:key. */
-export async function createDid(ctx: IssuerContext, input: CreateDidInput, actor: string): Promise<DidView> {
-  const at = ctx.now();
+export async function createDid(
+  deps: Pick<IssuerDeps, 'config' | 'stores' | 'keyEncryptionKey' | 'audit' | 'now'>,
+  input: CreateDidInput,
+  actor: string,
+): Promise<DidView> {
+  const at = deps.now();
   const services = input.services ?? [];
   if (input.did !== undefined) {
     if (input.publicKeyMultibase !== undefined || input.name !== undefined) {
@@ -216,7 +223,7 @@ export async function createDid(ctx: IssuerContext, input: CreateDidInput, actor
       throw refuse('INVALID_DID', `not a usable Ed25519 did:key: ${(error as Error).message}`);
     }
     return insertHosted(
-      ctx,
+      deps,
       { did, document, kind: 'registered', deactivated: false, createdAt: at, updatedAt: at },
       actor,
       'DID_REGISTERED',
@@ -224,8 +231,8 @@ export async function createDid(ctx: IssuerContext, input: CreateDidInput, actor
     );
   }
 
-  const method = input.method ?? ctx.config.didMethod;
-  if (method === 'web' && (ctx.config.didMethod !== 'web' || ctx.config.didDomain === undefined)) {
+  const method = input.method ?? deps.config.didMethod;
+  if (method === 'web' && (deps.config.didMethod !== 'web' || deps.config.didDomain === undefined)) {
     throw refuse('DID_METHOD_UNSUPPORTED', 'did:web DIDs need DID_METHOD=web (a domain to host them on)');
   }
   if (method === 'key' && input.name !== undefined) throw refuse('VALIDATION_FAILED', '"name" applies to did:web only');
@@ -249,14 +256,14 @@ export async function createDid(ctx: IssuerContext, input: CreateDidInput, actor
     const did =
       method === 'key'
         ? didKeyFromPublicKey(publicKey)
-        : `did:web:${ctx.config.didDomain}:${MANAGED_DID_SEGMENT}:${input.name ?? crypto.randomUUID()}`;
+        : `did:web:${deps.config.didDomain}:${MANAGED_DID_SEGMENT}:${input.name ?? crypto.randomUUID()}`;
     if (method === 'key' && services.length > 0) servicesRefusedOnDidKey(did);
     const verificationMethod = method === 'key' ? `${did}#${did.slice('did:key:'.length)}` : `${did}#key-1`;
     const document = withServices(did, multikeyDidDocument(did, verificationMethod, publicKey), services);
     const kind: HostedDidKind = seed === undefined ? 'registered' : 'managed';
-    const key = seed === undefined ? undefined : await serverKey(ctx, did, verificationMethod, seed);
+    const key = seed === undefined ? undefined : await serverKey(deps, did, verificationMethod, seed);
     return insertHosted(
-      ctx,
+      deps,
       { did, document, kind, deactivated: false, createdAt: at, updatedAt: at },
       actor,
       'DID_CREATED',
@@ -269,9 +276,9 @@ export async function createDid(ctx: IssuerContext, input: CreateDidInput, actor
 }
 
 /** GET /v1/dids/:did — a DID Resolution result (DID Core §7.1) for a hosted DID or any did:key. */
-export async function resolveHostedDid(ctx: IssuerContext, did: string): Promise<DidResolution> {
+export async function resolveHostedDid(deps: Pick<IssuerDeps, 'stores'>, did: string): Promise<DidResolution> {
   const checked = requireDid(did);
-  const record = await ctx.stores.dids.get(checked);
+  const record = await deps.stores.dids.get(checked);
   if (record) return resolutionBody(hostedResolution(record));
   if (checked.startsWith('did:key:')) {
     try {
@@ -302,9 +309,12 @@ function resolutionBody(result: DidResolutionResult): DidResolution {
 }
 
 /** The hosted document of a managed did:web, by its path id (`/dids/<id>/did.json`). */
-export async function managedWebDocument(ctx: IssuerContext, id: string): Promise<DidDocument> {
-  if (ctx.config.didMethod !== 'web' || !NAME.test(id)) throw refuse('DID_NOT_FOUND', 'no such DID document');
-  const record = await ctx.stores.dids.get(`did:web:${ctx.config.didDomain}:${MANAGED_DID_SEGMENT}:${id}`);
+export async function managedWebDocument(
+  deps: Pick<IssuerDeps, 'config' | 'stores'>,
+  id: string,
+): Promise<DidDocument> {
+  if (deps.config.didMethod !== 'web' || !NAME.test(id)) throw refuse('DID_NOT_FOUND', 'no such DID document');
+  const record = await deps.stores.dids.get(`did:web:${deps.config.didDomain}:${MANAGED_DID_SEGMENT}:${id}`);
   if (!record) throw refuse('DID_NOT_FOUND', 'no such DID document');
   // did:web §3.2.4 Deactivate: the document is no longer served.
   if (record.deactivated) throw refuse('DID_DEACTIVATED', 'this DID has been deactivated');
@@ -313,58 +323,63 @@ export async function managedWebDocument(ctx: IssuerContext, id: string): Promis
 
 /** GET /v1/dids (admin): hosted DIDs, oldest first. */
 export async function listDids(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'stores'>,
   page: { kind?: HostedDidKind; cursor?: string; limit: number },
 ): Promise<{ dids: DidView[]; nextCursor?: string }> {
-  const records = await ctx.stores.dids.list({ ...page, limit: page.limit + 1 });
+  const records = await deps.stores.dids.list({ ...page, limit: page.limit + 1 });
   if (records === undefined) throw invalidCursor();
-  const dids = await Promise.all(records.slice(0, page.limit).map((record) => view(ctx.stores, record)));
+  const dids = await Promise.all(records.slice(0, page.limit).map((record) => view(deps.stores, record)));
   const last = dids[dids.length - 1];
   return records.length > page.limit && last ? { dids, nextCursor: last.did } : { dids };
 }
 
 /** POST /v1/dids/:did/services */
-export function addService(ctx: IssuerContext, did: string, input: ServiceInput, actor: string): Promise<DidView> {
-  return ctx.stores.transaction(async (tx) => {
+export function addService(deps: DidEditDeps, did: string, input: ServiceInput, actor: string): Promise<DidView> {
+  return deps.stores.transaction(async (tx) => {
     const record = await hostedOrThrow(tx, did);
-    assertMutable(ctx, record);
+    assertMutable(deps, record);
     const document = withServices(record.did, record.document, [input]);
-    const at = ctx.now();
+    const at = deps.now();
     await tx.dids.updateDocument(record.did, document, at);
     const added = document.service?.[document.service.length - 1]?.id ?? '';
-    await ctx.audit.record({ event: 'DID_SERVICE_ADDED', actor, data: { did: record.did, serviceId: added } }, tx);
+    await deps.audit.record({ event: 'DID_SERVICE_ADDED', actor, data: { did: record.did, serviceId: added } }, tx);
     return view(tx, { ...record, document, updatedAt: at });
   });
 }
 
 /** DELETE /v1/dids/:did/services/:endpointId */
-export function removeService(ctx: IssuerContext, did: string, endpointId: string, actor: string): Promise<DidView> {
-  return ctx.stores.transaction(async (tx) => {
+export function removeService(deps: DidEditDeps, did: string, endpointId: string, actor: string): Promise<DidView> {
+  return deps.stores.transaction(async (tx) => {
     const record = await hostedOrThrow(tx, did);
-    assertMutable(ctx, record);
+    assertMutable(deps, record);
     const id = serviceId(record.did, endpointId);
     const services = record.document.service ?? [];
     const kept = services.filter((s) => s.id !== id && `${record.did}${s.id}` !== id);
     if (kept.length === services.length) throw refuse('SERVICE_NOT_FOUND', `the DID document has no service ${id}`);
     const { service: _service, ...rest } = record.document;
     const document: DidDocument = kept.length > 0 ? { ...rest, service: kept } : rest;
-    const at = ctx.now();
+    const at = deps.now();
     await tx.dids.updateDocument(record.did, document, at);
-    await ctx.audit.record({ event: 'DID_SERVICE_REMOVED', actor, data: { did: record.did, serviceId: id } }, tx);
+    await deps.audit.record({ event: 'DID_SERVICE_REMOVED', actor, data: { did: record.did, serviceId: id } }, tx);
     return view(tx, { ...record, document, updatedAt: at });
   });
 }
 
 /** POST /v1/dids/:did/deactivate */
-export function deactivateDid(ctx: IssuerContext, did: string, actor: string, reason?: string): Promise<DidView> {
-  return ctx.stores.transaction(async (tx) => {
+export function deactivateDid(
+  deps: Pick<IssuerDeps, 'stores' | 'resolver' | 'audit' | 'now'>,
+  did: string,
+  actor: string,
+  reason?: string,
+): Promise<DidView> {
+  return deps.stores.transaction(async (tx) => {
     const record = await hostedOrThrow(tx, did);
     if (record.kind === 'issuer')
       throw refuse('ISSUER_DID_PROTECTED', "the issuer's own DID cannot be deactivated through the API");
-    const at = ctx.now();
+    const at = deps.now();
     if (!(await tx.dids.deactivate(record.did, at)))
       throw refuse('DID_DEACTIVATED', `${record.did} is already deactivated`);
-    await ctx.audit.record(
+    await deps.audit.record(
       {
         event: 'DID_DEACTIVATED',
         actor,
@@ -374,7 +389,7 @@ export function deactivateDid(ctx: IssuerContext, did: string, actor: string, re
       },
       tx,
     );
-    ctx.resolver.invalidate(record.did);
+    deps.resolver.invalidate(record.did);
     return view(tx, { ...record, deactivated: true, updatedAt: at });
   });
 }

@@ -26,7 +26,7 @@ import { isMandateError } from '../../wallet/crypto/errors.ts';
 import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
 import { parseDid } from '../../wallet/did/parse.ts';
 import { createKeyResolver } from '../../wallet/did/verification-method.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerDeps } from '../deps.ts';
 import type { IssuerStores } from '../storage/stores.ts';
 import { invalidCursor, refuse } from '../refusal.ts';
 import { credentialKey, enforceLimit } from '../rate-limiter.ts';
@@ -63,21 +63,25 @@ export interface MintInput {
 
 export type MintedToken = EnrollmentToken;
 
-export async function mintEnrollmentToken(ctx: IssuerContext, input: MintInput, actor: string): Promise<MintedToken> {
+export async function mintEnrollmentToken(
+  deps: Pick<IssuerDeps, 'config' | 'stores' | 'audit' | 'now'>,
+  input: MintInput,
+  actor: string,
+): Promise<MintedToken> {
   const token = newSecret();
-  const now = ctx.now();
+  const now = deps.now();
   const record = {
     id: crypto.randomUUID(),
     tokenHash: hashToken(token),
     requestedScopes: [...new Set(input.requestedScopes)],
     maxDelegationDepth: input.maxDelegationDepth,
     requestedDomains: [...new Set(input.requestedDomains)],
-    credentialTtlSeconds: input.credentialValiditySeconds ?? ctx.config.credentialTtlSeconds,
+    credentialTtlSeconds: input.credentialValiditySeconds ?? deps.config.credentialTtlSeconds,
     createdAt: now,
-    expiresAt: now + (input.ttlSeconds ?? ctx.config.enrollmentTokenTtlSeconds) * 1000,
+    expiresAt: now + (input.ttlSeconds ?? deps.config.enrollmentTokenTtlSeconds) * 1000,
     createdBy: actor,
   };
-  await ctx.stores.transaction(async (tx) => {
+  await deps.stores.transaction(async (tx) => {
     await tx.tokens.insert(record);
     const data = {
       tokenId: record.id,
@@ -85,7 +89,7 @@ export async function mintEnrollmentToken(ctx: IssuerContext, input: MintInput, 
       maxDelegationDepth: record.maxDelegationDepth,
       requestedDomains: record.requestedDomains,
     };
-    await ctx.audit.record({ event: 'ENROLLMENT_TOKEN_MINTED', actor, data }, tx);
+    await deps.audit.record({ event: 'ENROLLMENT_TOKEN_MINTED', actor, data }, tx);
   });
   return { tokenId: record.id, token, expiresAt: new Date(record.expiresAt).toISOString() };
 }
@@ -115,17 +119,17 @@ function tokenView(row: EnrollmentTokenRecord, state: TokenState): TokenView {
 
 /** Admin listing, newest first: never the token values (they are not stored). */
 export async function listEnrollmentTokens(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'stores' | 'now'>,
   page: { cursor?: string; limit: number; state?: TokenState },
 ): Promise<{ tokens: TokenView[]; nextCursor?: string }> {
   if (page.cursor !== undefined && !isTokenCursor(page.cursor)) throw invalidCursor();
-  const now = ctx.now();
+  const now = deps.now();
   const views: TokenView[] = [];
   let cursor = page.cursor;
   // The state is derived (expiry depends on now), so it is filtered after reading: keep reading
   // until the page is full, the table ends, or a bounded number of reads was spent.
   for (let round = 0; round < 50; round++) {
-    const rows = await ctx.stores.tokens.list({ ...(cursor === undefined ? {} : { cursor }), limit: page.limit + 1 });
+    const rows = await deps.stores.tokens.list({ ...(cursor === undefined ? {} : { cursor }), limit: page.limit + 1 });
     for (const row of rows) {
       if (views.length === page.limit)
         return { tokens: views, ...(cursor === undefined ? {} : { nextCursor: cursor }) };
@@ -156,11 +160,14 @@ export interface StartInput {
 /** Its `domain` is the one a self-custody DID-Auth proof must name: this issuer's DID. */
 export type StartedOnboarding = OnboardingChallenge;
 
-export async function startOnboarding(ctx: IssuerContext, input: StartInput): Promise<StartedOnboarding> {
+export async function startOnboarding(
+  deps: Pick<IssuerDeps, 'config' | 'stores' | 'issuer' | 'audit' | 'rateLimits' | 'now'>,
+  input: StartInput,
+): Promise<StartedOnboarding> {
   const tokenHash = hashToken(input.token);
-  await enforceLimit(ctx.rateLimits.perToken, credentialKey('enroll', tokenHash), 'with this enrollment token');
-  const now = ctx.now();
-  const token = assertTokenUsable(await ctx.stores.tokens.findByHash(tokenHash), now);
+  await enforceLimit(deps.rateLimits.perToken, credentialKey('enroll', tokenHash), 'with this enrollment token');
+  const now = deps.now();
+  const token = assertTokenUsable(await deps.stores.tokens.findByHash(tokenHash), now);
   let did: string | null = null;
   if (input.custody === 'self') {
     if (input.did === undefined)
@@ -179,7 +186,7 @@ export async function startOnboarding(ctx: IssuerContext, input: StartInput): Pr
     }
     if (method !== 'key' && method !== 'web')
       throw refuse('DID_METHOD_UNSUPPORTED', `did:${method} cannot be enrolled here (did:key and did:web can)`);
-    if (await ctx.stores.agents.get(input.did))
+    if (await deps.stores.agents.get(input.did))
       throw refuse('AGENT_EXISTS', `${input.did} is already enrolled`, { agentDid: input.did });
     did = input.did;
   } else if (input.did !== undefined) {
@@ -196,12 +203,12 @@ export async function startOnboarding(ctx: IssuerContext, input: StartInput): Pr
     // Stored as its hash, like tokens: a copy of the database cannot complete an onboarding.
     challengeHash: hashToken(challenge),
     createdAt: now,
-    expiresAt: Math.min(now + ctx.config.onboardingTtlSeconds * 1000, token.expiresAt),
+    expiresAt: Math.min(now + deps.config.onboardingTtlSeconds * 1000, token.expiresAt),
   };
-  await ctx.stores.transaction(async (tx) => {
+  await deps.stores.transaction(async (tx) => {
     await tx.tokens.insertSession(session);
     const data = { tokenId: token.id, custody: input.custody, challengeId: session.id };
-    await ctx.audit.record(
+    await deps.audit.record(
       { event: 'ONBOARDING_STARTED', actor: 'anonymous', ...(did ? { agentDid: did } : {}), data },
       tx,
     );
@@ -210,7 +217,7 @@ export async function startOnboarding(ctx: IssuerContext, input: StartInput): Pr
     challengeId: session.id,
     challenge,
     expiresAt: new Date(session.expiresAt).toISOString(),
-    domain: ctx.issuer.did,
+    domain: deps.issuer.did,
   };
 }
 
@@ -225,7 +232,11 @@ export interface CompleteInput {
 export type CompletedOnboarding = Enrolled;
 
 /** Self custody: the DID-Auth presentation proves possession of the holder DID's authentication key. */
-async function verifyDidAuth(ctx: IssuerContext, session: OnboardingSessionRecord, proof: unknown): Promise<void> {
+async function verifyDidAuth(
+  deps: Pick<IssuerDeps, 'issuer' | 'resolver' | 'now'>,
+  session: OnboardingSessionRecord,
+  proof: unknown,
+): Promise<void> {
   const did = session.did as string;
   const holder = typeof proof === 'object' && proof !== null ? (proof as { holder?: unknown }).holder : undefined;
   if (holder !== did)
@@ -239,7 +250,7 @@ async function verifyDidAuth(ctx: IssuerContext, session: OnboardingSessionRecor
       details: { cause: 'CHALLENGE_MISMATCH' },
     });
   }
-  const resolveKey = createKeyResolver(ctx.resolver);
+  const resolveKey = createKeyResolver(deps.resolver);
   try {
     await verifyProof(proof, {
       // The key must be the holder's own (a valid proof by some other DID proves nothing).
@@ -249,8 +260,8 @@ async function verifyDidAuth(ctx: IssuerContext, session: OnboardingSessionRecor
           : Promise.reject(refuse('PROOF_INVALID', 'the proof is signed by a key of another DID')),
       expectedProofPurpose: 'authentication',
       expectedChallenge: offered,
-      expectedDomain: ctx.issuer.did,
-      now: new Date(ctx.now()),
+      expectedDomain: deps.issuer.did,
+      now: new Date(deps.now()),
     });
   } catch (error) {
     const code = isMandateError(error) ? error.code : 'ERROR';
@@ -263,7 +274,7 @@ async function verifyDidAuth(ctx: IssuerContext, session: OnboardingSessionRecor
 
 /** Step 2's proof of control: the holder's DID-Auth (self), or the echoed challenge and a new server key. */
 async function proveControl(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'config' | 'issuer' | 'keyEncryptionKey' | 'resolver' | 'now'>,
   session: OnboardingSessionRecord,
   input: CompleteInput,
   agentId: string,
@@ -273,7 +284,7 @@ async function proveControl(
       throw refuse('VALIDATION_FAILED', 'self custody completes with a DID-Auth proof', {
         details: [{ path: 'json.proof', message: 'required' }],
       });
-    await verifyDidAuth(ctx, session, input.proof);
+    await verifyDidAuth(deps, session, input.proof);
     return { agentDid: session.did as string };
   }
   if (input.challenge === undefined)
@@ -282,18 +293,18 @@ async function proveControl(
     });
   if (!answersChallenge(session, input.challenge))
     throw refuse('CHALLENGE_MISMATCH', 'the challenge does not match this onboarding');
-  const serverKey = await createServerKey(ctx, agentId);
+  const serverKey = await createServerKey(deps, agentId);
   return { agentDid: serverKey.did, serverKey };
 }
 
 /** The single-use gates, first in the transaction: losers throw and nothing is written. */
 async function claimOnce(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'now'>,
   tx: IssuerStores,
   enrolled: { session: OnboardingSessionRecord; token: EnrollmentTokenRecord; agentDid: string },
 ): Promise<void> {
   const { session, token, agentDid } = enrolled;
-  const at = ctx.now();
+  const at = deps.now();
   if (!(await tx.tokens.completeSession(session.id, at))) {
     throw (await tx.tokens.findSession(session.id))?.completedAt !== null
       ? refuse('CHALLENGE_USED', 'this onboarding challenge was already completed')
@@ -310,14 +321,14 @@ async function claimOnce(
 
 /** The agent (and its server key and hosted DID) and the audit records, in the issuing transaction. */
 async function recordEnrollment(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'audit' | 'now'>,
   tx: IssuerStores,
   enrolled: { session: OnboardingSessionRecord; token: EnrollmentTokenRecord; agentId: string; agentDid: string },
   credentialId: string,
   serverKey: NewServerKey | undefined,
 ): Promise<void> {
   const { session, token, agentId, agentDid } = enrolled;
-  const at = ctx.now();
+  const at = deps.now();
   if (serverKey) {
     await tx.dids.insert({
       did: serverKey.did,
@@ -341,23 +352,26 @@ async function recordEnrollment(
     createdAt: at,
   });
   const enrolledData = { tokenId: token.id, custody: session.custody, challengeId: session.id };
-  await ctx.audit.record({ event: 'AGENT_ENROLLED', actor: 'anonymous', agentDid, data: enrolledData }, tx);
+  await deps.audit.record({ event: 'AGENT_ENROLLED', actor: 'anonymous', agentDid, data: enrolledData }, tx);
   const issuedData = { vcId: credentialId, via: 'onboarding' };
-  await ctx.audit.record({ event: 'CREDENTIAL_ISSUED', actor: 'system', agentDid, data: issuedData }, tx);
+  await deps.audit.record({ event: 'CREDENTIAL_ISSUED', actor: 'system', agentDid, data: issuedData }, tx);
 }
 
-export async function completeOnboarding(ctx: IssuerContext, input: CompleteInput): Promise<CompletedOnboarding> {
-  const session = await ctx.stores.tokens.findSession(input.challengeId);
+export async function completeOnboarding(
+  deps: Pick<IssuerDeps, 'config' | 'stores' | 'issuer' | 'keyEncryptionKey' | 'resolver' | 'audit' | 'now'>,
+  input: CompleteInput,
+): Promise<CompletedOnboarding> {
+  const session = await deps.stores.tokens.findSession(input.challengeId);
   if (!session) throw refuse('CHALLENGE_NOT_FOUND', 'no onboarding challenge has this id');
-  const now = ctx.now();
+  const now = deps.now();
   if (session.completedAt !== null) throw refuse('CHALLENGE_USED', 'this onboarding challenge was already completed');
   if (session.expiresAt <= now) throw refuse('CHALLENGE_EXPIRED', 'the onboarding challenge has expired; start again');
-  const token = assertTokenUsable(await ctx.stores.tokens.findById(session.tokenId), now);
+  const token = assertTokenUsable(await deps.stores.tokens.findById(session.tokenId), now);
 
   const agentId = crypto.randomUUID();
-  const { agentDid, serverKey } = await proveControl(ctx, session, input, agentId);
+  const { agentDid, serverKey } = await proveControl(deps, session, input, agentId);
   const { prepared } = await issueAtomically(
-    ctx,
+    deps,
     {
       subjectDid: agentDid,
       privilegeScopes: token.requestedScopes,
@@ -366,8 +380,8 @@ export async function completeOnboarding(ctx: IssuerContext, input: CompleteInpu
       validitySeconds: token.credentialTtlSeconds,
     },
     {
-      before: (_p, tx) => claimOnce(ctx, tx, { session, token, agentDid }),
-      after: (p, tx) => recordEnrollment(ctx, tx, { session, token, agentId, agentDid }, p.credential.id, serverKey),
+      before: (_p, tx) => claimOnce(deps, tx, { session, token, agentDid }),
+      after: (p, tx) => recordEnrollment(deps, tx, { session, token, agentId, agentDid }, p.credential.id, serverKey),
     },
   );
   return {

@@ -13,7 +13,7 @@
  */
 import type { JwtClaims } from '../../wallet/crypto/jwt.ts';
 import { issuerId, statusEntries } from '../../wallet/vc/parse.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerDeps } from '../deps.ts';
 import type { SessionStatusEntry } from '../storage/sessions-store.ts';
 import { verifyAccessToken } from './oauth/access-tokens.ts';
 import { oauthEndpoints } from './oauth/metadata.ts';
@@ -59,11 +59,14 @@ export function presentationStatusEntries(presentation: unknown): SessionStatusE
 }
 
 /** True while no entry is set for revocation or suspension; false when one is, or cannot be read. */
-async function noneInvalidated(ctx: IssuerContext, entries: readonly SessionStatusEntry[]): Promise<boolean> {
-  const now = ctx.now();
+async function noneInvalidated(
+  deps: Pick<IssuerDeps, 'statusLists' | 'now'>,
+  entries: readonly SessionStatusEntry[],
+): Promise<boolean> {
+  const now = deps.now();
   const results = await Promise.all(
     entries.map(({ issuer, entry }) =>
-      ctx.statusLists.check(entry, issuer, now).then(
+      deps.statusLists.check(entry, issuer, now).then(
         ({ status, purpose }) => status === 0 || !INVALIDATING.has(purpose),
         () => false,
       ),
@@ -91,19 +94,19 @@ function activeResponse(claims: JwtClaims): IntrospectionResponse {
 }
 
 /** The agent's DID deactivated here (`POST /v1/dids/{did}/deactivate`) ends every token it holds. */
-async function agentDeactivated(ctx: IssuerContext, agentDid: string): Promise<boolean> {
-  return (await ctx.stores.dids.get(agentDid))?.deactivated === true;
+async function agentDeactivated(deps: Pick<IssuerDeps, 'stores'>, agentDid: string): Promise<boolean> {
+  return (await deps.stores.dids.get(agentDid))?.deactivated === true;
 }
 
 export async function introspectSessionToken(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'config' | 'stores' | 'statusLists' | 'now'>,
   sessions: SessionTokenIssuer,
   token: string,
 ): Promise<IntrospectionResponse> {
   const claims =
-    (await sessions.verify(token)) ?? (await verifyAccessToken(sessions, oauthEndpoints(ctx.config).issuer, token));
-  const session = claims === undefined ? undefined : await ctx.stores.sessions.get(claims.jti as string, ctx.now());
+    (await sessions.verify(token)) ?? (await verifyAccessToken(sessions, oauthEndpoints(deps.config).issuer, token));
+  const session = claims === undefined ? undefined : await deps.stores.sessions.get(claims.jti as string, deps.now());
   if (claims === undefined || session === undefined || session.agentDid !== claims.sub) return { active: false };
-  if (await agentDeactivated(ctx, session.agentDid)) return { active: false };
-  return (await noneInvalidated(ctx, session.statusEntries)) ? activeResponse(claims) : { active: false };
+  if (await agentDeactivated(deps, session.agentDid)) return { active: false };
+  return (await noneInvalidated(deps, session.statusEntries)) ? activeResponse(claims) : { active: false };
 }

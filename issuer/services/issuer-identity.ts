@@ -22,7 +22,7 @@ import { multikeyDocument } from '../../wallet/did/multikey-document.ts';
 import type { DidDocument } from '../../wallet/did/types.ts';
 import { didKeyIdentity, type SigningIdentity } from '../../wallet/vc/identity.ts';
 import { ConfigError } from '../config/index.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerDeps } from '../deps.ts';
 
 const ISSUER_DID_SETTING = 'issuer.did';
 /** The highest `#key-<n>` ever given, so that a dropped key's number is never given again. */
@@ -36,7 +36,7 @@ const RETIRED_KEYS_SETTING = 'issuer.retiredKeys';
 const PREVIOUS_KEY_MARGIN_MS = 60 * 60_000;
 
 /** What the identity is worked out from, before the rest of the context exists. */
-export type IssuerIdentityDeps = Pick<IssuerContext, 'config' | 'stores' | 'audit' | 'log' | 'now'>;
+export type IssuerIdentityDeps = Pick<IssuerDeps, 'config' | 'stores' | 'audit' | 'log' | 'now'>;
 
 /** One Multikey of the issuer's did:web document. */
 interface IssuerKey {

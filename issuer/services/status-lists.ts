@@ -29,13 +29,19 @@ import {
 import { encodeStatusList } from '../../wallet/status/encoded-list.ts';
 import type { StatusListInfo } from '../../wallet/contract/status-lists.ts';
 import { fetchPolicy } from '../config/index.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerDeps, IssuerStatusClient } from '../deps.ts';
 import { refuse } from '../refusal.ts';
 import type { StatusListRecord, StatusListStore, StatusMessageRecord } from '../storage/status-lists-store.ts';
 import type { IssuerStores } from '../storage/stores.ts';
 import { watchDatabase, type DatabaseWatch } from './database-watch.ts';
 import type { SharedCache } from './shared-caches/redis-cache.ts';
 import { sharedListClientOptions } from './shared-caches/status-list-fetch.ts';
+
+/** What signing a status list uses of the issuer's dependencies. */
+export type ListSigningDeps = Pick<IssuerDeps, 'config' | 'stores' | 'issuer' | 'now'>;
+
+/** What the issuer's status-list client uses of the issuer's dependencies. */
+export type StatusClientDeps = Pick<IssuerDeps, 'config' | 'stores' | 'issuer' | 'resolver' | 'now'>;
 
 /** Purposes every issued AgentCredential carries an entry for (docs/protocol.md §Agent credential). */
 export const ISSUED_PURPOSES = ['revocation', 'suspension'] as const;
@@ -53,8 +59,8 @@ export class IndexTaken extends MandateError<'STATUS_INDEX_TAKEN'> {
   }
 }
 
-export function statusListUrl(ctx: Pick<IssuerContext, 'config'>, listId: string): string {
-  return `${ctx.config.apiBaseUrl}${LIST_PATH}${encodeURIComponent(listId)}`;
+export function statusListUrl(deps: Pick<IssuerDeps, 'config'>, listId: string): string {
+  return `${deps.config.apiBaseUrl}${LIST_PATH}${encodeURIComponent(listId)}`;
 }
 
 /** Purposes a list may be created for (Bitstring Status List §2.1 statusPurpose). */
@@ -89,7 +95,7 @@ function checkSizeAndMessages(input: CreateListInput): void {
 
 /** Creates an empty list (131,072 entries, the §6.1 herd-privacy minimum) in the transaction `tx`. */
 export async function createStatusListRecord(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'now'>,
   tx: IssuerStores,
   input: CreateListInput,
 ): Promise<StatusListRecord> {
@@ -104,7 +110,7 @@ export async function createStatusListRecord(
     throw refuse('STATUS_LIST_EXISTS', `status list ${id} already exists`);
   }
   const list = createStatusList({ statusSize: input.statusSize ?? 1 });
-  const at = ctx.now();
+  const at = deps.now();
   await tx.statusLists.insert({
     id,
     purpose: input.purpose,
@@ -122,20 +128,20 @@ export async function createStatusListRecord(
 
 /** `POST /v1/status-list`: a new list and its audit record, in one transaction; answered as the contract's StatusList. */
 export async function createStatusListFor(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'config' | 'stores' | 'audit' | 'now'>,
   input: CreateListInput,
   actor: string,
 ): Promise<StatusListInfo> {
-  const list = await ctx.stores.transaction(async (tx) => {
-    const created = await createStatusListRecord(ctx, tx, { ...input, statusMessages: input.statusMessages ?? null });
+  const list = await deps.stores.transaction(async (tx) => {
+    const created = await createStatusListRecord(deps, tx, { ...input, statusMessages: input.statusMessages ?? null });
     const data = { listId: created.id, purpose: created.purpose };
-    await ctx.audit.record({ event: 'STATUS_LIST_CREATED', actor, data }, tx);
+    await deps.audit.record({ event: 'STATUS_LIST_CREATED', actor, data }, tx);
     return created;
   });
   return {
     listId: list.id,
     purpose: list.purpose,
-    url: statusListUrl(ctx, list.id),
+    url: statusListUrl(deps, list.id),
     length: list.length,
     statusSize: list.statusSize,
     ...(list.statusMessages ? { statusMessages: list.statusMessages } : {}),
@@ -143,13 +149,13 @@ export async function createStatusListFor(
 }
 
 /** First start: one revocation and one suspension list. */
-export async function ensureDefaultStatusLists(ctx: IssuerContext): Promise<void> {
-  await ctx.stores.transaction(async (tx) => {
+export async function ensureDefaultStatusLists(deps: Pick<IssuerDeps, 'stores' | 'audit' | 'now'>): Promise<void> {
+  await deps.stores.transaction(async (tx) => {
     for (const purpose of ISSUED_PURPOSES) {
       const id = await tx.settings.get(DEFAULT_LIST_SETTING(purpose));
       if (id === undefined || !(await tx.statusLists.get(id))) {
-        const list = await createStatusListRecord(ctx, tx, { purpose });
-        await ctx.audit.record(
+        const list = await createStatusListRecord(deps, tx, { purpose });
+        await deps.audit.record(
           { event: 'STATUS_LIST_CREATED', actor: 'system', data: { listId: list.id, purpose } },
           tx,
         );
@@ -167,12 +173,12 @@ export interface IndexReservation {
 
 /** The entry a credential carries for `index` of `list` (§2.1): statusSize only above 1, statusMessage when the list has messages. */
 export function statusEntryFor(
-  ctx: Pick<IssuerContext, 'config'>,
+  deps: Pick<IssuerDeps, 'config'>,
   list: StatusListRecord,
   index: number,
 ): BitstringStatusListEntry {
   return buildStatusListEntry({
-    statusListCredential: statusListUrl(ctx, list.id),
+    statusListCredential: statusListUrl(deps, list.id),
     statusListIndex: index,
     statusPurpose: list.purpose,
     ...(list.statusSize > 1 ? { statusSize: list.statusSize } : {}),
@@ -186,15 +192,18 @@ export function statusEntryFor(
  * suspension lists are opened on first need, any other purpose needs a list created first
  * (STATUS_LIST_UNAVAILABLE).
  */
-export function reserveIndex(ctx: IssuerContext, purpose: string): Promise<IndexReservation> {
-  return ctx.stores.transaction(async (tx) => {
+export function reserveIndex(
+  deps: Pick<IssuerDeps, 'config' | 'stores' | 'audit' | 'now'>,
+  purpose: string,
+): Promise<IndexReservation> {
+  return deps.stores.transaction(async (tx) => {
     for (let attempt = 0; attempt < 2; attempt++) {
       const listId = await tx.settings.get(DEFAULT_LIST_SETTING(purpose));
       const list = listId === undefined ? undefined : await tx.statusLists.get(listId);
       if (list) {
         try {
           const index = allocateIndex(list.length, list.allocated);
-          return { purpose, listId: list.id, index, entry: statusEntryFor(ctx, list, index) };
+          return { purpose, listId: list.id, index, entry: statusEntryFor(deps, list, index) };
         } catch (error) {
           if (!isMandateError(error, 'STATUS_LIST_FULL')) throw error;
         }
@@ -205,12 +214,15 @@ export function reserveIndex(ctx: IssuerContext, purpose: string): Promise<Index
         );
       }
       // Full (or missing): open the next list for this purpose, like the last one, and allocate there.
-      const next = await createStatusListRecord(ctx, tx, {
+      const next = await createStatusListRecord(deps, tx, {
         purpose,
         statusSize: list?.statusSize ?? 1,
         statusMessages: list?.statusMessages ?? null,
       });
-      await ctx.audit.record({ event: 'STATUS_LIST_CREATED', actor: 'system', data: { listId: next.id, purpose } }, tx);
+      await deps.audit.record(
+        { event: 'STATUS_LIST_CREATED', actor: 'system', data: { listId: next.id, purpose } },
+        tx,
+      );
     }
     throw new Error(`could not open a status list for ${purpose}`);
   });
@@ -218,11 +230,11 @@ export function reserveIndex(ctx: IssuerContext, purpose: string): Promise<Index
 
 /** Records a reservation in the issuing transaction `tx`. Throws IndexTaken when the index went meanwhile. */
 export async function commitReservation(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'now'>,
   tx: IssuerStores,
   reservation: IndexReservation,
 ): Promise<void> {
-  if (!(await tx.statusLists.allocate(reservation.listId, reservation.index, ctx.now())))
+  if (!(await tx.statusLists.allocate(reservation.listId, reservation.index, deps.now())))
     throw new IndexTaken(reservation.listId);
 }
 
@@ -231,7 +243,7 @@ export async function commitReservation(
  * 2^statusSize − 1 on a larger list) in the transaction `tx`. False when it already had it.
  */
 export async function setListStatus(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'now'>,
   tx: IssuerStores,
   target: { listId: string; index: number; value: number },
 ): Promise<boolean> {
@@ -244,7 +256,7 @@ export async function setListStatus(
   const bits = { bytes: list.bitstring, statusSize: list.statusSize, length: list.length };
   if (getStatus(bits, index) === value) return false;
   setStatus(bits, index, value);
-  await tx.statusLists.saveBitstring(list.id, bits.bytes, ctx.now());
+  await tx.statusLists.saveBitstring(list.id, bits.bytes, deps.now());
   return true;
 }
 
@@ -254,65 +266,53 @@ export interface PublishedList {
   ttlMs: number;
 }
 
-const signing = new WeakMap<IssuerContext, Map<string, Promise<PublishedList>>>();
+// Keyed by the issuer's deps object: one booted issuer, one cache (several issuers in one process stay apart).
+const signing = new WeakMap<object, Map<string, Promise<PublishedList>>>();
 
 /**
  * The signed list credential of `listId` at its current version: from the cache, or signed
  * now (concurrent requests for one version share one signature). STATUS_LIST_NOT_FOUND when absent.
  */
-export async function publishedStatusList(ctx: IssuerContext, listId: string): Promise<PublishedList> {
-  const list = await ctx.stores.statusLists.get(listId);
+export async function publishedStatusList(deps: ListSigningDeps, listId: string): Promise<PublishedList> {
+  const list = await deps.stores.statusLists.get(listId);
   if (!list) throw refuse('STATUS_LIST_NOT_FOUND', `status list ${listId} does not exist`);
-  const ttlMs = ctx.config.statusListTtlMs;
+  const ttlMs = deps.config.statusListTtlMs;
   if (list.signedVersion === list.version && list.signedJson !== null && list.etag !== null)
     return { json: list.signedJson, etag: list.etag, ttlMs };
-  let inFlight = signing.get(ctx);
-  if (!inFlight) signing.set(ctx, (inFlight = new Map<string, Promise<PublishedList>>()));
+  let inFlight = signing.get(deps);
+  if (!inFlight) signing.set(deps, (inFlight = new Map<string, Promise<PublishedList>>()));
   const key = `${list.id}@${list.version}`;
   let pending = inFlight.get(key);
   if (!pending) {
-    pending = signList(ctx, list).finally(() => inFlight.delete(key));
+    pending = signList(deps, list).finally(() => inFlight.delete(key));
     inFlight.set(key, pending);
   }
   return pending;
 }
 
-async function signList(ctx: IssuerContext, list: StatusListRecord): Promise<PublishedList> {
+async function signList(deps: ListSigningDeps, list: StatusListRecord): Promise<PublishedList> {
   const encodedList = await encodeStatusList({
     bytes: list.bitstring,
     statusSize: list.statusSize,
     length: list.length,
   });
   const unsigned = buildStatusListCredential({
-    id: statusListUrl(ctx, list.id),
-    issuer: ctx.issuer.did,
-    validFrom: new Date(ctx.now()),
+    id: statusListUrl(deps, list.id),
+    issuer: deps.issuer.did,
+    validFrom: new Date(deps.now()),
     statusPurpose: list.purpose,
     encodedList,
-    ttl: ctx.config.statusListTtlMs,
+    ttl: deps.config.statusListTtlMs,
   });
   const signed = await createProof(unsigned, {
-    signer: ctx.issuer.signer,
-    verificationMethod: ctx.issuer.verificationMethod,
+    signer: deps.issuer.signer,
+    verificationMethod: deps.issuer.verificationMethod,
     proofPurpose: 'assertionMethod',
   });
   const json = JSON.stringify(signed);
   const etag = `"${list.id}-${list.version}-${bytesToHex(sha256Utf8(json)).slice(0, 16)}"`;
-  await ctx.stores.statusLists.saveSigned(list.id, list.version, json, etag);
-  return { json, etag, ttlMs: ctx.config.statusListTtlMs };
-}
-
-/**
- * The issuer's StatusListClient. This issuer's own lists are served to the wallet's client
- * in-process (same proof, issuer and §3.2 checks as any verifier runs), with one client per
- * list version: a status change makes the next check fetch the new version. Other issuers'
- * lists are fetched over HTTP and cached for their ttl; with `shared` (SERVICE_CACHE_ADAPTER=redis)
- * the signed lists are also shared with the other instances and verified again by each
- * (shared-caches/status-list-fetch.ts).
- */
-export interface IssuerStatusClient extends StatusListClient {
-  /** This client with this issuer's list versions read through `version` (a read cache, services/read-cache.ts). */
-  over(version: StatusListStore['version']): StatusListClient;
+  await deps.stores.statusLists.saveSigned(list.id, list.version, json, etag);
+  return { json, etag, ttlMs: deps.config.statusListTtlMs };
 }
 
 /** This issuer's list at one version, and the client that reads it in-process. */
@@ -329,11 +329,11 @@ interface LocalList {
  * the database did not answer is noted in `watch` — the client's own answer would be "not
  * found" or "unverified" — so the check can throw that failure instead.
  */
-function inProcessClient(ctx: IssuerContext, prefix: string, watch: DatabaseWatch): StatusListClient {
+function inProcessClient(deps: StatusClientDeps, prefix: string, watch: DatabaseWatch): StatusListClient {
   const fetch = async (url: string): Promise<Response> => {
     const listId = decodeURIComponent(url.slice(prefix.length));
     try {
-      const published = await publishedStatusList(ctx, listId);
+      const published = await publishedStatusList(deps, listId);
       return new Response(published.json, { status: 200, headers: { 'content-type': 'application/vc' } });
     } catch (error) {
       watch.note(error);
@@ -341,22 +341,22 @@ function inProcessClient(ctx: IssuerContext, prefix: string, watch: DatabaseWatc
     }
   };
   return createStatusListClient({
-    resolveKey: createKeyResolver(watch.resolver(ctx.resolver)),
+    resolveKey: createKeyResolver(watch.resolver(deps.resolver)),
     fetch,
     allowHttpLoopback: true,
     allowPrivateNetwork: true,
-    now: () => ctx.now(),
+    now: () => deps.now(),
   });
 }
 
-export function createIssuerStatusClient(ctx: IssuerContext, shared?: SharedCache): IssuerStatusClient {
-  const resolveKey = createKeyResolver(ctx.resolver);
-  const now = (): number => ctx.now();
-  const policy = fetchPolicy(ctx.config);
+export function createIssuerStatusClient(deps: StatusClientDeps, shared?: SharedCache): IssuerStatusClient {
+  const resolveKey = createKeyResolver(deps.resolver);
+  const now = (): number => deps.now();
+  const policy = fetchPolicy(deps.config);
   // SERVICE_CACHE_ADAPTER=redis: other issuers' lists, still signed, shared with the other instances.
   const sharing = shared ? sharedListClientOptions(shared, policy, now) : {};
   const remote = createStatusListClient({ resolveKey, ...policy, ...sharing, now });
-  const prefix = `${ctx.config.apiBaseUrl}${LIST_PATH}`;
+  const prefix = `${deps.config.apiBaseUrl}${LIST_PATH}`;
   const local = new Map<string, LocalList>();
 
   // A shared list that does not verify (planted in Redis, or its issuer's bad moment) is dropped
@@ -390,7 +390,7 @@ export function createIssuerStatusClient(ctx: IssuerContext, shared?: SharedCach
       let cached = local.get(listId);
       if (!cached || cached.version !== current) {
         const watch = watchDatabase();
-        cached = { version: current, client: inProcessClient(ctx, prefix, watch), watch };
+        cached = { version: current, client: inProcessClient(deps, prefix, watch), watch };
         if (local.size > 1000) local.clear();
         local.set(listId, cached);
       }
@@ -406,5 +406,5 @@ export function createIssuerStatusClient(ctx: IssuerContext, shared?: SharedCach
       }
     },
   });
-  return { ...over((listId) => ctx.stores.statusLists.version(listId)), over };
+  return { ...over((listId) => deps.stores.statusLists.version(listId)), over };
 }

@@ -31,7 +31,7 @@ import {
   type VerifyPresentationOptions,
 } from '../../wallet/vc/verify.ts';
 import { clipText, type AuditInput, type AuditRecord, type ReplayKey } from '../audit.ts';
-import type { IssuerContext } from '../context.ts';
+import type { IssuerDeps } from '../deps.ts';
 import { refuse } from '../refusal.ts';
 import { presentationStatusEntries } from './introspection.ts';
 import type { SessionTokenIssuer } from './session-tokens.ts';
@@ -43,19 +43,19 @@ import type { VpAcceptedBody, VpDenied } from '../../wallet/contract/vp-verify.t
  * exchange): its DID as the one trusted issuer, its resolver, status lists, replay cache and clock.
  */
 export function issuerTrust(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'issuer' | 'resolver' | 'statusLists' | 'replayCache' | 'now'>,
   credentialCache: VerifiedCredentialCache,
 ): Pick<
   VerifyPresentationOptions,
   'trustedIssuers' | 'resolver' | 'statusLists' | 'replayCache' | 'credentialCache' | 'now'
 > {
   return {
-    trustedIssuers: [ctx.issuer.did],
-    resolver: ctx.resolver,
-    statusLists: ctx.statusLists,
-    replayCache: ctx.replayCache,
+    trustedIssuers: [deps.issuer.did],
+    resolver: deps.resolver,
+    statusLists: deps.statusLists,
+    replayCache: deps.replayCache,
     credentialCache,
-    now: new Date(ctx.now()),
+    now: new Date(deps.now()),
   };
 }
 
@@ -114,7 +114,7 @@ function verdictInput(verdict: VpVerdict, target: string | undefined, actor: str
 
 /** A session token for an accepted presentation, remembered with the status entries it depends on. */
 async function mintSession(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'stores' | 'now'>,
   sessions: SessionTokenIssuer,
   presentation: unknown,
   result: {
@@ -132,14 +132,14 @@ async function mintSession(
     vpId: result.vpId,
     chain: result.chain,
   });
-  await ctx.stores.sessions.record(
+  await deps.stores.sessions.record(
     {
       jti: session.jti,
       agentDid: result.agentDid,
       statusEntries: presentationStatusEntries(presentation),
       expiresAt: session.expiresAt.getTime(),
     },
-    ctx.now(),
+    deps.now(),
   );
   return session;
 }
@@ -192,37 +192,43 @@ function deferredReplayCache(keys: ReplayKey[]): ReplayCache {
  * which refuses a replay REPLAYED with the library's own message.
  */
 async function fastVerdict(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'resolver' | 'statusLists' | 'readCache' | 'audit'>,
   presentation: unknown,
   options: VerifyPresentationOptions,
   vpId: string | undefined,
   target: string,
   actor: string,
 ): Promise<VpVerdict | undefined> {
-  const view = await ctx.readCache.view();
+  const view = await deps.readCache.view();
   const keys: ReplayKey[] = [];
   const result = await verifyDeciding(presentation, {
     ...options,
-    resolver: ctx.resolver.over(view.dids),
-    statusLists: ctx.statusLists.over(view.version),
+    resolver: deps.resolver.over(view.dids),
+    statusLists: deps.statusLists.over(view.version),
     replayCache: deferredReplayCache(keys),
   });
   const verdict = result.valid ? acceptedVerdict(result, target) : deniedVerdict(result, vpId);
   const conditions = { generation: view.generation, ...(result.valid ? { keys } : {}) };
-  if (!(await ctx.audit.recordIf(verdictInput(verdict, target, actor), conditions))) {
-    ctx.readCache.drop(view.generation);
+  if (!(await deps.audit.recordIf(verdictInput(verdict, target, actor), conditions))) {
+    deps.readCache.drop(view.generation);
     return undefined;
   }
   if (!result.valid) throwIfMalformed(result);
   return verdict;
 }
 
-export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssuer): VpVerifier {
+export function createVpVerifier(
+  deps: Pick<
+    IssuerDeps,
+    'stores' | 'issuer' | 'resolver' | 'statusLists' | 'readCache' | 'replayCache' | 'audit' | 'now'
+  >,
+  sessions: SessionTokenIssuer,
+): VpVerifier {
   const record = (verdict: VpVerdict, target: string | undefined, actor: string): Promise<AuditRecord> =>
-    ctx.audit.record(verdictInput(verdict, target, actor));
+    deps.audit.record(verdictInput(verdict, target, actor));
   // A credential presented again (same bytes) skips its signature check for 5 minutes
   // (docs/protocol.md §Caches); validity, chain, DIDs and status are still checked every time.
-  const credentialCache = createVerifiedCredentialCache({ ttlMs: 5 * 60_000, now: () => ctx.now() });
+  const credentialCache = createVerifiedCredentialCache({ ttlMs: 5 * 60_000, now: () => deps.now() });
 
   /** A refusal, audited. */
   const deny = async (result: VerificationFailure, vpId: string | undefined, target: string, actor: string) => {
@@ -248,21 +254,21 @@ export function createVpVerifier(ctx: IssuerContext, sessions: SessionTokenIssue
         throw refuse('MALFORMED', denied.message, { audit: false });
       }
       const options: VerifyPresentationOptions = {
-        ...issuerTrust(ctx, credentialCache),
+        ...issuerTrust(deps, credentialCache),
         expectedDomain: target,
         ...(input.challenge === undefined ? {} : { expectedChallenge: input.challenge }),
         ...(input.requiredScopes === undefined ? {} : { requiredScopes: input.requiredScopes }),
       };
       // Without a session token to mint (and store) before the record: the fast path.
       if (input.session !== true) {
-        const verdict = await fastVerdict(ctx, input.presentation, options, vpId, target, actor);
+        const verdict = await fastVerdict(deps, input.presentation, options, vpId, target, actor);
         if (verdict) return verdict;
       }
       const result = await verifyDeciding(input.presentation, options);
       if (!result.valid) return deny(result, vpId, target, actor);
       const accepted = acceptedVerdict(result, target);
       if (input.session === true) {
-        const session = await mintSession(ctx, sessions, input.presentation, result, target);
+        const session = await mintSession(deps, sessions, input.presentation, result, target);
         accepted.sessionToken = session.token;
         accepted.sessionExpiresAt = session.expiresAt.toISOString();
       }

@@ -15,7 +15,7 @@
  */
 import type { JwtClaims } from '../../../wallet/crypto/jwt.ts';
 import { ACCESS_TOKEN_TYP } from '../../../wallet/contract/oauth.ts';
-import type { IssuerContext } from '../../context.ts';
+import type { IssuerDeps } from '../../deps.ts';
 import type { SessionStatusEntry } from '../../storage/sessions-store.ts';
 import type { ActorClaim, SessionTokenIssuer } from '../session-tokens.ts';
 
@@ -40,13 +40,13 @@ export interface IssuedAccessToken {
 }
 
 export async function issueAccessToken(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'config' | 'stores' | 'now'>,
   sessions: SessionTokenIssuer,
   issuer: string,
   input: AccessTokenInput,
 ): Promise<IssuedAccessToken> {
-  const expiresIn = Math.min(ctx.config.oauthTokenTtlSeconds, MAX_ACCESS_TOKEN_TTL_SECONDS);
-  const iat = Math.floor(ctx.now() / 1000);
+  const expiresIn = Math.min(deps.config.oauthTokenTtlSeconds, MAX_ACCESS_TOKEN_TTL_SECONDS);
+  const iat = Math.floor(deps.now() / 1000);
   const jti = crypto.randomUUID();
   const claims: JwtClaims = {
     iss: issuer,
@@ -61,9 +61,9 @@ export async function issueAccessToken(
     ...(input.jkt === undefined ? {} : { cnf: { jkt: input.jkt } }),
   };
   const token = await sessions.signOther(claims, ACCESS_TOKEN_TYP);
-  await ctx.stores.sessions.record(
+  await deps.stores.sessions.record(
     { jti, agentDid: input.agentDid, statusEntries: input.statusEntries, expiresAt: (iat + expiresIn) * 1000 },
-    ctx.now(),
+    deps.now(),
   );
   return { token, jti, expiresIn };
 }

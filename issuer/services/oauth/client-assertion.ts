@@ -25,7 +25,7 @@ import {
 import type { DidDocument, DidResolutionResult } from '../../../wallet/did/types.ts';
 import { absoluteDidUrl, createKeyResolver } from '../../../wallet/did/verification-method.ts';
 import { CLIENT_ASSERTION_TYPE_JWT_BEARER } from '../../../wallet/contract/oauth.ts';
-import type { IssuerContext } from '../../context.ts';
+import type { IssuerDeps } from '../../deps.ts';
 import { oauthReasonOf, refuse, refuseClaimed } from './errors.ts';
 import type { OAuthEndpoints } from './metadata.ts';
 
@@ -56,10 +56,10 @@ function claimsOf(assertion: string): JwtClaims {
 }
 
 /** The client DID's document; refuses DID_RESOLUTION_FAILED or DID_DEACTIVATED (DID Core §7.1.2, §7.1.3). */
-async function resolvedDocument(ctx: IssuerContext, did: string): Promise<DidDocument> {
+async function resolvedDocument(deps: Pick<IssuerDeps, 'resolver'>, did: string): Promise<DidDocument> {
   let result: DidResolutionResult;
   try {
-    result = await ctx.resolver.resolve(did);
+    result = await deps.resolver.resolve(did);
   } catch (error) {
     const detail = isMandateError(error) ? error.message : 'does not resolve';
     return refuseClaimed('invalid_client', 'DID_RESOLUTION_FAILED', `${did.slice(0, 200)}: ${detail}`, did);
@@ -77,14 +77,18 @@ async function resolvedDocument(ctx: IssuerContext, did: string): Promise<DidDoc
 }
 
 /** The verification methods to try: the one `kid` names, or every `authentication` method. */
-async function candidateMethods(ctx: IssuerContext, did: string, kid: string | undefined): Promise<string[]> {
+async function candidateMethods(
+  deps: Pick<IssuerDeps, 'resolver'>,
+  did: string,
+  kid: string | undefined,
+): Promise<string[]> {
   if (kid !== undefined) {
     const vm = absoluteDidUrl(kid, did);
     if (vm.split('#')[0] !== did)
       refuseClaimed('invalid_client', 'KEY_NOT_AUTHORIZED', `the assertion kid names a key of another DID`, did);
     return [vm];
   }
-  const didDocument = await resolvedDocument(ctx, did);
+  const didDocument = await resolvedDocument(deps, did);
   const listed = Array.isArray(didDocument.authentication) ? didDocument.authentication : [];
   return listed
     .map((entry) => (typeof entry === 'string' ? entry : entry.id))
@@ -92,8 +96,8 @@ async function candidateMethods(ctx: IssuerContext, did: string, kid: string | u
     .map((vm) => absoluteDidUrl(vm, did));
 }
 
-async function publicKeyFor(ctx: IssuerContext, vm: string, did: string): Promise<Uint8Array> {
-  const resolveKey = createKeyResolver(ctx.resolver, { now: () => ctx.now() });
+async function publicKeyFor(deps: Pick<IssuerDeps, 'resolver' | 'now'>, vm: string, did: string): Promise<Uint8Array> {
+  const resolveKey = createKeyResolver(deps.resolver, { now: () => deps.now() });
   try {
     return await resolveKey(vm, 'authentication');
   } catch (error) {
@@ -104,23 +108,23 @@ async function publicKeyFor(ctx: IssuerContext, vm: string, did: string): Promis
 }
 
 async function verifySignature(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'resolver' | 'now'>,
   endpoints: OAuthEndpoints,
   input: { assertion: string; did: string; kid: string | undefined },
 ): Promise<JwtClaims> {
-  const methods = await candidateMethods(ctx, input.did, input.kid);
+  const methods = await candidateMethods(deps, input.did, input.kid);
   if (methods.length === 0)
     refuseClaimed('invalid_client', 'KEY_NOT_AUTHORIZED', `${input.did} lists no authentication key`, input.did);
   let lastError: unknown;
   for (const vm of methods) {
-    const jwk = await ed25519PublicJwk(await publicKeyFor(ctx, vm, input.did));
+    const jwk = await ed25519PublicJwk(await publicKeyFor(deps, vm, input.did));
     try {
       const { claims } = await verifyEdDsaJwt(input.assertion, {
         jwk,
         issuer: input.did,
         audience: [endpoints.issuer, endpoints.tokenEndpoint],
         requiredClaims: ['exp', 'jti', 'sub', 'aud'],
-        now: ctx.now(),
+        now: deps.now(),
         clockToleranceSec: SKEW_SECONDS,
       });
       return claims;
@@ -140,7 +144,7 @@ async function verifySignature(
 
 /** The authenticated client's DID; refuses `invalid_client` otherwise (checks in the module comment). */
 export async function authenticateClient(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'stores' | 'resolver' | 'now'>,
   endpoints: OAuthEndpoints,
   input: ClientAssertionInput,
 ): Promise<string> {
@@ -156,12 +160,12 @@ export async function authenticateClient(
     refuse('invalid_client', 'CLIENT_ASSERTION_INVALID', 'client_assertion iss and sub must both be the client DID');
   if (input.clientId !== undefined && input.clientId !== did)
     refuseClaimed('invalid_client', 'CLIENT_ASSERTION_INVALID', 'client_id differs from the client_assertion iss', did);
-  const claims = await verifySignature(ctx, endpoints, {
+  const claims = await verifySignature(deps, endpoints, {
     assertion: input.assertion,
     did,
     kid: readJwtHeader(input.assertion).kid,
   });
-  const now = Math.floor(ctx.now() / 1000);
+  const now = Math.floor(deps.now() / 1000);
   const exp = claims.exp as number;
   if (exp > now + MAX_ASSERTION_LIFETIME_SECONDS + SKEW_SECONDS)
     refuse(
@@ -174,7 +178,7 @@ export async function authenticateClient(
   if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256)
     refuse('invalid_client', 'CLIENT_ASSERTION_INVALID', 'client_assertion jti must be 1..256 characters', did);
   const key = `oauth:client-assertion:${did}:${jti}`;
-  if (!(await ctx.stores.replay.remember(key, (exp + SKEW_SECONDS) * 1000, ctx.now())))
+  if (!(await deps.stores.replay.remember(key, (exp + SKEW_SECONDS) * 1000, deps.now())))
     refuse('invalid_client', 'CLIENT_ASSERTION_REPLAYED', 'client_assertion jti was used before (RFC 7523 §3)', did);
   return did;
 }

@@ -3,7 +3,7 @@
  * agents holding their own client secret (api.md §Agent client secrets): `client_secret_basic`
  * (HTTP Basic) or `client_secret_post` (form parameters), never both.
  */
-import type { IssuerContext } from '../../context.ts';
+import type { IssuerDeps } from '../../deps.ts';
 import { isAgentSecret } from '../agent-secrets.ts';
 import { refuse, refuseClaimed } from './errors.ts';
 
@@ -38,12 +38,16 @@ export function basicCredentials(header: string | undefined): ClientSecretCreden
 }
 
 /** Authenticates the agent the credentials name; returns its DID. */
-export async function authenticateBySecret(ctx: IssuerContext, credentials: ClientSecretCredentials): Promise<string> {
+export async function authenticateBySecret(
+  deps: Pick<IssuerDeps, 'stores'>,
+  credentials: ClientSecretCredentials,
+): Promise<string> {
   const raw = credentials.clientId;
   const decoded = formDecode(raw);
   // A raw did:web may itself contain "%3A": try the id as sent, then URL-decoded (both always).
-  const asSent = await isAgentSecret(ctx, raw, credentials.secret);
-  const asDecoded = decoded !== undefined && decoded !== raw && (await isAgentSecret(ctx, decoded, credentials.secret));
+  const asSent = await isAgentSecret(deps, raw, credentials.secret);
+  const asDecoded =
+    decoded !== undefined && decoded !== raw && (await isAgentSecret(deps, decoded, credentials.secret));
   if (asSent) return raw;
   if (asDecoded) return decoded;
   return refuseClaimed(

@@ -15,7 +15,7 @@
 import { bytesToBase64url } from '../../../wallet/crypto/base64url.ts';
 import { randomBytes } from '../../../wallet/crypto/bytes.ts';
 import { DpopError, verifyDpopProof } from '../../../wallet/crypto/dpop.ts';
-import type { IssuerContext } from '../../context.ts';
+import type { IssuerDeps } from '../../deps.ts';
 import { oauthReasonOf, refuse } from './errors.ts';
 
 const IAT_WINDOW_SECONDS = 60;
@@ -58,7 +58,10 @@ export interface DpopCheck {
 }
 
 /** The proof's binding, or undefined when the request carries no proof; refuses per the module comment. */
-export async function checkDpopProof(ctx: IssuerContext, check: DpopCheck): Promise<DpopBinding | undefined> {
+export async function checkDpopProof(
+  deps: Pick<IssuerDeps, 'stores' | 'now'>,
+  check: DpopCheck,
+): Promise<DpopBinding | undefined> {
   if (check.headers.length === 0) return undefined;
   const { nonces } = check;
   try {
@@ -69,8 +72,8 @@ export async function checkDpopProof(ctx: IssuerContext, check: DpopCheck): Prom
       ...(nonces === undefined ? {} : { acceptsNonce: (nonce: unknown) => nonces.accepts(nonce) }),
       maxAgeSec: nonces === undefined ? IAT_WINDOW_SECONDS : NONCE_PERIOD_MS / 1000,
       clockSkewSec: IAT_WINDOW_SECONDS,
-      now: ctx.now(),
-      firstUse: (key, until) => ctx.stores.replay.remember(`oauth:dpop:${key}`, until, ctx.now()),
+      now: deps.now(),
+      firstUse: (key, until) => deps.stores.replay.remember(`oauth:dpop:${key}`, until, deps.now()),
     });
     return { jkt };
   } catch (error) {

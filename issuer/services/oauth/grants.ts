@@ -23,7 +23,7 @@ import {
   TOKEN_TYPE_MANDATE_PRESENTATION,
   type TokenRequest,
 } from '../../../wallet/contract/oauth.ts';
-import type { IssuerContext } from '../../context.ts';
+import type { IssuerDeps } from '../../deps.ts';
 import type { SessionStatusEntry } from '../../storage/sessions-store.ts';
 import { chainCredentialOf } from '../credentials.ts';
 import { presentationStatusEntries } from '../introspection.ts';
@@ -36,6 +36,9 @@ import { refuse, refuseClaimed } from './errors.ts';
 import type { DpopBinding } from './dpop.ts';
 import type { OAuthEndpoints } from './metadata.ts';
 import { claimedHolder, requiredChallenge } from './presentation-binding.ts';
+
+/** What an OAuth grant uses of the issuer's dependencies. */
+export type GrantDeps = Pick<IssuerDeps, 'stores' | 'resolver' | 'now'>;
 
 /** What a grant establishes: whose authority, how much, where, and what it rests on. */
 export interface GrantedAuthority {
@@ -56,11 +59,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 async function activeCredentialOf(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'stores' | 'now'>,
   did: string,
   custody: 'self' | 'server',
 ): Promise<ChainCredential> {
-  const agent = await ctx.stores.agents.get(did);
+  const agent = await deps.stores.agents.get(did);
   if (!agent) return refuse('invalid_client', 'AGENT_NOT_FOUND', `${did} is not an agent enrolled here`, did);
   if (agent.custody !== custody)
     refuse(
@@ -72,9 +75,9 @@ async function activeCredentialOf(
       did,
     );
   const current =
-    agent.currentCredentialId === null ? undefined : await ctx.stores.credentials.get(agent.currentCredentialId);
+    agent.currentCredentialId === null ? undefined : await deps.stores.credentials.get(agent.currentCredentialId);
   if (!current) return refuse('invalid_grant', 'NO_CURRENT_CREDENTIAL', `${did} has no current credential`, did);
-  const now = ctx.now();
+  const now = deps.now();
   if (current.revokedAt !== null) refuse('invalid_grant', 'CREDENTIAL_REVOKED', `${current.id} is revoked`, did);
   if (current.suspendedAt !== null) refuse('invalid_grant', 'CREDENTIAL_SUSPENDED', `${current.id} is suspended`, did);
   if (current.validUntil !== null && current.validUntil <= now)
@@ -101,19 +104,19 @@ function clientSecretOf(
 
 /** The client's DID, by its secret (server custody) or its RFC 7523 assertion (self custody). */
 async function authenticate(
-  ctx: IssuerContext,
+  deps: GrantDeps,
   endpoints: OAuthEndpoints,
   params: TokenRequest,
   secret: ClientSecretCredentials | undefined,
 ): Promise<string> {
-  if (secret !== undefined) return authenticateBySecret(ctx, secret);
+  if (secret !== undefined) return authenticateBySecret(deps, secret);
   if (params.client_assertion === undefined)
     refuse(
       'invalid_client',
       'CLIENT_AUTH_MISSING',
       'client_credentials needs client authentication: private_key_jwt (RFC 7523 §2.2) or a client secret (RFC 6749 §2.3.1)',
     );
-  return authenticateClient(ctx, endpoints, {
+  return authenticateClient(deps, endpoints, {
     clientId: params.client_id,
     assertionType: params.client_assertion_type,
     assertion: params.client_assertion,
@@ -125,22 +128,22 @@ async function authenticate(
  * this when its DID is resolved; a secret proves only that the caller holds the secret, so the
  * DID the secret belongs to (hosted here for a server-custody agent) is read here.
  */
-async function refuseDeactivated(ctx: IssuerContext, did: string): Promise<void> {
-  if ((await ctx.stores.dids.get(did))?.deactivated === true)
+async function refuseDeactivated(deps: Pick<IssuerDeps, 'stores'>, did: string): Promise<void> {
+  if ((await deps.stores.dids.get(did))?.deactivated === true)
     refuse('invalid_client', 'DID_DEACTIVATED', `${did.slice(0, 200)} is deactivated`, did);
 }
 
 /** client_credentials: the client (assertion or secret) names the agent, its current AgentCredential its authority. */
 export async function clientCredentialsGrant(
-  ctx: IssuerContext,
+  deps: GrantDeps,
   endpoints: OAuthEndpoints,
   params: TokenRequest,
   basic: ClientSecretCredentials | undefined,
 ): Promise<GrantedAuthority> {
   const secret = clientSecretOf(params, basic);
-  const did = await authenticate(ctx, endpoints, params, secret);
-  if (secret !== undefined) await refuseDeactivated(ctx, did);
-  const credential = await activeCredentialOf(ctx, did, secret === undefined ? 'self' : 'server');
+  const did = await authenticate(deps, endpoints, params, secret);
+  if (secret !== undefined) await refuseDeactivated(deps, did);
+  const credential = await activeCredentialOf(deps, did, secret === undefined ? 'self' : 'server');
   const subject = credential.credentialSubject;
   return {
     agentDid: did,
@@ -177,7 +180,7 @@ function decodeSubjectToken(params: TokenRequest): JsonValue {
  * by the DPoP key its challenge names, or by the client authenticating as its holder.
  */
 export async function tokenExchangeGrant(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'stores' | 'issuer' | 'resolver' | 'statusLists' | 'replayCache' | 'now'>,
   endpoints: OAuthEndpoints,
   params: TokenRequest,
   exchange: { resource: string; binding: DpopBinding | undefined },
@@ -189,7 +192,7 @@ export async function tokenExchangeGrant(
   const client =
     params.client_assertion === undefined
       ? params.client_id
-      : await authenticateClient(ctx, endpoints, {
+      : await authenticateClient(deps, endpoints, {
           clientId: params.client_id,
           assertionType: params.client_assertion_type,
           assertion: params.client_assertion,
@@ -204,7 +207,7 @@ export async function tokenExchangeGrant(
       holder.slice(0, 256),
     );
   const result = await verifyDeciding(presentation, {
-    ...issuerTrust(ctx, credentialCache),
+    ...issuerTrust(deps, credentialCache),
     expectedDomain: resource,
     ...(challenge === undefined ? {} : { expectedChallenge: challenge }),
   });

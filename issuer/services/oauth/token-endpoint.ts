@@ -35,7 +35,7 @@ import {
   type TokenResponse,
 } from '../../../wallet/contract/oauth.ts';
 import { clipText } from '../../audit.ts';
-import type { IssuerContext } from '../../context.ts';
+import type { IssuerDeps } from '../../deps.ts';
 import type { SessionTokenIssuer } from '../session-tokens.ts';
 import { delegatorsOf, issueAccessToken } from './access-tokens.ts';
 import { checkDpopProof, createDpopNonces, type DpopBinding } from './dpop.ts';
@@ -181,7 +181,7 @@ function claimedClientOf(request: TokenEndpointRequest): string | undefined {
 }
 
 async function recordRefusal(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'audit'>,
   request: TokenEndpointRequest,
   attempt: Attempt,
   error: OAuthRefusal,
@@ -189,7 +189,7 @@ async function recordRefusal(
   const actor = request.actor;
   const claimedClient = error.claimedClient ?? claimedClientOf(request);
   const agentDid = attempt.authority?.agentDid ?? error.agentDid;
-  await ctx.audit.record({
+  await deps.audit.record({
     event: 'OAUTH_TOKEN_REFUSED',
     actor,
     ...(agentDid === undefined ? {} : { agentDid: clipText(agentDid, 256) }),
@@ -230,17 +230,23 @@ export interface TokenEndpoint {
   handle(request: TokenEndpointRequest): Promise<TokenEndpointAnswer>;
 }
 
-export function createTokenEndpoint(ctx: IssuerContext, sessions: SessionTokenIssuer): TokenEndpoint {
-  const endpoints = oauthEndpoints(ctx.config);
-  const nonces = ctx.config.oauthDpopNonce ? createDpopNonces(() => ctx.now()) : undefined;
-  const credentialCache = createVerifiedCredentialCache({ ttlMs: 5 * 60_000, now: () => ctx.now() });
+/** What the token endpoint uses of the issuer's dependencies. */
+export type TokenEndpointDeps = Pick<
+  IssuerDeps,
+  'config' | 'stores' | 'issuer' | 'resolver' | 'statusLists' | 'replayCache' | 'audit' | 'now'
+>;
+
+export function createTokenEndpoint(deps: TokenEndpointDeps, sessions: SessionTokenIssuer): TokenEndpoint {
+  const endpoints = oauthEndpoints(deps.config);
+  const nonces = deps.config.oauthDpopNonce ? createDpopNonces(() => deps.now()) : undefined;
+  const credentialCache = createVerifiedCredentialCache({ ttlMs: 5 * 60_000, now: () => deps.now() });
   const dpopNonce = (): string | undefined => nonces?.current();
 
   type Exchange = { resource: string; binding: DpopBinding | undefined };
   const grant = (params: TokenRequest, exchange: Exchange, authorization: string | undefined) =>
     params.grant_type === GRANT_CLIENT_CREDENTIALS
-      ? clientCredentialsGrant(ctx, endpoints, params, basicCredentials(authorization))
-      : tokenExchangeGrant(ctx, endpoints, params, exchange, credentialCache);
+      ? clientCredentialsGrant(deps, endpoints, params, basicCredentials(authorization))
+      : tokenExchangeGrant(deps, endpoints, params, exchange, credentialCache);
 
   async function issue(request: TokenEndpointRequest, attempt: Attempt): Promise<TokenEndpointAnswer> {
     const params = parseTokenRequest(request.form);
@@ -254,12 +260,12 @@ export function createTokenEndpoint(ctx: IssuerContext, sessions: SessionTokenIs
       );
     attempt.resource = params.resource;
     const resource = checkResource(params.resource);
-    const binding: DpopBinding | undefined = await checkDpopProof(ctx, {
+    const binding: DpopBinding | undefined = await checkDpopProof(deps, {
       headers: request.dpop,
       htu: endpoints.tokenEndpoint,
       nonces,
     });
-    if (binding === undefined && !ctx.config.oauthAllowBearer) refuseBearer();
+    if (binding === undefined && !deps.config.oauthAllowBearer) refuseBearer();
     const authority = await grant(params, { resource, binding }, request.authorization);
     attempt.authority = authority;
     if (!domainsCover(authority.domains, resource))
@@ -270,7 +276,7 @@ export function createTokenEndpoint(ctx: IssuerContext, sessions: SessionTokenIs
         authority.agentDid,
       );
     attempt.scopes = grantedScopes(params.scope, authority.effectiveScopes, authority.agentDid);
-    const issued = await issueAccessToken(ctx, sessions, endpoints.issuer, {
+    const issued = await issueAccessToken(deps, sessions, endpoints.issuer, {
       agentDid: authority.agentDid,
       resource,
       scopes: attempt.scopes,
@@ -279,7 +285,7 @@ export function createTokenEndpoint(ctx: IssuerContext, sessions: SessionTokenIs
       jkt: binding?.jkt,
     });
     const tokenType = binding === undefined ? 'Bearer' : 'DPoP';
-    await ctx.audit.record({
+    await deps.audit.record({
       event: 'OAUTH_TOKEN_ISSUED',
       actor: request.actor,
       agentDid: authority.agentDid,
@@ -303,7 +309,7 @@ export function createTokenEndpoint(ctx: IssuerContext, sessions: SessionTokenIs
         return await issue(request, attempt);
       } catch (error) {
         if (!(error instanceof OAuthRefusal)) throw error;
-        await recordRefusal(ctx, request, attempt, error);
+        await recordRefusal(deps, request, attempt, error);
         return refusalAnswer(error, request.authorization, dpopNonce());
       }
     },

@@ -36,7 +36,7 @@ import {
 import { newUrnUuid } from '../../../wallet/vc/identity.ts';
 import { CREDENTIAL_TYPES, statusEntries } from '../../../wallet/vc/parse.ts';
 import { clipText } from '../../audit.ts';
-import type { IssuerContext } from '../../context.ts';
+import type { IssuerDeps } from '../../deps.ts';
 import type { IssuerStores } from '../../storage/stores.ts';
 import { refuse } from '../../refusal.ts';
 import { commitReservation, IndexTaken, reserveIndex, statusListUrl, type IndexReservation } from '../status-lists.ts';
@@ -73,20 +73,20 @@ function typesOf(vc: Json): string[] {
 }
 
 /** This issuer in place of the issuer the request named, once that one was seen to be a URL (or `{id: URL}`). */
-function asThisIssuer(ctx: IssuerContext, issuer: unknown): unknown {
+function asThisIssuer(deps: Pick<IssuerDeps, 'issuer'>, issuer: unknown): unknown {
   const given = isObject(issuer) ? issuer.id : issuer;
   if (typeof given !== 'string' || !URL.canParse(given))
     invalid(
       `issuer must be a URL or an object whose id is one (VC DM 2.0 §4.7), got ${JSON.stringify(given)?.slice(0, 100) ?? 'nothing'}`,
     );
-  return isObject(issuer) ? { ...issuer, id: ctx.issuer.did } : ctx.issuer.did;
+  return isObject(issuer) ? { ...issuer, id: deps.issuer.did } : deps.issuer.did;
 }
 
 /**
  * The credential to sign: a copy with issuer and id settled (an absent id filled in), checked to
  * be safe JSON, of no reserved type, and not yet signed.
  */
-function unsignedCredential(ctx: IssuerContext, credential: unknown): Json {
+function unsignedCredential(deps: Pick<IssuerDeps, 'issuer'>, credential: unknown): Json {
   if (!isObject(credential)) invalid('credential must be a JSON object');
   try {
     assertSafeJson(credential);
@@ -102,7 +102,7 @@ function unsignedCredential(ctx: IssuerContext, credential: unknown): Json {
     );
   }
   if (Object.hasOwn(vc, 'proof')) invalid('the credential to issue must not already carry a proof');
-  vc.issuer = Object.hasOwn(vc, 'issuer') ? asThisIssuer(ctx, vc.issuer) : ctx.issuer.did;
+  vc.issuer = Object.hasOwn(vc, 'issuer') ? asThisIssuer(deps, vc.issuer) : deps.issuer.did;
   if (!Object.hasOwn(vc, 'id')) vc.id = newUrnUuid();
   return vc;
 }
@@ -140,8 +140,8 @@ function givenEntries(vc: Json): unknown[] {
 }
 
 /** Entries on this issuer's lists are handed out here: one written by the caller could share another credential's index. */
-function refuseOwnListEntries(ctx: IssuerContext, vc: Json): void {
-  const ours = statusListUrl(ctx, ''); // the URL every list of this issuer starts with
+function refuseOwnListEntries(deps: Pick<IssuerDeps, 'config'>, vc: Json): void {
+  const ours = statusListUrl(deps, ''); // the URL every list of this issuer starts with
   if (
     givenEntries(vc).some(
       (entry) =>
@@ -178,30 +178,30 @@ async function assertConforming(vc: Json): Promise<void> {
 }
 
 export async function issueVcApiCredential(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'config' | 'stores' | 'issuer' | 'audit' | 'now'>,
   credential: unknown,
   options: IssueOptions,
   actor: string,
 ): Promise<Json> {
-  const base = withProofContext(unsignedCredential(ctx, credential));
-  refuseOwnListEntries(ctx, base);
+  const base = withProofContext(unsignedCredential(deps, credential));
+  refuseOwnListEntries(deps, base);
   // The entries added below are the issuer's own, conforming by construction.
   await assertConforming(base);
   const purposes = requestedPurposes(options, credentialDataModel(base));
   const key = options.credentialId ?? (base.id as string);
   for (let attempt = 1; ; attempt++) {
     const reservations: IndexReservation[] = [];
-    for (const purpose of purposes) reservations.push(await reserveIndex(ctx, purpose));
+    for (const purpose of purposes) reservations.push(await reserveIndex(deps, purpose));
     const vc = withEntries(base, reservations);
     const signed = (await createProof(vc, {
-      signer: ctx.issuer.signer,
-      verificationMethod: ctx.issuer.verificationMethod,
+      signer: deps.issuer.signer,
+      verificationMethod: deps.issuer.verificationMethod,
       proofPurpose: 'assertionMethod',
-      created: new Date(Math.floor(ctx.now() / 1000) * 1000),
+      created: new Date(Math.floor(deps.now() / 1000) * 1000),
       ...suiteFor(options.cryptosuite),
     })) as Json;
     try {
-      await ctx.stores.transaction((tx) => record(ctx, tx, { key, vc, reservations, actor }));
+      await deps.stores.transaction((tx) => record(deps, tx, { key, vc, reservations, actor }));
       return signed;
     } catch (error) {
       if (!(error instanceof IndexTaken) || attempt >= MAX_ATTEMPTS) throw error;
@@ -217,11 +217,15 @@ interface Issued {
 }
 
 /** Inside the issuing transaction: the indexes, the credential's record, the audit record. */
-async function record(ctx: IssuerContext, tx: IssuerStores, { key, vc, reservations, actor }: Issued): Promise<void> {
-  for (const reservation of reservations) await commitReservation(ctx, tx, reservation);
+async function record(
+  deps: Pick<IssuerDeps, 'config' | 'audit' | 'now'>,
+  tx: IssuerStores,
+  { key, vc, reservations, actor }: Issued,
+): Promise<void> {
+  for (const reservation of reservations) await commitReservation(deps, tx, reservation);
   const statusEntries = reservations.map(({ purpose, listId, index }) => ({ purpose, listId, index }));
   const types = typesOf(vc).slice(0, 8);
-  if (!(await tx.vcApiCredentials.insert({ id: key, types, statusEntries, issuedAt: ctx.now() }))) {
+  if (!(await tx.vcApiCredentials.insert({ id: key, types, statusEntries, issuedAt: deps.now() }))) {
     throw refuse(
       'CREDENTIAL_EXISTS',
       `a credential with id ${JSON.stringify(clipText(key, 100))} was issued here before: ids name one credential`,
@@ -230,7 +234,7 @@ async function record(ctx: IssuerContext, tx: IssuerStores, { key, vc, reservati
   const data = {
     id: clipText(String(vc.id), 256),
     type: types,
-    status: reservations.map((r) => ({ purpose: r.purpose, url: statusListUrl(ctx, r.listId), index: r.index })),
+    status: reservations.map((r) => ({ purpose: r.purpose, url: statusListUrl(deps, r.listId), index: r.index })),
   };
-  await ctx.audit.record({ event: 'VC_API_ISSUED', actor, data }, tx);
+  await deps.audit.record({ event: 'VC_API_ISSUED', actor, data }, tx);
 }

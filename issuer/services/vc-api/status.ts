@@ -8,7 +8,7 @@
  */
 import type { BitstringStatusListEntry } from '../../../wallet/status/credential.ts';
 import { clipText } from '../../audit.ts';
-import type { IssuerContext } from '../../context.ts';
+import type { IssuerDeps } from '../../deps.ts';
 import { refuse } from '../../refusal.ts';
 import type { VcApiStatusEntry } from '../../storage/vc-api-credentials-store.ts';
 import { setListStatus, statusEntryFor, statusListUrl } from '../status-lists.ts';
@@ -36,8 +36,12 @@ export interface StatusUpdateResult {
 }
 
 /** The credential's entry the update names: same purpose, and the same list, index and id where given. */
-function matches(ctx: IssuerContext, entry: VcApiStatusEntry, asked: StatusUpdate['credentialStatus']): boolean {
-  const url = statusListUrl(ctx, entry.listId);
+function matches(
+  deps: Pick<IssuerDeps, 'config'>,
+  entry: VcApiStatusEntry,
+  asked: StatusUpdate['credentialStatus'],
+): boolean {
+  const url = statusListUrl(deps, entry.listId);
   return (
     entry.purpose === asked.statusPurpose &&
     (asked.statusListCredential === undefined || asked.statusListCredential === url) &&
@@ -47,40 +51,40 @@ function matches(ctx: IssuerContext, entry: VcApiStatusEntry, asked: StatusUpdat
 }
 
 export async function updateVcApiStatus(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'config' | 'stores' | 'audit' | 'now'>,
   update: StatusUpdate,
   actor: string,
 ): Promise<StatusUpdateResult> {
-  const record = await ctx.stores.vcApiCredentials.get(update.credentialId);
+  const record = await deps.stores.vcApiCredentials.get(update.credentialId);
   if (!record) {
     throw refuse(
       'CREDENTIAL_NOT_FOUND',
       `no credential issued through POST /credentials/issue has the id ${JSON.stringify(clipText(update.credentialId, 100))} (authority credentials change status through POST /v1/vcs/{vcId}/revoke)`,
     );
   }
-  const found = record.statusEntries.find((entry) => matches(ctx, entry, update.credentialStatus));
+  const found = record.statusEntries.find((entry) => matches(deps, entry, update.credentialStatus));
   if (!found)
     throw refuse(
       'STATUS_ENTRY_NOT_FOUND',
       `the credential has no ${update.credentialStatus.statusPurpose} status entry like the one named`,
     );
   const value = typeof update.status === 'boolean' ? Number(update.status) : update.status;
-  const changed = await ctx.stores.transaction(async (tx) => {
-    const done = await setListStatus(ctx, tx, { listId: found.listId, index: found.index, value });
+  const changed = await deps.stores.transaction(async (tx) => {
+    const done = await setListStatus(deps, tx, { listId: found.listId, index: found.index, value });
     const data = {
       id: clipText(record.id, 256),
       purpose: found.purpose,
-      url: statusListUrl(ctx, found.listId),
+      url: statusListUrl(deps, found.listId),
       index: found.index,
       status: value,
       changed: done,
     };
-    await ctx.audit.record({ event: 'VC_API_STATUS_CHANGED', actor, data }, tx);
+    await deps.audit.record({ event: 'VC_API_STATUS_CHANGED', actor, data }, tx);
     return done;
   });
-  const list = await ctx.stores.statusLists.get(found.listId);
+  const list = await deps.stores.statusLists.get(found.listId);
   if (!list) throw refuse('STATUS_LIST_NOT_FOUND', `status list ${found.listId} does not exist`);
-  const entry: BitstringStatusListEntry = statusEntryFor(ctx, list, found.index);
+  const entry: BitstringStatusListEntry = statusEntryFor(deps, list, found.index);
   return {
     credentialId: record.id,
     credentialStatus: Object.fromEntries(Object.entries(entry)),

@@ -30,7 +30,7 @@ import {
 import { VC_V2_CONTEXT } from '../../../wallet/vc/context.ts';
 import { MAX_STATUS_ENTRIES, statusEntries } from '../../../wallet/vc/parse.ts';
 import type { StatusEntry } from '../../../wallet/vc/types.ts';
-import type { IssuerContext } from '../../context.ts';
+import type { IssuerDeps } from '../../deps.ts';
 import { refuse } from '../../refusal.ts';
 import { rethrowIfUnavailable } from '../../storage/unavailable.ts';
 import { controllerKeyResolver } from '../controller-keys.ts';
@@ -155,7 +155,7 @@ function validityProblems(vc: Json, now: number): VcApiProblem[] {
  * more than MAX_STATUS_ENTRIES lists, whatever it holds.
  */
 async function statusProblems(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'statusLists' | 'now'>,
   vc: Json,
   issuer: string,
   budget: { left: number },
@@ -202,7 +202,7 @@ async function statusProblems(
       continue;
     }
     try {
-      const { status, purpose, message } = await ctx.statusLists.check(entry, issuer, ctx.now());
+      const { status, purpose, message } = await deps.statusLists.check(entry, issuer, deps.now());
       if (status === 0) continue;
       if (purpose === 'revocation' || purpose === 'suspension') {
         errors.push({
@@ -262,9 +262,9 @@ function controllerOf(verificationMethod: unknown): string | undefined {
   return typeof verificationMethod === 'string' ? verificationMethod.split('#')[0] : undefined;
 }
 
-export function createVcApiVerifier(ctx: IssuerContext): VcApiVerifier {
+export function createVcApiVerifier(deps: Pick<IssuerDeps, 'resolver' | 'statusLists' | 'now'>): VcApiVerifier {
   const keyOf = (did: string) =>
-    controllerKeyResolver(ctx, did, (vm) => refuse('KEY_NOT_AUTHORIZED', `${vm} is not a key of ${did}`));
+    controllerKeyResolver(deps, did, (vm) => refuse('KEY_NOT_AUTHORIZED', `${vm} is not a key of ${did}`));
 
   /**
    * Keys for a credential's proofs: the issuer's for a proof by the issuer. A proof set (VC-DI
@@ -311,17 +311,17 @@ export function createVcApiVerifier(ctx: IssuerContext): VcApiVerifier {
         ...(options.challenge === undefined ? {} : { expectedChallenge: options.challenge }),
         ...(options.domain === undefined ? {} : { expectedDomain: options.domain }),
         cryptosuites: VC_API_CRYPTOSUITES,
-        now: new Date(ctx.now()),
+        now: new Date(deps.now()),
       });
     } catch (error) {
       rethrowIfUnavailable(error);
       errors.push(problem('proof', error));
     }
-    errors.push(...validityProblems(vc, ctx.now()));
+    errors.push(...validityProblems(vc, deps.now()));
     // Status lists are fetched only for a credential whose proof verified: an unsigned request
     // naming hundreds of URLs would otherwise make this issuer fetch them all, on every request.
     if (!errors.some((e) => e.check === 'proof')) {
-      const status = await statusProblems(ctx, vc, issuer, budget);
+      const status = await statusProblems(deps, vc, issuer, budget);
       if (status.checked) checks.push('status');
       errors.push(...status.errors);
       warnings.push(...status.warnings);
@@ -331,7 +331,7 @@ export function createVcApiVerifier(ctx: IssuerContext): VcApiVerifier {
 
   return {
     verifyCredential: (credential, options) => verifyCredential(credential, options),
-    verifyPresentation: (vp, options) => verifyPresentationWith(ctx, keyOf, verifyCredential, vp, options),
+    verifyPresentation: (vp, options) => verifyPresentationWith(deps, keyOf, verifyCredential, vp, options),
   };
 }
 
@@ -365,7 +365,7 @@ type CredentialVerifier = (
 ) => Promise<CredentialVerification>;
 
 async function verifyPresentationWith(
-  ctx: IssuerContext,
+  deps: Pick<IssuerDeps, 'now'>,
   keyOf: (did: string) => ReturnType<typeof controllerKeyResolver>,
   verifyCredential: CredentialVerifier,
   presentation: unknown,
@@ -388,7 +388,7 @@ async function verifyPresentationWith(
         options.challenge ?? (isObject(proof) && typeof proof.challenge === 'string' ? proof.challenge : ''),
       ...(options.domain === undefined ? {} : { expectedDomain: options.domain }),
       cryptosuites: VC_API_CRYPTOSUITES,
-      now: new Date(ctx.now()),
+      now: new Date(deps.now()),
     });
   } catch (error) {
     rethrowIfUnavailable(error);
