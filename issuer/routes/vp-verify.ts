@@ -17,19 +17,9 @@ import type { IssuerContext } from '../boot.ts';
 import { createRouter } from '../http/errors.ts';
 import { adminAuth } from '../http/admin-auth.ts';
 import { introspectSessionToken } from '../services/introspection.ts';
-import { createSessionTokenIssuer, type SessionTokenIssuer } from '../services/session-tokens.ts';
+import { sessionTokensFor, type SessionTokenIssuer } from '../services/session-tokens.ts';
 import { createVpVerifier } from '../services/vp-verify.ts';
 import { ADMIN_SECURITY, errorResponses, jsonBody, jsonResponse } from './schemas.ts';
-
-/** The session-token issuer of `ctx`: its key in `settings`, encrypted under the key-encryption key. */
-export function sessionTokensFor(ctx: IssuerContext): SessionTokenIssuer {
-  return createSessionTokenIssuer({
-    store: ctx.stores.sessionKey,
-    keyEncryptionKey: ctx.keyEncryptionKey,
-    issuerDid: ctx.issuer.did,
-    now: () => ctx.now(),
-  });
-}
 
 export function vpVerifyRoutes(ctx: IssuerContext, sessions: SessionTokenIssuer = sessionTokensFor(ctx)) {
   const app = createRouter();

@@ -14,6 +14,7 @@ import { createRouter } from '../http/errors.ts';
 import { refuse } from '../refusal.ts';
 import { wireObject } from '../services/wire.ts';
 import { agentWebDid } from '../services/did-documents.ts';
+import { servedDidDocument } from '../services/dids.ts';
 import { checkReadiness } from '../services/readiness.ts';
 import { ErrorSchema, errorResponses, JsonObjectSchema, jsonResponse } from './schemas.ts';
 
@@ -78,11 +79,7 @@ const ready = createRoute({
 export function wellKnownRoutes(ctx: IssuerContext) {
   const app = createRouter();
   const serveHosted = async (c: Context<IssuerEnv>, did: string) => {
-    const record = await ctx.stores.dids.get(did);
-    if (!record) throw refuse('DID_NOT_FOUND', `${did} is not hosted here`);
-    // did:web §3.4 Deactivate: the document is no longer served.
-    if (record.deactivated) throw refuse('DID_DEACTIVATED', `${did} is deactivated`);
-    return c.json(wireObject(record.document), 200, {
+    return c.json(await servedDidDocument(ctx, did), 200, {
       'content-type': DID_JSON,
       'cache-control': 'no-cache',
     });

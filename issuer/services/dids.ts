@@ -275,6 +275,14 @@ export async function createDid(
   }
 }
 
+/** The did:web document served for `did` (did:web §3.2 Read); none once it is deactivated (§3.4 Deactivate). */
+export async function servedDidDocument(deps: Pick<IssuerDeps, 'stores'>, did: string): Promise<JsonObject> {
+  const record = await deps.stores.dids.get(did);
+  if (!record) throw refuse('DID_NOT_FOUND', `${did} is not hosted here`);
+  if (record.deactivated) throw refuse('DID_DEACTIVATED', `${did} is deactivated`);
+  return wireObject(record.document);
+}
+
 /** GET /v1/dids/:did — a DID Resolution result (DID Core §7.1) for a hosted DID or any did:key. */
 export async function resolveHostedDid(deps: Pick<IssuerDeps, 'stores'>, did: string): Promise<DidResolution> {
   const checked = requireDid(did);

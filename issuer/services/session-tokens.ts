@@ -20,6 +20,7 @@ import { generateSeed, getPublicKey } from '../../wallet/crypto/ed25519.ts';
 import { MandateError } from '../../wallet/crypto/errors.ts';
 import { ed25519PublicJwk, signEdDsaJwt, verifyEdDsaJwt, type JwtClaims } from '../../wallet/crypto/jwt.ts';
 import type { ChainLink } from '../../wallet/vc/verify.ts';
+import type { IssuerDeps } from '../deps.ts';
 import type { SessionKeyStore } from '../storage/session-key-store.ts';
 
 export type SessionTokenErrorCode = 'SESSION_KEY_UNREADABLE';
@@ -214,4 +215,16 @@ export function createSessionTokenIssuer(options: SessionTokenOptions): SessionT
     },
     verifyOther: verifyWith,
   };
+}
+
+/** The issuer's session-token issuer: its key in `settings`, encrypted under the key-encryption key. */
+export function sessionTokensFor(
+  deps: Pick<IssuerDeps, 'stores' | 'keyEncryptionKey' | 'issuer' | 'now'>,
+): SessionTokenIssuer {
+  return createSessionTokenIssuer({
+    store: deps.stores.sessionKey,
+    keyEncryptionKey: deps.keyEncryptionKey,
+    issuerDid: deps.issuer.did,
+    now: () => deps.now(),
+  });
 }
