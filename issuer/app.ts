@@ -31,7 +31,7 @@ import { closeUnreadBodies } from './http/close-unread-body.ts';
 import { jsonBodies } from './http/json-bodies.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { agentHandlers } from './routes/agents.ts';
-import { credentialRoutes } from './routes/credentials.ts';
+import { credentialHandlers } from './routes/credentials.ts';
 import { enrollmentHandlers } from './routes/enrollment.ts';
 import { statusListHandlers } from './routes/status-lists.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
@@ -129,11 +129,11 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
       ...agentHandlers(ctx),
       ...oauthHandlers(ctx, sessions),
       ...apiDocsHandlers(ctx, app),
+      ...credentialHandlers(ctx),
     },
     authenticators,
   );
   app.route('/', wellKnownRoutes(ctx));
-  app.route('/', credentialRoutes(ctx));
   app.route('/', vpVerifyRoutes(ctx, sessions));
   app.route('/', challengeRoutes(ctx));
   app.route('/', didRoutes(ctx));

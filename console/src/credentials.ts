@@ -1,5 +1,5 @@
 /** Credentials: revoke (confirmed), suspend, reinstate and renew, a lookup by id, and the status lists' fill levels. */
-import { api, call, enc, type Credential, type StatusChange, type StatusListFill } from './api.ts';
+import { call, enc, type Credential, type StatusListFill } from './api.ts';
 import { facts, formatTime, fullId, h, replace, shortId, stateBadge, table } from './dom.ts';
 import { announce, attempt, confirmAction, heading, loading, pretty, sourceButton } from './ui.ts';
 
@@ -23,15 +23,12 @@ export function credentialActions(
   if (state !== 'active' && state !== 'suspended') return null;
   const statusChange = async (
     button: HTMLButtonElement | null,
-    action: 'revoke' | 'suspend' | 'reinstate',
+    action: 'revokeCredential' | 'suspendCredential' | 'reinstateCredential',
     past: string,
   ) => {
     const result = await attempt(
       errors,
-      () =>
-        api<StatusChange>(`/v1/vcs/${enc(vcId)}/${action}`, {
-          body: { reason: `${past} by an operator in the console` },
-        }),
+      () => call(action, { params: { vcId }, body: { reason: `${past} by an operator in the console` } }),
       button,
     );
     if (!result) return;
@@ -45,12 +42,12 @@ export function credentialActions(
       `${vcId} will be revoked for good: every verifier refuses it from its next status-list check. Its renewals and older copies go with it, and if it is an agent's current credential, so does every other live credential of that agent. This cannot be undone.`,
       'Revoke credential',
     );
-    if (sure) await statusChange(button, 'revoke', 'revoked');
+    if (sure) await statusChange(button, 'revokeCredential', 'revoked');
   };
   const renew = async (event: Event) => {
     const result = await attempt(
       errors,
-      () => api<Credential>(`/v1/vcs/${enc(vcId)}/renew`, { body: {} }),
+      () => call('renewCredential', { params: { vcId }, body: {} }),
       sourceButton(event),
     );
     if (result) {
@@ -69,8 +66,12 @@ export function credentialActions(
     { class: 'actions' },
     actionButton('Revoke', 'danger', revoke),
     state === 'active'
-      ? actionButton('Suspend', 'secondary', (event) => statusChange(sourceButton(event), 'suspend', 'suspended'))
-      : actionButton('Reinstate', 'secondary', (event) => statusChange(sourceButton(event), 'reinstate', 'reinstated')),
+      ? actionButton('Suspend', 'secondary', (event) =>
+          statusChange(sourceButton(event), 'suspendCredential', 'suspended'),
+        )
+      : actionButton('Reinstate', 'secondary', (event) =>
+          statusChange(sourceButton(event), 'reinstateCredential', 'reinstated'),
+        ),
     state === 'active' ? actionButton('Renew', 'secondary', renew) : null,
   );
 }
@@ -101,7 +102,7 @@ export function renderCredentials(root: HTMLElement): void {
   const lookUp = async () => {
     const id = vcInput.value.trim();
     if (id === '') return;
-    const credential = await attempt(errors, () => api<Credential>(`/v1/vcs/${enc(id)}`));
+    const credential = await attempt(errors, () => call('getCredential', { params: { vcId: id } }));
     if (!credential) return replace(found);
     replace(
       found,

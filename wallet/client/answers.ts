@@ -7,7 +7,6 @@
 import type { JsonObject, JsonValue } from '../crypto/json-value.ts';
 import type { Ed25519PublicJwk } from '../crypto/jwt.ts';
 import type { AuditChainVerdict, AuditPage } from '../contract/audit.ts';
-import type { CredentialView } from '../contract/credentials.ts';
 import type { DidResolution, HostedDid } from '../contract/dids.ts';
 import type { StatusListInfo } from '../contract/status-lists.ts';
 import type { AgentCredential, VerifiablePresentation } from '../vc/types.ts';
@@ -32,14 +31,6 @@ export function hasStrings(object: JsonObject, members: readonly string[]): bool
 
 export function requireStrings(object: JsonObject, members: readonly string[], what: string): void {
   if (!hasStrings(object, members)) throw invalid(what);
-}
-
-export function isStringArray(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string');
-}
-
-export function isCredentialView(body: JsonObject): body is JsonObject & CredentialView {
-  return hasStrings(body, ['vcId', 'state']) && isObject(body.verifiableCredential);
 }
 
 /** An AgentCredential whose subject is `subjectDid`. */

@@ -57,14 +57,12 @@ import {
   isAgentCredentialOf,
   isAuditChainVerdict,
   isAuditPage,
-  isCredentialView,
   isDidResolution,
   isEd25519PublicJwk,
   isHostedDid,
   isObject,
   isPage,
   isPresentationBy,
-  isStringArray,
   requireStrings,
 } from './answers.ts';
 import { IssuerClientError, isIssuerApiError } from './errors.ts';
@@ -355,12 +353,6 @@ export class IssuerClient {
     return this.call('delegate', { params: { did: agentDid }, body }, { signal: options.signal });
   }
 
-  async #credential(spec: RequestSpec): Promise<CredentialView> {
-    const body = asObject(await this.#json(spec), 'a credential');
-    if (!isCredentialView(body)) throw invalid('a credential');
-    return body;
-  }
-
   /** An enrollment token (admin; open without the key only when the issuer allows open enrollment). */
   async mintEnrollmentToken(input: MintTokenInput, options: CallOptions = {}): Promise<EnrollmentToken> {
     const body = defined({
@@ -373,19 +365,12 @@ export class IssuerClient {
 
   /** `GET /v1/vcs/{vcId}` (public). */
   getCredential(vcId: string, options: CallOptions = {}): Promise<CredentialView> {
-    return this.#credential({ method: 'GET', path: `/v1/vcs/${enc(vcId)}`, idempotent: true, signal: options.signal });
+    return this.call('getCredential', { params: { vcId } }, options);
   }
 
   /** `POST /v1/vcs`: an AgentCredential issued directly to `subjectDid` (admin; not retried). */
   issueCredential(input: IssueCredentialInput, options: CallOptions = {}): Promise<CredentialView> {
-    return this.#credential({
-      method: 'POST',
-      path: '/v1/vcs',
-      body: defined({ ...input }),
-      admin: 'required',
-      idempotent: false,
-      signal: options.signal,
-    });
+    return this.call('issueCredential', { body: defined({ ...input }) as IssueCredentialRequest }, options);
   }
 
   /** `GET /v1/enrollment-tokens` (admin): token records, newest first, never the token values. */
@@ -459,10 +444,10 @@ export class IssuerClient {
     options: { reason?: string; signal?: AbortSignal } = {},
   ): Promise<StatusChangeView & { alreadyRevoked?: true }> {
     try {
-      return await this.#statusChange('revoke', vcId, options, true);
+      return await this.#statusChange('revokeCredential', vcId, options);
     } catch (error) {
       if (!isIssuerApiError(error, 'CREDENTIAL_ALREADY_REVOKED')) throw error;
-      const current = await this.getCredential(vcId, options);
+      const current = await this.getCredential(vcId, { signal: options.signal });
       if (current.state !== 'revoked') throw error;
       return { ...current, changed: [], alreadyRevoked: true };
     }
@@ -470,47 +455,30 @@ export class IssuerClient {
 
   /** Suspends a credential (admin; not retried). */
   suspend(vcId: string, options: { reason?: string; signal?: AbortSignal } = {}): Promise<StatusChangeView> {
-    return this.#statusChange('suspend', vcId, options, false);
+    return this.#statusChange('suspendCredential', vcId, options);
   }
 
   /** Lifts a suspension (admin; not retried). */
   reinstate(vcId: string, options: { reason?: string; signal?: AbortSignal } = {}): Promise<StatusChangeView> {
-    return this.#statusChange('reinstate', vcId, options, false);
+    return this.#statusChange('reinstateCredential', vcId, options);
   }
 
-  async #statusChange(
-    action: 'revoke' | 'suspend' | 'reinstate',
+  #statusChange(
+    action: 'revokeCredential' | 'suspendCredential' | 'reinstateCredential',
     vcId: string,
     options: { reason?: string; signal?: AbortSignal },
-    idempotent: boolean,
   ): Promise<StatusChangeView> {
-    const view = await this.#credential({
-      method: 'POST',
-      path: `/v1/vcs/${enc(vcId)}/${action}`,
-      body: defined({ reason: options.reason }),
-      admin: 'required',
-      idempotent,
-      signal: options.signal,
-    });
-    const changed: unknown = (view as { changed?: unknown }).changed;
-    if (changed !== undefined && !isStringArray(changed)) throw invalid('a credential status change');
-    return view;
+    return this.call(
+      action,
+      { params: { vcId }, body: defined({ reason: options.reason }) },
+      { signal: options.signal },
+    );
   }
 
   /** A new credential with the same subject and limits; the old one becomes superseded (admin). */
-  async renew(
-    vcId: string,
-    options: { validitySeconds?: number; signal?: AbortSignal } = {},
-  ): Promise<RenewedCredential> {
-    const view = await this.#credential({
-      method: 'POST',
-      path: `/v1/vcs/${enc(vcId)}/renew`,
-      body: defined({ validitySeconds: options.validitySeconds }),
-      admin: 'required',
-      idempotent: false,
-      signal: options.signal,
-    });
-    return view as RenewedCredential;
+  renew(vcId: string, options: { validitySeconds?: number; signal?: AbortSignal } = {}): Promise<RenewedCredential> {
+    const body = defined({ validitySeconds: options.validitySeconds });
+    return this.call('renewCredential', { params: { vcId }, body }, { signal: options.signal });
   }
 
   /** Creates and publishes a status list (admin). */

@@ -1,6 +1,7 @@
 /** Credentials: their view (docs/api.md `Credential`), direct issuance and lifecycle. */
 import { z } from 'zod';
 import type { AgentCredential, DelegatedAgentCredential } from '../vc/types.ts';
+import { endpoint } from './endpoint.ts';
 import { DidSchema, DomainSchema, jsonObject, ScopesSchema } from './primitives.ts';
 
 export const CREDENTIAL_STATES = ['active', 'revoked', 'suspended', 'superseded', 'expired'] as const;
@@ -82,3 +83,86 @@ export type RenewedCredential = z.infer<typeof RenewedCredentialSchema>;
 export type IssueCredentialRequest = z.infer<typeof IssueCredentialSchema>;
 export type ReasonRequest = z.infer<typeof ReasonRequestSchema>;
 export type RenewRequest = z.infer<typeof RenewRequestSchema>;
+
+const lifecycleAnswer = {
+  200: {
+    schema: StatusChangeSchema,
+    description: 'The credential after the change, and every credential the change reached',
+  },
+} as const;
+
+export const credentialEndpoints = {
+  issueCredential: endpoint({
+    method: 'POST',
+    path: '/v1/vcs',
+    tag: 'Credentials',
+    summary: 'Issue an AgentCredential directly. Admin.',
+    auth: 'admin',
+    body: { schema: IssueCredentialSchema },
+    responses: { 201: { schema: CredentialViewSchema, description: 'Issued' } },
+    errors: ['INVALID_DID'],
+  }),
+  getCredential: endpoint({
+    method: 'GET',
+    path: '/v1/vcs/{vcId}',
+    tag: 'Credentials',
+    summary: 'A credential and its state. Public.',
+    auth: 'public',
+    params: VcIdParamSchema,
+    responses: { 200: { schema: CredentialViewSchema, description: 'The credential' } },
+    errors: ['CREDENTIAL_NOT_FOUND'],
+  }),
+  revokeCredential: endpoint({
+    method: 'POST',
+    path: '/v1/vcs/{vcId}/revoke',
+    tag: 'Credentials',
+    summary: 'Revoke (final): sets its bit on the revocation list, visible in the next fetch of the list. Admin.',
+    auth: 'admin',
+    params: VcIdParamSchema,
+    body: { schema: ReasonRequestSchema, optional: true },
+    responses: lifecycleAnswer,
+    errors: ['CREDENTIAL_NOT_FOUND', 'NOT_REVOCABLE', 'CREDENTIAL_ALREADY_REVOKED'],
+    // Its end state is final: a repeat whose first attempt landed meets CREDENTIAL_ALREADY_REVOKED.
+    repeatable: true,
+  }),
+  suspendCredential: endpoint({
+    method: 'POST',
+    path: '/v1/vcs/{vcId}/suspend',
+    tag: 'Credentials',
+    summary: 'Suspend: sets its bit on the suspension list. Admin.',
+    auth: 'admin',
+    params: VcIdParamSchema,
+    body: { schema: ReasonRequestSchema, optional: true },
+    responses: lifecycleAnswer,
+    errors: ['CREDENTIAL_NOT_FOUND', 'NOT_REVOCABLE', 'CREDENTIAL_REVOKED', 'CREDENTIAL_SUSPENDED'],
+  }),
+  reinstateCredential: endpoint({
+    method: 'POST',
+    path: '/v1/vcs/{vcId}/reinstate',
+    tag: 'Credentials',
+    summary: 'Lift a suspension. Admin.',
+    auth: 'admin',
+    params: VcIdParamSchema,
+    body: { schema: ReasonRequestSchema, optional: true },
+    responses: lifecycleAnswer,
+    errors: ['CREDENTIAL_NOT_FOUND', 'NOT_REVOCABLE', 'CREDENTIAL_NOT_SUSPENDED'],
+  }),
+  renewCredential: endpoint({
+    method: 'POST',
+    path: '/v1/vcs/{vcId}/renew',
+    tag: 'Credentials',
+    summary:
+      "Renew: a new credential with the same subject and limits and a new validity; the old one is superseded (not revoked) and the agent's current credential becomes the new one. Admin.",
+    auth: 'admin',
+    params: VcIdParamSchema,
+    body: { schema: RenewRequestSchema, optional: true },
+    responses: { 201: { schema: RenewedCredentialSchema, description: 'The new credential' } },
+    errors: [
+      'CREDENTIAL_NOT_FOUND',
+      'NOT_REVOCABLE',
+      'CREDENTIAL_REVOKED',
+      'CREDENTIAL_SUPERSEDED',
+      'CREDENTIAL_SUSPENDED',
+    ],
+  }),
+};

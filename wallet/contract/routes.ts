@@ -8,6 +8,7 @@ import { apiDocsEndpoints } from './api-docs.ts';
 import { enrollmentEndpoints } from './enrollment.ts';
 import { consoleEndpoints } from './console.ts';
 import { oauthEndpoints } from './oauth.ts';
+import { credentialEndpoints } from './credentials.ts';
 import { statusListEndpoints } from './status-lists.ts';
 import { vcApiEndpoints } from './vc-api.ts';
 
@@ -19,6 +20,7 @@ export const ROUTES = {
   ...agentEndpoints,
   ...oauthEndpoints,
   ...apiDocsEndpoints,
+  ...credentialEndpoints,
 } as const;
 
 export type Routes = typeof ROUTES;

@@ -91,7 +91,18 @@ function client(
 
 const mint = { requestedScopes: ['files:read'], maxDelegationDepth: 0, requestedDomains: ['files.example.com'] };
 const VC = 'urn:uuid:00000000-0000-4000-8000-000000000001';
-const credentialView = (state: string) => ({ vcId: VC, state, verifiableCredential: { id: VC } });
+/** A credential as the issuer answers it (wallet/contract/credentials.ts `Credential`). */
+const credentialView = (state: 'revoked' | 'suspended') => ({
+  vcId: VC,
+  type: 'AgentCredential',
+  subjectDid: 'did:web:agent.test',
+  issuerDid: 'did:web:issuer.test',
+  state,
+  issuedAt: '2026-01-01T00:00:00.000Z',
+  validFrom: '2026-01-01T00:00:00.000Z',
+  statusLists: [],
+  verifiableCredential: { id: VC },
+});
 
 describe('retries: only idempotent calls', () => {
   it('a GET is retried after a 503 and succeeds, with a retry event', async () => {
@@ -255,7 +266,7 @@ describe('answers the client refuses', () => {
     script.set('GET /v1/health', [{ status: 302, headers: { location: 'http://127.0.0.1:9/steal' } }]);
     await expect(client().health()).rejects.toEqual(code('RESPONSE_INVALID'));
     expect(hits.get('GET /v1/health')).toBe(4);
-    // A status change's `changed` is a list of ids, or absent (an issuer older than it).
+    // A status change's `changed` is a list of ids.
     const path = `POST /v1/vcs/${encodeURIComponent(VC)}/suspend`;
     script.set(path, [json(200, { ...credentialView('suspended'), changed: VC })]);
     await expect(client().suspend(VC)).rejects.toEqual(code('RESPONSE_INVALID'));
@@ -331,7 +342,9 @@ describe("errors carry the API's codes and no secret", () => {
     for (const secret of [token, 'challenge-secret-0123456789', ADMIN_KEY]) expect(visible).not.toContain(secret);
     expect(error.message).toContain('[redacted]');
 
-    script.set(`POST /v1/vcs/${encodeURIComponent(VC)}/suspend`, [json(200, credentialView('suspended'))]);
+    script.set(`POST /v1/vcs/${encodeURIComponent(VC)}/suspend`, [
+      json(200, { ...credentialView('suspended'), changed: [VC] }),
+    ]);
     await client().suspend(VC);
     expect(seen.at(-1)?.authorization).toBe(`Bearer ${ADMIN_KEY}`);
     script.set('GET /v1/health', [HEALTH]);
