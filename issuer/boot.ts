@@ -3,9 +3,8 @@
  * services are handed (`IssuerDeps`, deps.ts) — configuration, the stores over the database
  * (SQLite, or PostgreSQL with SERVICE_STORAGE_ADAPTER=postgres), the issuer's signing identity,
  * the key-encryption key, a DID resolver, a status-list client, the replay cache, the audit
- * log, rate limiters, a clock and a logger — plus the raw connections (for start-up, close and
- * operator tooling only) and `close()`. No service imports this module: each declares the
- * part of IssuerDeps it uses.
+ * log, rate limiters, a clock and a logger — and `close()`; the raw connections stay inside.
+ * No service imports this module: each declares the part of IssuerDeps it uses.
  *
  * Resolution and status checks of this issuer's OWN DIDs and lists never go over HTTP:
  * hosted DID documents are read from the database (so a deactivation is seen at once), and
@@ -22,8 +21,8 @@ import { ensureIssuerIdentity } from './services/issuer-identity.ts';
 import { createIssuerResolver } from './services/resolver.ts';
 import { createReadCache } from './services/read-cache.ts';
 import { createIssuerStatusClient, ensureDefaultStatusLists } from './services/status-lists.ts';
-import { openDatabase, type IssuerDb } from './storage/db.ts';
-import { openPostgres, type PostgresDb } from './storage/postgres/db.ts';
+import { openDatabase } from './storage/db.ts';
+import { openPostgres } from './storage/postgres/db.ts';
 import { createPostgresStores } from './storage/postgres/stores.ts';
 import { createSqliteStores } from './storage/sqlite-stores.ts';
 import type { IssuerStores } from './storage/stores.ts';
@@ -33,15 +32,11 @@ import { connectRedis } from './redis.ts';
 import { createIssuerSharedCaches } from './services/shared-caches/redis-cache.ts';
 import { issuerReadinessChecks } from './services/readiness.ts';
 
-/** What boot builds: the services' dependencies, the raw connections, and `close()`. */
+/**
+ * What boot builds: the services' dependencies and `close()`. The database connections stay
+ * inside (openStorage below): product code and tests reach issuer state through `stores`.
+ */
 export interface IssuerContext extends IssuerDeps {
-  /**
-   * The SQLite connection the stores run on: for start-up, close and operator tooling; services
-   * use `stores`. An issuer on PostgreSQL has none: reading it there throws (see `postgres`).
-   */
-  readonly db: IssuerDb;
-  /** The PostgreSQL pool the stores run on (SERVICE_STORAGE_ADAPTER=postgres); undefined on SQLite. */
-  readonly postgres: PostgresDb | undefined;
   /** Closes the database, or ends the PostgreSQL pool (the server closes first). */
   close(): Promise<void>;
 }
@@ -55,8 +50,6 @@ export interface IssuerContextOptions {
 /** The database SERVICE_STORAGE_ADAPTER names, opened (PostgreSQL: migrated), and its stores. */
 interface OpenedStorage {
   stores: IssuerStores;
-  sqlite: IssuerDb | undefined;
-  postgres: PostgresDb | undefined;
   /** A SQLite file older than this code (upgrade.ts); a PostgreSQL database is migrated whole on open. */
   upgradedFrom: number | undefined;
   close(): Promise<void>;
@@ -74,13 +67,11 @@ async function openStorage(config: IssuerConfig, log: Logger): Promise<OpenedSto
     if (postgres.migration.applied.length > 0)
       log.info('database schema migrated', { from: postgres.migration.from, to: postgres.migration.to });
     const stores = createPostgresStores(postgres.pool);
-    return { stores, sqlite: undefined, postgres, upgradedFrom: undefined, close: () => postgres.close() };
+    return { stores, upgradedFrom: undefined, close: () => postgres.close() };
   }
   const sqlite = openDatabase(config.sqlitePath);
   return {
     stores: createSqliteStores(sqlite),
-    sqlite,
-    postgres: undefined,
     upgradedFrom: sqlite.upgradedFrom,
     close: () => Promise.resolve(sqlite.close()),
   };
@@ -102,7 +93,7 @@ export async function createIssuerContext(
   const ed25519 = useEd25519Backend(config.ed25519Backend);
   try {
     const rateLimits = createRateLimits(config, log, now, redis);
-    const { stores, sqlite } = storage;
+    const { stores } = storage;
     await assertKeyEncryptionKeyOpens(stores.agents, config.keyEncryptionKey);
     const audit = createAuditLog(stores, now);
     // Before anything is signed: the DID document names the signing key (and keys it replaced).
@@ -114,11 +105,6 @@ export async function createIssuerContext(
     const lists = (): IssuerStatusClient => (statusLists ??= createIssuerStatusClient(ctx, shared?.lists));
     const ctx: IssuerContext = {
       config,
-      get db(): IssuerDb {
-        if (sqlite === undefined) throw new Error('ctx.db: this issuer runs on PostgreSQL (ctx.postgres)');
-        return sqlite;
-      },
-      postgres: storage.postgres,
       stores,
       issuer,
       keyEncryptionKey: config.keyEncryptionKey,
