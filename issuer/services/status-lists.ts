@@ -138,6 +138,11 @@ export async function createStatusListFor(
     await deps.audit.record({ event: 'STATUS_LIST_CREATED', actor, data }, tx);
     return created;
   });
+  return statusListView(deps, list);
+}
+
+/** A list as the contract's StatusList describes it (docs/api.md §Status lists). */
+function statusListView(deps: Pick<IssuerDeps, 'config'>, list: StatusListRecord): StatusListInfo {
   return {
     listId: list.id,
     purpose: list.purpose,
