@@ -9,10 +9,11 @@ import { accepts } from 'hono/accepts';
 import { LIST_MEDIA_TYPES, statusListEndpoints } from '../../wallet/contract/status-lists.ts';
 import type { IssuerContext } from '../context.ts';
 import type { HandlersOf } from '../http/mount.ts';
-import { createStatusListFor, publishedStatusList } from '../services/status-lists.ts';
+import { createStatusListFor, listStatusLists, publishedStatusList } from '../services/status-lists.ts';
 
 export function statusListHandlers(ctx: IssuerContext): HandlersOf<typeof statusListEndpoints> {
   return {
+    listStatusLists: () => listStatusLists(ctx),
     createStatusList: ({ body }, c) => createStatusListFor(ctx, body, c.get('actor')),
     getStatusList: async ({ params }, c) => {
       const published = await publishedStatusList(ctx, params.listId);

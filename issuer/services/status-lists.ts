@@ -141,6 +141,13 @@ export async function createStatusListFor(
   return statusListView(deps, list);
 }
 
+/** `GET /v1/status-lists`: every list, as the contract's StatusList. */
+export async function listStatusLists(
+  deps: Pick<IssuerDeps, 'config' | 'stores'>,
+): Promise<{ statusLists: StatusListInfo[] }> {
+  return { statusLists: (await deps.stores.statusLists.list()).map((list) => statusListView(deps, list)) };
+}
+
 /** A list as the contract's StatusList describes it (docs/api.md §Status lists). */
 function statusListView(deps: Pick<IssuerDeps, 'config'>, list: StatusListRecord): StatusListInfo {
   return {

@@ -7,7 +7,8 @@ import { createKeyResolver } from '../../wallet/did/verification-method.ts';
 import { createWebResolver } from '../../wallet/did/web.ts';
 import { createStatusListClient } from '../../wallet/status/client.ts';
 import { newIdentity } from '../support/agents.ts';
-import { onboardServerAgent, startTestIssuer, type TestIssuer } from '../support/issuer.ts';
+import { IssuerClient } from '../../wallet/client/issuer-client.ts';
+import { onboardServerAgent, startTestIssuer, TEST_ADMIN_KEY, type TestIssuer } from '../support/issuer.ts';
 
 let issuer: TestIssuer;
 beforeAll(async () => {
@@ -172,5 +173,25 @@ describe('POST /v1/status-list', () => {
     };
     const pending = issuer.running.ctx.statusLists.check(entry, issuer.running.ctx.issuer.did);
     await expect(pending).rejects.toThrow();
+  });
+});
+
+describe('GET /v1/status-lists', () => {
+  it('lists every list this issuer keeps (admin), as POST /v1/status-list described each; the typed client calls it by name', async () => {
+    const created = await issuer.call('/v1/status-list', {
+      admin: true,
+      body: { purpose: 'message', id: 'listed-messages', statusSize: 1 },
+    });
+    expect(created.status).toBe(201);
+    const res = await issuer.call('/v1/status-lists', { admin: true });
+    expect(res.status).toBe(200);
+    const lists = res.json.statusLists as { listId: string }[];
+    expect(lists.slice(0, 2).map((l) => l.listId)).toEqual(['revocation-1', 'suspension-1']);
+    expect(lists.find((l) => l.listId === 'listed-messages')).toEqual(created.json);
+    const client = new IssuerClient({ baseUrl: issuer.url, adminKey: TEST_ADMIN_KEY });
+    expect(await client.call('listStatusLists', {})).toEqual(res.json);
+    const anonymous = await issuer.call('/v1/status-lists');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.json.error.code).toBe('UNAUTHORIZED');
   });
 });

@@ -58,6 +58,8 @@ export const StatusListSchema = z
   })
   .meta({ id: 'StatusList' });
 
+export const StatusListsSchema = z.object({ statusLists: z.array(StatusListSchema) }).meta({ id: 'StatusLists' });
+
 export const ListIdParamSchema = z.object({ listId: ListIdSchema });
 
 export type StatusMessage = z.infer<typeof StatusMessageSchema>;
@@ -68,6 +70,15 @@ export type StatusListInfo = z.infer<typeof StatusListSchema>;
 export const LIST_MEDIA_TYPES = ['application/vc', 'application/ld+json', 'application/json'] as const;
 
 export const statusListEndpoints = {
+  listStatusLists: endpoint({
+    method: 'GET',
+    path: '/v1/status-lists',
+    tag: 'Status lists',
+    summary: 'Every status list this issuer keeps, oldest first: purpose, URL, length, statusSize and messages. Admin.',
+    auth: 'admin',
+    responses: { 200: { schema: StatusListsSchema, description: 'The lists' } },
+    errors: [],
+  }),
   createStatusList: endpoint({
     method: 'POST',
     path: '/v1/status-list',
