@@ -38,7 +38,7 @@ import { wellKnownRoutes } from './routes/well-known.ts';
 import { apiDocsHandlers } from './routes/api-docs.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { challengeRoutes } from './routes/challenges.ts';
-import { didRoutes } from './routes/dids.ts';
+import { didHandlers } from './routes/dids.ts';
 import { vcApiHandlers } from './routes/vc-api.ts';
 import { vpVerifyRoutes } from './routes/vp-verify.ts';
 import { sessionTokensFor } from './services/session-tokens.ts';
@@ -130,13 +130,13 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
       ...oauthHandlers(ctx, sessions),
       ...apiDocsHandlers(ctx, app),
       ...credentialHandlers(ctx),
+      ...didHandlers(ctx),
     },
     authenticators,
   );
   app.route('/', wellKnownRoutes(ctx));
   app.route('/', vpVerifyRoutes(ctx, sessions));
   app.route('/', challengeRoutes(ctx));
-  app.route('/', didRoutes(ctx));
   app.route('/', auditRoutes(ctx));
   app.route('/', consoleRoutes(ctx));
   operations = operationsOf(app);

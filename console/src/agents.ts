@@ -1,5 +1,5 @@
 /** Agents: a searchable, paged list, and one agent's page (credentials, delegations, DID document, audit). */
-import { api, call, enc, type AgentDetail, type AuditRecord, type Credential } from './api.ts';
+import { call, enc, type AgentDetail, type AuditRecord, type Credential } from './api.ts';
 import { clientSecretSection } from './agent-secret.ts';
 import { auditTable } from './audit.ts';
 import { credentialActions } from './credentials.ts';
@@ -94,7 +94,7 @@ async function agentContext(did: string) {
     }));
   const [delegations, resolution, audit, reports] = await Promise.all([
     call('listConsoleDelegations', { params: { did } }).catch(() => ({ delegations: [] })),
-    api<{ didDocument?: unknown }>(`/v1/dids/${enc(did)}`).catch((error: unknown) => ({ error })),
+    call('resolveDid', { params: { did } }).catch((error: unknown) => ({ error })),
     latest(false, 20),
     latest(true, 10),
   ]);

@@ -1,6 +1,6 @@
 /** DIDs hosted or tracked here: service endpoints (add, remove) and deactivation (confirmed). */
 import type { JsonObject, JsonValue } from '../../wallet/crypto/json-value.ts';
-import { api, enc, type HostedDid } from './api.ts';
+import { call, enc, type HostedDid } from './api.ts';
 import { facts, field, formatTime, fullId, h, replace, shortId, stateBadge, table } from './dom.ts';
 import { announce, attempt, confirmAction, heading, loading, pretty, sourceButton } from './ui.ts';
 
@@ -9,7 +9,7 @@ export function renderDids(root: HTMLElement): void {
   const list = h('div', {}, loading());
   replace(root, heading('DIDs'), errors, list);
   void (async () => {
-    const page = await attempt(errors, () => api<{ dids: HostedDid[] }>('/v1/dids?limit=200'));
+    const page = await attempt(errors, () => call('listDids', { query: { limit: 200 } }));
     if (!page) return replace(list);
     replace(
       list,
@@ -60,7 +60,7 @@ async function removeService(view: DidView, event: Event, id: string): Promise<v
   const fragment = id.includes('#') ? id.slice(id.indexOf('#') + 1) : id;
   const done = await attempt(
     view.errors,
-    () => api<HostedDid>(`/v1/dids/${enc(view.did)}/services/${enc(fragment)}`, { method: 'DELETE' }),
+    () => call('removeService', { params: { did: view.did, endpointId: fragment } }),
     sourceButton(event),
   );
   if (done) {
@@ -77,7 +77,8 @@ async function deactivateDid(view: DidView): Promise<void> {
   );
   if (!sure) return;
   const done = await attempt(view.errors, () =>
-    api<HostedDid>(`/v1/dids/${enc(view.did)}/deactivate`, {
+    call('deactivateDid', {
+      params: { did: view.did },
       body: { reason: 'deactivated by an operator in the console' },
     }),
   );
@@ -109,7 +110,8 @@ function addServiceForm(view: DidView): HTMLElement {
     const done = await attempt(
       view.errors,
       () =>
-        api<HostedDid>(`/v1/dids/${enc(view.did)}/services`, {
+        call('addService', {
+          params: { did: view.did },
           body: {
             ...(serviceId.value.trim() ? { id: serviceId.value.trim() } : {}),
             type: serviceType.value.trim(),
@@ -211,7 +213,7 @@ export function renderDid(root: HTMLElement, did: string): void {
     errors,
     body,
     reload: async () => {
-      const page = await attempt(errors, () => api<{ dids: HostedDid[] }>('/v1/dids?limit=500'));
+      const page = await attempt(errors, () => call('listDids', { query: { limit: 500 } }));
       const hosted = page?.dids.find((d) => d.did === did);
       if (hosted) return showDid(view, hosted);
       if (page) replace(errors, h('div', { class: 'error', role: 'alert' }, 'This DID is not hosted or tracked here.'));

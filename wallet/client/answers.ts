@@ -7,7 +7,6 @@
 import type { JsonObject, JsonValue } from '../crypto/json-value.ts';
 import type { Ed25519PublicJwk } from '../crypto/jwt.ts';
 import type { AuditChainVerdict, AuditPage } from '../contract/audit.ts';
-import type { DidResolution, HostedDid } from '../contract/dids.ts';
 import type { StatusListInfo } from '../contract/status-lists.ts';
 import type { AgentCredential, VerifiablePresentation } from '../vc/types.ts';
 import { IssuerClientError } from './errors.ts';
@@ -54,14 +53,6 @@ export function isPage<K extends string, T>(
 
 export function isStatusListInfo(body: JsonObject): body is JsonObject & StatusListInfo {
   return hasStrings(body, ['listId', 'purpose', 'url']);
-}
-
-export function isHostedDid(body: JsonObject): body is JsonObject & HostedDid {
-  return hasStrings(body, ['did', 'kind']);
-}
-
-export function isDidResolution(body: JsonObject): body is JsonObject & DidResolution {
-  return isObject(body.didDocumentMetadata) && isObject(body.didResolutionMetadata);
 }
 
 export function isAuditPage(body: JsonObject): body is JsonObject & AuditPage {

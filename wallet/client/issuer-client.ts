@@ -57,11 +57,8 @@ import {
   isAgentCredentialOf,
   isAuditChainVerdict,
   isAuditPage,
-  isDidResolution,
   isEd25519PublicJwk,
-  isHostedDid,
   isObject,
-  isPage,
   isPresentationBy,
   requireStrings,
 } from './answers.ts';
@@ -168,8 +165,6 @@ export interface AuditQuery {
   order?: 'asc' | 'desc';
   signal?: AbortSignal;
 }
-
-const enc = encodeURIComponent;
 
 function isoTime(value: Date | string | undefined): string | undefined {
   return value instanceof Date ? value.toISOString() : value;
@@ -387,22 +382,6 @@ export class IssuerClient {
     return this.call('listAgents', { query: { cursor, limit } }, { signal });
   }
 
-  /** One page of an admin listing: `{[member]: [...], nextCursor?}`. */
-  async #page<K extends string, T>(
-    path: string,
-    member: K,
-    what: string,
-    query: RequestSpec['query'],
-    signal: AbortSignal | undefined,
-  ): Promise<Record<K, T[]> & { nextCursor?: string }> {
-    const body = asObject(
-      await this.#json({ method: 'GET', path, query, admin: 'required', idempotent: true, signal }),
-      what,
-    );
-    if (!isPage<K, T>(body, member)) throw invalid(what);
-    return body;
-  }
-
   /**
    * `POST /v1/agents/{did}/client-secret` (admin): issues the server-custody agent its own client
    * secret, or rotates it. The answer is the only copy; give it to the agent's process as
@@ -487,81 +466,38 @@ export class IssuerClient {
     return this.call('createStatusList', { body: defined({ ...input }) as CreateStatusListRequest }, options);
   }
 
-  async #hostedDid(spec: RequestSpec): Promise<HostedDid> {
-    const body = asObject(await this.#json(spec), 'a hosted DID');
-    if (!isHostedDid(body)) throw invalid('a hosted DID');
-    return body;
-  }
-
   /** `POST /v1/dids` (admin): a new DID with a server key, a hosted document for a caller key, or a registered did:key. */
   createDid(input: CreateDidInput, options: CallOptions = {}): Promise<HostedDid> {
-    return this.#hostedDid({
-      method: 'POST',
-      path: '/v1/dids',
-      body: input,
-      admin: 'required',
-      idempotent: false,
-      signal: options.signal,
-    });
+    return this.call('createDid', { body: input }, options);
   }
 
   /** `GET /v1/dids/{did}` (public): the resolution result of a DID hosted here or any did:key. */
-  async resolveDid(did: string, options: CallOptions = {}): Promise<DidResolution> {
-    const body = asObject(
-      await this.#json({ method: 'GET', path: `/v1/dids/${enc(did)}`, idempotent: true, signal: options.signal }),
-      'a DID resolution result',
-    );
-    if (!isDidResolution(body)) throw invalid('a DID resolution result');
-    return body;
+  resolveDid(did: string, options: CallOptions = {}): Promise<DidResolution> {
+    return this.call('resolveDid', { params: { did } }, options);
   }
 
   /** `GET /v1/dids` (admin). */
   listDids(
     query: { kind?: HostedDidKind; cursor?: string; limit?: number; signal?: AbortSignal } = {},
   ): Promise<{ dids: HostedDid[]; nextCursor?: string }> {
-    return this.#page(
-      '/v1/dids',
-      'dids',
-      'a DID list',
-      { kind: query.kind, cursor: query.cursor, limit: query.limit },
-      query.signal,
-    );
+    const { signal, ...page } = query;
+    return this.call('listDids', { query: page }, { signal });
   }
 
   /** Adds a service (DID Core §5.4) to a hosted did:web document (admin). */
   addService(did: string, service: ServiceInput, options: CallOptions = {}): Promise<HostedDid> {
-    return this.#hostedDid({
-      method: 'POST',
-      path: `/v1/dids/${enc(did)}/services`,
-      body: defined({ ...service }),
-      admin: 'required',
-      idempotent: false,
-      signal: options.signal,
-    });
+    return this.call('addService', { params: { did }, body: defined({ ...service }) as ServiceInput }, options);
   }
 
   /** Removes a service by its id (the fragment) (admin). */
   removeService(did: string, serviceId: string, options: CallOptions = {}): Promise<HostedDid> {
-    const fragment = serviceId.includes('#') ? serviceId.slice(serviceId.indexOf('#') + 1) : serviceId;
-    return this.#hostedDid({
-      method: 'DELETE',
-      path: `/v1/dids/${enc(did)}/services/${enc(fragment)}`,
-      admin: 'required',
-      idempotent: false,
-      signal: options.signal,
-    });
+    const endpointId = serviceId.includes('#') ? serviceId.slice(serviceId.indexOf('#') + 1) : serviceId;
+    return this.call('removeService', { params: { did, endpointId } }, options);
   }
 
   /** Deactivates a hosted DID (DID Core §7.1.3) (admin). */
   deactivateDid(did: string, options: { reason?: string; signal?: AbortSignal } = {}): Promise<HostedDid> {
-    return this.#hostedDid({
-      method: 'POST',
-      path: `/v1/dids/${enc(did)}/deactivate`,
-      body: defined({ reason: options.reason }),
-      admin: 'required',
-      idempotent: false,
-      signal: options.signal,
-    });
+    return this.call('deactivateDid', { params: { did }, body: defined({ reason: options.reason }) }, options);
   }
 
   /** One page of the audit log (admin). */

@@ -5,6 +5,7 @@
  */
 import { agentEndpoints } from './agents.ts';
 import { apiDocsEndpoints } from './api-docs.ts';
+import { didEndpoints } from './dids.ts';
 import { enrollmentEndpoints } from './enrollment.ts';
 import { consoleEndpoints } from './console.ts';
 import { oauthEndpoints } from './oauth.ts';
@@ -21,6 +22,7 @@ export const ROUTES = {
   ...oauthEndpoints,
   ...apiDocsEndpoints,
   ...credentialEndpoints,
+  ...didEndpoints,
 } as const;
 
 export type Routes = typeof ROUTES;
