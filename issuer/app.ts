@@ -36,7 +36,7 @@ import { enrollmentHandlers } from './routes/enrollment.ts';
 import { statusListHandlers } from './routes/status-lists.ts';
 import { wellKnownRoutes } from './routes/well-known.ts';
 import { apiDocsHandlers } from './routes/api-docs.ts';
-import { auditRoutes } from './routes/audit.ts';
+import { auditHandlers } from './routes/audit.ts';
 import { challengeRoutes } from './routes/challenges.ts';
 import { didHandlers } from './routes/dids.ts';
 import { vcApiHandlers } from './routes/vc-api.ts';
@@ -131,13 +131,13 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
       ...apiDocsHandlers(ctx, app),
       ...credentialHandlers(ctx),
       ...didHandlers(ctx),
+      ...auditHandlers(ctx),
     },
     authenticators,
   );
   app.route('/', wellKnownRoutes(ctx));
   app.route('/', vpVerifyRoutes(ctx, sessions));
   app.route('/', challengeRoutes(ctx));
-  app.route('/', auditRoutes(ctx));
   app.route('/', consoleRoutes(ctx));
   operations = operationsOf(app);
 

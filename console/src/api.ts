@@ -145,7 +145,7 @@ export function query(params: Record<string, string | number | undefined>): stri
 // from the bundle, so no zod reaches the browser, and a change on either side fails the
 // console's typecheck).
 export type { AgentClientSecret, AgentDetail, AgentInfo as Agent } from '../../wallet/contract/agents.ts';
-export type { AuditChainVerdict as ChainVerdict, AuditRecord } from '../../wallet/contract/audit.ts';
+export type { AuditChainVerdictBody as ChainVerdict, AuditRecord } from '../../wallet/contract/audit.ts';
 export type {
   CredentialView as Credential,
   StatusChangeView as StatusChange,

@@ -4,7 +4,7 @@
  * seconds while the view is open, with the hash-chain verdict ("intact" / "broken at record N")
  * re-checked on every refresh. Refusals are flagged with their reason code.
  */
-import { api, call, enc, type AuditRecord, type ChainVerdict } from './api.ts';
+import { call, enc, type AuditRecord, type ChainVerdict } from './api.ts';
 import { badge, field, formatTime, h, replace, shortId, table } from './dom.ts';
 import { attempt, heading } from './ui.ts';
 
@@ -127,7 +127,7 @@ export function renderAudit(root: HTMLElement, params: URLSearchParams): () => v
     const result = await attempt(errors, () =>
       Promise.all([
         call('latestConsoleAudit', { query: filter }),
-        checkChain ? api<ChainVerdict>('/v1/audit/verify') : undefined,
+        checkChain ? call('verifyAuditChain', {}) : undefined,
       ]),
     );
     if (stopped) return;

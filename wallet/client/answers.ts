@@ -6,7 +6,6 @@
  */
 import type { JsonObject, JsonValue } from '../crypto/json-value.ts';
 import type { Ed25519PublicJwk } from '../crypto/jwt.ts';
-import type { AuditChainVerdict, AuditPage } from '../contract/audit.ts';
 import type { StatusListInfo } from '../contract/status-lists.ts';
 import type { AgentCredential, VerifiablePresentation } from '../vc/types.ts';
 import { IssuerClientError } from './errors.ts';
@@ -43,24 +42,8 @@ export function isPresentationBy(body: VerifiablePresentation, holder: string): 
   return by === holder && Array.isArray(verifiableCredential);
 }
 
-/** `{[member]: [...], nextCursor?}`: one page of a listing (its items are the issuer's word). */
-export function isPage<K extends string, T>(
-  body: JsonObject,
-  member: K,
-): body is JsonObject & Record<K, T[]> & { nextCursor?: string } {
-  return Array.isArray(body[member]) && (body.nextCursor === undefined || typeof body.nextCursor === 'string');
-}
-
 export function isStatusListInfo(body: JsonObject): body is JsonObject & StatusListInfo {
   return hasStrings(body, ['listId', 'purpose', 'url']);
-}
-
-export function isAuditPage(body: JsonObject): body is JsonObject & AuditPage {
-  return isPage(body, 'records');
-}
-
-export function isAuditChainVerdict(body: JsonObject): body is JsonObject & AuditChainVerdict {
-  return typeof body.intact === 'boolean';
 }
 
 /** RFC 8037 §2: an OKP Ed25519 public key (verifySessionToken checks it in full). */

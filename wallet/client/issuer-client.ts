@@ -55,8 +55,6 @@ import {
   asObject,
   invalid,
   isAgentCredentialOf,
-  isAuditChainVerdict,
-  isAuditPage,
   isEd25519PublicJwk,
   isObject,
   isPresentationBy,
@@ -501,44 +499,18 @@ export class IssuerClient {
   }
 
   /** One page of the audit log (admin). */
-  async audit(query: AuditQuery = {}): Promise<{ records: AuditRecord[]; nextCursor?: string }> {
-    const body = asObject(
-      await this.#json({
-        method: 'GET',
-        path: '/v1/audit',
-        query: {
-          agent: query.agent,
-          event: query.event,
-          from: isoTime(query.from),
-          to: isoTime(query.to),
-          order: query.order,
-          cursor: query.cursor,
-          limit: query.limit,
-        },
-        admin: 'required',
-        idempotent: true,
-        signal: query.signal,
-      }),
-      'an audit page',
-    );
-    if (!isAuditPage(body)) throw invalid('an audit page');
-    return body;
+  audit(query: AuditQuery = {}): Promise<{ records: AuditRecord[]; nextCursor?: string }> {
+    const { signal, from, to, ...filter } = query;
+    return this.call('listAudit', { query: { ...filter, from: isoTime(from), to: isoTime(to) } }, { signal });
   }
 
   /** Re-checks the audit hash chain (admin). */
   async verifyAuditChain(options: CallOptions = {}): Promise<AuditChainVerdict> {
-    const body = asObject(
-      await this.#json({
-        method: 'GET',
-        path: '/v1/audit/verify',
-        admin: 'required',
-        idempotent: true,
-        signal: options.signal,
-      }),
-      'an audit verdict',
-    );
-    if (!isAuditChainVerdict(body)) throw invalid('an audit verdict');
-    return body;
+    const body = await this.call('verifyAuditChain', {}, options);
+    if (body.intact && body.headHash !== undefined) return { intact: true, count: body.count, headHash: body.headHash };
+    if (!body.intact && body.brokenAt !== undefined)
+      return { intact: false, brokenAt: body.brokenAt, count: body.count };
+    throw invalid('an audit verdict');
   }
 
   /** `GET /v1/sessions/public-key`: the session-token key (public). Verify tokens with `verifySessionToken`. */

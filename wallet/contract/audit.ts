@@ -1,5 +1,6 @@
 /** The hash-chained audit log (docs/api.md §Audit): records, queries, providers' signed events. */
 import { z } from 'zod';
+import { endpoint } from './endpoint.ts';
 import { DidSchema, JsonValueObjectSchema, PrintableTextSchema } from './primitives.ts';
 
 /** One record of the issuer's hash-chained audit trail. */
@@ -98,6 +99,54 @@ export type AuditListQuery = z.infer<typeof AuditListQuerySchema>;
 export type ProviderEvent = (typeof PROVIDER_EVENTS)[number];
 export type SignedAuditEvent = z.infer<typeof SignedAuditEventSchema>;
 export type RecordedAuditEvent = z.infer<typeof RecordedAuditEventSchema>;
+/** The verdict as its schema reads it (the console's view of it). */
+export type AuditChainVerdictBody = z.infer<typeof AuditChainVerdictSchema>;
 /** The verdict as the issuer states it (the schema publishes one object with optional members). */
 export type AuditChainVerdict =
   { intact: true; count: number; headHash: string } | { intact: false; brokenAt: number; count: number };
+
+/**
+ * The audit log over HTTP (docs/api.md §Audit): reading and chain verification are operator acts
+ * (admin); service providers append their own signed events, authenticated by the signature
+ * rather than a key of ours.
+ */
+export const auditEndpoints = {
+  listAudit: endpoint({
+    method: 'GET',
+    path: '/v1/audit',
+    tag: 'Audit',
+    summary:
+      'Audit records oldest first (or newest first with order=desc), filtered by agent, event and time; cursor pagination. Admin.',
+    auth: 'admin',
+    query: AuditListQuerySchema,
+    responses: { 200: { schema: AuditPageSchema, description: 'A page of records' } },
+    errors: [],
+  }),
+  recordAuditEvent: endpoint({
+    method: 'POST',
+    path: '/v1/audit/events',
+    tag: 'Audit',
+    summary:
+      "Record a service provider's authorization, action or result. Authenticated by the provider's Data Integrity signature (its DID's assertionMethod or authentication key); 403 EVENT_SIGNATURE_INVALID / KEY_NOT_AUTHORIZED, 409 EVENT_DUPLICATE, 422 EVENT_STALE. Signed by a provider.",
+    auth: 'public',
+    body: { schema: SignedAuditEventSchema },
+    responses: { 201: { schema: RecordedAuditEventSchema, description: 'Recorded' } },
+    errors: [
+      'EVENT_SIGNATURE_INVALID',
+      'KEY_NOT_AUTHORIZED',
+      'EVENT_DUPLICATE',
+      'DID_DEACTIVATED',
+      'DID_RESOLUTION_FAILED',
+      'EVENT_STALE',
+    ],
+  }),
+  verifyAuditChain: endpoint({
+    method: 'GET',
+    path: '/v1/audit/verify',
+    tag: 'Audit',
+    summary: 'Re-check the whole hash chain: {intact, count, headHash} or {intact: false, brokenAt}. Admin.',
+    auth: 'admin',
+    responses: { 200: { schema: AuditChainVerdictSchema, description: 'The verdict' } },
+    errors: [],
+  }),
+};

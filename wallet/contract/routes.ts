@@ -5,6 +5,7 @@
  */
 import { agentEndpoints } from './agents.ts';
 import { apiDocsEndpoints } from './api-docs.ts';
+import { auditEndpoints } from './audit.ts';
 import { didEndpoints } from './dids.ts';
 import { enrollmentEndpoints } from './enrollment.ts';
 import { consoleEndpoints } from './console.ts';
@@ -23,6 +24,7 @@ export const ROUTES = {
   ...apiDocsEndpoints,
   ...credentialEndpoints,
   ...didEndpoints,
+  ...auditEndpoints,
 } as const;
 
 export type Routes = typeof ROUTES;
