@@ -500,8 +500,10 @@ export class IssuerClient {
 
   /** One page of the audit log (admin). */
   audit(query: AuditQuery = {}): Promise<{ records: AuditRecord[]; nextCursor?: string }> {
-    const { signal, from, to, ...filter } = query;
-    return this.call('listAudit', { query: { ...filter, from: isoTime(from), to: isoTime(to) } }, { signal });
+    const { agent, event, from, to, order, cursor, limit, signal } = query;
+    // In this order on the wire (what logs and proxies see stays the same).
+    const page = { agent, event, from: isoTime(from), to: isoTime(to), order, cursor, limit };
+    return this.call('listAudit', { query: page }, { signal });
   }
 
   /** Re-checks the audit hash chain (admin). */
