@@ -5,18 +5,17 @@
  * Middleware, outermost first:
  * 1. requestId (X-Request-Id in and out), 2. JSON request log, 3. `Connection: close` on an
  * answer given before the body was read, 4. secure headers, 5. `actor` = anonymous (admin auth
- * upgrades it), 6. rate limits (429 + Retry-After), 6a. authenticate first: an operation that
- * needs a key answers 401 before anything else is judged (http/authenticate-first.ts),
- * 7. body limit (413, default 64 KiB),
- * 8. JSON-only bodies (415; I-JSON, http/json-bodies.ts) — form-encoded on the OAuth endpoints,
- * 9. on public documents only (DID documents, status lists, the context, JWKS): CORS for any
- *    origin (GET), `Cross-Origin-Resource-Policy: cross-origin` and etag (304 on If-None-Match),
- *    because verifiers in browser pages and service workers of other origins must fetch them.
+ * upgrades it), 6. rate limits (429 + Retry-After). Then, per route of the table
+ * (http/mount.ts): 7. its authentication (an operation that needs a key answers 401 before
+ * anything else is judged), 8. the body limit (413, default 64 KiB), 9. JSON-only bodies (415;
+ * I-JSON, http/json-bodies.ts) — form-encoded where the entry says so, 10. on the entries marked
+ * `publicDocument` (DID documents, status lists, the context, key sets, metadata): CORS for any
+ * origin (GET), `Cross-Origin-Resource-Policy: cross-origin` and etag (304 on If-None-Match),
+ * because verifiers in browser pages and service workers of other origins must fetch them.
  * Errors anywhere become `{error: {code, message, details?}}` (http/errors.ts).
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { authenticateFirst, operationsOf, type Operation } from './http/authenticate-first.ts';
 import { bodyLimit } from './http/body-limit.ts';
 import { cors } from 'hono/cors';
 import { etag } from 'hono/etag';
@@ -34,40 +33,35 @@ import { agentHandlers } from './routes/agents.ts';
 import { credentialHandlers } from './routes/credentials.ts';
 import { enrollmentHandlers } from './routes/enrollment.ts';
 import { statusListHandlers } from './routes/status-lists.ts';
-import { wellKnownRoutes } from './routes/well-known.ts';
+import { documentHandlers, healthHandlers } from './routes/well-known.ts';
 import { apiDocsHandlers } from './routes/api-docs.ts';
 import { auditHandlers } from './routes/audit.ts';
-import { challengeRoutes } from './routes/challenges.ts';
+import { challengeHandlers } from './routes/challenges.ts';
 import { didHandlers } from './routes/dids.ts';
 import { vcApiHandlers } from './routes/vc-api.ts';
-import { vpVerifyRoutes } from './routes/vp-verify.ts';
+import { vpVerifyHandlers } from './routes/vp-verify.ts';
 import { sessionTokensFor } from './services/session-tokens.ts';
-import { OAUTH_FORM_PATHS, oauthHandlers } from './routes/oauth.ts';
+import { oauthHandlers } from './routes/oauth.ts';
 import { consoleRoutes } from './routes/console.ts';
 import { consoleSupportHandlers } from './routes/console-support.ts';
 import { ROUTES } from '../wallet/contract/routes.ts';
 import { createAuthenticators } from './http/authenticators.ts';
-import { mount } from './http/mount.ts';
+import { mount, type MountOptions } from './http/mount.ts';
 import { isAgentSecret } from './services/agent-secrets.ts';
-
-/** Documents any verifier, in any origin, must be able to read. */
-const PUBLIC_DOCUMENTS = [
-  '/.well-known/did.json',
-  '/.well-known/jwks.json',
-  '/.well-known/oauth-authorization-server',
-  '/.well-known/openid-configuration',
-  '/agents/*',
-  '/dids/*',
-  '/contexts/*',
-  '/v1/status-list/*',
-  '/v1/sessions/public-key',
-];
 
 /** Readable cross-origin (Fetch §3.7 CORP); set before secureHeaders, which does not overwrite it. */
 const crossOriginReadable: MiddlewareHandler<IssuerEnv> = async (c, next) => {
   await next();
   c.header('Cross-Origin-Resource-Policy', 'cross-origin');
 };
+
+/** CORS for any origin, reading only (Fetch §3.2.5): the public documents' readers are verifiers in other origins. */
+const publicCors = cors({
+  origin: '*',
+  allowMethods: ['GET', 'HEAD'],
+  exposeHeaders: ['ETag', 'Cache-Control'],
+  maxAge: 86_400,
+});
 
 export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
   const app = new OpenAPIHono<IssuerEnv>({ defaultHook: validationHook });
@@ -86,38 +80,25 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
     await next();
   });
   app.use('*', rateLimit(ctx.rateLimits));
-  // Filled once the route table below is registered; nothing is served before createApp returns.
-  let operations: readonly Operation[] = [];
-  app.use(
-    '*',
-    authenticateFirst(() => operations),
-  );
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: ctx.config.bodyLimitBytes,
-      onError: () => {
-        throw refuse('PAYLOAD_TOO_LARGE', `request bodies are limited to ${ctx.config.bodyLimitBytes} bytes`);
-      },
-    }),
-  );
-  app.use('*', jsonBodies({ formPaths: ['/v1/sessions/introspect', ...OAUTH_FORM_PATHS] }));
-  const publicCors = cors({
-    origin: '*',
-    allowMethods: ['GET', 'HEAD'],
-    exposeHeaders: ['ETag', 'Cache-Control'],
-    maxAge: 86_400,
-  });
-  for (const path of PUBLIC_DOCUMENTS) app.use(path, publicCors, crossOriginReadable, etag());
   app.onError(createErrorHandler({ audit: ctx.audit, log: ctx.log }));
   app.notFound(notFoundHandler);
 
   // Route table. One session-token key serves session tokens and OAuth access tokens.
   const sessions = sessionTokensFor(ctx);
-  const authenticators = createAuthenticators({
-    config: ctx.config,
-    isAgentSecret: (did, secret) => isAgentSecret(ctx, did, secret),
-  });
+  const options: MountOptions = {
+    authenticators: createAuthenticators({
+      config: ctx.config,
+      isAgentSecret: (did, secret) => isAgentSecret(ctx, did, secret),
+    }),
+    bodyLimit: bodyLimit({
+      maxSize: ctx.config.bodyLimitBytes,
+      onError: () => {
+        throw refuse('PAYLOAD_TOO_LARGE', `request bodies are limited to ${ctx.config.bodyLimitBytes} bytes`);
+      },
+    }),
+    bodies: { json: jsonBodies({ media: 'json' }), form: jsonBodies({ media: 'form' }) },
+    publicDocument: [publicCors, crossOriginReadable, etag()],
+  };
   mount(
     app,
     ROUTES,
@@ -132,14 +113,14 @@ export function createApp(ctx: IssuerContext): OpenAPIHono<IssuerEnv> {
       ...credentialHandlers(ctx),
       ...didHandlers(ctx),
       ...auditHandlers(ctx),
+      ...challengeHandlers(ctx),
+      ...documentHandlers(ctx),
+      ...healthHandlers(ctx),
+      ...vpVerifyHandlers(ctx, sessions),
     },
-    authenticators,
+    options,
   );
-  app.route('/', wellKnownRoutes(ctx));
-  app.route('/', vpVerifyRoutes(ctx, sessions));
-  app.route('/', challengeRoutes(ctx));
   app.route('/', consoleRoutes(ctx));
-  operations = operationsOf(app);
 
   return app;
 }

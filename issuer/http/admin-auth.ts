@@ -3,7 +3,7 @@
  * constant time (both sides are hashed first, so neither content nor length leaks through
  * timing). Failure is 401 with `WWW-Authenticate: Bearer` (RFC 6750 §3).
  */
-import type { Context, MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import { equalBytes } from '../../wallet/crypto/bytes.ts';
 import { sha256Utf8 } from '../../wallet/crypto/hash.ts';
 import { BEARER_TOKEN_CHARACTERS } from '../config/index.ts';
@@ -49,44 +49,17 @@ export function isAdminKey(presented: string | undefined, adminApiKey: string): 
 }
 
 /**
- * Authenticates a request for one operation: resolves with `actor` set, or throws 401. `params`
- * are the operation's path parameters (decoded).
- */
-export type Authenticator = (c: Context<IssuerEnv>, params: Readonly<Record<string, string>>) => void | Promise<void>;
-
-const AUTHENTICATORS = new WeakMap<object, Authenticator>();
-
-/** The authenticator behind a route middleware made by `authenticating` (http/authenticate-first.ts). */
-export function authenticatorOf(middleware: unknown): Authenticator | undefined {
-  return typeof middleware === 'function' ? AUTHENTICATORS.get(middleware) : undefined;
-}
-
-/**
- * A route middleware that runs `authenticate`, known as such to the authenticate-first gate,
- * which runs the same check before the body limit and the media-type rule (app.ts). The route
- * runs it again: what the gate matched is never trusted to be the route Hono picked.
- */
-export function authenticating(authenticate: Authenticator): MiddlewareHandler<IssuerEnv> {
-  const middleware: MiddlewareHandler<IssuerEnv> = async (c, next) => {
-    await authenticate(c, c.req.param());
-    return next();
-  };
-  AUTHENTICATORS.set(middleware, authenticate);
-  return middleware;
-}
-
-/**
  * Requires the admin key; sets the `actor` variable to `admin`.
  *
  * @example app.openapi(createRoute({ ..., middleware: [adminAuth({ adminApiKey })] }), handler)
  */
 export function adminAuth(options: AdminAuthOptions): MiddlewareHandler<IssuerEnv> {
-  return authenticating((c) => {
+  return async (c, next) => {
     const header = c.req.header('authorization');
     const token = bearerToken(header);
     if (isAdminKey(token, options.adminApiKey)) {
       c.set('actor', 'admin');
-      return;
+      return next();
     }
     // Every key is compared, so which one matched does not show in the timing.
     const other = options.otherKeys
@@ -94,9 +67,9 @@ export function adminAuth(options: AdminAuthOptions): MiddlewareHandler<IssuerEn
       .find((actor) => actor !== undefined);
     if (other !== undefined) {
       c.set('actor', other);
-      return;
+      return next();
     }
-    if (options.openWhen?.() === true && header === undefined) return;
+    if (options.openWhen?.() === true && header === undefined) return next();
     throw refuse(
       'UNAUTHORIZED',
       header === undefined
@@ -108,5 +81,5 @@ export function adminAuth(options: AdminAuthOptions): MiddlewareHandler<IssuerEn
         challenge: { scheme: 'Bearer', realm: REALM, error: bearerError(header) },
       },
     );
-  });
+  };
 }

@@ -5,7 +5,7 @@
  * the DID in the path only. Failure is 401 with `WWW-Authenticate: Bearer` (RFC 6750 §3).
  */
 import type { MiddlewareHandler } from 'hono';
-import { authenticating, bearerError, bearerSchemeMissing, bearerToken, isAdminKey } from './admin-auth.ts';
+import { bearerError, bearerSchemeMissing, bearerToken, isAdminKey } from './admin-auth.ts';
 import type { IssuerEnv } from './env.ts';
 import { refuse } from '../refusal.ts';
 
@@ -19,16 +19,16 @@ export interface AgentAuthOptions {
  * @example app.openapi(createRoute({ ..., middleware: [agentAuth({ adminApiKey, isAgentSecret })] }), handler)
  */
 export function agentAuth(options: AgentAuthOptions): MiddlewareHandler<IssuerEnv> {
-  return authenticating(async (c, params) => {
+  return async (c, next) => {
     const header = c.req.header('authorization');
     const token = bearerToken(header);
-    const did = params.did ?? '';
+    const did = c.req.param('did') ?? '';
     // Both are checked, so whether the admin key or a secret matched does not show in the timing.
     const admin = isAdminKey(token, options.adminApiKey);
     const agent = await options.isAgentSecret(did, token);
     if (admin || agent) {
       c.set('actor', admin ? 'admin' : `agent:${did}`);
-      return;
+      return next();
     }
     throw refuse(
       'UNAUTHORIZED',
@@ -41,5 +41,5 @@ export function agentAuth(options: AgentAuthOptions): MiddlewareHandler<IssuerEn
         challenge: { scheme: 'Bearer', realm: 'mandate-issuer', error: bearerError(header) },
       },
     );
-  });
+  };
 }

@@ -36,8 +36,8 @@ export function hasRequestBody(c: Context): boolean {
 }
 
 export interface JsonBodiesOptions {
-  /** Paths whose body is `application/x-www-form-urlencoded` instead (OAuth endpoints, RFC 7662 §2.1). */
-  formPaths?: readonly string[];
+  /** `form`: the route's body is `application/x-www-form-urlencoded` (OAuth, RFC 6749 §4.1.3; RFC 7662 §2.1). */
+  media: 'json' | 'form';
 }
 
 async function read<T>(c: Context<IssuerEnv>, body: Promise<T>): Promise<T> {
@@ -47,10 +47,9 @@ async function read<T>(c: Context<IssuerEnv>, body: Promise<T>): Promise<T> {
 }
 
 /** 415 for a body of another type; strict JSON for the validators; marks a body read to its end. */
-export function jsonBodies(options: JsonBodiesOptions = {}): MiddlewareHandler<IssuerEnv> {
-  const formPaths = new Set(options.formPaths ?? []);
+export function jsonBodies(options: JsonBodiesOptions): MiddlewareHandler<IssuerEnv> {
+  const form = options.media === 'form';
   return async (c, next) => {
-    const form = formPaths.has(c.req.path);
     if (hasRequestBody(c) && !(form ? FORM_MEDIA_TYPE : JSON_MEDIA_TYPE).test(c.req.header('content-type') ?? '')) {
       throw refuse(
         'UNSUPPORTED_MEDIA_TYPE',

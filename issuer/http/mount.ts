@@ -37,10 +37,28 @@ export type HandlersOf<E extends Endpoints> = { readonly [K in keyof E]: Handler
 /** The middleware that authenticates each kind of caller (admin-auth.ts, agent-auth.ts). */
 export type Authenticators = Readonly<Record<Exclude<EndpointAuth, 'public'>, MiddlewareHandler<IssuerEnv>>>;
 
+/**
+ * What every route runs before its validators, in this order: its authentication (so a caller
+ * without a key learns 401 and nothing else about the request), the body size limit (413), the
+ * media-type rule and strict JSON reading (415, 400 MALFORMED_JSON; json-bodies.ts) — and,
+ * around a public document, CORS for any origin, CORP cross-origin and ETag (304).
+ */
+export interface MountOptions {
+  authenticators: Authenticators;
+  bodyLimit: MiddlewareHandler<IssuerEnv>;
+  bodies: Readonly<Record<'json' | 'form', MiddlewareHandler<IssuerEnv>>>;
+  publicDocument: readonly MiddlewareHandler<IssuerEnv>[];
+}
+
 /** The validated members, as the OpenAPI validators stored them (any member the entry lacks is empty). */
 interface Validated {
   in: object;
   out: { param: unknown; query: unknown; json: unknown; form: unknown };
+}
+
+/** `/v1/status-list/{listId}` as Hono writes it: `/v1/status-list/:listId`. */
+function honoPath(path: string): string {
+  return path.replaceAll(/\{([A-Za-z0-9_]+)\}/g, ':$1');
 }
 
 function isOAuthErrorCode(code: string): code is OAuthErrorCode {
@@ -83,7 +101,7 @@ function errorResponses(spec: EndpointSpec): RouteConfig['responses'] {
   );
 }
 
-function routeOf(spec: EndpointSpec, authenticate: MiddlewareHandler<IssuerEnv> | undefined): RouteConfig {
+function routeOf(spec: EndpointSpec, middleware: MiddlewareHandler<IssuerEnv>[]): RouteConfig {
   const body = spec.body;
   const media = body?.media === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
   const responses = Object.fromEntries(
@@ -105,7 +123,7 @@ function routeOf(spec: EndpointSpec, authenticate: MiddlewareHandler<IssuerEnv> 
     ...(spec.description ? { description: spec.description } : {}),
     ...(spec.hidden ? { hide: true } : {}),
     ...(spec.auth === 'public' ? {} : { security: [{ adminBearer: [] }] }),
-    ...(authenticate ? { middleware: [authenticate] } : {}),
+    middleware,
     request: {
       ...(spec.params ? { params: spec.params } : {}),
       ...(spec.query ? { query: spec.query } : {}),
@@ -131,7 +149,7 @@ function mountOne(
   app: OpenAPIHono<IssuerEnv>,
   spec: EndpointSpec,
   handler: MountedHandler,
-  authenticators: Authenticators,
+  options: MountOptions,
 ): void {
   // An endpoint that exists to refuse (no 2xx) answers only whole Responses.
   const status = Object.keys(spec.responses).some((s) => Number(s) < 300)
@@ -149,8 +167,14 @@ function mountOne(
     if (status === undefined) throw new TypeError(`${spec.method} ${spec.path} has no 2xx answer to send`);
     return c.json(result as JSONValue, status);
   };
-  const authenticate = spec.auth === 'public' ? undefined : authenticators[spec.auth];
-  app.openapi(routeOf(spec, authenticate), run);
+  const guards = [
+    ...(spec.auth === 'public' ? [] : [options.authenticators[spec.auth]]),
+    options.bodyLimit,
+    options.bodies[spec.body?.media ?? spec.ownBody ?? 'json'],
+  ];
+  // app.use, not route middleware: CORS answers the preflight (OPTIONS) of the document's path too.
+  if (spec.publicDocument === true) app.use(honoPath(spec.path), ...options.publicDocument);
+  app.openapi(routeOf(spec, guards), run);
 }
 
 /** Mounts every entry of `endpoints` with its handler. */
@@ -158,13 +182,13 @@ export function mount<E extends Endpoints>(
   app: OpenAPIHono<IssuerEnv>,
   endpoints: E,
   handlers: HandlersOf<E>,
-  authenticators: Authenticators,
+  options: MountOptions,
 ): void {
   for (const name of Object.keys(endpoints)) {
     const spec = endpoints[name];
     const handler = handlers[name];
     if (spec === undefined || handler === undefined) throw new TypeError(`endpoint ${name} has no handler`);
     // HandlersOf typed each handler against its own entry; the mount only passes validated input through.
-    mountOne(app, spec, handler as never, authenticators);
+    mountOne(app, spec, handler as never, options);
   }
 }

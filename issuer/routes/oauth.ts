@@ -3,7 +3,7 @@
  * `oauthEndpoints`): RFC 8414 metadata, the OpenID discovery subset, `POST /oauth/token`
  * (services/oauth/token-endpoint.ts) and the authorization endpoint, which only refuses.
  *
- * The token endpoint's body is form-encoded (app.ts lists it in `formPaths`) and read here as
+ * The token endpoint's body is form-encoded (its entry's `ownBody: 'form'`) and read here as
  * URLSearchParams, so a repeated parameter is seen (RFC 6749 §3.2) rather than collapsed by a
  * validator; its answers are RFC 6749 §5.1/§5.2 bodies with `Cache-Control: no-store`.
  */
@@ -15,9 +15,6 @@ import { OAuthRefusal } from '../services/oauth/errors.ts';
 import { authorizationServerMetadata, openIdConfiguration } from '../services/oauth/metadata.ts';
 import { createTokenEndpoint } from '../services/oauth/token-endpoint.ts';
 import type { SessionTokenIssuer } from '../services/session-tokens.ts';
-
-/** Paths whose request bodies are `application/x-www-form-urlencoded` (app.ts). */
-export const OAUTH_FORM_PATHS = [oauthEndpoints.oauthToken.path];
 
 export function oauthHandlers(ctx: IssuerContext, sessions: SessionTokenIssuer): HandlersOf<typeof oauthEndpoints> {
   const endpoint = createTokenEndpoint(ctx, sessions);

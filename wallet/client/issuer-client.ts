@@ -44,25 +44,16 @@ import type {
   MintEnrollmentTokenRequest,
 } from '../contract/enrollment.ts';
 import type { CreateStatusListRequest, StatusListInfo } from '../contract/status-lists.ts';
-import type { VpAccepted, VpDenied, VpVerdict } from '../contract/vp-verify.ts';
+import type { VpAccepted, VpDenied, VpVerdict, VpVerifyRequest } from '../contract/vp-verify.ts';
 import { createProof } from '../crypto/data-integrity.ts';
 import type { JsonObject, JsonValue } from '../crypto/json-value.ts';
 import type { Ed25519PublicJwk } from '../crypto/jwt.ts';
 import type { SigningIdentity } from '../vc/identity.ts';
-import { isReasonCode } from '../vc/reasons.ts';
 import type { VerifiablePresentation } from '../vc/types.ts';
-import {
-  asObject,
-  invalid,
-  isAgentCredentialOf,
-  isEd25519PublicJwk,
-  isObject,
-  isPresentationBy,
-  requireStrings,
-} from './answers.ts';
+import { invalid, isAgentCredentialOf, isEd25519PublicJwk, isObject, isPresentationBy } from './answers.ts';
 import { IssuerClientError, isIssuerApiError } from './errors.ts';
 import { callEndpoint, type CallOptions } from './call.ts';
-import { createTransport, type RequestSpec, type Transport, type TransportOptions } from './transport.ts';
+import { createTransport, type Transport, type TransportOptions } from './transport.ts';
 import type { EndpointInput, EndpointOutput } from '../contract/endpoint.ts';
 import { ROUTES, type RouteName, type Routes } from '../contract/routes.ts';
 
@@ -198,18 +189,10 @@ export class IssuerClient {
     return callEndpoint(this.#transport, ROUTES[name], input, options);
   }
 
-  async #json(spec: RequestSpec): Promise<JsonValue> {
-    return (await this.#transport.request(spec)).json;
-  }
-
   /** `GET /v1/health`: `{ok, issuer}` (the issuer's DID). */
   async health(options: CallOptions = {}): Promise<{ ok: boolean; issuer: string }> {
-    const body = asObject(
-      await this.#json({ method: 'GET', path: '/v1/health', idempotent: true, signal: options.signal }),
-      'a health answer',
-    );
-    requireStrings(body, ['issuer'], 'a health answer');
-    return { ok: body.ok === true, issuer: body.issuer as string };
+    const { ok, issuer } = await this.call('health', {}, options);
+    return { ok, issuer };
   }
 
   /**
@@ -271,21 +254,15 @@ export class IssuerClient {
    * endpoint directly and check the token with `verifySessionToken` (docs/wallet.md).
    */
   async verify(presentation: unknown, options: VerifyOptions): Promise<VpVerdict> {
-    let json: JsonValue;
+    const request = defined({
+      presentation: presentation as JsonValue,
+      expectedTarget: options.target,
+      challenge: options.challenge,
+      requiredScopes: options.requiredScopes === undefined ? undefined : [...options.requiredScopes],
+    }) as VpVerifyRequest;
+    let body: VpVerdict;
     try {
-      json = await this.#json({
-        method: 'POST',
-        path: '/v1/vp/verify',
-        body: defined({
-          presentation: presentation as JsonValue,
-          expectedTarget: options.target,
-          challenge: options.challenge,
-          requiredScopes: options.requiredScopes === undefined ? undefined : [...options.requiredScopes],
-        }),
-        idempotent: false,
-        answerStatuses: [403],
-        signal: options.signal,
-      });
+      body = await this.call('verifyPresentation', { body: request }, { signal: options.signal });
     } catch (error) {
       if (isIssuerApiError(error, 'MALFORMED') && error.status === 400) {
         const failedCheck =
@@ -296,29 +273,12 @@ export class IssuerClient {
       }
       throw error;
     }
-    const body = asObject(json, 'a verification verdict');
-    if (body.valid === true) {
-      requireStrings(body, ['agentDid', 'vpId', 'target'], 'a verification verdict');
-      if (!Array.isArray(body.privilegeScopes) || !Array.isArray(body.effectiveScopes))
-        throw invalid('a verification verdict');
-      return {
-        valid: true,
-        agentDid: body.agentDid as string,
-        privilegeScopes: body.privilegeScopes.map(String),
-        effectiveScopes: body.effectiveScopes.map(String),
-        vpId: body.vpId as string,
-        target: body.target as string,
-      };
+    if (body.valid) {
+      const { agentDid, privilegeScopes, effectiveScopes, vpId, target } = body;
+      return { valid: true, agentDid, privilegeScopes, effectiveScopes, vpId, target };
     }
-    if (body.valid !== false || !isReasonCode(body.reason) || typeof body.message !== 'string')
-      throw invalid('a verification verdict');
-    return {
-      valid: false,
-      reason: body.reason,
-      message: body.message,
-      failedCheck: typeof body.failedCheck === 'string' ? body.failedCheck : 'presentation',
-      ...(typeof body.vpId === 'string' ? { vpId: body.vpId } : {}),
-    };
+    const { reason, message, failedCheck, vpId } = body;
+    return { valid: false, reason, message, failedCheck, ...(vpId === undefined ? {} : { vpId }) };
   }
 
   /** Server custody: a presentation the issuer signs for `agentDid` (admin). */
@@ -517,10 +477,7 @@ export class IssuerClient {
 
   /** `GET /v1/sessions/public-key`: the session-token key (public). Verify tokens with `verifySessionToken`. */
   async sessionPublicKey(options: CallOptions = {}): Promise<Ed25519PublicJwk> {
-    const body = asObject(
-      await this.#json({ method: 'GET', path: '/v1/sessions/public-key', idempotent: true, signal: options.signal }),
-      'a JWK',
-    );
+    const body = await this.call('sessionPublicKey', {}, options);
     if (!isEd25519PublicJwk(body)) throw invalid('a JWK');
     return body;
   }

@@ -1,5 +1,6 @@
 /** User challenges (docs/api.md §Consent): a nonce for a user to sign, and the verdict on the answer. */
 import { z } from 'zod';
+import { endpoint } from './endpoint.ts';
 import { DidSchema, JsonObjectSchema } from './primitives.ts';
 
 export const UserChallengeRequestSchema = z.strictObject({ userDid: DidSchema }).meta({ id: 'UserChallengeRequest' });
@@ -51,3 +52,31 @@ export type UserChallengeRequest = z.infer<typeof UserChallengeRequestSchema>;
 export type UserChallenge = z.infer<typeof UserChallengeSchema>;
 export type UserChallengeAnswer = z.infer<typeof UserChallengeAnswerSchema>;
 export type UserChallengeVerdict = z.infer<typeof UserChallengeVerdictSchema>;
+
+export const challengeEndpoints = {
+  createUserChallenge: endpoint({
+    method: 'POST',
+    path: '/v1/challenges',
+    tag: 'Consent',
+    summary: 'A single-use challenge (5 minutes) for a user to sign. Public.',
+    auth: 'public',
+    body: { schema: UserChallengeRequestSchema },
+    responses: { 201: { schema: UserChallengeSchema, description: 'The challenge' } },
+    errors: [],
+  }),
+  verifyUserChallenge: endpoint({
+    method: 'POST',
+    path: '/v1/challenges/{challengeId}/verify',
+    tag: 'Consent',
+    summary:
+      "Check the user's answer (signature or signed proof) and record it as consent evidence. Each challenge is judged once: 200 verified, 403 {verified:false, reason}; 409 CHALLENGE_USED, 403 CHALLENGE_EXPIRED. Public.",
+    auth: 'public',
+    params: ChallengeIdParamSchema,
+    body: { schema: UserChallengeAnswerSchema },
+    responses: {
+      200: { schema: UserChallengeVerdictSchema, description: 'Verified' },
+      403: { schema: UserChallengeVerdictSchema, description: 'Not verified (the challenge is used up)' },
+    },
+    errors: ['CHALLENGE_NOT_FOUND', 'CHALLENGE_USED', 'CHALLENGE_EXPIRED', 'SIGNATURE_ENCODING_INVALID'],
+  }),
+};

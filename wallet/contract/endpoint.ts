@@ -61,8 +61,19 @@ export interface EndpointSpec {
   errors: readonly (IssuerCode | OAuthError)[];
   /** A POST a client may repeat after a lost answer: repeating cannot do more than the first call. */
   repeatable?: boolean;
+  /**
+   * A body the handler reads itself, of this media type, instead of a validated `body` (the token
+   * endpoint: a repeated form parameter must be seen, RFC 6749 §3.2).
+   */
+  ownBody?: 'form';
   /** Served but left out of the OpenAPI document (the console's HTML). */
   hidden?: boolean;
+  /**
+   * A document verifiers in any origin must read (DID documents, status lists, key sets, the
+   * context, metadata): CORS for any origin, `Cross-Origin-Resource-Policy: cross-origin` (Fetch
+   * §3.7) and ETag with 304 on If-None-Match.
+   */
+  publicDocument?: boolean;
 }
 
 /** Defines an endpoint; the literal types are kept, so handlers and calls are typed from it. */

@@ -148,6 +148,7 @@ export const oauthEndpoints = {
   authorizationServerMetadata: endpoint({
     method: 'GET',
     path: '/.well-known/oauth-authorization-server',
+    publicDocument: true,
     tag: 'OAuth',
     summary: 'RFC 8414 authorization server metadata (issuer = the base URL; the DID in mandate_issuer_did). Public.',
     auth: 'public',
@@ -157,6 +158,7 @@ export const oauthEndpoints = {
   openIdConfiguration: endpoint({
     method: 'GET',
     path: '/.well-known/openid-configuration',
+    publicDocument: true,
     tag: 'OAuth',
     summary:
       'The OpenID Connect Discovery subset workload-identity federation reads (issuer, jwks_uri, token_endpoint). Public.',
@@ -175,6 +177,7 @@ export const oauthEndpoints = {
       Object.keys(TokenRequestSchema.shape).join(', ') +
       '. See docs/oauth.md. The body is read by the endpoint itself (repeated parameters are refused).',
     auth: 'public',
+    ownBody: 'form',
     responses: { 200: { schema: TokenResponseSchema, description: 'RFC 6749 §5.1' } },
     errors: [
       'invalid_request',

@@ -11,6 +11,10 @@ import { enrollmentEndpoints } from './enrollment.ts';
 import { consoleEndpoints } from './console.ts';
 import { oauthEndpoints } from './oauth.ts';
 import { credentialEndpoints } from './credentials.ts';
+import { challengeEndpoints } from './challenges.ts';
+import { documentEndpoints } from './documents.ts';
+import { healthEndpoints } from './health.ts';
+import { vpVerifyEndpoints } from './vp-verify.ts';
 import { statusListEndpoints } from './status-lists.ts';
 import { vcApiEndpoints } from './vc-api.ts';
 
@@ -25,6 +29,10 @@ export const ROUTES = {
   ...credentialEndpoints,
   ...didEndpoints,
   ...auditEndpoints,
+  ...challengeEndpoints,
+  ...documentEndpoints,
+  ...healthEndpoints,
+  ...vpVerifyEndpoints,
 } as const;
 
 export type Routes = typeof ROUTES;

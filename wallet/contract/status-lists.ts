@@ -92,6 +92,7 @@ export const statusListEndpoints = {
   getStatusList: endpoint({
     method: 'GET',
     path: '/v1/status-list/{listId}',
+    publicDocument: true,
     tag: 'Status lists',
     summary:
       'The signed BitstringStatusListCredential, with ETag and Cache-Control matching its ttl: application/vc, or application/ld+json or application/json when Accept prefers them (same bytes, same ETag). Public.',

@@ -1,6 +1,7 @@
 /** `POST /v1/vp/verify`, its verdicts, session-token introspection and keys (docs/api.md §Verification). */
 import { z } from 'zod';
 import { isReasonCode } from '../vc/reasons.ts';
+import { endpoint } from './endpoint.ts';
 import { DomainSchema, JsonObjectSchema, ScopesSchema, stringOf } from './primitives.ts';
 
 export const VpVerifyRequestSchema = z
@@ -117,3 +118,56 @@ export type VpVerdict = VpAccepted | VpDenied;
 export type IntrospectRequest = z.infer<typeof IntrospectRequestSchema>;
 export type Introspection = z.infer<typeof IntrospectionSchema>;
 export type SessionJwk = z.infer<typeof SessionJwkSchema>;
+
+export const vpVerifyEndpoints = {
+  verifyPresentation: endpoint({
+    method: 'POST',
+    path: '/v1/vp/verify',
+    tag: 'Verification',
+    summary:
+      'Verify a presentation against this issuer (trusted issuer = this issuer; replay cache on). 200 valid, 403 denied with a reason code, 400 MALFORMED. Public.',
+    auth: 'public',
+    body: { schema: VpVerifyRequestSchema },
+    responses: {
+      200: { schema: VpAcceptedSchema, description: 'Valid' },
+      403: { schema: VpDeniedSchema, description: 'Denied' },
+    },
+    errors: ['MALFORMED'],
+  }),
+  introspect: endpoint({
+    method: 'POST',
+    path: '/v1/sessions/introspect',
+    tag: 'Verification',
+    summary:
+      'RFC 7662 token introspection of a session token or an OAuth access token: active until it expires or a credential it rests on is revoked or suspended. Form-encoded. The admin key or a SERVICE_INTROSPECTION_KEYS key.',
+    auth: 'introspection',
+    body: { schema: IntrospectRequestSchema, media: 'form' },
+    responses: {
+      200: {
+        schema: IntrospectionSchema,
+        description: "RFC 7662 §2.2: `{active: false}`, or the active token's claims",
+      },
+    },
+    errors: [],
+  }),
+  sessionPublicKey: endpoint({
+    method: 'GET',
+    path: '/v1/sessions/public-key',
+    publicDocument: true,
+    tag: 'Verification',
+    summary: 'The session-token verification key as a JWK (RFC 8037 OKP Ed25519). Public.',
+    auth: 'public',
+    responses: { 200: { schema: SessionJwkSchema, description: 'The key' } },
+    errors: [],
+  }),
+  jwks: endpoint({
+    method: 'GET',
+    path: '/.well-known/jwks.json',
+    publicDocument: true,
+    tag: 'Verification',
+    summary: 'The session-token verification keys as a JWK Set (RFC 7517 §5). Public.',
+    auth: 'public',
+    responses: { 200: { schema: SessionJwksSchema, description: 'The key set' } },
+    errors: [],
+  }),
+};
