@@ -3,6 +3,7 @@
  * context with URLs that name that port, then serve the app. Used by `npm start` (main.ts),
  * the tests and the benchmarks.
  */
+import { healthEndpoints } from '../wallet/contract/health.ts';
 import type { AddressInfo } from 'node:net';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { serve, type ServerType } from '@hono/node-server';
@@ -53,7 +54,7 @@ export interface RunningIssuer {
 
 type FetchHandler = (request: Request, env: unknown) => Response | Promise<Response>;
 
-const READY_PATH = '/v1/ready';
+const READY_PATH = healthEndpoints.ready.path;
 /** While draining, how often sockets that turned idle are closed. */
 const IDLE_SWEEP_MS = 250;
 

@@ -9,6 +9,8 @@
  */
 
 /** The parts of an OpenAPI 3.1 document (OAS 3.1 §4.8) this page reads. */
+import { apiDocsEndpoints } from '../../wallet/contract/api-docs.ts';
+
 export interface OpenApiDocument {
   openapi: string;
   info: { title: string; version: string; description?: string };
@@ -23,6 +25,7 @@ type Json = Record<string, unknown>;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 /** Deeper nesting is shown as "…": real request schemas are 3–4 levels deep. */
 const MAX_SCHEMA_DEPTH = 6;
+const OPENAPI_PATH = apiDocsEndpoints.openApiDocument.path;
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -278,6 +281,6 @@ export function renderApiReference(doc: OpenApiDocument): string {
 <title>${escapeHtml(doc.info.title)} — API reference</title><style>${STYLE}</style></head>
 <body><header><h1>${escapeHtml(doc.info.title)} <small>${escapeHtml(doc.info.version)}</small></h1>
 ${doc.info.description ? `<p>${escapeHtml(doc.info.description)}</p>` : ''}${servers ? `<p>Server: ${servers}</p>` : ''}
-<p>Machine-readable: <a href="/v1/openapi.json">/v1/openapi.json</a> (OpenAPI ${escapeHtml(doc.openapi)}).</p></header>
+<p>Machine-readable: <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a> (OpenAPI ${escapeHtml(doc.openapi)}).</p></header>
 <main><nav><ul>${nav}<li><a href="#schemas"><strong>Schemas</strong></a></li></ul></nav><article>${sections}${renderComponents(doc)}</article></main></body></html>`;
 }

@@ -27,7 +27,7 @@ import {
   type BitstringStatusListEntry,
 } from '../../wallet/status/credential.ts';
 import { encodeStatusList } from '../../wallet/status/encoded-list.ts';
-import type { StatusListInfo } from '../../wallet/contract/status-lists.ts';
+import { statusListEndpoints, type StatusListInfo } from '../../wallet/contract/status-lists.ts';
 import { fetchPolicy } from '../config/index.ts';
 import type { IssuerDeps, IssuerStatusClient } from '../deps.ts';
 import { refuse } from '../refusal.ts';
@@ -48,7 +48,8 @@ export const ISSUED_PURPOSES = ['revocation', 'suspension'] as const;
 export type IssuedPurpose = (typeof ISSUED_PURPOSES)[number];
 
 const DEFAULT_LIST_SETTING = (purpose: string) => `status_list.default.${purpose}`;
-const LIST_PATH = '/v1/status-list/';
+/** `/v1/status-list/`: the list's path in the route table, without its id. */
+const LIST_PATH = statusListEndpoints.getStatusList.path.replace('{listId}', '');
 
 /** Thrown inside an issuing transaction when a reserved index was taken meanwhile; the caller retries. */
 export class IndexTaken extends MandateError<'STATUS_INDEX_TAKEN'> {
