@@ -141,9 +141,10 @@ export function query(params: Record<string, string | number | undefined>): stri
 }
 
 // The shapes the console reads are the API's wire types, defined once in the contract
-// (wallet/contract), which the issuer validates and publishes with (type-only imports: erased
-// from the bundle, so no zod reaches the browser, and a change on either side fails the
-// console's typecheck).
+// (wallet/contract), which the issuer validates and publishes with: a change on either side
+// fails the console's typecheck. `call` reads the route table at run time (method and path), so
+// the console's bundle carries the contract's zod schemas too — an operator page served by the
+// issuer, where one definition of each path is worth the bytes.
 export type { AgentClientSecret, AgentDetail, AgentInfo as Agent } from '../../wallet/contract/agents.ts';
 export type { AuditChainVerdictBody as ChainVerdict, AuditRecord } from '../../wallet/contract/audit.ts';
 export type {
