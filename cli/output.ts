@@ -2,17 +2,23 @@
  * How the CLI speaks: tables and key/value blocks for people, one JSON document for scripts
  * (`--json`). Results go to stdout, errors to stderr, so `mandate … --json | jq` never parses
  * an error message. Nothing here knows about the admin key: it is never handed to output.
+ * Every byte in or out goes through an `Io` (the process's streams in bin/mandate.mjs, buffers
+ * when run() is driven in-process, as test/cli/operator.test.ts does): no command touches
+ * process.stdin, process.stdout or process.stderr itself.
  */
 import type { JsonValue } from '../wallet/crypto/json-value.ts';
 
 export interface Io {
   stdout(text: string): void;
   stderr(text: string): void;
+  /** Standard input, for a command given "-" as its file (`verify -`); asked for only then. */
+  stdin(): AsyncIterable<Uint8Array | string>;
 }
 
 export const processIo: Io = {
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
+  stdin: () => process.stdin,
 };
 
 /**

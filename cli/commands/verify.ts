@@ -11,15 +11,17 @@ import { type JsonValue } from '../../wallet/crypto/json-value.ts';
 import type { CommandSpec } from '../command.ts';
 import { listOption, requiredOption, stringOption, usage } from '../command.ts';
 import { CliError, EXIT } from '../errors.ts';
+import type { Io } from '../output.ts';
 
 /** Larger than any presentation the verifier accepts (64 KiB canonical), so its own limit decides. */
 const MAX_FILE_BYTES = 1024 * 1024;
 
-async function readStdin(): Promise<string> {
+async function readStdin(io: Io): Promise<string> {
   const chunks: Buffer[] = [];
   let total = 0;
-  for await (const chunk of process.stdin) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+  for await (const chunk of io.stdin()) {
+    const buffer =
+      typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     total += buffer.length;
     if (total > MAX_FILE_BYTES) throw new CliError('FILE_UNREADABLE', `stdin is larger than ${MAX_FILE_BYTES} bytes`);
     chunks.push(buffer);
@@ -27,11 +29,14 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** The presentation file as JSON (strict parser: no duplicate-prototype keys, bounded depth). */
-export async function readPresentation(path: string): Promise<JsonValue> {
+/**
+ * The presentation file as JSON (strict parser: no duplicate-prototype keys, bounded depth);
+ * "-" reads it from the Io's stdin.
+ */
+export async function readPresentation(path: string, io: Io): Promise<JsonValue> {
   let text: string;
   if (path === '-') {
-    text = await readStdin();
+    text = await readStdin(io);
   } else {
     try {
       const info = await stat(path);
@@ -98,7 +103,7 @@ export const verifyCommands: readonly CommandSpec[] = [
       const challenge = stringOption(ctx.options, 'challenge');
       const requiredScopes = listOption(ctx.options, 'scope');
       const trustedGrantIssuers = listOption(ctx.options, 'trusted-grant-issuer');
-      const presentation = await readPresentation(ctx.args[0] as string);
+      const presentation = await readPresentation(ctx.args[0] as string, ctx.io);
       // Without it any presentation made for this target passes, however old or often seen: say
       // so on stderr (stdout stays the verdict, or the one JSON document of --json).
       if (challenge === undefined)

@@ -1,7 +1,11 @@
-// The `mandate` CLI as an operator runs it: the real binary (node bin/mandate.mjs) against a
-// real issuer on an ephemeral port with a temp database, checking what is printed and the exit
-// code of every outcome (docs/cli.md §Exit codes). Spawns run in parallel where independent,
-// since each one starts a Node process.
+// The `mandate` CLI as an operator runs it, against a real issuer on an ephemeral port with a
+// temp database, checking what is printed and the exit code of every outcome (docs/cli.md §Exit
+// codes). Each command line runs in this process through cli/main.ts's run(), as
+// bin/mandate.mjs runs it, with its own environment (never process.env) and an Io that captures
+// stdout and stderr and feeds stdin; a Node process and tsx's loader per command (89 of them)
+// took a minute. The last describe spawns the real binary a few times, for what only a process
+// shows: the loader in a checkout, the exit code through process.exit, output flushed before it,
+// a piped stdin.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -12,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { explainUnreachable } from '../../cli/command.ts';
 import { EXIT } from '../../cli/errors.ts';
+import { run } from '../../cli/main.ts';
 import { IssuerClientError } from '../../wallet/client/errors.ts';
 import { newIdentity } from '../support/agents.ts';
 import { outsideQuery } from '../support/database.ts';
@@ -29,8 +34,30 @@ let issuer: TestIssuer;
 let issuerDid: string;
 let dir: string;
 
-/** Runs the binary with only the variables given (no inherited MANDATE_* or SERVICE_* ones). */
-function mandate(args: string[], env: Record<string, string> = {}, stdin = ''): Promise<CliResult> {
+/**
+ * Runs a command line in this process with only the variables given (no inherited MANDATE_* or
+ * SERVICE_* ones) and `stdin` as its standard input, capturing what it prints.
+ */
+async function mandate(args: string[], env: Record<string, string> = {}, stdin = ''): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(
+    args,
+    { ...env },
+    {
+      stdout: (text) => void (stdout += text),
+      stderr: (text) => void (stderr += text),
+      // As a pipe delivers it: bytes, then the end.
+      async *stdin() {
+        if (stdin !== '') yield new TextEncoder().encode(stdin);
+      },
+    },
+  );
+  return { code, stdout, stderr };
+}
+
+/** Runs the binary, node bin/mandate.mjs, with only the variables given and `stdin` piped to it. */
+function binary(args: string[], env: Record<string, string> = {}, stdin = ''): Promise<CliResult> {
   const base: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir() };
   return new Promise((resolve) => {
     const child = execFile(
@@ -122,9 +149,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-// Each test spawns several CLI processes at once (up to 30 s each, the child timeout): on a
-// loaded machine they outlast the default 30 s test timeout though nothing is wrong.
-describe('mandate CLI: help, usage and offline commands', { timeout: 120_000 }, () => {
+describe('mandate CLI: help, usage and offline commands', () => {
   it('prints help for the CLI and a command, and exits 2 with a usage error on bad input', async () => {
     const [top, command, noArgs, unknownOption, badState, missingArg, extraArg] = await Promise.all([
       mandate(['--help']),
@@ -390,8 +415,7 @@ describe('mandate CLI: help, usage and offline commands', { timeout: 120_000 }, 
   });
 });
 
-// Each test spawns several CLI processes; on a loaded machine one can take seconds to start.
-describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
+describe('mandate CLI against a real issuer', () => {
   it('mints and lists enrollment tokens (the value shown once, never listed)', async () => {
     const minted = await operator(
       'tokens',
@@ -782,4 +806,87 @@ describe('mandate CLI against a real issuer', { timeout: 120_000 }, () => {
     exits(badDid, EXIT.DENIED, 'mandate: invalid param (param.did: ');
     for (const r of [badScope, badDid]) expect(r.stderr.split('\n')).toHaveLength(2);
   });
+});
+
+// The binary itself: node bin/mandate.mjs, once per thing a run() in this process cannot show.
+// The spawns run at once (each loads tsx and the CLI); up to 30 s each, the child's timeout, so
+// on a loaded machine they may outlast the default 30 s test timeout though nothing is wrong.
+describe('mandate CLI: the binary', () => {
+  it(
+    'runs through bin/mandate.mjs: exit codes through process.exit, output flushed, stdin piped',
+    { timeout: 120_000 },
+    async () => {
+      const agent = await onboardServerAgent(issuer, await mintToken(issuer));
+      const vp = (
+        await issuer.call(`/v1/agents/${encodeURIComponent(agent.agentDid)}/vp`, {
+          admin: true,
+          body: { targetService: 'files.example.com', challenge: 'cli-nonce-2' },
+        })
+      ).json;
+      const tampered = structuredClone(vp);
+      tampered.verifiableCredential[0].credentialSubject.privilegeScopes.push('files:admin');
+      const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+      const [version, noArgs, listed, unreachable, piped] = await Promise.all([
+        // 1. The loader: in a checkout bin/mandate.mjs registers tsx and imports cli/main.ts, and
+        //    the version comes from the package's manifest through its self-reference.
+        binary(['--version']),
+        // 2. A failure's exit code through process.exit, with the whole usage text on stderr
+        //    (several lines) flushed before the process ends.
+        binary([]),
+        // 3. Success after requests to a real issuer: exit 0 with the table on stdout, though the
+        //    keep-alive socket to the issuer is still open and idle (process.exit does not wait for
+        //    it); the admin key, from the environment, is not printed.
+        binary(['agents', 'list'], { MANDATE_URL: issuer.url, MANDATE_ADMIN_KEY: TEST_ADMIN_KEY }),
+        // 4. An unreachable issuer: exit 4, the error as one JSON line on stderr, nothing on stdout,
+        //    URL and key from the fallback variables.
+        binary(['tokens', 'list', '--json', '--timeout', '5'], {
+          API_BASE_URL: 'http://127.0.0.1:1',
+          SERVICE_ADMIN_API_KEY: TEST_ADMIN_KEY,
+        }),
+        // 5. stdin: "-" reads the pipe to its end (processIo's stdin); a denial exits 3 with the
+        //    verdict as the one JSON document on stdout.
+        binary(
+          [
+            'verify',
+            '-',
+            '--trusted-issuer',
+            issuerDid,
+            '--target',
+            'files.example.com',
+            '--challenge',
+            'cli-nonce-2',
+            '--allow-http-loopback',
+            '--json',
+          ],
+          {},
+          JSON.stringify(tampered),
+        ),
+      ]);
+      expect(version.code, version.stderr).toBe(EXIT.OK);
+      expect(version.stdout).toBe(`${manifest.version}\n`);
+      expect(version.stderr).toBe('');
+      expect(noArgs.code).toBe(EXIT.USAGE);
+      expect(noArgs.stdout).toBe('');
+      expect(noArgs.stderr).toMatch(/^mandate: operate a Mandate issuer/);
+      expect(noArgs.stderr).toContain('Usage: mandate <command>');
+      expect(noArgs.stderr).toMatch(/Run "mandate <command> --help" for a command's arguments and options\.\n$/);
+      expect(listed.code, listed.stderr).toBe(EXIT.OK);
+      expect(listed.stderr).toBe('');
+      expect(listed.stdout).toMatch(/^DID\s+CUSTODY\s+SCOPES\s+DEPTH\s+DOMAINS\s+CREDENTIAL\s+CREATED$/m);
+      expect(listed.stdout).toContain(`${agent.agentDid}  server`);
+      expect(unreachable.code).toBe(EXIT.UNREACHABLE);
+      expect(unreachable.stdout).toBe('');
+      expect(JSON.parse(unreachable.stderr)).toEqual({
+        error: {
+          code: 'NETWORK_ERROR',
+          message: 'the issuer could not be reached; tried http://127.0.0.1:1 (set by API_BASE_URL)',
+          exitCode: 4,
+        },
+      });
+      expect(unreachable.stderr.split('\n')).toHaveLength(2);
+      expect(piped.code, piped.stderr).toBe(EXIT.DENIED);
+      expect(json(piped)).toMatchObject({ valid: false, reason: 'VP_SIGNATURE_INVALID', failedCheck: 'presentation' });
+      noSecret(version, noArgs, listed, unreachable, piped);
+    },
+  );
 });
