@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CLI_ERROR_CODES } from '../../cli/errors.ts';
 import { MCP_AUTH_REASONS } from '../../verifier-worker/mcp/errors.ts';
-import { REASON_CODES } from '../../wallet/vc/reasons.ts';
+import { REASON_CODES, SIGNED_REQUEST_REASONS } from '../../wallet/vc/reasons.ts';
 import { REGISTERED_CODES, reasonEntry, type OAuthError, type RegisteredCode } from '../../wallet/reasons/registry.ts';
 
 /** The order the token endpoint's table groups its rows in (RFC 6749 §5.2's, then RFC 8707, RFC 9449). */
@@ -31,6 +31,14 @@ function protocolTable(): string {
     '| code | raised when |',
     '|---|---|',
     ...REASON_CODES.map((c) => row([code(c), reasonEntry(c).meaning])),
+  ].join('\n');
+}
+
+function signedRequestTable(): string {
+  return [
+    '| code | raised when |',
+    '|---|---|',
+    ...SIGNED_REQUEST_REASONS.map((c) => row([code(c), reasonEntry(c).meaning])),
   ].join('\n');
 }
 
@@ -92,6 +100,7 @@ function cliTable(): string {
 /** Each generated table: the doc it lives in, its marker name, its text. */
 export const REASON_TABLES = [
   { doc: 'docs/protocol.md', name: 'verifier', render: protocolTable },
+  { doc: 'docs/protocol.md', name: 'signed-request', render: signedRequestTable },
   { doc: 'docs/api.md', name: 'issuer', render: issuerTable },
   { doc: 'docs/oauth.md', name: 'oauth', render: oauthTable },
   { doc: 'docs/mcp.md', name: 'mcp', render: mcpTable },

@@ -170,6 +170,11 @@ export const REASONS = {
     meaning: 'a status list cannot be fetched, verified or decoded (fail closed), or no status client was configured',
     oauth: PRESENTATION,
   },
+  // A signed request's own (wallet/vc/signed-request.ts, docs/protocol.md §Signed requests).
+  CHAIN_UNKNOWN: {
+    meaning:
+      '`Mandate-Chain-Digest` names a chain this verifier does not hold (never sent in full here, evicted or expired): send the request again with the chain in full in `Mandate-Chain`',
+  },
 
   // The issuer API's own codes (issuer/http/errors.ts).
   VALIDATION_FAILED: {

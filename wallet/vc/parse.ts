@@ -229,7 +229,31 @@ function checkPresentation(
   if (!isObject(value.proof)) malformed('presentation proof must be one proof object');
   const list = value.verifiableCredential;
   if (!Array.isArray(list) || list.length === 0) malformed('verifiableCredential must be a non-empty array');
+  sortCredentials(list, maxChainLength, validated, into);
+}
 
+/**
+ * A credential chain as a signed request names it (docs/protocol.md §Signed requests): the
+ * credentials of a presentation's `verifiableCredential`, under the same rules.
+ */
+export function parseChain(
+  list: unknown,
+  maxChainLength: number,
+  validated?: ReadonlyMap<unknown, unknown>,
+): Omit<ParsedPresentation, 'presentation'> {
+  if (!Array.isArray(list) || list.length === 0) malformed('the credential chain must be a non-empty array');
+  const into: Omit<ParsedPresentation, 'presentation'> = { chain: [], grants: [] };
+  sortCredentials(list, maxChainLength, validated, into);
+  return into;
+}
+
+/** Each credential checked, in order: the chain (leaf first), then the grants. */
+function sortCredentials(
+  list: readonly unknown[],
+  maxChainLength: number,
+  validated: ReadonlyMap<unknown, unknown> | undefined,
+  into: Omit<ParsedPresentation, 'presentation'>,
+): void {
   const { chain, grants } = into;
   for (const item of list) {
     const credential = validated?.has(item) === true ? (item as MandateCredential) : parseCredential(item);

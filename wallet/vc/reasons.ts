@@ -34,6 +34,26 @@ export const REASON_CODES = [
 
 export type ReasonCode = (typeof REASON_CODES)[number];
 
+/**
+ * The codes only a signed request is refused with (docs/protocol.md §Signed requests): its own,
+ * and those of the RFC 9421 signature (wallet/http-signatures) that verification can raise.
+ */
+export const SIGNED_REQUEST_REASONS = ['CHAIN_UNKNOWN'] as const satisfies readonly RegisteredCode[];
+
+export type SignedRequestReason = (typeof SIGNED_REQUEST_REASONS)[number];
+
+/** Every code a verifier refuses with: a presentation's, or a signed request's. */
+export type RefusalCode = ReasonCode | SignedRequestReason;
+
+export function isSignedRequestReason(code: unknown): code is SignedRequestReason {
+  return typeof code === 'string' && (SIGNED_REQUEST_REASONS as readonly string[]).includes(code);
+}
+
+/** A signed request's own refusal (CHAIN_UNKNOWN). */
+export class SignedRequestError extends MandateError<'CHAIN_UNKNOWN'> {
+  override name = 'SignedRequestError';
+}
+
 /** A refusal with its reason code; thrown by the builders (issuance-time checks) and by checks. */
 export class VerificationError extends MandateError<ReasonCode> {
   override name = 'VerificationError';

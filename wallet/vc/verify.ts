@@ -26,18 +26,29 @@ import { reasonFor } from './verify/refusal.ts';
 import { ageOf } from './verify/resolutions.ts';
 import type {
   ChainLink,
+  ChainVerificationResult,
+  ChainVerificationSuccess,
   CheckName,
   CheckOutcome,
   SourceAge,
+  VerificationFailure,
   VerificationResult,
   VerificationSuccess,
   VerifyPresentationOptions,
 } from './verify/types.ts';
-import { prepareVerification, type Verification } from './verify/verification.ts';
+import {
+  prepareChainVerification,
+  prepareVerification,
+  type ChainOptions,
+  type ChainVerification,
+} from './verify/verification.ts';
 
 export { assertVerifyPresentationOptions, invalidVerifierOptions, isDidList } from './verify/options.ts';
+export { prepareChainVerification, type ChainOptions, type ChainVerification } from './verify/verification.ts';
 export type {
   ChainLink,
+  ChainVerificationResult,
+  ChainVerificationSuccess,
   CheckName,
   CheckOutcome,
   SourceAge,
@@ -48,7 +59,7 @@ export type {
 } from './verify/types.ts';
 
 /** The outcomes recorded so far, and the check under way: the one a failure is charged to. */
-interface Progress {
+export interface Progress {
   checks: CheckOutcome[];
   current: CheckName;
 }
@@ -63,15 +74,20 @@ export async function verifyPresentation(vp: unknown, options: VerifyPresentatio
   try {
     return await run(vp, options, progress);
   } catch (error) {
-    const refusal = reasonFor(error, 'MALFORMED');
-    const { checks, current } = progress;
-    checks.push({ check: current, ok: false, reason: refusal.code, message: refusal.message });
-    return { valid: false, reason: refusal.code, message: refusal.message, failedCheck: current, checks };
+    return refused(error, progress);
   }
 }
 
+/** A refusal charged to the check under way: what any error thrown by a check becomes. */
+export function refused(error: unknown, progress: Progress): VerificationFailure {
+  const refusal = reasonFor(error, 'MALFORMED');
+  const { checks, current } = progress;
+  checks.push({ check: current, ok: false, reason: refusal.code, message: refusal.message });
+  return { valid: false, reason: refusal.code, message: refusal.message, failedCheck: current, checks };
+}
+
 /** Records the check under way as passed and starts `next`. */
-function passed(progress: Progress, next?: CheckName): void {
+export function passed(progress: Progress, next?: CheckName): void {
   progress.checks.push({ check: progress.current, ok: true });
   if (next !== undefined) progress.current = next;
 }
@@ -85,6 +101,35 @@ async function run(
   const v = prepareVerification(input, options);
   const expiresAt = await checkPresentationProof(v);
   passed(progress, 'dids');
+  const found = await checkCredentialChain(v, progress);
+  const replayCache = options.replayCache;
+  if (replayCache) {
+    progress.current = 'replay';
+    await checkReplay(v, replayCache, expiresAt);
+    passed(progress);
+  }
+  for (const add of found.credentials.toCache) add();
+  // The members in the order VerificationSuccess always listed them.
+  const { valid, agentDid, privilegeScopes, effectiveScopes, ...rest } = chainSuccess(v, progress.checks, found);
+  return { valid, agentDid, privilegeScopes, effectiveScopes, vpId: v.presentation.id, ...rest };
+}
+
+/** What checks 2 to 6 found. */
+export interface ChainFound {
+  credentials: CheckedCredentials;
+  effectiveScopes: readonly string[];
+  didAges: SourceAge[];
+  statusAges: SourceAge[];
+}
+
+/**
+ * Checks 2 to 6 — DIDs, credentials, chain, scopes, status — over a chain whose holder proved
+ * possession already (a presentation's proof, a signed request's signature): the one chain
+ * verification every proof of possession shares. `progress.current` must be 'dids'. The
+ * verified-credential cache records (`credentials.toCache`) are the caller's to add once the
+ * whole verification passed.
+ */
+export async function checkCredentialChain(v: ChainVerification, progress: Progress): Promise<ChainFound> {
   const dids = checkDids(v);
   const didAges = dids instanceof Promise ? await dids : dids;
   passed(progress, 'credentials');
@@ -98,31 +143,46 @@ async function run(
   const status = checkStatus(v);
   const statusAges = status instanceof Promise ? await status : status;
   passed(progress);
-  const replayCache = options.replayCache;
-  if (replayCache) {
-    progress.current = 'replay';
-    await checkReplay(v, replayCache, expiresAt);
-    passed(progress);
-  }
-  for (const add of credentials.toCache) add();
-  return success(v, progress.checks, credentials, effectiveScopes, didAges, statusAges);
+  return { credentials, effectiveScopes, didAges, statusAges };
 }
 
-function success(
-  v: Verification,
+/**
+ * `verifyPresentation`'s chain checks (2 to 6) for credentials on their own, held by `holder`
+ * (default: the leaf's subject), whose possession the caller established itself. Every refusal
+ * is a result; it rejects only with VerifierOptionsError. A malformed chain is MALFORMED in
+ * check `chain`.
+ */
+export async function verifyCredentialChain(
+  credentials: unknown,
+  options: ChainOptions & { holder?: string },
+): Promise<ChainVerificationResult> {
+  const { holder, ...chainOptions } = options;
+  assertVerifyPresentationOptions(chainOptions);
+  // A malformed chain is charged to `chain`; its checks then start with the DIDs.
+  const progress: Progress = { checks: [], current: 'chain' };
+  try {
+    const v = prepareChainVerification(credentials, holder, chainOptions);
+    progress.current = 'dids';
+    const found = await checkCredentialChain(v, progress);
+    for (const add of found.credentials.toCache) add();
+    return chainSuccess(v, progress.checks, found);
+  } catch (error) {
+    return refused(error, progress);
+  }
+}
+
+/** What a successful verification reports of the chain: all of VerificationSuccess but the vpId. */
+export function chainSuccess(
+  v: ChainVerification,
   checks: CheckOutcome[],
-  credentials: CheckedCredentials,
-  effectiveScopes: readonly string[],
-  didAges: SourceAge[],
-  statusAges: SourceAge[],
-): VerificationSuccess {
+  { credentials, effectiveScopes, didAges, statusAges }: ChainFound,
+): ChainVerificationSuccess {
   const fresh = v.resolutions.fresh;
   return {
     valid: true,
     agentDid: v.holder,
     privilegeScopes: [...(v.chain[0] as MandateCredential).credentialSubject.privilegeScopes],
     effectiveScopes: [...effectiveScopes],
-    vpId: v.presentation.id,
     chain: v.credentials.map((c, i) => ({
       id: c.id,
       type: credentialType(c),

@@ -24,7 +24,7 @@ import { reasonFor } from './refusal.ts';
 import { ageOf } from './resolutions.ts';
 import { judgeInOrder, settle, type Pending, type Settled } from './settled.ts';
 import type { SourceAge } from './types.ts';
-import type { Verification } from './verification.ts';
+import type { ChainVerification, Verification } from './verification.ts';
 
 /**
  * 1. The presentation's own proof: holder's authentication key, time window, challenge, target.
@@ -93,7 +93,7 @@ function presentationExpiry(v: Verification, verifiedProof: VerifiedProof | unde
 }
 
 /** 2. Every DID involved resolves, and none is deactivated. Returns how old each document is. */
-export function checkDids(v: Verification): Pending<SourceAge[]> {
+export function checkDids(v: ChainVerification): Pending<SourceAge[]> {
   const dids = [...v.dids];
   const ages: SourceAge[] = [];
   const judged = judgeInOrder(
@@ -137,7 +137,7 @@ export interface CheckedCredentials {
  * 3. Each credential's proof (issuer's assertionMethod key) and validity window. Digests are
  * computed once, and only for parents and, with a cache, credentials about to be cached.
  */
-export function checkCredentials(v: Verification): Pending<CheckedCredentials> {
+export function checkCredentials(v: ChainVerification): Pending<CheckedCredentials> {
   const cache = v.options.credentialCache;
   const known = v.credentials.map((c) => v.recalled?.get(c));
   const found: CheckedCredentials = {
@@ -156,7 +156,7 @@ export function checkCredentials(v: Verification): Pending<CheckedCredentials> {
 
 /** A cached credential costs no signature work: only its keys are looked up again. */
 function startProofs(
-  v: Verification,
+  v: ChainVerification,
   credential: MandateCredential,
   i: number,
   recalled: VerifiedCredential | undefined,
@@ -173,7 +173,12 @@ function startProofs(
     : judge(keyResolutions as Settled<DidResolutionResult>[]);
 }
 
-function judgeCredential(v: Verification, found: CheckedCredentials, settled: Settled<CheckedProofs>, i: number): void {
+function judgeCredential(
+  v: ChainVerification,
+  found: CheckedCredentials,
+  settled: Settled<CheckedProofs>,
+  i: number,
+): void {
   const credential = v.credentials[i] as MandateCredential;
   if (!settled.ok) {
     throw reasonFor(settled.error, 'CREDENTIAL_SIGNATURE_INVALID', {
@@ -203,7 +208,7 @@ function judgeCredential(v: Verification, found: CheckedCredentials, settled: Se
 }
 
 /** 4. The chain: each link narrows its parent; the root is trusted; the leaf is the holder. */
-export function checkChain(v: Verification, digests: readonly (string | undefined)[]): void {
+export function checkChain(v: ChainVerification, digests: readonly (string | undefined)[]): void {
   const { chain, options } = v;
   for (let i = 0; i < chain.length; i++) {
     const child = chain[i] as ChainCredential;
@@ -237,7 +242,7 @@ export function checkChain(v: Verification, digests: readonly (string | undefine
 }
 
 /** Check 4 for the grants: each from a trusted provider, for an agent of the chain, within the root's scopes. */
-function checkGrants(v: Verification, root: ChainCredential): void {
+function checkGrants(v: ChainVerification, root: ChainCredential): void {
   const { chain } = v;
   for (const [j, grant] of v.grants.entries()) {
     const provider = v.issuers[chain.length + j] as string; // grants follow the chain in `credentials`
@@ -259,7 +264,7 @@ function checkGrants(v: Verification, root: ChainCredential): void {
  * (domains.ts: a host entry covers the https URIs at that host and port).
  * Returns the effective scopes.
  */
-export function checkScopes(v: Verification): string[] {
+export function checkScopes(v: ChainVerification): string[] {
   const { options } = v;
   const leaf = v.chain[0] as ChainCredential;
   const leafDomains = leaf.credentialSubject.domains;
@@ -291,7 +296,7 @@ interface StatusLookup {
  * 6. Status: revocation and suspension of every credential, through its issuer's status list.
  * Returns how old each list relied on is.
  */
-export function checkStatus(v: Verification): Pending<SourceAge[]> {
+export function checkStatus(v: ChainVerification): Pending<SourceAge[]> {
   const entriesOf = v.credentials.map(statusEntries);
   // A credential that can never be revoked decides the verdict: judged before any list is fetched.
   if (v.options.requireCredentialStatus === true) requireRevocable(v.credentials, entriesOf);

@@ -107,7 +107,16 @@ export function recallCredentials(
     cache !== undefined && typeof vp === 'object' && vp !== null
       ? (vp as { verifiableCredential?: unknown }).verifiableCredential
       : undefined;
-  if (!Array.isArray(list)) return undefined;
+  return recallCredentialList(list, cache, memo);
+}
+
+/** The credentials of a list (a presentation's, or a signed request's chain) the cache recognizes. */
+export function recallCredentialList(
+  list: unknown,
+  cache: VerifiedCredentialCache | undefined,
+  memo: CanonicalMemo,
+): Map<unknown, VerifiedCredential> | undefined {
+  if (cache === undefined || !Array.isArray(list)) return undefined;
   const recalled = new Map<unknown, VerifiedCredential>();
   for (const item of list) {
     const verified = cache?.recall(item, memo);

@@ -2,7 +2,7 @@
 import type { Resolvable } from '../../did/types.ts';
 import type { StatusListClient } from '../../status/client.ts';
 import type { VerifiedCredentialCache } from '../credential-cache.ts';
-import type { ReasonCode } from '../reasons.ts';
+import type { ReasonCode, RefusalCode } from '../reasons.ts';
 import type { ReplayCache } from '../replay-cache.ts';
 
 export interface VerifyPresentationOptions {
@@ -54,12 +54,18 @@ export interface VerifyPresentationOptions {
   allowSelfSigned?: boolean;
 }
 
-export type CheckName = 'presentation' | 'dids' | 'credentials' | 'chain' | 'scopes' | 'status' | 'replay';
+/**
+ * The checks, in their order. `signature` takes the place of `presentation` for a signed
+ * request (docs/protocol.md §Signed requests): its chain header and its RFC 9421 signature.
+ */
+export type CheckName =
+  'presentation' | 'signature' | 'dids' | 'credentials' | 'chain' | 'scopes' | 'status' | 'replay';
 
 export interface CheckOutcome {
   check: CheckName;
   ok: boolean;
-  reason?: ReasonCode;
+  /** A presentation's reason code, or a signed request's (SIGNED_REQUEST_REASONS). */
+  reason?: RefusalCode;
   message?: string;
 }
 
@@ -102,3 +108,8 @@ export interface VerificationFailure {
 }
 
 export type VerificationResult = VerificationSuccess | VerificationFailure;
+
+/** What `verifyCredentialChain` reports on success: a VerificationSuccess without a vpId. */
+export type ChainVerificationSuccess = Omit<VerificationSuccess, 'vpId'>;
+
+export type ChainVerificationResult = ChainVerificationSuccess | VerificationFailure;
