@@ -5,7 +5,7 @@
  * readiness probes (wallet/contract/health.ts).
  */
 import type { Context } from 'hono';
-import { DID_JSON, type documentEndpoints } from '../../wallet/contract/documents.ts';
+import { DID_JSON, SIGNATURE_DIRECTORY_JSON, type documentEndpoints } from '../../wallet/contract/documents.ts';
 import type { healthEndpoints } from '../../wallet/contract/health.ts';
 import { MANDATE_CONTEXT } from '../../wallet/vc/context.ts';
 import type { IssuerContext } from '../boot.ts';
@@ -14,8 +14,15 @@ import type { HandlersOf } from '../http/mount.ts';
 import { refuse } from '../refusal.ts';
 import { agentWebDid } from '../services/did-documents.ts';
 import { servedDidDocument } from '../services/dids.ts';
+import { directoryPage, signatureAgentCard } from '../services/key-directory.ts';
 import { checkReadiness } from '../services/readiness.ts';
 import { wireObject } from '../services/wire.ts';
+
+/**
+ * How long a verifier may use a directory or a card without asking again (RFC 9111 §5.2.2.1):
+ * a key removed from them (a revoked agent) keeps verifying at most this long.
+ */
+const DIRECTORY_MAX_AGE_SECONDS = 300;
 
 export function documentHandlers(ctx: IssuerContext): HandlersOf<typeof documentEndpoints> {
   const serveHosted = async (c: Context<IssuerEnv>, did: string) =>
@@ -34,6 +41,20 @@ export function documentHandlers(ctx: IssuerContext): HandlersOf<typeof document
         throw refuse('DID_NOT_FOUND', 'DID_METHOD=key: agents have did:key identifiers, no hosted documents');
       return serveHosted(c, agentWebDid(ctx.config.didDomain ?? '', params.id));
     },
+    signatureDirectory: async ({ query }, c) => {
+      const page = await directoryPage(ctx, query.cursor);
+      const headers: Record<string, string> = {
+        'content-type': SIGNATURE_DIRECTORY_JSON,
+        'cache-control': `public, max-age=${DIRECTORY_MAX_AGE_SECONDS}`,
+      };
+      if (page.nextCursor !== undefined)
+        headers.link = `<${c.req.path}?cursor=${encodeURIComponent(page.nextCursor)}>; rel="next"`;
+      return c.body(JSON.stringify(page.document), 200, headers);
+    },
+    signatureAgentCard: async ({ params }, c) =>
+      c.json(await signatureAgentCard(ctx, params.id), 200, {
+        'cache-control': `public, max-age=${DIRECTORY_MAX_AGE_SECONDS}`,
+      }),
     mandateContext: (_, c) =>
       c.json(wireObject(MANDATE_CONTEXT), 200, {
         'content-type': 'application/ld+json',

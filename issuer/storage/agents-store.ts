@@ -50,6 +50,8 @@ export interface AgentStore {
   /** Throws when an agent with this DID or id exists (both are unique). */
   insert(agent: AgentRecord): Promise<void>;
   get(did: string): Promise<AgentRecord | undefined>;
+  /** The agent whose short id is `id` (unique, like the DID): its public documents' path segment. */
+  getById(id: string): Promise<AgentRecord | undefined>;
   /** Oldest first, after `cursor` (a DID's creation order); undefined when no agent has that DID. */
   list(page: { cursor?: string; limit: number }): Promise<AgentRecord[] | undefined>;
   /** `list`, each agent with its hosted DID's state and current credential, in one read (no query per agent). */
@@ -138,6 +140,7 @@ export function createSqliteAgentStore(db: IssuerDb): Sync<AgentStore> {
     s.prepare(`INSERT INTO agents (did, id, custody, token_id, privilege_scopes, delegation_depth, domains, current_credential_id, created_at)
     VALUES (@did, @id, @custody, @tokenId, @privilegeScopes, @delegationDepth, @domains, @currentCredentialId, @createdAt)`);
   const get = s.prepare<[string], AgentRow>('SELECT rowid, * FROM agents WHERE did = ?');
+  const getById = s.prepare<[string], AgentRow>('SELECT rowid, * FROM agents WHERE id = ?');
   const rowidOf = s.prepare<[string], { rowid: number }>('SELECT rowid FROM agents WHERE did = ?');
   const list = s.prepare<[number, number], AgentRow>(
     'SELECT rowid, * FROM agents WHERE rowid > ? ORDER BY rowid LIMIT ?',
@@ -165,6 +168,7 @@ export function createSqliteAgentStore(db: IssuerDb): Sync<AgentStore> {
       });
     },
     get: (did) => ifRow(get.get(did), toAgent),
+    getById: (id) => ifRow(getById.get(id), toAgent),
     list({ cursor, limit }) {
       const after = cursor === undefined ? 0 : rowidOf.get(cursor)?.rowid;
       return after === undefined ? undefined : list.all(after, limit).map(toAgent);

@@ -16,6 +16,8 @@ afterAll(() => issuer.dispose());
 const ENDPOINTS: Array<[string, string]> = [
   ['get', '/.well-known/did.json'],
   ['get', '/agents/{id}/did.json'],
+  ['get', '/.well-known/http-message-signatures-directory'],
+  ['get', '/agents/{id}/signature-agent-card'],
   ['post', '/v1/enrollment-tokens'],
   ['post', '/v1/onboard'],
   ['post', '/v1/onboard/verify'],

@@ -637,6 +637,8 @@ function describeAgents(get: Get): void {
       await expect(Promise.resolve().then(() => s.agents.insert(agent(4, { id: 'agent-1' })))).rejects.toThrow();
       expect(await s.agents.get(agent(2).did)).toEqual(agent(2));
       expect(await s.agents.get('did:key:absent')).toBeUndefined();
+      expect(await s.agents.getById(agent(2).id)).toEqual(agent(2));
+      expect(await s.agents.getById('absent')).toBeUndefined();
       expect((await s.agents.list({ limit: 2 }))?.map((a) => a.id)).toEqual(['agent-1', 'agent-2']);
       expect((await s.agents.list({ cursor: agent(2).did, limit: 2 }))?.map((a) => a.id)).toEqual(['agent-3']);
       expect(await s.agents.list({ cursor: 'did:key:absent', limit: 2 })).toBeUndefined();

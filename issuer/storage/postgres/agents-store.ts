@@ -55,6 +55,10 @@ export function createPostgresAgentStore(sql: Sql): AgentStore {
       const row = (await sql.query<AgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents a WHERE did = $1`, [did])).rows[0];
       return row && toAgent(row);
     },
+    async getById(id) {
+      const row = (await sql.query<AgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents a WHERE id = $1`, [id])).rows[0];
+      return row && toAgent(row);
+    },
     async list({ cursor, limit }) {
       const from = await after(cursor);
       if (from === undefined) return undefined;
