@@ -82,3 +82,23 @@ export function base64urlToBytesOfLength(value: unknown, length: number): Uint8A
   const bytes = base64urlToBytes(value);
   return bytes?.length === length ? bytes : undefined;
 }
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * RFC 4648 §4 base64, padded: what RFC 8941 §3.3.5 byte sequences (HTTP Message Signatures,
+ * Content-Digest) carry. The same codec as base64url, with "+" and "/" for "-" and "_".
+ */
+export function bytesToBase64(bytes: Uint8Array): string {
+  const text = bytesToBase64url(bytes).replace(/[-_]/g, (c) => (c === '-' ? '+' : '/'));
+  return text + '='.repeat((4 - (text.length % 4)) % 4);
+}
+
+/**
+ * Strict inverse of bytesToBase64: padded, canonical (no stray bits), so one value has one
+ * spelling. Returns undefined for anything else; callers raise their own typed error.
+ */
+export function base64ToBytes(value: unknown): Uint8Array | undefined {
+  if (typeof value !== 'string' || !BASE64.test(value)) return undefined;
+  return base64urlToBytes(value.replace(/=+$/, '').replace(/[+/]/g, (c) => (c === '+' ? '-' : '_')));
+}

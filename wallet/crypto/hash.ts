@@ -46,6 +46,12 @@ export function sha256(bytes: Uint8Array): Uint8Array {
   return nativeHash ? nativeSha256(nativeHash, bytes) : nobleSha256(bytes);
 }
 
+/** SHA-512 (FIPS 180-4) of `bytes`: 64 bytes (RFC 9530 `sha-512` content digests). */
+export function sha512(bytes: Uint8Array): Uint8Array {
+  assertBytes(bytes, undefined, 'bytes');
+  return nobleSha512(bytes);
+}
+
 /**
  * SHA-256 of the UTF-8 encoding of `text` (what Data Integrity hashes: canonical JSON text).
  * In Node the encoding happens natively, without an intermediate byte array.

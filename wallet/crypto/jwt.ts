@@ -189,6 +189,15 @@ export function jwkThumbprint(jwk: Pick<Ed25519PublicJwk, 'kty' | 'crv' | 'x'>):
 }
 
 /**
+ * RFC 7638 thumbprint of a raw 32-byte Ed25519 public key, synchronously: what Web Bot Auth
+ * names a key by (its `keyid`), the same value as `jwkThumbprint` of the key's JWK.
+ */
+export function ed25519Thumbprint(publicKey: Uint8Array): string {
+  assertValidPublicKey(publicKey);
+  return thumbprintOf({ crv: 'Ed25519', kty: 'OKP', x: bytesToBase64url(publicKey) });
+}
+
+/**
  * RFC 7638 §3: SHA-256 over the JSON of the key type's required members, in lexicographic order
  * and without whitespace — the caller passes them in that order (Ed25519: crv, kty, x; P-256:
  * crv, kty, x, y). Throws JWT_KEY_INVALID when one is not a non-empty string.

@@ -2,7 +2,13 @@
 // byte for byte and refusal for refusal.
 import { base64url as multiformats } from 'multiformats/bases/base64';
 import { describe, expect, it } from 'vitest';
-import { base64urlToBytes, base64urlToBytesLenient, bytesToBase64url } from '../../../wallet/crypto/base64url.ts';
+import {
+  base64ToBytes,
+  base64urlToBytes,
+  base64urlToBytesLenient,
+  bytesToBase64,
+  bytesToBase64url,
+} from '../../../wallet/crypto/base64url.ts';
 
 function randomBytes(length: number): Uint8Array {
   const bytes = new Uint8Array(length);
@@ -57,5 +63,19 @@ describe('base64url', () => {
     for (const text of ['AQ==', 'AR', 'A', 'A+', 'A/', ' AQ', 'AQ\n'])
       expect(base64urlToBytes(text), text).toBeUndefined();
     expect(base64urlToBytes(42)).toBeUndefined();
+  });
+});
+
+describe('base64 (RFC 4648 §4, padded): the byte sequences of HTTP structured fields', () => {
+  it('is btoa/atob over random bytes, and refuses any other spelling', () => {
+    for (let length = 0; length < 70; length++) {
+      const bytes = randomBytes(length);
+      const text = btoa(String.fromCharCode(...bytes));
+      expect(bytesToBase64(bytes)).toBe(text);
+      expect(base64ToBytes(text)).toEqual(bytes);
+    }
+    for (const text of ['AQ', 'AR==', 'A===', 'AQ=', 'A-8=', 'A_8=', ' AQ==', 'AQ==\n', 'AQ==AQ=='])
+      expect(base64ToBytes(text), text).toBeUndefined();
+    expect(base64ToBytes(42)).toBeUndefined();
   });
 });
