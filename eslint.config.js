@@ -37,6 +37,7 @@ const ZONES = [
   withReasons('did', ['crypto', 'net']),
   withReasons('status', ['crypto', 'net']),
   withReasons('keystore', ['crypto']),
+  withReasons('http-signatures', ['crypto']),
   withReasons('vc', ['crypto', 'net', 'jsonld', 'did', 'status']),
   withReasons('contract', ['crypto', 'vc']),
   withReasons('client', ['crypto', 'net', 'did', 'status', 'keystore', 'vc', 'contract']),

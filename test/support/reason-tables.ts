@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CLI_ERROR_CODES } from '../../cli/errors.ts';
 import { MCP_AUTH_REASONS } from '../../verifier-worker/mcp/errors.ts';
+import { HTTP_SIGNATURE_REASONS } from '../../wallet/http-signatures/errors.ts';
 import { REASON_CODES, SIGNED_REQUEST_REASONS } from '../../wallet/vc/reasons.ts';
 import { REGISTERED_CODES, reasonEntry, type OAuthError, type RegisteredCode } from '../../wallet/reasons/registry.ts';
 
@@ -97,6 +98,14 @@ function cliTable(): string {
   );
 }
 
+function httpSignaturesTable(): string {
+  return [
+    '| code | raised when |',
+    '|---|---|',
+    ...HTTP_SIGNATURE_REASONS.map((c) => row([code(c), reasonEntry(c).meaning])),
+  ].join('\n');
+}
+
 /** Each generated table: the doc it lives in, its marker name, its text. */
 export const REASON_TABLES = [
   { doc: 'docs/protocol.md', name: 'verifier', render: protocolTable },
@@ -105,6 +114,7 @@ export const REASON_TABLES = [
   { doc: 'docs/oauth.md', name: 'oauth', render: oauthTable },
   { doc: 'docs/mcp.md', name: 'mcp', render: mcpTable },
   { doc: 'docs/cli.md', name: 'cli', render: cliTable },
+  { doc: 'docs/http-signatures.md', name: 'http-signatures', render: httpSignaturesTable },
 ] as const;
 
 const root = new URL('../../', import.meta.url);

@@ -552,6 +552,45 @@ export const REASONS = {
     },
   },
 
+  // HTTP Message Signatures and Content-Digest (wallet/http-signatures/errors.ts), in the
+  // verifier's order (docs/http-signatures.md §Reason codes).
+  HTTP_SIGNATURE_MISSING: { meaning: 'the message has no `Signature-Input` or no `Signature` header field' },
+  HTTP_SIGNATURE_MALFORMED: {
+    meaning:
+      '`Signature-Input` or `Signature` is not an RFC 8941 dictionary of the right shapes (inner list of strings; byte sequence), too large, a duplicate or uncomputable covered component, or the chosen label has no `Signature` entry',
+  },
+  HTTP_SIGNATURE_NOT_FOUND: { meaning: 'no signature with the label (or `tag`) the verifier asks for' },
+  HTTP_SIGNATURE_ALG_UNSUPPORTED: { meaning: "the signature's `alg` parameter is not `ed25519`" },
+  HTTP_SIGNATURE_PARAMS_INVALID: {
+    meaning:
+      'a signature parameter is missing or of the wrong type: no `created` or `keyid`, no `nonce` where replay is checked, `expires` before `created`',
+  },
+  HTTP_SIGNATURE_NOT_YET_VALID: { meaning: "the signature's `created` is in the future, beyond the allowed skew" },
+  HTTP_SIGNATURE_LIFETIME_EXCEEDED: { meaning: '`expires` − `created` is more than 300 seconds' },
+  HTTP_SIGNATURE_EXPIRED: {
+    meaning: 'now is past `expires`, or past `created` + the maximum age (300 s by default), beyond the allowed skew',
+  },
+  HTTP_SIGNATURE_COMPONENT_NOT_COVERED: {
+    meaning: 'a component the verifier requires (`@method`, `@authority`, `@path`, `@query`, …) is not covered',
+  },
+  HTTP_SIGNATURE_COMPONENT_ABSENT: {
+    meaning: 'a covered component is not in the message (a header field or dictionary member it lacks)',
+  },
+  HTTP_SIGNATURE_KEY_UNKNOWN: { meaning: 'the `keyid` names no key the verifier knows' },
+  HTTP_SIGNATURE_INVALID: { meaning: 'the signature does not verify over the rebuilt signature base' },
+  CONTENT_DIGEST_MISSING: { meaning: 'the message has a body but its signature does not cover `content-digest`' },
+  CONTENT_DIGEST_UNSUPPORTED: {
+    meaning: '`Content-Digest` lists no algorithm the verifier supports (`sha-256`, `sha-512`)',
+  },
+  CONTENT_DIGEST_MISMATCH: { meaning: '`Content-Digest` is malformed or does not match the body received' },
+  HTTP_SIGNATURE_REPLAYED: {
+    meaning: "the signature's `nonce` was seen before for this key (or the replay store could not record it)",
+  },
+  HTTP_SIGNATURE_OPTIONS_INVALID: {
+    meaning:
+      'signing was asked for something it refuses: a lifetime over 300 s, a malformed or absent component, a label already used',
+  },
+
   // The CLI's own codes (cli/errors.ts).
   USAGE: {
     meaning:
