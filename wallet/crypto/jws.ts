@@ -11,8 +11,8 @@
  * P-256 key WebCrypto-only DPoP clients have) goes through WebCrypto. Claim checks are the
  * callers'.
  */
-import { base64urlToBytes } from './base64url.ts';
-import { verify } from './ed25519.ts';
+import { base64urlToBytes, base64urlToBytesOfLength, bytesToBase64url } from './base64url.ts';
+import { verify, type Signer } from './ed25519.ts';
 import { parseJson } from './json-parse.ts';
 import type { JsonValue } from './json-value.ts';
 import { LruCache } from './lru.ts';
@@ -109,7 +109,10 @@ export function isEdDsaAlg(alg: JsonValue | undefined): boolean {
 }
 
 /** Whether the EdDSA signature verifies under the 32-byte Ed25519 `publicKey` (never rejects). */
-export function verifyJws(jws: CompactJws, publicKey: Uint8Array): Promise<boolean> {
+export function verifyJws(
+  jws: Pick<CompactJws, 'signingInput' | 'signature'>,
+  publicKey: Uint8Array,
+): Promise<boolean> {
   return verify(jws.signature, jws.signingInput, publicKey);
 }
 
@@ -152,4 +155,66 @@ export async function verifyJwsEs256(jws: CompactJws, jwk: P256PublicJwk): Promi
     jws.signature.slice(),
     jws.signingInput.slice(),
   );
+}
+
+/**
+ * A JWS whose payload travels apart (RFC 7515 Appendix F): the two members a flattened JSON
+ * serialization (§7.2.2) keeps, `protected` and `signature`, both base64url.
+ */
+export interface DetachedJws {
+  protected: string;
+  signature: string;
+}
+
+/** RFC 7515 §5.1 step 6: ASCII(BASE64URL(UTF8(protected header)) || "." || BASE64URL(payload)). */
+function signingInputOf(protectedHeader: string, payload: Uint8Array): Uint8Array {
+  return encoder.encode(`${protectedHeader}.${bytesToBase64url(payload)}`);
+}
+
+/**
+ * Signs `payload` as an EdDSA JWS (RFC 8037 §3.1) with `signer`, whose key may be
+ * non-extractable, and returns it detached (RFC 7515 Appendix F): the caller ships the payload
+ * itself. `header` becomes the protected header as given; it must name `alg` "EdDSA".
+ */
+export async function signDetachedJws(
+  header: Readonly<Record<string, JsonValue>>,
+  payload: Uint8Array,
+  signer: Signer,
+): Promise<DetachedJws> {
+  if (header.alg !== 'EdDSA') throw new TypeError('the protected header must name alg "EdDSA"');
+  const protectedHeader = bytesToBase64url(encoder.encode(JSON.stringify(header)));
+  // Copied before the first await, so a writable alias cannot change what is signed.
+  const signingInput = signingInputOf(protectedHeader, Uint8Array.from(payload));
+  return { protected: protectedHeader, signature: bytesToBase64url(await signer.sign(signingInput)) };
+}
+
+/** A detached JWS read against its payload; nothing in it is trusted until `verifyJws` says so. */
+export interface ParsedDetachedJws {
+  header: Record<string, JsonValue>;
+  signingInput: Uint8Array;
+  signature: Uint8Array;
+}
+
+/**
+ * The parts of a detached EdDSA JWS over `payload`, or undefined when `protected` is no
+ * base64url JSON object, names a `crit` extension (RFC 7515 §4.1.11) or `signature` is not the
+ * canonical base64url of 64 bytes (RFC 8032 §5.1.6).
+ */
+export function parseDetachedJws(
+  jws: { protected: unknown; signature: unknown },
+  payload: Uint8Array,
+): ParsedDetachedJws | undefined {
+  const header = decodeProtectedHeader(jws.protected);
+  const signature = base64urlToBytesOfLength(jws.signature, 64);
+  if (header === undefined || signature === undefined || header.crit !== undefined) return undefined;
+  return { header, signingInput: signingInputOf(jws.protected as string, payload), signature };
+}
+
+/**
+ * A detached or flattened JWS's `protected` member decoded, UNVERIFIED, or undefined when it is
+ * no base64url JSON object. For choosing a key or a signature before verification.
+ */
+export function decodeProtectedHeader(part: unknown): Record<string, JsonValue> | undefined {
+  if (typeof part !== 'string' || part.length === 0 || part.length > MAX_PART_BYTES) return undefined;
+  return decodeObject(part);
 }
