@@ -39,6 +39,7 @@ const ZONES = [
   withReasons('keystore', ['crypto']),
   withReasons('http-signatures', ['crypto']),
   withReasons('vc', ['crypto', 'net', 'jsonld', 'did', 'status', 'http-signatures']),
+  withReasons('a2a', ['crypto', 'net', 'did', 'status', 'vc']),
   withReasons('contract', ['crypto', 'vc']),
   withReasons('client', ['crypto', 'net', 'did', 'status', 'keystore', 'http-signatures', 'vc', 'contract']),
   never('./wallet', './issuer', null, 'nothing in wallet/ imports issuer/'),

@@ -276,6 +276,31 @@ export {
   type PresentationHeaderErrorCode,
 } from './vc/index.ts';
 
+// A2A agent cards bound to the agent's DID (docs/a2a.md).
+export {
+  A2A_CARD_CODES,
+  A2aCardError,
+  MANDATE_A2A_EXTENSION_URI,
+  MAX_AGENT_CARD_BYTES,
+  agentCardPayload,
+  readMandateExtension,
+  signAgentCard,
+  signedAgentCard,
+  verifyAgentCardSignature,
+  type A2aCardCode,
+  type AgentCapabilities,
+  type AgentCard,
+  type AgentCardFailure,
+  type AgentCardReason,
+  type AgentCardSignature,
+  type AgentCardSignatureSuccess,
+  type AgentExtension,
+  type MandateCardIdentity,
+  type SignAgentCardOptions,
+  type SignedAgentCard,
+  type VerifyAgentCardSignatureOptions,
+} from './a2a/index.ts';
+
 // The issuer's client, session tokens and credential stores (docs/wallet.md, docs/api.md).
 export {
   IssuerApiError,

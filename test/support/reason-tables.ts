@@ -5,6 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CLI_ERROR_CODES } from '../../cli/errors.ts';
+import { A2A_CARD_CODES } from '../../wallet/a2a/errors.ts';
 import { MCP_AUTH_REASONS } from '../../verifier-worker/mcp/errors.ts';
 import { HTTP_SIGNATURE_REASONS } from '../../wallet/http-signatures/errors.ts';
 import { REASON_CODES, SIGNED_REQUEST_REASONS } from '../../wallet/vc/reasons.ts';
@@ -106,6 +107,14 @@ function httpSignaturesTable(): string {
   ].join('\n');
 }
 
+function a2aTable(): string {
+  return [
+    '| code | raised when |',
+    '|---|---|',
+    ...A2A_CARD_CODES.map((c) => row([code(c), reasonEntry(c).meaning])),
+  ].join('\n');
+}
+
 /** Each generated table: the doc it lives in, its marker name, its text. */
 export const REASON_TABLES = [
   { doc: 'docs/protocol.md', name: 'verifier', render: protocolTable },
@@ -115,6 +124,7 @@ export const REASON_TABLES = [
   { doc: 'docs/mcp.md', name: 'mcp', render: mcpTable },
   { doc: 'docs/cli.md', name: 'cli', render: cliTable },
   { doc: 'docs/http-signatures.md', name: 'http-signatures', render: httpSignaturesTable },
+  { doc: 'docs/a2a.md', name: 'a2a', render: a2aTable },
 ] as const;
 
 const root = new URL('../../', import.meta.url);

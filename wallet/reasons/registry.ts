@@ -591,6 +591,31 @@ export const REASONS = {
       'signing was asked for something it refuses: a lifetime over 300 s, a malformed or absent component, a label already used',
   },
 
+  // A2A agent cards (wallet/a2a/errors.ts); a refused card also reports the DID layer's and the chain's codes above.
+  A2A_CARD_MALFORMED: {
+    meaning:
+      'the agent card is no JSON-safe object within the limits (256 KiB, depth 32), or an A2A v1.0 field has the wrong JSON type',
+  },
+  A2A_CARD_AMBIGUOUS: {
+    meaning:
+      'signAgentCard: the card holds an empty string, array or object, or a null, that A2A SDKs drop before signing and the A2A v1.0 text keeps, so verifiers would disagree on what was signed',
+  },
+  A2A_CARD_UNSIGNED: {
+    meaning: "the agent card carries no signature, or none whose `kid` is a DID URL of the agent's DID",
+  },
+  A2A_EXTENSION_MISSING: { meaning: 'the agent card declares no Mandate identity extension' },
+  A2A_EXTENSION_MALFORMED: {
+    meaning:
+      'the Mandate identity extension appears more than once, or its `params` lack a DID or a non-empty `credentials` array',
+  },
+  A2A_CARD_SIGNATURE_MALFORMED: {
+    meaning:
+      'the agent\'s card signature is not a detached EdDSA JWS with `typ` "JOSE" and a DID URL `kid` (bad base64url, a `crit`, a signature that is not 64 bytes, an unprotected header repeating a protected one)',
+  },
+  A2A_CARD_SIGNATURE_INVALID: {
+    meaning: "the agent's card signature does not verify over the card's canonical form (a tampered card)",
+  },
+
   // The CLI's own codes (cli/errors.ts).
   USAGE: {
     meaning:
