@@ -146,7 +146,7 @@ describe('the issuer under arbitrary requests', () => {
           const headers: Record<string, string> = { 'content-type': 'application/json' };
           if (request.admin) headers.authorization = `Bearer ${TEST_ADMIN_KEY}`;
           const hasBody = op.method !== 'GET' && op.method !== 'DELETE';
-          const response = await fetch(`${issuer.url}${path}${query ? `?${query}` : ''}`, {
+          const response = await issuer.fetch(`${issuer.url}${path}${query ? `?${query}` : ''}`, {
             method: op.method,
             headers,
             ...(hasBody ? { body: request.rawBody ?? JSON.stringify(request.body) } : {}),
@@ -189,7 +189,7 @@ describe('the issuer under arbitrary requests', () => {
           `{"${member}":{"note":"\\udc00y"}}`,
           `{"${member}":{"a\\ud83d":1}}`,
         ]) {
-          const response = await fetch(`${issuer.url}${path}`, {
+          const response = await issuer.fetch(`${issuer.url}${path}`, {
             method: op.method,
             headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_ADMIN_KEY}` },
             body,

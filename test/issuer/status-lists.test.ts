@@ -18,7 +18,7 @@ afterAll(() => issuer.dispose());
 
 describe('GET /v1/status-list/:listId', () => {
   it('serves a signed list with ETag, Cache-Control matching its ttl, and 304 on If-None-Match', async () => {
-    const res = await fetch(`${issuer.url}/v1/status-list/revocation-1`);
+    const res = await issuer.fetch(`${issuer.url}/v1/status-list/revocation-1`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/vc');
     expect(res.headers.get('cache-control')).toBe('public, max-age=120');
@@ -33,7 +33,7 @@ describe('GET /v1/status-list/:listId', () => {
       ttl: 120_000,
     });
     expect(list.proof).toMatchObject({ cryptosuite: 'eddsa-jcs-2022', proofPurpose: 'assertionMethod' });
-    const again = await fetch(`${issuer.url}/v1/status-list/revocation-1`, { headers: { 'if-none-match': etag } });
+    const again = await issuer.fetch(`${issuer.url}/v1/status-list/revocation-1`, { headers: { 'if-none-match': etag } });
     expect(again.status).toBe(304);
     expect(again.headers.get('etag')).toBe(etag);
     expect(again.headers.get('cache-control')).toBe('public, max-age=120');
@@ -53,19 +53,19 @@ describe('GET /v1/status-list/:listId', () => {
 
   it('is readable from any origin (CORS, CORP cross-origin); admin endpoints are not', async () => {
     const origin = { origin: 'https://verifier.example' };
-    const list = await fetch(`${issuer.url}/v1/status-list/suspension-1`, { headers: origin });
+    const list = await issuer.fetch(`${issuer.url}/v1/status-list/suspension-1`, { headers: origin });
     expect(list.headers.get('access-control-allow-origin')).toBe('*');
     expect(list.headers.get('access-control-expose-headers')).toMatch(/etag/i);
     expect(list.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
-    const did = await fetch(`${issuer.url}/.well-known/did.json`, { headers: origin });
+    const did = await issuer.fetch(`${issuer.url}/.well-known/did.json`, { headers: origin });
     expect(did.headers.get('access-control-allow-origin')).toBe('*');
     expect(did.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
-    const preflight = await fetch(`${issuer.url}/v1/status-list/suspension-1`, {
+    const preflight = await issuer.fetch(`${issuer.url}/v1/status-list/suspension-1`, {
       method: 'OPTIONS',
       headers: { ...origin, 'access-control-request-method': 'GET' },
     });
     expect(preflight.status).toBe(204);
-    const admin = await fetch(`${issuer.url}/v1/agents`, { headers: origin });
+    const admin = await issuer.fetch(`${issuer.url}/v1/agents`, { headers: origin });
     expect(admin.headers.get('access-control-allow-origin')).toBeNull();
     expect(admin.headers.get('cross-origin-resource-policy')).toBe('same-origin');
   });

@@ -222,7 +222,7 @@ describe('POST /v1/vp/verify', () => {
     const vpId = `urn:uuid:${crypto.randomUUID()}`;
     // JSON can spell a lone surrogate half; no one could sign, store or compare it.
     const body = `{"presentation":{"id":"${vpId}\\ud800","proof":{"domain":"x\\ud800"}}}`;
-    const res = await fetch(`${issuer.url}/v1/vp/verify`, {
+    const res = await issuer.fetch(`${issuer.url}/v1/vp/verify`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body,
@@ -239,7 +239,7 @@ describe('POST /v1/vp/verify', () => {
     const vp = await present(agent, [credential], { challenge: 'nonce-proto' });
     // JSON.parse keeps "__proto__" as an own member; a rebuilt copy would lose it (and the signature would then verify).
     const body = `{"presentation":{"__proto__":{"admin":true},${JSON.stringify(vp).slice(1)},"expectedTarget":"${TARGET}","challenge":"nonce-proto"}`;
-    const res = await fetch(`${issuer.url}/v1/vp/verify`, {
+    const res = await issuer.fetch(`${issuer.url}/v1/vp/verify`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body,

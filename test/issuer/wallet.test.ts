@@ -144,7 +144,7 @@ describe('delegation and session tokens', () => {
     const vp = await b.present({ target: TARGET, challenge: 'nonce-b', scopes: ['files:read'] });
 
     // A session token needs the session flag, which IssuerClient.verify never sends: a direct call.
-    const res = await fetch(`${issuer.url}/v1/vp/verify`, {
+    const res = await issuer.fetch(`${issuer.url}/v1/vp/verify`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ presentation: vp, expectedTarget: TARGET, challenge: 'nonce-b', session: true }),
@@ -199,7 +199,7 @@ describe('delegation and session tokens', () => {
     const wallet = await memoryWallet();
     const enrolled = await anonymous.onboard(await token(), { custody: 'self', wallet });
     const vp = await wallet.present({ target: TARGET, challenge: 'nonce-bound' });
-    const res = await fetch(`${issuer.url}/v1/vp/verify`, {
+    const res = await issuer.fetch(`${issuer.url}/v1/vp/verify`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ presentation: vp, expectedTarget: TARGET, challenge: 'nonce-bound', session: true }),
@@ -207,7 +207,7 @@ describe('delegation and session tokens', () => {
     const { sessionToken } = (await res.json()) as { sessionToken: string };
     await operator.revoke(enrolled.vcId, { reason: 'compromised' });
     const revokedAt = Date.now();
-    const introspected = await fetch(`${issuer.url}/v1/sessions/introspect`, {
+    const introspected = await issuer.fetch(`${issuer.url}/v1/sessions/introspect`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TEST_ADMIN_KEY}`, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ token: sessionToken }),

@@ -2,6 +2,12 @@
 // logs, generous rate limits (tests that exercise limits set their own), and small helpers to
 // call it. `restart()` reopens the same file on the same port (same did:web).
 //
+// `issuer.call()` and `issuer.fetch` hand each request to the issuer's Hono app in this process
+// (`app.fetch`, what `app.request()` does): the same middleware, routes and answers, without a
+// socket per request. The issuer still listens on its port, for what a test sends over TCP on
+// purpose (the transport itself: keep-alive, shutdown, sockets) and for the clients and
+// resolvers that find it by URL (its did:web, status lists, JWKS).
+//
 // In the `node-postgres` project (MANDATE_TEST_STORAGE=postgres, vite.config.ts) the same tests
 // run on a fresh PostgreSQL database per issuer instead, on the run's PostgreSQL server.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,8 +35,10 @@ export interface TestIssuer {
   url: string;
   dir: string;
   env: Env;
-  /** fetch(url + path) with JSON body and the admin key when `admin` is true. */
+  /** url + path answered in process, with a JSON body and the admin key when `admin` is true. */
   call(path: string, options?: CallOptions): Promise<CallResult>;
+  /** A `fetch` answered by the issuer's app in process, for clients that take one (`IssuerClient`'s `fetch`). */
+  fetch: typeof fetch;
   restart(extraEnv?: Env): Promise<TestIssuer>;
   stop(): Promise<void>;
   /** stop() and delete the temp directory. */
@@ -67,17 +75,46 @@ export function testEnv(dir: string, extra: Env = {}): Env {
   };
 }
 
-export async function call(base: string, path: string, options: CallOptions = {}): Promise<CallResult> {
+/** The request `call` sends: JSON body unless a string is given, the admin key when asked. */
+function callInit(options: CallOptions): RequestInit {
   const headers: Record<string, string> = { ...options.headers };
   if (options.body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
   if (options.admin) headers.authorization = `Bearer ${TEST_ADMIN_KEY}`;
-  const response = await fetch(base + path, {
+  return {
     method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
     headers,
     ...(options.body === undefined
       ? {}
       : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
-  });
+  };
+}
+
+/** `path` on the server at `base`, over TCP (servers in other processes, transport tests). */
+export async function call(base: string, path: string, options: CallOptions = {}): Promise<CallResult> {
+  return callResult(await fetch(base + path, callInit(options)));
+}
+
+/**
+ * A fetch answered by `app` in this process; the URL reaches it as sent. A body gets the framing
+ * header a client's fetch would put on the wire (RFC 9112 §6.2, §6.3): the issuer decides from
+ * Content-Length or Transfer-Encoding whether a request has a body, and how to limit it.
+ */
+export function inProcessFetch(app: { fetch(request: Request): Response | Promise<Response> }): typeof fetch {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    if (request.body === null || request.headers.has('content-length')) return app.fetch(request);
+    const headers = new Headers(request.headers);
+    if (init?.body instanceof ReadableStream || (input instanceof Request && init?.body === undefined)) {
+      headers.set('transfer-encoding', 'chunked');
+      return app.fetch(new Request(request, { headers, duplex: 'half' } as RequestInit));
+    }
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    headers.set('content-length', String(bytes.byteLength));
+    return app.fetch(new Request(request.url, { method: request.method, headers, body: bytes }));
+  };
+}
+
+async function callResult(response: Response): Promise<CallResult> {
   const text = await response.text();
   let json: unknown;
   try {
@@ -126,12 +163,14 @@ async function startTestIssuerOn(extraEnv: Env, options: TestIssuerOptions): Pro
     ...(options.log ? { log: options.log } : {}),
   });
   const port = Number(new URL(running.url).port);
+  const inProcess = inProcessFetch(running.app);
   const self: TestIssuer = {
     running,
     url: running.url,
     dir,
     env,
-    call: (path, callOptions) => call(running.url, path, callOptions),
+    call: async (path, callOptions = {}) => callResult(await inProcess(running.url + path, callInit(callOptions))),
+    fetch: inProcess,
     async restart(more = {}) {
       await running.close();
       // The server closed its side of every keep-alive connection; this process's fetch pool may

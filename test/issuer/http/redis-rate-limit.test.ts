@@ -78,7 +78,9 @@ describe('SERVICE_CACHE_ADAPTER and SERVICE_REDIS_URL', () => {
     await gone.stop();
     const url = `redis://user:hunter2@127.0.0.1:${gone.port}`;
     const config = loadConfig(testEnv(dir(), { SERVICE_CACHE_ADAPTER: 'redis', SERVICE_REDIS_URL: url }));
-    const error = await startIssuer({ config, log: createLogger({ level: 'silent' }) }).catch((e: unknown) => e);
+    const error = await startIssuer({ config, port: 0, log: createLogger({ level: 'silent' }) }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toMatch(
       new RegExp(`^SERVICE_REDIS_URL: Redis at redis://127\\.0\\.0\\.1:${gone.port} did not answer`),

@@ -628,7 +628,7 @@ describe('documents reach the VC-API verifier exactly as received', () => {
     const vc = (await issue(unsignedCredential())).json.verifiableCredential;
     // JSON.parse keeps "__proto__" as an own member; a rebuilt copy would lose it and verify.
     const credentialBody = `{"verifiableCredential":{"__proto__":{"admin":true},${JSON.stringify(vc).slice(1)}}`;
-    const credential = await fetch(`${issuer.url}/credentials/verify`, {
+    const credential = await issuer.fetch(`${issuer.url}/credentials/verify`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: credentialBody,
@@ -637,7 +637,7 @@ describe('documents reach the VC-API verifier exactly as received', () => {
     expect(((await credential.json()) as { verified: boolean }).verified).toBe(false);
     const vp = await presentationOf([vc], 'c-proto', 'verifier.example');
     const presentationBody = `{"verifiablePresentation":{"__proto__":{"admin":true},${JSON.stringify(vp).slice(1)},"options":{"challenge":"c-proto","domain":"verifier.example"}}`;
-    const presentation = await fetch(`${issuer.url}/presentations/verify`, {
+    const presentation = await issuer.fetch(`${issuer.url}/presentations/verify`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: presentationBody,
