@@ -6,8 +6,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { repoProgram, typeErrors } from '../support/typescript.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..');
@@ -50,23 +50,7 @@ describe('docs/library.md example', () => {
   });
 
   it('type-checks against the current API', () => {
-    const config = ts.getParsedCommandLineOfConfigFile(
-      join(repo, 'tsconfig.json'),
-      {},
-      {
-        ...ts.sys,
-        onUnRecoverableConfigFileDiagnostic: (d) => {
-          throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-        },
-      },
-    );
-    if (!config) throw new Error('tsconfig.json could not be read');
-    const program = ts.createProgram([file], { ...config.options, noEmit: true });
-    const diagnostics = ts.getPreEmitDiagnostics(program, program.getSourceFile(file));
-    const messages = diagnostics.map((d) => {
-      const at = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
-      return `${at ? `example line ${at.line + 1}: ` : ''}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
-    });
+    const messages = typeErrors(repoProgram([file]), file).map((message) => `example ${message}`);
     expect(messages).toEqual([]);
   }, 60_000); // a whole-program check of wallet/, slower than the default budget under load
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { repoProgram } from '../support/typescript.ts';
 import pinned from './public-surface.json' with { type: 'json' };
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -65,19 +66,8 @@ function sectionOf(doc: string, heading: string): string {
 
 /** Every export of each entry as the compiler sees it (the declarations a consumer gets). */
 function declaredSurfaces(): Map<string, Surface> {
-  const config = ts.getParsedCommandLineOfConfigFile(
-    join(repo, 'tsconfig.json'),
-    {},
-    {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (d) => {
-        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-      },
-    },
-  );
-  if (!config) throw new Error('tsconfig.json could not be read');
   const files = ENTRIES.map((entry) => join(repo, entry.source));
-  const program = ts.createProgram(files, { ...config.options, noEmit: true });
+  const program = repoProgram(files);
   const checker = program.getTypeChecker();
   const isValue = (symbol: ts.Symbol): boolean => {
     const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;

@@ -5,13 +5,13 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { MCP_AUTH_REASONS, type McpAuthReason } from '../../../verifier-worker/index.ts';
 import { refusal } from '../../../verifier-worker/mcp/challenge.ts';
 import { startTokenServer } from '../../support/mcp.ts';
+import { repoProgram, typeErrors } from '../../support/typescript.ts';
 
 const doc = readFileSync(new URL('../../../docs/mcp.md', import.meta.url), 'utf8');
 const section = doc.slice(doc.indexOf('## Errors'), doc.indexOf('## Replay store'));
@@ -56,20 +56,7 @@ describe('docs/mcp.md fifteen-line example', () => {
         .split('\\')
         .join('/');
       writeFileSync(file, match![1]!.replaceAll("from 'mandate/verifier'", `from '${verifier}'`));
-      const config = ts.getParsedCommandLineOfConfigFile(
-        join(repo, 'tsconfig.json'),
-        {},
-        {
-          ...ts.sys,
-          onUnRecoverableConfigFileDiagnostic: (d) => {
-            throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-          },
-        },
-      );
-      const program = ts.createProgram([file], { ...config!.options, noEmit: true });
-      const messages = ts
-        .getPreEmitDiagnostics(program, program.getSourceFile(file))
-        .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      const messages = typeErrors(repoProgram([file]), file);
       expect(messages).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
