@@ -59,7 +59,9 @@ const crossOriginReadable: MiddlewareHandler<IssuerEnv> = async (c, next) => {
 const publicCors = cors({
   origin: '*',
   allowMethods: ['GET', 'HEAD'],
-  exposeHeaders: ['ETag', 'Cache-Control'],
+  // The key directory's signatures (RFC 9421 §4, RFC 9530) and its next page (RFC 8288), which a
+  // verifier in a page or a service worker must read.
+  exposeHeaders: ['ETag', 'Cache-Control', 'Content-Digest', 'Signature-Input', 'Signature', 'Link'],
   maxAge: 86_400,
 });
 

@@ -361,3 +361,20 @@ export {
   type DelegationResult,
   type SelfIssueOptions,
 } from './wallet.ts';
+
+// Web Bot Auth key discovery: the signed key directory and the Signature Agent Card an agent
+// serves (docs/key-directory.md).
+export {
+  buildSignatureDirectory,
+  signatureDirectoryDocument,
+  buildSignatureAgentCard,
+  SIGNATURE_DIRECTORY_PATH,
+  SIGNATURE_DIRECTORY_MEDIA_TYPE,
+  DIRECTORY_SIGNATURE_TAG,
+  type SignatureDirectory,
+  type SignDirectoryOptions,
+  type SignedDirectory,
+  type SignatureAgentCard,
+  type SignatureAgentCardInput,
+  type AgentKeyStatus,
+} from './http-signatures/directory.ts';

@@ -329,6 +329,18 @@ export {
   type SignAgentCardOptions,
   type SignedAgentCard,
   type VerifyAgentCardSignatureOptions,
+  buildSignatureDirectory,
+  signatureDirectoryDocument,
+  buildSignatureAgentCard,
+  SIGNATURE_DIRECTORY_PATH,
+  SIGNATURE_DIRECTORY_MEDIA_TYPE,
+  DIRECTORY_SIGNATURE_TAG,
+  type SignatureDirectory,
+  type SignDirectoryOptions,
+  type SignedDirectory,
+  type SignatureAgentCard,
+  type SignatureAgentCardInput,
+  type AgentKeyStatus,
 } from './index.ts';
 export { createFileKeyStore, type FileKeyStoreOptions } from './keystore/node.ts';
 export { createFileCredentialStore, type FileCredentialStoreOptions } from './client/credential-store-file.ts';

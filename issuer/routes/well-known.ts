@@ -14,17 +14,19 @@ import type { HandlersOf } from '../http/mount.ts';
 import { refuse } from '../refusal.ts';
 import { agentWebDid } from '../services/did-documents.ts';
 import { servedDidDocument } from '../services/dids.ts';
-import { directoryPage, signatureAgentCard } from '../services/key-directory.ts';
+import { createKeyDirectory, signatureAgentCard } from '../services/key-directory.ts';
 import { checkReadiness } from '../services/readiness.ts';
 import { wireObject } from '../services/wire.ts';
 
 /**
  * How long a verifier may use a directory or a card without asking again (RFC 9111 §5.2.2.1):
- * a key removed from them (a revoked agent) keeps verifying at most this long.
+ * a key removed from them (a revoked agent) keeps verifying at most this long. Under the
+ * directory signatures' remaining lifetime (services/key-directory.ts DIRECTORY_RESIGN_MS).
  */
-const DIRECTORY_MAX_AGE_SECONDS = 300;
+const DIRECTORY_MAX_AGE_SECONDS = 60;
 
 export function documentHandlers(ctx: IssuerContext): HandlersOf<typeof documentEndpoints> {
+  const keyDirectory = createKeyDirectory(ctx);
   const serveHosted = async (c: Context<IssuerEnv>, did: string) =>
     c.json(await servedDidDocument(ctx, did), 200, { 'content-type': DID_JSON, 'cache-control': 'no-cache' });
   return {
@@ -42,14 +44,15 @@ export function documentHandlers(ctx: IssuerContext): HandlersOf<typeof document
       return serveHosted(c, agentWebDid(ctx.config.didDomain ?? '', params.id));
     },
     signatureDirectory: async ({ query }, c) => {
-      const page = await directoryPage(ctx, query.cursor);
+      const page = await keyDirectory.answer(query.cursor);
       const headers: Record<string, string> = {
+        ...page.headers,
         'content-type': SIGNATURE_DIRECTORY_JSON,
         'cache-control': `public, max-age=${DIRECTORY_MAX_AGE_SECONDS}`,
       };
       if (page.nextCursor !== undefined)
         headers.link = `<${c.req.path}?cursor=${encodeURIComponent(page.nextCursor)}>; rel="next"`;
-      return c.body(JSON.stringify(page.document), 200, headers);
+      return c.body(page.body, 200, headers);
     },
     signatureAgentCard: async ({ params }, c) =>
       c.json(await signatureAgentCard(ctx, params.id), 200, {

@@ -17,23 +17,27 @@ import { pathOf } from '../../wallet/contract/endpoint.ts';
 import { documentEndpoints } from '../../wallet/contract/documents.ts';
 import {
   buildSignatureAgentCard,
-  signatureDirectoryDocument,
+  buildSignatureDirectory,
+  SIGNATURE_DIRECTORY_PATH,
   type AgentKeyStatus,
   type SignatureAgentCard,
-  type SignatureDirectory,
-} from '../../wallet/httpsig/directory.ts';
+  type SignedDirectory,
+} from '../../wallet/http-signatures/directory.ts';
+import type { Signer } from '../../wallet/crypto/ed25519.ts';
 import type { IssuerDeps } from '../deps.ts';
-import { invalidCursor, refuse } from '../refusal.ts';
+import { invalidCursor, Refusal, refuse } from '../refusal.ts';
 import type { AgentRecord } from '../storage/agents-store.ts';
 import type { CredentialRecord } from '../storage/credentials-store.ts';
 import { credentialState } from './credentials.ts';
+import { serverSigningIdentity } from './custody.ts';
 
 /**
  * Keys an answer of the directory holds at most. Each key signs the answer once, and its
- * Signature-Input and Signature members take ~250 bytes of header: 64 keys keep the headers near
- * 16 KiB, the smallest header limit common servers and proxies apply (Node's default).
+ * Signature-Input and Signature members take ~300 bytes of header: 32 keys keep the headers near
+ * 10 KiB, under the smallest header limit common clients and proxies apply (16 KiB: Node's
+ * fetch, nginx's large buffers).
  */
-export const DIRECTORY_PAGE_KEYS = 64;
+export const DIRECTORY_PAGE_KEYS = 32;
 
 /** Agents read per store page while a directory page is gathered. */
 const SCAN_BATCH = 200;
@@ -51,9 +55,8 @@ export function agentKeyStatus(
 }
 
 export interface DirectoryPage {
-  document: SignatureDirectory;
-  /** The DIDs of the agents whose keys `document` lists, in its order. */
-  agents: string[];
+  /** The agents whose keys the page lists, in order (oldest first). */
+  agents: { did: string; publicKey: Uint8Array }[];
   /** The cursor of the next page, when there is one. */
   nextCursor?: string;
 }
@@ -68,7 +71,7 @@ export async function directoryPage(
   cursor: string | undefined,
   pageKeys = DIRECTORY_PAGE_KEYS,
 ): Promise<DirectoryPage> {
-  const found: { did: string; publicKeyMultibase: string }[] = [];
+  const found: DirectoryPage['agents'] = [];
   let after = cursor;
   let more = true;
   while (more && found.length <= pageKeys) {
@@ -83,18 +86,89 @@ export async function directoryPage(
       if (agent.custody !== 'server' || agentKeyStatus(hosted?.deactivated === true, current, now) !== 'active')
         continue;
       const key = await deps.stores.agents.getKey(agent.did);
-      if (key !== undefined) found.push({ did: agent.did, publicKeyMultibase: key.publicKeyMultibase });
+      if (key !== undefined) found.push({ did: agent.did, publicKey: ed25519KeyFromMultibase(key.publicKeyMultibase) });
     }
     more = rows.length === SCAN_BATCH;
     after = rows[rows.length - 1]?.agent.did;
   }
   const listed = found.slice(0, pageKeys);
-  const document = await signatureDirectoryDocument(listed.map((a) => ed25519KeyFromMultibase(a.publicKeyMultibase)));
   const last = listed[listed.length - 1];
+  return { agents: listed, ...(found.length > pageKeys && last ? { nextCursor: last.did } : {}) };
+}
+
+/** A page of the directory, signed: what GET /.well-known/http-message-signatures-directory answers. */
+export interface DirectoryAnswer extends SignedDirectory {
+  nextCursor?: string;
+}
+
+/**
+ * The page after `cursor`, signed by each listed agent's key through custody
+ * (`serverSigningIdentity`: decrypted for the signature, then wiped). A key that cannot sign now —
+ * its DID deactivated since the page was read, or its envelope unreadable — is left out of the
+ * page rather than listed without its signature, which a verifier would ignore anyway.
+ */
+export async function signedDirectoryPage(
+  deps: Pick<IssuerDeps, 'config' | 'stores' | 'keyEncryptionKey' | 'log' | 'now'>,
+  cursor: string | undefined,
+): Promise<DirectoryAnswer> {
+  const page = await directoryPage(deps, cursor);
+  const signers: Signer[] = [];
+  for (const agent of page.agents) {
+    try {
+      signers.push((await serverSigningIdentity(deps, agent.did)).signer);
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      deps.log.warn('key directory: a key left out', { agentDid: agent.did, code: error.code });
+    }
+  }
+  const signed = await buildSignatureDirectory(signers, deps.config.apiBaseUrl + SIGNATURE_DIRECTORY_PATH, {
+    now: deps.now(),
+  });
+  return { ...signed, ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) };
+}
+
+/**
+ * How long a signed page is served again before it is signed anew (ms), when nothing it read has
+ * changed: its signatures live 300 s, so every answer has at least four minutes left — more than
+ * the `max-age` a verifier may keep it for.
+ */
+export const DIRECTORY_RESIGN_MS = 60_000;
+
+/** Signed pages kept (one per cursor asked): beyond it the cache starts afresh. */
+const MAX_CACHED_PAGES = 64;
+
+export interface KeyDirectory {
+  /** The signed page after `cursor` (the first when undefined), from cache while it is current. */
+  answer(cursor: string | undefined): Promise<DirectoryAnswer>;
+}
+
+/**
+ * The directory's signed pages, kept per cursor while the read generation (a change to any hosted
+ * DID or status list — an enrollment, a revocation, a suspension, a deactivation) is the one they
+ * were built at, and for at most DIRECTORY_RESIGN_MS (an expiry moves no generation). Concurrent
+ * requests for a page being built share the build: N keys sign once per page, not per request.
+ */
+export function createKeyDirectory(
+  deps: Pick<IssuerDeps, 'config' | 'stores' | 'keyEncryptionKey' | 'log' | 'now'>,
+): KeyDirectory {
+  const pages = new Map<string, { generation: number; builtAt: number; answer: Promise<DirectoryAnswer> }>();
   return {
-    document,
-    agents: listed.map((a) => a.did),
-    ...(found.length > pageKeys && last ? { nextCursor: last.did } : {}),
+    async answer(cursor) {
+      const generation = await deps.stores.readGeneration.current();
+      const key = cursor ?? '';
+      const kept = pages.get(key);
+      const now = deps.now();
+      if (kept && kept.generation === generation && now - kept.builtAt < DIRECTORY_RESIGN_MS) return kept.answer;
+      if (pages.size >= MAX_CACHED_PAGES) pages.clear();
+      const answer = signedDirectoryPage(deps, cursor);
+      const entry = { generation, builtAt: now, answer };
+      pages.set(key, entry);
+      // A failed build (a bad cursor, the database down) is not kept.
+      answer.catch(() => {
+        if (pages.get(key) === entry) pages.delete(key);
+      });
+      return answer;
+    },
   };
 }
 

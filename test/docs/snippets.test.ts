@@ -17,7 +17,8 @@ import { allowInsecureRequests } from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../issuer/config/index.ts';
 import { openDatabase } from '../../issuer/storage/db.ts';
-import { bytesToBase64url } from '../../wallet/crypto/base64url.ts';
+import { base64urlToBytes, bytesToBase64url } from '../../wallet/crypto/base64url.ts';
+import { verifyResponseSignature } from '../../wallet/http-signatures/index.ts';
 import {
   createMemoryCredentialStore,
   createMemoryKeyStore,
@@ -69,6 +70,7 @@ const RUN_HERE: Record<string, readonly string[]> = {
   'docs/cli.md': ['cli-help'],
   'docs/conformance.md': ['w3c-local-config'],
   'docs/dids.md': ['dids-resolver', 'dids-table-resolver'],
+  'docs/key-directory.md': ['key-directory-self-custody'],
   'docs/oauth.md': [
     'oauth4webapi-client-credentials',
     'oauth4webapi-token-exchange',
@@ -456,5 +458,29 @@ describe('docs/verifier.md', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('docs/key-directory.md', () => {
+  it("a self-custody agent's directory verifies for its origin, and its card lists the same key with its DID", async () => {
+    const { answer, card, agent } = (await runSnippet(
+      snippet('docs/key-directory.md', 'key-directory-self-custody'),
+    )) as {
+      answer: Response;
+      card: { client_id: string; did: string; jwks: { keys: { kid: string; x: string }[] } };
+      agent: { did: string };
+    };
+    const [key] = card.jwks.keys;
+    const verified = await verifyResponseSignature(
+      answer,
+      new Request('https://agent.example/.well-known/http-message-signatures-directory'),
+      {
+        tag: 'http-message-signatures-directory',
+        requiredComponents: ['"@authority";req'],
+        resolveKey: (keyid) => Promise.resolve(keyid === key?.kid ? base64urlToBytes(key.x) : undefined),
+      },
+    );
+    expect(verified.keyid).toBe(key?.kid);
+    expect(card).toMatchObject({ client_id: 'https://agent.example/card', did: agent.did });
   });
 });

@@ -4,7 +4,16 @@ import { OAuthClientMetadataSchema } from '@modelcontextprotocol/sdk/shared/auth
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ed25519PublicJwk } from '../../wallet/crypto/jwt.ts';
 import { ed25519KeyFromMultibase } from '../../wallet/did/public-key.ts';
-import { directoryPage } from '../../issuer/services/key-directory.ts';
+import { createPublicKey } from 'node:crypto';
+import { createVerifier, httpbis } from 'http-message-signatures';
+import {
+  createKeyDirectory,
+  directoryPage,
+  DIRECTORY_PAGE_KEYS,
+  DIRECTORY_RESIGN_MS,
+} from '../../issuer/services/key-directory.ts';
+import { base64urlToBytes, bytesToBase64url } from '../../wallet/crypto/base64url.ts';
+import { verifyResponseSignature } from '../../wallet/http-signatures/index.ts';
 import { newIdentity } from '../support/agents.ts';
 import {
   agentPath,
@@ -89,7 +98,7 @@ describe('GET /.well-known/http-message-signatures-directory', () => {
     const res = await issuer.call(DIRECTORY, { headers: { origin: 'https://verifier.example' } });
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     expect(res.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
-    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(res.headers.get('cache-control')).toBe('public, max-age=60');
     const etag = res.headers.get('etag');
     expect(etag).toBeTruthy();
     const again = await issuer.call(DIRECTORY, { headers: { 'if-none-match': etag as string } });
@@ -107,20 +116,149 @@ describe('GET /.well-known/http-message-signatures-directory', () => {
     do {
       const page = await directoryPage(ctx, cursor, 2);
       expect(page.agents.length).toBeLessThanOrEqual(2);
-      expect(page.document.keys).toHaveLength(page.agents.length);
-      seen.push(...page.agents);
+      seen.push(...page.agents.map((a) => a.did));
       cursor = page.nextCursor;
     } while (cursor !== undefined);
-    expect(seen).toEqual(all.agents);
+    expect(seen).toEqual(all.agents.map((a) => a.did));
     // Over HTTP, the cursor is the query: after the first agent, the others.
-    const rest = await issuer.call(`${DIRECTORY}?cursor=${encodeURIComponent(all.agents[0] as string)}`);
-    expect(rest.json.keys).toEqual(all.document.keys.slice(1));
+    const first = (await issuer.call(DIRECTORY)).json.keys;
+    const rest = await issuer.call(`${DIRECTORY}?cursor=${encodeURIComponent(all.agents[0]?.did as string)}`);
+    expect(rest.json.keys).toEqual(first.slice(1));
   });
 
   it('refuses a cursor that is no agent of this issuer (400 VALIDATION_FAILED)', async () => {
     const res = await issuer.call(`${DIRECTORY}?cursor=${encodeURIComponent('did:key:z6MkNoSuchAgent')}`);
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('VALIDATION_FAILED');
+  });
+});
+
+/** The directory as a verifier fetches it: the raw body and headers, and the request it answers. */
+async function fetchDirectory(query = ''): Promise<{ response: Response; request: Request; body: string }> {
+  const request = new Request(issuer.url + DIRECTORY + query);
+  const fetched = await fetch(request.clone());
+  const body = await fetched.text();
+  return { response: new Response(body, { status: fetched.status, headers: fetched.headers }), request, body };
+}
+
+/** The listed keys by kid: what a verifier checks each signature with. */
+function keysOf(body: string): Map<string, Uint8Array> {
+  const keys = (JSON.parse(body) as { keys: { kid: string; x: string }[] }).keys;
+  return new Map(keys.map((k) => [k.kid, base64urlToBytes(k.x) as Uint8Array]));
+}
+
+describe("the directory answer is signed once per listed key (the draft's possession proof)", () => {
+  it("verifies with Mandate's RFC 9421 verifier: each key signs content-digest and the authority asked", async () => {
+    const { response, request, body } = await fetchDirectory();
+    const keys = keysOf(body);
+    expect(keys.size).toBeGreaterThan(0);
+    const labels = [...keys.keys()].map((_, i) => `binding${i}`);
+    expect(
+      response.headers
+        .get('signature-input')
+        ?.split(', ')
+        .map((m) => m.split('=')[0]),
+    ).toEqual(labels);
+    for (const [index, kid] of [...keys.keys()].entries()) {
+      const verified = await verifyResponseSignature(response, request, {
+        label: `binding${index}`,
+        tag: 'http-message-signatures-directory',
+        requiredComponents: ['"@authority";req'],
+        resolveKey: (keyid) => Promise.resolve(keys.get(keyid)),
+      });
+      expect(verified.keyid).toBe(kid);
+      expect(verified.values['"@authority";req']).toBe(new URL(issuer.url).host);
+      expect(verified.components).toEqual(['"content-digest"', '"@authority";req']);
+      expect((verified.expires ?? 0) - verified.created).toBe(300);
+    }
+  });
+
+  it('verifies with http-message-signatures (npm), every signature of the answer', async () => {
+    const { response, request, body } = await fetchDirectory();
+    const keys = keysOf(body);
+    const record = (headers: Headers) => Object.fromEntries(headers.entries());
+    const looked: string[] = [];
+    const valid = await httpbis.verifyMessage(
+      {
+        all: true,
+        keyLookup: (params) => {
+          const keyid = String(params.keyid);
+          looked.push(keyid);
+          const key = keys.get(keyid);
+          if (key === undefined) return Promise.resolve(null);
+          const jwk = { kty: 'OKP', crv: 'Ed25519', x: bytesToBase64url(key) };
+          return Promise.resolve({
+            id: keyid,
+            algs: ['ed25519'],
+            verify: createVerifier(createPublicKey({ key: jwk, format: 'jwk' }), 'ed25519'),
+          });
+        },
+      },
+      { status: response.status, headers: record(response.headers) },
+      { method: 'GET', url: request.url, headers: record(request.headers) },
+    );
+    expect(valid).toBe(true);
+    expect(looked.sort()).toEqual([...keys.keys()].sort());
+  });
+
+  it("is signed for the issuer's own authority only: fetched under another name, it does not verify", async () => {
+    const { response, body } = await fetchDirectory();
+    const keys = keysOf(body);
+    const elsewhere = new Request(`https://mirror.example${DIRECTORY}`);
+    await expect(
+      verifyResponseSignature(response, elsewhere, {
+        label: 'binding0',
+        resolveKey: (keyid) => Promise.resolve(keys.get(keyid)),
+      }),
+    ).rejects.toMatchObject({ code: 'HTTP_SIGNATURE_INVALID' });
+  });
+
+  it('signs a page once and serves it again until something changes or a minute passes', async () => {
+    let now = Date.now();
+    const ctx = issuer.running.ctx;
+    const directory = createKeyDirectory({ ...ctx, now: () => now });
+    const first = await directory.answer(undefined);
+    expect(await directory.answer(undefined)).toBe(first);
+    now += DIRECTORY_RESIGN_MS - 1;
+    expect(await directory.answer(undefined)).toBe(first);
+    now += 1;
+    const resigned = await directory.answer(undefined);
+    expect(resigned).not.toBe(first);
+    expect(resigned.body).toBe(first.body);
+    // A revocation moves the read generation: the next answer is built again, without the key.
+    const { agentDid, vcId } = await onboardServerAgent(issuer);
+    agents.push(agentDid);
+    const withAgent = await directory.answer(undefined);
+    expect(withAgent.body).not.toBe(resigned.body);
+    expect((await issuer.call(`/v1/vcs/${vcId}/revoke`, { admin: true, body: {} })).status).toBe(200);
+    expect((await directory.answer(undefined)).body).toBe(resigned.body);
+  });
+  it('holds 32 keys an answer, its headers within what clients read, and names the next page', async () => {
+    const ctx = issuer.running.ctx;
+    const active = (await directoryPage(ctx, undefined, 1000)).agents.length;
+    for (let i = active; i <= DIRECTORY_PAGE_KEYS; i++) agents.push((await onboardServerAgent(issuer)).agentDid);
+    const { response, request, body } = await fetchDirectory();
+    const keys = keysOf(body);
+    expect(keys.size).toBe(DIRECTORY_PAGE_KEYS);
+    const all = (await directoryPage(ctx, undefined, 1000)).agents;
+    const last = all[DIRECTORY_PAGE_KEYS - 1]?.did as string;
+    expect(response.headers.get('link')).toBe(`<${DIRECTORY}?cursor=${encodeURIComponent(last)}>; rel="next"`);
+    // Each header stays under the 8 KiB a verifier reads of one field, all of them near 10 KiB.
+    const input = response.headers.get('signature-input') as string;
+    expect(input.length).toBeLessThan(8192);
+    expect(input.length + (response.headers.get('signature') as string).length).toBeLessThan(12_000);
+    const verified = await verifyResponseSignature(response, request, {
+      label: `binding${DIRECTORY_PAGE_KEYS - 1}`,
+      resolveKey: (keyid) => Promise.resolve(keys.get(keyid)),
+    });
+    expect(verified.keyid).toBe([...keys.keys()][DIRECTORY_PAGE_KEYS - 1]);
+    const next = await fetchDirectory(`?cursor=${encodeURIComponent(last)}`);
+    expect([...keysOf(next.body).keys()]).toEqual(
+      (await issuer.call(`${DIRECTORY}?cursor=${encodeURIComponent(last)}`)).json.keys.map(
+        (k: { kid: string }) => k.kid,
+      ),
+    );
+    expect(keysOf(next.body).size).toBe(all.length - DIRECTORY_PAGE_KEYS);
   });
 });
 

@@ -12,7 +12,7 @@ import {
   buildSignatureAgentCard,
   SIGNATURE_DIRECTORY_MEDIA_TYPE,
   SIGNATURE_DIRECTORY_PATH,
-} from '../../wallet/httpsig/directory.ts';
+} from '../../wallet/http-signatures/directory.ts';
 
 describe('wallet/contract', () => {
   it('validates DIDs with the DID Core §3.1 grammar of wallet/did/parse.ts', () => {
@@ -26,7 +26,7 @@ describe('wallet/contract', () => {
     expect(MAX_LIST_STATUS_SIZE).toBe(MAX_STATUS_SIZE);
   });
 
-  it("keeps the key directory's path and media type, and the card's shape, of wallet/httpsig", async () => {
+  it("keeps the key directory's path and media type, and the card's shape, of wallet/http-signatures", async () => {
     expect(documentEndpoints.signatureDirectory.path).toBe(SIGNATURE_DIRECTORY_PATH);
     expect(SIGNATURE_DIRECTORY_JSON).toBe(SIGNATURE_DIRECTORY_MEDIA_TYPE);
     const schema = documentEndpoints.signatureAgentCard.responses[200].schema;

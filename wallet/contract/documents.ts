@@ -101,7 +101,7 @@ export const documentEndpoints = {
     summary:
       'The HTTP Message Signatures Directory (Web Bot Auth) of the active server-custody agents, in pages. Public.',
     description:
-      'A JWK Set of the Ed25519 keys of the server-custody agents whose DID is active and whose current credential is neither revoked, suspended nor expired, oldest agent first, at most 64 keys an answer (`Link: <…?cursor=…>; rel="next"` names the next page). The answer is signed once per key (RFC 9421, tag `http-message-signatures-directory`, covering `"@authority";req` and `content-digest`): docs/key-directory.md.',
+      'A JWK Set of the Ed25519 keys of the server-custody agents whose DID is active and whose current credential is neither revoked, suspended nor expired, oldest agent first, at most 32 keys an answer (`Link: <…?cursor=…>; rel="next"` names the next page). The answer is signed once per key (RFC 9421, tag `http-message-signatures-directory`, covering `"@authority";req` and `content-digest`): docs/key-directory.md.',
     auth: 'public',
     query: DirectoryQuerySchema,
     responses: {

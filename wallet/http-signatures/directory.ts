@@ -10,7 +10,10 @@
  * that holds its own key builds the same documents here and serves them wherever it is hosted.
  * The wire format is docs/key-directory.md.
  */
+import type { Signer } from '../crypto/ed25519.ts';
 import { ed25519PublicJwk, type Ed25519PublicJwk } from '../crypto/jwt.ts';
+import { MAX_SIGNATURE_LIFETIME_SECONDS } from './base.ts';
+import { requestSigner, signResponse } from './sign.ts';
 
 /** The well-known path of the directory (draft-ietf-webbotauth-httpsig-protocol, IANA Considerations). */
 export const SIGNATURE_DIRECTORY_PATH = '/.well-known/http-message-signatures-directory';
@@ -44,6 +47,63 @@ export async function signatureDirectoryDocument(publicKeys: readonly Uint8Array
     keys.push(jwk);
   }
   return { keys };
+}
+
+export interface SignDirectoryOptions {
+  /**
+   * The JWK Set to serve (default: `signatureDirectoryDocument` of the signers' keys). Each
+   * signer's key should be in it: a verifier ignores a listed key without its signature, and a
+   * signature by a key it does not list proves nothing.
+   */
+  document?: SignatureDirectory;
+  /** Lifetime of the signatures, seconds (default and most: 300, MAX_SIGNATURE_LIFETIME_SECONDS). */
+  expiresIn?: number;
+  /** The clock, ms since the epoch (default `Date.now()`): `created` is its second. */
+  now?: number;
+}
+
+/** A signed directory answer: the exact body bytes (as text) and the headers to send with them. */
+export interface SignedDirectory {
+  body: string;
+  /** `content-type`, `content-digest`, `signature-input`, `signature` (lowercase names). */
+  headers: Record<string, string>;
+}
+
+/**
+ * The directory answer to `request` (the request that fetches it, or its URL), signed once per
+ * key as the draft's possession proof asks (draft-ietf-webbotauth-httpsig-protocol, "Validating
+ * the Domain Binding"): each signature, labelled `binding0`, `binding1`, …, covers
+ * `content-digest` (RFC 9530, sha-256 of the body) and `"@authority";req` (RFC 9421 §2.4: the
+ * authority the verifier asked, so the set cannot be served again under another), with
+ * `created`, `expires`, `keyid` (the key's RFC 7638 thumbprint), `alg="ed25519"` and
+ * `tag="http-message-signatures-directory"`.
+ *
+ * @example
+ * const { body, headers } = await buildSignatureDirectory([await store.signer('agent')], request);
+ * return new Response(body, { headers });
+ */
+export async function buildSignatureDirectory(
+  signers: readonly Signer[],
+  request: Request | string,
+  options: SignDirectoryOptions = {},
+): Promise<SignedDirectory> {
+  const document = options.document ?? (await signatureDirectoryDocument(signers.map((s) => s.publicKey)));
+  const body = JSON.stringify(document);
+  const fetched = typeof request === 'string' ? new Request(request) : request;
+  let response = new Response(body, { headers: { 'content-type': SIGNATURE_DIRECTORY_MEDIA_TYPE } });
+  for (const [index, signer] of signers.entries()) {
+    response = await signResponse(response, fetched, requestSigner(signer), {
+      label: `binding${index}`,
+      components: ['"@authority";req'],
+      tag: DIRECTORY_SIGNATURE_TAG,
+      nonce: false,
+      expiresIn: options.expiresIn ?? MAX_SIGNATURE_LIFETIME_SECONDS,
+      ...(options.now === undefined ? {} : { now: options.now }),
+    });
+  }
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  return { body, headers };
 }
 
 /** Why an agent's card lists no key, or `active` when it lists them. */
