@@ -39,7 +39,7 @@ export interface LibBuildOptions {
    * repository, so the compiled files find its node_modules.
    */
   outDir?: string;
-  /** Emit type declarations too (default true; code that only runs the output can skip them). */
+  /** Emit type declarations too (default true; code that only runs the output can skip them, and is not type-checked). */
   declarations?: boolean;
 }
 
@@ -56,7 +56,10 @@ export async function buildLib({
     join(root, 'tsconfig.lib.json'),
     '--outDir',
     outDir,
-    ...(declarations ? [] : ['--declaration', 'false']),
+    // Without declarations nothing reads the types here, and `npm run typecheck` checks them:
+    // emit alone (TS 5.6 --noCheck; safe under isolatedModules) writes the same JavaScript in
+    // about a third of the CPU time (6.5 s against 17.9 s, measured on this tree).
+    ...(declarations ? [] : ['--declaration', 'false', '--noCheck']),
   ];
   try {
     await promisify(execFile)(process.execPath, args, { cwd: root });
