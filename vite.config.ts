@@ -1,8 +1,9 @@
 /// <reference types="vitest/config" />
 // One config for building (later: the verifier worker, the console) and for the Vitest
 // projects. Test files live in folders that mirror the product (test/wallet/crypto/…,
-// test/issuer/oauth/…, test/verifier/mcp/…, test/cli, test/console, test/docs, test/tools) plus
-// test/e2e (whole systems: browsers, several processes, the packed tarball, W3C replays).
+// test/issuer/oauth/…, test/verifier/mcp/…, test/cli, test/console, test/docs, test/tools,
+// test/conformance: the W3C suites' replays) plus test/e2e (whole systems that need a browser,
+// PostgreSQL and Redis deployments, or the packed tarball installed from the npm registry).
 // Where a file runs is in its name:
 //   x.test.ts          Node only (the `node` project): servers, files, child processes.
 //   x.shared.test.ts   BOTH Node and real Chromium, so an isomorphic module is proven identical.

@@ -5,8 +5,8 @@
 // SIGTERM every worker drains and the primary exits 0.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshRequest, spawnIssuer, type IssuerProcess } from '../support/issuer-child.ts';
-import { call, tempDir, TEST_ADMIN_KEY } from '../support/issuer.ts';
+import { freshRequest, spawnIssuer, type IssuerProcess } from '../../support/issuer-child.ts';
+import { call, tempDir, TEST_ADMIN_KEY } from '../../support/issuer.ts';
 
 let cluster: IssuerProcess;
 let url: string;

@@ -1,7 +1,7 @@
 // The three W3C suites the issue names — vc-data-model-2.0 (tag vc2.0), vc-bitstring-status-list
 // (tag BitstringStatusList) and vc-di-eddsa (eddsa-rdfc-2022 and eddsa-jcs-2022, with the Data
-// Integrity tests of w3c-ccg/data-integrity-test-suite-assertion) — replayed against a real issuer
-// over HTTP with the requests they send and the pass conditions they apply (read from their
+// Integrity tests of w3c-ccg/data-integrity-test-suite-assertion) — replayed against a real issuer's
+// HTTP API (its app, answered in this process) with the requests they send and the pass conditions they apply (read from their
 // sources: tests/*.js, TestEndpoints.js, helpers.js, fixtures):
 // - an issue the suite expects to succeed must answer 2xx with the credential; one it expects to
 //   fail must answer non-2xx (no code is checked);
