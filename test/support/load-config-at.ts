@@ -5,8 +5,12 @@ import { bytesToHex } from '../../wallet/crypto/bytes.ts';
 import { loadConfig } from '../../issuer/config/index.ts';
 
 const [sqlitePath, startAt] = process.argv.slice(2);
+// Sleep to just before the instant, then spin: a timer fires up to a few ms late, which would
+// spread the processes apart, but spinning all the way would burn seconds of CPU the other
+// processes need to get there in time.
+await new Promise((resolve) => setTimeout(resolve, Number(startAt) - Date.now() - 50));
 while (Date.now() < Number(startAt)) {
-  // Spin rather than sleep: a timer fires up to a few ms late, which would spread the processes apart.
+  // spin
 }
 const config = loadConfig({ SERVICE_SQLITE_PATH: sqlitePath });
 process.stdout.write(

@@ -168,6 +168,8 @@ describe('file credential store', () => {
       const { readFileSync } = await import('node:fs');
       const credentials = JSON.parse(readFileSync(input, 'utf8'));
       const store = createFileCredentialStore({ path });
+      // Sleep to just before the instant, then spin (a timer alone may fire a few ms late).
+      await new Promise((resolve) => setTimeout(resolve, Number(startAt) - Date.now() - 50));
       while (Date.now() < Number(startAt)) {}
       await Promise.all(credentials.map((c) => store.put(c)));`;
     const startAt = Date.now() + 3000;
