@@ -2,7 +2,7 @@
  * Refusals as HTTP answers (docs/verifier.md §Status codes): the status a reason earns, the
  * `WWW-Authenticate` of a 401, and the JSON body, which never echoes the presentation.
  */
-import type { ReasonCode } from '../wallet/vc/reasons.ts';
+import type { RefusalCode } from '../wallet/vc/reasons.ts';
 import { PRESENTATION_SCHEME, type PresentationHeaderErrorCode } from '../wallet/vc/transport.ts';
 import type { CheckName, CheckOutcome } from '../wallet/vc/verify.ts';
 import { CHALLENGE_HEADER } from './challenge-store.ts';
@@ -15,13 +15,14 @@ import type { DenialStatus, RequestDenied } from './verdict.ts';
  * "authenticate again"; a failure of the authority it carries (credentials, issuers' DIDs,
  * chain, trust, scopes, status) is 403, "a new presentation of the same authority won't help".
  */
-export function denialStatus(reason: ReasonCode, failedCheck: CheckName): DenialStatus {
+export function denialStatus(reason: RefusalCode, failedCheck: CheckName): DenialStatus {
   if (reason === 'MALFORMED') return 400;
-  return failedCheck === 'presentation' || failedCheck === 'replay' ? 401 : 403;
+  // A signed request's own failures (its chain header, its signature) are its `presentation`'s.
+  return failedCheck === 'presentation' || failedCheck === 'signature' || failedCheck === 'replay' ? 401 : 403;
 }
 
 /** `WWW-Authenticate` for a 401 (RFC 9110 §11.6.1), telling the client how to get a challenge. */
-function authenticateHeader(state: VerifierState, request: Request, reason: ReasonCode): string {
+function authenticateHeader(state: VerifierState, request: Request, reason: RefusalCode): string {
   const params = [`realm="${state.target}"`];
   if (state.mode === 'endpoint') {
     // The quoted string must stay one (RFC 9110 §5.6.4): URL.href keeps '"' and '\' in a host
@@ -43,7 +44,7 @@ function authenticateHeader(state: VerifierState, request: Request, reason: Reas
 export function deny(
   state: VerifierState,
   request: Request,
-  reason: ReasonCode,
+  reason: RefusalCode,
   message: string,
   failedCheck: CheckName,
   status: DenialStatus = denialStatus(reason, failedCheck),

@@ -20,6 +20,8 @@ const REQUEST_KEYS = [
   'statusLists',
   'replayCache',
   'credentialCache',
+  'chainCache',
+  'maxSignedBodyBytes',
   'urlPolicy',
   'fetch',
   'now',

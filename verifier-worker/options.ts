@@ -11,8 +11,10 @@ import { createWebResolver } from '../wallet/did/web.ts';
 import type { FetchLike } from '../wallet/net/http.ts';
 import type { UrlPolicy } from '../wallet/net/url-policy.ts';
 import { createStatusListClient, type StatusListClient } from '../wallet/status/client.ts';
+import { createChainCache, type ChainCache } from '../wallet/vc/chain-cache.ts';
 import { createVerifiedCredentialCache, type VerifiedCredentialCache } from '../wallet/vc/credential-cache.ts';
 import { createReplayCache, type ReplayCache } from '../wallet/vc/replay-cache.ts';
+import { DEFAULT_MAX_SIGNED_BODY_BYTES } from '../wallet/vc/signed-request.ts';
 import { DEFAULT_MAX_PRESENTATION_BYTES } from '../wallet/vc/transport.ts';
 import {
   assertVerifyPresentationOptions,
@@ -51,6 +53,10 @@ export interface VerifyRequestOptions {
   replayCache?: ReplayCache;
   /** Default: an in-memory verified-credential cache (10 minutes). */
   credentialCache?: VerifiedCredentialCache;
+  /** Chains of signed requests accepted before, by digest (default: in memory, 1,000 chains, 10 minutes). */
+  chainCache?: ChainCache;
+  /** Largest body of a signed request read to check its `Content-Digest` (default 1 MiB). */
+  maxSignedBodyBytes?: number;
   /** Network policy of the default did:web resolver and status list client (https only by default). */
   urlPolicy?: UrlPolicy;
   /** fetch for the default did:web resolver and status list client. */
@@ -80,8 +86,24 @@ export interface VerifierState {
   scopes: ScopePlan;
   maxBytes: number;
   now: () => number;
+  /** Signed requests: the chains held, and the largest body whose digest is checked. */
+  chainCache: ChainCache;
+  maxSignedBodyBytes: number;
   /** What every verifyPresentation call shares, copied at setup so later edits of the options change nothing. */
   verification: Omit<VerifyPresentationOptions, 'expectedChallenge' | 'requiredScopes' | 'now'>;
+}
+
+/** The options of signed requests only (docs/protocol.md §Signed requests), checked, with their defaults. */
+function signedRequestState(
+  options: VerifyRequestOptions,
+  now: () => number,
+): Pick<VerifierState, 'chainCache' | 'maxSignedBodyBytes'> {
+  const maxSignedBodyBytes = options.maxSignedBodyBytes ?? DEFAULT_MAX_SIGNED_BODY_BYTES;
+  if (!Number.isSafeInteger(maxSignedBodyBytes) || maxSignedBodyBytes < 0)
+    invalidVerifierOptions('maxSignedBodyBytes must be a non-negative integer');
+  if (options.chainCache !== undefined && typeof (options.chainCache as Partial<ChainCache>).get !== 'function')
+    invalidVerifierOptions('chainCache must be a chain cache (createChainCache)');
+  return { chainCache: options.chainCache ?? createChainCache({ now }), maxSignedBodyBytes };
 }
 
 // Defaults hold state (caches, nonces), so they are built once per options object: keep one
@@ -144,6 +166,7 @@ export function stateFor(options: VerifyRequestOptions, extraKeys: readonly stri
     scopes: planScopes(options.requiredScopes),
     maxBytes,
     now,
+    ...signedRequestState(options, now),
     verification: {
       trustedIssuers: [...options.trustedIssuers],
       trustedGrantIssuers: [...(options.trustedGrantIssuers ?? [])],

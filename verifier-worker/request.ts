@@ -14,6 +14,8 @@
  * denials.ts (refusals as HTTP answers), forward-headers.ts (claims for the application).
  */
 import type { JsonValue } from '../wallet/crypto/json-value.ts';
+import { CHAIN_DIGEST_HEADER, CHAIN_HEADER } from '../wallet/vc/chain-header.ts';
+import { verifySignedRequest } from '../wallet/vc/signed-request.ts';
 import { decodePresentationHeader, PresentationHeaderError } from '../wallet/vc/transport.ts';
 import { invalidVerifierOptions, verifyPresentation } from '../wallet/vc/verify.ts';
 import { CHALLENGE_HEADER, MAX_CHALLENGE_LENGTH, type ChallengeStore } from './challenge-store.ts';
@@ -111,12 +113,66 @@ async function expectedChallenge(
 }
 
 /**
- * Decides whether `request` may proceed, from its `Authorization: VP …` header alone (the body
- * is never read). Refusals are values, never exceptions; only a misconfiguration
- * (VerifierOptionsError) or a throwing `requiredScopes` function rejects.
+ * A signed request bound to a chain (docs/protocol.md §Signed requests): it names a chain and
+ * presents no `Authorization: VP …`, which keeps its meaning whatever else a request carries.
+ */
+function isSignedRequest(request: Request): boolean {
+  const { headers } = request;
+  if (!headers.has(CHAIN_HEADER) && !headers.has(CHAIN_DIGEST_HEADER)) return false;
+  return !/^\s*vp(?:\s|$)/i.test(headers.get('authorization') ?? '');
+}
+
+/** The route's required scopes, or the refusal of a path no rule allows (before any crypto). */
+async function routeScopes(state: VerifierState, request: Request): Promise<readonly string[] | RequestDenied> {
+  const url = new URL(request.url);
+  const methods = requestMethods(request, url);
+  const requiredScopes = methods === undefined ? undefined : await scopesFor(state.scopes, request, url, methods);
+  if (requiredScopes !== undefined) return requiredScopes;
+  const asked = methods === undefined ? 'a method override that is no method name:' : methods.join(' and ');
+  return deny(state, request, 'INSUFFICIENT_SCOPE', `no scope rule allows ${asked} ${url.pathname}`, 'scopes');
+}
+
+/** A signed request: its signature and chain (wallet/vc/signed-request.ts), the route's scopes. */
+async function verifySigned(state: VerifierState, request: Request): Promise<RequestVerdict> {
+  const requiredScopes = await routeScopes(state, request);
+  if ('allowed' in requiredScopes) return requiredScopes;
+  const { maxPresentationLifetimeMs: _lifetime, replayCache, ...chainOptions } = state.verification;
+  const result = await verifySignedRequest(request, {
+    ...chainOptions,
+    replayCache,
+    chainCache: state.chainCache,
+    maxBodyBytes: state.maxSignedBodyBytes,
+    requiredScopes,
+    now: new Date(state.now()),
+  });
+  if (!result.valid)
+    return deny(state, request, result.reason, result.message, result.failedCheck, undefined, result.checks);
+  return {
+    allowed: true,
+    claims: {
+      agentDid: result.agentDid,
+      effectiveScopes: result.effectiveScopes,
+      privilegeScopes: result.privilegeScopes,
+      // A signed request's single-use identifier, as the vpId is a presentation's.
+      vpId: `signature:${result.signature.nonce}`,
+      chain: result.chain,
+      signature: { ...result.signature, chainDigest: result.chainDigest },
+    },
+    checks: result.checks,
+    sources: result.sources,
+  };
+}
+
+/**
+ * Decides whether `request` may proceed: from its `Authorization: VP …` header, or — a signed
+ * request — from its RFC 9421 signature and the chain it names (docs/protocol.md §Signed
+ * requests; only then is the body read, from a clone, to check its `Content-Digest`).
+ * Refusals are values, never exceptions; only a misconfiguration (VerifierOptionsError) or a
+ * throwing `requiredScopes` function rejects.
  */
 export async function verifyRequest(request: Request, options: VerifyRequestOptions): Promise<RequestVerdict> {
   const state = stateFor(options);
+  if (isSignedRequest(request)) return verifySigned(state, request);
   let presentation: JsonValue;
   try {
     presentation = decodePresentationHeader(request.headers.get('authorization'), state.maxBytes);
@@ -128,13 +184,8 @@ export async function verifyRequest(request: Request, options: VerifyRequestOpti
   // is spent. Then a path with no rule is refused before any crypto is spent on it.
   const challenge = await expectedChallenge(state, request, presentation);
   if (typeof challenge === 'object') return challenge;
-  const url = new URL(request.url);
-  const methods = requestMethods(request, url);
-  const requiredScopes = methods === undefined ? undefined : await scopesFor(state.scopes, request, url, methods);
-  if (requiredScopes === undefined) {
-    const asked = methods === undefined ? 'a method override that is no method name:' : methods.join(' and ');
-    return deny(state, request, 'INSUFFICIENT_SCOPE', `no scope rule allows ${asked} ${url.pathname}`, 'scopes');
-  }
+  const requiredScopes = await routeScopes(state, request);
+  if ('allowed' in requiredScopes) return requiredScopes;
 
   const result = await verifyPresentation(presentation, {
     ...state.verification,

@@ -1,5 +1,6 @@
 /** What verifyRequest decides: the claims of an allowed request, or a refusal ready to send. */
-import type { ReasonCode } from '../wallet/vc/reasons.ts';
+import type { RefusalCode } from '../wallet/vc/reasons.ts';
+import type { RequestSignature } from '../wallet/vc/signed-request.ts';
 import type { ChainLink, CheckName, CheckOutcome, SourceAge } from '../wallet/vc/verify.ts';
 
 /** What the handler behind the verifier learns about the agent. */
@@ -9,16 +10,20 @@ export interface AgentClaims {
   effectiveScopes: string[];
   /** The leaf credential's scopes. */
   privilegeScopes: string[];
+  /** The presentation's id; for a signed request, `signature:` and its nonce. */
   vpId: string;
   /** The credentials relied on, leaf first (no proofs, no secrets). */
   chain: ChainLink[];
+  /** A signed request's signature (docs/protocol.md §Signed requests); absent for a presentation. */
+  signature?: RequestSignature & { chainDigest: string };
 }
 
 export type DenialStatus = 400 | 401 | 403;
 
 export interface DenialBody {
   valid: false;
-  reason: ReasonCode;
+  /** A presentation's reason code, or a signed request's (SIGNED_REQUEST_REASONS). */
+  reason: RefusalCode;
   message: string;
 }
 

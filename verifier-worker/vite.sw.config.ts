@@ -30,7 +30,8 @@ export interface BundleSpec {
 
 /**
  * Module replacements of the worker bundle (noble's Ed25519, the node:crypto backend, the
- * verified-credential cache), each explained in its file and in docs/verifier.md §Size.
+ * verified-credential cache, signed-request verification), each explained in its file and in
+ * docs/verifier.md §Size.
  */
 const SHIMS = Object.freeze({
   '@noble/curves/ed25519.js': `${root}verifier-worker/sw/shims/noble-ed25519.ts`,
@@ -38,6 +39,8 @@ const SHIMS = Object.freeze({
   './ed25519-noble.ts': `${root}verifier-worker/sw/shims/ed25519-noble.ts`,
   './ed25519-node.ts': `${root}verifier-worker/sw/shims/ed25519-node.ts`,
   '../wallet/vc/credential-cache.ts': `${root}verifier-worker/sw/shims/credential-cache.ts`,
+  // As request.ts and options.ts write it: the worker does not verify signed requests (yet).
+  '../wallet/vc/signed-request.ts': `${root}verifier-worker/sw/shims/signed-request.ts`,
 });
 
 /**

@@ -7,6 +7,7 @@
  */
 import { parseUnambiguousJson } from '../../wallet/crypto/json-parse.ts';
 import { readBounded } from '../../wallet/net/http.ts';
+import { CHAIN_DIGEST_HEADER, CHAIN_HEADER } from '../../wallet/vc/chain-header.ts';
 import { denialResponse, handleChallengeRequest, verifyRequest, type VerifyRequestOptions } from '../request.ts';
 import { verifyAccessToken, type AccessToken } from './access-token.ts';
 import { forbidden, refusal, type AuthScheme } from './challenge.ts';
@@ -18,8 +19,8 @@ import { missingScopes, toolDemand, type ToolDemand } from './tool-scopes.ts';
 
 /** The caller a tool handler sees (also in `authInfo.extra`). */
 export interface McpCaller {
-  /** How the caller proved itself. */
-  via: 'token' | 'presentation';
+  /** How the caller proved itself: an access token, a presentation, or a signed request bound to its chain. */
+  via: 'token' | 'presentation' | 'signature';
   agentDid: string;
   /** Who delegated to the agent, nearest first (token `act`, or the presentation's chain). */
   delegators: string[];
@@ -34,7 +35,7 @@ export interface McpAuthInfo {
   scopes: string[];
   expiresAt?: number;
   resource?: URL;
-  extra: { agentDid: string; delegators: string[]; via: 'token' | 'presentation'; issuer?: string; jti?: string };
+  extra: { agentDid: string; delegators: string[]; via: McpCaller['via']; issuer?: string; jti?: string };
 }
 
 export type McpAuthorization =
@@ -123,6 +124,10 @@ function tokenAuthorization(state: McpAuthState, token: AccessToken): { caller: 
   return { caller, authInfo };
 }
 
+/**
+ * A presentation, or a signed request bound to its chain (docs/protocol.md §Signed requests),
+ * through `verifyRequest`; `value` is what the SDK's AuthInfo calls the token.
+ */
 async function presentationAuthorization(
   state: McpAuthState,
   request: Request,
@@ -132,9 +137,10 @@ async function presentationAuthorization(
   const verdict = await verifyRequest(request, options);
   if (!verdict.allowed) return denialResponse(verdict);
   const { claims } = verdict;
+  const via = claims.signature === undefined ? 'presentation' : 'signature';
   const delegators = claims.chain.filter((link) => link.type === 'DelegatedAgentCredential').map((link) => link.issuer);
   const caller: McpCaller = {
-    via: 'presentation',
+    via,
     agentDid: claims.agentDid,
     delegators,
     scopes: claims.effectiveScopes,
@@ -145,9 +151,14 @@ async function presentationAuthorization(
     clientId: claims.agentDid,
     scopes: claims.effectiveScopes,
     resource: new URL(state.resource),
-    extra: { agentDid: claims.agentDid, delegators, via: 'presentation' },
+    extra: { agentDid: claims.agentDid, delegators, via },
   };
   return { caller, authInfo };
+}
+
+/** Whether the request names a credential chain, as a signed request does (docs/protocol.md §Signed requests). */
+function namesChain(request: Request): boolean {
+  return request.headers.has(CHAIN_HEADER) || request.headers.has(CHAIN_DIGEST_HEADER);
 }
 
 /** The POST body, parsed (I-JSON: a duplicated member name is refused, so no two readers disagree on `params.name`). */
@@ -170,6 +181,11 @@ async function judge(state: McpAuthState, request: Request): Promise<McpAuthoriz
   if (presented?.scheme === 'vp' && state.presentations !== undefined) {
     who = await presentationAuthorization(state, request, state.presentations, presented.value);
     if (who instanceof Response) return { allowed: false, reason: 'PRESENTATION_REFUSED', response: who };
+  } else if (presented === undefined && state.presentations !== undefined && namesChain(request)) {
+    // A signed request instead of a token: the signature is its credential.
+    const value = request.headers.get('signature') ?? '';
+    who = await presentationAuthorization(state, request, state.presentations, value);
+    if (who instanceof Response) return { allowed: false, reason: 'SIGNATURE_REFUSED', response: who };
   } else if (presented?.scheme === 'bearer' || presented?.scheme === 'dpop') {
     scheme = presented.scheme === 'dpop' ? 'DPoP' : 'Bearer';
     who = tokenAuthorization(state, await tokenCaller(state, request, scheme, presented.value));

@@ -57,7 +57,9 @@ export async function readBounded(
       if (done) break;
       total += value.length;
       if (total > maxBytes) {
-        await reader.cancel().catch(() => undefined);
+        // Not awaited: the cancel of one branch of a tee (a Request clone's body) settles only
+        // once the other branch is cancelled too (WHATWG Streams, ReadableStreamDefaultTee).
+        void reader.cancel().catch(() => undefined);
         return undefined;
       }
       chunks.push(value);

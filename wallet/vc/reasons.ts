@@ -5,6 +5,7 @@
  * whose table docs/protocol.md §Reason codes is generated from; each is raised in one place.
  */
 import { MandateError } from '../crypto/errors.ts';
+import type { HttpSignatureErrorCode } from '../http-signatures/errors.ts';
 import type { RegisteredCode } from '../reasons/registry.ts';
 
 export const REASON_CODES = [
@@ -38,7 +39,27 @@ export type ReasonCode = (typeof REASON_CODES)[number];
  * The codes only a signed request is refused with (docs/protocol.md §Signed requests): its own,
  * and those of the RFC 9421 signature (wallet/http-signatures) that verification can raise.
  */
-export const SIGNED_REQUEST_REASONS = ['CHAIN_UNKNOWN'] as const satisfies readonly RegisteredCode[];
+export const SIGNED_REQUEST_REASONS = [
+  'CHAIN_UNKNOWN',
+  // wallet/http-signatures' verification codes, in its order (docs/http-signatures.md): all but
+  // HTTP_SIGNATURE_NOT_FOUND (the verifier judges the first signature, asking for no label or
+  // tag) and HTTP_SIGNATURE_OPTIONS_INVALID (a signer's).
+  'HTTP_SIGNATURE_MISSING',
+  'HTTP_SIGNATURE_MALFORMED',
+  'HTTP_SIGNATURE_ALG_UNSUPPORTED',
+  'HTTP_SIGNATURE_PARAMS_INVALID',
+  'HTTP_SIGNATURE_NOT_YET_VALID',
+  'HTTP_SIGNATURE_LIFETIME_EXCEEDED',
+  'HTTP_SIGNATURE_EXPIRED',
+  'HTTP_SIGNATURE_COMPONENT_NOT_COVERED',
+  'CONTENT_DIGEST_MISSING',
+  'HTTP_SIGNATURE_COMPONENT_ABSENT',
+  'HTTP_SIGNATURE_KEY_UNKNOWN',
+  'HTTP_SIGNATURE_INVALID',
+  'CONTENT_DIGEST_UNSUPPORTED',
+  'CONTENT_DIGEST_MISMATCH',
+  'HTTP_SIGNATURE_REPLAYED',
+] as const satisfies readonly (RegisteredCode & (HttpSignatureErrorCode | 'CHAIN_UNKNOWN'))[];
 
 export type SignedRequestReason = (typeof SIGNED_REQUEST_REASONS)[number];
 
