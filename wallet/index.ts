@@ -286,6 +286,7 @@ export {
   readMandateExtension,
   signAgentCard,
   signedAgentCard,
+  verifyAgentCard,
   verifyAgentCardSignature,
   type A2aCardCode,
   type AgentCapabilities,
@@ -294,10 +295,13 @@ export {
   type AgentCardReason,
   type AgentCardSignature,
   type AgentCardSignatureSuccess,
+  type AgentCardVerificationResult,
+  type AgentCardVerified,
   type AgentExtension,
   type MandateCardIdentity,
   type SignAgentCardOptions,
   type SignedAgentCard,
+  type VerifyAgentCardOptions,
   type VerifyAgentCardSignatureOptions,
 } from './a2a/index.ts';
 

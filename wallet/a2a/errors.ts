@@ -15,6 +15,7 @@ export const A2A_CARD_CODES = [
   'A2A_EXTENSION_MALFORMED',
   'A2A_CARD_SIGNATURE_MALFORMED',
   'A2A_CARD_SIGNATURE_INVALID',
+  'A2A_CARD_SUBJECT_MISMATCH',
 ] as const satisfies readonly RegisteredCode[];
 
 /** A code of the card layer itself. */

@@ -21,3 +21,9 @@ export {
   type AgentCardSignatureSuccess,
   type VerifyAgentCardSignatureOptions,
 } from './verify-signature.ts';
+export {
+  verifyAgentCard,
+  type AgentCardVerificationResult,
+  type AgentCardVerified,
+  type VerifyAgentCardOptions,
+} from './verify.ts';

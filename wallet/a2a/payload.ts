@@ -185,7 +185,7 @@ function malformed(path: string, message: string): never {
 }
 
 /** The value of one field, converted to what the reconstructed card holds. */
-function convert(value: JsonValue, type: Value, path: string): JsonValue {
+function convert(value: JsonValue, type: Value, path: string, uncovered?: string[]): JsonValue {
   if (type === 'string' || type === 'bool') {
     if (typeof value !== (type === 'bool' ? 'boolean' : 'string')) malformed(path, `must be a ${type}`);
     return value;
@@ -196,17 +196,17 @@ function convert(value: JsonValue, type: Value, path: string): JsonValue {
   }
   if (type.startsWith('msg:')) {
     if (!isObject(value)) malformed(path, 'must be a JSON object');
-    return message(value, type.slice(4), path);
+    return message(value, type.slice(4), path, uncovered);
   }
   if (type.startsWith('list:')) {
     const item = type.slice('list:'.length) as Value;
     if (!Array.isArray(value)) malformed(path, 'must be an array');
-    return value.map((v, i) => convert(v, item, `${path}[${i}]`));
+    return value.map((v, i) => convert(v, item, `${path}[${i}]`, uncovered));
   }
   const item = type.slice('map:'.length) as Value;
   if (!isObject(value)) malformed(path, 'must be a JSON object (a map)');
   const map: JsonObject = {};
-  for (const [key, v] of Object.entries(value)) map[key] = convert(v, item, `${path}.${key}`);
+  for (const [key, v] of Object.entries(value)) map[key] = convert(v, item, `${path}.${key}`, uncovered);
   return map;
 }
 
@@ -217,13 +217,17 @@ function isDefault(value: JsonValue): boolean {
   return isObject(value) && Object.keys(value).length === 0;
 }
 
-function message(value: JsonObject, name: string, path: string): JsonObject {
+function message(value: JsonObject, name: string, path: string, uncovered?: string[]): JsonObject {
   const schema = SCHEMAS[name] as Schema;
+  if (uncovered !== undefined)
+    for (const key of Object.keys(value))
+      if (!Object.hasOwn(schema, key) && !(name === 'AgentCard' && key === 'signatures'))
+        uncovered.push(`${path}.${key}`);
   const out: JsonObject = {};
   for (const [field, [presence, type]] of Object.entries(schema)) {
     const member = value[field];
     if (member === undefined || member === null) continue; // absent (null: protobuf JSON mapping)
-    const converted = convert(member, type, `${path}.${field}`);
+    const converted = convert(member, type, `${path}.${field}`, uncovered);
     if (presence === 'dft' && isDefault(converted)) continue;
     out[field] = converted;
   }
@@ -233,9 +237,10 @@ function message(value: JsonObject, name: string, path: string): JsonObject {
 /**
  * The card as A2A v1.0 §8.4.1 signs it: reconstructed through the v1.0 schema, `signatures`
  * excluded. Throws A2aCardError A2A_CARD_MALFORMED for a value that is no JSON-safe object
- * within the limits, or a member of the wrong type.
+ * within the limits, or a member of the wrong type. The paths of members the schema does not
+ * define (which no signature covers) are pushed to `uncovered` when given.
  */
-export function signedAgentCard(card: unknown): JsonObject {
+export function signedAgentCard(card: unknown, uncovered?: string[]): JsonObject {
   try {
     assertSafeJson(card, LIMITS);
   } catch (error) {
@@ -244,7 +249,7 @@ export function signedAgentCard(card: unknown): JsonObject {
     });
   }
   if (!isObject(card)) malformed('card', 'must be a JSON object');
-  return message(card, 'AgentCard', 'card');
+  return message(card, 'AgentCard', 'card', uncovered);
 }
 
 /** The JWS payload of a card's signatures: the RFC 8785 UTF-8 form of `signedAgentCard(card)`. */

@@ -51,7 +51,9 @@ function ambiguity(value: JsonValue, path: string): string | undefined {
  * §8.4.1 canonical form, protected header `{"alg":"EdDSA","typ":"JOSE","kid":<DID URL>}`.
  * Signatures the card carried are dropped: the extension changes what they signed (another
  * party may countersign the result). Throws A2aCardError: A2A_CARD_MALFORMED for a card that
- * is not an A2A v1.0 card in JSON, A2A_CARD_AMBIGUOUS for one holding an empty value (below).
+ * is not an A2A v1.0 card in JSON, A2A_CARD_AMBIGUOUS for one holding a member outside the
+ * A2A v1.0 schema or an empty value (below): every member of a signed card is covered, the same
+ * way by every verifier.
  */
 export async function signAgentCard(
   card: AgentCard,
@@ -70,7 +72,15 @@ export async function signAgentCard(
   const extension = mandateExtension({ did: identity.did, credentials });
   const { signatures: _dropped, ...unsigned } = card;
   const result: AgentCard = { ...unsigned, capabilities: { ...capabilities, extensions: [...others, extension] } };
-  const signed = signedAgentCard(result);
+  const uncovered: string[] = [];
+  const signed = signedAgentCard(result, uncovered);
+  // A member outside the v1.0 schema is in no signature: a client would read it unsigned (and
+  // the SDKs read snake_case spellings such as `input_modes` that the schema's JSON names do not).
+  if (uncovered.length > 0)
+    throw new A2aCardError(
+      'A2A_CARD_AMBIGUOUS',
+      `${uncovered.slice(0, 5).join(', ')}: not an A2A v1.0 field, so no signature would cover it; leave it out`,
+    );
   // The A2A SDKs (a2a-js `canonicalizeAgentCard`, a2a-python `_clean_empty`) also drop every
   // empty value and null the v1.0 text keeps (§8.4.1's example keeps `"description":""`):
   // a card without any verifies the same under both readings.

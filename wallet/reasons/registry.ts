@@ -598,7 +598,7 @@ export const REASONS = {
   },
   A2A_CARD_AMBIGUOUS: {
     meaning:
-      'signAgentCard: the card holds an empty string, array or object, or a null, that A2A SDKs drop before signing and the A2A v1.0 text keeps, so verifiers would disagree on what was signed',
+      'signAgentCard: the card holds a member outside the A2A v1.0 schema (no signature covers it), or an empty string, array or object, or a null, that A2A SDKs drop before signing and the A2A v1.0 text keeps (verifiers would disagree on what was signed)',
   },
   A2A_CARD_UNSIGNED: {
     meaning: "the agent card carries no signature, or none whose `kid` is a DID URL of the agent's DID",
@@ -614,6 +614,9 @@ export const REASONS = {
   },
   A2A_CARD_SIGNATURE_INVALID: {
     meaning: "the agent's card signature does not verify over the card's canonical form (a tampered card)",
+  },
+  A2A_CARD_SUBJECT_MISMATCH: {
+    meaning: "the card's DID is not the subject of the leaf credential it carries",
   },
 
   // The CLI's own codes (cli/errors.ts).

@@ -11,6 +11,8 @@ import { MANDATE_A2A_EXTENSION_URI } from '../../../wallet/a2a/extension.ts';
 import { agentCardPayload, type AgentCard } from '../../../wallet/a2a/payload.ts';
 import { signAgentCard, type SignedAgentCard } from '../../../wallet/a2a/sign.ts';
 import { verifyAgentCardSignature, type AgentCardFailure } from '../../../wallet/a2a/verify-signature.ts';
+import { verifyAgentCard, type VerifyAgentCardOptions } from '../../../wallet/a2a/verify.ts';
+import { delegate } from '../../../wallet/vc/delegation.ts';
 import { issueAgentCredential } from '../../../wallet/vc/agent-credential.ts';
 import type { SigningIdentity } from '../../../wallet/vc/identity.ts';
 import type { AgentCredential } from '../../../wallet/vc/types.ts';
@@ -23,6 +25,17 @@ let platform: SigningIdentity;
 let agent: SigningIdentity;
 let resolver: TestResolver;
 let credential: AgentCredential;
+
+function chainOptions(extra: Partial<VerifyAgentCardOptions> = {}): VerifyAgentCardOptions {
+  return { trustedIssuers: [platform.did], expectedDomain: 'files.example.com', resolver, ...extra };
+}
+
+async function expectChainRefused(card: unknown, reason: string, extra: Partial<VerifyAgentCardOptions> = {}) {
+  const result = await verifyAgentCard(card, chainOptions(extra));
+  if (result.valid) throw new Error(`expected ${reason}, but the card was accepted`);
+  expect(result.reason).toBe(reason);
+  expect(result.message.length).toBeGreaterThan(0);
+}
 
 /** A plain A2A v1.0 card, as an A2A server would declare it. */
 function baseCard(): AgentCard {
@@ -183,9 +196,15 @@ describe('signAgentCard and verifyAgentCardSignature — accepted', () => {
 });
 
 describe('signAgentCard — refused', () => {
-  it('A2A_CARD_AMBIGUOUS: an empty value the SDKs would drop and the specification keeps', async () => {
+  it('A2A_CARD_AMBIGUOUS: an empty value the SDKs would drop and the specification keeps, a member no signature covers', async () => {
     await expect(sign({ ...baseCard(), description: '' })).rejects.toMatchObject({ code: 'A2A_CARD_AMBIGUOUS' });
     await expect(sign({ ...baseCard(), skills: [] })).rejects.toMatchObject({ code: 'A2A_CARD_AMBIGUOUS' });
+    // Members outside the v1.0 schema: a v0.3 `url`, a snake_case spelling the SDKs also read.
+    await expect(sign({ ...baseCard(), url: 'https://files.example.com' })).rejects.toMatchObject({
+      code: 'A2A_CARD_AMBIGUOUS',
+    });
+    const skill = { id: 's', name: 'S', description: 'd', tags: ['t'], input_modes: ['text/plain'] };
+    await expect(sign({ ...baseCard(), skills: [skill] })).rejects.toMatchObject({ code: 'A2A_CARD_AMBIGUOUS' });
   });
 
   it('A2A_CARD_MALFORMED: a field of the wrong type', async () => {
@@ -296,5 +315,84 @@ describe('verifyAgentCardSignature — refused', () => {
     const retired = testIdentity('retired');
     resolver.documents.set(retired.did, { document: retired.document, deactivated: true });
     await expectRefused(await sign(baseCard(), retired), 'DID_DEACTIVATED');
+  });
+});
+
+describe("verifyAgentCard — the agent's authority", () => {
+  it('accepts a card whose DID holds an issuer-backed credential, and reports the authority', async () => {
+    const card = await sign();
+    const result = await verifyAgentCard(card, chainOptions({ requiredScopes: ['files:read'] }));
+    expect(result).toMatchObject({
+      valid: true,
+      agentDid: agent.did,
+      keyId: agent.verificationMethod,
+      privilegeScopes: ['files:read'],
+      effectiveScopes: ['files:read'],
+    });
+    if (!result.valid) return;
+    expect(result.card.name).toBe('Files agent');
+    expect(result.chain).toEqual([
+      expect.objectContaining({ id: credential.id, type: 'AgentCredential', issuer: platform.did, subject: agent.did }),
+    ]);
+    expect(result.checks.map((c) => c.check)).toEqual(['dids', 'credentials', 'chain', 'scopes', 'status']);
+  });
+
+  it('accepts a sub-agent whose card carries its delegated chain, leaf first', async () => {
+    const subAgent = newIdentity();
+    const child = await delegate(credential, {
+      delegator: agent,
+      delegateeDid: subAgent.did,
+      scopes: ['files:read:public'],
+      domains: ['files.example.com'],
+    });
+    const card = await signAgentCard(baseCard(), subAgent, {
+      credentials: [child as unknown as JsonObject, credential as unknown as JsonObject],
+    });
+    const result = await verifyAgentCard(card, chainOptions());
+    expect(result).toMatchObject({ valid: true, agentDid: subAgent.did, effectiveScopes: ['files:read:public'] });
+    if (result.valid) expect(result.chain.map((l) => l.subject)).toEqual([subAgent.did, agent.did]);
+  });
+
+  it('reports a refused signature before looking at the chain', async () => {
+    const card = await sign();
+    await expectChainRefused({ ...card, name: 'Payments agent' }, 'A2A_CARD_SIGNATURE_INVALID');
+  });
+
+  it("A2A_CARD_SUBJECT_MISMATCH: the card's DID is not the credential's subject", async () => {
+    const other = newIdentity();
+    // The agent signs a card carrying someone else's (valid) credential.
+    const theirs = await issueAgentCredential({
+      issuer: platform,
+      agentDid: other.did,
+      privilegeScopes: ['files'],
+      delegationDepth: 0,
+    });
+    const card = await signAgentCard(baseCard(), agent, { credentials: [theirs as unknown as JsonObject] });
+    await expectChainRefused(card, 'A2A_CARD_SUBJECT_MISMATCH');
+  });
+
+  it("passes the chain's own reason through: issuer trust, expiry, target, scopes, status, a forged credential", async () => {
+    const card = await sign();
+    await expectChainRefused(card, 'UNTRUSTED_ISSUER', { trustedIssuers: [newIdentity().did] });
+    await expectChainRefused(card, 'CREDENTIAL_EXPIRED', { now: new Date(Date.now() + 48 * HOUR) });
+    await expectChainRefused(card, 'TARGET_MISMATCH', { expectedDomain: 'payments.example.com' });
+    await expectChainRefused(card, 'INSUFFICIENT_SCOPE', { requiredScopes: ['files:write'] });
+    await expectChainRefused(card, 'STATUS_UNAVAILABLE', { requireCredentialStatus: true });
+    // The agent widens its own credential's scopes and signs the card: the issuer's proof breaks.
+    const forged = {
+      ...credential,
+      credentialSubject: { ...credential.credentialSubject, privilegeScopes: ['files'] },
+    };
+    const forgedCard = await signAgentCard(baseCard(), agent, { credentials: [forged as unknown as JsonObject] });
+    await expectChainRefused(forgedCard, 'CREDENTIAL_SIGNATURE_INVALID');
+    const junk = await signAgentCard(baseCard(), agent, { credentials: [{ id: 'urn:uuid:x', type: ['x'] }] });
+    await expectChainRefused(junk, 'MALFORMED');
+  });
+
+  it('rejects options that cannot work, as verifyPresentation does', async () => {
+    const card = await sign();
+    await expect(verifyAgentCard(card, chainOptions({ expectedDomain: '' }))).rejects.toMatchObject({
+      code: 'INVALID_VERIFIER_OPTIONS',
+    });
   });
 });
