@@ -26,6 +26,13 @@ export {
   type SignResponseOptions,
 } from './sign.ts';
 export {
+  WEB_BOT_AUTH_TAG,
+  type SignatureAgent,
+  type SignatureAgentType,
+  type WebBotAuthSignOptions,
+  type WebBotAuthVerifyOptions,
+} from './web-bot-auth.ts';
+export {
   verifyRequestSignature,
   verifyResponseSignature,
   verifyMessageSignature,

@@ -20,6 +20,12 @@ import {
   type HttpMessageView,
 } from './base.ts';
 import { createContentDigest, type ContentDigestAlgorithm } from './content-digest.ts';
+import {
+  addSignatureAgent,
+  checkWebBotAuthSigner,
+  WEB_BOT_AUTH_TAG,
+  type WebBotAuthSignOptions,
+} from './web-bot-auth.ts';
 import { HttpSignatureError, refuse } from './errors.ts';
 import {
   parseDictionary,
@@ -56,13 +62,22 @@ export interface SignatureOptions {
   nonce?: string | false;
   /** `tag` (RFC 9421 §2.3): the application profile, e.g. `web-bot-auth`. */
   tag?: string;
+  /** The `alg` parameter (default `ed25519`); `false` leaves it out (the key implies it, §2.3). */
+  alg?: 'ed25519' | false;
   /** The body's digest algorithm (default `sha-256`); `false` leaves the body uncovered. */
   contentDigest?: ContentDigestAlgorithm | false;
   /** The clock, ms since the epoch (default `Date.now()`): `created` is its second. */
   now?: number;
 }
 
-export type SignRequestOptions = SignatureOptions;
+export interface SignRequestOptions extends SignatureOptions {
+  /**
+   * The Web Bot Auth profile (draft-ietf-webbotauth-httpsig-protocol): `tag="web-bot-auth"`, the
+   * keyid checked to be the key's JWK thumbprint, and `Signature-Agent` written and covered as
+   * `"signature-agent";key="<label>"`. `{}` signs the profile without a Signature-Agent.
+   */
+  webBotAuth?: WebBotAuthSignOptions;
+}
 export type SignResponseOptions = SignatureOptions;
 
 /**
@@ -104,8 +119,8 @@ function signatureParams(signer: RequestSigner, options: SignatureOptions): Para
     ['created', created],
     ['expires', created + lifetime],
     ['keyid', signer.keyid],
-    ['alg', 'ed25519'],
   ]);
+  if (options.alg !== false) params.set('alg', 'ed25519');
   const nonce = options.nonce ?? bytesToBase64url(randomBytes(32));
   if (nonce !== false) params.set('nonce', nonce);
   if (options.tag !== undefined) params.set('tag', options.tag);
@@ -157,7 +172,9 @@ async function addSignature(unsigned: Unsigned, signer: RequestSigner, options: 
   const { view, body, defaults } = unsigned;
   if (body !== undefined && body.length > 0 && options.contentDigest !== false) {
     view.headers.set('content-digest', createContentDigest(body, options.contentDigest));
-    defaults.push('content-digest');
+    // Last of the defaults, unless the caller places it among their components.
+    const listed = (options.components ?? []).some((c) => c === 'content-digest' || c === '"content-digest"');
+    if (!listed) defaults.push('content-digest');
   }
   const components = coveredComponents(defaults, options.components);
   const params = signatureParams(signer, options);
@@ -202,7 +219,14 @@ export async function signRequest(
   const headers = new Headers(request.headers);
   const defaults = ['@method', '@authority', '@path'];
   if (new URL(request.url).search !== '') defaults.push('@query');
-  await addSignature({ view: { method: request.method, url: request.url, headers }, body, defaults }, signer, options);
+  let signing: SignatureOptions = options;
+  if (options.webBotAuth !== undefined) {
+    checkWebBotAuthSigner(signer.keyid, signer.publicKey, options.tag);
+    const agent = addSignatureAgent(headers, options.label ?? 'sig1', options.webBotAuth);
+    if (agent !== undefined) defaults.push(agent);
+    signing = { ...options, tag: WEB_BOT_AUTH_TAG };
+  }
+  await addSignature({ view: { method: request.method, url: request.url, headers }, body, defaults }, signer, signing);
   // From a clone: a Request built from `request` itself would mark its body used (Chromium).
   return new Request(request.clone(), body === undefined ? { headers } : { headers, body });
 }

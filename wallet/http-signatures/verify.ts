@@ -20,6 +20,13 @@ import {
 } from './base.ts';
 import { verifyContentDigest } from './content-digest.ts';
 import { refuse } from './errors.ts';
+import { ed25519Thumbprint } from '../crypto/jwt.ts';
+import {
+  coveredSignatureAgent,
+  WEB_BOT_AUTH_TAG,
+  type SignatureAgent,
+  type WebBotAuthVerifyOptions,
+} from './web-bot-auth.ts';
 import {
   isInnerList,
   parseDictionary,
@@ -43,6 +50,8 @@ export interface SignatureParameters {
   readonly alg?: string;
   readonly keyid: string;
   readonly tag?: string;
+  /** Web Bot Auth: the `Signature-Agent` member the signature covers (where its keys are published). */
+  readonly signatureAgent?: SignatureAgent;
 }
 
 export interface VerifySignatureOptions {
@@ -54,6 +63,11 @@ export interface VerifySignatureOptions {
   maxSkewSeconds?: number;
   /** Oldest `created` accepted, seconds before now, whatever `expires` says (default 300). */
   maxAgeSeconds?: number;
+  /**
+   * Longest `expires` − `created` accepted, seconds (default 300, Mandate's bound; the Web Bot
+   * Auth draft recommends at most 24 hours, and its test vectors expire in 2124).
+   */
+  maxLifetimeSeconds?: number;
   /**
    * Components the signature must cover (component identifiers, as signRequest takes them).
    * Default for a request: `@method`, `@authority`, `@path`, and `@query` when the URL has one;
@@ -73,6 +87,12 @@ export interface VerifySignatureOptions {
   label?: string;
   /** The body bytes, when the caller has read them already (otherwise read from a clone). */
   body?: Uint8Array;
+  /**
+   * Require the Web Bot Auth profile: the signature tagged `web-bot-auth` is chosen, `expires`
+   * is required, a covered `Signature-Agent` member too (by default), and the `keyid` must be
+   * the thumbprint of the key `resolveKey` returns (which receives the agent in `params`).
+   */
+  webBotAuth?: boolean | WebBotAuthVerifyOptions;
 }
 
 export interface VerifiedSignature {
@@ -91,6 +111,8 @@ export interface VerifiedSignature {
   readonly fields: Readonly<Record<string, string>>;
   /** The key that verified. */
   readonly publicKey: Uint8Array;
+  /** Web Bot Auth: the covered `Signature-Agent` member. */
+  readonly signatureAgent?: SignatureAgent;
 }
 
 export type VerifiedRequestSignature = VerifiedSignature;
@@ -158,11 +180,9 @@ function checkTime(params: SignatureParameters, options: VerifySignatureOptions)
   const maxAge = options.maxAgeSeconds ?? MAX_SIGNATURE_LIFETIME_SECONDS;
   if (params.created > now + skew)
     refuse('HTTP_SIGNATURE_NOT_YET_VALID', '"created" is in the future, beyond the allowed skew');
-  if (params.expires !== undefined && params.expires - params.created > MAX_SIGNATURE_LIFETIME_SECONDS)
-    refuse(
-      'HTTP_SIGNATURE_LIFETIME_EXCEEDED',
-      `"expires" is more than ${MAX_SIGNATURE_LIFETIME_SECONDS} s after "created"`,
-    );
+  const maxLifetime = options.maxLifetimeSeconds ?? MAX_SIGNATURE_LIFETIME_SECONDS;
+  if (params.expires !== undefined && params.expires - params.created > maxLifetime)
+    refuse('HTTP_SIGNATURE_LIFETIME_EXCEEDED', `"expires" is more than ${maxLifetime} s after "created"`);
   const until = Math.min(params.expires ?? Infinity, params.created + maxAge) + skew;
   if (now > until) refuse('HTTP_SIGNATURE_EXPIRED', 'the signature has expired (RFC 9421 §3.2.1)');
   return until * 1000;
@@ -221,21 +241,24 @@ export async function verifyMessageSignature(
   body: Uint8Array | undefined,
   options: VerifySignatureOptions,
 ): Promise<VerifiedSignature> {
-  const inputs = dictionaryField(message, 'signature-input');
-  const signatures = dictionaryField(message, 'signature');
-  const [label, input] = chooseSignature(inputs, options);
-  const signatureMember = signatures.get(label);
-  if (signatureMember === undefined || isInnerList(signatureMember) || !(signatureMember.value instanceof Uint8Array))
-    return refuse('HTTP_SIGNATURE_MALFORMED', `Signature has no byte sequence for "${label}" (RFC 9421 §4.2)`);
-  const signature = signatureMember.value;
-  if (input.items.length > MAX_COMPONENTS) refuse('HTTP_SIGNATURE_MALFORMED', 'more than 32 covered components');
+  const webBotAuth = options.webBotAuth === true ? {} : options.webBotAuth || undefined;
+  const choice = webBotAuth === undefined ? options : { ...options, tag: WEB_BOT_AUTH_TAG };
+  const { label, input, signature } = chosenSignature(message, choice);
   const covered = componentsOf(input);
   const params = readParams(input.params, options);
+  if (webBotAuth !== undefined && params.expires === undefined)
+    refuse('HTTP_SIGNATURE_PARAMS_INVALID', 'no "expires": Web Bot Auth requires it');
   const until = checkTime(params, options);
   const hasBody = body !== undefined && body.length > 0 && options.requireContentDigest !== false;
   checkCovered(covered, requiredComponents(message, options), hasBody);
   const base = signatureBase(message, covered, input.params);
-  const publicKey = await publicKeyFor(params, options);
+  const signatureAgent =
+    webBotAuth === undefined ? undefined : coveredSignatureAgent(message, label, covered, webBotAuth);
+  const withAgent = signatureAgent === undefined ? params : { ...params, signatureAgent };
+  const publicKey = await publicKeyFor(withAgent, options);
+  // Web Bot Auth: keyid MUST be the key's JWK thumbprint (the draft §Generating, RFC 7638).
+  if (webBotAuth !== undefined && ed25519Thumbprint(publicKey) !== params.keyid)
+    refuse('HTTP_SIGNATURE_KEYID_MISMATCH', 'the keyid is not the RFC 7638 thumbprint of its key');
   if (!(await verifyEd25519(signature, utf8ToBytes(base.base), publicKey)))
     refuse('HTTP_SIGNATURE_INVALID', 'the signature does not verify over the signature base (RFC 9421 §3.2)');
   const digest = base.values.get('"content-digest"');
@@ -245,14 +268,23 @@ export async function verifyMessageSignature(
   for (const id of covered)
     if (!id.name.startsWith('@') && id.params.get('req') === undefined)
       fields[id.name] = message.headers.get(id.name) ?? '';
-  return {
-    label,
-    ...params,
-    components: [...base.values.keys()],
-    values: Object.fromEntries(base.values),
-    fields,
-    publicKey,
-  };
+  const values = Object.fromEntries(base.values);
+  return { label, ...withAgent, components: [...base.values.keys()], values, fields, publicKey };
+}
+
+/** Steps 1–2: the signature asked for, its `Signature-Input` member and its bytes. */
+function chosenSignature(
+  message: HttpMessageView,
+  options: VerifySignatureOptions,
+): { label: string; input: InnerList; signature: Uint8Array } {
+  const inputs = dictionaryField(message, 'signature-input');
+  const signatures = dictionaryField(message, 'signature');
+  const [label, input] = chooseSignature(inputs, options);
+  const member = signatures.get(label);
+  if (member === undefined || isInnerList(member) || !(member.value instanceof Uint8Array))
+    return refuse('HTTP_SIGNATURE_MALFORMED', `Signature has no byte sequence for "${label}" (RFC 9421 §4.2)`);
+  if (input.items.length > MAX_COMPONENTS) refuse('HTTP_SIGNATURE_MALFORMED', 'more than 32 covered components');
+  return { label, input, signature: member.value };
 }
 
 async function bodyOf(message: Request | Response, given: Uint8Array | undefined): Promise<Uint8Array | undefined> {

@@ -576,7 +576,14 @@ export const REASONS = {
   HTTP_SIGNATURE_COMPONENT_ABSENT: {
     meaning: 'a covered component is not in the message (a header field or dictionary member it lacks)',
   },
+  HTTP_SIGNATURE_AGENT_INVALID: {
+    meaning:
+      'Web Bot Auth: the signature covers no `Signature-Agent` member (keyed by its label, or exactly one), or the member is not an https URL of a supported `type` (a `directory` member is an origin)',
+  },
   HTTP_SIGNATURE_KEY_UNKNOWN: { meaning: 'the `keyid` names no key the verifier knows' },
+  HTTP_SIGNATURE_KEYID_MISMATCH: {
+    meaning: 'Web Bot Auth: the `keyid` is not the RFC 7638 JWK thumbprint of the key it resolved to',
+  },
   HTTP_SIGNATURE_INVALID: { meaning: 'the signature does not verify over the rebuilt signature base' },
   CONTENT_DIGEST_MISSING: { meaning: 'the message has a body but its signature does not cover `content-digest`' },
   CONTENT_DIGEST_UNSUPPORTED: {

@@ -296,6 +296,22 @@ describe('every refusal, with its reason code', () => {
       'HTTP_SIGNATURE_COMPONENT_ABSENT',
       async () => verifyRequestSignature(withHeader(await sign(post()), 'content-digest', null), verifier()),
     ],
+    [
+      'HTTP_SIGNATURE_AGENT_INVALID', // Web Bot Auth: no Signature-Agent covered (web-bot-auth.shared.test.ts has more)
+      async () => verifyRequestSignature(await sign(post(), { webBotAuth: {} }), verifier({ webBotAuth: true })),
+    ],
+    [
+      'HTTP_SIGNATURE_KEYID_MISMATCH', // Web Bot Auth: a keyid that is not the key's thumbprint
+      async () => {
+        const named = identityRequestSigner({ verificationMethod: 'did:example:a#k', signer: seedSigner(TEST_SEED) });
+        const signed = await sign(post(), { tag: 'web-bot-auth' }, named);
+        const options = verifier({
+          resolveKey: async () => TEST_PUBLIC_KEY,
+          webBotAuth: { requireSignatureAgent: false },
+        });
+        return verifyRequestSignature(signed, options);
+      },
+    ],
     ['HTTP_SIGNATURE_KEY_UNKNOWN', async () => verifyRequestSignature(await sign(post(), {}, otherSigner), verifier())],
     [
       'HTTP_SIGNATURE_INVALID', // signed by a key other than the one its keyid names
