@@ -17,6 +17,7 @@ import { invalidCursor, refuse } from '../refusal.ts';
 import type { AgentRecord } from '../storage/agents-store.ts';
 import type { CredentialRecord } from '../storage/credentials-store.ts';
 import { refuseIfDeactivated, serverSigningIdentity } from './custody.ts';
+import { signatureAgentCardUrl } from './key-directory.ts';
 import { requireUsableDid } from './dids.ts';
 import type { AgentDetail, AgentInfo, AgentPage } from '../../wallet/contract/agents.ts';
 import {
@@ -50,6 +51,7 @@ export function agentView(
     ...(hosted && agent.did.startsWith(webPrefix)
       ? { didDocumentUrl: `${deps.config.apiBaseUrl}/agents/${encodeURIComponent(agent.id)}/did.json` }
       : {}),
+    signatureAgentCardUrl: signatureAgentCardUrl(deps, agent.id),
     ...(hosted?.deactivated ? { deactivated: true } : {}),
   };
 }

@@ -54,7 +54,7 @@ function matches(agent: ConsoleAgent, needle: string): boolean {
 }
 
 function consoleAgent(deps: Pick<IssuerDeps, 'config' | 'now'>, row: AgentWithState): ConsoleAgent {
-  const { didDocumentUrl: _url, ...rest } = agentView(deps, row.agent, row.hosted);
+  const { didDocumentUrl: _url, signatureAgentCardUrl: _card, ...rest } = agentView(deps, row.agent, row.hosted);
   return { ...rest, credentialState: row.current ? credentialState(row.current, deps.now()) : 'none' };
 }
 

@@ -32,9 +32,11 @@ beforeAll(async () => {
 });
 afterAll(() => issuer.dispose());
 
-/** The agent's short id (its documents' path segment), as the operator API shows it. */
+/** The agent's short id (its documents' path segment), as the operator API shows it with its card's URL. */
 async function agentId(did: string): Promise<string> {
-  return (await issuer.call(agentPath(did), { admin: true })).json.id as string;
+  const agent = (await issuer.call(agentPath(did), { admin: true })).json;
+  expect(agent.signatureAgentCardUrl).toBe(`${issuer.url}/agents/${agent.id}/signature-agent-card`);
+  return agent.id as string;
 }
 
 /** The public JWKs of the `authentication` keys of the agent's DID document, as the issuer's resolver reads it. */
@@ -133,7 +135,10 @@ describe('GET /.well-known/http-message-signatures-directory', () => {
   });
 });
 
-/** The directory as a verifier fetches it: the raw body and headers, and the request it answers. */
+/**
+ * The directory as a verifier fetches it — over a real socket, not `issuer.fetch`: the size of its
+ * signature headers is what a client's HTTP parser must take — with the request it answers.
+ */
 async function fetchDirectory(query = ''): Promise<{ response: Response; request: Request; body: string }> {
   const request = new Request(issuer.url + DIRECTORY + query);
   const fetched = await fetch(request.clone());

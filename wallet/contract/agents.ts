@@ -17,6 +17,8 @@ export const AgentSchema = z
     createdAt: z.string(),
     /** Hosted did:web document URL (server custody, DID_METHOD=web). */
     didDocumentUrl: z.string().optional(),
+    /** Its Signature Agent Card (docs/key-directory.md): a Web Bot Auth `Signature-Agent` of `type=cimd` names it. */
+    signatureAgentCardUrl: z.string().optional(),
     deactivated: z.boolean().optional(),
   })
   .meta({ id: 'Agent' });

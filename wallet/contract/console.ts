@@ -7,7 +7,7 @@ import { endpoint } from './endpoint.ts';
 import { DidSchema } from './primitives.ts';
 
 /** An agent with its current credential's state (`none` without one). */
-export const ConsoleAgentSchema = AgentSchema.omit({ didDocumentUrl: true })
+export const ConsoleAgentSchema = AgentSchema.omit({ didDocumentUrl: true, signatureAgentCardUrl: true })
   .extend({ credentialState: z.enum([...CREDENTIAL_STATES, 'none']) })
   .meta({ id: 'ConsoleAgent' });
 
