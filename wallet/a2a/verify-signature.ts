@@ -14,6 +14,7 @@ import {
   type ParsedDetachedJws,
 } from '../crypto/jws.ts';
 import { canonicalBytes } from '../crypto/jcs.ts';
+import { parseJson } from '../crypto/json-parse.ts';
 import { isObject, type JsonObject, type JsonValue } from '../crypto/json-value.ts';
 import { didOf } from '../did/parse.ts';
 import type { Resolvable } from '../did/types.ts';
@@ -133,17 +134,31 @@ async function verifiedKey(
   throw first;
 }
 
+/** A card received as JSON text, parsed under the card's limits (A2A_CARD_MALFORMED otherwise). */
+function parseCard(text: string): JsonValue {
+  try {
+    return parseJson(text, { maxBytes: MAX_AGENT_CARD_BYTES, maxDepth: 32 });
+  } catch (error) {
+    throw new A2aCardError(
+      'A2A_CARD_MALFORMED',
+      `the card is not strict JSON within the limits: ${(error as Error).message}`,
+    );
+  }
+}
+
 /**
- * Whether `card` is signed by a key of the DID its Mandate identity extension names. A refusal
- * is a result, never an exception. Does not look at the credentials: verifyAgentCard does.
+ * Whether `card` (a parsed value or JSON text) is signed by a key of the DID its Mandate identity
+ * extension names. A refusal is a result, never an exception. Does not look at the credentials:
+ * verifyAgentCard does.
  */
 export async function verifyAgentCardSignature(
   card: unknown,
   options: VerifyAgentCardSignatureOptions,
 ): Promise<AgentCardSignatureSuccess | AgentCardFailure> {
   try {
-    const signed = signedAgentCard(card);
-    const signatures = (card as JsonObject).signatures ?? null;
+    const value = typeof card === 'string' ? parseCard(card) : card;
+    const signed = signedAgentCard(value);
+    const signatures = (value as JsonObject).signatures ?? null;
     if (signatures === null || (Array.isArray(signatures) && signatures.length === 0))
       throw new A2aCardError('A2A_CARD_UNSIGNED', 'the card carries no signatures');
     if (!Array.isArray(signatures)) throw new A2aCardError('A2A_CARD_MALFORMED', 'card.signatures must be an array');

@@ -29,7 +29,7 @@ function leafSubject(credentials: readonly JsonValue[]): JsonValue | undefined {
 }
 
 /**
- * Verifies `card` (a parsed A2A v1.0 Agent Card) and reports the agent's authority; a refusal
+ * Verifies `card` (an A2A v1.0 Agent Card, parsed or as JSON text) and reports the agent's authority; a refusal
  * is a result with one reason code, never an exception. Rejects only with
  * VerifierOptionsError, for invalid `options`.
  */

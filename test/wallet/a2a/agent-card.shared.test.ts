@@ -8,7 +8,7 @@ import { decodeProtectedHeader, signDetachedJws } from '../../../wallet/crypto/j
 import type { JsonObject, JsonValue } from '../../../wallet/crypto/json-value.ts';
 import { didKeyFromPublicKey } from '../../../wallet/did/key.ts';
 import { MANDATE_A2A_EXTENSION_URI } from '../../../wallet/a2a/extension.ts';
-import { agentCardPayload, type AgentCard } from '../../../wallet/a2a/payload.ts';
+import { agentCardPayload, type AgentCard, type AgentCardSignature } from '../../../wallet/a2a/payload.ts';
 import { signAgentCard, type SignedAgentCard } from '../../../wallet/a2a/sign.ts';
 import { verifyAgentCardSignature, type AgentCardFailure } from '../../../wallet/a2a/verify-signature.ts';
 import { verifyAgentCard, type VerifyAgentCardOptions } from '../../../wallet/a2a/verify.ts';
@@ -155,6 +155,26 @@ describe('signAgentCard and verifyAgentCardSignature — accepted', () => {
     expect((await verifyAgentCardSignature(reordered, { resolver })).valid).toBe(true);
   });
 
+  it('verifies a card passed as JSON text', async () => {
+    const card = await sign();
+    expect(await verifyAgentCardSignature(JSON.stringify(card), { resolver })).toMatchObject({ valid: true });
+  });
+
+  it('accepts a card another party countersigned, and one whose first agent signature is stale', async () => {
+    const card = await sign();
+    const agentSignature = card.signatures[0] as AgentCardSignature;
+    const provider = await signDetachedJws(
+      { alg: 'EdDSA', typ: 'JOSE', kid: 'provider-key-1' },
+      agentCardPayload(card),
+      newIdentity().signer,
+    );
+    const countersigned = { ...card, signatures: [provider, agentSignature] };
+    expect(await verifyAgentCardSignature(countersigned, { resolver })).toMatchObject({ valid: true });
+    const stale = (await sign({ ...baseCard(), version: '0.9.0' })).signatures[0] as AgentCardSignature;
+    const rotated = { ...card, signatures: [stale, agentSignature] };
+    expect(await verifyAgentCardSignature(rotated, { resolver })).toMatchObject({ valid: true });
+  });
+
   it('signs with a non-extractable WebCrypto key', async () => {
     const { privateKey, publicKey } = await generateNonExtractableKey();
     const did = didKeyFromPublicKey(publicKey);
@@ -213,8 +233,11 @@ describe('signAgentCard — refused', () => {
 });
 
 describe('verifyAgentCardSignature — refused', () => {
-  it('A2A_CARD_MALFORMED: not an object, a wrong type, too large', async () => {
+  it('A2A_CARD_MALFORMED: not an object, not JSON, a wrong type, too large', async () => {
     await expectRefused('a card', 'A2A_CARD_MALFORMED');
+    const duplicate = '{"name":"a","name":"b"}';
+    for (const junk of [null, 42, [], true, '{"name":', '[]', duplicate, { __proto__: null, name: 1 }])
+      await expectRefused(junk, 'A2A_CARD_MALFORMED');
     const card = await sign();
     await expectRefused({ ...card, skills: 'summarise' }, 'A2A_CARD_MALFORMED');
     await expectRefused({ ...card, signatures: { protected: 'x' } }, 'A2A_CARD_MALFORMED');
