@@ -87,6 +87,7 @@ export {
   parseEd25519PublicJwk,
   ed25519PublicJwk,
   jwkThumbprint,
+  ed25519Thumbprint,
   type JwtErrorCode,
   type Ed25519PublicJwk,
   type Ed25519PrivateJwk,
@@ -365,6 +366,45 @@ export {
   type DelegationResult,
   type SelfIssueOptions,
 } from './wallet.ts';
+
+// HTTP Message Signatures (RFC 9421, ed25519), Content-Digest (RFC 9530) and the Web Bot Auth
+// profile: sign a request or a response, verify one signature (docs/http-signatures.md).
+export {
+  signRequest,
+  signResponse,
+  requestSigner,
+  identityRequestSigner,
+  verifyRequestSignature,
+  verifyResponseSignature,
+  verifyMessageSignature,
+  signatureBase,
+  parseComponentId,
+  createContentDigest,
+  verifyContentDigest,
+  HttpSignatureError,
+  HTTP_SIGNATURE_REASONS,
+  WEB_BOT_AUTH_TAG,
+  MAX_SIGNATURE_LIFETIME_SECONDS,
+  DEFAULT_SIGNATURE_LIFETIME_SECONDS,
+  type RequestSigner,
+  type SignatureOptions,
+  type SignRequestOptions,
+  type SignResponseOptions,
+  type VerifySignatureOptions,
+  type VerifiedSignature,
+  type VerifiedRequestSignature,
+  type SignatureParameters,
+  type SignatureReplayStore,
+  type HttpMessageView,
+  type ComponentId,
+  type SignatureBase,
+  type ContentDigestAlgorithm,
+  type HttpSignatureErrorCode,
+  type SignatureAgent,
+  type SignatureAgentType,
+  type WebBotAuthSignOptions,
+  type WebBotAuthVerifyOptions,
+} from './http-signatures/index.ts';
 
 // Web Bot Auth key discovery: the signed key directory and the Signature Agent Card an agent
 // serves (docs/key-directory.md).

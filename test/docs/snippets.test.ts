@@ -70,6 +70,7 @@ const RUN_HERE: Record<string, readonly string[]> = {
   'docs/cli.md': ['cli-help'],
   'docs/conformance.md': ['w3c-local-config'],
   'docs/dids.md': ['dids-resolver', 'dids-table-resolver'],
+  'docs/http-signatures.md': ['http-signatures-sign-verify'],
   'docs/key-directory.md': ['key-directory-self-custody'],
   'docs/oauth.md': [
     'oauth4webapi-client-credentials',
@@ -154,6 +155,21 @@ describe('README.md', () => {
   it('"Using the library": the presentation is valid with the effective scopes the comment shows', async () => {
     const { result } = await runSnippet(snippet('README.md', 'readme-library'));
     expect(result).toMatchObject({ valid: true, effectiveScopes: ['files'] });
+  });
+});
+
+describe('docs/http-signatures.md', () => {
+  it('a request signed from a key store verifies, with its Web Bot Auth agent, once', async () => {
+    const { signed, verified, signer } = (await runSnippet(
+      snippet('docs/http-signatures.md', 'http-signatures-sign-verify'),
+    )) as { signed: Request; verified: Record<string, unknown>; signer: { keyid: string } };
+    expect(signed.headers.get('signature-agent')).toBe('sig1="https://issuer.example"');
+    expect(verified).toMatchObject({
+      keyid: signer.keyid,
+      tag: 'web-bot-auth',
+      signatureAgent: { url: 'https://issuer.example', type: 'directory', member: 'sig1' },
+    });
+    expect(verified.components).toContain('"content-digest"');
   });
 });
 
