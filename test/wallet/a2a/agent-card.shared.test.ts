@@ -6,7 +6,6 @@ import { bytesToBase64url } from '../../../wallet/crypto/base64url.ts';
 import { cryptoKeySigner, generateNonExtractableKey } from '../../../wallet/crypto/ed25519.ts';
 import { decodeProtectedHeader, signDetachedJws } from '../../../wallet/crypto/jws.ts';
 import type { JsonObject, JsonValue } from '../../../wallet/crypto/json-value.ts';
-import { didKeyFromPublicKey } from '../../../wallet/did/key.ts';
 import { MANDATE_A2A_EXTENSION_URI } from '../../../wallet/a2a/extension.ts';
 import { agentCardPayload, type AgentCard, type AgentCardSignature } from '../../../wallet/a2a/payload.ts';
 import { signAgentCard, type SignedAgentCard } from '../../../wallet/a2a/sign.ts';
@@ -14,7 +13,8 @@ import { verifyAgentCardSignature, type AgentCardFailure } from '../../../wallet
 import { verifyAgentCard, type VerifyAgentCardOptions } from '../../../wallet/a2a/verify.ts';
 import { delegate } from '../../../wallet/vc/delegation.ts';
 import { issueAgentCredential } from '../../../wallet/vc/agent-credential.ts';
-import type { SigningIdentity } from '../../../wallet/vc/identity.ts';
+import { didKeyIdentity, type SigningIdentity } from '../../../wallet/vc/identity.ts';
+import { createMemoryKeyStore } from '../../../wallet/keystore/memory.ts';
 import type { AgentCredential } from '../../../wallet/vc/types.ts';
 import { newIdentity, testIdentity, testResolver, type TestResolver } from '../../support/agents.ts';
 
@@ -177,14 +177,17 @@ describe('signAgentCard and verifyAgentCardSignature — accepted', () => {
 
   it('signs with a non-extractable WebCrypto key', async () => {
     const { privateKey, publicKey } = await generateNonExtractableKey();
-    const did = didKeyFromPublicKey(publicKey);
-    const identity = {
-      did,
-      verificationMethod: `${did}#${did.slice('did:key:'.length)}`,
-      signer: cryptoKeySigner(privateKey, publicKey),
-    };
+    const identity = didKeyIdentity(cryptoKeySigner(privateKey, publicKey));
     const result = await verifyAgentCardSignature(await sign(baseCard(), identity), { resolver });
-    expect(result).toMatchObject({ valid: true, agentDid: did });
+    expect(result).toMatchObject({ valid: true, agentDid: identity.did });
+  });
+
+  it('signs with a key-store key', async () => {
+    const store = createMemoryKeyStore();
+    const { id } = await store.generate();
+    const identity = didKeyIdentity(await store.signer(id));
+    const result = await verifyAgentCardSignature(await sign(baseCard(), identity), { resolver });
+    expect(result).toMatchObject({ valid: true, agentDid: identity.did });
   });
 
   it('replaces an earlier Mandate extension and keeps the other extensions', async () => {
