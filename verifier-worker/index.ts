@@ -1,5 +1,6 @@
 /**
- * `mandate/verifier`: protect an API with agent presentations (docs/verifier.md). The core is
+ * `mandate/verifier`: protect an API with agent presentations, or requests the agents sign
+ * (docs/verifier.md). The core is
  * framework-neutral and isomorphic (`verifyRequest`, Web `Request` in, verdict out); `agentAuth`
  * is its Hono middleware and `nodeHandler` / `nodeMiddleware` / `toWebRequest` adapt Node `http`
  * (and so Express, Fastify, Connect). `mcpAuth` / `mcpNodeMiddleware` protect an MCP server
@@ -45,6 +46,8 @@ export {
   type PresentationHeaderErrorCode,
   type VerifierOptionsErrorCode,
 } from './request.ts';
+// The chains of signed requests a verifier holds (docs/protocol.md §Signed requests).
+export { createChainCache, type ChainCache, type ChainCacheOptions } from '../wallet/vc/chain-cache.ts';
 export { agentAuth, challengeHandler, type AgentAuthEnv, type AgentAuthOptions, type AgentVariables } from './hono.ts';
 export {
   applyNodeClaims,

@@ -13,7 +13,17 @@ export type {
   UserConsent,
   VerifiablePresentation,
 } from './types.ts';
-export { REASON_CODES, VerificationError, VerifierOptionsError, isReasonCode, type ReasonCode } from './reasons.ts';
+export {
+  REASON_CODES,
+  SIGNED_REQUEST_REASONS,
+  SignedRequestError,
+  VerificationError,
+  VerifierOptionsError,
+  isReasonCode,
+  type ReasonCode,
+  type RefusalCode,
+  type SignedRequestReason,
+} from './reasons.ts';
 export { MANDATE_CONTEXT, MANDATE_CONTEXT_URL, MANDATE_CONTEXTS, VC_V2_CONTEXT } from './context.ts';
 export { didKeyIdentity, newUrnUuid, type SigningIdentity } from './identity.ts';
 export {
@@ -56,6 +66,10 @@ export {
 } from './credential-cache.ts';
 export {
   verifyPresentation,
+  verifyCredentialChain,
+  type ChainOptions,
+  type ChainVerificationResult,
+  type ChainVerificationSuccess,
   type VerifyPresentationOptions,
   type VerificationResult,
   type VerificationSuccess,
@@ -71,3 +85,15 @@ export {
   decodePresentationHeader,
   type PresentationHeaderErrorCode,
 } from './transport.ts';
+export { CHAIN_HEADER, CHAIN_DIGEST_HEADER, chainDigest, chainHeaders, encodeChainHeader } from './chain-header.ts';
+export { createChainCache, type ChainCache, type ChainCacheOptions } from './chain-cache.ts';
+export { signChainedRequest, type ChainedRequestOptions } from './chain-request.ts';
+export {
+  verifySignedRequest,
+  DEFAULT_MAX_SIGNED_BODY_BYTES,
+  type VerifySignedRequestOptions,
+  type SignedRequestResult,
+  type SignedRequestSuccess,
+  type SignedRequestFailure,
+  type RequestSignature,
+} from './signed-request.ts';
