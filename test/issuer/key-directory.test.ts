@@ -238,6 +238,21 @@ describe("the directory answer is signed once per listed key (the draft's posses
     expect((await issuer.call(`/v1/vcs/${vcId}/revoke`, { admin: true, body: {} })).status).toBe(200);
     expect((await directory.answer(undefined)).body).toBe(resigned.body);
   });
+  it('leaves out a key custody cannot open, rather than list it unsigned, and says so in the log', async () => {
+    const warnings: { msg: string; fields?: Record<string, unknown> }[] = [];
+    const ctx = issuer.running.ctx;
+    const log = { ...ctx.log, warn: (msg: string, fields?: Record<string, unknown>) => warnings.push({ msg, fields }) };
+    // Another key-encryption key: no envelope opens (CUSTODY_KEY_UNREADABLE), so no key can sign.
+    const directory = createKeyDirectory({ ...ctx, log, keyEncryptionKey: new Uint8Array(32).fill(1) });
+    const answer = await directory.answer(undefined);
+    expect(JSON.parse(answer.body)).toEqual({ keys: [] });
+    expect(answer.headers['signature']).toBeUndefined();
+    const listed = (await directoryPage(ctx, undefined)).agents;
+    expect(warnings.map((w) => w.fields)).toEqual(
+      listed.map((a) => ({ agentDid: a.did, code: 'CUSTODY_KEY_UNREADABLE' })),
+    );
+  });
+
   it('holds 32 keys an answer, its headers within what clients read, and names the next page', async () => {
     const ctx = issuer.running.ctx;
     const active = (await directoryPage(ctx, undefined, 1000)).agents.length;
