@@ -11,11 +11,14 @@
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 /** Character code → 6-bit value, -1 outside the alphabet. */
-const DIGIT = /* @__PURE__ */ (() => {
+const digits = (alphabet: string): Int8Array => {
   const table = new Int8Array(128).fill(-1);
-  for (let i = 0; i < ALPHABET.length; i++) table[ALPHABET.charCodeAt(i)] = i;
+  for (let i = 0; i < alphabet.length; i++) table[alphabet.charCodeAt(i)] = i;
   return table;
-})();
+};
+const DIGIT = /* @__PURE__ */ digits(ALPHABET);
+/** RFC 4648 §4's alphabet: "+" and "/" where base64url has "-" and "_". */
+const BASE64_DIGIT = /* @__PURE__ */ digits(ALPHABET.slice(0, 62) + '+/');
 const CANONICAL = /^[A-Za-z0-9_-]*$/;
 
 /** base64url of `bytes`, without padding. */
@@ -41,6 +44,10 @@ export function bytesToBase64url(bytes: Uint8Array): string {
  * own typed error.
  */
 export function base64urlToBytesLenient(text: string): Uint8Array {
+  return decode(text, DIGIT);
+}
+
+function decode(text: string, DIGIT: Int8Array): Uint8Array {
   let end = text.length;
   while (text.charCodeAt(end - 1) === 0x3d) --end;
   const out = new Uint8Array(((end * 6) / 8) | 0);
@@ -100,5 +107,10 @@ export function bytesToBase64(bytes: Uint8Array): string {
  */
 export function base64ToBytes(value: unknown): Uint8Array | undefined {
   if (typeof value !== 'string' || !BASE64.test(value)) return undefined;
-  return base64urlToBytes(value.replace(/=+$/, '').replace(/[+/]/g, (c) => (c === '+' ? '-' : '_')));
+  // BASE64 fixes the length and padding; decode refuses stray bits: one spelling per value.
+  try {
+    return decode(value, BASE64_DIGIT);
+  } catch {
+    return undefined;
+  }
 }

@@ -195,10 +195,22 @@ function requiredComponents(message: HttpMessageView, options: VerifySignatureOp
   return query ? ['@method', '@authority', '@path', '@query'] : ['@method', '@authority', '@path'];
 }
 
+/** Required components as serialised identifiers, parsed once per spelling (a verifier's setting). */
+const serializedIds = new Map<string, string>();
+function serializedId(text: string): string {
+  let id = serializedIds.get(text);
+  if (id === undefined) {
+    id = serializeComponentId(parseComponentId(text));
+    if (serializedIds.size >= 256) serializedIds.clear();
+    serializedIds.set(text, id);
+  }
+  return id;
+}
+
 function checkCovered(covered: readonly ComponentId[], required: readonly string[], hasBody: boolean): void {
   const names = new Set(covered.map(serializeComponentId));
   for (const text of required) {
-    const quoted = serializeComponentId(parseComponentId(text));
+    const quoted = serializedId(text);
     if (!names.has(quoted))
       refuse('HTTP_SIGNATURE_COMPONENT_NOT_COVERED', `${quoted} is required and not covered (RFC 9421 §3.2.1)`);
   }
