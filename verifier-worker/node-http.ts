@@ -3,8 +3,9 @@
  * verifier speaks Web `Request`/`Response`; Node servers speak IncomingMessage/ServerResponse.
  *
  * - `toWebRequest(req)`: the request line and headers as a `Request`, WITHOUT the body — the
- *   verifier reads headers only, and the application still owns the unread body stream. A
- *   request-target the application could read as another path is refused (RequestTargetError).
+ *   verifier reads headers only, and the application still owns the unread body stream (a body
+ *   a raw-body parser put in `req.body` as bytes is included: a signed request's digest needs
+ *   it). A request-target the application could read as another path is refused (RequestTargetError).
  * - `nodeHandler(options, next)`: a complete `http.createServer` handler.
  * - `nodeMiddleware(options)`: a Connect/Express-style `(req, res, next)` middleware.
  * - `verifyNodeRequest(req, options)`: the verdict alone, for other frameworks.
@@ -85,8 +86,8 @@ function assertPlainTarget(target: string): void {
 }
 
 /**
- * The request line and headers of `req` as a Web `Request` (no body; HTTP/2 pseudo-headers
- * skipped). The path is the full one: under an Express/Connect mount (`app.use('/api', …)`),
+ * The request line and headers of `req` as a Web `Request` (HTTP/2 pseudo-headers skipped),
+ * without the body — unless a raw-body parser left it in `req.body` as bytes (a Buffer). The path is the full one: under an Express/Connect mount (`app.use('/api', …)`),
  * `req.url` has lost the mount's prefix, which `req.originalUrl` keeps, and rules are written
  * for full paths. Throws RequestTargetError for a target with dot segments or backslashes, and
  * for a method a `Request` cannot carry.
@@ -107,7 +108,15 @@ export function toWebRequest(req: IncomingMessage, options: ToWebRequestOptions 
     throw new RequestTargetError('UNSUPPORTED_METHOD', `${method} requests cannot be verified`);
   const base = new URL(originOf(req, options));
   const url = target.startsWith('/') ? new URL(base.origin + target) : new URL(target, base);
-  return new Request(url, { method, headers });
+  // A body a raw-body parser read already (Express's express.raw(), Fastify's rawBody) goes in,
+  // so a signed request's Content-Digest can be checked; the stream itself is never read here.
+  const { body } = req as { body?: unknown };
+  const bodyAllowed = !/^(?:GET|HEAD)$/i.test(method);
+  return new Request(url, {
+    method,
+    headers,
+    ...(bodyAllowed && body instanceof Uint8Array ? { body: new Uint8Array(body) } : {}),
+  });
 }
 
 /** Writes a Web `Response` (status, headers, body) to `res`. */

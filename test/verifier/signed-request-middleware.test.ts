@@ -4,7 +4,10 @@
 // in full once, by digest afterwards, and a CHAIN_UNKNOWN answered by sending it again.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import express from 'express';
 import { Hono } from 'hono';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identityRequestSigner } from '../../wallet/http-signatures/sign.ts';
 import { issueAgentCredential } from '../../wallet/vc/agent-credential.ts';
@@ -13,6 +16,7 @@ import { delegate } from '../../wallet/vc/delegation.ts';
 import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import type { AgentCredential, DelegatedAgentCredential } from '../../wallet/vc/types.ts';
 import { agentAuth, type AgentAuthEnv } from '../../verifier-worker/hono.ts';
+import { nodeMiddleware, type AgentRequest } from '../../verifier-worker/node-http.ts';
 import { newIdentity, testResolver } from '../support/agents.ts';
 import { startHonoMcp, startTokenServer, TOOLS, type McpFixture, type TokenServer } from '../support/mcp.ts';
 
@@ -66,6 +70,44 @@ describe('agentAuth (Hono)', () => {
     const replay = await app.fetch(first);
     expect(replay.status).toBe(401);
     expect(await replay.json()).toMatchObject({ valid: false, reason: 'HTTP_SIGNATURE_REPLAYED' });
+  });
+});
+
+describe('nodeMiddleware (Express)', () => {
+  const TARGET = '127.0.0.1';
+
+  it('checks a signed body that express.raw() read before it; without it the digest cannot match', async () => {
+    const chain = await chainFor(TARGET, ['files:write']);
+    const options = { trustedIssuers: [platform.did], target: TARGET, resolver: testResolver() };
+    const app = express();
+    app.post('/raw/files', express.raw({ type: '*/*' }), nodeMiddleware(options), (req, res) => {
+      res.json({ agent: (req as unknown as AgentRequest).agent.agentDid, body: String(req.body) });
+    });
+    app.post('/stream/files', nodeMiddleware(options), (_req, res) => void res.json({}));
+    app.get('/stream/files', nodeMiddleware(options), (_req, res) => void res.json({ ok: true }));
+    const server = await new Promise<Server>((resolve) => {
+      const s = createServer(app).listen(0, TARGET, () => resolve(s));
+    });
+    const origin = `http://${TARGET}:${(server.address() as AddressInfo).port}`;
+    try {
+      const send = async (path: string, method: string, body?: string) =>
+        fetch(
+          await signChainedRequest(
+            new Request(`${origin}${path}`, { method, ...(body === undefined ? {} : { body }) }),
+            identityRequestSigner(agent),
+            chain,
+          ),
+        );
+      const raw = await send('/raw/files', 'POST', '{"name":"a.txt"}');
+      expect(raw.status).toBe(200);
+      expect(await raw.json()).toEqual({ agent: agent.did, body: '{"name":"a.txt"}' });
+      expect((await send('/stream/files', 'GET')).status).toBe(200);
+      const unread = await send('/stream/files', 'POST', '{"name":"a.txt"}');
+      expect(unread.status).toBe(401);
+      expect(await unread.json()).toMatchObject({ reason: 'CONTENT_DIGEST_MISMATCH' });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 
