@@ -5,8 +5,9 @@
  * them). Parsing follows §4.2 step by step; serialising, §4.1.
  *
  * Hand-written rather than the `structured-headers` package (what http-message-signatures uses):
- * this code reaches the service-worker bundle, whose budget has about 1 KB gzip left, and
- * structured-headers alone costs ~3.0 KB gzip (esbuild --minify, gzip -9) against ~1 KB here.
+ * this code reaches the service-worker bundle, whose budget is tight. Added to a bundle that already
+ * holds the crypto core (esbuild --minify, gzip -9), the parse and serialise functions used here
+ * cost 1.8 KB gzip; structured-headers' equivalents, 2.7 KB (3.0 KB alone).
  * test/wallet/http-signatures/structured-fields.test.ts holds this parser to that package.
  */
 import { base64ToBytes, bytesToBase64 } from '../crypto/base64url.ts';
