@@ -234,6 +234,14 @@ describe('every refusal, with its reason code', () => {
       'HTTP_SIGNATURE_MALFORMED',
       async () => verifyRequestSignature(withHeader(await sign(post()), 'signature', 'sig2=:AAAA:'), verifier()),
     ],
+    [
+      'HTTP_SIGNATURE_MALFORMED', // a Signature-Input over 32 KiB
+      async () => {
+        const signed = await sign(post());
+        const input = `${signed.headers.get('signature-input') as string};x="${'x'.repeat(32_768)}"`;
+        return verifyRequestSignature(withHeader(signed, 'signature-input', input), verifier());
+      },
+    ],
     ['HTTP_SIGNATURE_NOT_FOUND', async () => verifyRequestSignature(await sign(post()), verifier({ label: 'sig9' }))],
     [
       'HTTP_SIGNATURE_NOT_FOUND',
