@@ -4,18 +4,12 @@
  * or the key's RFC 7638 JWK thumbprint (Web Bot Auth's key id). Read from the verification's
  * own resolution of the holder's DID, refreshed once when a cached document lacks the key.
  */
-import { bytesToBase64url } from '../../crypto/base64url.ts';
-import { thumbprintOf } from '../../crypto/jwt.ts';
+import { ed25519Thumbprint } from '../../crypto/jwt.ts';
 import type { DidResolutionResult } from '../../did/types.ts';
 import { absoluteDidUrl, keyFromResolution } from '../../did/verification-method.ts';
 import { VerificationError } from '../reasons.ts';
 import type { Settled } from './settled.ts';
 import type { ChainVerification } from './verification.ts';
-
-/** RFC 7638 thumbprint of an Ed25519 key: SHA-256 over {"crv","kty","x"}, base64url. */
-function thumbprint(publicKey: Uint8Array): string {
-  return thumbprintOf({ crv: 'Ed25519', kty: 'OKP', x: bytesToBase64url(publicKey) });
-}
 
 /** The holder's `authentication` key with thumbprint `keyid` in `result`, or undefined. */
 function keyByThumbprint(result: DidResolutionResult, holder: string, keyid: string, now: number) {
@@ -27,7 +21,7 @@ function keyByThumbprint(result: DidResolutionResult, holder: string, keyid: str
     } catch {
       continue; // a method that cannot sign (another key type, revoked) is no candidate
     }
-    if (thumbprint(key) === keyid) return key;
+    if (ed25519Thumbprint(key) === keyid) return key; // RFC 7638, as Web Bot Auth names keys
   }
   return undefined;
 }
