@@ -2,10 +2,11 @@
  * The Node `http` adapter of `verifyRequest` (docs/verifier.md §Node, Express, Fastify): the
  * verifier speaks Web `Request`/`Response`; Node servers speak IncomingMessage/ServerResponse.
  *
- * - `toWebRequest(req)`: the request line and headers as a `Request`, WITHOUT the body — the
- *   verifier reads headers only, and the application still owns the unread body stream (a body
- *   a raw-body parser put in `req.body` as bytes is included: a signed request's digest needs
- *   it). A request-target the application could read as another path is refused (RequestTargetError).
+ * - `toWebRequest(req)`: the request line and headers as a `Request`, WITHOUT the body stream —
+ *   the application still owns it — unless a body parser before the verifier kept the bytes
+ *   (`req.rawBody`, or `req.body` as a Buffer): a signed request's `Content-Digest` is checked
+ *   against those. A request-target the application could read as another path is refused
+ *   (RequestTargetError).
  * - `nodeHandler(options, next)`: a complete `http.createServer` handler.
  * - `nodeMiddleware(options)`: a Connect/Express-style `(req, res, next)` middleware.
  * - `verifyNodeRequest(req, options)`: the verdict alone, for other frameworks.
@@ -68,6 +69,18 @@ export class RequestTargetError extends MandateError<'AMBIGUOUS_REQUEST_TARGET' 
 
 const FORBIDDEN_METHOD = /^(?:CONNECT|TRACE|TRACK)$/i;
 
+/**
+ * The body bytes a parser before the verifier read and kept: `req.rawBody` (Express's
+ * `express.json({ verify })` hook, Fastify's raw-body plugin), else `req.body` when it is
+ * bytes (`express.raw()`). The application reads the same bytes, so the signed request's
+ * `Content-Digest` (RFC 9530) is judged on what it will act on.
+ */
+function keptBody(req: IncomingMessage): Uint8Array<ArrayBuffer> | undefined {
+  const { rawBody, body } = req as { rawBody?: unknown; body?: unknown };
+  const kept = rawBody instanceof Uint8Array ? rawBody : body instanceof Uint8Array ? body : undefined;
+  return kept === undefined ? undefined : new Uint8Array(kept);
+}
+
 /** `.`, `..` and their percent-encoded spellings (WHATWG URL §4.1 single-/double-dot segments). */
 const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 
@@ -87,7 +100,8 @@ function assertPlainTarget(target: string): void {
 
 /**
  * The request line and headers of `req` as a Web `Request` (HTTP/2 pseudo-headers skipped),
- * without the body — unless a raw-body parser left it in `req.body` as bytes (a Buffer). The path is the full one: under an Express/Connect mount (`app.use('/api', …)`),
+ * with the body only when a parser before kept its bytes (`req.rawBody`, or `req.body` as a
+ * Buffer; never for GET or HEAD). The path is the full one: under an Express/Connect mount (`app.use('/api', …)`),
  * `req.url` has lost the mount's prefix, which `req.originalUrl` keeps, and rules are written
  * for full paths. Throws RequestTargetError for a target with dot segments or backslashes, and
  * for a method a `Request` cannot carry.
@@ -108,15 +122,8 @@ export function toWebRequest(req: IncomingMessage, options: ToWebRequestOptions 
     throw new RequestTargetError('UNSUPPORTED_METHOD', `${method} requests cannot be verified`);
   const base = new URL(originOf(req, options));
   const url = target.startsWith('/') ? new URL(base.origin + target) : new URL(target, base);
-  // A body a raw-body parser read already (Express's express.raw(), Fastify's rawBody) goes in,
-  // so a signed request's Content-Digest can be checked; the stream itself is never read here.
-  const { body } = req as { body?: unknown };
-  const bodyAllowed = !/^(?:GET|HEAD)$/i.test(method);
-  return new Request(url, {
-    method,
-    headers,
-    ...(bodyAllowed && body instanceof Uint8Array ? { body: new Uint8Array(body) } : {}),
-  });
+  const body = /^(?:GET|HEAD)$/i.test(method) ? undefined : keptBody(req);
+  return new Request(url, { method, headers, ...(body === undefined ? {} : { body }) });
 }
 
 /** Writes a Web `Response` (status, headers, body) to `res`. */

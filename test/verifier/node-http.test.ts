@@ -535,6 +535,16 @@ describe('toWebRequest', () => {
     expect(request.body).toBeNull();
   });
 
+  it('carries the body bytes a parser before it kept (req.rawBody, else req.body as a Buffer), never for GET', async () => {
+    const kept = (extra: object, method = 'POST') =>
+      toWebRequest(Object.assign(incoming({ method, headers: { host: 'api.example.com' } }), extra));
+    expect(await kept({ rawBody: Buffer.from('{"a":1}'), body: { a: 1 } }).text()).toBe('{"a":1}');
+    expect(await kept({ body: Buffer.from('raw') }).text()).toBe('raw');
+    // A parsed body is no bytes: the request has none, and a signed Content-Digest cannot match.
+    expect(kept({ body: { a: 1 } }).body).toBeNull();
+    expect(kept({ rawBody: Buffer.from('x') }, 'GET').body).toBeNull();
+  });
+
   it('resolves against baseUrl when given, and falls back to localhost for an unusable Host', () => {
     expect(
       toWebRequest(incoming({ headers: { host: 'evil.example' } }), { baseUrl: 'https://api.example.com' }).url,

@@ -4,6 +4,9 @@
 // DID key, credential chain and its status list over HTTP), then the client sends a message
 // and gets the answer. Both ways for the signature itself: the SDK's verifyAgentCardSignature
 // accepts Mandate's, and Mandate accepts one the SDK made with the agent's key.
+// The JSON-RPC route sits behind Mandate's Node verifier middleware: the client's fetch signs
+// every request (RFC 9421) and names the agent's credential chain, in full first, then by digest
+// (docs/protocol.md §Signed requests); a request changed or replayed in transit is refused.
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,9 +18,14 @@ import {
   verifyAgentCardSignature as sdkVerifyAgentCardSignature,
   type Message,
 } from '@a2a-js/sdk';
-import { ClientFactory, DefaultAgentCardResolver } from '@a2a-js/sdk/client';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+} from '@a2a-js/sdk/client';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
-import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signAgentCard, type SignedAgentCard } from '../../../wallet/a2a/sign.ts';
@@ -32,6 +40,9 @@ import { createKeyResolver } from '../../../wallet/did/verification-method.ts';
 import { createWebResolver } from '../../../wallet/did/web.ts';
 import { createStatusListClient } from '../../../wallet/status/client.ts';
 import { didKeyIdentity, type SigningIdentity } from '../../../wallet/vc/identity.ts';
+import { identityRequestSigner } from '../../../wallet/http-signatures/sign.ts';
+import { signChainedRequest } from '../../../wallet/vc/chain-request.ts';
+import { nodeMiddleware } from '../../../verifier-worker/node-http.ts';
 import { onboardSelfAgent, startTestIssuer, type TestIssuer } from '../../support/issuer.ts';
 import { newIdentity } from '../../support/agents.ts';
 
@@ -47,6 +58,39 @@ let server: Server;
 let base: string;
 /** The card the A2A server serves: each test sets it. */
 let served: unknown;
+/** Who the A2A server's handler saw calling: the claims the verifier forwarded. */
+const callers: Array<{ user: string | undefined; scopes: string | undefined }> = [];
+/** Each request the client's signing fetch sent, and the answer's status. */
+const sent: Array<{ request: Request; byDigest: boolean; status: number }> = [];
+
+/**
+ * The A2A client's fetch: every request signed with the agent's key and naming its chain — in
+ * full until the verifier accepted it once, by digest afterwards.
+ */
+function signingFetch(credentials: readonly unknown[]): typeof fetch {
+  let held = false;
+  return async (input, init) => {
+    const byDigest = held;
+    const signed = await signChainedRequest(new Request(input, init), identityRequestSigner(agent), credentials, {
+      byDigest,
+    });
+    const response = await fetch(signed.clone());
+    sent.push({ request: signed, byDigest, status: response.status });
+    if (response.ok) held = true;
+    return response;
+  };
+}
+
+function signedClient(card: SdkAgentCard) {
+  const transports = [new JsonRpcTransportFactory({ fetchImpl: signingFetch([credential]) })];
+  return new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports }),
+  ).createFromAgentCard(card);
+}
+
+function ask(text: string, id: string = crypto.randomUUID()): SendMessageRequest {
+  return SendMessageRequest.fromJSON({ message: { messageId: id, role: 'ROLE_USER', parts: [{ text }] } });
+}
 
 /** A fresh verifier, as an A2A client would run one: did:web and status lists over HTTP. */
 function verifierOptions(extra: Partial<VerifyAgentCardOptions> = {}): VerifyAgentCardOptions {
@@ -83,6 +127,7 @@ function agentKeys(): { privateKey: KeyObject; publicKey: KeyObject } {
 /** The agent's logic: it answers every message with one message. */
 const executor: AgentExecutor = {
   execute: async (context, bus) => {
+    callers.push(JSON.parse(context.context.user?.userName ?? '{}') as (typeof callers)[number]);
     const question = context.userMessage.parts
       .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
       .join('');
@@ -128,10 +173,29 @@ beforeAll(async () => {
   // The card is served as JSON exactly as Mandate signed it.
   app.use(CARD_PATH, agentCardHandler({ agentCardProvider: () => Promise.resolve(served as SdkAgentCard) }));
   const requestHandler = new DefaultRequestHandler(SdkAgentCard.fromJSON(served), new InMemoryTaskStore(), executor);
-  // Here the issue's signed requests plug in: the JSON-RPC route goes behind Mandate's verifier
-  // middleware (RFC 9421 signature bound to the credential chain), and the client signs each
-  // request with the agent's key through a fetch wrapper (ClientFactory's transport fetchImpl).
-  app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  // The JSON-RPC route behind Mandate's verifier: express.json keeps the bytes it parsed
+  // (req.rawBody), which the middleware checks the signed Content-Digest against; the SDK's own
+  // body parser then finds the body read and keeps req.body. The user is built from the claims.
+  app.use(
+    '/a2a/jsonrpc',
+    express.json({ verify: (req, _res, bytes) => Object.assign(req, { rawBody: bytes }) }),
+    nodeMiddleware({
+      trustedIssuers: [issuerDid],
+      target: 'files.example.com',
+      requiredScopes: ['files:read'],
+      resolver: createResolver({
+        methods: { key: resolveDidKey, web: createWebResolver({ allowHttpLoopback: true }) },
+      }),
+      urlPolicy: { allowHttpLoopback: true },
+    }),
+    jsonRpcHandler({
+      requestHandler,
+      userBuilder: (req) => {
+        const claims = { user: req.header('x-mandate-agent-did'), scopes: req.header('x-mandate-scopes') };
+        return Promise.resolve({ isAuthenticated: claims.user !== undefined, userName: JSON.stringify(claims) });
+      },
+    }),
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -149,12 +213,8 @@ describe('an A2A server whose card Mandate signs, and an A2A client that checks 
     expect(result.chain).toEqual([expect.objectContaining({ issuer: issuerDid, subject: agent.did })]);
     expect(result.sources.statusLists.length).toBeGreaterThan(0);
 
-    const client = await new ClientFactory().createFromAgentCard(card);
-    const reply = await client.sendMessage(
-      SendMessageRequest.fromJSON({
-        message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'which files?' }] },
-      }),
-    );
+    const client = await signedClient(card);
+    const reply = await client.sendMessage(ask('which files?', 'm-1'));
     expect('parts' in reply ? reply.parts[0]?.content : undefined).toEqual({
       $case: 'text',
       value: 'files agent heard: which files?',
@@ -218,6 +278,62 @@ describe('an A2A server whose card Mandate signs, and an A2A client that checks 
     } finally {
       served = genuine;
     }
+  });
+
+  it('sends its messages signed, the chain in full first and by digest afterwards; the handler sees the claims', async () => {
+    sent.length = 0;
+    callers.length = 0;
+    const client = await signedClient(SdkAgentCard.fromJSON(served));
+    for (const text of ['first', 'second']) {
+      const reply = await client.sendMessage(ask(text));
+      expect('parts' in reply ? reply.parts[0]?.content : undefined).toEqual({
+        $case: 'text',
+        value: `files agent heard: ${text}`,
+      });
+    }
+    expect(sent.map(({ byDigest, status }) => ({ byDigest, status }))).toEqual([
+      { byDigest: false, status: 200 },
+      { byDigest: true, status: 200 },
+    ]);
+    expect(sent[0]?.request.headers.has('mandate-chain')).toBe(true);
+    expect(sent[1]?.request.headers.has('mandate-chain-digest')).toBe(true);
+    expect(sent[1]?.request.headers.get('content-digest')).toMatch(/^sha-256=:/);
+    expect(callers).toEqual([
+      { user: agent.did, scopes: 'files:read files:write' },
+      { user: agent.did, scopes: 'files:read files:write' },
+    ]);
+  });
+
+  it('refuses a signed message replayed, or whose body was changed in transit, with its reason code', async () => {
+    sent.length = 0;
+    callers.length = 0;
+    const client = await signedClient(SdkAgentCard.fromJSON(served));
+    await client.sendMessage(ask('pay nobody'));
+    const genuine = sent[0]?.request as Request;
+
+    const replayed = await fetch(genuine.clone());
+    expect(replayed.status).toBe(401);
+    expect(await replayed.json()).toMatchObject({ valid: false, reason: 'HTTP_SIGNATURE_REPLAYED' });
+
+    // A fresh signature (new nonce) over the genuine message, delivered with another question.
+    const body = await genuine.clone().text();
+    const headers = { 'content-type': genuine.headers.get('content-type') ?? 'application/json' };
+    const signed = await signChainedRequest(
+      new Request(genuine.url, { method: 'POST', headers, body }),
+      identityRequestSigner(agent),
+      [credential],
+    );
+    const changed = await fetch(
+      new Request(signed.url, {
+        method: 'POST',
+        headers: signed.headers,
+        body: body.replace('pay nobody', 'pay mallory'),
+      }),
+    );
+    expect(changed.status).toBe(401);
+    expect(await changed.json()).toMatchObject({ valid: false, reason: 'CONTENT_DIGEST_MISMATCH' });
+    // Only the genuine message reached the agent.
+    expect(callers).toHaveLength(1);
   });
 
   it('refuses the card once the issuer revokes the credential it carries', async () => {
