@@ -66,7 +66,7 @@ const RUNNABLE_LANGS = new Set(['ts', 'tsx', 'js', 'javascript', 'typescript', '
  * snippets-redis.test.ts, which needs the run's Redis.
  */
 const RUN_HERE: Record<string, readonly string[]> = {
-  'README.md': ['readme-library'],
+  'README.md': ['readme-library', 'readme-signed-requests'],
   'docs/cli.md': ['cli-help'],
   'docs/conformance.md': ['w3c-local-config'],
   'docs/dids.md': ['dids-resolver', 'dids-table-resolver'],
@@ -155,6 +155,18 @@ describe('README.md', () => {
   it('"Using the library": the presentation is valid with the effective scopes the comment shows', async () => {
     const { result } = await runSnippet(snippet('README.md', 'readme-library'));
     expect(result).toMatchObject({ valid: true, effectiveScopes: ['files'] });
+  });
+});
+
+describe('README.md signed requests and A2A cards', () => {
+  it('"Signed requests and A2A agent cards": the signed request is allowed and the card verified, as the comments show', async () => {
+    const { verdict, checked, agent } = (await runSnippet(snippet('README.md', 'readme-signed-requests'))) as {
+      verdict: unknown;
+      checked: unknown;
+      agent: { did: string };
+    };
+    expect(verdict).toMatchObject({ allowed: true, claims: { agentDid: agent.did, effectiveScopes: ['files:read'] } });
+    expect(checked).toMatchObject({ valid: true, agentDid: agent.did, effectiveScopes: ['files:read'] });
   });
 });
 
