@@ -10,6 +10,7 @@
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildLib } from '../tools/build-lib.ts';
+import type * as Verifier from '../verifier-worker/index.ts';
 import type * as Wallet from '../wallet/index.ts';
 
 /** Where the benches' copy is compiled: inside the repository, so it finds node_modules. */
@@ -28,4 +29,10 @@ export function shippedWallet(): Promise<typeof Wallet> {
     return (await import(pathToFileURL(join(outDir, 'wallet', 'index.js')).href)) as typeof Wallet;
   })();
   return compiled;
+}
+
+/** The compiled `mandate/verifier` (verifyRequest, the chain cache), from the same build. */
+export async function shippedVerifier(): Promise<typeof Verifier> {
+  await shippedWallet();
+  return (await import(pathToFileURL(join(BENCH_LIB_DIR, 'verifier-worker', 'index.js')).href)) as typeof Verifier;
 }
