@@ -447,3 +447,14 @@ export {
   type SignatureAgentCardInput,
   type AgentKeyStatus,
 } from './http-signatures/directory.ts';
+export {
+  readSignatureDirectory,
+  readSignatureAgentCard,
+  KeyDirectoryError,
+  KEY_DIRECTORY_REASONS,
+  type KeyDirectoryErrorCode,
+  type DirectoryLimits,
+  type ReadDirectoryOptions,
+  type DirectoryKeys,
+  type CardKeys,
+} from './http-signatures/directory-read.ts';

@@ -405,6 +405,15 @@ export {
   type SignatureAgentCard,
   type SignatureAgentCardInput,
   type AgentKeyStatus,
+  readSignatureDirectory,
+  readSignatureAgentCard,
+  KeyDirectoryError,
+  KEY_DIRECTORY_REASONS,
+  type KeyDirectoryErrorCode,
+  type DirectoryLimits,
+  type ReadDirectoryOptions,
+  type DirectoryKeys,
+  type CardKeys,
 } from './index.ts';
 export { createFileKeyStore, type FileKeyStoreOptions } from './keystore/node.ts';
 export { createFileCredentialStore, type FileCredentialStoreOptions } from './client/credential-store-file.ts';

@@ -13,6 +13,7 @@ import {
   DIRECTORY_RESIGN_MS,
 } from '../../issuer/services/key-directory.ts';
 import { base64urlToBytes, bytesToBase64url } from '../../wallet/crypto/base64url.ts';
+import { readSignatureAgentCard, readSignatureDirectory } from '../../wallet/http-signatures/directory-read.ts';
 import { verifyResponseSignature } from '../../wallet/http-signatures/index.ts';
 import { newIdentity } from '../support/agents.ts';
 import {
@@ -238,6 +239,13 @@ describe("the directory answer is signed once per listed key (the draft's posses
     expect((await issuer.call(`/v1/vcs/${vcId}/revoke`, { admin: true, body: {} })).status).toBe(200);
     expect((await directory.answer(undefined)).body).toBe(resigned.body);
   });
+  it("is what a verifier's readSignatureDirectory keeps whole: every listed key, none ignored", async () => {
+    const { response, request, body } = await fetchDirectory();
+    const read = await readSignatureDirectory(response, request);
+    expect(read.ignored).toEqual([]);
+    expect(read.keys).toEqual(keysOf(body));
+  });
+
   it('leaves out a key custody cannot open, rather than list it unsigned, and says so in the log', async () => {
     const warnings: { msg: string; fields?: Record<string, unknown> }[] = [];
     const ctx = issuer.running.ctx;
@@ -294,6 +302,10 @@ describe('GET /agents/{id}/signature-agent-card', () => {
       expect(res.json).toMatchObject({ client_id: issuer.url + path, did: agentDid, agent_status: 'active' });
       expect(res.json.jwks.keys).toEqual(await didDocumentJwks(agentDid));
       expect(res.json.jwks.keys).toHaveLength(1);
+      // A verifier resolving Signature-Agent type=cimd reads the same key, and the DID.
+      const read = readSignatureAgentCard(res.json, issuer.url + path);
+      expect(read.did).toBe(agentDid);
+      expect([...read.keys.keys()]).toEqual([res.json.jwks.keys[0].kid]);
       // The MCP SDK reads it as client metadata (redirect_uris is required there, and empty here).
       const metadata = OAuthClientMetadataSchema.parse(res.json);
       expect(metadata.jwks).toEqual(res.json.jwks);

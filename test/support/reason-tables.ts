@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { CLI_ERROR_CODES } from '../../cli/errors.ts';
 import { A2A_CARD_CODES } from '../../wallet/a2a/errors.ts';
 import { MCP_AUTH_REASONS } from '../../verifier-worker/mcp/errors.ts';
+import { KEY_DIRECTORY_REASONS } from '../../wallet/http-signatures/directory-read.ts';
 import { HTTP_SIGNATURE_REASONS } from '../../wallet/http-signatures/errors.ts';
 import { REASON_CODES, SIGNED_REQUEST_REASONS } from '../../wallet/vc/reasons.ts';
 import { REGISTERED_CODES, reasonEntry, type OAuthError, type RegisteredCode } from '../../wallet/reasons/registry.ts';
@@ -107,6 +108,14 @@ function httpSignaturesTable(): string {
   ].join('\n');
 }
 
+function keyDirectoryTable(): string {
+  return [
+    '| code | raised when |',
+    '|---|---|',
+    ...KEY_DIRECTORY_REASONS.map((c) => row([code(c), reasonEntry(c).meaning])),
+  ].join('\n');
+}
+
 function a2aTable(): string {
   return [
     '| code | raised when |',
@@ -125,6 +134,7 @@ export const REASON_TABLES = [
   { doc: 'docs/cli.md', name: 'cli', render: cliTable },
   { doc: 'docs/http-signatures.md', name: 'http-signatures', render: httpSignaturesTable },
   { doc: 'docs/a2a.md', name: 'a2a', render: a2aTable },
+  { doc: 'docs/key-directory.md', name: 'key-directory', render: keyDirectoryTable },
 ] as const;
 
 const root = new URL('../../', import.meta.url);

@@ -598,6 +598,16 @@ export const REASONS = {
       'signing was asked for something it refuses: a lifetime over 300 s, a malformed or absent component, a label already used',
   },
 
+  // Web Bot Auth key discovery, read by a verifier (wallet/http-signatures/directory-read.ts).
+  KEY_DIRECTORY_INVALID: {
+    meaning:
+      'a fetched key directory or Signature Agent Card is refused whole: a status other than 200, a directory not served as `application/http-message-signatures-directory+json`, over the size or key-count limit, not JSON, no JWK Set, or a card whose `client_id` is not the URL fetched',
+  },
+  KEY_DIRECTORY_KID_MISMATCH: {
+    meaning:
+      "a directory key left out: its `kid` is not its RFC 7638 thumbprint (the draft's MUST at the well-known URI)",
+  },
+
   // A2A agent cards (wallet/a2a/errors.ts); a refused card also reports the DID layer's and the chain's codes above.
   A2A_CARD_MALFORMED: {
     meaning:

@@ -7,12 +7,19 @@ import { utf8ToBytes } from '../../../wallet/crypto/bytes.ts';
 import { generateSeed, seedSigner, verify } from '../../../wallet/crypto/ed25519.ts';
 import { ed25519Thumbprint } from '../../../wallet/crypto/jwt.ts';
 import {
+  buildSignatureAgentCard,
   buildSignatureDirectory,
   DIRECTORY_SIGNATURE_TAG,
   SIGNATURE_DIRECTORY_MEDIA_TYPE,
   SIGNATURE_DIRECTORY_PATH,
   signatureDirectoryDocument,
 } from '../../../wallet/http-signatures/directory.ts';
+import {
+  KeyDirectoryError,
+  readSignatureAgentCard,
+  readSignatureDirectory,
+  type KeyDirectoryErrorCode,
+} from '../../../wallet/http-signatures/directory-read.ts';
 import {
   createContentDigest,
   HttpSignatureError,
@@ -142,5 +149,104 @@ describe('buildSignatureDirectory: what a self-custody agent serves at its origi
     const { body, headers } = await buildSignatureDirectory([], ORIGIN + SIGNATURE_DIRECTORY_PATH);
     expect(JSON.parse(body)).toEqual({ keys: [] });
     expect(headers['signature']).toBeUndefined();
+  });
+});
+
+async function refusedWith(run: () => unknown, code: KeyDirectoryErrorCode): Promise<void> {
+  const error = await Promise.resolve()
+    .then(run)
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  expect(error).toBeInstanceOf(KeyDirectoryError);
+  expect((error as KeyDirectoryError).code).toBe(code);
+}
+
+describe("readSignatureDirectory: the keys a fetched directory's signatures vouch for", () => {
+  const [a, b] = [seedSigner(generateSeed()), seedSigner(generateSeed())];
+  const thumb = (s: { publicKey: Uint8Array }) => ed25519Thumbprint(s.publicKey);
+  const answer = async (signers = [a, b], document?: Awaited<ReturnType<typeof signatureDirectoryDocument>>) => {
+    const { body, headers } = await buildSignatureDirectory(signers, fetchOf(), {
+      now: NOW,
+      ...(document ? { document } : {}),
+    });
+    return { body, headers, response: new Response(body, { headers }) };
+  };
+
+  it('keeps every key whose signature verifies for the authority asked, by thumbprint', async () => {
+    const { response } = await answer();
+    const read = await readSignatureDirectory(response, fetchOf(), { now: NOW });
+    expect([...read.keys.keys()]).toEqual([thumb(a), thumb(b)]);
+    expect(read.keys.get(thumb(a))).toEqual(a.publicKey);
+    expect(read.ignored).toEqual([]);
+  });
+
+  it('ignores a listed key that signed nothing, and every key under another authority', async () => {
+    const { response } = await answer([a], await signatureDirectoryDocument([a.publicKey, b.publicKey]));
+    const read = await readSignatureDirectory(response, fetchOf(), { now: NOW });
+    expect([...read.keys.keys()]).toEqual([thumb(a)]);
+    expect(read.ignored).toEqual([{ kid: thumb(b), code: 'HTTP_SIGNATURE_NOT_FOUND' }]);
+    const elsewhere = await readSignatureDirectory((await answer()).response, fetchOf('https://mirror.example'), {
+      now: NOW,
+    });
+    expect(elsewhere.keys.size).toBe(0);
+    expect(elsewhere.ignored.map((i) => i.code)).toEqual(['HTTP_SIGNATURE_INVALID', 'HTTP_SIGNATURE_INVALID']);
+  });
+
+  it('ignores a key whose kid is not its thumbprint (KEY_DIRECTORY_KID_MISMATCH), and a key that is not Ed25519', async () => {
+    const document = await signatureDirectoryDocument([a.publicKey, b.publicKey]);
+    document.keys[1] = { ...(document.keys[1] as (typeof document.keys)[number]), kid: 'my-key' };
+    const withRsa = { keys: [...document.keys, { kty: 'RSA', n: 'AQAB', e: 'AQAB', kid: 'rsa' }] } as typeof document;
+    const read = await readSignatureDirectory((await answer([a, b], withRsa)).response, fetchOf(), { now: NOW });
+    expect([...read.keys.keys()]).toEqual([thumb(a)]);
+    expect(read.ignored).toEqual([
+      { kid: 'my-key', code: 'KEY_DIRECTORY_KID_MISMATCH' },
+      { kid: 'rsa', code: 'JWT_KEY_INVALID' },
+    ]);
+  });
+
+  it('refuses what is not a directory answer: KEY_DIRECTORY_INVALID', async () => {
+    const { body, headers } = await answer();
+    const read = (response: Response, limits = {}) =>
+      readSignatureDirectory(response, fetchOf(), { now: NOW, ...limits });
+    await refusedWith(() => read(new Response(body, { status: 404, headers })), 'KEY_DIRECTORY_INVALID');
+    await refusedWith(
+      () => read(new Response(body, { headers: { ...headers, 'content-type': 'application/json' } })),
+      'KEY_DIRECTORY_INVALID',
+    );
+    await refusedWith(() => read(new Response('{"keys": [', { headers })), 'KEY_DIRECTORY_INVALID');
+    await refusedWith(() => read(new Response('{"keys": {}}', { headers })), 'KEY_DIRECTORY_INVALID');
+    await refusedWith(() => read(new Response(body, { headers }), { maxKeys: 1 }), 'KEY_DIRECTORY_INVALID');
+    await refusedWith(() => read(new Response(body, { headers }), { maxBytes: 100 }), 'KEY_DIRECTORY_INVALID');
+  });
+});
+
+describe("readSignatureAgentCard: a card's keys, by thumbprint, with its DID", () => {
+  const signer = seedSigner(generateSeed());
+  const url = 'https://issuer.example/agents/a1/signature-agent-card';
+
+  it('reads the keys of a card fetched from its own client_id', async () => {
+    const card = await buildSignatureAgentCard({
+      url,
+      did: 'did:web:issuer.example:agents:a1',
+      publicKeys: [signer.publicKey],
+    });
+    const read = readSignatureAgentCard(JSON.parse(JSON.stringify(card)), url);
+    expect(read.did).toBe('did:web:issuer.example:agents:a1');
+    expect([...read.keys.keys()]).toEqual([ed25519Thumbprint(signer.publicKey)]);
+    // A card's kid is a label: any value is read, the key returned by its thumbprint.
+    const relabelled = { ...card, jwks: { keys: card.jwks.keys.map((k) => ({ ...k, kid: 'label' })) } };
+    expect([...readSignatureAgentCard(relabelled, url).keys.keys()]).toEqual([ed25519Thumbprint(signer.publicKey)]);
+    expect(readSignatureAgentCard({ client_id: url, jwks_uri: 'https://issuer.example/jwks' }, url)).toMatchObject({
+      jwksUri: 'https://issuer.example/jwks',
+    });
+  });
+
+  it('refuses a card served from another URL than its client_id, or without keys: KEY_DIRECTORY_INVALID', async () => {
+    const card = await buildSignatureAgentCard({ url, did: 'did:example:a', publicKeys: [signer.publicKey] });
+    await refusedWith(() => readSignatureAgentCard(card, 'https://mirror.example/card'), 'KEY_DIRECTORY_INVALID');
+    await refusedWith(() => readSignatureAgentCard({ client_id: url }, url), 'KEY_DIRECTORY_INVALID');
+    await refusedWith(() => readSignatureAgentCard([card], url), 'KEY_DIRECTORY_INVALID');
   });
 });
