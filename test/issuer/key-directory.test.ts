@@ -106,6 +106,11 @@ describe('GET /.well-known/http-message-signatures-directory', () => {
     expect(etag).toBeTruthy();
     const again = await issuer.call(DIRECTORY, { headers: { 'if-none-match': etag as string } });
     expect(again.status).toBe(304);
+    // HEAD, as the draft's deployment guidance asks: the headers (and signatures) without the body.
+    const head = await issuer.fetch(issuer.url + DIRECTORY, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe(MEDIA_TYPE);
+    expect(head.headers.get('signature-input')).toBe(res.headers.get('signature-input'));
   });
 
   it('pages oldest agent first: each page names the next by the DID of its last agent', async () => {
@@ -298,6 +303,7 @@ describe('GET /agents/{id}/signature-agent-card', () => {
       const res = await issuer.call(path);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=60');
       expect(res.headers.get('access-control-allow-origin')).toBe('*');
       expect(res.json).toMatchObject({ client_id: issuer.url + path, did: agentDid, agent_status: 'active' });
       expect(res.json.jwks.keys).toEqual(await didDocumentJwks(agentDid));
