@@ -79,6 +79,15 @@ export function createDemoProvider(options: ProviderOptions): Promise<DemoProvid
     challenges,
     statusList,
     recordEvent,
+    signedRequests: {
+      trustedIssuers: [options.issuerDid],
+      trustedGrantIssuers: [identity.did],
+      target: options.target,
+      resolver: providerResolver(),
+      // The issuer's and the provider's status lists are http on loopback in the demo.
+      urlPolicy: { allowHttpLoopback: true },
+      now,
+    },
     grants: {
       identity,
       statusList,

@@ -1,8 +1,11 @@
 /**
- * The provider's routes: its status list, consent and grants (`/provider/*`), and its API
- * (`/api/files/*`), which sits behind the page's service-worker verifier.
+ * The provider's routes: its status list, consent and grants (`/provider/*`), and its API:
+ * `/api/files/*` behind the page's service-worker verifier (presentations), and the same files
+ * at `/signed-api/files/*` behind `agentAuth` on this server, for signed requests (RFC 9421
+ * bound to the chain: docs/protocol.md §Signed requests), which the worker does not verify.
  */
 import { Hono, type Context } from 'hono';
+import { agentAuth, type AgentAuthOptions } from '../../verifier-worker/hono.ts';
 import { bodyLimit } from 'hono/body-limit';
 import { parseJson } from '../../wallet/crypto/json-parse.ts';
 import type { SigningIdentity } from '../../wallet/vc/identity.ts';
@@ -21,7 +24,15 @@ export interface ProviderRoutesOptions {
   statusList: GrantStatusList;
   grants: GrantIssuer;
   recordEvent(event: ProviderAuditEvent): Promise<ProviderAuditResult>;
+  /** How `/signed-api/*` verifies signed requests (scopes as the worker's table). */
+  signedRequests: Omit<AgentAuthOptions, 'requiredScopes'>;
 }
+
+/** The worker's scope table, for the server-verified copy of the API. */
+const SIGNED_API_SCOPES = [
+  { path: '/signed-api/files/*', method: 'GET', scopes: ['files:read'] },
+  { path: '/signed-api/files/*', method: 'POST', scopes: ['files:write'] },
+];
 
 function limitBodies(app: Hono): void {
   app.use(
@@ -87,8 +98,8 @@ async function refusalReport(c: Context, options: ProviderRoutesOptions) {
   return c.json(result, result.recorded ? 201 : 502);
 }
 
-// The API itself. Behind the service worker, a request arrives only when the worker allowed
-// it, with the claims it verified; it never sees the presentation.
+// The API itself. Behind the service worker (or agentAuth), a request arrives only when the
+// verifier allowed it, with the claims it verified; it never sees the presentation or signature's chain.
 async function fileRequest(c: Context, options: ProviderRoutesOptions) {
   const agentDid = c.req.header('x-mandate-agent-did');
   const scopes = c.req.header('x-mandate-scopes');
@@ -96,7 +107,7 @@ async function fileRequest(c: Context, options: ProviderRoutesOptions) {
   if (!agentDid || scopes === undefined)
     return c.json({ error: { code: 'UNVERIFIED', message: 'this API is reached through the verifier' } }, 401);
   const name = c.req.param('name') ?? '';
-  const action = `${c.req.method} /api/files/${name}`;
+  const action = `${c.req.method} ${c.req.path}`;
   const audit = await options.recordEvent({ agentDid, ...(vpId ? { vpId } : {}), action, result: 'allowed' });
   return c.json({
     ok: true,
@@ -121,5 +132,7 @@ export function providerRoutes(options: ProviderRoutesOptions): Hono {
   app.post('/provider/grants', (c) => grantRequest(c, options.grants));
   app.post('/provider/refusals', (c) => refusalReport(c, options));
   app.on(['GET', 'POST'], '/api/files/:name', (c) => fileRequest(c, options));
+  app.use('/signed-api/*', agentAuth({ ...options.signedRequests, requiredScopes: SIGNED_API_SCOPES }));
+  app.on(['GET', 'POST'], '/signed-api/files/:name', (c) => fileRequest(c, options));
   return app;
 }

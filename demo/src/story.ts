@@ -31,6 +31,8 @@ export interface StoryState {
   agentCredential?: AgentCredential;
   grant?: DelegationGrantCredential;
   subCredential?: DelegatedAgentCredential;
+  /** What the sub-agent names in a signed request: its credential, its parent, then the grant. */
+  subChain?: readonly unknown[];
   /** The sub-agent's MCP access token and what led to it (step 6). */
   mcp?: { session: McpSession; discovery: Discovery };
 }

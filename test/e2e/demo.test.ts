@@ -40,7 +40,8 @@ const CHROMIUM_ARGS = [
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 /**
  * Chromium logs every non-2xx fetch as a console error; only the story's are expected: the MCP
- * server's 401 (no token) and 403 (write_file), the issuer's 400 (step-up), the two 403 of step 7.
+ * server's 401 (no token) and 403 (write_file), the issuer's 400 (step-up), the two 403 of step 7,
+ * and the 401 to the signed request replayed in step 5.
  */
 const EXPECTED_REFUSAL = /Failed to load resource: the server responded with a status of 40[013]/;
 
@@ -171,12 +172,27 @@ describe('npm run demo', () => {
     // Judged in the page from the stored credentials (scopes, depth, domains, validity, digest).
     expect(await page.locator('#step-4 .checks li[data-ok="true"]').count()).toBe(5);
 
-    await run('step-5', 'run-5');
-    const approved = page.locator('#outcome-5');
+    await run('step-5', 'run-5a');
+    const approved = page.locator('#outcome-5a');
     expect(await approved.getAttribute('data-verdict')).toBe('approved');
     expect(await approved.textContent()).toContain('effective scopes: files:read');
     expect(await page.locator('#step-5 .checks li[data-ok="true"]').count()).toBe(7);
     await shot('approved', 'step-5');
+
+    // The same sub-agent signs its requests (RFC 9421) instead: the provider's server verifies
+    // them, the chain in full first, by digest afterwards, and refuses the first one replayed.
+    await run('step-5', 'run-5b');
+    const signed = page.locator('#outcome-5b');
+    expect(await signed.getAttribute('data-verdict')).toBe('approved');
+    expect(await signed.textContent()).toContain('200 with the chain in full, 200 by digest');
+    expect(await signed.textContent()).toContain('401 HTTP_SIGNATURE_REPLAYED');
+    const answers = await page.locator('#step-5 pre').allTextContents();
+    const sentByDigest = answers.find((text) => text.includes('"mandate-chain-digest"')) ?? '';
+    expect(sentByDigest).toContain('"signature-input": "sig1=(');
+    expect(sentByDigest).toContain('"signature": "sig1=:');
+    const seen = answers.filter((text) => text.includes('"file": "q3-report"') && text.includes('"vpId": "signature:'));
+    expect(seen).toHaveLength(2);
+    expect(await page.locator('#step-5').getAttribute('data-state')).toBe('done');
 
     await runMcpStep();
 
@@ -218,7 +234,7 @@ describe('npm run demo', () => {
     await shot('audit', 'step-8');
     await shot('full');
 
-    expect(refusalLines).toBeLessThanOrEqual(5);
+    expect(refusalLines).toBeLessThanOrEqual(6);
     expect(pageErrors).toEqual([]);
   }, 90_000);
 
@@ -234,6 +250,12 @@ describe('npm run demo', () => {
     const direct = await fetch(new URL('/api/files/q3-report', demo.url));
     expect(direct.status).toBe(401);
     expect(((await direct.json()) as { error: { code: string } }).error.code).toBe('UNVERIFIED');
+    // The signed copy verifies on the server: forged claim headers without a signature are refused.
+    const unsigned = await fetch(new URL('/signed-api/files/q3-report', demo.url), {
+      headers: { 'x-mandate-agent-did': 'did:key:z6Mkforged', 'x-mandate-scopes': 'files:read' },
+    });
+    expect(unsigned.status).toBe(401);
+    expect(await unsigned.json()).toMatchObject({ valid: false });
 
     // Only the onboarding endpoints are relayed to the issuer: never an admin route.
     const relayed = await fetch(new URL('/issuer/v1/audit', demo.url));

@@ -3,6 +3,7 @@ import { reasonOf } from '../http.ts';
 import { renderChecks, renderJson, renderOutcome } from '../dom.ts';
 import { fail, type StepDefinition, type StepView, type Story } from '../story.ts';
 import { verifierChecks } from '../verifier-checks.ts';
+import { callSigned } from './call-signed.ts';
 import { presentRead } from './present-read.ts';
 
 async function callApi(story: Story, view: StepView): Promise<void> {
@@ -12,7 +13,7 @@ async function callApi(story: Story, view: StepView): Promise<void> {
   const scopes = call.report?.effectiveScopes ?? [];
   view.body.append(
     renderOutcome(
-      'outcome-5',
+      'outcome-5a',
       approved ? 'approved' : 'denied',
       approved
         ? `✓ approved — ${call.status}, effective scopes: ${scopes.join(' ')}`
@@ -30,7 +31,10 @@ async function callApi(story: Story, view: StepView): Promise<void> {
 export function callApiStep(story: Story): StepDefinition {
   return {
     title: '5 · The sub-agent calls the provider’s API through the service-worker verifier',
-    text: 'GET /api/files/q3-report needs files:read. The sub-agent fetches a nonce from the worker, presents its chain and the grant, and the worker verifies in this browser before the request leaves it.',
-    buttons: [{ label: 'Call the API', run: (view) => callApi(story, view) }],
+    text: 'GET /api/files/q3-report needs files:read. The sub-agent fetches a nonce from the worker, presents its chain and the grant, and the worker verifies in this browser before the request leaves it. Or, with no presentation and no nonce, it signs each request with its own key (RFC 9421) naming its chain — in full once, then by digest — and the provider’s server verifies the signature and the chain (agentAuth); a replayed request is refused.',
+    buttons: [
+      { label: 'Call the API', run: (view) => callApi(story, view) },
+      { label: 'Call it with signed requests', run: (view) => callSigned(story, view) },
+    ],
   };
 }

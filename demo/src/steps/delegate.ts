@@ -56,6 +56,7 @@ async function delegate(story: Story, view: StepView): Promise<void> {
   });
   await sub.addCredentials([...chain, grant]);
   state.sub = sub;
+  state.subChain = [...chain, grant];
   state.subCredential = credential;
   const parent = chain[1] as AgentCredential;
   view.body.append(
