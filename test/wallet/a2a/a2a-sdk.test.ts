@@ -41,7 +41,7 @@ import { createWebResolver } from '../../../wallet/did/web.ts';
 import { createStatusListClient } from '../../../wallet/status/client.ts';
 import { didKeyIdentity, type SigningIdentity } from '../../../wallet/vc/identity.ts';
 import { identityRequestSigner } from '../../../wallet/http-signatures/sign.ts';
-import { signChainedRequest } from '../../../wallet/vc/chain-request.ts';
+import { signChainedRequest, signingFetch } from '../../../wallet/vc/chain-request.ts';
 import { nodeMiddleware } from '../../../verifier-worker/node-http.ts';
 import { onboardSelfAgent, startTestIssuer, type TestIssuer } from '../../support/issuer.ts';
 import { newIdentity } from '../../support/agents.ts';
@@ -64,25 +64,24 @@ const callers: Array<{ user: string | undefined; scopes: string | undefined }> =
 const sent: Array<{ request: Request; byDigest: boolean; status: number }> = [];
 
 /**
- * The A2A client's fetch: every request signed with the agent's key and naming its chain — in
- * full until the verifier accepted it once, by digest afterwards.
+ * The A2A client's fetch: Mandate's signingFetch (every request signed with the agent's key,
+ * naming its chain in full until the verifier accepted it, by digest afterwards), recording
+ * what it sent.
  */
-function signingFetch(credentials: readonly unknown[]): typeof fetch {
-  let held = false;
-  return async (input, init) => {
-    const byDigest = held;
-    const signed = await signChainedRequest(new Request(input, init), identityRequestSigner(agent), credentials, {
-      byDigest,
-    });
-    const response = await fetch(signed.clone());
-    sent.push({ request: signed, byDigest, status: response.status });
-    if (response.ok) held = true;
-    return response;
-  };
+function recordingSigningFetch(credentials: readonly unknown[]): typeof fetch {
+  return signingFetch({
+    signer: identityRequestSigner(agent),
+    credentials,
+    fetch: async (signed) => {
+      const response = await fetch(signed.clone());
+      sent.push({ request: signed, byDigest: signed.headers.has('mandate-chain-digest'), status: response.status });
+      return response;
+    },
+  });
 }
 
 function signedClient(card: SdkAgentCard) {
-  const transports = [new JsonRpcTransportFactory({ fetchImpl: signingFetch([credential]) })];
+  const transports = [new JsonRpcTransportFactory({ fetchImpl: recordingSigningFetch([credential]) })];
   return new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports }),
   ).createFromAgentCard(card);
