@@ -70,7 +70,7 @@ describe('the npm package', () => {
     }
     const unexpected = packedFiles.filter(
       (file) =>
-        !/^(package\.json|README\.md|LICENSE|bin\/mandate\.mjs|docs\/[a-z-]+\.md|dist\/verifier-(sw|register)\.js|dist\/lib\/.+\.(js|d\.ts))$/.test(
+        !/^(package\.json|README\.md|LICENSE|bin\/mandate\.mjs|docs\/[a-z0-9-]+\.md|dist\/verifier-(sw|register)\.js|dist\/lib\/.+\.(js|d\.ts))$/.test(
           file,
         ),
     );
