@@ -33,7 +33,9 @@ describe('GET /v1/status-list/:listId', () => {
       ttl: 120_000,
     });
     expect(list.proof).toMatchObject({ cryptosuite: 'eddsa-jcs-2022', proofPurpose: 'assertionMethod' });
-    const again = await issuer.fetch(`${issuer.url}/v1/status-list/revocation-1`, { headers: { 'if-none-match': etag } });
+    const again = await issuer.fetch(`${issuer.url}/v1/status-list/revocation-1`, {
+      headers: { 'if-none-match': etag },
+    });
     expect(again.status).toBe(304);
     expect(again.headers.get('etag')).toBe(etag);
     expect(again.headers.get('cache-control')).toBe('public, max-age=120');

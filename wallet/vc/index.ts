@@ -87,7 +87,12 @@ export {
 } from './transport.ts';
 export { CHAIN_HEADER, CHAIN_DIGEST_HEADER, chainDigest, chainHeaders, encodeChainHeader } from './chain-header.ts';
 export { createChainCache, type ChainCache, type ChainCacheOptions } from './chain-cache.ts';
-export { signChainedRequest, signingFetch, type ChainedRequestOptions, type SigningFetchOptions } from './chain-request.ts';
+export {
+  signChainedRequest,
+  signingFetch,
+  type ChainedRequestOptions,
+  type SigningFetchOptions,
+} from './chain-request.ts';
 export {
   verifySignedRequest,
   DEFAULT_MAX_SIGNED_BODY_BYTES,
