@@ -23,7 +23,7 @@ import { deny, HEADER_STATUS, NO_STORE } from './denials.ts';
 import { requestMethods } from './method-override.ts';
 import { stateFor, type VerifierState, type VerifyRequestOptions } from './options.ts';
 import { scopesFor } from './scope-rules.ts';
-import type { RequestDenied, RequestVerdict } from './verdict.ts';
+import type { AgentClaims, RequestAllowed, RequestDenied, RequestVerdict } from './verdict.ts';
 
 // The public surface of `mandate/verifier`'s core, each from the module of its concern.
 export {
@@ -147,17 +147,23 @@ async function verifySigned(state: VerifierState, request: Request): Promise<Req
   });
   if (!result.valid)
     return deny(state, request, result.reason, result.message, result.failedCheck, undefined, result.checks);
+  return allowed(result, {
+    // A signed request's single-use identifier, as the vpId is a presentation's.
+    vpId: `signature:${result.signature.nonce}`,
+    signature: { ...result.signature, chainDigest: result.chainDigest },
+  });
+}
+
+/** The verdict of a request whose presentation or signature and chain passed every check. */
+function allowed(
+  result: Pick<AgentClaims, 'agentDid' | 'effectiveScopes' | 'privilegeScopes' | 'chain'> &
+    Pick<RequestAllowed, 'checks' | 'sources'>,
+  proof: Pick<AgentClaims, 'vpId' | 'signature'>,
+): RequestAllowed {
+  const { agentDid, effectiveScopes, privilegeScopes, chain } = result;
   return {
     allowed: true,
-    claims: {
-      agentDid: result.agentDid,
-      effectiveScopes: result.effectiveScopes,
-      privilegeScopes: result.privilegeScopes,
-      // A signed request's single-use identifier, as the vpId is a presentation's.
-      vpId: `signature:${result.signature.nonce}`,
-      chain: result.chain,
-      signature: { ...result.signature, chainDigest: result.chainDigest },
-    },
+    claims: { agentDid, effectiveScopes, privilegeScopes, ...proof, chain },
     checks: result.checks,
     sources: result.sources,
   };
@@ -195,18 +201,7 @@ export async function verifyRequest(request: Request, options: VerifyRequestOpti
   });
   if (!result.valid)
     return deny(state, request, result.reason, result.message, result.failedCheck, undefined, result.checks);
-  return {
-    allowed: true,
-    claims: {
-      agentDid: result.agentDid,
-      effectiveScopes: result.effectiveScopes,
-      privilegeScopes: result.privilegeScopes,
-      vpId: result.vpId,
-      chain: result.chain,
-    },
-    checks: result.checks,
-    sources: result.sources,
-  };
+  return allowed(result, { vpId: result.vpId });
 }
 
 /** A fresh nonce from the options' store, as the challenge endpoint returns it. */
