@@ -82,7 +82,7 @@ export default defineConfig({
           environment: 'node',
           // One module graph per worker, not per file: re-evaluating the issuer's graph (zod
           // schemas, Hono, drivers) for each of ~100 files cost ~1.3 s a file, 40 % of the run's
-          // CPU. Files own their state (servers, temp dirs, clocks) and restore what they stub.
+          // CPU. Files own their state (servers, temp dirs, clocks) and put back what they replace.
           isolate: false,
           // Added to the root's fixture servers: one PostgreSQL and one Redis for the run.
           globalSetup: quick ? [] : ['test/support/global-servers.ts'],
