@@ -83,3 +83,66 @@ export async function measure(
     cpuMsSince(cpu),
   );
 }
+
+export interface Paired {
+  /** The case. */
+  m: Measure;
+  /** Raw Ed25519 verification, measured in slices interleaved with the case's. */
+  raw: Measure;
+  /**
+   * Median over slices of (case rate ÷ the raw rate of the raw slice just before it). The
+   * shared machine's speed shifts within seconds; a slice pair that straddles a shift skews
+   * a ratio of totals, while the median sets such pairs aside.
+   */
+  medianRatio: number;
+}
+
+export interface PairedOptions {
+  durationMs: number;
+  warmupMs: number;
+  /** Slice pairs; each raw slice is a third as long as the case's. */
+  slices: number;
+}
+
+/** `op` run sequentially with raw verification interleaved: ratios to `raw` are then free of load drift. */
+export async function pairedBench(
+  op: () => Promise<void>,
+  rawOp: () => void,
+  { durationMs, warmupMs, slices }: PairedOptions,
+): Promise<Paired> {
+  for (let until = performance.now() + warmupMs; performance.now() < until;) await op();
+  const sliceMs = durationMs / slices;
+  const totals = { case: { ops: 0, wallMs: 0, cpuMs: 0 }, raw: { ops: 0, wallMs: 0, cpuMs: 0 } };
+  const ratios: number[] = [];
+  for (let slice = 0; slice < slices; slice++) {
+    let cpu = process.cpuUsage();
+    let start = performance.now();
+    let now = start;
+    let ops = 0;
+    for (const end = start + sliceMs / 3; now < end; now = performance.now()) {
+      rawOp();
+      ops++;
+    }
+    const rawRate = ops / (now - start);
+    totals.raw.ops += ops;
+    totals.raw.wallMs += now - start;
+    totals.raw.cpuMs += cpuMsSince(cpu);
+    cpu = process.cpuUsage();
+    start = performance.now();
+    now = start;
+    ops = 0;
+    for (const end = start + sliceMs; now < end; now = performance.now()) {
+      await op();
+      ops++;
+    }
+    ratios.push(ops / (now - start) / rawRate);
+    totals.case.ops += ops;
+    totals.case.wallMs += now - start;
+    totals.case.cpuMs += cpuMsSince(cpu);
+  }
+  return {
+    m: measured(totals.case.ops, totals.case.wallMs, totals.case.cpuMs),
+    raw: measured(totals.raw.ops, totals.raw.wallMs, totals.raw.cpuMs),
+    medianRatio: median(ratios),
+  };
+}

@@ -26,7 +26,7 @@ import { createHash, createPublicKey, verify as nodeVerify } from 'node:crypto';
 import { loadavg } from 'node:os';
 import type { ChainCredential, SigningIdentity, VerifyPresentationOptions } from '../wallet/index.ts';
 import { shippedVerifier, shippedWallet } from './library.ts';
-import { cpuMsSince, measure, measured, median, round, type Measure } from './measure.ts';
+import { measure, pairedBench as interleaved, round, type Measure, type Paired } from './measure.ts';
 
 const {
   createCachedResolver,
@@ -96,50 +96,9 @@ function dealer(pool: Request[], name: string): () => Request {
   };
 }
 
-interface Paired {
-  m: Measure;
-  raw: Measure;
-  medianRatio: number;
-}
-
-/** bench/verify.ts's `pairedBench`: slices of the case alternate with slices of raw (a third as long). */
-async function pairedBench(op: () => Promise<void>, rawOp: () => void): Promise<Paired> {
-  for (let until = performance.now() + WARMUP_MS; performance.now() < until;) await op();
-  const sliceMs = DURATION_MS / SLICES;
-  const totals = { case: { ops: 0, wallMs: 0, cpuMs: 0 }, raw: { ops: 0, wallMs: 0, cpuMs: 0 } };
-  const ratios: number[] = [];
-  for (let slice = 0; slice < SLICES; slice++) {
-    let cpu = process.cpuUsage();
-    let start = performance.now();
-    let now = start;
-    let ops = 0;
-    for (const end = start + sliceMs / 3; now < end; now = performance.now()) {
-      rawOp();
-      ops++;
-    }
-    const rawRate = ops / (now - start);
-    totals.raw.ops += ops;
-    totals.raw.wallMs += now - start;
-    totals.raw.cpuMs += cpuMsSince(cpu);
-    cpu = process.cpuUsage();
-    start = performance.now();
-    now = start;
-    ops = 0;
-    for (const end = start + sliceMs; now < end; now = performance.now()) {
-      await op();
-      ops++;
-    }
-    ratios.push(ops / (now - start) / rawRate);
-    totals.case.ops += ops;
-    totals.case.wallMs += now - start;
-    totals.case.cpuMs += cpuMsSince(cpu);
-  }
-  return {
-    m: measured(totals.case.ops, totals.case.wallMs, totals.case.cpuMs),
-    raw: measured(totals.raw.ops, totals.raw.wallMs, totals.raw.cpuMs),
-    medianRatio: median(ratios),
-  };
-}
+/** `pairedBench` with this bench's timing. */
+const pairedBench = (op: () => Promise<void>, rawOp: () => void): Promise<Paired> =>
+  interleaved(op, rawOp, { durationMs: DURATION_MS, warmupMs: WARMUP_MS, slices: SLICES });
 
 /** Root (platform → parent agent) and one delegation (→ agent), leaf first as requests name them. */
 async function buildChain(platform: SigningIdentity, parent: SigningIdentity, agent: SigningIdentity) {

@@ -35,7 +35,7 @@ import type {
 } from '../wallet/index.ts';
 import { benchDigitalBazaarVp } from './digitalbazaar.ts';
 import { shippedWallet } from './library.ts';
-import { cpuMsSince, measure, measured, median, round, type Measure } from './measure.ts';
+import { cpuMsSince, measure, pairedBench as interleaved, round, type Measure, type Paired } from './measure.ts';
 
 /** The library under test, compiled as shipped (bench/library.ts). */
 const {
@@ -72,59 +72,9 @@ function bench(op: () => unknown, inFlight = 1): Promise<Measure> {
 }
 
 /** Slices per paired measurement; raw slices are a third as long (raw needs fewer ms for the same precision). */
-const PAIRED_SLICES = 20;
-
-interface Paired {
-  /** The case. */
-  m: Measure;
-  /** Raw Ed25519 verification, measured in slices interleaved with the case's. */
-  raw: Measure;
-  /**
-   * Median over slices of (case rate ÷ the raw rate of the raw slice just before it). The
-   * shared machine's speed shifts within seconds; a slice pair that straddles a shift skews
-   * a ratio of totals, while the median sets such pairs aside.
-   */
-  medianRatio: number;
-}
-
-/** `bench` (sequential) with raw verification interleaved: ratios to `raw` are then free of load drift. */
-async function pairedBench(op: () => Promise<void>, rawOp: () => void): Promise<Paired> {
-  for (let until = performance.now() + WARMUP_MS; performance.now() < until;) await op();
-  const sliceMs = DURATION_MS / PAIRED_SLICES;
-  const totals = { case: { ops: 0, wallMs: 0, cpuMs: 0 }, raw: { ops: 0, wallMs: 0, cpuMs: 0 } };
-  const ratios: number[] = [];
-  for (let slice = 0; slice < PAIRED_SLICES; slice++) {
-    let cpu = process.cpuUsage();
-    let start = performance.now();
-    let now = start;
-    let ops = 0;
-    for (const end = start + sliceMs / 3; now < end; now = performance.now()) {
-      rawOp();
-      ops++;
-    }
-    const rawRate = ops / (now - start);
-    totals.raw.ops += ops;
-    totals.raw.wallMs += now - start;
-    totals.raw.cpuMs += cpuMsSince(cpu);
-    cpu = process.cpuUsage();
-    start = performance.now();
-    now = start;
-    ops = 0;
-    for (const end = start + sliceMs; now < end; now = performance.now()) {
-      await op();
-      ops++;
-    }
-    ratios.push(ops / (now - start) / rawRate);
-    totals.case.ops += ops;
-    totals.case.wallMs += now - start;
-    totals.case.cpuMs += cpuMsSince(cpu);
-  }
-  return {
-    m: measured(totals.case.ops, totals.case.wallMs, totals.case.cpuMs),
-    raw: measured(totals.raw.ops, totals.raw.wallMs, totals.raw.cpuMs),
-    medianRatio: median(ratios),
-  };
-}
+/** `pairedBench` with this bench's timing. */
+const pairedBench = (op: () => Promise<void>, rawOp: () => void): Promise<Paired> =>
+  interleaved(op, rawOp, { durationMs: DURATION_MS, warmupMs: WARMUP_MS, slices: 20 });
 
 /** Fixed seeds, so runs are comparable; did:key identities as in the interop tests. */
 function identity(fill: number): SigningIdentity {
