@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { AgentDocumentParamSchema } from './dids.ts';
 import { endpoint } from './endpoint.ts';
 import { GRANT_CLIENT_CREDENTIALS, GRANT_TOKEN_EXCHANGE } from './oauth.ts';
-import { DidSchema, JsonObjectSchema } from './primitives.ts';
+import { DidSchema, Ed25519JwksSchema, JsonObjectSchema } from './primitives.ts';
 
 /** DID Core §6.2.1: a DID document as JSON. */
 export const DID_JSON = 'application/did+json';
@@ -18,21 +18,6 @@ const didDocument = { schema: JsonObjectSchema, description: 'DID document', med
 
 /** draft-ietf-webbotauth-httpsig-protocol (directory format): the key directory's media type. */
 export const SIGNATURE_DIRECTORY_JSON = 'application/http-message-signatures-directory+json';
-
-/** RFC 8037 §2 Ed25519 public key as the directory and the cards list it: `kid` = RFC 7638 thumbprint. */
-export const DirectoryJwkSchema = z
-  .object({
-    kty: z.literal('OKP'),
-    crv: z.literal('Ed25519'),
-    x: z.string(),
-    kid: z.string(),
-    alg: z.literal('EdDSA'),
-    use: z.literal('sig'),
-  })
-  .meta({ id: 'DirectoryJwk' });
-
-/** A JWK Set (RFC 7517 §5) of Ed25519 keys. */
-export const DirectoryJwksSchema = z.object({ keys: z.array(DirectoryJwkSchema) }).meta({ id: 'DirectoryJwks' });
 
 /**
  * Whether an agent's keys are listed (`active`), or why not: its DID is deactivated, it has no
@@ -51,7 +36,7 @@ export const SignatureAgentCardSchema = z
     client_id: z.url(),
     client_name: z.string(),
     did: DidSchema,
-    jwks: DirectoryJwksSchema,
+    jwks: Ed25519JwksSchema,
     redirect_uris: z.array(z.url()),
     grant_types: z.array(z.enum([GRANT_CLIENT_CREDENTIALS, GRANT_TOKEN_EXCHANGE])),
     response_types: z.array(z.string()),
@@ -66,8 +51,6 @@ export const DirectoryQuerySchema = z.object({
   cursor: z.string().max(512).optional(),
 });
 
-export type DirectoryJwk = z.infer<typeof DirectoryJwkSchema>;
-export type DirectoryJwks = z.infer<typeof DirectoryJwksSchema>;
 export type SignatureAgentCard = z.infer<typeof SignatureAgentCardSchema>;
 export type AgentStatus = z.infer<typeof AgentStatusSchema>;
 
@@ -105,7 +88,7 @@ export const documentEndpoints = {
     auth: 'public',
     query: DirectoryQuerySchema,
     responses: {
-      200: { schema: DirectoryJwksSchema, description: 'The key directory', mediaTypes: [SIGNATURE_DIRECTORY_JSON] },
+      200: { schema: Ed25519JwksSchema, description: 'The key directory', mediaTypes: [SIGNATURE_DIRECTORY_JSON] },
     },
     errors: [],
   }),

@@ -92,3 +92,20 @@ export const PageQuerySchema = z.object({
   cursor: z.string().max(512).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
+
+/** An Ed25519 public key as a JWK (RFC 8037 §2), `kid` named by its owner: session keys, key directories. */
+export const Ed25519JwkSchema = z
+  .object({
+    kty: z.literal('OKP'),
+    crv: z.literal('Ed25519'),
+    x: z.string(),
+    kid: z.string(),
+    alg: z.literal('EdDSA'),
+    use: z.literal('sig'),
+  })
+  .meta({ id: 'Ed25519Jwk' });
+
+/** A JWK Set (RFC 7517 §5) of Ed25519 keys. */
+export const Ed25519JwksSchema = z.object({ keys: z.array(Ed25519JwkSchema) }).meta({ id: 'Ed25519Jwks' });
+
+export type Ed25519Jwk = z.infer<typeof Ed25519JwkSchema>;

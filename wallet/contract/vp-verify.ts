@@ -2,7 +2,14 @@
 import { z } from 'zod';
 import { isReasonCode } from '../vc/reasons.ts';
 import { endpoint } from './endpoint.ts';
-import { DomainSchema, JsonObjectSchema, ScopesSchema, stringOf } from './primitives.ts';
+import {
+  DomainSchema,
+  Ed25519JwkSchema,
+  Ed25519JwksSchema,
+  JsonObjectSchema,
+  ScopesSchema,
+  stringOf,
+} from './primitives.ts';
 
 export const VpVerifyRequestSchema = z
   .strictObject({
@@ -95,20 +102,6 @@ export const IntrospectionSchema = z
   })
   .meta({ id: 'Introspection' });
 
-/** RFC 8037 OKP Ed25519 public key of the session tokens. */
-export const SessionJwkSchema = z
-  .object({
-    kty: z.literal('OKP'),
-    crv: z.literal('Ed25519'),
-    x: z.string(),
-    kid: z.string(),
-    alg: z.literal('EdDSA'),
-    use: z.literal('sig'),
-  })
-  .meta({ id: 'SessionJwk' });
-
-export const SessionJwksSchema = z.object({ keys: z.array(SessionJwkSchema) }).meta({ id: 'SessionJwks' });
-
 export type VpVerifyRequest = z.infer<typeof VpVerifyRequestSchema>;
 export type VpAcceptedBody = z.infer<typeof VpAcceptedSchema>;
 /** What `IssuerClient.verify` returns for an accepted presentation (no session members). */
@@ -117,7 +110,6 @@ export type VpDenied = z.infer<typeof VpDeniedSchema>;
 export type VpVerdict = VpAccepted | VpDenied;
 export type IntrospectRequest = z.infer<typeof IntrospectRequestSchema>;
 export type Introspection = z.infer<typeof IntrospectionSchema>;
-export type SessionJwk = z.infer<typeof SessionJwkSchema>;
 
 export const vpVerifyEndpoints = {
   verifyPresentation: endpoint({
@@ -157,7 +149,7 @@ export const vpVerifyEndpoints = {
     tag: 'Verification',
     summary: 'The session-token verification key as a JWK (RFC 8037 OKP Ed25519). Public.',
     auth: 'public',
-    responses: { 200: { schema: SessionJwkSchema, description: 'The key' } },
+    responses: { 200: { schema: Ed25519JwkSchema, description: 'The key' } },
     errors: [],
   }),
   jwks: endpoint({
@@ -167,7 +159,7 @@ export const vpVerifyEndpoints = {
     tag: 'Verification',
     summary: 'The session-token verification keys as a JWK Set (RFC 7517 §5). Public.',
     auth: 'public',
-    responses: { 200: { schema: SessionJwksSchema, description: 'The key set' } },
+    responses: { 200: { schema: Ed25519JwksSchema, description: 'The key set' } },
     errors: [],
   }),
 };
