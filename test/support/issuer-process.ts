@@ -1,4 +1,4 @@
-// A real issuer process (`node --import tsx issuer/main.ts`) for multi-instance tests: its own
+// A real issuer process (issuer/main.ts, bundled: ./bundles.ts) for multi-instance tests: its own
 // environment, PORT=0, the URL read from its start-up banner; its JSON log lines (stdout) and
 // stderr are kept for assertions. Several of these sharing one database and one Redis are the
 // deployment docs/operations.md describes.
@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Env } from '../../issuer/config/index.ts';
 import { bytesToHex } from '../../wallet/crypto/bytes.ts';
+import { bundled } from './bundles.ts';
 import { TEST_ADMIN_KEY } from './issuer.ts';
 import { exited } from './processes.ts';
 
@@ -53,7 +54,7 @@ export function deploymentEnv(deployment: Deployment, overrides: Record<string, 
 
 /** Starts `issuer/main.ts` with `env` on top of this process's environment; rejects (with its stderr) if it exits first. */
 export async function startIssuerProcess(env: Env, timeoutMs = 60_000): Promise<IssuerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'issuer/main.ts'], {
+  const child = spawn(process.execPath, [bundled('issuer')], {
     cwd: process.cwd(),
     env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,7 +1,7 @@
 // One verifier process for the multi-process replay tests: a Hono app behind agentAuth whose
 // replay cache is Redis (createRedisReplayCache), listening on a free port of 127.0.0.1, which it
 // prints as `listening <port>`. Configured by the environment: TRUSTED_ISSUER (a did:key),
-// TARGET, REDIS_URL, REDIS_PREFIX. Run: node --import tsx test/support/verifier-process.ts
+// TARGET, REDIS_URL, REDIS_PREFIX. Run: node --import tsx test/support/verifier-process.ts (the tests run its bundle, ./bundles.ts)
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';

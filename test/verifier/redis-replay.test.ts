@@ -20,6 +20,7 @@ import {
 } from '../../verifier-worker/index.ts';
 import { newIdentity, testResolver } from '../support/agents.ts';
 import { dpopKey, dpopProof, startHonoMcp, startTokenServer, TOOLS, type McpFixture } from '../support/mcp.ts';
+import { bundled } from '../support/bundles.ts';
 import { exited } from '../support/processes.ts';
 import { startRedis, type RedisServer } from '../support/redis.ts';
 import { freshRedisPrefix, redisUrl } from '../support/servers.ts';
@@ -147,7 +148,7 @@ interface VerifierProcess {
 }
 
 async function startVerifier(env: Record<string, string>): Promise<VerifierProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/verifier-process.ts'], {
+  const child = spawn(process.execPath, [bundled('verifier-process')], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

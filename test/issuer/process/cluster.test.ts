@@ -5,6 +5,7 @@
 // SIGTERM every worker drains and the primary exits 0.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundled } from '../../support/bundles.ts';
 import { freshRequest, spawnIssuer, type IssuerProcess } from '../../support/issuer-child.ts';
 import { call, tempDir, TEST_ADMIN_KEY } from '../../support/issuer.ts';
 
@@ -16,7 +17,7 @@ const workerPids = () =>
 
 beforeAll(async () => {
   const dir = tempDir();
-  cluster = spawnIssuer(['--import', 'tsx', 'issuer/main.ts'], {
+  cluster = spawnIssuer([bundled('issuer')], {
     NODE_ENV: 'development',
     PORT: '0',
     SERVICE_WORKERS: '2',

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, fetchPolicy, loadConfig, withBoundPort } from '../../../issuer/config/index.ts';
 import { openDatabase } from '../../../issuer/storage/db.ts';
+import { bundled } from '../../support/bundles.ts';
 import { tempDir } from '../../support/issuer.ts';
 
 const run = promisify(execFile);
@@ -20,7 +21,7 @@ function dbIn(): string {
 function startFailure(
   env: Record<string, string | undefined>,
 ): Promise<{ code: number; stderr: string; stdout: string } | undefined> {
-  return run(process.execPath, ['--import', 'tsx', 'issuer/main.ts'], { env, cwd: process.cwd() }).then(
+  return run(process.execPath, [bundled('issuer')], { env, cwd: process.cwd() }).then(
     () => undefined,
     (e: { code: number; stderr: string; stdout: string }) => e,
   );
@@ -293,11 +294,11 @@ describe('issuer configuration', () => {
   it('two issuers started at once on a fresh directory keep the same secrets: the file is created once, never overwritten', async () => {
     const dbPath = dbIn();
     const file = join(dbPath, '..', 'issuer-secrets.json');
-    // Each process loads tsx first, then all read and write at one instant.
+    // Each process loads the configuration module first, then all read and write at one instant.
     const startAt = Date.now() + 4000;
     const outputs = await Promise.all(
       Array.from({ length: 6 }, () =>
-        run(process.execPath, ['--import', 'tsx', 'test/support/load-config-at.ts', dbPath, String(startAt)], {
+        run(process.execPath, [bundled('load-config-at'), dbPath, String(startAt)], {
           cwd: process.cwd(),
         }),
       ),

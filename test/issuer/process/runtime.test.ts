@@ -8,6 +8,7 @@ import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../issuer/config/index.ts';
+import { bundled } from '../../support/bundles.ts';
 import { spawnIssuer, type IssuerProcess } from '../../support/issuer-child.ts';
 import { tempDir, TEST_ADMIN_KEY } from '../../support/issuer.ts';
 
@@ -30,7 +31,7 @@ const PRODUCTION = {
 
 async function startProcess(env: Record<string, string> = {}): Promise<{ issuer: IssuerProcess; url: string }> {
   const dir = tempDir();
-  const spawned = spawnIssuer(['--import', 'tsx', 'issuer/main.ts'], {
+  const spawned = spawnIssuer([bundled('issuer')], {
     ...PRODUCTION,
     SERVICE_SQLITE_PATH: join(dir, 'issuer.db'),
     ...env,
@@ -130,14 +131,11 @@ describe('the issuer process (production)', () => {
   ])(
     'logs a crash (%s) as one JSON error line with its stack, then exits 1',
     async (kind, msg, message) => {
-      const spawned = spawnIssuer(
-        ['--import', 'tsx', '--import', './test/support/crash-on-signal.ts', 'issuer/main.ts'],
-        {
-          ...PRODUCTION,
-          SERVICE_SQLITE_PATH: join(tempDir(), 'issuer.db'),
-          MANDATE_TEST_CRASH: kind,
-        },
-      );
+      const spawned = spawnIssuer(['--import', bundled('crash-on-signal'), bundled('issuer')], {
+        ...PRODUCTION,
+        SERVICE_SQLITE_PATH: join(tempDir(), 'issuer.db'),
+        MANDATE_TEST_CRASH: kind,
+      });
       cleanups.push(() => {
         spawned.child.kill('SIGKILL');
       });
@@ -145,7 +143,7 @@ describe('the issuer process (production)', () => {
       spawned.child.kill('SIGUSR2');
       expect(await spawned.exited).toBe(1);
       expect(spawned.lines.at(-1)).toMatchObject({ level: 'error', msg, error: 'Error', message });
-      expect(String(spawned.lines.at(-1)?.stack)).toContain('crash-on-signal.ts');
+      expect(String(spawned.lines.at(-1)?.stack)).toContain('crash-on-signal.mjs');
       expect(spawned.otherStdout).toEqual([]);
     },
     60_000,
@@ -155,7 +153,7 @@ describe('the issuer process (production)', () => {
     const dir = tempDir();
     // A file where the database's directory should be: the database cannot be opened.
     writeFileSync(join(dir, 'issuer.db'), '');
-    const spawned = spawnIssuer(['--import', 'tsx', 'issuer/main.ts'], {
+    const spawned = spawnIssuer([bundled('issuer')], {
       ...PRODUCTION,
       SERVICE_SQLITE_PATH: join(dir, 'issuer.db', 'nested.db'),
     });
@@ -168,7 +166,7 @@ describe('SERVICE_WORKERS', () => {
   it('a cluster whose workers cannot start stops with exit code 1 instead of restarting them forever', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'issuer.db'), '');
-    const spawned = spawnIssuer(['--import', 'tsx', 'issuer/main.ts'], {
+    const spawned = spawnIssuer([bundled('issuer')], {
       ...PRODUCTION,
       SERVICE_WORKERS: '2',
       SERVICE_SQLITE_PATH: join(dir, 'issuer.db', 'nested.db'),

@@ -14,7 +14,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { threadId } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -22,6 +23,7 @@ import { createFileCredentialStore, LOCK_STALE_MS } from '../../../wallet/client
 import { issueAgentCredential } from '../../../wallet/vc/agent-credential.ts';
 import type { AgentCredential } from '../../../wallet/vc/types.ts';
 import { newIdentity } from '../../support/agents.ts';
+import { bundled } from '../../support/bundles.ts';
 
 const code = (c: string) => expect.objectContaining({ code: c });
 const dirs: string[] = [];
@@ -161,7 +163,7 @@ describe('file credential store', () => {
       writeFileSync(file, JSON.stringify(many.filter((_, i) => i % processes === p)));
       return file;
     });
-    // Each child loads tsx and the store first, then all put at one wall-clock instant.
+    // Each child loads the store (bundled) first, then all put at one wall-clock instant.
     const child = `
       const [, module, path, input, startAt] = process.argv;
       const { createFileCredentialStore } = await import(module);
@@ -174,20 +176,10 @@ describe('file credential store', () => {
       await Promise.all(credentials.map((c) => store.put(c)));`;
     const startAt = Date.now() + 3000;
     const run = promisify(execFile);
-    const module = resolve('wallet/client/credential-store-file.ts');
+    const module = pathToFileURL(bundled('credential-store-file')).href;
     await Promise.all(
       inputs.map((input) =>
-        run(process.execPath, [
-          '--import',
-          'tsx',
-          '--input-type=module',
-          '-e',
-          child,
-          module,
-          path,
-          input,
-          String(startAt),
-        ]),
+        run(process.execPath, ['--input-type=module', '-e', child, module, path, input, String(startAt)]),
       ),
     );
     expect((await createFileCredentialStore({ path }).list()).map((c) => c.id)).toEqual(many.map((c) => c.id).sort());
