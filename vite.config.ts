@@ -8,7 +8,7 @@
 //   x.test.ts          Node only (the `node` project): servers, files, child processes.
 //   x.shared.test.ts   BOTH Node and real Chromium, so an isomorphic module is proven identical.
 //   x.browser.test.ts  Chromium only (the `browser` project): IndexedDB, service workers, the DOM.
-//   x.types.test.ts    Node, type-checking with the TypeScript compiler (the `node-types` project).
+//   x.types.ts         Node, type-checking with the compiler: imported by test/types.test.ts.
 // `npm run test:quick` (test/run.mjs --quick) runs the node project without what needs the
 // run's PostgreSQL or Redis or a Chromium: test/e2e/**, and files whose name says `postgres`
 // or `redis`. A new test that needs one of those goes in test/e2e or says so in its name.
@@ -49,9 +49,6 @@ const SAME_ON_EITHER_ADAPTER = [
   'test/issuer/process/**',
 ];
 
-/** Tests that type-check with the compiler: their own project, one worker (see below). */
-const TYPE_CHECKING = 'test/**/*.types.test.ts';
-
 /** What `npm run test:quick` leaves out (see the top of this file). */
 const NEEDS_SERVERS = ['test/e2e/**', 'test/**/*postgres*.test.ts', 'test/**/*redis*.test.ts'];
 const quick = process.env.MANDATE_TEST_QUICK === '1';
@@ -91,24 +88,8 @@ export default defineConfig({
           // Added to the root's fixture servers: one PostgreSQL and one Redis for the run.
           globalSetup: quick ? [] : ['test/support/global-servers.ts'],
           include: ['test/**/*.test.ts'],
-          exclude: ['test/**/*.browser.test.ts', TYPE_CHECKING, ...(quick ? NEEDS_SERVERS : [])],
+          exclude: ['test/**/*.browser.test.ts', ...(quick ? NEEDS_SERVERS : [])],
           testTimeout: 30_000,
-        },
-      },
-      {
-        // The files that build TypeScript programs (documented examples, the pinned public
-        // surface), one after another in one worker: test/support/typescript.ts parses
-        // lib.d.ts, @types/node and our sources once per worker and reuses the previous
-        // program, so the second and third cost a fraction of the first. Spread over three
-        // workers, each parsed everything again (~10 CPU-s a file on the 2-core box).
-        extends: true,
-        test: {
-          name: 'node-types',
-          environment: 'node',
-          isolate: false,
-          fileParallelism: false,
-          include: [TYPE_CHECKING],
-          testTimeout: 120_000,
         },
       },
       {

@@ -42,13 +42,13 @@ function findInitdb() {
   }
 }
 
-// `--quick` (npm run test:quick): the node and node-types projects without the tests that need PostgreSQL,
+// `--quick` (npm run test:quick): the node project without the tests that need PostgreSQL,
 // Redis or Chromium (vite.config.ts says which), and without starting those servers.
 const quick = process.argv.includes('--quick');
 const args = process.argv.slice(2).filter((arg) => arg !== '--quick');
-if (quick) args.unshift('--project', 'node', '--project', 'node-types');
+if (quick) args.unshift('--project', 'node');
 const project = args.includes('--project') ? args[args.indexOf('--project') + 1] : undefined;
-const nodeOnly = project?.startsWith('node') ?? false; // node, node-types, node-postgres
+const nodeOnly = project === 'node' || project === 'node-postgres';
 const missing = [
   ...(quick || process.env.MANDATE_TEST_DATABASE_URL || findInitdb() ? [] : ['PostgreSQL']),
   ...(quick || process.env.MANDATE_TEST_REDIS_URL || onPath('redis-server') ? [] : ['Redis']),

@@ -8,7 +8,7 @@
  * replay state between processes (docs/verifier.md §Several verifier processes).
  *
  * The public surface is this explicit list, no `export *`: docs/verifier.md §Everything
- * `mandate/verifier` exports names each value, and test/wallet/public-surface.types.test.ts pins every
+ * `mandate/verifier` exports names each value, and test/wallet/public-surface.types.ts pins every
  * name (types included). What request.ts and mcp/index.ts export beyond it is internal.
  */
 export {

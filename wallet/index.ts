@@ -3,7 +3,7 @@
  * (the file key store) are in `mandate/wallet/node`.
  *
  * The public surface is this explicit list, no `export *`: docs/library.md §Everything
- * `mandate/wallet` exports names each value, and test/wallet/public-surface.types.test.ts pins every
+ * `mandate/wallet` exports names each value, and test/wallet/public-surface.types.ts pins every
  * name (types included), so an export cannot appear or vanish by accident. The layers' own
  * index files export more, for the rest of the repository; what is not here is internal.
  */

@@ -7,7 +7,7 @@ import { createEddsaRdfc2022 } from './crypto/eddsa-rdfc-2022.ts';
 import { bundledDocumentLoader } from './jsonld/document-loader.ts';
 
 // Everything in `mandate/wallet`, listed again rather than `export *` so this surface is as
-// deliberate as that one (test/wallet/public-surface.types.test.ts checks that it is a superset).
+// deliberate as that one (test/wallet/public-surface.types.ts checks that it is a superset).
 export {
   MandateError,
   isMandateError,

@@ -2,7 +2,7 @@
 // page and the test cannot drift), with the free variables the prose says the reader has passed
 // in, against a real issuer where it needs one. The inventory holds every ts/js/sh block to
 // that: each one is marked `<!-- run: name -->` (run here), `<!-- example: name -->` (run by
-// test/docs/library.types.test.ts or test/verifier/mcp/docs.types.test.ts) or `<!-- not run: why -->`, so a new or changed
+// test/docs/library.types.ts or test/verifier/mcp/docs.types.ts) or `<!-- not run: why -->`, so a new or changed
 // snippet that nobody runs fails here instead of failing a reader.
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -94,9 +94,9 @@ const RUN_HERE: Record<string, readonly string[]> = {
 
 /** `<!-- example: … -->` blocks and the test that runs each. */
 const EXAMPLES_ELSEWHERE: Record<string, string> = {
-  library: 'test/docs/library.types.test.ts',
-  'readme-mcp': 'test/verifier/mcp/docs.types.test.ts',
-  'mcp-hono': 'test/verifier/mcp/docs.types.test.ts',
+  library: 'test/docs/library.types.ts',
+  'readme-mcp': 'test/verifier/mcp/docs.types.ts',
+  'mcp-hono': 'test/verifier/mcp/docs.types.ts',
 };
 
 const allBlocks = documentationFiles().flatMap(codeBlocks);

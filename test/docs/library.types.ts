@@ -24,26 +24,26 @@ const code = exampleBlock(doc);
 /** What the page says the example prints: the `// …` comment after each console.log. */
 const promised = [...code.matchAll(/^console\.log\(.*\);\s*\/\/\s*(.+)$/gm)].map((m) => (m[1] as string).trim());
 
-let dir: string;
-let file: string;
-
-beforeAll(() => {
-  dir = mkdtempSync(join(here, '.tmp-docs-library-'));
-  file = join(dir, 'example.ts');
-  const wallet = relative(dir, join(repo, 'wallet', 'index.ts'))
-    .split('\\')
-    .join('/');
-  writeFileSync(
-    file,
-    code.replaceAll("from 'mandate/wallet'", `from '${wallet.startsWith('.') ? wallet : `./${wallet}`}'`),
-  );
-});
-
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
-
 describe('docs/library.md example', () => {
+  let dir: string;
+  let file: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(here, '.tmp-docs-library-'));
+    file = join(dir, 'example.ts');
+    const wallet = relative(dir, join(repo, 'wallet', 'index.ts'))
+      .split('\\')
+      .join('/');
+    writeFileSync(
+      file,
+      code.replaceAll("from 'mandate/wallet'", `from '${wallet.startsWith('.') ? wallet : `./${wallet}`}'`),
+    );
+  });
+
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('imports only from mandate/wallet', () => {
     const sources = [...code.matchAll(/from '([^']+)'/g)].map((m) => m[1]);
     expect(sources).toEqual(['mandate/wallet']);
