@@ -1,108 +1,82 @@
-// Verification in real Chromium (issue 41 §5): a presentation and a signed request with a cached
-// chain (bench/browser/cases.ts, the two cases of bench/signed-request.ts), verified in a page
-// with the wallet's WebCrypto Ed25519 backend and with its noble fallback, and the same cases in
-// this Node process (compiled package, default backend) in the same run: the ratios are
-// Chromium's rate over Node's, each the median of three alternated rounds.
+// Verification in real Chromium, and what the service-worker verifier adds to a request (issue
+// 41 §5), each in three alternated rounds so that every figure sees the shared machine's load
+// of the moment; medians over rounds are reported with every round's figure beside them.
 //
-// The page loads the wallet's sources bundled by Vite (bench/browser/page.ts) from a local
-// server on 127.0.0.1 (a secure context, so WebCrypto Ed25519 is there). Chromium is
-// CHROMIUM_PATH or /usr/bin/chromium, driven by Playwright. Counts are fixed (not timed
-// budgets): BENCH_BROWSER_COUNT verifications per case (default 600; noble a sixth of it).
-// Not measured here: verification inside the service worker, and the worker's added latency
-// per intercepted request.
+// 1. Rates (bench/browser/verification.ts): a presentation and a signed request with a cached
+//    chain (bench/browser/cases.ts, the two cases of bench/signed-request.ts) verified in this
+//    Node process (compiled package, default backend), in a page, and inside a service worker
+//    (the bench's own, bench/browser/worker.ts), the browser with the wallet's WebCrypto Ed25519
+//    backend and with its noble fallback. Ratios: each rate over Node's, the worker's over the
+//    page's. BENCH_BROWSER_COUNT verifications a case (default 600; noble a sixth of it).
+// 2. Added latency (bench/browser/latency.ts): fetches from a page through the production worker
+//    (dist/verifier-sw.js, built as `npm run build` builds it), which verifies a presentation or
+//    a signed request and forwards it, against the same fetch on an origin with no worker; one at
+//    a time, then four at a time; median and p95 per request. BENCH_BROWSER_REQUESTS a batch
+//    (default 200). A kind the worker build refuses is reported as not supported, by commit.
+//
+// Everything is served on 127.0.0.1 (a secure context: WebCrypto Ed25519 and service workers are
+// there) by bench/browser/server.ts, built fresh by Vite (bench/browser/bundles.ts); Chromium is
+// CHROMIUM_PATH or /usr/bin/chromium, driven by Playwright.
 //
 //   npm run bench -- browser
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright';
-import { build } from 'vite';
-import { bundleConfig } from '../verifier-worker/vite.sw.config.ts';
-import { benchCases, type Timed } from './browser/cases.ts';
+import type { Browser } from 'playwright';
+import { benchCases } from './browser/cases.ts';
+import { buildScripts, type Built } from './browser/bundles.ts';
+import { CHROMIUM, launchChromium } from './browser/chromium.ts';
+import { latencyRound, type LatencyRounds } from './browser/latency.ts';
+import { benchRequests, workerConfig } from './browser/latency-requests.ts';
+import { latencySummary } from './browser/latency-summary.ts';
+import { openBenchPage, registerMandateWorker } from './browser/pages.ts';
+import { serveOrigin, type Origin } from './browser/server.ts';
+import { emptyRounds, verificationRound, verificationSummary, type Counts } from './browser/verification.ts';
 import { shippedWallet } from './library.ts';
-import { median, round } from './measure.ts';
+import { round } from './measure.ts';
 
-const OUT_DIR = fileURLToPath(new URL('../dist/bench-browser/', import.meta.url));
-const PAGE_BUNDLE = 'bench-page.js';
 const COUNT = Number(process.env.BENCH_BROWSER_COUNT ?? 600);
-const NOBLE_COUNT = Math.ceil(COUNT / 6);
+const COUNTS: Counts = { native: COUNT, noble: Math.ceil(COUNT / 6) };
+const REQUESTS = Number(process.env.BENCH_BROWSER_REQUESTS ?? 200);
 const ROUNDS = 3;
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--headless',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--no-first-run',
-];
 
-type Cases = { presentation: Timed; cachedChain: Timed };
+type Wallet = Awaited<ReturnType<typeof shippedWallet>>;
 
-/** The page bundle: the wallet's sources and the cases, one minified ES module. */
-async function bundlePage(): Promise<string> {
-  await rm(join(OUT_DIR, PAGE_BUNDLE), { force: true });
-  await build(bundleConfig({ fileName: PAGE_BUNDLE, entry: 'bench/browser/page.ts', format: 'es' }, OUT_DIR));
-  return readFile(join(OUT_DIR, PAGE_BUNDLE), 'utf8');
-}
+/** The bench's origins: one for the verification pages, one the Mandate worker guards, one bare. */
+type Origins = Record<'verifying' | 'guarded' | 'bare', Origin>;
 
-/** Serves an empty page and the bundle on 127.0.0.1; runs `body` against its origin. */
-async function serving<T>(code: string, body: (origin: string) => Promise<T>): Promise<T> {
-  const server = createServer((req, res) => {
-    if (req.url === `/${PAGE_BUNDLE}`) {
-      res.writeHead(200, { 'content-type': 'text/javascript' }).end(code);
-    } else {
-      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>bench</title>');
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  try {
-    return await body(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-  } finally {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+/** ROUNDS rounds of both halves, in one browser context. */
+async function rounds(browser: Browser, wallet: Wallet, origins: Origins) {
+  const context = await browser.newContext();
+  const verificationPage = await openBenchPage(context, origins.verifying.url);
+  const requests = await benchRequests(wallet);
+  const pages = {
+    guarded: await openBenchPage(context, origins.guarded.url),
+    guardedOrigin: origins.guarded.url,
+    bare: await openBenchPage(context, origins.bare.url),
+  };
+  await registerMandateWorker(pages.guarded, workerConfig(requests.issuerDid));
+  const verification = emptyRounds();
+  const latency: LatencyRounds = { batches: {}, refused: {} };
+  for (let i = 0; i < ROUNDS; i++) {
+    await verificationRound(verificationPage, () => benchCases(wallet, 'auto', COUNT), COUNTS, verification);
+    await latencyRound(pages, requests, REQUESTS, latency);
   }
+  await context.close();
+  return { verification, latency };
 }
 
-interface Rounds {
-  version: string;
-  node: Cases[];
-  webcrypto: Cases[];
-  noble: Cases[];
-}
-
-/**
- * ROUNDS rounds of Node, then Chromium with WebCrypto, then Chromium with noble, alternated in
- * one run so that each sees the shared machine's load of the moment; the rates reported are
- * the medians over rounds.
- */
-async function alternated(origin: string, node: () => Promise<Cases>): Promise<Rounds> {
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: CHROMIUM_ARGS,
-  });
+async function measured(wallet: Wallet, built: Built) {
+  const origins: Origins = {
+    verifying: await serveOrigin(built.scripts),
+    guarded: await serveOrigin(built.scripts),
+    bare: await serveOrigin(built.scripts),
+  };
+  const browser = await launchChromium();
   try {
-    const page = await browser.newPage();
-    await page.goto(`${origin}/`);
-    await page.addScriptTag({ url: `/${PAGE_BUNDLE}`, type: 'module' });
-    await page.waitForFunction(() => 'mandateBench' in globalThis);
-    const inPage = (backend: 'webcrypto' | 'noble', count: number) =>
-      page.evaluate(
-        ([b, n]) =>
-          (globalThis as unknown as { mandateBench: (b: string, n: number) => Promise<Cases> }).mandateBench(b, n),
-        [backend, count] as const,
-      );
-    const rounds: Rounds = { version: browser.version(), node: [], webcrypto: [], noble: [] };
-    for (let round = 0; round < ROUNDS; round++) {
-      rounds.node.push(await node());
-      rounds.webcrypto.push(await inPage('webcrypto', COUNT));
-      rounds.noble.push(await inPage('noble', NOBLE_COUNT));
-    }
-    return rounds;
+    return { chromium: browser.version(), ...(await rounds(browser, wallet, origins)) };
   } finally {
     await browser.close();
+    for (const origin of Object.values(origins)) await origin.close();
   }
 }
 
@@ -110,32 +84,19 @@ export async function run(): Promise<Record<string, unknown>> {
   // `npm run bench` runs every bench: on a machine without Chromium this one says so instead.
   if (!existsSync(CHROMIUM)) return { skipped: `no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)` };
   const wallet = await shippedWallet();
-  const code = await bundlePage();
+  const built = await buildScripts();
   const loadBefore = loadavg();
-  const rounds = await serving(code, (origin) => alternated(origin, () => benchCases(wallet, 'auto', COUNT)));
+  const { chromium, verification, latency } = await measured(wallet, built);
   const loadAfter = loadavg();
-  const rates = (runs: Cases[]) => ({
-    presentation: median(runs.map((c) => c.presentation.opsPerSec)),
-    cachedChain: median(runs.map((c) => c.cachedChain.opsPerSec)),
-  });
-  const node = rates(rounds.node);
-  const over = (runs: Cases[]) => {
-    const r = rates(runs);
-    return {
-      presentation: round(r.presentation / node.presentation),
-      cachedChain: round(r.cachedChain / node.cachedChain),
-    };
-  };
-  const each = (runs: Cases[]) => runs.map((c) => [c.presentation.opsPerSec, c.cachedChain.opsPerSec]);
   return {
-    chromium: rounds.version,
-    pageBundleKB: round(code.length / 1000, 1),
+    chromium,
+    bundleKB: built.sizesKB,
+    workerCommit: built.workerCommit,
     rounds: ROUNDS,
-    verificationsPerCase: { node: COUNT, webcrypto: COUNT, noble: NOBLE_COUNT },
+    verificationsPerCase: { native: COUNTS.native, noble: COUNTS.noble },
+    requestsPerBatch: REQUESTS,
     loadAverage1m: { before: round(loadBefore[0] ?? 0), after: round(loadAfter[0] ?? 0) },
-    opsPerSec: { node, chromiumWebcrypto: rates(rounds.webcrypto), chromiumNoble: rates(rounds.noble) },
-    /** Every round's [presentation, cachedChain] rates: the spread shows the machine's load. */
-    byRound: { node: each(rounds.node), chromiumWebcrypto: each(rounds.webcrypto), chromiumNoble: each(rounds.noble) },
-    ratios: { chromiumWebcrypto_over_node: over(rounds.webcrypto), chromiumNoble_over_node: over(rounds.noble) },
+    ...verificationSummary(verification),
+    latency: latencySummary(latency, built.workerCommit),
   };
 }

@@ -16,6 +16,12 @@ export interface Timed {
   opsPerSec: number;
 }
 
+/** One run of both cases. */
+export interface CaseTimes {
+  presentation: Timed;
+  cachedChain: Timed;
+}
+
 /** `count` verifications of `op`, after `warmup` of them; every result is checked by `op`. */
 async function timed(op: (i: number) => Promise<void>, count: number, warmup: number): Promise<Timed> {
   for (let i = 0; i < warmup; i++) await op(i);
@@ -23,6 +29,25 @@ async function timed(op: (i: number) => Promise<void>, count: number, warmup: nu
   for (let i = warmup; i < warmup + count; i++) await op(i);
   const ms = performance.now() - start;
   return { ops: count, ms: Math.round(ms), opsPerSec: Math.round((count * 1000) / ms) };
+}
+
+/** The chain every case uses: an issuer, root → one delegation, the agent at its leaf. Same seeds everywhere. */
+export async function benchChain(w: typeof Wallet) {
+  const identity = (fill: number): Wallet.SigningIdentity =>
+    w.didKeyIdentity(w.seedSigner(new Uint8Array(32).fill(fill)));
+  const platform = identity(0x11);
+  const parent = identity(0x21);
+  const agent = identity(0x22);
+  const root = await w.issueAgentCredential({
+    issuer: platform,
+    agentDid: parent.did,
+    privilegeScopes: ['files', 'calendar:read'],
+    delegationDepth: 2,
+    domains: [TARGET],
+    validUntil: new Date(Date.now() + 24 * HOUR),
+  });
+  const child = await w.delegate(root, { delegator: parent, delegateeDid: agent.did, scopes: ['files:read'] });
+  return { platform, agent, chain: [child, root] as Wallet.ChainCredential[] };
 }
 
 /**
@@ -34,24 +59,10 @@ export async function benchCases(
   w: typeof Wallet,
   backend: Parameters<typeof Wallet.setEd25519Backend>[0],
   count: number,
-) {
-  const identity = (fill: number): Wallet.SigningIdentity =>
-    w.didKeyIdentity(w.seedSigner(new Uint8Array(32).fill(fill)));
+): Promise<CaseTimes> {
   w.setEd25519Backend(backend);
   try {
-    const platform = identity(0x11);
-    const parent = identity(0x21);
-    const agent = identity(0x22);
-    const root = await w.issueAgentCredential({
-      issuer: platform,
-      agentDid: parent.did,
-      privilegeScopes: ['files', 'calendar:read'],
-      delegationDepth: 2,
-      domains: [TARGET],
-      validUntil: new Date(Date.now() + 24 * HOUR),
-    });
-    const child = await w.delegate(root, { delegator: parent, delegateeDid: agent.did, scopes: ['files:read'] });
-    const chain = [child, root] as Wallet.ChainCredential[];
+    const { platform, agent, chain } = await benchChain(w);
     const resolver = w.createCachedResolver(w.createResolver({ methods: { key: w.resolveDidKey } }));
     const vp = await w.signPresentation({
       holder: agent,
