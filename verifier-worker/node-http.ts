@@ -23,7 +23,7 @@ import {
   handleChallengeRequest,
   isMandateHeaderName,
   prepareVerifier,
-  verifyRequest,
+  verifyRequestWithBody,
   type AgentClaims,
   type RequestDenied,
   type RequestVerdict,
@@ -107,6 +107,15 @@ function assertPlainTarget(target: string): void {
  * for a method a `Request` cannot carry.
  */
 export function toWebRequest(req: IncomingMessage, options: ToWebRequestOptions = {}): Request {
+  const { url, init, body } = webRequestParts(req, options);
+  return new Request(url, body === undefined ? init : { ...init, body });
+}
+
+/** What `toWebRequest` builds its Request of: the URL, method and headers, and the kept body apart. */
+function webRequestParts(
+  req: IncomingMessage,
+  options: ToWebRequestOptions,
+): { url: URL; init: { method: string; headers: Headers }; body: Uint8Array<ArrayBuffer> | undefined } {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (name.startsWith(':') || value === undefined) continue;
@@ -123,7 +132,7 @@ export function toWebRequest(req: IncomingMessage, options: ToWebRequestOptions 
   const base = new URL(originOf(req, options));
   const url = target.startsWith('/') ? new URL(base.origin + target) : new URL(target, base);
   const body = /^(?:GET|HEAD)$/i.test(method) ? undefined : keptBody(req);
-  return new Request(url, { method, headers, ...(body === undefined ? {} : { body }) });
+  return { url, init: { method, headers }, body };
 }
 
 /** Writes a Web `Response` (status, headers, body) to `res`. */
@@ -162,10 +171,21 @@ export function applyNodeClaims(req: IncomingMessage, claims: AgentClaims): asse
   (req as AgentRequest).agent = claims;
 }
 
-/** The Request for `req`, or — for a request line it cannot judge (RequestTargetError) — its 400 MALFORMED refusal. */
-function webRequestOrRefusal(req: IncomingMessage, options: ToWebRequestOptions): Request | RequestDenied {
+/** A request as the verifier judges it: the body's bytes beside a Request that carries none. */
+interface JudgedRequest {
+  request: Request;
+  body: Uint8Array | undefined;
+}
+
+/**
+ * `req` as `toWebRequest` reads it, the kept body handed to the verifier as bytes rather than
+ * as the Request's stream (which it would have to clone and read back); or — for a request line
+ * it cannot judge (RequestTargetError) — its 400 MALFORMED refusal.
+ */
+function webRequestOrRefusal(req: IncomingMessage, options: ToWebRequestOptions): JudgedRequest | RequestDenied {
   try {
-    return toWebRequest(req, options);
+    const { url, init, body } = webRequestParts(req, options);
+    return { request: new Request(url, init), body };
   } catch (error) {
     if (!(error instanceof RequestTargetError)) throw error;
     const { message } = error;
@@ -187,17 +207,17 @@ function webRequestOrRefusal(req: IncomingMessage, options: ToWebRequestOptions)
  */
 export async function verifyNodeRequest(req: IncomingMessage, options: NodeVerifierOptions): Promise<RequestVerdict> {
   prepareVerifier(options, NODE_KEYS);
-  const request = webRequestOrRefusal(req, options);
-  return request instanceof Request ? verifyRequest(request, options) : request;
+  const judged = webRequestOrRefusal(req, options);
+  return 'request' in judged ? verifyRequestWithBody(judged.request, options, judged.body) : judged;
 }
 
 /** Challenge endpoint, then verification; a Response to send, or the accepted claims. */
 async function judge(req: IncomingMessage, options: NodeVerifierOptions): Promise<Response | AgentClaims> {
-  const request = webRequestOrRefusal(req, options);
-  if (!(request instanceof Request)) return denialResponse(request);
-  const challenge = await handleChallengeRequest(request, options);
+  const judged = webRequestOrRefusal(req, options);
+  if (!('request' in judged)) return denialResponse(judged);
+  const challenge = await handleChallengeRequest(judged.request, options);
   if (challenge) return challenge;
-  const verdict = await verifyRequest(request, options);
+  const verdict = await verifyRequestWithBody(judged.request, options, judged.body);
   return verdict.allowed ? verdict.claims : denialResponse(verdict);
 }
 

@@ -132,8 +132,15 @@ async function routeScopes(state: VerifierState, request: Request): Promise<read
   return deny(state, request, 'INSUFFICIENT_SCOPE', `no scope rule allows ${asked} ${url.pathname}`, 'scopes');
 }
 
-/** A signed request: its signature and chain (wallet/vc/signed-request.ts), the route's scopes. */
-async function verifySigned(state: VerifierState, request: Request): Promise<RequestVerdict> {
+/**
+ * A signed request: its signature and chain (wallet/vc/signed-request.ts), the route's scopes;
+ * `Content-Digest` checked on `body` when the adapter holds it, else on a clone's body.
+ */
+async function verifySigned(
+  state: VerifierState,
+  request: Request,
+  body: Uint8Array | undefined,
+): Promise<RequestVerdict> {
   const requiredScopes = await routeScopes(state, request);
   if ('allowed' in requiredScopes) return requiredScopes;
   const { maxPresentationLifetimeMs: _lifetime, replayCache, ...chainOptions } = state.verification;
@@ -142,6 +149,7 @@ async function verifySigned(state: VerifierState, request: Request): Promise<Req
     replayCache,
     chainCache: state.chainCache,
     maxBodyBytes: state.maxSignedBodyBytes,
+    ...(body === undefined ? {} : { body }),
     requiredScopes,
     now: new Date(state.now()),
   });
@@ -176,9 +184,23 @@ function allowed(
  * Refusals are values, never exceptions; only a misconfiguration (VerifierOptionsError) or a
  * throwing `requiredScopes` function rejects.
  */
-export async function verifyRequest(request: Request, options: VerifyRequestOptions): Promise<RequestVerdict> {
+export function verifyRequest(request: Request, options: VerifyRequestOptions): Promise<RequestVerdict> {
+  return verifyRequestWithBody(request, options, undefined);
+}
+
+/**
+ * `verifyRequest` for an adapter that holds the body's bytes already (the Node adapter, when a
+ * body parser kept them): a signed request's `Content-Digest` is checked on `body`, which spares
+ * cloning the request and reading its stream; `request` then needs no body. Internal to
+ * mandate/verifier (not re-exported by index.ts).
+ */
+export async function verifyRequestWithBody(
+  request: Request,
+  options: VerifyRequestOptions,
+  body: Uint8Array | undefined,
+): Promise<RequestVerdict> {
   const state = stateFor(options);
-  if (isSignedRequest(request)) return verifySigned(state, request);
+  if (isSignedRequest(request)) return verifySigned(state, request, body);
   let presentation: JsonValue;
   try {
     presentation = decodePresentationHeader(request.headers.get('authorization'), state.maxBytes);

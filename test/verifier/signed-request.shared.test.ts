@@ -20,9 +20,11 @@ import {
   forwardClaims,
   issueChallenge,
   verifyRequest,
+  verifyRequestWithBody,
   type RequestVerdict,
   type VerifyRequestOptions,
 } from '../../verifier-worker/request.ts';
+import { verifySignedRequest } from '../../wallet/vc/signed-request.ts';
 import { newIdentity, signRaw, testResolver, type TestResolver } from '../support/agents.ts';
 
 const TARGET = 'api.example.com';
@@ -321,5 +323,36 @@ describe('presentations beside signed requests', () => {
     const verdict = expectAllowed(await verifyRequest(request, options));
     expect(verdict.claims.vpId).toBe(vp.id);
     expect(verdict.claims.signature).toBeUndefined();
+  });
+});
+
+describe('a body the adapter holds as bytes (the Node adapter: verifyRequestWithBody)', () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+
+  it('judges Content-Digest on the bytes given, the Request carrying no body', async () => {
+    const options = verifier();
+    const post = await signed({ method: 'POST', body: '{"name":"report.txt"}' });
+    const headersOnly = resent(post, post.url);
+    expectAllowed(await verifyRequestWithBody(headersOnly, options, bytes('{"name":"report.txt"}')));
+    const again = await signed({ method: 'POST', body: '{"amount":1}' });
+    expectDenied(
+      await verifyRequestWithBody(resent(again, again.url), options, bytes('{"amount":100}')),
+      401,
+      'CONTENT_DIGEST_MISMATCH',
+    );
+  });
+
+  it('holds the bytes given to maxSignedBodyBytes (400 MALFORMED)', async () => {
+    const text = JSON.stringify({ text: 'x'.repeat(64) });
+    const large = await signed({ method: 'POST', body: text });
+    const options = verifier({ maxSignedBodyBytes: 16 });
+    expectDenied(await verifyRequestWithBody(resent(large, large.url), options, bytes(text)), 400, 'MALFORMED');
+  });
+
+  it('refuses a body option that is not bytes (INVALID_VERIFIER_OPTIONS)', async () => {
+    const options = { trustedIssuers: [platform.did], expectedDomain: TARGET, resolver, body: 'text' as never };
+    await expect(verifySignedRequest(await signed(), options)).rejects.toMatchObject({
+      code: 'INVALID_VERIFIER_OPTIONS',
+    });
   });
 });
