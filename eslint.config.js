@@ -42,6 +42,7 @@ const ZONES = [
   withReasons('a2a', ['crypto', 'net', 'did', 'status', 'vc']),
   withReasons('contract', ['crypto', 'vc']),
   withReasons('client', ['crypto', 'net', 'did', 'status', 'keystore', 'http-signatures', 'vc', 'contract']),
+  withReasons('agent', ['crypto', 'net', 'did', 'status', 'keystore', 'http-signatures', 'vc', 'contract']),
   never('./wallet', './issuer', null, 'nothing in wallet/ imports issuer/'),
   never('./wallet', './verifier-worker', null, 'nothing in wallet/ imports verifier-worker/'),
   never('./wallet', './console', null, 'nothing in wallet/ imports console/'),

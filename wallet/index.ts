@@ -333,6 +333,23 @@ export {
   type VerifyAgentCardSignatureOptions,
 } from './a2a/index.ts';
 
+// The agent's client side: createAgent and agent.fetch, which answers services' challenges (docs/agents.md).
+export {
+  createAgent,
+  AgentFetchError,
+  AGENT_FETCH_CODES,
+  type Agent,
+  type CreateAgentOptions,
+  type AgentFetch,
+  type AgentFetchCode,
+  type AgentFetchErrorDetails,
+  type AgentToken,
+  type TokenCache,
+  type ClientAuthMethod,
+  type GrantChoice,
+} from './agent/index.ts';
+export { ed25519SigningKey, es256SigningKey, type JwsSigningKey, type PublicSigningJwk } from './crypto/jws-key.ts';
+
 // The issuer's client, session tokens and credential stores (docs/wallet.md, docs/api.md).
 export {
   IssuerApiError,

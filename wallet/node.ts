@@ -416,6 +416,22 @@ export {
   type ReadDirectoryOptions,
   type DirectoryKeys,
   type CardKeys,
+  createAgent,
+  AgentFetchError,
+  AGENT_FETCH_CODES,
+  ed25519SigningKey,
+  es256SigningKey,
+  type Agent,
+  type CreateAgentOptions,
+  type AgentFetch,
+  type AgentFetchCode,
+  type AgentFetchErrorDetails,
+  type AgentToken,
+  type TokenCache,
+  type ClientAuthMethod,
+  type GrantChoice,
+  type JwsSigningKey,
+  type PublicSigningJwk,
 } from './index.ts';
 export { createFileKeyStore, type FileKeyStoreOptions } from './keystore/node.ts';
 export { createFileCredentialStore, type FileCredentialStoreOptions } from './client/credential-store-file.ts';

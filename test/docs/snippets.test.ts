@@ -97,6 +97,7 @@ const EXAMPLES_ELSEWHERE: Record<string, string> = {
   library: 'test/docs/library.types.ts',
   'readme-mcp': 'test/verifier/mcp/docs.types.ts',
   'mcp-hono': 'test/verifier/mcp/docs.types.ts',
+  'agents-node': 'test/wallet/agent/agent-fetch.test.ts',
 };
 
 const allBlocks = documentationFiles().flatMap(codeBlocks);

@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CLI_ERROR_CODES } from '../../cli/errors.ts';
 import { A2A_CARD_CODES } from '../../wallet/a2a/errors.ts';
+import { AGENT_FETCH_CODES } from '../../wallet/agent/errors.ts';
 import { MCP_AUTH_REASONS } from '../../verifier-worker/mcp/errors.ts';
 import { KEY_DIRECTORY_REASONS } from '../../wallet/http-signatures/directory-read.ts';
 import { HTTP_SIGNATURE_REASONS } from '../../wallet/http-signatures/errors.ts';
@@ -124,6 +125,14 @@ function a2aTable(): string {
   ].join('\n');
 }
 
+function agentTable(): string {
+  return [
+    '| code | raised when |',
+    '|---|---|',
+    ...AGENT_FETCH_CODES.map((c) => row([code(c), reasonEntry(c).meaning])),
+  ].join('\n');
+}
+
 /** Each generated table: the doc it lives in, its marker name, its text. */
 export const REASON_TABLES = [
   { doc: 'docs/protocol.md', name: 'verifier', render: protocolTable },
@@ -135,6 +144,7 @@ export const REASON_TABLES = [
   { doc: 'docs/http-signatures.md', name: 'http-signatures', render: httpSignaturesTable },
   { doc: 'docs/a2a.md', name: 'a2a', render: a2aTable },
   { doc: 'docs/key-directory.md', name: 'key-directory', render: keyDirectoryTable },
+  { doc: 'docs/agents.md', name: 'agent', render: agentTable },
 ] as const;
 
 const root = new URL('../../', import.meta.url);

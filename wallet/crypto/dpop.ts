@@ -15,7 +15,8 @@
  * and `jti` (1..256 characters) not seen before (§11.1): recorded through the caller's store.
  * Failures are DpopError with one reason vocabulary for both sides (docs/oauth.md §Errors,
  * docs/mcp.md §Errors). Messages never quote the proof. The JWS is read and its signature checked
- * by jws.ts, the verifier of every JWS in Mandate.
+ * by jws.ts, the verifier of every JWS in Mandate. Proofs are made here too (`createDpopProof`,
+ * the agent's side, §4.2), signed by jws-key.ts.
  */
 import { base64urlToBytesOfLength, bytesToBase64url } from './base64url.ts';
 import { MandateError } from './errors.ts';
@@ -23,6 +24,7 @@ import { sha256Utf8 } from './hash.ts';
 import { isObject, type JsonValue } from './json-value.ts';
 import { checkJwtClaims, thumbprintOf, type JwtClaims } from './jwt.ts';
 import { parseCompactJws, readJwsHeader, verifyJws, verifyJwsEs256 } from './jws.ts';
+import { signCompactJws, type JwsSigningKey } from './jws-key.ts';
 
 /** RFC 9449 §4.2: the `typ` of a proof. */
 export const DPOP_PROOF_TYP = 'dpop+jwt';
@@ -196,4 +198,35 @@ export async function verifyDpopProof(checks: DpopProofChecks): Promise<Verified
   if (!(await checks.firstUse(`${jkt}:${jti}`, until)))
     throw new DpopError('DPOP_PROOF_REPLAYED', 'DPoP proof: its "jti" was used before (RFC 9449 §11.1)');
   return { jkt, jti, iat };
+}
+
+export interface DpopProofClaims {
+  /** The request's method (`htm`). */
+  method: string;
+  /** The request's URI (`htu`): sent without query and fragment (§4.2). */
+  url: string;
+  /** The server's nonce from `DPoP-Nonce`, when it asked for one (§8, §9). */
+  nonce?: string;
+  /** At a resource server: the access token the proof accompanies (`ath`, §4.2). */
+  accessToken?: string;
+  /** Now, ms since the epoch (default Date.now()). */
+  now?: number;
+}
+
+/**
+ * A DPoP proof (RFC 9449 §4.2) by `key` for one request: header `typ` "dpop+jwt", `alg` and the
+ * public `jwk`; claims `jti` (a fresh UUID), `htm`, `htu`, `iat`, and `nonce`, `ath` when given.
+ * One proof per request: a server remembers each `jti` (§11.1).
+ */
+export function createDpopProof(key: JwsSigningKey, claims: DpopProofClaims): Promise<string> {
+  const url = new URL(claims.url);
+  const payload: Record<string, unknown> = {
+    jti: globalThis.crypto.randomUUID(),
+    htm: claims.method.toUpperCase(),
+    htu: `${url.origin}${url.pathname}`,
+    iat: Math.floor((claims.now ?? Date.now()) / 1000),
+  };
+  if (claims.nonce !== undefined) payload.nonce = claims.nonce;
+  if (claims.accessToken !== undefined) payload.ath = bytesToBase64url(sha256Utf8(claims.accessToken));
+  return signCompactJws({ typ: DPOP_PROOF_TYP, jwk: key.publicJwk }, payload, key);
 }

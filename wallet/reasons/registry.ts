@@ -636,6 +636,52 @@ export const REASONS = {
     meaning: "the card's DID is not the subject of the leaf credential it carries",
   },
 
+  // The agent's client side, `agent.fetch` (wallet/agent/errors.ts, docs/agents.md §Errors).
+  AGENT_OPTIONS_INVALID: {
+    meaning:
+      'createAgent was given no key (or a key store holding several keys and no `keyId`), a key id the store does not hold, or `sign: "always"` without credentials',
+  },
+  AGENT_METADATA_INVALID: {
+    meaning:
+      'RFC 9728 protected-resource metadata or RFC 8414 authorization-server metadata could not be read: not 200 JSON within the limits, a required member missing, an endpoint not https (http only on loopback), no authorization server named',
+  },
+  AGENT_RESOURCE_MISMATCH: {
+    meaning:
+      "the protected-resource metadata's `resource` is not the resource the agent called (RFC 9728 §3.3), or not the one the challenge named",
+  },
+  AGENT_ISSUER_MISMATCH: {
+    meaning:
+      "the authorization-server metadata's `issuer` is not the URL it was fetched for (RFC 8414 §3.3), or a token response's `iss` differs from it (RFC 9207 §2.4)",
+  },
+  AGENT_CLIENT_AUTH_UNSUPPORTED: {
+    meaning:
+      'the authorization server supports none of the client authentication methods the agent has (private_key_jwt, client_secret_basic/post, none with a token exchange)',
+  },
+  AGENT_TOKEN_REFUSED: {
+    meaning:
+      'the token endpoint refused (RFC 6749 §5.2); `oauthError` and `serviceReason` carry its `error` and `mandate_reason`, `scopes` the asked ones on `invalid_scope`',
+  },
+  AGENT_TOKEN_RESPONSE_INVALID: {
+    meaning:
+      'the token response is no RFC 6749 §5.1 answer: no `access_token`, a `token_type` other than Bearer or DPoP, a Bearer token where a DPoP-bound one was asked for, a bad `expires_in`',
+  },
+  AGENT_SCOPE_NOT_HELD: {
+    meaning:
+      "a 403 `insufficient_scope` asks for scopes the agent's authority does not cover: no token is asked for, `scopes` names the missing ones",
+  },
+  AGENT_CREDENTIALS_MISSING: {
+    meaning:
+      'the challenge needs a credential chain (a presentation, a token exchange, a signed request) and the agent holds none',
+  },
+  AGENT_CHALLENGE_FAILED: {
+    meaning:
+      "a Mandate presentation challenge could not be answered: the service's challenge endpoint gave no challenge, or its `WWW-Authenticate` names no target (`realm`)",
+  },
+  AGENT_SERVICE_REFUSED: {
+    meaning:
+      'the service refused the request again after its challenge was answered (a revoked token, an unusable proof, more scopes than a retry may ask): the answer ends the attempt, never a loop; `serviceReason` is its reason',
+  },
+
   // The CLI's own codes (cli/errors.ts).
   USAGE: {
     meaning:
