@@ -104,7 +104,7 @@ export async function createAgent(options: CreateAgentOptions): Promise<Agent> {
     throw optionsInvalid('sign: "always" needs the credentials the signatures name');
   const now = options.now ?? Date.now;
   const base = options.fetch ?? ((input: Request | string, init?: RequestInit) => fetch(input, init));
-  const send = (request: Request) => base(request);
+  const send = (input: Request | string, init?: RequestInit) => base(input, init);
   const fetchLike: FetchLike = (url, init) => base(url, init);
   const ownKey = ed25519SigningKey(identity.signer);
   const dpopKey =

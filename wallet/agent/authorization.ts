@@ -37,7 +37,7 @@ export interface AuthorizationContext {
   issuers: readonly string[];
   dpop: DpopSession | undefined;
   discovery: DiscoveryContext;
-  send: (request: Request) => Promise<Response>;
+  send: (input: Request | string, init?: RequestInit) => Promise<Response>;
   cache: TokenCache;
   now: () => number;
 }

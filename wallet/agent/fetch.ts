@@ -48,7 +48,7 @@ export interface FetchContext {
   sign: 'always' | 'when-asked';
   signer: RequestSigner;
   credentials: readonly MandateCredential[];
-  send: (request: Request) => Promise<Response>;
+  send: (input: string | Request, init?: RequestInit) => Promise<Response>;
   /** Origins that accepted the chain in full: sent its digest (chain-request.ts). */
   holding: Set<string>;
 }
@@ -98,36 +98,98 @@ function refusedAgain(response: Response, oauthError: string | undefined, reason
   );
 }
 
+/**
+ * A call's request, kept to be sent again without building a `Request` per attempt (the plain
+ * path costs what a `fetch` with the headers set by hand costs): its URL, its init, and a body
+ * that can be sent more than once — the caller's own when it is no stream, else its bytes, read
+ * once here.
+ */
+interface Outgoing {
+  url: string;
+  method: string;
+  headers: HeadersInit | undefined;
+  init: RequestInit;
+}
+
+function replayable(body: BodyInit | null | undefined): BodyInit | undefined {
+  if (body === undefined || body === null) return undefined;
+  const fixed =
+    typeof body === 'string' ||
+    body instanceof ArrayBuffer ||
+    ArrayBuffer.isView(body) ||
+    body instanceof Blob ||
+    body instanceof URLSearchParams ||
+    body instanceof FormData;
+  return fixed ? body : undefined;
+}
+
+/** Where a relative URL resolves: the page or worker, as `fetch` resolves it (none in Node). */
+const baseUrl = (globalThis as { location?: { href?: string } }).location?.href;
+
+async function outgoing(input: string | URL | Request, init: RequestInit | undefined): Promise<Outgoing> {
+  const body = replayable(init?.body);
+  if (!(input instanceof Request) && (init?.body === undefined || init.body === null || body !== undefined)) {
+    const url = new URL(input, baseUrl).href;
+    return { url, method: (init?.method ?? 'GET').toUpperCase(), headers: init?.headers, init: { ...init } };
+  }
+  // A Request, or a stream body: read once into bytes that every attempt can send.
+  const request = new Request(input, init);
+  const bytes = request.body === null ? undefined : await request.arrayBuffer();
+  const { method, headers, signal, redirect, credentials, cache, referrer, referrerPolicy, integrity, keepalive } =
+    request;
+  return {
+    url: request.url,
+    method,
+    headers,
+    init: {
+      method,
+      signal,
+      redirect,
+      credentials,
+      cache,
+      referrer,
+      referrerPolicy,
+      integrity,
+      keepalive,
+      ...(bytes === undefined ? {} : { body: bytes }),
+    },
+  };
+}
+
 /** The request as this attempt sends it: the call's credentials, a DPoP proof, a signature. */
-async function prepare(context: FetchContext, original: Request, state: CallState): Promise<Request> {
-  const request = original.clone();
-  const headers = new Headers(request.headers);
+async function prepare(
+  context: FetchContext,
+  call: Outgoing,
+  state: CallState,
+): Promise<[string | Request, RequestInit]> {
+  const headers = new Headers(call.headers);
   if (state.presentation !== undefined) {
     for (const [name, value] of state.presentation) headers.set(name, value);
   } else if (state.token !== undefined) {
     headers.set('authorization', `${state.token.tokenType} ${state.token.accessToken}`);
     if (state.token.tokenType === 'DPoP' && context.dpop !== undefined)
-      headers.set('dpop', await context.dpop.proof(request.method, request.url, state.token.accessToken));
+      headers.set('dpop', await context.dpop.proof(call.method, call.url, state.token.accessToken));
   }
-  const prepared = new Request(request, { headers });
-  if (context.sign !== 'always' && state.signature === undefined) return prepared;
+  const init = { ...call.init, headers };
+  if (context.sign !== 'always' && state.signature === undefined) return [call.url, init];
   const wanted = state.signature;
-  return signChainedRequest(prepared, context.signer, context.credentials, {
+  const signed = await signChainedRequest(new Request(call.url, init), context.signer, context.credentials, {
     byDigest: state.byDigest,
     ...(wanted === undefined ? {} : { label: wanted.label, components: wanted.components }),
     ...(wanted?.tag === undefined ? {} : { tag: wanted.tag }),
   });
+  return [signed, {}];
 }
 
 /** Sends an attempt; once more with a resource server's fresh DPoP nonce when it asks (RFC 9449 §9). */
-async function send(context: FetchContext, original: Request, state: CallState): Promise<Response> {
-  let response = await context.send(await prepare(context, original, state));
+async function send(context: FetchContext, original: Outgoing, state: CallState): Promise<Response> {
+  let response = await context.send(...(await prepare(context, original, state)));
   if (context.dpop === undefined || state.token?.tokenType !== 'DPoP') return response;
   const fresh = context.dpop.remember(original.url, response);
   const challenge = oauthChallenge(parseChallenges(response.headers.get('www-authenticate')));
   if (fresh && response.status === 401 && challenge?.error === 'use_dpop_nonce') {
     await response.body?.cancel();
-    response = await context.send(await prepare(context, original, state));
+    response = await context.send(...(await prepare(context, original, state)));
     context.dpop.remember(original.url, response);
   }
   return response;
@@ -167,7 +229,7 @@ async function routeOf(
 /** 401 Bearer/DPoP: a new token (the refused one forgotten); a token this call just got, refused, ends it. */
 async function reauthorize(
   context: FetchContext,
-  original: Request,
+  original: Outgoing,
   state: CallState,
   response: Response,
   challenge: OAuthChallenge,
@@ -184,7 +246,7 @@ async function reauthorize(
 /** 403 insufficient_scope: a token for exactly the challenged scopes, when the authority covers them. */
 async function stepUp(
   context: FetchContext,
-  original: Request,
+  original: Outgoing,
   state: CallState,
   response: Response,
   challenge: OAuthChallenge,
@@ -214,7 +276,7 @@ async function stepUp(
 /** Answers `response`'s challenge into `state`; false when there is none the agent answers. */
 async function answer(
   context: FetchContext,
-  original: Request,
+  original: Outgoing,
   state: CallState,
   response: Response,
 ): Promise<boolean> {
@@ -256,7 +318,7 @@ async function answer(
 /** The agent's `fetch` over `context`. */
 export function createAgentFetch(context: FetchContext): AgentFetch {
   return async (input, init) => {
-    const original = new Request(input, init);
+    const original = await outgoing(input, init);
     const origin = new URL(original.url).origin;
     const state: CallState = {
       freshToken: false,
@@ -264,7 +326,9 @@ export function createAgentFetch(context: FetchContext): AgentFetch {
       byDigest: context.holding.has(origin),
       answered: new Set(),
     };
-    const route = original.headers.has('authorization') ? undefined : context.authorization.routeFor(original.url);
+    const route = new Headers(original.headers).has('authorization')
+      ? undefined
+      : context.authorization.routeFor(original.url);
     if (route !== undefined) {
       const token = context.authorization.cached(route, route.scopes);
       if (token !== undefined) Object.assign(state, { route, token, scopes: route.scopes });
