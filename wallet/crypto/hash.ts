@@ -46,10 +46,15 @@ export function sha256(bytes: Uint8Array): Uint8Array {
   return nativeHash ? nativeSha256(nativeHash, bytes) : nobleSha256(bytes);
 }
 
-/** SHA-512 (FIPS 180-4) of `bytes`: 64 bytes (RFC 9530 `sha-512` content digests). */
-export function sha512(bytes: Uint8Array): Uint8Array {
+/**
+ * SHA-512 (FIPS 180-4) of `bytes`: 64 bytes (RFC 9530 `sha-512` content digests), from WebCrypto
+ * (`crypto.subtle.digest`, in every supported runtime). Unlike SHA-256 nothing needs it
+ * synchronously, so no bundle carries a JavaScript SHA-512 for it. The bytes are copied before
+ * the call, so a caller writing to them meanwhile cannot change what is hashed.
+ */
+export async function sha512(bytes: Uint8Array): Promise<Uint8Array> {
   assertBytes(bytes, undefined, 'bytes');
-  return nobleSha512(bytes);
+  return new Uint8Array(await crypto.subtle.digest('SHA-512', bytes.slice()));
 }
 
 /**

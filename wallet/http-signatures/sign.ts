@@ -171,7 +171,7 @@ async function addSignature(unsigned: Unsigned, signer: RequestSigner, options: 
   if (!/^[a-z*][a-z0-9_\-.*]*$/.test(label)) invalid('a label is an RFC 8941 key (lowercase, digits, _-.*)');
   const { view, body, defaults } = unsigned;
   if (body !== undefined && body.length > 0 && options.contentDigest !== false) {
-    view.headers.set('content-digest', createContentDigest(body, options.contentDigest));
+    view.headers.set('content-digest', await createContentDigest(body, options.contentDigest));
     // Last of the defaults, unless the caller places it among their components.
     const listed = (options.components ?? []).some((c) => c === 'content-digest' || c === '"content-digest"');
     if (!listed) defaults.push('content-digest');

@@ -279,7 +279,7 @@ export async function verifyMessageSignature(
   if (!(await verifyEd25519(signature, utf8ToBytes(base.base), publicKey)))
     refuse('HTTP_SIGNATURE_INVALID', 'the signature does not verify over the signature base (RFC 9421 §3.2)');
   const digest = base.values.get('"content-digest"');
-  if (digest !== undefined) verifyContentDigest(body ?? new Uint8Array(0), digest);
+  if (digest !== undefined) await verifyContentDigest(body ?? new Uint8Array(0), digest);
   await checkReplay(params, until, options);
   const fields: Record<string, string> = {};
   for (const id of covered)
