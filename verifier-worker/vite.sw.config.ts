@@ -11,8 +11,9 @@
  * `npm run build` (verifier-worker/build.ts) runs all three and prints their sizes; this file
  * also works alone: `npx vite build -c verifier-worker/vite.sw.config.ts` builds the worker.
  */
+import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineConfig, type InlineConfig } from 'vite';
+import { defineConfig, type InlineConfig, type Plugin } from 'vite';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -22,26 +23,47 @@ export interface BundleSpec {
   /** Entry module, relative to the repository root. */
   entry: string;
   format: 'iife' | 'es';
-  /** Module replacements for this bundle only (see the shims' own notes). */
-  aliases?: Record<string, string>;
+  /** Module replacements for this bundle only (see SHIMS and the shims' own notes). */
+  shims?: Readonly<Record<string, string>>;
   /** Compile-time constants for this bundle only. */
   define?: Record<string, string>;
 }
 
 /**
- * Module replacements of the worker bundle (noble's Ed25519, the node:crypto backend, the
- * verified-credential cache, signed-request verification), each explained in its file and in
- * docs/verifier.md §Size.
+ * Module replacements of the worker bundle, each explained in its file and in docs/verifier.md
+ * §Size: by package specifier, or by the repository path of the module replaced (whatever
+ * relative specifier its importers write).
  */
-const SHIMS = Object.freeze({
-  '@noble/curves/ed25519.js': `${root}verifier-worker/sw/shims/noble-ed25519.ts`,
-  // The specifiers as their only importers write them (wallet/crypto/ed25519.ts, request.ts).
-  './ed25519-noble.ts': `${root}verifier-worker/sw/shims/ed25519-noble.ts`,
-  './ed25519-node.ts': `${root}verifier-worker/sw/shims/ed25519-node.ts`,
-  '../wallet/vc/credential-cache.ts': `${root}verifier-worker/sw/shims/credential-cache.ts`,
-  // As request.ts and options.ts write it: the worker does not verify signed requests (yet).
-  '../wallet/vc/signed-request.ts': `${root}verifier-worker/sw/shims/signed-request.ts`,
+const SHIMS: Readonly<Record<string, string>> = Object.freeze({
+  '@noble/curves/ed25519.js': 'verifier-worker/sw/shims/noble-ed25519.ts',
+  '@noble/hashes/sha2.js': 'verifier-worker/sw/shims/sha2.ts',
+  '@noble/hashes/utils.js': 'verifier-worker/sw/shims/noble-utils.ts',
+  'wallet/crypto/base58.ts': 'verifier-worker/sw/shims/base58.ts',
+  'wallet/crypto/ed25519-noble.ts': 'verifier-worker/sw/shims/ed25519-noble.ts',
+  'wallet/crypto/ed25519-node.ts': 'verifier-worker/sw/shims/ed25519-node.ts',
+  'wallet/crypto/lru.ts': 'verifier-worker/sw/shims/lru.ts',
+  'wallet/http-signatures/web-bot-auth.ts': 'verifier-worker/sw/shims/web-bot-auth.ts',
+  'wallet/vc/credential-cache.ts': 'verifier-worker/sw/shims/credential-cache.ts',
+  'verifier-worker/option-keys.ts': 'verifier-worker/sw/shims/option-keys.ts',
 });
+
+/** Resolves the modules `shims` names to their replacements (not inside the replacements themselves). */
+function shimPlugin(shims: Readonly<Record<string, string>>): Plugin {
+  const isShim = (path: string) => Object.values(shims).some((shim) => path === `${root}${shim}`);
+  return {
+    name: 'mandate-worker-shims',
+    enforce: 'pre',
+    resolveId(source, importer) {
+      if (importer === undefined || isShim(importer)) return null;
+      const key = source.startsWith('.')
+        ? relative(root, resolve(dirname(importer), source))
+            .split(sep)
+            .join('/')
+        : source;
+      return Object.hasOwn(shims, key) ? `${root}${shims[key]}` : null;
+    },
+  };
+}
 
 /**
  * A service worker has no `process` (Service Workers §4.1: a WorkerGlobalScope), so the
@@ -55,7 +77,7 @@ export const BUNDLES: readonly BundleSpec[] = Object.freeze([
     fileName: 'verifier-sw.js',
     entry: 'verifier-worker/sw/worker.ts',
     format: 'iife',
-    aliases: SHIMS,
+    shims: SHIMS,
     define: WORKER_GLOBALS,
   },
   { fileName: 'verifier-register.js', entry: 'verifier-worker/sw/register.ts', format: 'es' },
@@ -69,7 +91,7 @@ export function bundleConfig(spec: BundleSpec, outDir = 'dist'): InlineConfig {
     root,
     logLevel: 'warn',
     publicDir: false,
-    resolve: { alias: spec.aliases ?? {} },
+    plugins: spec.shims === undefined ? [] : [shimPlugin(spec.shims)],
     define: spec.define ?? {},
     build: {
       outDir,

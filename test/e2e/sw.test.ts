@@ -13,6 +13,8 @@ import { chromium, type BrowserContext, type Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildVerifierBundles, WORKER_GZIP_BUDGET, type BuildReport } from '../../verifier-worker/build.ts';
 import { registerVerifier } from '../../verifier-worker/sw/register.ts';
+import { identityRequestSigner } from '../../wallet/http-signatures/sign.ts';
+import { signChainedRequest, type ChainedRequestOptions } from '../../wallet/vc/chain-request.ts';
 import type { SigningIdentity } from '../../wallet/vc/identity.ts';
 import type { AgentCredential, VerifiablePresentation } from '../../wallet/vc/types.ts';
 import {
@@ -203,6 +205,30 @@ async function stopWorkers(): Promise<void> {
   await cdp.detach();
 }
 
+interface SignedCallOptions extends ChainedRequestOptions {
+  path?: string;
+  method?: string;
+  body?: string;
+  signer?: SigningIdentity;
+}
+
+/**
+ * A request signed in Node by the agent (its DID URL as keyid) and bound to its one-credential
+ * chain, as the page's `call` sends it: method, headers as signed, body. Signed for the app's
+ * origin, which is where the page sends it.
+ */
+async function signedCall(
+  sent: SignedCallOptions = {},
+): Promise<{ method: string; headers: Record<string, string>; body?: string }> {
+  const { path = '/api/orders/new', method = 'GET', body, signer = agent, ...options } = sent;
+  const request = new Request(`${app.origin}${path}`, {
+    method,
+    ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }),
+  });
+  const signed = await signChainedRequest(request, identityRequestSigner(signer), [agentCredential], options);
+  return { method, headers: Object.fromEntries(signed.headers), ...(body === undefined ? {} : { body }) };
+}
+
 function denial(result: CallResult): { status: number; reason: string; valid: boolean } {
   const body = JSON.parse(result.body) as { valid: boolean; reason: string; message: string };
   expect(body.message.length).toBeGreaterThan(0);
@@ -381,6 +407,64 @@ describe('the service-worker verifier in Chromium', () => {
     });
     expect(denial(result)).toEqual({ status: 403, reason: 'INSUFFICIENT_SCOPE', valid: false });
     expect(app.hits.length).toBe(before);
+  });
+
+  it('accepts a signed request bound to its chain (RFC 9421, Mandate-Chain), in full and then by digest', async () => {
+    const before = app.hits.length;
+    const first = await call(page, '/api/orders/42', await signedCall({ path: '/api/orders/42' }));
+    expect(first.status, first.body).toBe(200);
+    const hit = app.hits[before] as Hit;
+    expect(hit.headers['x-mandate-agent-did']).toBe(agent.did);
+    expect(hit.headers['x-mandate-scopes']).toBe('orders:read orders:write');
+    expect(hit.headers['x-mandate-vp-id']).toMatch(/^signature:[\w-]{43}$/);
+    const byDigest = await call(page, '/api/orders/43', await signedCall({ path: '/api/orders/43', byDigest: true }));
+    expect(byDigest.status, byDigest.body).toBe(200);
+    // A body, with a SHA-256 and with a SHA-512 Content-Digest (WebCrypto's, in the worker).
+    for (const contentDigest of ['sha-256', 'sha-512'] as const) {
+      const body = JSON.stringify({ item: 'tea', digest: contentDigest });
+      const post = await call(page, '/api/orders/new', await signedCall({ method: 'POST', body, contentDigest }));
+      expect(post.status, post.body).toBe(200);
+      expect(app.hits.at(-1)).toMatchObject({ method: 'POST', path: '/api/orders/new', body });
+    }
+    const reports = (await page.evaluate(() => (window as unknown as { reports: unknown[] }).reports)) as Array<
+      Record<string, unknown>
+    >;
+    expect(reports.at(-1)).toMatchObject({ decision: 'allow', status: 200, method: 'POST', agentDid: agent.did });
+  });
+
+  it('refuses signed requests replayed, re-targeted, with a changed body, expired, or signed by a foreign key; the API never sees them', async () => {
+    const before = app.hits.length;
+    const once = await signedCall({ path: '/api/orders/5' });
+    expect((await call(page, '/api/orders/5', once)).status).toBe(200);
+    const seen = app.hits.length;
+    expect(denial(await call(page, '/api/orders/5', once))).toEqual({
+      status: 401,
+      reason: 'HTTP_SIGNATURE_REPLAYED',
+      valid: false,
+    });
+    expect(denial(await call(page, '/api/orders/6', await signedCall({ path: '/api/orders/5' })))).toEqual({
+      status: 401,
+      reason: 'HTTP_SIGNATURE_INVALID',
+      valid: false,
+    });
+    const signedBody = await signedCall({ method: 'POST', body: '{"amount":1}' });
+    expect(denial(await call(page, '/api/orders/new', { ...signedBody, body: '{"amount":100}' }))).toEqual({
+      status: 401,
+      reason: 'CONTENT_DIGEST_MISMATCH',
+      valid: false,
+    });
+    expect(denial(await call(page, '/api/orders/new', await signedCall({ now: Date.now() - 10 * 60_000 })))).toEqual({
+      status: 401,
+      reason: 'HTTP_SIGNATURE_EXPIRED',
+      valid: false,
+    });
+    expect(denial(await call(page, '/api/orders/new', await signedCall({ signer: newAgent() })))).toEqual({
+      status: 401,
+      reason: 'KEY_NOT_AUTHORIZED',
+      valid: false,
+    });
+    expect(app.hits.length).toBe(seen);
+    expect(seen).toBe(before + 1);
   });
 
   it('strips X-Mandate-* headers a page sets itself, on paths it does not guard', async () => {
