@@ -89,7 +89,7 @@ function refusedAgain(response: Response, oauthError: string | undefined, reason
   const why = [oauthError, reason].filter((part) => part !== undefined).join(', ');
   return new AgentFetchError(
     'AGENT_SERVICE_REFUSED',
-    `${new URL(response.url || 'http://unknown').origin} refused the request again after its challenge was answered (HTTP ${response.status}${why ? `, ${why}` : ''})`,
+    `the service refused the request again after its challenge was answered (HTTP ${response.status}${why ? `, ${why}` : ''})`,
     {
       status: response.status,
       ...(oauthError === undefined ? {} : { oauthError }),

@@ -135,6 +135,23 @@ describe('a root agent against mcpAuth and the issuer on its defaults', () => {
   });
 });
 
+describe('an agent that holds no credential locally (its issuer knows it)', () => {
+  it('gets its token the same way; a step-up the issuer refuses is AGENT_TOKEN_REFUSED naming the scopes asked', async () => {
+    const agentEnrolled = await enrolled(issuer, ['calendar:read'], [mcp.resource]);
+    const agent = await createAgent({ keyStore: agentEnrolled.store, issuer: issuer.url, urlPolicy: LOOPBACK });
+    expect((await callTool(agent.fetch, mcp.resource, 'read_calendar')).status).toBe(200);
+    // Its authority is unknown here, so the issuer decides: invalid_scope, once, no loop.
+    const before = mcp.hits.length;
+    await expect(callTool(agent.fetch, mcp.resource, 'send_mail')).rejects.toMatchObject({
+      code: 'AGENT_TOKEN_REFUSED',
+      oauthError: 'invalid_scope',
+      serviceReason: 'SCOPE_NOT_GRANTED',
+      scopes: ['mail:send'],
+    });
+    expect(mcp.hits.slice(before).map((h) => h.status)).toEqual([403]);
+  });
+});
+
 describe('a delegated sub-agent', () => {
   it('exchanges a presentation of its chain (RFC 8693) for a DPoP-bound token; the tool sees its delegator', async () => {
     const parent = await enrolled(issuer, ['calendar:read', 'mail:send'], [mcp.resource]);
