@@ -36,7 +36,7 @@ export interface BundleSpec {
  */
 const SHIMS: Readonly<Record<string, string>> = Object.freeze({
   '@noble/curves/ed25519.js': 'verifier-worker/sw/shims/noble-ed25519.ts',
-  '@noble/hashes/sha2.js': 'verifier-worker/sw/shims/sha2.ts',
+  '@noble/hashes/sha2.js': 'wallet/crypto/sha256-compact.ts', // cryptography stays in the crypto core
   '@noble/hashes/utils.js': 'verifier-worker/sw/shims/noble-utils.ts',
   'wallet/crypto/base58.ts': 'verifier-worker/sw/shims/base58.ts',
   'wallet/crypto/ed25519-noble.ts': 'verifier-worker/sw/shims/ed25519-noble.ts',

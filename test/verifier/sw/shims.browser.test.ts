@@ -20,7 +20,7 @@ import {
   sha256 as shimSha256,
   sha384 as shimSha384,
   sha512 as shimSha512,
-} from '../../../verifier-worker/sw/shims/sha2.ts';
+} from '../../../wallet/crypto/sha256-compact.ts';
 import { coveredSignatureAgent as shimCoveredSignatureAgent } from '../../../verifier-worker/sw/shims/web-bot-auth.ts';
 import * as walletBase58 from '../../../wallet/crypto/base58.ts';
 import { LruCache as WalletLru } from '../../../wallet/crypto/lru.ts';

@@ -1,7 +1,8 @@
 /**
- * A build-time stand-in for `@noble/hashes/sha2.js` in the service-worker bundle (aliased in
- * verifier-worker/vite.sw.config.ts): SHA-256 (FIPS 180-4 §6.2) in one page, synchronous like
- * noble's (Data Integrity hashes synchronously: wallet/crypto/hash.ts).
+ * A build-time stand-in for `@noble/hashes/sha2.js` in the service-worker bundle only (aliased in
+ * verifier-worker/vite.sw.config.ts; nothing imports it otherwise): SHA-256 (FIPS 180-4 §6.2) in
+ * one page, synchronous like noble's (Data Integrity hashes synchronously: ./hash.ts). It lives
+ * in the crypto core because all cryptography does (docs/architecture.md).
  *
  * Why: noble's sha2 module brings its generic hash classes (streaming, HMAC, SHA-224, the
  * SHA-512 family…) and their shared helpers, about 4 KB of the worker's gzip budget; the worker
