@@ -14,6 +14,8 @@ import { didYouMean } from './suggest.ts';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
+  /** A one-letter alias (`-X`). */
+  short?: string;
   multiple?: boolean;
   /** Placeholder shown in help (`--scope <scope>`). */
   value?: string;

@@ -15,7 +15,10 @@
  */
 import { isMandateError, MandateError } from '../wallet/crypto/errors.ts';
 import type { JsonValue } from '../wallet/crypto/json-value.ts';
+import { AgentFetchError, type AgentFetchCode } from '../wallet/agent/errors.ts';
 import { IssuerApiError, IssuerClientError } from '../wallet/client/errors.ts';
+import { KeyStoreError } from '../wallet/keystore/types.ts';
+import { VerificationError } from '../wallet/vc/reasons.ts';
 import type { RegisteredCode } from '../wallet/reasons/registry.ts';
 
 export const EXIT = Object.freeze({ OK: 0, INTERNAL: 1, USAGE: 2, DENIED: 3, UNREACHABLE: 4, ISSUER_FAILED: 5 });
@@ -27,7 +30,8 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
  * checked at compile time), whose meanings docs/cli.md §CLI error codes is generated from:
  * USAGE (an unknown command or option, a missing or extra argument), ARGUMENT_INVALID (an option
  * value of the wrong form), FILE_UNREADABLE, FILE_INVALID (not the JSON it must be),
- * ADMIN_KEY_MISSING (an operator command without an admin key).
+ * ADMIN_KEY_MISSING (an operator command without an admin key), SERVICE_UNREACHABLE (`mandate
+ * fetch`: no answer from the service or its authorization server).
  */
 export const CLI_ERROR_CODES = [
   'USAGE',
@@ -35,6 +39,7 @@ export const CLI_ERROR_CODES = [
   'FILE_UNREADABLE',
   'FILE_INVALID',
   'ADMIN_KEY_MISSING',
+  'SERVICE_UNREACHABLE',
 ] as const satisfies readonly RegisteredCode[];
 
 export type CliErrorCode = (typeof CLI_ERROR_CODES)[number];
@@ -43,9 +48,32 @@ export class CliError extends MandateError<CliErrorCode> {
   override name = 'CliError';
 }
 
+/**
+ * An agent's failure (docs/agents.md §Errors): refused by the service or its authorization
+ * server (3), an answer from them the agent cannot use (5), or its own options (2).
+ */
+const AGENT_EXIT: Readonly<Record<AgentFetchCode, ExitCode>> = {
+  AGENT_OPTIONS_INVALID: EXIT.USAGE,
+  AGENT_CREDENTIALS_MISSING: EXIT.DENIED,
+  AGENT_CLIENT_AUTH_UNSUPPORTED: EXIT.DENIED,
+  AGENT_TOKEN_REFUSED: EXIT.DENIED,
+  AGENT_SCOPE_NOT_HELD: EXIT.DENIED,
+  AGENT_SERVICE_REFUSED: EXIT.DENIED,
+  AGENT_METADATA_INVALID: EXIT.ISSUER_FAILED,
+  AGENT_RESOURCE_MISMATCH: EXIT.ISSUER_FAILED,
+  AGENT_ISSUER_MISMATCH: EXIT.ISSUER_FAILED,
+  AGENT_TOKEN_RESPONSE_INVALID: EXIT.ISSUER_FAILED,
+  AGENT_CHALLENGE_FAILED: EXIT.ISSUER_FAILED,
+};
+
 /** What a failure means to the caller of the process. */
 export function exitCodeFor(error: unknown): ExitCode {
-  if (error instanceof CliError) return EXIT.USAGE;
+  if (error instanceof CliError) return error.code === 'SERVICE_UNREACHABLE' ? EXIT.UNREACHABLE : EXIT.USAGE;
+  if (error instanceof AgentFetchError) return AGENT_EXIT[error.code];
+  // The agent's key file: missing passphrase, wrong passphrase, corrupt or exposed file.
+  if (error instanceof KeyStoreError) return EXIT.USAGE;
+  // A delegation the chain rules refuse (SCOPE_ESCALATION, DEPTH_EXCEEDED, …).
+  if (error instanceof VerificationError) return EXIT.DENIED;
   if (error instanceof IssuerApiError) return error.status >= 500 ? EXIT.ISSUER_FAILED : EXIT.DENIED;
   if (error instanceof IssuerClientError) {
     switch (error.code) {
@@ -70,7 +98,23 @@ export function exitCodeFor(error: unknown): ExitCode {
  * cause. `details` is the issuer's (a VALIDATION_FAILED's `[{path, message}]`), already
  * redacted of the admin key by the client.
  */
-export function describeError(error: unknown): { code: string; message: string; status?: number; details?: JsonValue } {
+export function describeError(error: unknown): {
+  code: string;
+  message: string;
+  status?: number;
+  reason?: string;
+  details?: JsonValue;
+} {
+  // The other party's own codes beside the agent's: what the service or its AS said.
+  if (error instanceof AgentFetchError) {
+    const reason = error.serviceReason ?? error.oauthError;
+    return {
+      code: error.code,
+      message: error.message,
+      ...(error.status === undefined ? {} : { status: error.status }),
+      ...(reason === undefined ? {} : { reason }),
+    };
+  }
   if (error instanceof IssuerApiError)
     return {
       code: error.code,

@@ -13,6 +13,8 @@ import { statusListCommands } from './commands/status-lists.ts';
 import { tokenCommands } from './commands/tokens.ts';
 import { vcCommands } from './commands/vcs.ts';
 import { verifyCommands } from './commands/verify.ts';
+import { fetchCommands } from './commands/fetch.ts';
+import { agentWalletCommands } from './commands/agent-wallet.ts';
 import {
   checkArgs,
   createContext,
@@ -32,11 +34,13 @@ import { didYouMean } from './suggest.ts';
 export const COMMANDS: readonly CommandSpec[] = [
   ...tokenCommands,
   ...agentCommands,
+  ...agentWalletCommands,
   ...vcCommands,
   ...statusListCommands,
   ...didCommands,
   ...auditCommands,
   ...verifyCommands,
+  ...fetchCommands,
   ...keyCommands,
 ];
 
@@ -188,7 +192,11 @@ export async function run(argv: readonly string[], env: Env = process.env, io: I
       // Compact: one line, like every error (JSON.stringify escapes any line feed inside).
       io.stderr(`${JSON.stringify({ error: { ...described, exitCode: code } })}\n`);
     } else {
-      const where = described.status === undefined ? described.code : `${described.code}, HTTP ${described.status}`;
+      const where = [
+        described.code,
+        ...(described.status === undefined ? [] : [`HTTP ${described.status}`]),
+        ...(described.reason === undefined ? [] : [described.reason]),
+      ].join(', ');
       const hint =
         error instanceof CliError && error.code === 'USAGE'
           ? '\nRun "mandate --help" (or "mandate <command> --help") for usage.'

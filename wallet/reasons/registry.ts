@@ -696,6 +696,10 @@ export const REASONS = {
   ADMIN_KEY_MISSING: {
     meaning: 'an admin command with no key in `--admin-key`, `MANDATE_ADMIN_KEY` or `SERVICE_ADMIN_API_KEY`',
   },
+  SERVICE_UNREACHABLE: {
+    meaning:
+      '`mandate fetch`: no answer from the service or its authorization server (connection refused, DNS failure, no complete answer within `--timeout`)',
+  },
 } as const satisfies Readonly<Record<string, ReasonEntry>>;
 
 /** Every code of the registry. */
