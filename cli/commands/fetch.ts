@@ -7,6 +7,7 @@
  * challenges and what answered them by name, never a token, a proof, a secret or a presentation.
  */
 import { readBounded } from '../../wallet/net/http.ts';
+import { classifyHost } from '../../wallet/net/url-policy.ts';
 import { AGENT_FILE_OPTIONS, loadAgent, type FetchLike } from '../agent-files.ts';
 import type { CommandSpec } from '../command.ts';
 import { stringOption, usage } from '../command.ts';
@@ -122,8 +123,13 @@ export const fetchCommands: readonly CommandSpec[] = [
     ],
     async run(ctx) {
       const url = ctx.args[0] as string;
-      if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
-        throw new CliError('ARGUMENT_INVALID', '<url> must be an http(s) URL');
+      const target = URL.canParse(url) ? new URL(url) : undefined;
+      // The agent's token and proofs would cross the network in clear (RFC 6750 §5.3: TLS).
+      if (
+        target === undefined ||
+        !(target.protocol === 'https:' || (target.protocol === 'http:' && classifyHost(target.hostname) === 'loopback'))
+      )
+        throw new CliError('ARGUMENT_INVALID', '<url> must be https (plain http only to 127.0.0.1 or localhost)');
       const rawHeaders = ctx.options.header;
       const headers = headersOf(Array.isArray(rawHeaders) ? rawHeaders.map(String) : []);
       const body = stringOption(ctx.options, 'data');

@@ -238,6 +238,7 @@ describe('mandate fetch', { timeout: 60_000 }, () => {
     const done = await callTool(revokedKey, 'read_calendar', '--json');
     expect(done.code).toBe(3);
     expect(JSON.parse(done.stderr).error).toMatchObject({
+      status: 400,
       code: 'AGENT_TOKEN_REFUSED',
       reason: 'CREDENTIAL_REVOKED',
       exitCode: 3,
@@ -270,7 +271,11 @@ describe('mandate fetch', { timeout: 60_000 }, () => {
 
   it('refuses bad input before any request: URL, header, body on GET, key file, passphrase, credentials', async () => {
     const cases: [string[], RegExp, Record<string, string>?][] = [
-      [['fetch', 'ftp://x/', '--key-file', keyFile], /must be an http\(s\) URL \[ARGUMENT_INVALID\]/],
+      [['fetch', 'ftp://x/', '--key-file', keyFile], /must be https .*\[ARGUMENT_INVALID\]/],
+      [
+        ['fetch', 'http://example.com/', '--key-file', keyFile],
+        /plain http only to 127\.0\.0\.1 or localhost\) \[ARGUMENT_INVALID\]/,
+      ],
       [
         ['fetch', mcp.resource, '-H', 'no colon', '--key-file', keyFile],
         /-H must be "Name: value" \[ARGUMENT_INVALID\]/,
