@@ -87,6 +87,33 @@ export function usage(message: string): CliError {
   return new CliError('USAGE', message);
 }
 
+/**
+ * `--name value` and `-x value` as `--name=value` and `-xvalue` for the options that take a
+ * value: the next word is the value even when it starts with a dash, as in curl and git.
+ * parseArgs refuses such a value as ambiguous, and values from elsewhere do start with one: an
+ * enrollment token is base64url, whose alphabet has `-` (1 in 64 begins with it).
+ */
+function attachValues(argv: readonly string[], config: Readonly<Record<string, OptionSpec>>): string[] {
+  const takesValue = new Set<string>();
+  for (const [name, option] of Object.entries(config)) {
+    if (option.type !== 'string') continue;
+    takesValue.add(`--${name}`);
+    if (option.short) takesValue.add(`-${option.short}`);
+  }
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] as string;
+    const value = argv[i + 1];
+    if (word === '--') return [...out, ...argv.slice(i)];
+    if (!takesValue.has(word) || value === undefined || !value.startsWith('-')) out.push(word);
+    else {
+      out.push(word.startsWith('--') ? `${word}=${value}` : `${word}${value}`);
+      i++;
+    }
+  }
+  return out;
+}
+
 /** Parses `argv` (after the command words) against the command's options plus the global ones. */
 export function parseCommandLine(
   spec: CommandSpec,
@@ -96,7 +123,7 @@ export function parseCommandLine(
   let parsed;
   try {
     parsed = parseArgs({
-      args: [...argv],
+      args: attachValues(argv, config),
       strict: true,
       allowPositionals: true,
       options: Object.fromEntries(

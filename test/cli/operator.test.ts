@@ -596,6 +596,15 @@ describe('mandate CLI against a real issuer', () => {
     expect(json(after)).toMatchObject({ listId: entry.listId, purpose: 'revocation', set: json(before).set + 1 });
   });
 
+  it('takes the word after an option as its value even when it starts with a dash (a base64url token may)', async () => {
+    const named = await operator('dids', 'create', '--name', '-dash-first', '--json');
+    expect(json(named).did).toMatch(/:dids:-dash-first$/);
+    const short = await mandate(['fetch', 'https://a.example/', '-H', '-x: y', '--key-file', '/nonexistent']);
+    expect(short.stderr).not.toContain('ambiguous');
+    const missing = await operator('dids', 'create', '--name');
+    exits(missing, EXIT.USAGE, "Option '--name <value>' argument missing");
+  });
+
   it('creates, resolves, edits and deactivates a hosted DID', async () => {
     const created = await operator('dids', 'create', '--name', 'cli-test', '--json');
     const did = json(created).did as string;
