@@ -16,22 +16,10 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import { playwright } from '@vitest/browser-playwright';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './test/support/chromium.ts';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 const vectors = fileURLToPath(new URL('../shared/vectors', import.meta.url));
-
-// Flags from Debian Chromium on a closed network: without the background-networking ones,
-// Chromium keeps trying to reach Google hosts and floods the log with refused connections.
-const chromiumArgs = [
-  '--no-sandbox',
-  '--headless',
-  '--disable-gpu',
-  '--disable-quic',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 /**
  * The issuer's tests run on both storage adapters: once on SQLite (`node`), once with every test
@@ -122,8 +110,8 @@ export default defineConfig({
             screenshotFailures: false,
             provider: playwright({
               launchOptions: {
-                executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-                args: chromiumArgs,
+                executablePath: CHROMIUM_PATH,
+                args: [...CHROMIUM_ARGS],
               },
             }),
             instances: [{ browser: 'chromium' }],

@@ -1,21 +1,11 @@
-// The Chromium the browser bench drives with Playwright: Debian's (CHROMIUM_PATH, default
-// /usr/bin/chromium), never downloaded, headless, with its background traffic off so that
-// nothing but the bench competes with the pages for the shared cores.
+// The Chromium the browser bench drives with Playwright: the tests' (test/support/chromium.ts),
+// with its background traffic off so that nothing but the bench competes with the pages for
+// the shared cores.
 import { chromium, type Browser } from 'playwright';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../test/support/chromium.ts';
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--headless',
-  '--disable-gpu',
-  '--disable-quic',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+export const CHROMIUM = CHROMIUM_PATH;
 
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  return chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS] });
 }

@@ -23,17 +23,8 @@ import {
   TEST_ADMIN_KEY,
   type TestIssuer,
 } from '../support/issuer.ts';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../support/chromium.ts';
 
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--headless',
-  '--disable-gpu',
-  '--disable-quic',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 
 let issuer: TestIssuer;
@@ -49,8 +40,8 @@ beforeAll(async () => {
   await buildConsole();
   issuer = await startTestIssuer();
   browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: CHROMIUM_ARGS,
+    executablePath: CHROMIUM_PATH,
+    args: [...CHROMIUM_ARGS],
   });
   context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: issuer.url });

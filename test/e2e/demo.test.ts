@@ -26,17 +26,8 @@ import { createMemoryKeyStore } from '../../wallet/keystore/index.ts';
 import { encodePresentationHeader } from '../../wallet/vc/transport.ts';
 import { Wallet } from '../../wallet/wallet.ts';
 import { dpopChallenge } from '../support/oauth.ts';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../support/chromium.ts';
 
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--headless',
-  '--disable-gpu',
-  '--disable-quic',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 /**
  * Chromium logs every non-2xx fetch as a console error; only the story's are expected: the MCP
@@ -55,8 +46,8 @@ beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   demo = await startDemo({ port: 0 });
   browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: CHROMIUM_ARGS,
+    executablePath: CHROMIUM_PATH,
+    args: [...CHROMIUM_ARGS],
   });
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await context.newPage();

@@ -27,18 +27,9 @@ import {
   type HostedList,
   type WebIssuer,
 } from '../fixtures/sw/scenario.ts';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../support/chromium.ts';
 
 const TARGET = 'orders.example.com';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--headless',
-  '--disable-gpu',
-  '--disable-quic',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 interface Hit {
   method: string;
@@ -260,9 +251,9 @@ beforeAll(async () => {
   app = await startApp(files);
   toClose.push(app.close);
   context = await chromium.launchPersistentContext(join(workDir, 'profile'), {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: CHROMIUM_PATH,
     headless: true,
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS],
   });
   page = await openPage(app.origin);
 }, 120_000);

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright';
 import { createServer, type Plugin, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../support/chromium.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const PAGE = '/__wallet-reload.html';
@@ -117,17 +118,8 @@ beforeAll(async () => {
   if (!address || typeof address === 'string') throw new Error('vite did not listen');
   pageUrl = `http://127.0.0.1:${address.port}${PAGE}`;
   browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--headless',
-      '--disable-gpu',
-      '--disable-quic',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
+    executablePath: CHROMIUM_PATH,
+    args: [...CHROMIUM_ARGS],
   });
 }, 60_000);
 
