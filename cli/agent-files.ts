@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createAgent, type Agent } from '../wallet/agent/index.ts';
-import { createFileKeyStore } from '../wallet/keystore/file.ts';
+import { createFileKeyStore, errorCode } from '../wallet/keystore/file.ts';
 import type { KeyStore } from '../wallet/keystore/types.ts';
 import { didKeyIdentity, type SigningIdentity } from '../wallet/vc/identity.ts';
 import { parseCredential } from '../wallet/vc/parse.ts';
@@ -103,10 +103,12 @@ export async function writeCredentials(path: string, chain: readonly unknown[]):
   try {
     await writeFile(path, `${JSON.stringify(chain, null, 2)}\n`, { flag: 'wx', mode: 0o600 });
   } catch (error) {
-    const exists = typeof error === 'object' && error !== null && 'code' in error && error.code === 'EEXIST';
+    const code = errorCode(error);
     throw new CliError(
-      exists ? 'ARGUMENT_INVALID' : 'FILE_UNREADABLE',
-      exists ? `${path} already exists: move it away or name another --credentials file` : `cannot write ${path}`,
+      code === 'EEXIST' ? 'ARGUMENT_INVALID' : 'FILE_UNREADABLE',
+      code === 'EEXIST'
+        ? `${path} already exists: move it away or name another --credentials file`
+        : `cannot write ${path} (${code ?? 'error'})`,
     );
   }
 }

@@ -33,8 +33,8 @@ export interface CommandSpec {
   summary: string;
   args?: readonly ArgSpec[];
   options?: Readonly<Record<string, OptionSpec>>;
-  /** nothing: runs offline; issuer: a URL; admin: a URL and the admin key. */
-  needs: 'nothing' | 'issuer' | 'admin';
+  /** nothing: runs offline; issuer: a URL; admin: a URL and the admin key; agent: the agent's key file. */
+  needs: 'nothing' | 'issuer' | 'admin' | 'agent';
   examples?: readonly string[];
   run(ctx: CommandContext): Promise<ExitCode>;
 }

@@ -85,12 +85,12 @@ function groupHelp(group: string, commands: readonly CommandSpec[]): string {
 export function commandHelp(spec: CommandSpec): string {
   const args = spec.args ?? [];
   const argText = args.map((a) => ` <${a.name}>`).join('');
-  const auth =
-    spec.needs === 'admin'
-      ? 'Needs the issuer URL and the admin key.'
-      : spec.needs === 'issuer'
-        ? 'Needs the issuer URL (public endpoint, no admin key).'
-        : 'Runs offline: no issuer URL or admin key needed.';
+  const auth = {
+    admin: 'Needs the issuer URL and the admin key.',
+    issuer: 'Needs the issuer URL (public endpoint, no admin key).',
+    agent: 'Acts as the agent of --key-file and --credentials (docs/cli.md §Agent commands); no admin key.',
+    nothing: 'Runs offline: no issuer URL or admin key needed.',
+  }[spec.needs];
   return (
     `Usage: mandate ${spec.path.join(' ')}${argText} [options]\n\n${spec.summary}.\n${auth}\n` +
     (args.length > 0 ? `\nArguments:\n${args.map((a) => `  <${a.name}>  ${a.description}\n`).join('')}` : '') +

@@ -5,7 +5,8 @@
  * IssuerClient; presentations and delegations are signed here, by the agent's key, as the wallet
  * signs them (wallet/vc/presentation.ts, wallet/vc/delegation.ts).
  */
-import { stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { bytesToHex, randomBytes } from '../../wallet/crypto/bytes.ts';
 import { delegate } from '../../wallet/vc/delegation.ts';
 import { didKeyIdentity } from '../../wallet/vc/identity.ts';
@@ -24,7 +25,10 @@ import { choiceOption, integerOption, listOption, requiredOption, stringOption, 
 import { CliError, EXIT } from '../errors.ts';
 import { jsonText, keyValues } from '../output.ts';
 
-/** Refused before the token is spent: the credential could not be written afterwards. */
+/**
+ * Checked before the token is spent (step 2 consumes it): a credential that could not be written
+ * afterwards is one the agent does not have. The directory is made private, as the key store's.
+ */
 async function credentialsFileFree(path: string): Promise<void> {
   const taken = await stat(path).then(
     () => true,
@@ -32,6 +36,13 @@ async function credentialsFileFree(path: string): Promise<void> {
   );
   if (taken)
     throw new CliError('ARGUMENT_INVALID', `${path} already exists: move it away or name another --credentials file`);
+  const directory = dirname(path);
+  // mkdir's recursive mode does not fail everywhere when a file is in the way: stat says.
+  const made = await mkdir(directory, { recursive: true, mode: 0o700 })
+    .then(() => stat(directory))
+    .then((info) => info.isDirectory())
+    .catch(() => false);
+  if (!made) throw new CliError('FILE_UNREADABLE', `cannot create the directory of ${path}`);
 }
 
 /** The key to enroll: the key file's if it exists (a retried onboarding), else a new one, encrypted. */
@@ -62,7 +73,16 @@ async function onboard(ctx: CommandContext): Promise<typeof EXIT.OK> {
   } else {
     result = await ctx.client().onboard(token, { custody, signal: ctx.signal });
   }
-  await writeCredentials(files.credentialsFile, [result.verifiableCredential]);
+  try {
+    await writeCredentials(files.credentialsFile, [result.verifiableCredential]);
+  } catch (error) {
+    // The token is spent: say where the credential is to be found again.
+    if (!(error instanceof CliError)) throw error;
+    throw new CliError(
+      error.code,
+      `${error.message}; ${result.agentDid} is enrolled all the same: its credential is ${result.vcId} (mandate vcs show ${result.vcId})`,
+    );
+  }
   ctx.print(
     keyValues([
       ['agent', result.agentDid],
@@ -134,7 +154,7 @@ export const agentWalletCommands: readonly CommandSpec[] = [
   {
     path: ['agents', 'present'],
     summary: "Print a presentation of this agent's chain for a target (and a verifier's challenge)",
-    needs: 'nothing',
+    needs: 'agent',
     options: {
       target: { type: 'string', value: 'service', description: "the verifier's name or resource URI (required)" },
       challenge: { type: 'string', value: 'nonce', description: "the verifier's nonce (default: a random one)" },
@@ -146,7 +166,7 @@ export const agentWalletCommands: readonly CommandSpec[] = [
   {
     path: ['agents', 'delegate'],
     summary: 'Print a DelegatedAgentCredential to another agent, with the chain it needs',
-    needs: 'nothing',
+    needs: 'agent',
     options: {
       to: { type: 'string', value: 'did', description: "the delegatee's DID (required)" },
       scopes: { type: 'string', multiple: true, value: 'scope', description: 'scopes within this agent’s (required)' },

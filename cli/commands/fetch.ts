@@ -100,7 +100,7 @@ export const fetchCommands: readonly CommandSpec[] = [
   {
     path: ['fetch'],
     summary: "Send a request as the agent, answering the service's challenges (curl for agents)",
-    needs: 'nothing',
+    needs: 'agent',
     args: [{ name: 'url', description: 'the URL to request (https; http to 127.0.0.1 or localhost)' }],
     options: {
       request: { type: 'string', short: 'X', value: 'method', description: 'the method (default GET, POST with -d)' },

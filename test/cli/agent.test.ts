@@ -99,12 +99,14 @@ beforeAll(async () => {
   dir = tempDir('mandate-agent-cli-');
   odd = createServer((request, response) => {
     if (request.url === '/boom') return void response.writeHead(500).end('broken');
+    if (request.url === '/hang') return; // never answers
     response.writeHead(401, { 'www-authenticate': `DPoP resource_metadata="${oddUrl}/missing"` }).end();
   });
   await new Promise<void>((resolve) => odd.listen(0, '127.0.0.1', resolve));
   oddUrl = `http://127.0.0.1:${(odd.address() as AddressInfo).port}`;
 }, 60_000);
 afterAll(async () => {
+  odd?.closeAllConnections();
   await new Promise((resolve) => odd?.close(resolve));
   await mcp?.close();
   await issuer?.dispose();
@@ -175,6 +177,37 @@ describe('mandate agents onboard', { timeout: 60_000 }, () => {
     expect(taken.code).toBe(2);
     expect(taken.stderr).toMatch(/refused\.credentials already exists.*\[ARGUMENT_INVALID\]/);
     expect((await agentCli('agents', 'onboard', '--token', token)).stderr).toMatch(/--custody is required/);
+    // Its directory cannot be made (a file is in the way): refused before the token is spent.
+    writeFileSync(join(dir, 'blocker'), '');
+    const blocked = join(dir, 'blocker', 'agent.credentials');
+    const unwritable = await agentCli(
+      'agents',
+      'onboard',
+      '--token',
+      token,
+      '--custody',
+      'server',
+      '--credentials',
+      blocked,
+    );
+    expect(unwritable).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/cannot create the directory .*\[FILE_UNREADABLE\]/),
+    });
+    expect(
+      (
+        await agentCli(
+          'agents',
+          'onboard',
+          '--token',
+          token,
+          '--custody',
+          'server',
+          '--credentials',
+          join(dir, 'late.credentials'),
+        )
+      ).code,
+    ).toBe(0);
     const other = join(dir, 'unknown-token.json');
     const used = await agentCli(
       'agents',
@@ -264,6 +297,11 @@ describe('mandate fetch', { timeout: 60_000 }, () => {
     const metadata = await agentCli('fetch', `${oddUrl}/guarded`, '--key-file', keyFile, '--allow-http-loopback');
     expect(metadata.code).toBe(5);
     expect(metadata.stderr).toMatch(/\[AGENT_METADATA_INVALID/);
+    const slow = await agentCli('fetch', `${oddUrl}/hang`, '--key-file', keyFile, '--timeout', '1');
+    expect(slow).toMatchObject({
+      code: 4,
+      stderr: expect.stringMatching(/within --timeout \[SERVICE_UNREACHABLE\]\n$/),
+    });
     const closed = await agentCli('fetch', 'http://127.0.0.1:9/', '--key-file', keyFile);
     expect(closed.code).toBe(4);
     expect(closed.stderr).toMatch(/http:\/\/127\.0\.0\.1:9 could not be reached.*\[SERVICE_UNREACHABLE\]/);
@@ -395,6 +433,17 @@ describe('mandate agents present and delegate', { timeout: 60_000 }, () => {
     expect(notDid.code).toBe(2);
     expect(notDid.stderr).toMatch(/--to must be a DID/);
   });
+});
+
+it('help: the agent commands say they act as the agent of the key file', async () => {
+  for (const command of [['fetch'], ['agents', 'present'], ['agents', 'delegate']]) {
+    const help = await mandate([...command, '--help']);
+    expect(help).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/Acts as the agent of --key-file and --credentials/),
+    });
+  }
+  expect((await mandate(['fetch', '--help'])).stdout).toMatch(/-X, --request <method> +the method/);
 });
 
 describe('the binary', { timeout: 60_000 }, () => {
