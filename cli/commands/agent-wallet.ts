@@ -37,11 +37,11 @@ async function credentialsFileFree(path: string): Promise<void> {
   if (taken)
     throw new CliError('ARGUMENT_INVALID', `${path} already exists: move it away or name another --credentials file`);
   const directory = dirname(path);
-  // mkdir's recursive mode does not fail everywhere when a file is in the way: stat says.
-  const made = await mkdir(directory, { recursive: true, mode: 0o700 })
-    .then(() => stat(directory))
-    .then((info) => info.isDirectory())
-    .catch(() => false);
+  // EEXIST when a file is in the way, ENOTDIR when one is further up.
+  const made = await mkdir(directory, { recursive: true, mode: 0o700 }).then(
+    () => true,
+    () => false,
+  );
   if (!made) throw new CliError('FILE_UNREADABLE', `cannot create the directory of ${path}`);
 }
 
